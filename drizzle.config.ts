@@ -1,0 +1,9 @@
+import { defineConfig } from "drizzle-kit";
+
+export default defineConfig({
+  dialect: "postgresql",
+  schema: "./schema/index.ts",
+  out: "./schema/migrations",
+  strict: true,
+  verbose: true,
+});

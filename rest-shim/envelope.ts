@@ -1,0 +1,33 @@
+import type { Response } from "express";
+import { toSnake } from "../src/lib/strings.js";
+
+export const ENVELOPE_VERSION = "1.0";
+
+/** The success envelope of the original API: `{version, success, code, message, request_id, data}`. */
+export function sendData(res: Response, status: number, message: string, data?: unknown): void {
+  res.status(status).json({
+    version: ENVELOPE_VERSION,
+    success: true,
+    code: status,
+    message,
+    request_id: res.req.requestId,
+    ...(data === undefined ? {} : { data: toSnake(data) }),
+  });
+}
+
+export function sendError(
+  res: Response,
+  status: number,
+  type: string,
+  message: string,
+  details?: Record<string, unknown>,
+): void {
+  res.status(status).json({
+    version: ENVELOPE_VERSION,
+    success: false,
+    code: status,
+    message,
+    request_id: res.req.requestId,
+    error: { type, details: details ?? {} },
+  });
+}

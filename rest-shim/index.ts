@@ -1,0 +1,30 @@
+import express, { Router } from "express";
+import type { Container } from "../src/container.js";
+import { contextMiddleware } from "../src/http/context.js";
+import { sameOriginForCookieWrites } from "./middleware/same-origin.js";
+import { edgeRateLimit } from "./middleware/rate-limit.js";
+import { mountFallbacks, mountRoutes, type RouteDef } from "./route.js";
+import { adminRoutes } from "./routes/admin.routes.js";
+import { authRoutes } from "./routes/auth.routes.js";
+import { usersRoutes } from "./routes/users.routes.js";
+import "../src/http/types.js";
+
+/** Every REST operation, in one list: mounted below and described by the OpenAPI document. */
+export function restRoutes(container: Container): RouteDef[] {
+  const { services, config } = container;
+  return [...authRoutes(services, config), ...usersRoutes(services), ...adminRoutes(services)];
+}
+
+/** The `/api/v1` router: JSON bodies, caller resolution, CSRF check for cookie writes, routes, 404/405. */
+export function createRestShim(container: Container): Router {
+  const { config, services, corsOrigins } = container;
+  const routes = restRoutes(container);
+  const router = Router();
+  router.use(express.json({ limit: config.http.bodyLimit }));
+  router.use(edgeRateLimit(services.limits, config.rateLimits.apiIp));
+  router.use(contextMiddleware(services.actors));
+  router.use(sameOriginForCookieWrites(config.http.publicUrl, corsOrigins, config.cors.credentials));
+  mountRoutes(router, routes);
+  mountFallbacks(router, routes);
+  return router;
+}

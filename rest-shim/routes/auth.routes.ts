@@ -1,0 +1,86 @@
+import type { Config } from "../../src/config/index.js";
+import type { Services } from "../../src/container.js";
+import { loginSchema, emailOnlySchema, registerSchema, resetPasswordSchema, tokenRedirectSchema, tokenSchema } from "../../src/modules/auth/auth.schemas.js";
+import { sendData } from "../envelope.js";
+import { clearSessionCookie, setSessionCookie } from "../../src/http/session.js";
+import { input, queryInput, type RouteDef } from "../route.js";
+
+export const authRoutes = (s: Services, config: Config): RouteDef[] => [
+  {
+    method: "post", path: "/auth/register", tag: "auth", auth: "none", body: registerSchema, status: 201,
+    summary: "Create an account; a verification link is emailed (same answer for an existing address)",
+    handle: async (req, res) => {
+      const { message, email } = await s.accounts.register(req.ctx, input(req));
+      sendData(res, 201, message, { email });
+    },
+  },
+  {
+    method: "post", path: "/auth/login", tag: "auth", auth: "none", body: loginSchema,
+    summary: "Sign in with email and password; returns a session token and sets the session cookie",
+    handle: async (req, res) => {
+      const result = await s.login.loginWithPassword(req.ctx, input(req));
+      setSessionCookie(res, config, result.token, result.persistent ? result.expiresAt : null);
+      sendData(res, 200, "Login successful", { user: result.user, token: result.token, expiresAt: result.expiresAt });
+    },
+  },
+  {
+    method: "post", path: "/auth/logout", tag: "auth", auth: "user", summary: "End the current session",
+    handle: async (req, res) => {
+      await s.login.logout(req.ctx);
+      clearSessionCookie(res, config);
+      sendData(res, 200, "Logout successful");
+    },
+  },
+  {
+    method: "get", path: "/auth/me", tag: "auth", auth: "user", summary: "The signed-in user",
+    handle: async (req, res) => sendData(res, 200, "Current user", { user: await s.users.getMe(req.ctx) }),
+  },
+  {
+    method: "post", path: "/auth/me/resend-verification", tag: "auth", auth: "user",
+    summary: "Email a new verification link to the signed-in user (rate limited per user)",
+    handle: async (req, res) => sendData(res, 200, (await s.accounts.resendVerificationForMe(req.ctx)).message),
+  },
+  {
+    method: "post", path: "/auth/resend-verification", tag: "auth", auth: "none", body: emailOnlySchema,
+    summary: "Email a new verification link to an address (same answer for every address)",
+    handle: async (req, res) => sendData(res, 200, (await s.accounts.resendVerificationByEmail(req.ctx, input(req))).message),
+  },
+  {
+    method: "post", path: "/auth/verify-email", tag: "auth", auth: "none", body: tokenSchema,
+    summary: "Verify an email address with the emailed token",
+    handle: async (req, res) => sendData(res, 200, "Email address verified", { user: await s.accounts.verifyEmail(req.ctx, input(req)) }),
+  },
+  {
+    method: "post", path: "/auth/forgot-password", tag: "auth", auth: "none", body: emailOnlySchema,
+    summary: "Email a password reset link (same answer for every address)",
+    handle: async (req, res) => sendData(res, 200, (await s.accounts.forgotPassword(req.ctx, input(req))).message),
+  },
+  {
+    method: "post", path: "/auth/reset-password", tag: "auth", auth: "none", body: resetPasswordSchema,
+    summary: "Set a new password with a reset token; every session of the account ends",
+    handle: async (req, res) => sendData(res, 200, (await s.accounts.resetPassword(req.ctx, input(req))).message),
+  },
+  {
+    method: "get", path: "/auth/sessions", tag: "auth", auth: "user", summary: "The signed-in user's sessions",
+    handle: async (req, res) => {
+      const sessions = await s.mySessions.list(req.ctx);
+      sendData(res, 200, "Sessions", { sessions, count: sessions.length });
+    },
+  },
+  {
+    method: "delete", path: "/auth/sessions/:sessionId", tag: "auth", auth: "user", summary: "Revoke one of your sessions",
+    handle: async (req, res) => {
+      await s.mySessions.revoke(req.ctx, String(req.params.sessionId));
+      sendData(res, 200, "Session revoked");
+    },
+  },
+  {
+    method: "get", path: "/auth/token", tag: "auth", auth: "user", query: tokenRedirectSchema,
+    summary: "Hand the session token to a client: as data, or by redirect to an allowed origin",
+    handle: async (req, res) => {
+      const result = s.mySessions.tokenHandoff(req.ctx, req.sessionToken ?? "", queryInput(req));
+      if ("redirectUrl" in result) res.redirect(302, result.redirectUrl);
+      else sendData(res, 200, "Session token", result);
+    },
+  },
+];

@@ -1,0 +1,28 @@
+import { Router } from "express";
+import type { Services } from "../../src/container.js";
+import { sendData, sendError } from "../envelope.js";
+import { mountFallbacks, mountRoutes, type RouteDef } from "../route.js";
+
+export const healthRoutes = (s: Services): RouteDef[] => [
+  {
+    method: "get", path: "/health", tag: "health", auth: "none", summary: "Liveness: the service name and version",
+    handle: async (_req, res) => sendData(res, 200, "Service is healthy", s.health.health()),
+  },
+  {
+    method: "get", path: "/ready", tag: "health", auth: "none", summary: "Readiness: the database and Redis answer",
+    handle: async (_req, res) => {
+      const result = await s.health.readiness();
+      if (result.ready) sendData(res, 200, "Service is ready", result);
+      else sendError(res, 503, "SERVICE_UNAVAILABLE", "A dependency is unavailable", result);
+    },
+  },
+];
+
+/** `/api/health` and `/api/ready` (outside /api/v1, where the original API had them). */
+export function healthRouter(s: Services): Router {
+  const router = Router();
+  const routes = healthRoutes(s);
+  mountRoutes(router, routes);
+  mountFallbacks(router, routes);
+  return router;
+}

@@ -1,0 +1,29 @@
+import type { Services } from "../../src/container.js";
+import { changePasswordSchema } from "../../src/modules/auth/auth.schemas.js";
+import { deleteMeSchema, updateMeSchema } from "../../src/modules/users/users.schemas.js";
+import { sendData } from "../envelope.js";
+import { input, type RouteDef } from "../route.js";
+
+export const usersRoutes = (s: Services): RouteDef[] => [
+  {
+    method: "get", path: "/users/me", tag: "users", auth: "user", summary: "Your profile",
+    handle: async (req, res) => sendData(res, 200, "Current user", { user: await s.users.getMe(req.ctx) }),
+  },
+  {
+    method: "patch", path: "/users/me", tag: "users", auth: "user", body: updateMeSchema, summary: "Update your name or avatar",
+    handle: async (req, res) => sendData(res, 200, "Profile updated", { user: await s.users.updateMe(req.ctx, input(req)) }),
+  },
+  {
+    method: "delete", path: "/users/me", tag: "users", auth: "user", body: deleteMeSchema,
+    summary: "Delete your account (soft delete; the current password is required when the account has one)",
+    handle: async (req, res) => {
+      await s.users.deleteMe(req.ctx, input(req));
+      sendData(res, 200, "Account deleted");
+    },
+  },
+  {
+    method: "post", path: "/users/me/password", tag: "users", auth: "user", body: changePasswordSchema,
+    summary: "Change your password (current password required); your other sessions end",
+    handle: async (req, res) => sendData(res, 200, (await s.accounts.changePassword(req.ctx, input(req))).message),
+  },
+];

@@ -1,0 +1,3 @@
+export * from "./users.js";
+export * from "./audit.js";
+export * from "./email.js";

@@ -1,0 +1,97 @@
+import { z } from "zod";
+
+/**
+ * Every environment variable Keyward reads, parsed once. Nothing outside src/config reads process.env.
+ * Durations are seconds. Secret lists are comma-separated with the current secret first, so they can rotate.
+ */
+const bool = (fallback: boolean) =>
+  z
+    .enum(["true", "false", "1", "0", "yes", "no"])
+    .optional()
+    .transform((v) => (v === undefined ? fallback : ["true", "1", "yes"].includes(v)));
+
+const int = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
+
+const list = z
+  .string()
+  .optional()
+  .transform((v) => (v ?? "").split(",").map((s) => s.trim()).filter(Boolean));
+
+/** "<points>/<seconds>", e.g. "3/3600" = 3 per hour. */
+const rate = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .refine((v) => /^\d+\/\d+$/.test(v), "expected <points>/<seconds>, e.g. 5/3600")
+    .transform((v) => {
+      const [points, duration] = v.split("/").map(Number) as [number, number];
+      return { points, duration };
+    });
+
+export const envSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  HOST: z.string().default("0.0.0.0"),
+  PORT: int(8080),
+  PUBLIC_URL: z.url().optional(),
+  APP_URL: z.url().optional(),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  TRUST_PROXY: z.string().default("false"),
+  BODY_LIMIT: z.string().default("100kb"),
+
+  DATABASE_URL: z.string().optional(),
+  DATA_DIR: z.string().default("./data"),
+  MIGRATE_ON_START: bool(true),
+  REDIS_URL: z.string().optional(),
+  REDIS_KEY_PREFIX: z.string().default("keyward:"),
+
+  SESSION_SECRET: list,
+  SESSION_COOKIE_NAME: z.string().optional(),
+  SESSION_IDLE_TIMEOUT: int(8 * 3600, 60),
+  SESSION_ABSOLUTE_TIMEOUT: int(24 * 3600, 60),
+  SESSION_REMEMBER_ME_IDLE_TIMEOUT: int(7 * 24 * 3600, 60),
+  SESSION_REMEMBER_ME_ABSOLUTE_TIMEOUT: int(30 * 24 * 3600, 60),
+  ENCRYPTION_KEYS: list,
+
+  ARGON2_MEMORY_KIB: int(19456, 19456),
+  ARGON2_TIME_COST: int(2, 2),
+  ARGON2_PARALLELISM: int(1, 1),
+
+  EMAIL_VERIFICATION_TTL: int(24 * 3600, 60),
+  PASSWORD_RESET_TTL: int(2 * 3600, 60),
+
+  CORS_ORIGINS: list,
+  CORS_SUPPORTS_CREDENTIALS: bool(true),
+
+  SUPERADMIN_EMAILS: list,
+  GRAPHQL_MAX_DEPTH: int(10, 2),
+  GRAPHQL_MAX_COMPLEXITY: int(1000, 10),
+  GRAPHQL_IDE: bool(false),
+
+  RATE_LIMIT_ENABLED: bool(true),
+  RATE_LIMIT_LOGIN_IP: rate("100/3600"),
+  RATE_LIMIT_LOGIN_ACCOUNT_FAILURES: int(5, 1),
+  RATE_LIMIT_LOGIN_LOCKOUT_BASE: int(30, 1),
+  RATE_LIMIT_LOGIN_LOCKOUT_MAX: int(3600, 1),
+  RATE_LIMIT_REGISTER: rate("50/3600"),
+  RATE_LIMIT_FORGOT_PASSWORD: rate("20/3600"),
+  RATE_LIMIT_RESET_PASSWORD: rate("30/3600"),
+  RATE_LIMIT_RESEND_VERIFICATION: rate("3/3600"),
+  RATE_LIMIT_API_IP: rate("1200/60"),
+
+  EMAIL_PROVIDER: z.enum(["log", "smtp"]).default("log"),
+  EMAIL_FROM: z.string().default("Keyward <no-reply@keyward.local>"),
+  SMTP_HOST: z.string().default("localhost"),
+  SMTP_PORT: int(587, 1),
+  SMTP_SECURE: bool(false),
+  SMTP_REQUIRE_TLS: bool(false),
+  SMTP_USERNAME: z.string().optional(),
+  SMTP_PASSWORD: z.string().optional(),
+  EMAIL_WORKER_INTERVAL_MS: int(2000, 50),
+  EMAIL_MAX_ATTEMPTS: int(8, 1),
+  BRAND_NAME: z.string().default("Keyward"),
+  BRAND_LOGO_URL: z.url().optional(),
+  SUPPORT_EMAIL: z.string().default("support@keyward.local"),
+});
+
+export type Env = z.input<typeof envSchema>;
+export type ParsedEnv = z.output<typeof envSchema>;

@@ -1,0 +1,167 @@
+import { envSchema, type ParsedEnv } from "./env.js";
+
+export interface EncryptionKey {
+  id: string;
+  key: Buffer;
+}
+
+export interface RateRule {
+  points: number;
+  duration: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+// Development-only fallbacks. They are printed as warnings and refused in production.
+const DEV_SESSION_SECRET = "keyward-development-session-secret-change-me";
+const DEV_ENCRYPTION_KEY = "dev:" + Buffer.alloc(32, 7).toString("base64");
+
+function parseEncryptionKeys(entries: string[], problems: string[]): EncryptionKey[] {
+  return entries.flatMap((entry) => {
+    const [id, b64] = entry.split(":");
+    const key = b64 ? Buffer.from(b64, "base64") : Buffer.alloc(0);
+    if (!id || !/^[A-Za-z0-9_-]{1,16}$/.test(id) || key.length !== 32) {
+      problems.push("ENCRYPTION_KEYS: each entry must be <id>:<base64 of 32 random bytes>");
+      return [];
+    }
+    return [{ id, key }];
+  });
+}
+
+function buildConfig(env: ParsedEnv) {
+  const problems: string[] = [];
+  const warnings: string[] = [];
+  const production = env.NODE_ENV === "production";
+  const publicUrl = new URL(env.PUBLIC_URL ?? `http://localhost:${env.PORT}`);
+  const https = publicUrl.protocol === "https:";
+
+  let sessionSecrets = env.SESSION_SECRET;
+  if (sessionSecrets.length === 0) {
+    if (production) problems.push("SESSION_SECRET is required in production");
+    else warnings.push("SESSION_SECRET is not set: using a development secret (never do this in production)");
+    sessionSecrets = [DEV_SESSION_SECRET];
+  } else if (sessionSecrets[0]!.length < 32) {
+    problems.push("SESSION_SECRET: the current secret must be at least 32 characters");
+  }
+
+  let encryptionEntries = env.ENCRYPTION_KEYS;
+  if (encryptionEntries.length === 0) {
+    if (production) problems.push("ENCRYPTION_KEYS is required in production");
+    else warnings.push("ENCRYPTION_KEYS is not set: using a development key (never do this in production)");
+    encryptionEntries = [DEV_ENCRYPTION_KEY];
+  }
+  const encryptionKeys = parseEncryptionKeys(encryptionEntries, problems);
+
+  if (env.SESSION_ABSOLUTE_TIMEOUT < env.SESSION_IDLE_TIMEOUT) {
+    problems.push("SESSION_ABSOLUTE_TIMEOUT must not be shorter than SESSION_IDLE_TIMEOUT");
+  }
+  if (env.EMAIL_PROVIDER === "log" && production) {
+    warnings.push("EMAIL_PROVIDER=log in production: emails are only written to the log");
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const trustProxy = ((): boolean | number | string => {
+    if (env.TRUST_PROXY === "false") return false;
+    if (env.TRUST_PROXY === "true") return true;
+    if (/^\d+$/.test(env.TRUST_PROXY)) return Number(env.TRUST_PROXY);
+    return env.TRUST_PROXY;
+  })();
+
+  return {
+    env: env.NODE_ENV,
+    isProduction: production,
+    isDevelopment: env.NODE_ENV === "development",
+    warnings,
+    http: {
+      host: env.HOST,
+      port: env.PORT,
+      publicUrl: publicUrl.origin,
+      appUrl: (env.APP_URL ? new URL(env.APP_URL).origin : publicUrl.origin) as string,
+      https,
+      trustProxy,
+      bodyLimit: env.BODY_LIMIT,
+    },
+    logLevel: env.LOG_LEVEL,
+    db: { url: env.DATABASE_URL, dataDir: env.DATA_DIR, migrateOnStart: env.MIGRATE_ON_START },
+    redis: { url: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX },
+    session: {
+      secrets: sessionSecrets,
+      cookieName: env.SESSION_COOKIE_NAME ?? (https ? "__Host-keyward.sid" : "keyward.sid"),
+      secureCookie: https,
+      idleTimeout: env.SESSION_IDLE_TIMEOUT,
+      absoluteTimeout: env.SESSION_ABSOLUTE_TIMEOUT,
+      rememberMeIdleTimeout: env.SESSION_REMEMBER_ME_IDLE_TIMEOUT,
+      rememberMeAbsoluteTimeout: env.SESSION_REMEMBER_ME_ABSOLUTE_TIMEOUT,
+    },
+    crypto: { encryptionKeys },
+    password: {
+      memoryCost: env.ARGON2_MEMORY_KIB,
+      timeCost: env.ARGON2_TIME_COST,
+      parallelism: env.ARGON2_PARALLELISM,
+    },
+    tokens: { emailVerificationTtl: env.EMAIL_VERIFICATION_TTL, passwordResetTtl: env.PASSWORD_RESET_TTL },
+    cors: { origins: env.CORS_ORIGINS, credentials: env.CORS_SUPPORTS_CREDENTIALS },
+    superadminEmails: env.SUPERADMIN_EMAILS.map((e) => e.toLowerCase()),
+    graphql: {
+      maxDepth: env.GRAPHQL_MAX_DEPTH,
+      maxComplexity: env.GRAPHQL_MAX_COMPLEXITY,
+      // The IDE and introspection are open in development; elsewhere only superadmins get them.
+      ideForEveryone: env.NODE_ENV === "development" || env.GRAPHQL_IDE,
+    },
+    rateLimits: {
+      enabled: env.RATE_LIMIT_ENABLED,
+      loginIp: env.RATE_LIMIT_LOGIN_IP,
+      loginAccountFailures: env.RATE_LIMIT_LOGIN_ACCOUNT_FAILURES,
+      loginLockoutBase: env.RATE_LIMIT_LOGIN_LOCKOUT_BASE,
+      loginLockoutMax: env.RATE_LIMIT_LOGIN_LOCKOUT_MAX,
+      register: env.RATE_LIMIT_REGISTER,
+      forgotPassword: env.RATE_LIMIT_FORGOT_PASSWORD,
+      resetPassword: env.RATE_LIMIT_RESET_PASSWORD,
+      resendVerification: env.RATE_LIMIT_RESEND_VERIFICATION,
+      apiIp: env.RATE_LIMIT_API_IP,
+    } satisfies Record<string, RateRule | number | boolean>,
+    email: {
+      provider: env.EMAIL_PROVIDER,
+      from: env.EMAIL_FROM,
+      smtp: {
+        host: env.SMTP_HOST,
+        port: env.SMTP_PORT,
+        secure: env.SMTP_SECURE,
+        requireTls: env.SMTP_REQUIRE_TLS,
+        username: env.SMTP_USERNAME,
+        password: env.SMTP_PASSWORD,
+      },
+      workerIntervalMs: env.EMAIL_WORKER_INTERVAL_MS,
+      maxAttempts: env.EMAIL_MAX_ATTEMPTS,
+      brand: {
+        name: env.BRAND_NAME,
+        logoUrl: env.BRAND_LOGO_URL,
+        supportEmail: env.SUPPORT_EMAIL,
+      },
+    },
+  };
+}
+
+export type Config = Readonly<ReturnType<typeof buildConfig>>;
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object" && !Buffer.isBuffer(value)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** Parses the environment once; throws a ConfigError naming every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`));
+  }
+  return deepFreeze(buildConfig(parsed.data));
+}

@@ -1,0 +1,133 @@
+import { readFileSync } from "node:fs";
+import type { Redis } from "ioredis";
+import type { Config } from "./config/index.js";
+import { systemClock, type Clock } from "./infra/clock.js";
+import { openDatabase, type Database } from "./infra/db.js";
+import { createMemoryKv, createRedisKv, type KeyValueStore } from "./infra/kv.js";
+import { createLogger, type Logger } from "./infra/logger.js";
+import { projectPath } from "./infra/paths.js";
+import { connectRedis } from "./infra/redis.js";
+import { createSessionStores } from "./infra/session-store.js";
+import { createPasswordHasher, createSecretBox } from "./lib/crypto/index.js";
+import { createOriginMatcher } from "./lib/origins.js";
+import { AdminUsersService } from "./modules/admin/admin-users.service.js";
+import { AuditService } from "./modules/audit/audit.service.js";
+import { AccountsService } from "./modules/auth/accounts.service.js";
+import { ActorService } from "./modules/auth/actor.service.js";
+import { LoginService } from "./modules/auth/login.service.js";
+import { MySessionsService } from "./modules/auth/sessions/my-sessions.service.js";
+import { SessionsService } from "./modules/auth/sessions/sessions.service.js";
+import { EmailService } from "./modules/email/email.service.js";
+import { EmailRenderer } from "./modules/email/render.js";
+import { createLogTransport } from "./modules/email/transports/log.transport.js";
+import { createSmtpTransport } from "./modules/email/transports/smtp.transport.js";
+import type { EmailTransport } from "./modules/email/transports/transport.js";
+import { HealthService } from "./modules/health/health.service.js";
+import { RateLimitService } from "./modules/rate-limit/rate-limit.service.js";
+import { UsersService } from "./modules/users/users.service.js";
+
+export interface ContainerOverrides {
+  clock?: Clock;
+  logger?: Logger;
+  emailTransport?: EmailTransport;
+}
+
+const VERSION = (JSON.parse(readFileSync(projectPath("package.json"), "utf8")) as { version: string }).version;
+
+/**
+ * The composition root: infra → repositories → services, built once, by hand. Tests call the same
+ * function with their own database settings and clock.
+ */
+export async function createContainer(config: Config, overrides: ContainerOverrides = {}) {
+  const logger = overrides.logger ?? createLogger(config.logLevel);
+  const clock = overrides.clock ?? systemClock;
+
+  const database: Database = await openDatabase({ url: config.db.url, dataDir: config.db.dataDir });
+  const redis: Redis | undefined = config.redis.url ? connectRedis(config.redis.url) : undefined;
+  const kv: KeyValueStore = redis ? createRedisKv(redis, config.redis.keyPrefix) : createMemoryKv();
+  const sessionStores = createSessionStores(redis, config.redis.keyPrefix);
+  const db = database.db;
+
+  const hasher = createPasswordHasher(config.password);
+  const box = createSecretBox(config.crypto.encryptionKeys);
+  const corsOrigins = createOriginMatcher(config.cors.origins);
+
+  const audit = new AuditService(clock);
+  const limits = new RateLimitService({ enabled: config.rateLimits.enabled, redis, prefix: config.redis.keyPrefix });
+  const emailTransport =
+    overrides.emailTransport ??
+    (config.email.provider === "smtp"
+      ? createSmtpTransport(config.email.smtp)
+      : createLogTransport(logger, config.isDevelopment));
+  const email = new EmailService({
+    db,
+    clock,
+    box,
+    logger,
+    transport: emailTransport,
+    renderer: new EmailRenderer({ ...config.email.brand, publicUrl: config.http.publicUrl }),
+    from: config.email.from,
+    maxAttempts: config.email.maxAttempts,
+  });
+
+  const sessions = new SessionsService(sessionStores.records, kv, clock, config.session);
+  const actors = new ActorService(db, sessions);
+  const accounts = new AccountsService({
+    db,
+    clock,
+    hasher,
+    audit,
+    email,
+    limits,
+    sessions,
+    config: {
+      appUrl: config.http.appUrl,
+      emailVerificationTtl: config.tokens.emailVerificationTtl,
+      passwordResetTtl: config.tokens.passwordResetTtl,
+      superadminEmails: config.superadminEmails,
+      limits: config.rateLimits,
+    },
+  });
+  const login = new LoginService({
+    db,
+    clock,
+    hasher,
+    audit,
+    limits,
+    sessions,
+    config: {
+      loginIp: config.rateLimits.loginIp,
+      lockout: {
+        failures: config.rateLimits.loginAccountFailures,
+        baseSeconds: config.rateLimits.loginLockoutBase,
+        maxSeconds: config.rateLimits.loginLockoutMax,
+      },
+    },
+  });
+  const mySessions = new MySessionsService(db, sessions, audit, corsOrigins);
+  const users = new UsersService({ db, clock, hasher, audit, sessions });
+  const adminUsers = new AdminUsersService(db, clock, audit, sessions);
+  const health = new HealthService(VERSION, database, redis);
+
+  return {
+    config,
+    logger,
+    clock,
+    database,
+    db,
+    redis,
+    kv,
+    sessionStore: sessionStores.expressStore,
+    corsOrigins,
+    services: { actors, accounts, login, sessions, mySessions, users, adminUsers, audit, email, limits, health },
+    version: VERSION,
+    async close() {
+      await emailTransport.close?.();
+      await redis?.quit().catch(() => redis.disconnect());
+      await database.close();
+    },
+  };
+}
+
+export type Container = Awaited<ReturnType<typeof createContainer>>;
+export type Services = Container["services"];

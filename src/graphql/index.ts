@@ -1,0 +1,66 @@
+import { ApolloServer } from "@apollo/server";
+import { ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
+import { expressMiddleware } from "@as-integrations/express5";
+import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
+import express, { Router, type Request, type Response } from "express";
+import { GraphQLError } from "graphql";
+import type { Container } from "../container.js";
+import { resolveRequestContext } from "../http/context.js";
+import { isAppError } from "../lib/errors.js";
+import type { GqlContext } from "./context.js";
+import { createFormatError } from "./format-error.js";
+import { limitsPlugin } from "./limits.plugin.js";
+import { buildGraphqlSchema } from "./schema.js";
+
+// The IDE page inlines all of its assets (no CDN); its scripts and styles are inline too.
+const IDE_CSP = "default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval' blob:; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; worker-src 'self' blob:; connect-src 'self'; frame-ancestors 'none'";
+
+/** `/graphql`: Apollo Server over the same services as REST, plus a self-hosted GraphiQL. */
+export async function createGraphqlRouter(container: Container): Promise<{ router: Router; stop: () => Promise<void> }> {
+  const { services, config, logger } = container;
+  const schema = await buildGraphqlSchema(services);
+  const ideAllowed = (ctx: GqlContext["ctx"]) =>
+    config.graphql.ideForEveryone || (ctx.actor.kind === "user" && ctx.actor.isSuperadmin);
+
+  const apollo = new ApolloServer<GqlContext>({
+    schema,
+    csrfPrevention: true,
+    introspection: true, // gated per caller by the limits plugin
+    formatError: createFormatError(logger),
+    includeStacktraceInErrorResponses: false,
+    plugins: [
+      ApolloServerPluginLandingPageDisabled(),
+      limitsPlugin({
+        schema: () => schema,
+        maxDepth: config.graphql.maxDepth,
+        maxComplexity: config.graphql.maxComplexity,
+        introspectionAllowed: (c) => ideAllowed(c.ctx),
+      }),
+    ],
+  });
+  await apollo.start();
+
+  const router = Router();
+  router.get("/", async (req: Request, res: Response, next) => {
+    if (!req.accepts("html") || req.get("accept")?.includes("application/json")) return next();
+    await resolveRequestContext(services.actors, req).catch(() => undefined);
+    if (!req.ctx || !ideAllowed(req.ctx)) return next();
+    res.setHeader("Content-Security-Policy", IDE_CSP);
+    res.type("html").send(renderGraphiQL({ endpoint: "/graphql", title: "Keyward GraphQL" }));
+  });
+  router.use(
+    express.json({ limit: config.http.bodyLimit }),
+    expressMiddleware(apollo, {
+      context: async ({ req, res }) => {
+        try {
+          await resolveRequestContext(services.actors, req);
+        } catch (e) {
+          if (isAppError(e)) throw new GraphQLError(e.message, { extensions: { code: e.code, http: { status: e.status } } });
+          throw e;
+        }
+        return { ctx: req.ctx, sessionToken: req.sessionToken, req, res, config };
+      },
+    }),
+  );
+  return { router, stop: () => apollo.stop() };
+}

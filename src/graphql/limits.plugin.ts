@@ -1,0 +1,90 @@
+import type { ApolloServerPlugin } from "@apollo/server";
+import {
+  GraphQLError,
+  Kind,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type GraphQLSchema,
+} from "graphql";
+import { fieldExtensionsEstimator, getComplexity, simpleEstimator } from "graphql-query-complexity";
+import type { GqlContext } from "./context.js";
+
+/** Depth of the deepest field path in an operation, following fragments (cycles cut off). */
+export function operationDepth(op: OperationDefinitionNode, fragments: Map<string, FragmentDefinitionNode>): number {
+  const walk = (set: SelectionSetNode | undefined, seen: Set<string>): number => {
+    if (!set) return 0;
+    let max = 0;
+    for (const sel of set.selections) {
+      if (sel.kind === Kind.FIELD) {
+        if (sel.name.value.startsWith("__")) continue;
+        max = Math.max(max, 1 + walk(sel.selectionSet, seen));
+      } else if (sel.kind === Kind.INLINE_FRAGMENT) {
+        max = Math.max(max, walk(sel.selectionSet, seen));
+      } else if (!seen.has(sel.name.value)) {
+        const fragment = fragments.get(sel.name.value);
+        max = Math.max(max, walk(fragment?.selectionSet, new Set([...seen, sel.name.value])));
+      }
+    }
+    return max;
+  };
+  return walk(op.selectionSet, new Set());
+}
+
+function usesIntrospection(document: DocumentNode): boolean {
+  let found = false;
+  const visit = (set: SelectionSetNode | undefined) => {
+    for (const sel of set?.selections ?? []) {
+      if (sel.kind === Kind.FIELD && (sel.name.value === "__schema" || sel.name.value === "__type")) found = true;
+      if ("selectionSet" in sel) visit(sel.selectionSet);
+    }
+  };
+  for (const def of document.definitions) if ("selectionSet" in def) visit(def.selectionSet);
+  return found;
+}
+
+const refuse = (code: string, message: string, status = 400) =>
+  new GraphQLError(message, { extensions: { code, http: { status } } });
+
+/**
+ * Query depth and cost limits, and introspection only for callers allowed the IDE
+ * (everyone in development, superadmins elsewhere).
+ */
+export function limitsPlugin(options: {
+  schema: () => GraphQLSchema;
+  maxDepth: number;
+  maxComplexity: number;
+  introspectionAllowed: (ctx: GqlContext) => boolean;
+}): ApolloServerPlugin<GqlContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ document, operation, request, contextValue }) {
+          if (usesIntrospection(document) && !options.introspectionAllowed(contextValue)) {
+            throw refuse("INTROSPECTION_DISABLED", "Introspection is available to superadmins only", 403);
+          }
+          const fragments = new Map(
+            document.definitions
+              .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
+              .map((d) => [d.name.value, d]),
+          );
+          const depth = operation ? operationDepth(operation, fragments) : 0;
+          if (depth > options.maxDepth) {
+            throw refuse("QUERY_TOO_DEEP", `Query depth ${depth} exceeds the maximum of ${options.maxDepth}`);
+          }
+          const complexity = getComplexity({
+            schema: options.schema(),
+            operationName: request.operationName ?? undefined,
+            query: document,
+            variables: request.variables ?? {},
+            estimators: [fieldExtensionsEstimator(), simpleEstimator({ defaultComplexity: 1 })],
+          });
+          if (complexity > options.maxComplexity) {
+            throw refuse("QUERY_TOO_COMPLEX", `Query cost ${complexity} exceeds the maximum of ${options.maxComplexity}`);
+          }
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from "type-graphql";
+import type { Services } from "../../container.js";
+import { clearSessionCookie, setSessionCookie } from "../../http/session.js";
+import type { GqlContext } from "../context.js";
+import { AuthPayload, Health, LoginInput, RegisterInput, RegisterPayload, ResetPasswordInput, Session } from "../types/auth.types.js";
+import { message, MessagePayload } from "../types/common.types.js";
+import { User } from "../types/user.types.js";
+
+@Resolver()
+export class AuthResolver {
+  constructor(private readonly s: Services) {}
+
+  @Query(() => Health, { description: "Liveness of the service" })
+  health(): Health {
+    return this.s.health.health();
+  }
+
+  @Mutation(() => RegisterPayload, { description: "Create an account; the same answer for an address that already has one" })
+  register(@Ctx() { ctx }: GqlContext, @Arg("input", () => RegisterInput) input: RegisterInput) {
+    return this.s.accounts.register(ctx, input);
+  }
+
+  @Mutation(() => AuthPayload, { description: "Sign in with a password; the session arrives as an HttpOnly cookie" })
+  async login(@Ctx() { ctx, res, config }: GqlContext, @Arg("input", () => LoginInput) input: LoginInput) {
+    const result = await this.s.login.loginWithPassword(ctx, input);
+    setSessionCookie(res, config, result.token, result.persistent ? result.expiresAt : null);
+    return { user: result.user, expiresAt: result.expiresAt, sessionId: result.sessionId };
+  }
+
+  @Authorized()
+  @Mutation(() => MessagePayload)
+  async logout(@Ctx() { ctx, res, config }: GqlContext) {
+    await this.s.login.logout(ctx);
+    clearSessionCookie(res, config);
+    return message("Logout successful");
+  }
+
+  @Mutation(() => User)
+  verifyEmail(@Ctx() { ctx }: GqlContext, @Arg("token", () => String) token: string) {
+    return this.s.accounts.verifyEmail(ctx, { token });
+  }
+
+  @Authorized()
+  @Mutation(() => MessagePayload, { description: "Email a new verification link (rate limited)" })
+  resendVerification(@Ctx() { ctx }: GqlContext) {
+    return this.s.accounts.resendVerificationForMe(ctx);
+  }
+
+  @Mutation(() => MessagePayload, { description: "Email a reset link; the same answer for every address" })
+  forgotPassword(@Ctx() { ctx }: GqlContext, @Arg("email", () => String) email: string) {
+    return this.s.accounts.forgotPassword(ctx, { email });
+  }
+
+  @Mutation(() => MessagePayload)
+  resetPassword(@Ctx() { ctx }: GqlContext, @Arg("input", () => ResetPasswordInput) input: ResetPasswordInput) {
+    return this.s.accounts.resetPassword(ctx, input);
+  }
+
+  @Authorized()
+  @Query(() => [Session])
+  mySessions(@Ctx() { ctx }: GqlContext) {
+    return this.s.mySessions.list(ctx);
+  }
+
+  @Authorized()
+  @Mutation(() => MessagePayload)
+  async revokeSession(@Ctx() { ctx }: GqlContext, @Arg("id", () => ID) id: string) {
+    await this.s.mySessions.revoke(ctx, id);
+    return message("Session revoked");
+  }
+}

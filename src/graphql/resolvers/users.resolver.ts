@@ -1,0 +1,35 @@
+import { Arg, Authorized, Ctx, Mutation, Query, Resolver } from "type-graphql";
+import type { Services } from "../../container.js";
+import type { GqlContext } from "../context.js";
+import { message, MessagePayload } from "../types/common.types.js";
+import { ChangePasswordInput, DeleteMeInput, Me, UpdateMeInput, User } from "../types/user.types.js";
+
+@Resolver()
+export class UsersResolver {
+  constructor(private readonly s: Services) {}
+
+  @Authorized()
+  @Query(() => Me, { description: "The signed-in user" })
+  me(@Ctx() { ctx }: GqlContext) {
+    return this.s.users.getMe(ctx);
+  }
+
+  @Authorized()
+  @Mutation(() => User)
+  updateMe(@Ctx() { ctx }: GqlContext, @Arg("input", () => UpdateMeInput) input: UpdateMeInput) {
+    return this.s.users.updateMe(ctx, input);
+  }
+
+  @Authorized()
+  @Mutation(() => MessagePayload, { description: "Soft-delete your account" })
+  async deleteMe(@Ctx() { ctx }: GqlContext, @Arg("input", () => DeleteMeInput, { nullable: true }) input?: DeleteMeInput) {
+    await this.s.users.deleteMe(ctx, input ?? {});
+    return message("Account deleted");
+  }
+
+  @Authorized()
+  @Mutation(() => MessagePayload)
+  changePassword(@Ctx() { ctx }: GqlContext, @Arg("input", () => ChangePasswordInput) input: ChangePasswordInput) {
+    return this.s.accounts.changePassword(ctx, input);
+  }
+}

@@ -1,0 +1,24 @@
+import "reflect-metadata";
+import { lexicographicSortSchema, printSchema, type GraphQLSchema } from "graphql";
+import { buildSchema } from "type-graphql";
+import type { Services } from "../container.js";
+import { authChecker } from "./auth-checker.js";
+import { AdminResolver } from "./resolvers/admin.resolver.js";
+import { AuthResolver } from "./resolvers/auth.resolver.js";
+import { UsersResolver } from "./resolvers/users.resolver.js";
+
+const RESOLVERS = [AuthResolver, UsersResolver, AdminResolver] as const;
+
+/** Builds the schema with resolver instances made once from the services (no DI framework). */
+export async function buildGraphqlSchema(services: Services): Promise<GraphQLSchema> {
+  const instances = new Map<unknown, unknown>(RESOLVERS.map((R) => [R, new R(services)]));
+  return buildSchema({
+    resolvers: RESOLVERS,
+    authChecker,
+    validate: false,
+    container: { get: (cls) => instances.get(cls) },
+  });
+}
+
+/** The SDL committed as schema.graphql (sorted, so diffs show only real changes). */
+export const printSdl = (schema: GraphQLSchema): string => printSchema(lexicographicSortSchema(schema)) + "\n";

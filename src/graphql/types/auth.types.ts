@@ -1,0 +1,56 @@
+import { Field, ID, InputType, ObjectType } from "type-graphql";
+import { User } from "./user.types.js";
+
+@InputType()
+export class RegisterInput {
+  @Field(() => String) email: string;
+  @Field(() => String) password: string;
+  @Field(() => String, { nullable: true }) passwordConfirm?: string;
+  @Field(() => String, { nullable: true }) fullName?: string;
+}
+
+@ObjectType()
+export class RegisterPayload {
+  @Field(() => String) email: string;
+  @Field(() => String) message: string;
+}
+
+@InputType()
+export class LoginInput {
+  @Field(() => String) email: string;
+  @Field(() => String) password: string;
+  @Field(() => Boolean, { nullable: true, defaultValue: false }) rememberMe?: boolean;
+}
+
+@ObjectType({ description: "A new session; the token travels in the HttpOnly session cookie only" })
+export class AuthPayload {
+  @Field(() => User) user: User;
+  @Field(() => Date) expiresAt: Date;
+  @Field(() => ID) sessionId: string;
+}
+
+@InputType()
+export class ResetPasswordInput {
+  @Field(() => String) token: string;
+  @Field(() => String) password: string;
+  @Field(() => String, { nullable: true }) passwordConfirm?: string;
+}
+
+@ObjectType({ description: "One of the signed-in user's sessions" })
+export class Session {
+  @Field(() => ID) id: string;
+  @Field(() => String, { nullable: true }) ipAddress: string | null;
+  @Field(() => String, { nullable: true }) userAgent: string | null;
+  @Field(() => Date) createdAt: Date;
+  @Field(() => Date) lastActivityAt: Date;
+  @Field(() => Date, { description: "When the session ends if it is not used again" }) expiresAt: Date;
+  @Field(() => Boolean) rememberMe: boolean;
+  @Field(() => Boolean) current: boolean;
+}
+
+@ObjectType()
+export class Health {
+  @Field(() => String) status: string;
+  @Field(() => String) service: string;
+  @Field(() => String) version: string;
+}

@@ -1,0 +1,40 @@
+import type { NextFunction, Request, Response } from "express";
+import type { ActorService } from "../modules/auth/actor.service.js";
+import { AppError } from "../lib/errors.js";
+import type { StoredSession } from "../infra/session-store.js";
+
+/** Reads `Authorization: Bearer <token>` (any case of "Bearer", as the original CLI sends "bearer"). */
+export function bearerToken(req: Request): string | null {
+  const header = req.get("authorization");
+  if (!header) return null;
+  const match = /^bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match) throw new AppError("INVALID_AUTH_FORMAT", 401, "Authorization header must be 'Bearer <token>'");
+  return match[1]!;
+}
+
+/**
+ * Resolves the caller once per request. The bearer header wins over the cookie; the cookie's
+ * session was already loaded by express-session, so it costs no second store read.
+ */
+export async function resolveRequestContext(actors: ActorService, req: Request): Promise<void> {
+  const bearer = bearerToken(req);
+  const cookieSession = (req.session as unknown as StoredSession | undefined) ?? null;
+  const cookieToken = !bearer && cookieSession?.auth ? req.sessionID : null;
+  req.ctx = await actors.resolve({
+    bearer,
+    cookieToken,
+    cookieSession,
+    requestId: req.requestId,
+    ip: req.ip ?? null,
+    userAgent: req.get("user-agent") ?? null,
+  });
+  req.sessionToken = req.ctx.actor.kind === "user" ? (bearer ?? cookieToken) : null;
+  req.authVia = req.sessionToken ? (bearer ? "bearer" : "cookie") : null;
+}
+
+export function contextMiddleware(actors: ActorService) {
+  return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
+    await resolveRequestContext(actors, req);
+    next();
+  };
+}

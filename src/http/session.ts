@@ -1,0 +1,36 @@
+import { sign } from "cookie-signature";
+import type { Response } from "express";
+import session from "express-session";
+import type { Config } from "../config/index.js";
+
+/** express-session reads the signed cookie and loads the session record (through the hashing store). */
+export function sessionMiddleware(config: Config, store: session.Store) {
+  return session({
+    name: config.session.cookieName,
+    secret: [...config.session.secrets],
+    store,
+    resave: false,
+    saveUninitialized: false,
+    rolling: false,
+    cookie: cookieOptions(config),
+  });
+}
+
+function cookieOptions(config: Config) {
+  return { httpOnly: true, sameSite: "lax" as const, secure: config.session.secureCookie, path: "/" };
+}
+
+/**
+ * Sets the session cookie for a token the sessions service issued, signed the way express-session
+ * expects. Without remember-me it is a browser-session cookie; with it, it lasts until the cap.
+ */
+export function setSessionCookie(res: Response, config: Config, token: string, expiresAt: Date | null): void {
+  res.cookie(config.session.cookieName, `s:${sign(token, config.session.secrets[0]!)}`, {
+    ...cookieOptions(config),
+    ...(expiresAt ? { expires: expiresAt } : {}),
+  });
+}
+
+export function clearSessionCookie(res: Response, config: Config): void {
+  res.clearCookie(config.session.cookieName, cookieOptions(config));
+}

@@ -1,0 +1,75 @@
+import { mkdirSync } from "node:fs";
+import { PGlite } from "@electric-sql/pglite";
+import { sql } from "drizzle-orm";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
+import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
+import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
+import postgres from "postgres";
+import * as schema from "../../schema/index.js";
+import { projectPath } from "./paths.js";
+
+export type Schema = typeof schema;
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+/** Either the pool or an open transaction: repositories accept both, services own transactions. */
+export type Executor = Db | Tx;
+
+export interface Database {
+  readonly db: Db;
+  readonly kind: "postgres" | "pglite";
+  migrate(): Promise<void>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const MIGRATIONS_DIR = projectPath("schema/migrations");
+// Arbitrary constant: the advisory lock that serialises migrations across starting instances.
+const MIGRATION_LOCK_ID = 7_420_001;
+
+/**
+ * PostgreSQL through postgres-js when a URL is given, otherwise PGlite: on disk under `dataDir`,
+ * or in memory when `dataDir` is "memory://".
+ */
+export async function openDatabase(options: { url?: string; dataDir: string; poolSize?: number }): Promise<Database> {
+  if (options.url) {
+    const client = postgres(options.url, { max: options.poolSize ?? 10, onnotice: () => {} });
+    const db = drizzlePostgres(client, { schema }) as unknown as Db;
+    return {
+      db,
+      kind: "postgres",
+      async migrate() {
+        const conn = await client.reserve();
+        try {
+          await conn`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
+          await migratePostgres(drizzlePostgres(conn as unknown as typeof client), { migrationsFolder: MIGRATIONS_DIR });
+        } finally {
+          await conn`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`.catch(() => {});
+          conn.release();
+        }
+      },
+      ping: async () => void (await db.execute(sql`select 1`)),
+      close: () => client.end({ timeout: 5 }),
+    };
+  }
+
+  const memory = options.dataDir.startsWith("memory://");
+  if (!memory) mkdirSync(options.dataDir, { recursive: true });
+  const client = new PGlite(memory ? "memory://" : options.dataDir);
+  await client.waitReady;
+  const lite = drizzlePglite(client, { schema });
+  return {
+    db: lite as unknown as Db,
+    kind: "pglite",
+    migrate: () => migratePglite(lite, { migrationsFolder: MIGRATIONS_DIR }),
+    ping: async () => void (await client.query("select 1")),
+    close: () => client.close(),
+  };
+}
+
+/** `db.execute` returns an array on postgres-js and `{ rows }` on PGlite; this reads both. */
+export function resultRows<T>(result: unknown): T[] {
+  if (Array.isArray(result)) return result as T[];
+  return ((result as { rows?: T[] }).rows ?? []) as T[];
+}

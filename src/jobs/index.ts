@@ -1,0 +1,28 @@
+import type { Container } from "../container.js";
+
+/** Runs `fn` every `intervalMs`, never overlapping itself; errors are logged, not fatal. */
+function every(container: Container, name: string, intervalMs: number, fn: () => Promise<unknown>) {
+  let running = false;
+  const timer = setInterval(async () => {
+    if (running) return;
+    running = true;
+    try {
+      await fn();
+    } catch (err) {
+      container.logger.error({ err, job: name }, "job failed");
+    } finally {
+      running = false;
+    }
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/**
+ * Background work. The outbox worker needs no lock: rows are claimed with SKIP LOCKED, so every
+ * instance can drain concurrently. Jobs that must run once per cluster take an advisory lock.
+ */
+export function startJobs(container: Container): () => void {
+  const stops = [every(container, "email-outbox", container.config.email.workerIntervalMs, () => container.services.email.drain())];
+  return () => stops.forEach((stop) => stop());
+}

@@ -1,0 +1,18 @@
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+
+/** SHA-256 of a high-entropy token: how every token shown once is stored (sessions, links, keys). */
+export const sha256Hex = (value: string | Buffer): string => createHash("sha256").update(value).digest("hex");
+
+export const hmacSha256Hex = (key: Buffer | string, value: string): string =>
+  createHmac("sha256", key).update(value).digest("hex");
+
+/** Constant-time comparison of two strings; unequal lengths compare a dummy to keep timing flat. */
+export function safeEqual(a: string, b: string): boolean {
+  const ba = Buffer.from(a);
+  const bb = Buffer.from(b);
+  if (ba.length !== bb.length) {
+    timingSafeEqual(ba, ba);
+    return false;
+  }
+  return timingSafeEqual(ba, bb);
+}

@@ -1,0 +1,5 @@
+// The one place that touches node:crypto and password hashing (ARCHITECTURE rule 8).
+export * from "./random.js";
+export * from "./hash.js";
+export * from "./password.js";
+export * from "./envelope.js";

@@ -1,0 +1,30 @@
+/** Who is calling. Built once per request by the actor resolver; services decide what it may do. */
+export type Actor =
+  | { kind: "anonymous" }
+  | {
+      kind: "user";
+      userId: string;
+      email: string;
+      isSuperadmin: boolean;
+      /** Public id of the session the request came through (null for API keys / tokens). */
+      sessionId: string | null;
+    };
+
+export interface RequestContext {
+  actor: Actor;
+  requestId: string;
+  ip: string | null;
+  userAgent: string | null;
+}
+
+export type UserActor = Extract<Actor, { kind: "user" }>;
+
+export const anonymousContext = (requestId: string, ip: string | null = null, userAgent: string | null = null): RequestContext => ({
+  actor: { kind: "anonymous" },
+  requestId,
+  ip,
+  userAgent,
+});
+
+/** Context for work the service does on its own behalf (jobs, bootstrap tasks). */
+export const systemContext = (requestId = "system"): RequestContext => anonymousContext(requestId);

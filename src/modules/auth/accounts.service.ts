@@ -1,0 +1,223 @@
+import type { Clock } from "../../infra/clock.js";
+import type { Db, Executor } from "../../infra/db.js";
+import { randomToken, sha256Hex, type PasswordHasher } from "../../lib/crypto/index.js";
+import type { RequestContext } from "../../lib/request-context.js";
+import { normalizeEmail } from "../../lib/strings.js";
+import { parseInput } from "../../lib/validation.js";
+import { AuditAction } from "../audit/audit.actions.js";
+import type { AuditService } from "../audit/audit.service.js";
+import type { EmailService } from "../email/email.service.js";
+import type { RateLimitService, RateRule } from "../rate-limit/rate-limit.service.js";
+import { usersRepository, type UserRow } from "../users/users.repository.js";
+import { toUserView, type UserView } from "../users/users.views.js";
+import { AuthErrors } from "./auth.errors.js";
+import {
+  changePasswordSchema,
+  emailOnlySchema,
+  registerSchema,
+  resetPasswordSchema,
+  tokenSchema,
+} from "./auth.schemas.js";
+import { credentialsRepository } from "./credentials.repository.js";
+import { requireUser } from "./guards.js";
+import { assertPasswordAcceptable } from "./password-policy.js";
+import type { SessionsService } from "./sessions/sessions.service.js";
+import { userTokensRepository, type UserTokenPurpose } from "./user-tokens.repository.js";
+
+export interface AccountsConfig {
+  appUrl: string;
+  emailVerificationTtl: number;
+  passwordResetTtl: number;
+  superadminEmails: readonly string[];
+  limits: { register: RateRule; forgotPassword: RateRule; resetPassword: RateRule; resendVerification: RateRule };
+}
+
+export interface AccountsDeps {
+  db: Db;
+  clock: Clock;
+  hasher: PasswordHasher;
+  audit: AuditService;
+  email: EmailService;
+  limits: RateLimitService;
+  sessions: SessionsService;
+  config: AccountsConfig;
+}
+
+/** The same words whether or not the address has an account (no enumeration). */
+export const REGISTER_ACCEPTED = "Check your inbox: we sent a link to verify your email address.";
+export const FORGOT_ACCEPTED = "If an account exists for this address, we sent a link to reset its password.";
+export const RESEND_ACCEPTED = "If this address belongs to an unverified account, we sent a new verification link.";
+
+/** Registration, email verification and passwords: everything an account does without a session. */
+export class AccountsService {
+  constructor(private readonly deps: AccountsDeps) {}
+
+  /**
+   * Creates an account and emails a verification link. An address that already has an account gets
+   * the same answer, and its owner gets an email saying someone tried: the response reveals nothing.
+   */
+  async register(ctx: RequestContext, input: unknown): Promise<{ email: string; message: string }> {
+    const { db, clock, hasher, audit, limits, config } = this.deps;
+    await limits.consume("register", config.limits.register, ctx.ip ?? "unknown");
+    const data = parseInput(registerSchema, input);
+    const email = normalizeEmail(data.email);
+    assertPasswordAcceptable(data.password, email);
+    // Hash before looking the address up, so both branches take the same time.
+    const passwordHash = await hasher.hash(data.password);
+
+    await db.transaction(async (tx) => {
+      const existing = await usersRepository.findByEmail(tx, email);
+      if (existing) {
+        await this.deps.email.enqueue(tx, "account-exists", existing.email, {
+          name: existing.fullName ?? existing.email,
+          email: existing.email,
+          resetUrl: `${config.appUrl}/forgot-password`,
+        });
+        return;
+      }
+      const now = clock.now();
+      const user = await usersRepository.insert(tx, { email, fullName: data.fullName ?? null, isSuperadmin: false, now });
+      await credentialsRepository.setPasswordHash(tx, user.id, passwordHash, now);
+      await this.sendVerification(tx, user);
+      await audit.record(tx, ctx, AuditAction.userRegister, { userId: user.id, resourceType: "user", resourceId: user.id });
+    });
+    return { email, message: REGISTER_ACCEPTED };
+  }
+
+  /** Consumes a verification link; a superadmin address is promoted once it is proven. */
+  async verifyEmail(ctx: RequestContext, input: unknown): Promise<UserView> {
+    const { db, clock, audit, config } = this.deps;
+    const { token } = parseInput(tokenSchema, input);
+    return db.transaction(async (tx) => {
+      const now = clock.now();
+      const userId = await userTokensRepository.consume(tx, "email_verification", sha256Hex(token), now);
+      const user = userId ? await usersRepository.findById(tx, userId) : undefined;
+      if (!user) throw AuthErrors.invalidLink();
+      const promote = config.superadminEmails.includes(user.email) && !user.isSuperadmin;
+      const updated = await usersRepository.update(tx, user.id, {
+        emailVerifiedAt: user.emailVerifiedAt ?? now,
+        updatedAt: now,
+        ...(promote ? { isSuperadmin: true } : {}),
+      });
+      await audit.record(tx, ctx, AuditAction.userEmailVerified, { userId: user.id, resourceType: "user", resourceId: user.id });
+      if (promote) {
+        await audit.record(tx, ctx, AuditAction.userPromoted, { userId: user.id, metadata: { source: "SUPERADMIN_EMAILS" } });
+      }
+      return toUserView(updated!);
+    });
+  }
+
+  /** A new verification link for the signed-in user (rate limited per user). */
+  async resendVerificationForMe(ctx: RequestContext): Promise<{ message: string }> {
+    const { db, audit, limits, config } = this.deps;
+    const actor = requireUser(ctx);
+    await limits.consume("resend-verification", config.limits.resendVerification, actor.userId);
+    await db.transaction(async (tx) => {
+      const user = await usersRepository.findById(tx, actor.userId);
+      if (!user) throw AuthErrors.invalidLink();
+      if (user.emailVerifiedAt) throw AuthErrors.emailAlreadyVerified();
+      await this.sendVerification(tx, user);
+      await audit.record(tx, ctx, AuditAction.userVerificationResent, { userId: user.id });
+    });
+    return { message: `We sent a new verification link to ${actor.email}.` };
+  }
+
+  /** Public variant by address: same answer for every address. */
+  async resendVerificationByEmail(ctx: RequestContext, input: unknown): Promise<{ message: string }> {
+    const { db, limits, config } = this.deps;
+    await limits.consume("resend-verification-ip", config.limits.forgotPassword, ctx.ip ?? "unknown");
+    const email = normalizeEmail(parseInput(emailOnlySchema, input).email);
+    await limits.consume("resend-verification", config.limits.resendVerification, `email:${email}`);
+    await db.transaction(async (tx) => {
+      const user = await usersRepository.findByEmail(tx, email);
+      if (user && !user.emailVerifiedAt && user.status === "active") await this.sendVerification(tx, user);
+    });
+    return { message: RESEND_ACCEPTED };
+  }
+
+  async forgotPassword(ctx: RequestContext, input: unknown): Promise<{ message: string }> {
+    const { db, clock, audit, limits, config } = this.deps;
+    await limits.consume("forgot-password", config.limits.forgotPassword, ctx.ip ?? "unknown");
+    const email = normalizeEmail(parseInput(emailOnlySchema, input).email);
+    await limits.consume("forgot-password-email", config.limits.forgotPassword, email);
+    await db.transaction(async (tx) => {
+      const user = await usersRepository.findByEmail(tx, email);
+      if (!user || user.status !== "active") return;
+      const token = await this.issueToken(tx, user.id, "password_reset", config.passwordResetTtl, clock.now());
+      await this.deps.email.enqueue(tx, "reset-password", user.email, {
+        name: user.fullName ?? user.email,
+        resetUrl: `${config.appUrl}/reset-password?token=${encodeURIComponent(token)}`,
+        expiresInHours: Math.round(config.passwordResetTtl / 3600),
+      });
+      await audit.record(tx, ctx, AuditAction.userPasswordResetRequested, { userId: user.id });
+    });
+    return { message: FORGOT_ACCEPTED };
+  }
+
+  /** Sets a new password from a reset link; the link dies and every session of the account ends. */
+  async resetPassword(ctx: RequestContext, input: unknown): Promise<{ message: string }> {
+    const { db, clock, hasher, audit, limits, sessions, config } = this.deps;
+    await limits.consume("reset-password", config.limits.resetPassword, ctx.ip ?? "unknown");
+    const data = parseInput(resetPasswordSchema, input);
+    const tokenHash = sha256Hex(data.token);
+    // A policy failure throws inside the transaction, so the link is not spent by a rejected password.
+    const user = await db.transaction(async (tx) => {
+      const now = clock.now();
+      const userId = await userTokensRepository.consume(tx, "password_reset", tokenHash, now);
+      const found = userId ? await usersRepository.findById(tx, userId) : undefined;
+      if (!found || found.status !== "active") throw AuthErrors.invalidLink();
+      assertPasswordAcceptable(data.password, found.email);
+      await credentialsRepository.setPasswordHash(tx, found.id, await hasher.hash(data.password), now);
+      // Following the link proved control of the address.
+      if (!found.emailVerifiedAt) await usersRepository.update(tx, found.id, { emailVerifiedAt: now, updatedAt: now });
+      await userTokensRepository.voidAll(tx, found.id, "password_reset", now);
+      await audit.record(tx, ctx, AuditAction.userPasswordReset, { userId: found.id });
+      return found;
+    });
+    await sessions.revokeAll(user.id);
+    await limits.clearFailures("login", user.email);
+    return { message: "Your password was reset. Sign in with the new password." };
+  }
+
+  /** Changes the signed-in user's password; other sessions end, this one stays. */
+  async changePassword(ctx: RequestContext, input: unknown): Promise<{ message: string }> {
+    const { db, clock, hasher, audit, sessions } = this.deps;
+    const actor = requireUser(ctx);
+    const data = parseInput(changePasswordSchema, input);
+    const current = await credentialsRepository.findPasswordHash(db, actor.userId);
+    if (!current || !(await hasher.verify(current, data.currentPassword))) throw AuthErrors.currentPasswordIncorrect();
+    assertPasswordAcceptable(data.newPassword, actor.email, "newPassword");
+    const hash = await hasher.hash(data.newPassword);
+    await db.transaction(async (tx) => {
+      await credentialsRepository.setPasswordHash(tx, actor.userId, hash, clock.now());
+      await audit.record(tx, ctx, AuditAction.userPasswordChange, { userId: actor.userId });
+    });
+    await sessions.revokeAll(actor.userId, actor.sessionId);
+    return { message: "Password changed. Your other sessions were signed out." };
+  }
+
+  private async sendVerification(tx: Executor, user: UserRow): Promise<void> {
+    const { clock, config } = this.deps;
+    const now = clock.now();
+    await userTokensRepository.voidAll(tx, user.id, "email_verification", now);
+    const token = await this.issueToken(tx, user.id, "email_verification", config.emailVerificationTtl, now);
+    await this.deps.email.enqueue(tx, "verify-email", user.email, {
+      name: user.fullName ?? user.email,
+      email: user.email,
+      verifyUrl: `${config.appUrl}/verify-email?token=${encodeURIComponent(token)}`,
+      expiresInHours: Math.round(config.emailVerificationTtl / 3600),
+    });
+  }
+
+  private async issueToken(tx: Executor, userId: string, purpose: UserTokenPurpose, ttl: number, now: Date): Promise<string> {
+    const token = randomToken(32);
+    await userTokensRepository.insert(tx, {
+      userId,
+      purpose,
+      tokenHash: sha256Hex(token),
+      expiresAt: new Date(now.getTime() + ttl * 1000),
+      now,
+    });
+    return token;
+  }
+}

@@ -1,0 +1,62 @@
+import type { Db } from "../../infra/db.js";
+import type { StoredSession } from "../../infra/session-store.js";
+import { CommonErrors } from "../../lib/errors.js";
+import type { RequestContext } from "../../lib/request-context.js";
+import { usersRepository } from "../users/users.repository.js";
+import type { SessionsService } from "./sessions/sessions.service.js";
+
+export interface ActorSource {
+  /** Value of `Authorization: Bearer …`, if any. */
+  bearer?: string | null;
+  /** Session token from the signed cookie, with the record express-session already loaded. */
+  cookieToken?: string | null;
+  cookieSession?: StoredSession | null;
+  requestId: string;
+  ip: string | null;
+  userAgent: string | null;
+}
+
+/**
+ * The one place that turns credentials into an actor: both transports call it with plain header
+ * values. A bad bearer token is an error (the client asked to be someone); a stale cookie is not.
+ */
+export class ActorService {
+  constructor(
+    private readonly db: Db,
+    private readonly sessions: SessionsService,
+  ) {}
+
+  async resolve(source: ActorSource): Promise<RequestContext> {
+    const base = { requestId: source.requestId, ip: source.ip, userAgent: source.userAgent };
+    const anonymous: RequestContext = { ...base, actor: { kind: "anonymous" } };
+
+    if (source.bearer) {
+      const ctx = await this.fromSessionToken(source.bearer, null, base);
+      if (!ctx) throw CommonErrors.invalidToken();
+      return ctx;
+    }
+    if (source.cookieToken && source.cookieSession?.auth) {
+      return (await this.fromSessionToken(source.cookieToken, source.cookieSession, base)) ?? anonymous;
+    }
+    return anonymous;
+  }
+
+  private async fromSessionToken(
+    token: string,
+    preloaded: StoredSession | null,
+    base: Omit<RequestContext, "actor">,
+  ): Promise<RequestContext | null> {
+    const session = await this.sessions.resolve(token, preloaded);
+    if (!session) return null;
+    const user = await usersRepository.findById(this.db, session.userId);
+    // A session outliving its user's suspension or deletion must not authenticate anything.
+    if (!user || user.status !== "active") {
+      await this.sessions.revokeAll(session.userId);
+      return null;
+    }
+    return {
+      ...base,
+      actor: { kind: "user", userId: user.id, email: user.email, isSuperadmin: user.isSuperadmin, sessionId: session.id },
+    };
+  }
+}

@@ -1,0 +1,16 @@
+import { AppError } from "../../lib/errors.js";
+
+export const AuthErrors = {
+  // One message for unknown email and wrong password: the answer must not reveal which.
+  invalidCredentials: () => new AppError("AUTHENTICATION_ERROR", 401, "Invalid email or password"),
+  accountSuspended: () =>
+    new AppError("ACCOUNT_SUSPENDED", 403, "This account is suspended. Contact your administrator."),
+  invalidLink: () =>
+    new AppError("INVALID_TOKEN", 400, "This link is invalid, has expired or was already used. Request a new one."),
+  emailAlreadyVerified: () => new AppError("EMAIL_ALREADY_VERIFIED", 409, "Your email address is already verified"),
+  currentPasswordIncorrect: () => new AppError("CURRENT_PASSWORD_INCORRECT", 400, "The current password is incorrect"),
+  passwordRequired: () => new AppError("PASSWORD_REQUIRED", 400, "Confirm with your current password"),
+  sessionNotFound: () => new AppError("SESSION_NOT_FOUND", 404, "Session not found"),
+  invalidRedirect: () =>
+    new AppError("INVALID_REDIRECT", 400, "The redirect URL is not allowed: its origin is not in CORS_ORIGINS"),
+};

@@ -1,0 +1,24 @@
+import { eq } from "drizzle-orm";
+import { passwordCredentials } from "../../../schema/index.js";
+import type { Executor } from "../../infra/db.js";
+
+/**
+ * Privileged: the only reader of password hashes. Imported by the auth services alone
+ * (ARCHITECTURE rule 7).
+ */
+export const credentialsRepository = {
+  async findPasswordHash(db: Executor, userId: string): Promise<string | undefined> {
+    const [row] = await db
+      .select({ hash: passwordCredentials.passwordHash })
+      .from(passwordCredentials)
+      .where(eq(passwordCredentials.userId, userId));
+    return row?.hash;
+  },
+
+  async setPasswordHash(db: Executor, userId: string, hash: string, now: Date): Promise<void> {
+    await db
+      .insert(passwordCredentials)
+      .values({ userId, passwordHash: hash, updatedAt: now })
+      .onConflictDoUpdate({ target: passwordCredentials.userId, set: { passwordHash: hash, updatedAt: now } });
+  },
+};

@@ -1,0 +1,48 @@
+import type { Db } from "../../../infra/db.js";
+import { parseInput } from "../../../lib/validation.js";
+import type { OriginMatcher } from "../../../lib/origins.js";
+import { originOf } from "../../../lib/origins.js";
+import type { RequestContext } from "../../../lib/request-context.js";
+import { AuditAction } from "../../audit/audit.actions.js";
+import type { AuditService } from "../../audit/audit.service.js";
+import { AuthErrors } from "../auth.errors.js";
+import { tokenRedirectSchema } from "../auth.schemas.js";
+import { requireUser } from "../guards.js";
+import type { SessionsService, SessionView } from "./sessions.service.js";
+
+/** What a signed-in user can do with their own sessions. */
+export class MySessionsService {
+  constructor(
+    private readonly db: Db,
+    private readonly sessions: SessionsService,
+    private readonly audit: AuditService,
+    private readonly allowedOrigins: OriginMatcher,
+  ) {}
+
+  list(ctx: RequestContext): Promise<SessionView[]> {
+    const actor = requireUser(ctx);
+    return this.sessions.list(actor.userId, actor.sessionId);
+  }
+
+  async revoke(ctx: RequestContext, sessionId: string): Promise<void> {
+    const actor = requireUser(ctx);
+    // Another user's session id is reported exactly like an unknown one.
+    if (!(await this.sessions.revoke(actor.userId, sessionId))) throw AuthErrors.sessionNotFound();
+    await this.audit.record(this.db, ctx, AuditAction.sessionRevoke, { resourceType: "session", resourceId: sessionId });
+  }
+
+  /**
+   * Hands the current session token to a client that needs it (the CLI, a companion app): as data,
+   * or by redirect to a URL whose origin CORS_ORIGINS allows (wildcard entries included).
+   */
+  tokenHandoff(ctx: RequestContext, token: string, input: unknown): { token: string } | { redirectUrl: string } {
+    requireUser(ctx);
+    const { redirect } = parseInput(tokenRedirectSchema, input);
+    if (!redirect) return { token };
+    const origin = originOf(redirect);
+    if (!origin || !this.allowedOrigins.allows(origin)) throw AuthErrors.invalidRedirect();
+    const url = new URL(redirect);
+    url.searchParams.set("token", token);
+    return { redirectUrl: url.toString() };
+  }
+}

@@ -1,0 +1,157 @@
+import type { Clock } from "../../../infra/clock.js";
+import type { KeyValueStore } from "../../../infra/kv.js";
+import type { SessionAuth, SessionRecordStore, StoredSession } from "../../../infra/session-store.js";
+import { randomToken, sha256Hex, uuid } from "../../../lib/crypto/index.js";
+
+export interface SessionPolicy {
+  idleTimeout: number;
+  absoluteTimeout: number;
+  rememberMeIdleTimeout: number;
+  rememberMeAbsoluteTimeout: number;
+}
+
+export interface SessionView {
+  id: string;
+  ipAddress: string | null;
+  userAgent: string | null;
+  createdAt: Date;
+  lastActivityAt: Date;
+  expiresAt: Date;
+  rememberMe: boolean;
+  current: boolean;
+}
+
+export interface CreatedSession {
+  token: string;
+  session: SessionAuth;
+  expiresAt: Date;
+}
+
+/** Token prefix: makes leaked session tokens recognisable to secret scanners. */
+export const SESSION_TOKEN_PREFIX = "kws_";
+// Writing lastSeenAt on every request would turn each read into a write; a minute of slack is plenty.
+const TOUCH_INTERVAL_MS = 60_000;
+const indexKey = (userId: string) => `user-sessions:${userId}`;
+
+/**
+ * One session store for both doors: the browser cookie and `Authorization: Bearer` carry the same
+ * token. Sessions slide: each use extends the idle deadline, never past the absolute cap.
+ */
+export class SessionsService {
+  constructor(
+    private readonly records: SessionRecordStore,
+    private readonly kv: KeyValueStore,
+    private readonly clock: Clock,
+    private readonly policy: SessionPolicy,
+  ) {}
+
+  async create(userId: string, meta: { rememberMe: boolean; ip: string | null; userAgent: string | null }): Promise<CreatedSession> {
+    const now = this.clock.now().getTime();
+    const absolute = meta.rememberMe ? this.policy.rememberMeAbsoluteTimeout : this.policy.absoluteTimeout;
+    const auth: SessionAuth = {
+      id: uuid(),
+      userId,
+      createdAt: now,
+      lastSeenAt: now,
+      absoluteExpiresAt: now + absolute * 1000,
+      idleTimeout: meta.rememberMe ? this.policy.rememberMeIdleTimeout : this.policy.idleTimeout,
+      rememberMe: meta.rememberMe,
+      ip: meta.ip,
+      userAgent: meta.userAgent?.slice(0, 512) ?? null,
+    };
+    const token = SESSION_TOKEN_PREFIX + randomToken(32);
+    const hash = sha256Hex(token);
+    await this.records.set(hash, this.toRecord(auth));
+    await this.kv.hset(indexKey(userId), auth.id, hash, absolute);
+    return { token, session: auth, expiresAt: new Date(auth.absoluteExpiresAt) };
+  }
+
+  /** The live session for a token, slid forward; null when unknown, idle too long or past its cap. */
+  async resolve(token: string, preloaded?: StoredSession | null): Promise<SessionAuth | null> {
+    const hash = sha256Hex(token);
+    const record = preloaded ?? (await this.records.get(hash));
+    const auth = record?.auth;
+    if (!auth) return null;
+    const now = this.clock.now().getTime();
+    if (now >= auth.absoluteExpiresAt || now - auth.lastSeenAt > auth.idleTimeout * 1000) {
+      await this.destroy(auth.userId, auth.id, hash);
+      return null;
+    }
+    if (now - auth.lastSeenAt >= TOUCH_INTERVAL_MS) {
+      const touched = { ...auth, lastSeenAt: now };
+      await this.records.set(hash, { ...record, ...this.toRecord(touched) });
+      return touched;
+    }
+    return auth;
+  }
+
+  /** When an idle session expires if it is not used again. */
+  expiresAt(auth: SessionAuth): Date {
+    return new Date(Math.min(auth.absoluteExpiresAt, auth.lastSeenAt + auth.idleTimeout * 1000));
+  }
+
+  async list(userId: string, currentId: string | null): Promise<SessionView[]> {
+    const index = await this.kv.hgetall(indexKey(userId));
+    const views: SessionView[] = [];
+    for (const [id, hash] of Object.entries(index)) {
+      const auth = (await this.records.get(hash))?.auth;
+      const now = this.clock.now().getTime();
+      if (!auth || now >= auth.absoluteExpiresAt || now - auth.lastSeenAt > auth.idleTimeout * 1000) {
+        await this.destroy(userId, id, hash);
+        continue;
+      }
+      views.push({
+        id,
+        ipAddress: auth.ip,
+        userAgent: auth.userAgent,
+        createdAt: new Date(auth.createdAt),
+        lastActivityAt: new Date(auth.lastSeenAt),
+        expiresAt: this.expiresAt(auth),
+        rememberMe: auth.rememberMe,
+        current: id === currentId,
+      });
+    }
+    return views.sort((a, b) => b.lastActivityAt.getTime() - a.lastActivityAt.getTime());
+  }
+
+  /** Revokes one of the user's sessions by its public id; false when it is not theirs or gone. */
+  async revoke(userId: string, sessionId: string): Promise<boolean> {
+    const hash = (await this.kv.hgetall(indexKey(userId)))[sessionId];
+    if (!hash) return false;
+    await this.destroy(userId, sessionId, hash);
+    return true;
+  }
+
+  async revokeToken(token: string): Promise<SessionAuth | null> {
+    const hash = sha256Hex(token);
+    const auth = (await this.records.get(hash))?.auth ?? null;
+    if (auth) await this.destroy(auth.userId, auth.id, hash);
+    else await this.records.destroy(hash);
+    return auth;
+  }
+
+  /** Revokes every session of a user (reset, suspension, deletion), optionally keeping one. */
+  async revokeAll(userId: string, exceptSessionId?: string | null): Promise<number> {
+    const index = await this.kv.hgetall(indexKey(userId));
+    let count = 0;
+    for (const [id, hash] of Object.entries(index)) {
+      if (id === exceptSessionId) continue;
+      await this.destroy(userId, id, hash);
+      count++;
+    }
+    return count;
+  }
+
+  private async destroy(userId: string, id: string, hash: string): Promise<void> {
+    await this.records.destroy(hash);
+    await this.kv.hdel(indexKey(userId), id);
+  }
+
+  private toRecord(auth: SessionAuth): StoredSession {
+    // express-session's cookie block: its `expires` also sets the store TTL (connect-redis, MemoryStore).
+    return {
+      cookie: { originalMaxAge: null, expires: new Date(auth.absoluteExpiresAt).toISOString(), httpOnly: true, path: "/" },
+      auth,
+    };
+  }
+}

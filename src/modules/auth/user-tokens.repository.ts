@@ -1,0 +1,35 @@
+import { and, eq, gt, isNull } from "drizzle-orm";
+import { userTokens } from "../../../schema/index.js";
+import type { Executor } from "../../infra/db.js";
+
+export type UserTokenPurpose = (typeof userTokens.purpose.enumValues)[number];
+
+/** Email-link tokens: only their SHA-256 is stored, and each is consumed at most once. */
+export const userTokensRepository = {
+  async insert(db: Executor, v: { userId: string; purpose: UserTokenPurpose; tokenHash: string; expiresAt: Date; now: Date }) {
+    await db.insert(userTokens).values({ userId: v.userId, purpose: v.purpose, tokenHash: v.tokenHash, expiresAt: v.expiresAt, createdAt: v.now });
+  },
+
+  /**
+   * Marks a valid token used and returns its user. The conditional update is the single-use guard:
+   * of two concurrent requests with the same token, only one gets a row back.
+   */
+  async consume(db: Executor, purpose: UserTokenPurpose, tokenHash: string, now: Date): Promise<string | undefined> {
+    const [row] = await db
+      .update(userTokens)
+      .set({ usedAt: now })
+      .where(
+        and(eq(userTokens.tokenHash, tokenHash), eq(userTokens.purpose, purpose), isNull(userTokens.usedAt), gt(userTokens.expiresAt, now)),
+      )
+      .returning({ userId: userTokens.userId });
+    return row?.userId;
+  },
+
+  /** Voids a user's outstanding tokens of one purpose (a new link replaces the old ones). */
+  async voidAll(db: Executor, userId: string, purpose: UserTokenPurpose, now: Date) {
+    await db
+      .update(userTokens)
+      .set({ usedAt: now })
+      .where(and(eq(userTokens.userId, userId), eq(userTokens.purpose, purpose), isNull(userTokens.usedAt)));
+  },
+};

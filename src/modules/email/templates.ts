@@ -1,0 +1,13 @@
+/**
+ * Every email Keyward sends, with the props its template needs. The props type is what
+ * `email.enqueue` checks at compile time; the renderer checks at run time that none is missing.
+ */
+export interface TemplateProps {
+  "verify-email": { name: string; email: string; verifyUrl: string; expiresInHours: number };
+  "reset-password": { name: string; resetUrl: string; expiresInHours: number };
+  "account-exists": { name: string; email: string; resetUrl: string };
+}
+
+export type TemplateName = keyof TemplateProps;
+
+export const TEMPLATE_NAMES = ["verify-email", "reset-password", "account-exists"] as const satisfies readonly TemplateName[];

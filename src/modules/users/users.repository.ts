@@ -1,0 +1,63 @@
+import { and, eq } from "drizzle-orm";
+import { passwordCredentials, users } from "../../../schema/index.js";
+import type { Executor } from "../../infra/db.js";
+import { live } from "../../infra/soft-delete.js";
+
+/** The user columns any service may read: never a credential. */
+export const userColumns = {
+  id: users.id,
+  email: users.email,
+  fullName: users.fullName,
+  avatarUrl: users.avatarUrl,
+  emailVerifiedAt: users.emailVerifiedAt,
+  status: users.status,
+  isSuperadmin: users.isSuperadmin,
+  suspendedAt: users.suspendedAt,
+  lastLoginAt: users.lastLoginAt,
+  createdAt: users.createdAt,
+  updatedAt: users.updatedAt,
+};
+
+export type UserRow = {
+  id: string;
+  email: string;
+  fullName: string | null;
+  avatarUrl: string | null;
+  emailVerifiedAt: Date | null;
+  status: "active" | "suspended";
+  isSuperadmin: boolean;
+  suspendedAt: Date | null;
+  lastLoginAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+};
+
+export const usersRepository = {
+  async findById(db: Executor, id: string): Promise<UserRow | undefined> {
+    const [row] = await db.select(userColumns).from(users).where(and(eq(users.id, id), live(users)));
+    return row;
+  },
+
+  async findByEmail(db: Executor, email: string): Promise<UserRow | undefined> {
+    const [row] = await db.select(userColumns).from(users).where(and(eq(users.email, email), live(users)));
+    return row;
+  },
+
+  async insert(db: Executor, values: { email: string; fullName: string | null; isSuperadmin: boolean; now: Date }): Promise<UserRow> {
+    const [row] = await db
+      .insert(users)
+      .values({ email: values.email, fullName: values.fullName, isSuperadmin: values.isSuperadmin, createdAt: values.now, updatedAt: values.now })
+      .returning(userColumns);
+    return row!;
+  },
+
+  async update(db: Executor, id: string, values: Partial<typeof users.$inferInsert>): Promise<UserRow | undefined> {
+    const [row] = await db.update(users).set(values).where(and(eq(users.id, id), live(users))).returning(userColumns);
+    return row;
+  },
+
+  async hasPassword(db: Executor, userId: string): Promise<boolean> {
+    const rows = await db.select({ userId: passwordCredentials.userId }).from(passwordCredentials).where(eq(passwordCredentials.userId, userId));
+    return rows.length > 0;
+  },
+};

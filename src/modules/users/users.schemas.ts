@@ -1,0 +1,17 @@
+import { z } from "zod";
+
+const httpUrl = z
+  .url()
+  .max(2048)
+  .refine((v) => /^https?:\/\//i.test(v), "must be an http(s) URL");
+
+export const updateMeSchema = z
+  .object({
+    fullName: z.string().trim().min(1).max(255).nullable().optional(),
+    avatarUrl: httpUrl.nullable().optional(),
+  })
+  .refine((v) => Object.keys(v).length > 0, "nothing to update: give full_name or avatar_url");
+
+export const deleteMeSchema = z.object({ password: z.string().max(1024).optional() });
+
+export const suspendSchema = z.object({ reason: z.string().trim().max(1000).optional() });

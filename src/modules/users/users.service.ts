@@ -1,0 +1,68 @@
+import type { Clock } from "../../infra/clock.js";
+import type { Db } from "../../infra/db.js";
+import type { PasswordHasher } from "../../lib/crypto/index.js";
+import type { RequestContext } from "../../lib/request-context.js";
+import { parseInput } from "../../lib/validation.js";
+import { AuditAction } from "../audit/audit.actions.js";
+import type { AuditService } from "../audit/audit.service.js";
+import { AuthErrors } from "../auth/auth.errors.js";
+import { credentialsRepository } from "../auth/credentials.repository.js";
+import { requireUser } from "../auth/guards.js";
+import type { SessionsService } from "../auth/sessions/sessions.service.js";
+import { UserErrors } from "./users.errors.js";
+import { usersRepository } from "./users.repository.js";
+import { deleteMeSchema, updateMeSchema } from "./users.schemas.js";
+import { toUserView, type MeView, type UserView } from "./users.views.js";
+
+export interface UsersDeps {
+  db: Db;
+  clock: Clock;
+  hasher: PasswordHasher;
+  audit: AuditService;
+  sessions: SessionsService;
+}
+
+/** The signed-in user's own account. */
+export class UsersService {
+  constructor(private readonly deps: UsersDeps) {}
+
+  async getMe(ctx: RequestContext): Promise<MeView> {
+    const actor = requireUser(ctx);
+    const user = await usersRepository.findById(this.deps.db, actor.userId);
+    if (!user) throw UserErrors.notFound();
+    return { ...toUserView(user), hasPassword: await usersRepository.hasPassword(this.deps.db, user.id) };
+  }
+
+  async updateMe(ctx: RequestContext, input: unknown): Promise<UserView> {
+    const actor = requireUser(ctx);
+    const data = parseInput(updateMeSchema, input);
+    return this.deps.db.transaction(async (tx) => {
+      const updated = await usersRepository.update(tx, actor.userId, { ...data, updatedAt: this.deps.clock.now() });
+      if (!updated) throw UserErrors.notFound();
+      await this.deps.audit.record(tx, ctx, AuditAction.userUpdate, { metadata: { fields: Object.keys(data) } });
+      return toUserView(updated);
+    });
+  }
+
+  /**
+   * Soft-deletes the caller's account (`deleted_at`): it can no longer sign in and disappears from
+   * every query. A destructive step, so the current password is asked for when the account has one.
+   */
+  async deleteMe(ctx: RequestContext, input: unknown): Promise<void> {
+    const { db, clock, hasher, audit, sessions } = this.deps;
+    const actor = requireUser(ctx);
+    const { password } = parseInput(deleteMeSchema, input);
+    const hash = await credentialsRepository.findPasswordHash(db, actor.userId);
+    if (hash) {
+      if (!password) throw AuthErrors.passwordRequired();
+      if (!(await hasher.verify(hash, password))) throw AuthErrors.currentPasswordIncorrect();
+    }
+    await db.transaction(async (tx) => {
+      const now = clock.now();
+      const deleted = await usersRepository.update(tx, actor.userId, { deletedAt: now, updatedAt: now });
+      if (!deleted) throw UserErrors.notFound();
+      await audit.record(tx, ctx, AuditAction.userDelete, { resourceType: "user", resourceId: actor.userId });
+    });
+    await sessions.revokeAll(actor.userId);
+  }
+}

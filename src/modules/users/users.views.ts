@@ -1,0 +1,33 @@
+import type { UserRow } from "./users.repository.js";
+
+export interface UserView {
+  id: string;
+  email: string;
+  fullName: string | null;
+  avatarUrl: string | null;
+  emailVerified: boolean;
+  emailVerifiedAt: Date | null;
+  status: "active" | "suspended";
+  isSuperadmin: boolean;
+  lastLoginAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface MeView extends UserView {
+  hasPassword: boolean;
+}
+
+export const toUserView = (u: UserRow): UserView => ({
+  id: u.id,
+  email: u.email,
+  fullName: u.fullName,
+  avatarUrl: u.avatarUrl,
+  emailVerified: u.emailVerifiedAt !== null,
+  emailVerifiedAt: u.emailVerifiedAt,
+  status: u.status,
+  isSuperadmin: u.isSuperadmin,
+  lastLoginAt: u.lastLoginAt,
+  createdAt: u.createdAt,
+  updatedAt: u.updatedAt,
+});

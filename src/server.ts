@@ -1,0 +1,57 @@
+import express, { type Express } from "express";
+import helmet from "helmet";
+import { pinoHttp } from "pino-http";
+import { createRestShim } from "../rest-shim/index.js";
+import { errorHandler } from "../rest-shim/middleware/error-handler.js";
+import { healthRouter } from "../rest-shim/routes/health.routes.js";
+import type { Container } from "./container.js";
+import { createGraphqlRouter } from "./graphql/index.js";
+import { AppError } from "./lib/errors.js";
+import { cors } from "./http/cors.js";
+import { requestId } from "./http/request-id.js";
+import { sessionMiddleware } from "./http/session.js";
+import "./http/types.js";
+
+/**
+ * The Express application. Order matters: request id and logging first, then security headers
+ * and CORS, then sessions; the OIDC provider (mounted in a later step) must sit before any body parser.
+ */
+export async function createApp(container: Container): Promise<{ app: Express; stop: () => Promise<void> }> {
+  const { config, logger, services, corsOrigins } = container;
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("trust proxy", config.http.trustProxy);
+  app.set("query parser", "simple");
+
+  app.use(requestId);
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId: (req) => (req as express.Request).requestId,
+      customProps: (req) => ({ requestId: (req as express.Request).requestId }),
+      autoLogging: { ignore: (req) => req.url === "/api/health" },
+      // Method, path and status are enough; headers would carry cookies and tokens.
+      serializers: {
+        req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url.split("?")[0] }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      },
+    }),
+  );
+  app.use(
+    helmet({
+      contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+      strictTransportSecurity: config.http.https ? { maxAge: 31536000, includeSubDomains: true } : false,
+      crossOriginResourcePolicy: { policy: "same-site" },
+    }),
+  );
+  app.use(cors(corsOrigins, config.cors.credentials));
+  app.use(sessionMiddleware(config, container.sessionStore));
+
+  const graphql = await createGraphqlRouter(container);
+  app.use("/graphql", graphql.router);
+  app.use("/api/v1", createRestShim(container));
+  app.use("/api", healthRouter(services));
+  app.use((req, _res, next) => next(new AppError("NOT_FOUND", 404, `No route for ${req.method} ${req.path}`)));
+  app.use(errorHandler(logger));
+  return { app, stop: graphql.stop };
+}
