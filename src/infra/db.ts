@@ -40,13 +40,14 @@ export async function openDatabase(options: { url?: string; dataDir: string; poo
       db,
       kind: "postgres",
       async migrate() {
-        const conn = await client.reserve();
+        // A one-connection client: the session-level advisory lock and the migration share it.
+        const single = postgres(options.url!, { max: 1, onnotice: () => {} });
         try {
-          await conn`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
-          await migratePostgres(drizzlePostgres(conn as unknown as typeof client), { migrationsFolder: MIGRATIONS_DIR });
+          await single`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
+          await migratePostgres(drizzlePostgres(single), { migrationsFolder: MIGRATIONS_DIR });
+          await single`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`;
         } finally {
-          await conn`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`.catch(() => {});
-          conn.release();
+          await single.end({ timeout: 5 });
         }
       },
       ping: async () => void (await db.execute(sql`select 1`)),

@@ -24,15 +24,18 @@ export const outboxRepository = {
    * table without sending a message twice; the lease lets another worker retry it if this one dies.
    */
   async claimDue(db: Executor, now: Date, limit: number, leaseSeconds: number): Promise<ClaimedEmail[]> {
+    // Raw SQL parameters: timestamps as ISO strings (postgres-js does not serialise Date here).
+    const at = now.toISOString();
+    const until = new Date(now.getTime() + leaseSeconds * 1000).toISOString();
     const result = await db.execute(sql`
       update ${emailOutbox} set
-        locked_until = ${new Date(now.getTime() + leaseSeconds * 1000)},
+        locked_until = ${until}::timestamptz,
         attempts = attempts + 1,
-        updated_at = ${now}
+        updated_at = ${at}::timestamptz
       where id in (
         select id from ${emailOutbox}
-        where status = 'pending' and next_attempt_at <= ${now}
-          and (locked_until is null or locked_until <= ${now})
+        where status = 'pending' and next_attempt_at <= ${at}::timestamptz
+          and (locked_until is null or locked_until <= ${at}::timestamptz)
         order by next_attempt_at
         limit ${limit}
         for update skip locked

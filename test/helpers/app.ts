@@ -1,0 +1,97 @@
+import "reflect-metadata";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import postgres from "postgres";
+import { inject } from "vitest";
+import { loadConfig } from "../../src/config/index.js";
+import { createContainer, type Container } from "../../src/container.js";
+import { ManualClock } from "../../src/infra/clock.js";
+import { createApp } from "../../src/server.js";
+import { withDatabase } from "./global-setup.js";
+import { startSmtpSink, type SmtpSink } from "./smtp-sink.js";
+import { HttpClient } from "./http.js";
+
+export interface TestApp {
+  url: string;
+  container: Container;
+  services: Container["services"];
+  clock: ManualClock;
+  mail: SmtpSink;
+  http: HttpClient;
+  /** Runs the outbox worker once, as the background job would. */
+  flushEmails(): Promise<number>;
+  close(): Promise<void>;
+}
+
+const rand = () => Math.random().toString(36).slice(2, 10);
+
+/**
+ * Starts Keyward in-process on a loopback port, in whichever mode the environment selects:
+ * PostgreSQL + Redis when DATABASE_URL / REDIS_URL are set (a fresh database cloned from the
+ * migrated template, a unique Redis key prefix), otherwise the embedded default (PGlite in memory,
+ * in-process stores). Mail goes over SMTP to a real server on loopback.
+ */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const server: Server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  const mail = await startSmtpSink();
+
+  const template = inject("pgTemplate");
+  const baseUrl = process.env.DATABASE_URL;
+  let dbName: string | null = null;
+  if (baseUrl && template) {
+    dbName = `keyward_t_${rand()}`;
+    const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`create database "${dbName}" template "${template}"`);
+    await admin.end();
+  }
+  const prefix = `kwtest:${rand()}:`;
+  const config = loadConfig({
+    NODE_ENV: "test",
+    LOG_LEVEL: "silent",
+    PORT: String(port),
+    PUBLIC_URL: `http://localhost:${port}`,
+    SESSION_SECRET: "test-session-secret-that-is-long-enough-0123456789",
+    ENCRYPTION_KEYS: `t1:${Buffer.alloc(32, 1).toString("base64")}`,
+    DATA_DIR: "memory://",
+    ...(dbName ? { DATABASE_URL: withDatabase(baseUrl!, dbName) } : {}),
+    ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL, REDIS_KEY_PREFIX: prefix } : {}),
+    EMAIL_PROVIDER: "smtp",
+    SMTP_HOST: "127.0.0.1",
+    SMTP_PORT: String(mail.port),
+    ...env,
+  });
+  const clock = new ManualClock();
+  const container = await createContainer(config, { clock });
+  await container.database.migrate();
+  const { app, stop } = await createApp(container);
+  server.on("request", app);
+  const url = `http://localhost:${port}`;
+
+  return {
+    url,
+    container,
+    services: container.services,
+    clock,
+    mail,
+    http: new HttpClient(url),
+    flushEmails: () => container.services.email.drain(),
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await stop();
+      if (container.redis) {
+        const keys = await container.redis.keys(`${prefix}*`);
+        if (keys.length) await container.redis.del(...keys);
+      }
+      await container.close();
+      await mail.close();
+      if (dbName) {
+        const admin = postgres(baseUrl!, { max: 1, onnotice: () => {} });
+        await admin.unsafe(`drop database if exists "${dbName}" with (force)`);
+        await admin.end();
+      }
+    },
+  };
+}

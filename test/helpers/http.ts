@@ -1,0 +1,62 @@
+export interface HttpResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  rawBody?: string;
+  token?: string;
+  cookie?: string;
+  headers?: Record<string, string>;
+}
+
+/** A small fetch wrapper for the REST envelope and GraphQL. */
+export class HttpClient {
+  constructor(readonly baseUrl: string) {}
+
+  async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<HttpResponse<T>> {
+    const headers: Record<string, string> = { ...(options.headers ?? {}) };
+    if (options.body !== undefined || options.rawBody !== undefined) headers["content-type"] ??= "application/json";
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    if (options.cookie) headers.cookie = options.cookie;
+    const res = await fetch(this.baseUrl + path, {
+      method,
+      headers,
+      body: options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
+      redirect: "manual",
+    });
+    const text = await res.text();
+    let body: any = text;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      /* not JSON */
+    }
+    return { status: res.status, headers: res.headers, body, text };
+  }
+
+  get = <T = any>(path: string, o?: RequestOptions) => this.request<T>("GET", path, o);
+  post = <T = any>(path: string, body?: unknown, o?: RequestOptions) => this.request<T>("POST", path, { ...o, body: body ?? {} });
+  patch = <T = any>(path: string, body?: unknown, o?: RequestOptions) => this.request<T>("PATCH", path, { ...o, body: body ?? {} });
+  delete = <T = any>(path: string, o?: RequestOptions) => this.request<T>("DELETE", path, o);
+
+  /** POST /graphql; returns `{ data, errors }` plus the HTTP status and headers. */
+  async gql<T = any>(query: string, variables?: Record<string, unknown>, o: RequestOptions = {}) {
+    const res = await this.request<{ data?: T; errors?: Array<{ message: string; extensions?: { code?: string; [k: string]: unknown } }> }>(
+      "POST",
+      "/graphql",
+      { ...o, body: { query, variables } },
+    );
+    return { ...res.body, status: res.status, headers: res.headers };
+  }
+}
+
+/** The `name=value` part of a Set-Cookie header, ready to send back. */
+export function sessionCookie(headers: Headers): string {
+  const setCookie = headers.getSetCookie().find((c) => c.includes(".sid="));
+  if (!setCookie) throw new Error("no session cookie was set");
+  return setCookie.split(";")[0]!;
+}

@@ -1,0 +1,58 @@
+import { simpleParser, type ParsedMail } from "mailparser";
+import { SMTPServer } from "smtp-server";
+
+export interface ReceivedMail {
+  from: string;
+  to: string[];
+  subject: string;
+  html: string;
+  text: string;
+  parsed: ParsedMail;
+}
+
+/** A real SMTP server on loopback that keeps what it receives, for assertions. */
+export async function startSmtpSink() {
+  const received: ReceivedMail[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS"],
+    logger: false,
+    onData(stream, session, callback) {
+      simpleParser(stream)
+        .then((parsed) => {
+          received.push({
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
+            to: session.envelope.rcptTo.map((r) => r.address),
+            subject: parsed.subject ?? "",
+            html: typeof parsed.html === "string" ? parsed.html : "",
+            text: parsed.text ?? "",
+            parsed,
+          });
+          callback();
+        })
+        .catch(callback);
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.server.address() as { port: number }).port;
+  return {
+    port,
+    received,
+    /** Messages to one address, oldest first. */
+    to: (address: string) => received.filter((m) => m.to.includes(address)),
+    last: (address: string) => received.filter((m) => m.to.includes(address)).at(-1),
+    clear: () => void received.splice(0),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+export type SmtpSink = Awaited<ReturnType<typeof startSmtpSink>>;
+
+/** The first link in a message's text part that contains `fragment`. */
+export function linkIn(mail: ReceivedMail | undefined, fragment: string): string {
+  const url = mail?.text.match(/https?:\/\/\S+/g)?.find((u) => u.includes(fragment));
+  if (!url) throw new Error(`no link with "${fragment}" in ${mail ? `"${mail.subject}"` : "(no message)"}`);
+  return url;
+}
+
+export const tokenFrom = (url: string): string => new URL(url).searchParams.get("token") ?? "";
