@@ -97,7 +97,7 @@ describe("registration and email verification", () => {
     try {
       expect((await app.http.post("/api/v1/auth/verify-email", { token })).status).toBe(400);
     } finally {
-      app.clock.advance(-(24 * 3600 + 1));
+      app.clock.reset();
     }
   });
 });
@@ -155,7 +155,7 @@ describe("password reset", () => {
     try {
       expect((await app.http.post("/api/v1/auth/reset-password", { token, password: "long enough passphrase" })).status).toBe(400);
     } finally {
-      app.clock.advance(-(2 * 3600 + 1));
+      app.clock.reset();
     }
   });
 });

@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sql } from "drizzle-orm";
+import { startTestApp, type TestApp } from "../helpers/app.js";
+import { auditRows } from "../helpers/db.js";
+import { login, newUser, uniqueEmail, PASSWORD } from "../factories/users.js";
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp({ RATE_LIMIT_LOGIN_ACCOUNT_FAILURES: "3", RATE_LIMIT_LOGIN_LOCKOUT_BASE: "1" });
+});
+afterAll(() => app?.close());
+
+describe("login answers and audit", () => {
+  it("says the same for an unknown email and a wrong password", async () => {
+    const user = await newUser(app);
+    const unknown = await login(app, uniqueEmail("nobody"), "whatever password");
+    const wrong = await login(app, user.email, "whatever password");
+    expect(unknown.status).toBe(401);
+    expect(wrong.status).toBe(401);
+    expect(unknown.body.message).toBe(wrong.body.message);
+    expect(unknown.body.error.type).toBe(wrong.body.error.type);
+  });
+
+  it("records successes and failures with ip address and user agent", async () => {
+    const user = await newUser(app);
+    await app.http.post("/api/v1/auth/login", { email: user.email, password: "nope nope nope" }, { headers: { "user-agent": "audit-agent/1.0" } });
+    await app.http.post("/api/v1/auth/login", { email: user.email, password: PASSWORD }, { headers: { "user-agent": "audit-agent/2.0", "x-request-id": "req-login-42" } });
+    const rows = await auditRows(app, user.id);
+    const failed = rows.find((r) => r.action === "user.login.failed")!;
+    const ok = rows.filter((r) => r.action === "user.login").at(-1)!;
+    expect(failed).toMatchObject({ success: false, user_agent: "audit-agent/1.0" });
+    expect(failed.ip_address).toMatch(/127\.0\.0\.1|::1/);
+    expect(ok).toMatchObject({ success: true, user_agent: "audit-agent/2.0", request_id: "req-login-42" });
+    expect(ok.ip_address).toMatch(/127\.0\.0\.1|::1/);
+    expect(JSON.stringify(rows)).not.toContain(PASSWORD);
+  });
+
+  it("keeps the audit log append-only", async () => {
+    await newUser(app);
+    await expect(app.container.db.execute(sql`update audit_logs set action = 'tampered'`)).rejects.toThrow();
+    await expect(app.container.db.execute(sql`delete from audit_logs`)).rejects.toThrow();
+  });
+});
+
+describe("login throttling", () => {
+  it("locks an account after consecutive failures, answers 429 with Retry-After, and unlocks after the back-off", async () => {
+    const user = await newUser(app);
+    for (let i = 0; i < 3; i++) expect((await login(app, user.email, "bad password here")).status).toBe(401);
+    const locked = await login(app, user.email, PASSWORD);
+    expect(locked.status).toBe(429);
+    expect(locked.body.error.type).toBe("RATE_LIMIT_EXCEEDED");
+    expect(Number(locked.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    await new Promise((r) => setTimeout(r, 1100));
+    expect((await login(app, user.email, PASSWORD)).status).toBe(200);
+  });
+
+  it("resets the failure count after a successful sign-in", async () => {
+    const user = await newUser(app);
+    for (let i = 0; i < 2; i++) await login(app, user.email, "bad password here");
+    expect((await login(app, user.email, PASSWORD)).status).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await login(app, user.email, "bad password here")).status).toBe(401);
+    expect((await login(app, user.email, PASSWORD)).status).toBe(200);
+  });
+});
+
+describe("per-IP limits", () => {
+  let limited: TestApp;
+  beforeAll(async () => {
+    limited = await startTestApp({ RATE_LIMIT_LOGIN_IP: "2/3600", RATE_LIMIT_FORGOT_PASSWORD: "1/3600" });
+  });
+  afterAll(() => limited?.close());
+
+  it("limits sign-in attempts per client address", async () => {
+    await login(limited, uniqueEmail(), "x1234567");
+    await login(limited, uniqueEmail(), "x1234567");
+    const third = await login(limited, uniqueEmail(), "x1234567");
+    expect(third.status).toBe(429);
+  });
+
+  it("limits forgot-password per client address", async () => {
+    expect((await limited.http.post("/api/v1/auth/forgot-password", { email: uniqueEmail() })).status).toBe(200);
+    expect((await limited.http.post("/api/v1/auth/forgot-password", { email: uniqueEmail() })).status).toBe(429);
+  });
+});
