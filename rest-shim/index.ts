@@ -1,5 +1,8 @@
 import express, { Router } from "express";
-import type { Container } from "../src/container.js";
+import type { Config } from "../src/config/index.js";
+import type { Container, Services } from "../src/container.js";
+import { buildOpenApi } from "./openapi.js";
+import { healthRoutes } from "./routes/health.routes.js";
 import { contextMiddleware } from "../src/http/context.js";
 import { sameOriginForCookieWrites } from "./middleware/same-origin.js";
 import { edgeRateLimit } from "./middleware/rate-limit.js";
@@ -10,16 +13,22 @@ import { usersRoutes } from "./routes/users.routes.js";
 import "../src/http/types.js";
 
 /** Every REST operation, in one list: mounted below and described by the OpenAPI document. */
-export function restRoutes(container: Container): RouteDef[] {
-  const { services, config } = container;
+export function restRoutes(services: Services, config: Config): RouteDef[] {
   return [...authRoutes(services, config), ...usersRoutes(services), ...adminRoutes(services)];
+}
+
+/** The OpenAPI document (also committed as openapi.json and served at /api/v1/openapi.json). */
+export function openApiDocument(services: Services, config: Config, version: string) {
+  return buildOpenApi([...restRoutes(services, config), ...healthRoutes(services)], { version });
 }
 
 /** The `/api/v1` router: JSON bodies, caller resolution, CSRF check for cookie writes, routes, 404/405. */
 export function createRestShim(container: Container): Router {
   const { config, services, corsOrigins } = container;
-  const routes = restRoutes(container);
+  const routes = restRoutes(services, config);
+  const document = openApiDocument(services, config, container.version);
   const router = Router();
+  router.get("/openapi.json", (_req, res) => void res.json(document));
   router.use(express.json({ limit: config.http.bodyLimit }));
   router.use(edgeRateLimit(services.limits, config.rateLimits.apiIp));
   router.use(contextMiddleware(services.actors));
