@@ -1,6 +1,6 @@
 import "reflect-metadata";
 import type { Server } from "node:http";
-import { loadConfig, ConfigError } from "./config/index.js";
+import { ConfigError, loadConfig, loadDotEnvFile } from "./config/index.js";
 import { createContainer } from "./container.js";
 import { startJobs } from "./jobs/index.js";
 import { systemContext } from "./lib/request-context.js";
@@ -9,6 +9,7 @@ import { createApp } from "./server.js";
 async function main(): Promise<void> {
   let config;
   try {
+    loadDotEnvFile();
     config = loadConfig();
   } catch (e) {
     if (e instanceof ConfigError) {

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { envSchema, type ParsedEnv } from "./env.js";
 
 export interface EncryptionKey {
@@ -159,9 +160,16 @@ function deepFreeze<T>(value: T): T {
 
 /** Parses the environment once; throws a ConfigError naming every bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const parsed = envSchema.safeParse(env);
+  // An empty variable means "not set" (as in `DATABASE_URL= npm start`).
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = envSchema.safeParse(present);
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`));
   }
   return deepFreeze(buildConfig(parsed.data));
+}
+
+/** Loads `.env` into the environment when the file exists (values already set win). */
+export function loadDotEnvFile(path = ".env"): void {
+  if (existsSync(path)) process.loadEnvFile(path);
 }

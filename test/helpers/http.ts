@@ -44,13 +44,9 @@ export class HttpClient {
   delete = <T = any>(path: string, o?: RequestOptions) => this.request<T>("DELETE", path, o);
 
   /** POST /graphql; returns `{ data, errors }` plus the HTTP status and headers. */
-  async gql<T = any>(query: string, variables?: Record<string, unknown>, o: RequestOptions = {}) {
-    const res = await this.request<{ data?: T; errors?: Array<{ message: string; extensions?: { code?: string; [k: string]: unknown } }> }>(
-      "POST",
-      "/graphql",
-      { ...o, body: { query, variables } },
-    );
-    return { ...res.body, status: res.status, headers: res.headers };
+  async gql(query: string, variables?: Record<string, unknown>, o: RequestOptions = {}): Promise<{ data: any; errors: any; status: number; headers: Headers }> {
+    const res = await this.request("POST", "/graphql", { ...o, body: { query, variables } });
+    return { data: res.body?.data, errors: res.body?.errors, status: res.status, headers: res.headers };
   }
 }
 
