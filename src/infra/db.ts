@@ -19,7 +19,8 @@ export type Executor = Db | Tx;
 export interface Database {
   readonly db: Db;
   readonly kind: "postgres" | "pglite";
-  migrate(): Promise<void>;
+  /** Applies pending migrations (from `folder`, default schema/migrations). */
+  migrate(folder?: string): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -39,12 +40,12 @@ export async function openDatabase(options: { url?: string; dataDir: string; poo
     return {
       db,
       kind: "postgres",
-      async migrate() {
+      async migrate(folder = MIGRATIONS_DIR) {
         // A one-connection client: the session-level advisory lock and the migration share it.
         const single = postgres(options.url!, { max: 1, onnotice: () => {} });
         try {
           await single`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
-          await migratePostgres(drizzlePostgres(single), { migrationsFolder: MIGRATIONS_DIR });
+          await migratePostgres(drizzlePostgres(single), { migrationsFolder: folder });
           await single`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`;
         } finally {
           await single.end({ timeout: 5 });
@@ -63,7 +64,7 @@ export async function openDatabase(options: { url?: string; dataDir: string; poo
   return {
     db: lite as unknown as Db,
     kind: "pglite",
-    migrate: () => migratePglite(lite, { migrationsFolder: MIGRATIONS_DIR }),
+    migrate: (folder = MIGRATIONS_DIR) => migratePglite(lite, { migrationsFolder: folder }),
     ping: async () => void (await client.query("select 1")),
     close: () => client.close(),
   };

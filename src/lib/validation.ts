@@ -1,8 +1,21 @@
 import type { z } from "zod";
 import { CommonErrors } from "./errors.js";
 
+/** Path of the first string holding a NUL character (PostgreSQL text cannot store one). */
+function findNul(value: unknown, path: string[] = [], depth = 0): string[] | null {
+  if (typeof value === "string") return value.includes("\u0000") ? path : null;
+  if (depth > 20 || value === null || typeof value !== "object") return null;
+  for (const [k, v] of Object.entries(value)) {
+    const found = findNul(v, [...path, k], depth + 1);
+    if (found) return found;
+  }
+  return null;
+}
+
 /** Validates service input once; every transport gets the same VALIDATION_ERROR for the same mistake. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const nul = findNul(input);
+  if (nul) throw CommonErrors.validation([{ path: nul.join("."), message: "must not contain NUL characters" }]);
   const result = schema.safeParse(input ?? {});
   if (result.success) return result.data;
   throw CommonErrors.validation(

@@ -13,10 +13,18 @@ export interface ReceivedMail {
 /** A real SMTP server on loopback that keeps what it receives, for assertions. */
 export async function startSmtpSink() {
   const received: ReceivedMail[] = [];
+  /** Recipients the server answers with this SMTP code (e.g. 550 unknown mailbox, 451 try later). */
+  const rejections = new Map<string, number>();
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ["STARTTLS"],
     logger: false,
+    onRcptTo(address, _session, callback) {
+      const code = rejections.get(address.address);
+      if (!code) return callback();
+      const err = Object.assign(new Error(code >= 500 ? "Mailbox unavailable" : "Try again later"), { responseCode: code });
+      callback(err);
+    },
     onData(stream, session, callback) {
       simpleParser(stream)
         .then((parsed) => {
@@ -38,6 +46,8 @@ export async function startSmtpSink() {
   return {
     port,
     received,
+    reject: (address: string, code: number) => void rejections.set(address, code),
+    accept: (address: string) => void rejections.delete(address),
     /** Messages to one address, oldest first. */
     to: (address: string) => received.filter((m) => m.to.includes(address)),
     last: (address: string) => received.filter((m) => m.to.includes(address)).at(-1),

@@ -1,0 +1,73 @@
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import postgres from "postgres";
+import { sql } from "drizzle-orm";
+import { afterEach, describe, expect, it } from "vitest";
+import { MIGRATIONS_DIR, openDatabase, resultRows, type Database } from "../../src/infra/db.js";
+import { withDatabase } from "../helpers/global-setup.js";
+
+const opened: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (opened.length) await opened.pop()!();
+});
+
+/** An empty database in the current mode (a new PostgreSQL database, or PGlite in memory). */
+async function emptyDatabase(): Promise<Database> {
+  const base = process.env.DATABASE_URL;
+  if (!base) {
+    const db = await openDatabase({ dataDir: "memory://" });
+    opened.push(() => db.close());
+    return db;
+  }
+  const name = `keyward_mig_${Math.random().toString(36).slice(2, 10)}`;
+  const admin = postgres(base, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database "${name}"`);
+  const db = await openDatabase({ url: withDatabase(base, name), dataDir: "", poolSize: 2 });
+  opened.push(async () => {
+    await db.close();
+    await admin.unsafe(`drop database if exists "${name}" with (force)`);
+    await admin.end();
+  });
+  return db;
+}
+
+/** A copy of the migrations folder holding only the first `count` migrations. */
+function firstMigrations(count: number): string {
+  const dir = mkdtempSync(join(tmpdir(), "kw-migrations-"));
+  cpSync(MIGRATIONS_DIR, dir, { recursive: true });
+  const journalPath = join(dir, "meta", "_journal.json");
+  const journal = JSON.parse(readFileSync(journalPath, "utf8"));
+  journal.entries = journal.entries.slice(0, count);
+  writeFileSync(journalPath, JSON.stringify(journal));
+  return dir;
+}
+
+const migrationCount = () => JSON.parse(readFileSync(join(MIGRATIONS_DIR, "meta", "_journal.json"), "utf8")).entries.length as number;
+const count = async (db: Database, table: string) =>
+  Number(resultRows<{ n: number }>(await db.db.execute(sql.raw(`select count(*)::int as n from ${table}`)))[0]!.n);
+
+describe("migrations", () => {
+  it("apply to an empty database, and applying again changes nothing", async () => {
+    const db = await emptyDatabase();
+    await db.migrate();
+    const applied = await count(db, "drizzle.__drizzle_migrations");
+    expect(applied).toBe(migrationCount());
+    await db.migrate();
+    expect(await count(db, "drizzle.__drizzle_migrations")).toBe(applied);
+  });
+
+  it("upgrade a seeded database step by step without losing rows", async () => {
+    const db = await emptyDatabase();
+    const total = migrationCount();
+    await db.migrate(firstMigrations(1));
+    await db.db.execute(sql`insert into users (id, email, full_name) values ('11111111-1111-4111-8111-111111111111', 'seed@example.com', 'Seed')`);
+    await db.db.execute(sql`insert into password_credentials (user_id, password_hash) values ('11111111-1111-4111-8111-111111111111', '$argon2id$seed')`);
+    await db.db.execute(sql`insert into audit_logs (action, user_id) values ('user.register', '11111111-1111-4111-8111-111111111111')`);
+    for (let k = 2; k <= total; k++) await db.migrate(firstMigrations(k));
+    await db.migrate();
+    expect(await count(db, "users")).toBe(1);
+    expect(await count(db, "password_credentials")).toBe(1);
+    expect(await count(db, "audit_logs")).toBe(1);
+  });
+});

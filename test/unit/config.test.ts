@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../src/config/index.js";
+
+describe("configuration", () => {
+  it("starts with defaults on a laptop and warns about development secrets", () => {
+    const config = loadConfig({});
+    expect(config.db.url).toBeUndefined();
+    expect(config.db.dataDir).toBe("./data");
+    expect(config.redis.url).toBeUndefined();
+    expect(config.session.cookieName).toBe("keyward.sid");
+    expect(config.session.secureCookie).toBe(false);
+    expect(config.warnings.join(" ")).toContain("SESSION_SECRET");
+    expect(Object.isFrozen(config.session)).toBe(true);
+  });
+
+  it("fails fast naming every bad variable at once", () => {
+    try {
+      loadConfig({ PORT: "eighty", LOG_LEVEL: "loud", RATE_LIMIT_LOGIN_IP: "lots", PUBLIC_URL: "not a url" });
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      const message = (e as Error).message;
+      for (const name of ["PORT", "LOG_LEVEL", "RATE_LIMIT_LOGIN_IP", "PUBLIC_URL"]) expect(message).toContain(name);
+    }
+  });
+
+  it("refuses production without secrets", () => {
+    expect(() => loadConfig({ NODE_ENV: "production" })).toThrow(/SESSION_SECRET[\s\S]*ENCRYPTION_KEYS/);
+  });
+
+  it("uses a Secure __Host- cookie and HSTS over https", () => {
+    const config = loadConfig({
+      NODE_ENV: "production",
+      PUBLIC_URL: "https://id.example.com",
+      SESSION_SECRET: "s".repeat(40),
+      ENCRYPTION_KEYS: `k1:${Buffer.alloc(32).toString("base64")}`,
+    });
+    expect(config.session.cookieName).toBe("__Host-keyward.sid");
+    expect(config.session.secureCookie).toBe(true);
+    expect(config.http.https).toBe(true);
+  });
+
+  it("rejects malformed encryption keys and treats empty variables as unset", () => {
+    expect(() => loadConfig({ ENCRYPTION_KEYS: "k1:short" })).toThrow(/ENCRYPTION_KEYS/);
+    expect(loadConfig({ DATABASE_URL: "", REDIS_URL: "" }).db.url).toBeUndefined();
+  });
+
+  it("parses rate rules and lists", () => {
+    const config = loadConfig({ RATE_LIMIT_RESEND_VERIFICATION: "5/600", CORS_ORIGINS: "https://a.test, https://*.b.test", SUPERADMIN_EMAILS: "Ops@Example.com" });
+    expect(config.rateLimits.resendVerification).toEqual({ points: 5, duration: 600 });
+    expect(config.cors.origins).toEqual(["https://a.test", "https://*.b.test"]);
+    expect(config.superadminEmails).toEqual(["ops@example.com"]);
+  });
+});

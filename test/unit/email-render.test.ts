@@ -1,0 +1,46 @@
+import { mkdtempSync, writeFileSync, cpSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { EmailRenderer } from "../../src/modules/email/render.js";
+import { TEMPLATE_NAMES, type TemplateProps } from "../../src/modules/email/templates.js";
+import { projectPath } from "../../src/infra/paths.js";
+
+const brand = { name: "Keyward", supportEmail: "help@example.com", publicUrl: "https://id.example.com" };
+const SAMPLE: TemplateProps = {
+  "verify-email": { name: "Ada <b>", email: "ada@example.com", verifyUrl: "https://id.example.com/verify-email?token=abc&x=1", expiresInHours: 24 },
+  "reset-password": { name: "Ada", resetUrl: "https://id.example.com/reset-password?token=abc", expiresInHours: 2 },
+  "account-exists": { name: "Ada", email: "ada@example.com", resetUrl: "https://id.example.com/forgot-password" },
+};
+
+describe("email templates", () => {
+  const renderer = new EmailRenderer(brand);
+
+  it.each(TEMPLATE_NAMES)("%s renders HTML, text and a subject", async (name) => {
+    const out = await renderer.render(name, SAMPLE[name]);
+    expect(out.subject.length).toBeGreaterThan(5);
+    expect(out.html).toMatch(/^<!doctype html>/i);
+    expect(out.text).not.toContain("{{");
+    expect(out.html).not.toContain("{{");
+    expect(out.html).toContain("help@example.com");
+  });
+
+  it("escapes every variable in HTML", async () => {
+    const out = await renderer.render("verify-email", SAMPLE["verify-email"]);
+    expect(out.html).toContain("Ada &lt;b&gt;");
+    expect(out.html).not.toContain("Ada <b>");
+    expect(out.html).toContain("token=abc&amp;x=1");
+    expect(out.text).toContain("token=abc&x=1");
+  });
+
+  it("fails on a missing variable instead of sending a broken email", async () => {
+    await expect(renderer.render("reset-password", { name: "Ada" } as never)).rejects.toThrow(/resetUrl/);
+  });
+
+  it("fails when a template has no subject line", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kw-emails-"));
+    cpSync(projectPath("emails"), dir, { recursive: true });
+    writeFileSync(join(dir, "reset-password.txt"), "no subject here {{name}}");
+    await expect(new EmailRenderer(brand, dir).render("reset-password", SAMPLE["reset-password"])).rejects.toThrow(/Subject/);
+  });
+});
