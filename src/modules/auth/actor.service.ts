@@ -2,7 +2,7 @@ import type { Db } from "../../infra/db.js";
 import type { StoredSession } from "../../infra/session-store.js";
 import { CommonErrors } from "../../lib/errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
-import { usersRepository } from "../users/users.repository.js";
+import { usersRepository, type UserRow } from "../users/users.repository.js";
 import type { SessionsService } from "./sessions/sessions.service.js";
 
 export interface ActorSource {
@@ -21,10 +21,14 @@ export interface ActorSource {
  * values. A bad bearer token is an error (the client asked to be someone); a stale cookie is not.
  */
 export class ActorService {
+  private readonly findUser: (id: string) => Promise<UserRow | undefined>;
+
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly sessions: SessionsService,
-  ) {}
+  ) {
+    this.findUser = usersRepository.prepareFindById(db);
+  }
 
   async resolve(source: ActorSource): Promise<RequestContext> {
     const base = { requestId: source.requestId, ip: source.ip, userAgent: source.userAgent };
@@ -48,7 +52,7 @@ export class ActorService {
   ): Promise<RequestContext | null> {
     const session = await this.sessions.resolve(token, preloaded);
     if (!session) return null;
-    const user = await usersRepository.findById(this.db, session.userId);
+    const user = await this.findUser(session.userId);
     // A session outliving its user's suspension or deletion must not authenticate anything.
     if (!user || user.status !== "active") {
       await this.sessions.revokeAll(session.userId);

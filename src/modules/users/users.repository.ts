@@ -1,4 +1,5 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
+import type { Db } from "../../infra/db.js";
 import { passwordCredentials, users } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
 import { live } from "../../infra/soft-delete.js";
@@ -38,6 +39,29 @@ export const usersRepository = {
     return row;
   },
 
+  /**
+   * The per-request lookup behind every authenticated call, as a prepared statement: no query
+   * building on the hot path, and the server reuses its plan.
+   */
+  prepareFindById(db: Db): (id: string) => Promise<UserRow | undefined> {
+    const query = db
+      .select(userColumns)
+      .from(users)
+      .where(and(eq(users.id, sql.placeholder("id")), live(users)))
+      .prepare("users_find_by_id");
+    return async (id) => (await query.execute({ id }))[0];
+  },
+
+  /** The user and whether a password is set, in one round trip. */
+  async findByIdWithPasswordFlag(db: Executor, id: string): Promise<(UserRow & { hasPassword: boolean }) | undefined> {
+    const [row] = await db
+      .select({ ...userColumns, hasPassword: sql<boolean>`${passwordCredentials.userId} is not null` })
+      .from(users)
+      .leftJoin(passwordCredentials, eq(passwordCredentials.userId, users.id))
+      .where(and(eq(users.id, id), live(users)));
+    return row;
+  },
+
   async findByEmail(db: Executor, email: string): Promise<UserRow | undefined> {
     const [row] = await db.select(userColumns).from(users).where(and(eq(users.email, email), live(users)));
     return row;
@@ -54,10 +78,5 @@ export const usersRepository = {
   async update(db: Executor, id: string, values: Partial<typeof users.$inferInsert>): Promise<UserRow | undefined> {
     const [row] = await db.update(users).set(values).where(and(eq(users.id, id), live(users))).returning(userColumns);
     return row;
-  },
-
-  async hasPassword(db: Executor, userId: string): Promise<boolean> {
-    const rows = await db.select({ userId: passwordCredentials.userId }).from(passwordCredentials).where(eq(passwordCredentials.userId, userId));
-    return rows.length > 0;
   },
 };

@@ -28,9 +28,9 @@ export class UsersService {
 
   async getMe(ctx: RequestContext): Promise<MeView> {
     const actor = requireUser(ctx);
-    const user = await usersRepository.findById(this.deps.db, actor.userId);
+    const user = await usersRepository.findByIdWithPasswordFlag(this.deps.db, actor.userId);
     if (!user) throw UserErrors.notFound();
-    return { ...toUserView(user), hasPassword: await usersRepository.hasPassword(this.deps.db, user.id) };
+    return { ...toUserView(user), hasPassword: Boolean(user.hasPassword) };
   }
 
   async updateMe(ctx: RequestContext, input: unknown): Promise<UserView> {

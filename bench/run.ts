@@ -1,0 +1,139 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { createServer } from "node:net";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import autocannon from "autocannon";
+import { Redis } from "ioredis";
+import { createPasswordHasher } from "../src/lib/crypto/index.js";
+
+/**
+ * npm run bench: Keyward runs as its own process (as in production); this process only generates
+ * load. Each scenario is printed beside a baseline measured in the same run on the same machine.
+ */
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const ARGON = { memoryCost: 19456, timeCost: 2, parallelism: 1 };
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+
+/** Starts a TypeScript entry point as its own process and waits until `readyUrl` answers. */
+async function start(script: string, env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ["--import", "tsx", script], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
+  let exited = false;
+  child.on("exit", () => (exited = true));
+  for (let i = 0; i < 600 && !exited; i++) {
+    if (await fetch(readyUrl).then(() => true, () => false)) return child;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill();
+  throw new Error(`${script} did not start`);
+}
+
+async function load(opts: autocannon.Options) {
+  const r = await autocannon({ duration: DURATION, ...opts });
+  const bad = r.non2xx + r.errors + r.timeouts;
+  if (bad > 0) console.warn(`  warning: ${bad} failed requests in ${opts.url}`);
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, total: r.requests.total };
+}
+
+/** Raw argon2id verifications per second with the service's parameters and concurrency. */
+async function argonBaseline(concurrency: number) {
+  const hasher = createPasswordHasher(ARGON);
+  const hash = await hasher.hash("bench password value");
+  let done = 0;
+  const latencies: number[] = [];
+  const until = Date.now() + DURATION * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (Date.now() < until) {
+        const t = performance.now();
+        await hasher.verify(hash, "bench password value");
+        latencies.push(performance.now() - t);
+        done++;
+      }
+    }),
+  );
+  latencies.sort((a, b) => a - b);
+  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]!;
+  return { rps: done / DURATION, p50: pct(0.5), p99: pct(0.99), total: done };
+}
+
+async function main() {
+  const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379/0";
+  await new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0 }).connect().then(
+    () => undefined,
+    () => {
+      throw new Error(`bench needs Redis (REDIS_URL, default ${redisUrl}) so the baseline reads the same session store`);
+    },
+  );
+  const port = await freePort();
+  const barePort = await freePort();
+  const prefix = `keyward-bench-${process.pid}:`;
+  const env = {
+    NODE_ENV: "production",
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    LOG_LEVEL: "warn",
+    SESSION_SECRET: "bench-session-secret-0123456789-abcdefghij",
+    ENCRYPTION_KEYS: `b1:${Buffer.alloc(32, 9).toString("base64")}`,
+    RATE_LIMIT_ENABLED: "false",
+    EMAIL_PROVIDER: "log",
+    REDIS_URL: redisUrl,
+    REDIS_KEY_PREFIX: prefix,
+    DATA_DIR: process.env.DATABASE_URL ? "./data" : mkdtempSync(join(tmpdir(), "keyward-bench-")),
+  };
+  const server = await start("src/main.ts", env, `http://127.0.0.1:${port}/api/health`);
+  const bare = await start("bench/bare-session-server.ts", { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix, PORT: String(barePort) }, `http://127.0.0.1:${barePort}/me`);
+  const base = `http://127.0.0.1:${port}`;
+  const headers = { "content-type": "application/json" };
+  try {
+    const email = `bench-${Date.now()}@example.com`;
+    const credentials = JSON.stringify({ email, password: "bench password value" });
+    await fetch(`${base}/api/v1/auth/register`, { method: "POST", headers, body: credentials });
+    const token = ((await (await fetch(`${base}/api/v1/auth/login`, { method: "POST", headers, body: credentials })).json()) as any).data.token;
+
+    console.log(`Keyward bench: ${DURATION}s per scenario, ${cpus().length} cores (${cpus()[0]?.model}), database ${process.env.DATABASE_URL ? "PostgreSQL" : "PGlite"}, sessions Redis`);
+    const login = await load({ url: `${base}/api/v1/auth/login`, method: "POST", headers, body: credentials, connections: 8 });
+    const argon = await argonBaseline(4);
+    const me = await load({
+      url: `${base}/graphql`,
+      method: "POST",
+      headers: { ...headers, authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query: "{ me { id email } }" }),
+      connections: 32,
+    });
+    const bareMe = await load({ url: `http://127.0.0.1:${barePort}/me`, headers: { authorization: `Bearer ${token}` }, connections: 32 });
+
+    const row = (name: string, r: { rps: number; p50: number; p99: number }) =>
+      `${name.padEnd(46)} ${r.rps.toFixed(1).padStart(9)} ${r.p50.toFixed(1).padStart(8)} ${r.p99.toFixed(1).padStart(8)}`;
+    console.log(`\n${"scenario".padEnd(46)} ${"req/s".padStart(9)} ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)}`);
+    console.log(row("password login (POST /api/v1/auth/login)", login));
+    console.log(row("  baseline: raw argon2id verify, 4 in flight", argon));
+    console.log(`  ratio: ${(login.rps / argon.rps).toFixed(2)} of the raw hash rate`);
+    console.log(row("GraphQL { me } with a bearer session", me));
+    console.log(row("  baseline: bare Express reading the session", bareMe));
+    console.log(`  ratio: ${(me.rps / bareMe.rps).toFixed(2)} of the bare handler`);
+  } finally {
+    server.kill("SIGTERM");
+    bare.kill("SIGTERM");
+    const redis = new Redis(redisUrl);
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length) await redis.del(...keys);
+    await redis.quit();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
