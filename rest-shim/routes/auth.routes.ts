@@ -4,6 +4,8 @@ import { loginSchema, emailOnlySchema, registerSchema, resetPasswordSchema, toke
 import { sendData } from "../envelope.js";
 import { clearSessionCookie, setSessionCookie } from "../../src/http/session.js";
 import { input, queryInput, type RouteDef } from "../route.js";
+import { Verbatim } from "../../src/lib/strings.js";
+import { auditQuerySchema } from "../../src/modules/users/users.schemas.js";
 
 export const authRoutes = (s: Services, config: Config): RouteDef[] => [
   {
@@ -81,6 +83,14 @@ export const authRoutes = (s: Services, config: Config): RouteDef[] => [
       const result = s.mySessions.tokenHandoff(req.ctx, req.sessionToken ?? "", queryInput(req));
       if ("redirectUrl" in result) res.redirect(302, result.redirectUrl);
       else sendData(res, 200, "Session token", result);
+    },
+  },
+  {
+    method: "get", path: "/auth/audit-logs", tag: "auth", auth: "user", query: auditQuerySchema,
+    summary: "Your own audit log, newest first (?action=&page=&per_page=)",
+    handle: async (req, res) => {
+      const { items, ...page } = await s.users.listMyAuditLog(req.ctx, queryInput(req));
+      sendData(res, 200, "Audit log", { auditLogs: items.map((e) => ({ ...e, metadata: new Verbatim(e.metadata) })), ...page });
     },
   },
 ];

@@ -82,3 +82,24 @@ describe("per-IP limits", () => {
     expect((await limited.http.post("/api/v1/auth/forgot-password", { email: uniqueEmail() })).status).toBe(429);
   });
 });
+
+describe("own audit log", () => {
+  it("lists the caller's records, newest first, filtered and paginated, in REST and GraphQL", async () => {
+    const user = await newUser(app);
+    await login(app, user.email, "bad password here");
+    await login(app, user.email, PASSWORD);
+    const res = await app.http.get("/api/v1/auth/audit-logs?per_page=2", { token: user.token });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ page: 1, per_page: 2 });
+    expect(res.body.data.count).toBeGreaterThanOrEqual(4);
+    expect(res.body.data.audit_logs).toHaveLength(2);
+    expect(res.body.data.audit_logs[0].action).toBe("user.login");
+    const failed = await app.http.get("/api/v1/auth/audit-logs?action=user.login.failed", { token: user.token });
+    expect(failed.body.data.audit_logs.map((r: { action: string }) => r.action)).toEqual(["user.login.failed"]);
+    expect(failed.body.data.audit_logs[0].metadata).toMatchObject({ reason: "invalid_credentials" });
+    const gql = await app.http.gql("{ myAuditLog(action: \"user.login.failed\") { count items { action success } } }", {}, { token: user.token });
+    expect(gql.data.myAuditLog).toEqual({ count: 1, items: [{ action: "user.login.failed", success: false }] });
+    const bad = await app.http.get("/api/v1/auth/audit-logs?per_page=1000", { token: user.token });
+    expect(bad.status).toBe(400);
+  });
+});

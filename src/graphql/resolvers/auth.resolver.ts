@@ -46,6 +46,11 @@ export class AuthResolver {
     return this.s.accounts.resendVerificationForMe(ctx);
   }
 
+  @Mutation(() => MessagePayload, { description: "Email a new verification link to an address; the same answer for every address" })
+  resendVerificationEmail(@Ctx() { ctx }: GqlContext, @Arg("email", () => String) email: string) {
+    return this.s.accounts.resendVerificationByEmail(ctx, { email });
+  }
+
   @Mutation(() => MessagePayload, { description: "Email a reset link; the same answer for every address" })
   forgotPassword(@Ctx() { ctx }: GqlContext, @Arg("email", () => String) email: string) {
     return this.s.accounts.forgotPassword(ctx, { email });

@@ -1,4 +1,5 @@
-import { Arg, Authorized, Ctx, Mutation, Query, Resolver } from "type-graphql";
+import { Arg, Args, Authorized, Ctx, Mutation, Query, Resolver } from "type-graphql";
+import { AuditLogArgs, AuditLogPage } from "../types/audit.types.js";
 import type { Services } from "../../container.js";
 import type { GqlContext } from "../context.js";
 import { message, MessagePayload } from "../types/common.types.js";
@@ -31,5 +32,11 @@ export class UsersResolver {
   @Mutation(() => MessagePayload)
   changePassword(@Ctx() { ctx }: GqlContext, @Arg("input", () => ChangePasswordInput) input: ChangePasswordInput) {
     return this.s.accounts.changePassword(ctx, input);
+  }
+
+  @Authorized()
+  @Query(() => AuditLogPage, { description: "Your own audit log, newest first" })
+  myAuditLog(@Ctx() { ctx }: GqlContext, @Args(() => AuditLogArgs) args: AuditLogArgs) {
+    return this.s.users.listMyAuditLog(ctx, { action: args.action ?? undefined, page: args.page ?? undefined, perPage: args.perPage ?? undefined });
   }
 }

@@ -1,4 +1,4 @@
-import { and, desc, eq, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, type SQL } from "drizzle-orm";
 import { auditLogs } from "../../../schema/index.js";
 import type { Clock } from "../../infra/clock.js";
 import type { Executor } from "../../infra/db.js";
@@ -74,16 +74,20 @@ export class AuditService {
     });
   }
 
-  /** Records about one user, newest first (their own activity log). */
-  async listForUser(db: Executor, userId: string, filter: { action?: string; limit: number; offset: number }) {
+  /** Records about one user, newest first (their own activity log), one page at a time. */
+  async listForUser(db: Executor, userId: string, filter: { action?: string; page: number; perPage: number }) {
     const where: SQL[] = [eq(auditLogs.userId, userId)];
     if (filter.action) where.push(eq(auditLogs.action, filter.action));
-    return db
-      .select(columns)
-      .from(auditLogs)
-      .where(and(...where))
-      .orderBy(desc(auditLogs.createdAt))
-      .limit(filter.limit)
-      .offset(filter.offset) as Promise<AuditEntryView[]>;
+    const [items, [total]] = await Promise.all([
+      db
+        .select(columns)
+        .from(auditLogs)
+        .where(and(...where))
+        .orderBy(desc(auditLogs.createdAt))
+        .limit(filter.perPage)
+        .offset((filter.page - 1) * filter.perPage) as Promise<AuditEntryView[]>,
+      db.select({ n: count() }).from(auditLogs).where(and(...where)),
+    ]);
+    return { items, total: total?.n ?? 0 };
   }
 }

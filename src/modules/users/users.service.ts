@@ -3,6 +3,8 @@ import type { Db } from "../../infra/db.js";
 import type { PasswordHasher } from "../../lib/crypto/index.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseInput } from "../../lib/validation.js";
+import { toPage, type Page } from "../../lib/pagination.js";
+import type { AuditEntryView } from "../audit/audit.service.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
 import { AuthErrors } from "../auth/auth.errors.js";
@@ -11,7 +13,7 @@ import { requireUser } from "../auth/guards.js";
 import type { SessionsService } from "../auth/sessions/sessions.service.js";
 import { UserErrors } from "./users.errors.js";
 import { usersRepository } from "./users.repository.js";
-import { deleteMeSchema, updateMeSchema } from "./users.schemas.js";
+import { auditQuerySchema, deleteMeSchema, updateMeSchema } from "./users.schemas.js";
 import { toUserView, type MeView, type UserView } from "./users.views.js";
 
 export interface UsersDeps {
@@ -64,5 +66,13 @@ export class UsersService {
       await audit.record(tx, ctx, AuditAction.userDelete, { resourceType: "user", resourceId: actor.userId });
     });
     await sessions.revokeAll(actor.userId);
+  }
+
+  /** The caller's own activity: sign-ins, password changes, sessions revoked, … */
+  async listMyAuditLog(ctx: RequestContext, input: unknown): Promise<Page<AuditEntryView>> {
+    const actor = requireUser(ctx);
+    const q = parseInput(auditQuerySchema, input);
+    const { items, total } = await this.deps.audit.listForUser(this.deps.db, actor.userId, q);
+    return toPage(items, total, q.page, q.perPage);
   }
 }

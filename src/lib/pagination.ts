@@ -1,0 +1,23 @@
+import { z } from "zod";
+
+/** Page-based pagination as in the original API: per_page defaults to 50 and is capped at 200. */
+export const paginationSchema = z.object({
+  page: z.coerce.number().int().min(1).max(100_000).default(1),
+  perPage: z.coerce.number().int().min(1).max(200).default(50),
+});
+
+export interface Page<T> {
+  items: T[];
+  count: number;
+  page: number;
+  perPage: number;
+  pages: number;
+}
+
+export const toPage = <T>(items: T[], total: number, page: number, perPage: number): Page<T> => ({
+  items,
+  count: total,
+  page,
+  perPage,
+  pages: Math.max(1, Math.ceil(total / perPage)),
+});
