@@ -8,13 +8,23 @@ import { sameOriginForCookieWrites } from "./middleware/same-origin.js";
 import { edgeRateLimit } from "./middleware/rate-limit.js";
 import { mountFallbacks, mountRoutes, type RouteDef } from "./route.js";
 import { adminRoutes } from "./routes/admin.routes.js";
+import { apiKeysRoutes } from "./routes/api-keys.routes.js";
+import { directoryRoutes } from "./routes/directory.routes.js";
+import { orgsRoutes } from "./routes/orgs.routes.js";
 import { authRoutes } from "./routes/auth.routes.js";
 import { usersRoutes } from "./routes/users.routes.js";
 import "../src/http/types.js";
 
 /** Every REST operation, in one list: mounted below and described by the OpenAPI document. */
 export function restRoutes(services: Services, config: Config): RouteDef[] {
-  return [...authRoutes(services, config), ...usersRoutes(services), ...adminRoutes(services)];
+  return [
+    ...authRoutes(services, config),
+    ...usersRoutes(services),
+    ...orgsRoutes(services),
+    ...directoryRoutes(services),
+    ...apiKeysRoutes(services),
+    ...adminRoutes(services),
+  ];
 }
 
 /** The OpenAPI document (also committed as openapi.json and served at /api/v1/openapi.json). */

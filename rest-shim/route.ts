@@ -13,11 +13,16 @@ export interface RouteDef {
   summary: string;
   /** Who may call it (documentation; the service enforces it). */
   auth: "none" | "user" | "superadmin" | "optional";
+  /** Organization-scoped routes: the lowest role that may call it (the tenancy matrix test reads this). */
+  org?: "guest" | "member" | "admin" | "owner";
   body?: z.ZodType;
   query?: z.ZodType;
   status?: number;
   handle(req: Request, res: Response): Promise<void>;
 }
+
+/** Path parameter as a string (Express 5 types them loosely). */
+export const param = (req: Request, name: string): string => String(req.params[name] ?? "");
 
 /** The request body in the service's camelCase (the REST API speaks snake_case). */
 export const input = (req: Request): unknown => toCamel(req.body ?? {});

@@ -1,3 +1,5 @@
 export * from "./users.js";
 export * from "./audit.js";
 export * from "./email.js";
+export * from "./orgs.js";
+export * from "./api-keys.js";

@@ -2,7 +2,8 @@ import { sql } from "drizzle-orm";
 import { boolean, index, pgEnum, pgTable, text, uniqueIndex, uuid, varchar } from "drizzle-orm/pg-core";
 import { createdAt, deletedAt, id, tstz, updatedAt } from "./_columns.js";
 
-export const userStatus = pgEnum("user_status", ["active", "suspended"]);
+/** pending_activation: created by an organization admin, waiting for its owner to set a password. */
+export const userStatus = pgEnum("user_status", ["active", "suspended", "pending_activation"]);
 
 export const users = pgTable(
   "users",
@@ -35,7 +36,7 @@ export const passwordCredentials = pgTable("password_credentials", {
   updatedAt: updatedAt(),
 });
 
-export const userTokenPurpose = pgEnum("user_token_purpose", ["email_verification", "password_reset"]);
+export const userTokenPurpose = pgEnum("user_token_purpose", ["email_verification", "password_reset", "activation"]);
 
 /** Single-use links sent by email; only the SHA-256 of the token is stored. */
 export const userTokens = pgTable(

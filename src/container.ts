@@ -25,6 +25,14 @@ import type { EmailTransport } from "./modules/email/transports/transport.js";
 import { HealthService } from "./modules/health/health.service.js";
 import { RateLimitService } from "./modules/rate-limit/rate-limit.service.js";
 import { UsersService } from "./modules/users/users.service.js";
+import { ApiKeysService } from "./modules/api-keys/api-keys.service.js";
+import { ActivityService } from "./modules/orgs/activity.service.js";
+import { DepartmentsService } from "./modules/orgs/departments.service.js";
+import { InvitesService } from "./modules/orgs/invites.service.js";
+import { MembersService } from "./modules/orgs/members.service.js";
+import { MyDirectoryService } from "./modules/orgs/my-directory.service.js";
+import { OrgsService } from "./modules/orgs/orgs.service.js";
+import { PrincipalsService } from "./modules/orgs/principals.service.js";
 
 export interface ContainerOverrides {
   clock?: Clock;
@@ -84,6 +92,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       appUrl: config.http.appUrl,
       emailVerificationTtl: config.tokens.emailVerificationTtl,
       passwordResetTtl: config.tokens.passwordResetTtl,
+      activationTtl: config.tokens.activationTtl,
       superadminEmails: config.superadminEmails,
       limits: config.rateLimits,
     },
@@ -106,7 +115,26 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   });
   const mySessions = new MySessionsService(db, sessions, audit, corsOrigins);
   const users = new UsersService({ db, clock, hasher, audit, sessions });
-  const adminUsers = new AdminUsersService(db, clock, audit, sessions);
+  const adminUsers = new AdminUsersService({ db, clock, hasher, audit, sessions, email });
+  const orgLimit = config.orgs;
+  const orgs = new OrgsService({ db, clock, audit, logger, limit: orgLimit });
+  const members = new MembersService({ db, clock, audit, accounts, logger, limit: orgLimit });
+  const invites = new InvitesService({
+    db,
+    clock,
+    hasher,
+    audit,
+    email,
+    sessions,
+    limits,
+    logger,
+    config: { appUrl: config.http.appUrl, inviteTtl: config.tokens.inviteTtl, limit: orgLimit, rate: config.rateLimits.invites },
+  });
+  const departments = new DepartmentsService(db, clock, audit);
+  const principals = new PrincipalsService(db, clock, audit, departments);
+  const myDirectory = new MyDirectoryService(db);
+  const activity = new ActivityService(db);
+  const apiKeys = new ApiKeysService(db, clock, audit);
   const health = new HealthService(VERSION, database, redis);
 
   return {
@@ -119,7 +147,27 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     kv,
     sessionStore: sessionStores.expressStore,
     corsOrigins,
-    services: { actors, accounts, login, sessions, mySessions, users, adminUsers, audit, email, limits, health },
+    services: {
+      actors,
+      accounts,
+      login,
+      sessions,
+      mySessions,
+      users,
+      adminUsers,
+      orgs,
+      members,
+      invites,
+      departments,
+      principals,
+      myDirectory,
+      activity,
+      apiKeys,
+      audit,
+      email,
+      limits,
+      health,
+    },
     version: VERSION,
     async close() {
       await emailTransport.close?.();

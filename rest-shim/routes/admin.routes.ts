@@ -1,18 +1,70 @@
 import type { Services } from "../../src/container.js";
-import { suspendSchema } from "../../src/modules/users/users.schemas.js";
+import { adminDeleteSchema, adminPasswordSchema, adminUsersQuerySchema } from "../../src/modules/orgs/orgs.schemas.js";
+import { auditQuerySchema, suspendSchema } from "../../src/modules/users/users.schemas.js";
+import { Verbatim } from "../../src/lib/strings.js";
 import { sendData } from "../envelope.js";
-import { input, type RouteDef } from "../route.js";
+import { input, param, queryInput, type RouteDef } from "../route.js";
 
+const U = "/admin/users/:userId";
+
+/** Account administration: superadmins over everyone, org owners/admins over their members. */
 export const adminRoutes = (s: Services): RouteDef[] => [
   {
-    method: "post", path: "/admin/users/:userId/suspend", tag: "admin", auth: "superadmin", body: suspendSchema,
-    summary: "Suspend an account: its sessions end at once and sign-in is refused",
-    handle: async (req, res) =>
-      sendData(res, 200, "User suspended", { user: await s.adminUsers.suspend(req.ctx, String(req.params.userId), input(req)) }),
+    method: "get", path: "/admin/users", tag: "admin", auth: "user", query: adminUsersQuerySchema,
+    summary: "Search the accounts you administer (?q=&page=&per_page=)",
+    handle: async (req, res) => {
+      const { items, ...page } = await s.adminUsers.search(req.ctx, queryInput(req));
+      sendData(res, 200, "Users", { users: items, ...page });
+    },
   },
   {
-    method: "post", path: "/admin/users/:userId/unsuspend", tag: "admin", auth: "superadmin", summary: "Lift a suspension",
-    handle: async (req, res) =>
-      sendData(res, 200, "User unsuspended", { user: await s.adminUsers.unsuspend(req.ctx, String(req.params.userId)) }),
+    method: "get", path: U, tag: "admin", auth: "user", summary: "An account you administer",
+    handle: async (req, res) => sendData(res, 200, "User", { user: await s.adminUsers.get(req.ctx, param(req, "userId")) }),
+  },
+  {
+    method: "post", path: `${U}/suspend`, tag: "admin", auth: "user", body: suspendSchema,
+    summary: "Suspend an account: its sessions end at once, sign-in is refused, its owner is emailed",
+    handle: async (req, res) => sendData(res, 200, "User suspended", { user: await s.adminUsers.suspend(req.ctx, param(req, "userId"), input(req)) }),
+  },
+  {
+    method: "post", path: `${U}/unsuspend`, tag: "admin", auth: "user", summary: "Lift a suspension",
+    handle: async (req, res) => sendData(res, 200, "User unsuspended", { user: await s.adminUsers.unsuspend(req.ctx, param(req, "userId")) }),
+  },
+  {
+    method: "post", path: `${U}/verify-email`, tag: "admin", auth: "user", summary: "Mark an account's address verified",
+    handle: async (req, res) => sendData(res, 200, "Email verified", { user: await s.adminUsers.verifyEmail(req.ctx, param(req, "userId")) }),
+  },
+  {
+    method: "post", path: `${U}/password`, tag: "admin", auth: "user", body: adminPasswordSchema, summary: "Set or reset an account's password (its sessions end)",
+    handle: async (req, res) => {
+      await s.adminUsers.setPassword(req.ctx, param(req, "userId"), input(req));
+      sendData(res, 200, "Password set");
+    },
+  },
+  {
+    method: "post", path: `${U}/delete`, tag: "admin", auth: "user", body: adminDeleteSchema, summary: "Soft-delete an account ({confirm: true})",
+    handle: async (req, res) => {
+      await s.adminUsers.delete(req.ctx, param(req, "userId"), input(req));
+      sendData(res, 200, "User deleted");
+    },
+  },
+  {
+    method: "post", path: `${U}/restore`, tag: "admin", auth: "user", summary: "Restore a soft-deleted account",
+    handle: async (req, res) => sendData(res, 200, "User restored", { user: await s.adminUsers.restore(req.ctx, param(req, "userId")) }),
+  },
+  {
+    method: "get", path: "/superadmin/users", tag: "superadmin", auth: "superadmin", query: adminUsersQuerySchema, summary: "Every account (superadmins)",
+    handle: async (req, res) => {
+      const { items, ...page } = await s.adminUsers.search(req.ctx, queryInput(req));
+      sendData(res, 200, "Users", { users: items, ...page });
+    },
+  },
+  {
+    method: "get", path: "/superadmin/users/:userId/audit", tag: "superadmin", auth: "superadmin", query: auditQuerySchema,
+    summary: "Every audit record about one account (superadmins)",
+    handle: async (req, res) => {
+      const { items, ...page } = await s.adminUsers.userAudit(req.ctx, param(req, "userId"), queryInput(req));
+      sendData(res, 200, "Audit log", { auditLogs: items.map((e) => ({ ...e, metadata: new Verbatim(e.metadata) })), ...page });
+    },
   },
 ];

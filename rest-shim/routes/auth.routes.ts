@@ -1,6 +1,6 @@
 import type { Config } from "../../src/config/index.js";
 import type { Services } from "../../src/container.js";
-import { loginSchema, emailOnlySchema, registerSchema, resetPasswordSchema, tokenRedirectSchema, tokenSchema } from "../../src/modules/auth/auth.schemas.js";
+import { activateSchema, loginSchema, emailOnlySchema, registerSchema, resetPasswordSchema, tokenRedirectSchema, tokenSchema } from "../../src/modules/auth/auth.schemas.js";
 import { sendData } from "../envelope.js";
 import { clearSessionCookie, setSessionCookie } from "../../src/http/session.js";
 import { input, queryInput, type RouteDef } from "../route.js";
@@ -61,6 +61,16 @@ export const authRoutes = (s: Services, config: Config): RouteDef[] => [
     method: "post", path: "/auth/reset-password", tag: "auth", auth: "none", body: resetPasswordSchema,
     summary: "Set a new password with a reset token; every session of the account ends",
     handle: async (req, res) => sendData(res, 200, (await s.accounts.resetPassword(req.ctx, input(req))).message),
+  },
+  {
+    method: "post", path: "/auth/activate", tag: "auth", auth: "none", body: activateSchema,
+    summary: "Activate an account an administrator created: choose its password with the emailed code",
+    handle: async (req, res) => sendData(res, 200, (await s.accounts.activate(req.ctx, input(req))).message),
+  },
+  {
+    method: "post", path: "/auth/resend-activation", tag: "auth", auth: "none", body: emailOnlySchema,
+    summary: "Email a new activation link (same answer for every address)",
+    handle: async (req, res) => sendData(res, 200, (await s.accounts.resendActivation(req.ctx, input(req))).message),
   },
   {
     method: "get", path: "/auth/sessions", tag: "auth", auth: "user", summary: "The signed-in user's sessions",

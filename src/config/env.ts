@@ -58,6 +58,11 @@ export const envSchema = z.object({
 
   EMAIL_VERIFICATION_TTL: int(24 * 3600, 60),
   PASSWORD_RESET_TTL: int(2 * 3600, 60),
+  ACTIVATION_TTL: int(72 * 3600, 60),
+  INVITE_TTL: int(7 * 24 * 3600, 60),
+
+  MAX_ORGS_PER_USER: int(10, 1),
+  ORG_COUNT_TIMEOUT_MS: int(2000, 1),
 
   CORS_ORIGINS: list,
   CORS_SUPPORTS_CREDENTIALS: bool(true),
@@ -76,6 +81,7 @@ export const envSchema = z.object({
   RATE_LIMIT_FORGOT_PASSWORD: rate("20/3600"),
   RATE_LIMIT_RESET_PASSWORD: rate("30/3600"),
   RATE_LIMIT_RESEND_VERIFICATION: rate("3/3600"),
+  RATE_LIMIT_INVITES: rate("100/3600"),
   RATE_LIMIT_API_IP: rate("1200/60"),
 
   EMAIL_PROVIDER: z.enum(["log", "smtp"]).default("log"),

@@ -105,7 +105,13 @@ function buildConfig(env: ParsedEnv) {
       timeCost: env.ARGON2_TIME_COST,
       parallelism: env.ARGON2_PARALLELISM,
     },
-    tokens: { emailVerificationTtl: env.EMAIL_VERIFICATION_TTL, passwordResetTtl: env.PASSWORD_RESET_TTL },
+    tokens: {
+      emailVerificationTtl: env.EMAIL_VERIFICATION_TTL,
+      passwordResetTtl: env.PASSWORD_RESET_TTL,
+      activationTtl: env.ACTIVATION_TTL,
+      inviteTtl: env.INVITE_TTL,
+    },
+    orgs: { maxOrgsPerUser: env.MAX_ORGS_PER_USER, countTimeoutMs: env.ORG_COUNT_TIMEOUT_MS },
     cors: { origins: env.CORS_ORIGINS, credentials: env.CORS_SUPPORTS_CREDENTIALS },
     superadminEmails: env.SUPERADMIN_EMAILS.map((e) => e.toLowerCase()),
     graphql: {
@@ -124,6 +130,7 @@ function buildConfig(env: ParsedEnv) {
       forgotPassword: env.RATE_LIMIT_FORGOT_PASSWORD,
       resetPassword: env.RATE_LIMIT_RESET_PASSWORD,
       resendVerification: env.RATE_LIMIT_RESEND_VERIFICATION,
+      invites: env.RATE_LIMIT_INVITES,
       apiIp: env.RATE_LIMIT_API_IP,
     } satisfies Record<string, RateRule | number | boolean>,
     email: {

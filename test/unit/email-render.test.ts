@@ -11,6 +11,10 @@ const SAMPLE: TemplateProps = {
   "verify-email": { name: "Ada <b>", email: "ada@example.com", verifyUrl: "https://id.example.com/verify-email?token=abc&x=1", expiresInHours: 24 },
   "reset-password": { name: "Ada", resetUrl: "https://id.example.com/reset-password?token=abc", expiresInHours: 2 },
   "account-exists": { name: "Ada", email: "ada@example.com", resetUrl: "https://id.example.com/forgot-password" },
+  "org-invite": { email: "ada@example.com", inviterName: "Bob", organizationName: "Acme", role: "admin", acceptUrl: "https://id.example.com/invite?token=t", expiresInDays: 7 },
+  "invite-accepted": { inviterName: "Bob", memberName: "Ada", memberEmail: "ada@example.com", organizationName: "Acme", role: "member" },
+  "account-activation": { name: "Ada", email: "ada@example.com", inviterName: "Bob", organizationName: "Acme", activateUrl: "https://id.example.com/activate?code=c", expiresInHours: 72 },
+  "account-suspended": { name: "Ada", email: "ada@example.com", reason: "policy" },
 };
 
 describe("email templates", () => {

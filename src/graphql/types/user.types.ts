@@ -3,6 +3,7 @@ import { Field, ID, InputType, ObjectType, registerEnumType } from "type-graphql
 export enum UserStatus {
   active = "active",
   suspended = "suspended",
+  pending_activation = "pending_activation",
 }
 registerEnumType(UserStatus, { name: "UserStatus" });
 

@@ -1,72 +1,200 @@
+import { and, count, eq, ilike, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
+import { activeMemberships, users } from "../../../schema/index.js";
 import type { Clock } from "../../infra/clock.js";
-import type { Db } from "../../infra/db.js";
-import type { RequestContext } from "../../lib/request-context.js";
+import type { Db, Executor } from "../../infra/db.js";
+import { isUniqueViolation } from "../../infra/db-errors.js";
+import type { PasswordHasher } from "../../lib/crypto/index.js";
+import { AppError } from "../../lib/errors.js";
+import { toPage, type Page } from "../../lib/pagination.js";
+import type { RequestContext, UserActor } from "../../lib/request-context.js";
 import { normalizeEmail } from "../../lib/strings.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
-import type { AuditService } from "../audit/audit.service.js";
-import { requireSuperadmin } from "../auth/guards.js";
+import type { AuditEntryView, AuditService } from "../audit/audit.service.js";
+import { credentialsRepository } from "../auth/credentials.repository.js";
+import { requireSuperadmin, requireUser } from "../auth/guards.js";
+import { assertPasswordAcceptable } from "../auth/password-policy.js";
 import type { SessionsService } from "../auth/sessions/sessions.service.js";
+import type { EmailService } from "../email/email.service.js";
+import { getActiveMemberships } from "../orgs/memberships.repository.js";
+import { adminDeleteSchema, adminPasswordSchema, adminUsersQuerySchema } from "../orgs/orgs.schemas.js";
+import { roleRank, type OrgRole } from "../orgs/permissions.js";
 import { UserErrors } from "../users/users.errors.js";
-import { usersRepository } from "../users/users.repository.js";
-import { suspendSchema } from "../users/users.schemas.js";
+import { userColumns, usersRepository, type UserRow } from "../users/users.repository.js";
+import { auditQuerySchema, suspendSchema } from "../users/users.schemas.js";
 import { toUserView, type UserView } from "../users/users.views.js";
+import { soleOwnedOrganizations } from "../orgs/sole-owner.js";
 
-/** Superadmin operations on any account. */
+export const AdminErrors = {
+  ownerProtection: () => new AppError("OWNER_PROTECTION", 403, "This user is an owner of your shared organization: only a higher role can administer them"),
+  notAllowed: () => new AppError("AUTHORIZATION_ERROR", 403, "Your role does not let you administer this user"),
+  self: (what: string) => new AppError("BAD_REQUEST", 400, `You cannot ${what} your own account`),
+  notDeleted: () => new AppError("NOT_DELETED", 409, "The account is not deleted"),
+  emailTaken: () => new AppError("CONFLICT", 409, "Another account now uses this email address"),
+};
+
+export interface AdminUserView extends UserView {
+  organizations: Array<{ id: string; name: string; role: OrgRole }>;
+}
+
+export interface AdminUsersDeps {
+  db: Db;
+  clock: Clock;
+  hasher: PasswordHasher;
+  audit: AuditService;
+  sessions: SessionsService;
+  email: EmailService;
+}
+
+/**
+ * Administration of accounts. Superadmins reach every account. Organization owners and admins
+ * reach the accounts of their organizations' members whose role there is below theirs; anyone
+ * else is "not found" to them.
+ */
 export class AdminUsersService {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly audit: AuditService,
-    private readonly sessions: SessionsService,
-  ) {}
+  constructor(private readonly deps: AdminUsersDeps) {}
 
-  /** Suspends an account: its sessions end at once and it cannot sign in until unsuspended. */
-  async suspend(ctx: RequestContext, id: string, input: unknown): Promise<UserView> {
-    const actor = requireSuperadmin(ctx);
-    const userId = parseId(id, UserErrors.notFound);
+  async search(ctx: RequestContext, input: unknown): Promise<Page<AdminUserView>> {
+    const { db } = this.deps;
+    const actor = requireUser(ctx);
+    const q = parseInput(adminUsersQuerySchema, input);
+    const where: SQL[] = [isNull(users.deletedAt)];
+    if (q.q) where.push(or(ilike(users.email, `%${escapeLike(q.q)}%`), ilike(users.fullName, `%${escapeLike(q.q)}%`))!);
+    if (!actor.isSuperadmin) {
+      const adminOrgs = (await getActiveMemberships(db, actor.userId)).filter((m) => roleRank(m.role) >= roleRank("admin")).map((m) => m.organizationId);
+      if (adminOrgs.length === 0) throw AdminErrors.notAllowed();
+      const inMyOrgs = db.select({ id: activeMemberships.userId }).from(activeMemberships).where(inArray(activeMemberships.organizationId, adminOrgs));
+      where.push(inArray(users.id, inMyOrgs));
+    }
+    const [rows, [total]] = await Promise.all([
+      db.select(userColumns).from(users).where(and(...where)).orderBy(users.email).limit(q.perPage).offset((q.page - 1) * q.perPage),
+      db.select({ n: count() }).from(users).where(and(...where)),
+    ]);
+    const items = await Promise.all(rows.map((u) => this.withOrgs(actor, u)));
+    return toPage(items, total?.n ?? 0, q.page, q.perPage);
+  }
+
+  async get(ctx: RequestContext, userId: string): Promise<AdminUserView> {
+    const actor = requireUser(ctx);
+    const target = await this.reach(this.deps.db, actor, userId, { allowSelf: true });
+    return this.withOrgs(actor, target);
+  }
+
+  /** Suspends an account: its sessions end at once, sign-in is refused, and its owner is told why. */
+  async suspend(ctx: RequestContext, userId: string, input: unknown): Promise<UserView> {
+    const { db, clock, audit, sessions, email } = this.deps;
+    const actor = requireUser(ctx);
     const { reason } = parseInput(suspendSchema, input);
-    // Locking yourself out would leave nobody to undo it.
-    if (actor.userId === userId) throw UserErrors.cannotSuspendSelf();
-    const view = await this.db.transaction(async (tx) => {
-      const user = await usersRepository.findById(tx, userId);
-      if (!user) throw UserErrors.notFound();
+    const view = await db.transaction(async (tx) => {
+      const user = await this.reach(tx, actor, userId, { allowSelf: false, what: "suspend" });
       if (user.status === "suspended") throw UserErrors.alreadySuspended();
-      const now = this.clock.now();
-      const updated = await usersRepository.update(tx, userId, {
-        status: "suspended",
-        suspendedAt: now,
-        suspendedReason: reason ?? null,
-        updatedAt: now,
-      });
-      await this.audit.record(tx, ctx, AuditAction.userSuspend, { userId, resourceType: "user", resourceId: userId, metadata: { reason } });
+      const now = clock.now();
+      const updated = await usersRepository.update(tx, user.id, { status: "suspended", suspendedAt: now, suspendedReason: reason ?? null, updatedAt: now });
+      await email.enqueue(tx, "account-suspended", user.email, { name: user.fullName ?? user.email, email: user.email, reason: reason ?? "not given" });
+      await audit.record(tx, ctx, AuditAction.userSuspend, { userId: user.id, resourceType: "user", resourceId: user.id, metadata: { reason } });
       return toUserView(updated!);
     });
-    await this.sessions.revokeAll(userId);
+    await sessions.revokeAll(view.id);
     return view;
   }
 
-  async unsuspend(ctx: RequestContext, id: string): Promise<UserView> {
-    requireSuperadmin(ctx);
-    const userId = parseId(id, UserErrors.notFound);
-    return this.db.transaction(async (tx) => {
-      const user = await usersRepository.findById(tx, userId);
-      if (!user) throw UserErrors.notFound();
+  async unsuspend(ctx: RequestContext, userId: string): Promise<UserView> {
+    const { db, clock, audit } = this.deps;
+    const actor = requireUser(ctx);
+    return db.transaction(async (tx) => {
+      const user = await this.reach(tx, actor, userId, { allowSelf: false, what: "unsuspend" });
       if (user.status !== "suspended") throw UserErrors.notSuspended();
-      const now = this.clock.now();
-      const updated = await usersRepository.update(tx, userId, { status: "active", suspendedAt: null, suspendedReason: null, updatedAt: now });
-      await this.audit.record(tx, ctx, AuditAction.userUnsuspend, { userId, resourceType: "user", resourceId: userId });
+      const updated = await usersRepository.update(tx, user.id, { status: "active", suspendedAt: null, suspendedReason: null, updatedAt: clock.now() });
+      await audit.record(tx, ctx, AuditAction.userUnsuspend, { userId: user.id, resourceType: "user", resourceId: user.id });
       return toUserView(updated!);
     });
+  }
+
+  async verifyEmail(ctx: RequestContext, userId: string): Promise<UserView> {
+    const { db, clock, audit } = this.deps;
+    const actor = requireUser(ctx);
+    return db.transaction(async (tx) => {
+      const user = await this.reach(tx, actor, userId, { allowSelf: false, what: "verify" });
+      const now = clock.now();
+      const updated = await usersRepository.update(tx, user.id, { emailVerifiedAt: user.emailVerifiedAt ?? now, updatedAt: now });
+      await audit.record(tx, ctx, AuditAction.userVerifyEmailByAdmin, { userId: user.id, resourceType: "user", resourceId: user.id });
+      return toUserView(updated!);
+    });
+  }
+
+  /** Sets a new password for the account; every session of it ends. */
+  async setPassword(ctx: RequestContext, userId: string, input: unknown): Promise<void> {
+    const { db, clock, hasher, audit, sessions } = this.deps;
+    const actor = requireUser(ctx);
+    const { password } = parseInput(adminPasswordSchema, input);
+    const target = await this.reach(db, actor, userId, { allowSelf: false, what: "set a password for" });
+    assertPasswordAcceptable(password, target.email);
+    const hash = await hasher.hash(password);
+    await db.transaction(async (tx) => {
+      const now = clock.now();
+      await credentialsRepository.setPasswordHash(tx, target.id, hash, now);
+      // A pending account becomes usable once an administrator sets its password.
+      if (target.status === "pending_activation") await usersRepository.update(tx, target.id, { status: "active", updatedAt: now });
+      await audit.record(tx, ctx, AuditAction.userPasswordSetByAdmin, { userId: target.id, resourceType: "user", resourceId: target.id });
+    });
+    await sessions.revokeAll(target.id);
+  }
+
+  /** Soft-deletes an account (`confirm: true` required); refused while it is an organization's only owner. */
+  async delete(ctx: RequestContext, userId: string, input: unknown): Promise<void> {
+    const { db, clock, audit, sessions } = this.deps;
+    const actor = requireUser(ctx);
+    parseInput(adminDeleteSchema, input);
+    const id = await db.transaction(async (tx) => {
+      const user = await this.reach(tx, actor, userId, { allowSelf: false, what: "delete" });
+      const sole = await soleOwnedOrganizations(tx, user.id);
+      if (sole.withOthers.length > 0) throw new AppError("USER_IS_SOLE_OWNER", 409, `The user is the only owner of ${sole.withOthers.map((o) => o.name).join(", ")}: transfer ownership first`, { transfer_ownership: sole.withOthers.map((o) => o.name) });
+      const now = clock.now();
+      await usersRepository.update(tx, user.id, { deletedAt: now, updatedAt: now });
+      await audit.record(tx, ctx, AuditAction.userDelete, { userId: user.id, resourceType: "user", resourceId: user.id, metadata: { by_admin: true } });
+      return user.id;
+    });
+    await sessions.revokeAll(id);
+  }
+
+  async restore(ctx: RequestContext, userId: string): Promise<UserView> {
+    const { db, clock, audit } = this.deps;
+    const actor = requireUser(ctx);
+    const id = parseId(userId, UserErrors.notFound);
+    try {
+      return await db.transaction(async (tx) => {
+        const [deleted] = await tx.select(userColumns).from(users).where(and(eq(users.id, id), sql`${users.deletedAt} is not null`));
+        if (!deleted) {
+          if (await usersRepository.findById(tx, id)) throw AdminErrors.notDeleted();
+          throw UserErrors.notFound();
+        }
+        await this.assertReach(tx, actor, deleted, { allowSelf: false, what: "restore" });
+        const [restored] = await tx.update(users).set({ deletedAt: null, updatedAt: clock.now() }).where(eq(users.id, id)).returning(userColumns);
+        await audit.record(tx, ctx, AuditAction.userRestore, { userId: id, resourceType: "user", resourceId: id });
+        return toUserView(restored!);
+      });
+    } catch (e) {
+      if (isUniqueViolation(e, "users_email_live_uq")) throw AdminErrors.emailTaken();
+      throw e;
+    }
+  }
+
+  /** Superadmin: every audit record about one user. */
+  async userAudit(ctx: RequestContext, userId: string, input: unknown): Promise<Page<AuditEntryView>> {
+    requireSuperadmin(ctx);
+    const id = parseId(userId, UserErrors.notFound);
+    const q = parseInput(auditQuerySchema, input);
+    const { items, total } = await this.deps.audit.listForUser(this.deps.db, id, q);
+    return toPage(items, total, q.page, q.perPage);
   }
 
   /** Grants or revokes superadmin (used by `npm run admin -- promote|demote <email>`). */
   async setSuperadmin(ctx: RequestContext, email: string, value: boolean): Promise<UserView> {
-    return this.db.transaction(async (tx) => {
+    return this.deps.db.transaction(async (tx) => {
       const user = await usersRepository.findByEmail(tx, normalizeEmail(email));
       if (!user) throw UserErrors.notFound();
-      const updated = await usersRepository.update(tx, user.id, { isSuperadmin: value, updatedAt: this.clock.now() });
-      await this.audit.record(tx, ctx, value ? AuditAction.userPromoted : AuditAction.userDemoted, { userId: user.id });
+      const updated = await usersRepository.update(tx, user.id, { isSuperadmin: value, updatedAt: this.deps.clock.now() });
+      await this.deps.audit.record(tx, ctx, value ? AuditAction.userPromoted : AuditAction.userDemoted, { userId: user.id });
       return toUserView(updated!);
     });
   }
@@ -75,14 +203,51 @@ export class AdminUsersService {
   async bootstrapSuperadmins(ctx: RequestContext, emails: readonly string[]): Promise<number> {
     let promoted = 0;
     for (const email of emails) {
-      const user = await usersRepository.findByEmail(this.db, normalizeEmail(email));
+      const user = await usersRepository.findByEmail(this.deps.db, normalizeEmail(email));
       if (!user || user.isSuperadmin || !user.emailVerifiedAt) continue;
-      await this.db.transaction(async (tx) => {
-        await usersRepository.update(tx, user.id, { isSuperadmin: true, updatedAt: this.clock.now() });
-        await this.audit.record(tx, ctx, AuditAction.userPromoted, { userId: user.id, metadata: { source: "SUPERADMIN_EMAILS" } });
-      });
+      await this.setSuperadmin(ctx, user.email, true);
       promoted++;
     }
     return promoted;
   }
+
+  /** The live target account, if the actor may administer it. */
+  private async reach(db: Executor, actor: UserActor, userId: string, opts: { allowSelf: boolean; what?: string }): Promise<UserRow> {
+    const user = await usersRepository.findById(db, parseId(userId, UserErrors.notFound));
+    if (!user) throw UserErrors.notFound();
+    await this.assertReach(db, actor, user, opts);
+    return user;
+  }
+
+  /**
+   * Guard order: not oneself (where that matters); superadmins reach everyone; others only through
+   * an organization they share where their role is above the target's, and never a superadmin.
+   */
+  private async assertReach(db: Executor, actor: UserActor, target: UserRow, opts: { allowSelf: boolean; what?: string }): Promise<void> {
+    if (target.id === actor.userId) {
+      if (opts.allowSelf) return;
+      throw AdminErrors.self(opts.what ?? "administer");
+    }
+    if (actor.isSuperadmin) return;
+    const mine = new Map((await getActiveMemberships(db, actor.userId)).map((m) => [m.organizationId, m.role]));
+    const adminIn = (await getActiveMemberships(db, target.id)).filter((m) => roleRank(mine.get(m.organizationId) ?? "guest") >= roleRank("admin"));
+    // Users outside the actor's administered organizations do not exist for them.
+    if (adminIn.length === 0) throw UserErrors.notFound();
+    if (target.isSuperadmin) throw AdminErrors.notAllowed();
+    if (!adminIn.some((m) => roleRank(mine.get(m.organizationId)!) > roleRank(m.role))) {
+      throw adminIn.some((m) => m.role === "owner") ? AdminErrors.ownerProtection() : AdminErrors.notAllowed();
+    }
+  }
+
+  /** The account with the organizations the actor may see it in (all of them for superadmins). */
+  private async withOrgs(actor: UserActor, user: UserRow): Promise<AdminUserView> {
+    const theirs = await getActiveMemberships(this.deps.db, user.id);
+    const mine = actor.isSuperadmin ? null : new Set((await getActiveMemberships(this.deps.db, actor.userId)).map((m) => m.organizationId));
+    return {
+      ...toUserView(user),
+      organizations: theirs.filter((m) => !mine || mine.has(m.organizationId)).map((m) => ({ id: m.organizationId, name: m.organizationName, role: m.role })),
+    };
+  }
 }
+
+const escapeLike = (v: string) => v.replace(/[\\%_]/g, (c) => `\\${c}`);

@@ -32,7 +32,7 @@ export interface AuditEntryView {
   metadata: Record<string, unknown>;
 }
 
-const columns = {
+export const auditColumns = {
   id: auditLogs.id,
   createdAt: auditLogs.createdAt,
   action: auditLogs.action,
@@ -80,7 +80,7 @@ export class AuditService {
     if (filter.action) where.push(eq(auditLogs.action, filter.action));
     const [items, [total]] = await Promise.all([
       db
-        .select(columns)
+        .select(auditColumns)
         .from(auditLogs)
         .where(and(...where))
         .orderBy(desc(auditLogs.createdAt))

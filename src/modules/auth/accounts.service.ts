@@ -12,6 +12,7 @@ import { usersRepository, type UserRow } from "../users/users.repository.js";
 import { toUserView, type UserView } from "../users/users.views.js";
 import { AuthErrors } from "./auth.errors.js";
 import {
+  activateSchema,
   changePasswordSchema,
   emailOnlySchema,
   registerSchema,
@@ -28,6 +29,7 @@ export interface AccountsConfig {
   appUrl: string;
   emailVerificationTtl: number;
   passwordResetTtl: number;
+  activationTtl: number;
   superadminEmails: readonly string[];
   limits: { register: RateRule; forgotPassword: RateRule; resetPassword: RateRule; resendVerification: RateRule };
 }
@@ -194,6 +196,70 @@ export class AccountsService {
     });
     await sessions.revokeAll(actor.userId, actor.sessionId);
     return { message: "Password changed. Your other sessions were signed out." };
+  }
+
+  /**
+   * Creates an account an organization admin asked for (no password yet, status
+   * pending_activation) and emails its owner a single-use link to choose one. Runs inside the
+   * caller's transaction so the membership and the email come with it or not at all.
+   */
+  async createPendingAccount(tx: Executor, v: { email: string; fullName?: string; inviterName: string; organizationName: string }): Promise<UserRow> {
+    const now = this.deps.clock.now();
+    const user = await usersRepository.insert(tx, { email: v.email, fullName: v.fullName ?? null, isSuperadmin: false, now });
+    await usersRepository.update(tx, user.id, { status: "pending_activation" });
+    await this.sendActivation(tx, { ...user, status: "pending_activation" }, v.inviterName, v.organizationName);
+    return { ...user, status: "pending_activation" };
+  }
+
+  /** Sets the first password of a pending account from its activation link; the address is proven. */
+  async activate(ctx: RequestContext, input: unknown): Promise<{ message: string }> {
+    const { db, clock, hasher, audit, limits, config } = this.deps;
+    await limits.consume("reset-password", config.limits.resetPassword, ctx.ip ?? "unknown");
+    const data = parseInput(activateSchema, input);
+    await db.transaction(async (tx) => {
+      const now = clock.now();
+      const userId = await userTokensRepository.consume(tx, "activation", sha256Hex(data.code), now);
+      const user = userId ? await usersRepository.findById(tx, userId) : undefined;
+      if (!user || user.status !== "pending_activation") throw AuthErrors.invalidLink();
+      assertPasswordAcceptable(data.password, user.email);
+      await credentialsRepository.setPasswordHash(tx, user.id, await hasher.hash(data.password), now);
+      await usersRepository.update(tx, user.id, {
+        status: "active",
+        emailVerifiedAt: user.emailVerifiedAt ?? now,
+        fullName: data.fullName ?? user.fullName,
+        updatedAt: now,
+      });
+      await audit.record(tx, ctx, AuditAction.userActivate, { userId: user.id });
+    });
+    return { message: "Your account is active. Sign in with your new password." };
+  }
+
+  /** A new activation link for a pending account; the same answer for every address. */
+  async resendActivation(ctx: RequestContext, input: unknown): Promise<{ message: string }> {
+    const { db, limits, config } = this.deps;
+    await limits.consume("resend-activation-ip", config.limits.forgotPassword, ctx.ip ?? "unknown");
+    const email = normalizeEmail(parseInput(emailOnlySchema, input).email);
+    await limits.consume("resend-verification", config.limits.resendVerification, `activation:${email}`);
+    await db.transaction(async (tx) => {
+      const user = await usersRepository.findByEmail(tx, email);
+      if (user?.status === "pending_activation") await this.sendActivation(tx, user, "An administrator", "your organization");
+    });
+    return { message: "If this address has an account waiting for activation, we sent a new link." };
+  }
+
+  private async sendActivation(tx: Executor, user: UserRow, inviterName: string, organizationName: string): Promise<void> {
+    const { clock, config } = this.deps;
+    const now = clock.now();
+    await userTokensRepository.voidAll(tx, user.id, "activation", now);
+    const code = await this.issueToken(tx, user.id, "activation", config.activationTtl, now);
+    await this.deps.email.enqueue(tx, "account-activation", user.email, {
+      name: user.fullName ?? user.email,
+      email: user.email,
+      inviterName,
+      organizationName,
+      activateUrl: `${config.appUrl}/activate?code=${encodeURIComponent(code)}`,
+      expiresInHours: Math.round(config.activationTtl / 3600),
+    });
   }
 
   private async sendVerification(tx: Executor, user: UserRow): Promise<void> {

@@ -45,3 +45,15 @@ export const changePasswordSchema = z
   });
 
 export const tokenRedirectSchema = z.object({ redirect: z.string().max(2048).optional() });
+
+export const activateSchema = z
+  .object({
+    code: z.string().min(1).max(512),
+    password: newPassword,
+    passwordConfirm: z.string().max(1024).optional(),
+    fullName: z.string().trim().min(1).max(255).optional(),
+  })
+  .refine((v) => v.passwordConfirm === undefined || v.passwordConfirm === v.password, {
+    path: ["passwordConfirm"],
+    message: "does not match the password",
+  });

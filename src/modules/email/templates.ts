@@ -6,8 +6,20 @@ export interface TemplateProps {
   "verify-email": { name: string; email: string; verifyUrl: string; expiresInHours: number };
   "reset-password": { name: string; resetUrl: string; expiresInHours: number };
   "account-exists": { name: string; email: string; resetUrl: string };
+  "org-invite": { email: string; inviterName: string; organizationName: string; role: string; acceptUrl: string; expiresInDays: number };
+  "invite-accepted": { inviterName: string; memberName: string; memberEmail: string; organizationName: string; role: string };
+  "account-activation": { name: string; email: string; inviterName: string; organizationName: string; activateUrl: string; expiresInHours: number };
+  "account-suspended": { name: string; email: string; reason: string };
 }
 
 export type TemplateName = keyof TemplateProps;
 
-export const TEMPLATE_NAMES = ["verify-email", "reset-password", "account-exists"] as const satisfies readonly TemplateName[];
+export const TEMPLATE_NAMES = [
+  "verify-email",
+  "reset-password",
+  "account-exists",
+  "org-invite",
+  "invite-accepted",
+  "account-activation",
+  "account-suspended",
+] as const satisfies readonly TemplateName[];

@@ -19,13 +19,15 @@ export const userColumns = {
   updatedAt: users.updatedAt,
 };
 
+export type UserStatus = (typeof users.status.enumValues)[number];
+
 export type UserRow = {
   id: string;
   email: string;
   fullName: string | null;
   avatarUrl: string | null;
   emailVerifiedAt: Date | null;
-  status: "active" | "suspended";
+  status: UserStatus;
   isSuperadmin: boolean;
   suspendedAt: Date | null;
   lastLoginAt: Date | null;
@@ -60,6 +62,12 @@ export const usersRepository = {
       .leftJoin(passwordCredentials, eq(passwordCredentials.userId, users.id))
       .where(and(eq(users.id, id), live(users)));
     return row;
+  },
+
+  /** Locks the user's row for the rest of the transaction: one membership change per user at a time. */
+  async lockById(db: Executor, id: string): Promise<boolean> {
+    const rows = await db.select({ id: users.id }).from(users).where(and(eq(users.id, id), live(users))).for("update");
+    return rows.length > 0;
   },
 
   async findByEmail(db: Executor, email: string): Promise<UserRow | undefined> {

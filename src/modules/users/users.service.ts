@@ -12,6 +12,9 @@ import { credentialsRepository } from "../auth/credentials.repository.js";
 import { requireUser } from "../auth/guards.js";
 import type { SessionsService } from "../auth/sessions/sessions.service.js";
 import { UserErrors } from "./users.errors.js";
+import { soleOwnedOrganizations } from "../orgs/sole-owner.js";
+import { OrgErrors } from "../orgs/orgs.errors.js";
+import { orgsRepository } from "../orgs/orgs.repository.js";
 import { usersRepository } from "./users.repository.js";
 import { auditQuerySchema, deleteMeSchema, updateMeSchema } from "./users.schemas.js";
 import { toUserView, type MeView, type UserView } from "./users.views.js";
@@ -61,9 +64,17 @@ export class UsersService {
     }
     await db.transaction(async (tx) => {
       const now = clock.now();
+      const sole = await soleOwnedOrganizations(tx, actor.userId);
+      // Deleting the only owner would strand the other members.
+      if (sole.withOthers.length > 0) throw OrgErrors.soleOwner(sole.withOthers.map((o) => o.name));
+      // Organizations with nobody else in them go with the account.
+      for (const org of sole.alone) {
+        await orgsRepository.softDelete(tx, org.id, now);
+        await audit.record(tx, ctx, AuditAction.orgDelete, { organizationId: org.id, resourceType: "organization", resourceId: org.id, metadata: { reason: "owner account deleted" } });
+      }
       const deleted = await usersRepository.update(tx, actor.userId, { deletedAt: now, updatedAt: now });
       if (!deleted) throw UserErrors.notFound();
-      await audit.record(tx, ctx, AuditAction.userDelete, { resourceType: "user", resourceId: actor.userId });
+      await audit.record(tx, ctx, AuditAction.userDelete, { resourceType: "user", resourceId: actor.userId, metadata: { organizations_deleted: sole.alone.map((o) => o.name) } });
     });
     await sessions.revokeAll(actor.userId);
   }

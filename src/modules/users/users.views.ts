@@ -1,4 +1,4 @@
-import type { UserRow } from "./users.repository.js";
+import type { UserRow, UserStatus } from "./users.repository.js";
 
 export interface UserView {
   id: string;
@@ -7,7 +7,7 @@ export interface UserView {
   avatarUrl: string | null;
   emailVerified: boolean;
   emailVerifiedAt: Date | null;
-  status: "active" | "suspended";
+  status: UserStatus;
   isSuperadmin: boolean;
   lastLoginAt: Date | null;
   createdAt: Date;

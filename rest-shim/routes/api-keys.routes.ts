@@ -1,0 +1,42 @@
+import type { Services } from "../../src/container.js";
+import { activitySchema } from "../../src/modules/orgs/orgs.schemas.js";
+import { createApiKeySchema, revokeApiKeySchema, updateApiKeySchema } from "../../src/modules/api-keys/api-keys.schemas.js";
+import { Verbatim } from "../../src/lib/strings.js";
+import { sendData } from "../envelope.js";
+import { input, param, queryInput, type RouteDef } from "../route.js";
+
+const K = "/organizations/:orgId/api-keys";
+
+export const apiKeysRoutes = (s: Services): RouteDef[] => [
+  {
+    method: "get", path: K, tag: "api-keys", auth: "user", org: "admin", summary: "API keys (never their secrets)",
+    handle: async (req, res) => {
+      const apiKeys = await s.apiKeys.list(req.ctx, param(req, "orgId"));
+      sendData(res, 200, "API keys", { apiKeys, count: apiKeys.length });
+    },
+  },
+  {
+    method: "post", path: K, tag: "api-keys", auth: "user", org: "admin", body: createApiKeySchema, status: 201, summary: "Create an API key: the secret is in the answer, once",
+    handle: async (req, res) => sendData(res, 201, "API key created: store it now, it is not shown again", { apiKey: await s.apiKeys.create(req.ctx, param(req, "orgId"), input(req)) }),
+  },
+  {
+    method: "patch", path: `${K}/:keyId`, tag: "api-keys", auth: "user", org: "admin", body: updateApiKeySchema, summary: "Rename an API key or change its description",
+    handle: async (req, res) => sendData(res, 200, "API key updated", { apiKey: await s.apiKeys.update(req.ctx, param(req, "orgId"), param(req, "keyId"), input(req)) }),
+  },
+  {
+    method: "post", path: `${K}/:keyId/revoke`, tag: "api-keys", auth: "user", org: "admin", body: revokeApiKeySchema, summary: "Revoke an API key (it stops working at once)",
+    handle: async (req, res) => sendData(res, 200, "API key revoked", { apiKey: await s.apiKeys.revoke(req.ctx, param(req, "orgId"), param(req, "keyId"), input(req)) }),
+  },
+  {
+    method: "delete", path: `${K}/:keyId`, tag: "api-keys", auth: "user", org: "admin", summary: "Revoke an API key",
+    handle: async (req, res) => sendData(res, 200, "API key revoked", { apiKey: await s.apiKeys.revoke(req.ctx, param(req, "orgId"), param(req, "keyId"), {}) }),
+  },
+  {
+    method: "get", path: "/organizations/:orgId/audit-logs", tag: "organizations", auth: "user", org: "admin", query: activitySchema,
+    summary: "The organization's activity, newest first (?user_id=&action=&limit=&cursor=; next_cursor pages on)",
+    handle: async (req, res) => {
+      const { items, nextCursor } = await s.activity.list(req.ctx, param(req, "orgId"), queryInput(req));
+      sendData(res, 200, "Activity", { auditLogs: items.map((e) => ({ ...e, metadata: new Verbatim(e.metadata) })), count: items.length, nextCursor });
+    },
+  },
+];

@@ -1,0 +1,141 @@
+import type { Services } from "../../src/container.js";
+import { createOrgSchema, deleteOrgSchema, transferSchema, updateOrgSchema, addMemberSchema, changeRoleSchema, inviteSchema, acceptInviteSchema } from "../../src/modules/orgs/orgs.schemas.js";
+import { sendData } from "../envelope.js";
+import { input, param, type RouteDef } from "../route.js";
+
+const O = "/organizations/:orgId";
+
+export const orgsRoutes = (s: Services): RouteDef[] => [
+  {
+    method: "post", path: "/organizations", tag: "organizations", auth: "user", body: createOrgSchema, status: 201,
+    summary: "Create an organization (you become its owner; at most MAX_ORGS_PER_USER memberships)",
+    handle: async (req, res) => sendData(res, 201, "Organization created", { organization: await s.orgs.create(req.ctx, input(req)) }),
+  },
+  {
+    method: "get", path: "/organizations", tag: "organizations", auth: "user", summary: "Your organizations",
+    handle: async (req, res) => {
+      const organizations = await s.orgs.listMine(req.ctx);
+      sendData(res, 200, "Organizations", { organizations, count: organizations.length });
+    },
+  },
+  {
+    method: "get", path: O, tag: "organizations", auth: "user", org: "guest", summary: "An organization and its member count",
+    handle: async (req, res) => {
+      const { memberCount, ...organization } = await s.orgs.get(req.ctx, param(req, "orgId"));
+      sendData(res, 200, "Organization", { organization, memberCount });
+    },
+  },
+  {
+    method: "patch", path: O, tag: "organizations", auth: "user", org: "admin", body: updateOrgSchema, summary: "Change name, description or logo",
+    handle: async (req, res) => sendData(res, 200, "Organization updated", { organization: await s.orgs.update(req.ctx, param(req, "orgId"), input(req)) }),
+  },
+  {
+    method: "delete", path: O, tag: "organizations", auth: "user", org: "owner", body: deleteOrgSchema,
+    summary: "Delete the organization (owners; {confirm: true} when it has other members)",
+    handle: async (req, res) => {
+      await s.orgs.delete(req.ctx, param(req, "orgId"), input(req));
+      sendData(res, 200, "Organization deleted");
+    },
+  },
+  {
+    method: "post", path: `${O}/transfer-ownership`, tag: "organizations", auth: "user", org: "owner", body: transferSchema,
+    summary: "Make another member the owner; you become an admin",
+    handle: async (req, res) => sendData(res, 200, "Ownership transferred", await s.orgs.transferOwnership(req.ctx, param(req, "orgId"), input(req))),
+  },
+  {
+    method: "get", path: `${O}/members`, tag: "members", auth: "user", org: "guest", summary: "Members and their roles",
+    handle: async (req, res) => {
+      const members = await s.members.list(req.ctx, param(req, "orgId"));
+      sendData(res, 200, "Members", { members, count: members.length });
+    },
+  },
+  {
+    method: "post", path: `${O}/members`, tag: "members", auth: "user", org: "admin", body: addMemberSchema, status: 201,
+    summary: "Add a member by email; someone without an account gets an inactive one and an activation email",
+    handle: async (req, res) => sendData(res, 201, "Member added", await s.members.add(req.ctx, param(req, "orgId"), input(req))),
+  },
+  {
+    method: "delete", path: `${O}/members/:userId`, tag: "members", auth: "user", org: "admin",
+    summary: "Remove a member (never the last owner: transfer ownership first)",
+    handle: async (req, res) => {
+      await s.members.remove(req.ctx, param(req, "orgId"), param(req, "userId"));
+      sendData(res, 200, "Member removed");
+    },
+  },
+  {
+    method: "patch", path: `${O}/members/:userId/role`, tag: "members", auth: "user", org: "admin", body: changeRoleSchema,
+    summary: "Change a member's role (only owners grant or remove the owner role)",
+    handle: async (req, res) => sendData(res, 200, "Role changed", { member: await s.members.changeRole(req.ctx, param(req, "orgId"), param(req, "userId"), input(req)) }),
+  },
+  {
+    method: "post", path: `${O}/leave`, tag: "members", auth: "user", org: "guest", summary: "Leave the organization (not as its last owner)",
+    handle: async (req, res) => {
+      await s.members.leave(req.ctx, param(req, "orgId"));
+      sendData(res, 200, "You left the organization");
+    },
+  },
+  {
+    method: "get", path: `${O}/invites`, tag: "invites", auth: "user", org: "admin", summary: "Open invitations",
+    handle: async (req, res) => {
+      const invites = await s.invites.list(req.ctx, param(req, "orgId"));
+      sendData(res, 200, "Invites", { invites, count: invites.length });
+    },
+  },
+  {
+    method: "post", path: `${O}/invites`, tag: "invites", auth: "user", org: "admin", body: inviteSchema, status: 201,
+    summary: "Invite an address (emailed, single-use link valid 7 days)",
+    handle: async (req, res) => sendData(res, 201, "Invite sent", { invite: await s.invites.send(req.ctx, param(req, "orgId"), input(req)) }),
+  },
+  {
+    method: "delete", path: `${O}/invites/:inviteId`, tag: "invites", auth: "user", org: "admin", summary: "Cancel an invitation",
+    handle: async (req, res) => {
+      await s.invites.cancel(req.ctx, param(req, "orgId"), param(req, "inviteId"));
+      sendData(res, 200, "Invite cancelled");
+    },
+  },
+  {
+    method: "get", path: "/invites/:token", tag: "invites", auth: "none", summary: "What an invitation link is for",
+    handle: async (req, res) => sendData(res, 200, "Invite", await s.invites.lookup(req.ctx, param(req, "token"))),
+  },
+  {
+    method: "post", path: "/invites/:token/accept", tag: "invites", auth: "optional", body: acceptInviteSchema,
+    summary: "Accept an invitation: signed in with the invited address, or registering it (full_name, password)",
+    handle: async (req, res) => {
+      const { session, ...result } = await s.invites.accept(req.ctx, param(req, "token"), input(req));
+      sendData(res, 200, "Invitation accepted", { ...result, ...(session ? { token: session.token, expiresAt: session.expiresAt } : {}) });
+    },
+  },
+  {
+    method: "get", path: "/users/me/invites", tag: "invites", auth: "user", summary: "Invitations waiting for your verified address",
+    handle: async (req, res) => {
+      const invites = await s.invites.listMine(req.ctx);
+      sendData(res, 200, "Invites", { invites, count: invites.length });
+    },
+  },
+  {
+    method: "post", path: "/users/me/invites/:inviteId/accept", tag: "invites", auth: "user", summary: "Accept one of your invitations",
+    handle: async (req, res) => sendData(res, 200, "Invitation accepted", await s.invites.acceptMine(req.ctx, param(req, "inviteId"))),
+  },
+  {
+    method: "get", path: "/users/me/organizations", tag: "users", auth: "user", summary: "Your organizations with your role",
+    handle: async (req, res) => {
+      const organizations = await s.orgs.listMine(req.ctx);
+      sendData(res, 200, "Organizations", { organizations, count: organizations.length });
+    },
+  },
+  {
+    method: "get", path: "/users/me/organizations/simple", tag: "users", auth: "user", summary: "Your organizations as {id, name, slug, role} (for the CLI)",
+    handle: async (req, res) => {
+      const organizations = await s.orgs.listMineSimple(req.ctx);
+      sendData(res, 200, "Organizations", { organizations, count: organizations.length });
+    },
+  },
+  {
+    method: "get", path: "/users/me/memberships", tag: "users", auth: "user", summary: "Per organization: your role, departments and principals",
+    handle: async (req, res) => sendData(res, 200, "Memberships", { orgs: await s.myDirectory.memberships(req.ctx) }),
+  },
+  {
+    method: "get", path: "/users/me/principals", tag: "users", auth: "user", summary: "Per organization: your principals (and all of them for admins)",
+    handle: async (req, res) => sendData(res, 200, "Principals", { orgs: await s.myDirectory.principals(req.ctx) }),
+  },
+];

@@ -1,0 +1,225 @@
+import { and, eq, inArray } from "drizzle-orm";
+import {
+  departmentCertPolicies,
+  departmentMembers,
+  departmentPrincipals,
+  departments,
+  principalMembers,
+  principals,
+  users,
+} from "../../../schema/index.js";
+import type { Executor } from "../../infra/db.js";
+import { live } from "../../infra/soft-delete.js";
+
+export const departmentColumns = {
+  id: departments.id,
+  organizationId: departments.organizationId,
+  name: departments.name,
+  description: departments.description,
+  canSudo: departments.canSudo,
+  createdAt: departments.createdAt,
+  updatedAt: departments.updatedAt,
+};
+export type DepartmentRow = { id: string; organizationId: string; name: string; description: string | null; canSudo: boolean; createdAt: Date; updatedAt: Date };
+
+export const principalColumns = {
+  id: principals.id,
+  organizationId: principals.organizationId,
+  name: principals.name,
+  description: principals.description,
+  createdAt: principals.createdAt,
+  updatedAt: principals.updatedAt,
+};
+export type PrincipalRow = { id: string; organizationId: string; name: string; description: string | null; createdAt: Date; updatedAt: Date };
+
+const memberUserColumns = { userId: users.id, email: users.email, fullName: users.fullName };
+
+/** Departments and principals of organizations, and who belongs to them. Org-scoped lookups only. */
+export const directoryRepository = {
+  listDepartments: (db: Executor, orgId: string): Promise<DepartmentRow[]> =>
+    db.select(departmentColumns).from(departments).where(and(eq(departments.organizationId, orgId), live(departments))).orderBy(departments.name),
+
+  async findDepartment(db: Executor, orgId: string, id: string): Promise<DepartmentRow | undefined> {
+    const [row] = await db.select(departmentColumns).from(departments).where(and(eq(departments.id, id), eq(departments.organizationId, orgId), live(departments)));
+    return row;
+  },
+
+  async insertDepartment(db: Executor, v: { organizationId: string; name: string; description?: string; canSudo: boolean; now: Date }): Promise<DepartmentRow> {
+    const [row] = await db.insert(departments).values({ ...v, createdAt: v.now, updatedAt: v.now }).returning(departmentColumns);
+    return row!;
+  },
+
+  async updateDepartment(db: Executor, orgId: string, id: string, values: Partial<typeof departments.$inferInsert>): Promise<DepartmentRow | undefined> {
+    const [row] = await db
+      .update(departments)
+      .set(values)
+      .where(and(eq(departments.id, id), eq(departments.organizationId, orgId), live(departments)))
+      .returning(departmentColumns);
+    return row;
+  },
+
+  async deleteDepartmentLinks(db: Executor, id: string) {
+    await db.delete(departmentMembers).where(eq(departmentMembers.departmentId, id));
+    await db.delete(departmentPrincipals).where(eq(departmentPrincipals.departmentId, id));
+  },
+
+  listDepartmentMembers: (db: Executor, departmentId: string) =>
+    db
+      .select({ ...memberUserColumns, addedAt: departmentMembers.createdAt })
+      .from(departmentMembers)
+      .innerJoin(users, eq(users.id, departmentMembers.userId))
+      .where(and(eq(departmentMembers.departmentId, departmentId), live(users)))
+      .orderBy(users.email),
+
+  /** Adds a member; false when they were already in it. */
+  async addDepartmentMember(db: Executor, departmentId: string, userId: string, now: Date): Promise<boolean> {
+    const rows = await db.insert(departmentMembers).values({ departmentId, userId, createdAt: now }).onConflictDoNothing().returning({ userId: departmentMembers.userId });
+    return rows.length === 1;
+  },
+
+  async removeDepartmentMember(db: Executor, departmentId: string, userId: string): Promise<boolean> {
+    const rows = await db
+      .delete(departmentMembers)
+      .where(and(eq(departmentMembers.departmentId, departmentId), eq(departmentMembers.userId, userId)))
+      .returning({ userId: departmentMembers.userId });
+    return rows.length === 1;
+  },
+
+  async findCertPolicy(db: Executor, departmentId: string) {
+    const [row] = await db
+      .select({
+        allowUserExpiry: departmentCertPolicies.allowUserExpiry,
+        defaultExpiryHours: departmentCertPolicies.defaultExpiryHours,
+        maxExpiryHours: departmentCertPolicies.maxExpiryHours,
+        allowedExtensions: departmentCertPolicies.allowedExtensions,
+        customExtensions: departmentCertPolicies.customExtensions,
+        updatedAt: departmentCertPolicies.updatedAt,
+      })
+      .from(departmentCertPolicies)
+      .where(eq(departmentCertPolicies.departmentId, departmentId));
+    return row;
+  },
+
+  async upsertCertPolicy(
+    db: Executor,
+    departmentId: string,
+    v: { allowUserExpiry: boolean; defaultExpiryHours: number; maxExpiryHours: number; allowedExtensions: string[]; customExtensions: string[]; now: Date },
+  ) {
+    const values = { ...v, updatedAt: v.now };
+    delete (values as { now?: Date }).now;
+    await db
+      .insert(departmentCertPolicies)
+      .values({ departmentId, ...values })
+      .onConflictDoUpdate({ target: departmentCertPolicies.departmentId, set: values });
+  },
+
+  listPrincipals: (db: Executor, orgId: string): Promise<PrincipalRow[]> =>
+    db.select(principalColumns).from(principals).where(and(eq(principals.organizationId, orgId), live(principals))).orderBy(principals.name),
+
+  async findPrincipal(db: Executor, orgId: string, id: string): Promise<PrincipalRow | undefined> {
+    const [row] = await db.select(principalColumns).from(principals).where(and(eq(principals.id, id), eq(principals.organizationId, orgId), live(principals)));
+    return row;
+  },
+
+  async insertPrincipal(db: Executor, v: { organizationId: string; name: string; description?: string; now: Date }): Promise<PrincipalRow> {
+    const [row] = await db.insert(principals).values({ ...v, createdAt: v.now, updatedAt: v.now }).returning(principalColumns);
+    return row!;
+  },
+
+  async updatePrincipal(db: Executor, orgId: string, id: string, values: Partial<typeof principals.$inferInsert>): Promise<PrincipalRow | undefined> {
+    const [row] = await db
+      .update(principals)
+      .set(values)
+      .where(and(eq(principals.id, id), eq(principals.organizationId, orgId), live(principals)))
+      .returning(principalColumns);
+    return row;
+  },
+
+  async deletePrincipalLinks(db: Executor, id: string) {
+    await db.delete(principalMembers).where(eq(principalMembers.principalId, id));
+    await db.delete(departmentPrincipals).where(eq(departmentPrincipals.principalId, id));
+  },
+
+  listPrincipalMembers: (db: Executor, principalId: string) =>
+    db
+      .select({ ...memberUserColumns, addedAt: principalMembers.createdAt })
+      .from(principalMembers)
+      .innerJoin(users, eq(users.id, principalMembers.userId))
+      .where(and(eq(principalMembers.principalId, principalId), live(users)))
+      .orderBy(users.email),
+
+  async addPrincipalMember(db: Executor, principalId: string, userId: string, now: Date): Promise<boolean> {
+    const rows = await db.insert(principalMembers).values({ principalId, userId, createdAt: now }).onConflictDoNothing().returning({ userId: principalMembers.userId });
+    return rows.length === 1;
+  },
+
+  async removePrincipalMember(db: Executor, principalId: string, userId: string): Promise<boolean> {
+    const rows = await db
+      .delete(principalMembers)
+      .where(and(eq(principalMembers.principalId, principalId), eq(principalMembers.userId, userId)))
+      .returning({ userId: principalMembers.userId });
+    return rows.length === 1;
+  },
+
+  /** Departments a principal is granted through. */
+  listPrincipalDepartments: (db: Executor, principalId: string): Promise<DepartmentRow[]> =>
+    db
+      .select(departmentColumns)
+      .from(departmentPrincipals)
+      .innerJoin(departments, eq(departments.id, departmentPrincipals.departmentId))
+      .where(and(eq(departmentPrincipals.principalId, principalId), live(departments)))
+      .orderBy(departments.name),
+
+  listDepartmentPrincipals: (db: Executor, departmentId: string): Promise<PrincipalRow[]> =>
+    db
+      .select(principalColumns)
+      .from(departmentPrincipals)
+      .innerJoin(principals, eq(principals.id, departmentPrincipals.principalId))
+      .where(and(eq(departmentPrincipals.departmentId, departmentId), live(principals)))
+      .orderBy(principals.name),
+
+  async linkPrincipal(db: Executor, departmentId: string, principalId: string, now: Date): Promise<boolean> {
+    const rows = await db.insert(departmentPrincipals).values({ departmentId, principalId, createdAt: now }).onConflictDoNothing().returning({ id: departmentPrincipals.principalId });
+    return rows.length === 1;
+  },
+
+  async unlinkPrincipal(db: Executor, departmentId: string, principalId: string): Promise<boolean> {
+    const rows = await db
+      .delete(departmentPrincipals)
+      .where(and(eq(departmentPrincipals.departmentId, departmentId), eq(departmentPrincipals.principalId, principalId)))
+      .returning({ id: departmentPrincipals.principalId });
+    return rows.length === 1;
+  },
+
+  /** A user's departments in the given organizations. */
+  userDepartments: (db: Executor, userId: string, orgIds: string[]) =>
+    orgIds.length === 0
+      ? Promise.resolve([] as DepartmentRow[])
+      : db
+          .select(departmentColumns)
+          .from(departmentMembers)
+          .innerJoin(departments, eq(departments.id, departmentMembers.departmentId))
+          .where(and(eq(departmentMembers.userId, userId), inArray(departments.organizationId, orgIds), live(departments))),
+
+  /** Principals a user holds directly in the given organizations. */
+  userDirectPrincipals: (db: Executor, userId: string, orgIds: string[]) =>
+    orgIds.length === 0
+      ? Promise.resolve([] as PrincipalRow[])
+      : db
+          .select(principalColumns)
+          .from(principalMembers)
+          .innerJoin(principals, eq(principals.id, principalMembers.principalId))
+          .where(and(eq(principalMembers.userId, userId), inArray(principals.organizationId, orgIds), live(principals))),
+
+  /** Principals a user holds through their departments, with the department they came from. */
+  userDepartmentPrincipals: (db: Executor, userId: string, orgIds: string[]) =>
+    orgIds.length === 0
+      ? Promise.resolve([] as Array<PrincipalRow & { departmentId: string }>)
+      : db
+          .select({ ...principalColumns, departmentId: departmentPrincipals.departmentId })
+          .from(departmentMembers)
+          .innerJoin(departments, eq(departments.id, departmentMembers.departmentId))
+          .innerJoin(departmentPrincipals, eq(departmentPrincipals.departmentId, departments.id))
+          .innerJoin(principals, eq(principals.id, departmentPrincipals.principalId))
+          .where(and(eq(departmentMembers.userId, userId), inArray(departments.organizationId, orgIds), live(departments), live(principals))),
+};

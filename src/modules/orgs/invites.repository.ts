@@ -1,0 +1,100 @@
+import { and, eq, gt, isNull, lte } from "drizzle-orm";
+import { orgInvites, organizations } from "../../../schema/index.js";
+import type { Executor } from "../../infra/db.js";
+import { live } from "../../infra/soft-delete.js";
+import type { OrgRole } from "./permissions.js";
+
+const inviteColumns = {
+  id: orgInvites.id,
+  organizationId: orgInvites.organizationId,
+  email: orgInvites.email,
+  role: orgInvites.role,
+  invitedBy: orgInvites.invitedBy,
+  expiresAt: orgInvites.expiresAt,
+  createdAt: orgInvites.createdAt,
+};
+
+export type InviteRow = {
+  id: string;
+  organizationId: string;
+  email: string;
+  role: OrgRole;
+  invitedBy: string;
+  expiresAt: Date;
+  createdAt: Date;
+};
+
+const open = and(isNull(orgInvites.acceptedAt), isNull(orgInvites.cancelledAt));
+
+export const invitesRepository = {
+  async insert(db: Executor, v: { organizationId: string; email: string; role: OrgRole; tokenHash: string; invitedBy: string; expiresAt: Date; now: Date }): Promise<InviteRow> {
+    const [row] = await db.insert(orgInvites).values({ ...v, createdAt: v.now }).returning(inviteColumns);
+    return row!;
+  },
+
+  /** Open invites of an organization (expired ones included, flagged by their date). */
+  listOpen: (db: Executor, organizationId: string): Promise<InviteRow[]> =>
+    db.select(inviteColumns).from(orgInvites).where(and(eq(orgInvites.organizationId, organizationId), open)).orderBy(orgInvites.createdAt),
+
+  async findOpenByEmail(db: Executor, organizationId: string, email: string): Promise<InviteRow | undefined> {
+    const [row] = await db.select(inviteColumns).from(orgInvites).where(and(eq(orgInvites.organizationId, organizationId), eq(orgInvites.email, email), open));
+    return row;
+  },
+
+  /** An open, unexpired invite by token hash, with its live organization's name. */
+  async findUsableByHash(db: Executor, tokenHash: string, now: Date) {
+    const [row] = await db
+      .select({ ...inviteColumns, organizationName: organizations.name })
+      .from(orgInvites)
+      .innerJoin(organizations, eq(organizations.id, orgInvites.organizationId))
+      .where(and(eq(orgInvites.tokenHash, tokenHash), open, gt(orgInvites.expiresAt, now), live(organizations)));
+    return row;
+  },
+
+  /** Open, unexpired invites addressed to an email (for the invitee's own list). */
+  listUsableForEmail: (db: Executor, email: string, now: Date) =>
+    db
+      .select({ ...inviteColumns, organizationName: organizations.name })
+      .from(orgInvites)
+      .innerJoin(organizations, eq(organizations.id, orgInvites.organizationId))
+      .where(and(eq(orgInvites.email, email), open, gt(orgInvites.expiresAt, now), live(organizations))),
+
+  async findUsableById(db: Executor, id: string, now: Date) {
+    const [row] = await db
+      .select({ ...inviteColumns, organizationName: organizations.name })
+      .from(orgInvites)
+      .innerJoin(organizations, eq(organizations.id, orgInvites.organizationId))
+      .where(and(eq(orgInvites.id, id), open, gt(orgInvites.expiresAt, now), live(organizations)));
+    return row;
+  },
+
+  /**
+   * Marks an invite accepted. The conditional update is the single-use guard: of concurrent
+   * accepts, exactly one gets the row back.
+   */
+  async markAccepted(db: Executor, id: string, userId: string, now: Date): Promise<boolean> {
+    const rows = await db
+      .update(orgInvites)
+      .set({ acceptedAt: now, acceptedBy: userId })
+      .where(and(eq(orgInvites.id, id), open, gt(orgInvites.expiresAt, now)))
+      .returning({ id: orgInvites.id });
+    return rows.length === 1;
+  },
+
+  async cancel(db: Executor, organizationId: string, id: string, now: Date): Promise<InviteRow | undefined> {
+    const [row] = await db
+      .update(orgInvites)
+      .set({ cancelledAt: now })
+      .where(and(eq(orgInvites.id, id), eq(orgInvites.organizationId, organizationId), open))
+      .returning(inviteColumns);
+    return row;
+  },
+
+  /** Closes an expired open invite so that the address can be invited again. */
+  async cancelExpired(db: Executor, organizationId: string, email: string, now: Date) {
+    await db
+      .update(orgInvites)
+      .set({ cancelledAt: now })
+      .where(and(eq(orgInvites.organizationId, organizationId), eq(orgInvites.email, email), open, lte(orgInvites.expiresAt, now)));
+  },
+};

@@ -1,0 +1,265 @@
+import type { Clock } from "../../infra/clock.js";
+import type { Db, Executor } from "../../infra/db.js";
+import type { Logger } from "../../infra/logger.js";
+import { randomToken, sha256Hex, type PasswordHasher } from "../../lib/crypto/index.js";
+import { AppError, CommonErrors } from "../../lib/errors.js";
+import type { RequestContext } from "../../lib/request-context.js";
+import { maskEmail, normalizeEmail } from "../../lib/strings.js";
+import { parseId, parseInput } from "../../lib/validation.js";
+import { AuditAction } from "../audit/audit.actions.js";
+import type { AuditService } from "../audit/audit.service.js";
+import { credentialsRepository } from "../auth/credentials.repository.js";
+import { requireUser } from "../auth/guards.js";
+import { assertPasswordAcceptable } from "../auth/password-policy.js";
+import type { SessionsService } from "../auth/sessions/sessions.service.js";
+import type { EmailService } from "../email/email.service.js";
+import type { RateLimitService, RateRule } from "../rate-limit/rate-limit.service.js";
+import { usersRepository, type UserRow } from "../users/users.repository.js";
+import { toUserView, type UserView } from "../users/users.views.js";
+import { invitesRepository, type InviteRow } from "./invites.repository.js";
+import { getActiveMembership, membershipsRepository } from "./memberships.repository.js";
+import { requireOrgAccess } from "./org-access.js";
+import { assertBelowOrgLimit, type OrgLimitConfig } from "./org-limit.js";
+import { OrgErrors } from "./orgs.errors.js";
+import { orgsRepository } from "./orgs.repository.js";
+import { acceptInviteSchema, inviteSchema } from "./orgs.schemas.js";
+import type { OrgRole } from "./permissions.js";
+
+export const InviteErrors = {
+  notFound: () => new AppError("INVITE_NOT_FOUND", 404, "Invite not found"),
+  invalid: () => new AppError("INVALID_TOKEN", 400, "This invitation is invalid, has expired, was cancelled or was already used. Ask for a new one."),
+  pending: () => new AppError("INVITE_PENDING", 409, "An invitation to this address is already pending; cancel it to send a new one"),
+  alreadyUsed: () => new AppError("INVITE_ALREADY_USED", 409, "This invitation was already accepted"),
+  emailMismatch: (invited: string, signedInAs: string) =>
+    new AppError(
+      "EMAIL_MISMATCH",
+      403,
+      `This invitation was sent to ${maskEmail(invited)}, but you are signed in as ${signedInAs}. ` +
+        `Sign out and sign in (or register) with ${maskEmail(invited)} to accept it, or ask the person who invited you to send a new invitation to ${signedInAs}.`,
+      { invited_email: maskEmail(invited), signed_in_as: signedInAs },
+    ),
+  accountExists: (email: string) =>
+    new AppError("ACCOUNT_EXISTS", 409, `An account already exists for ${maskEmail(email)}. Sign in with it, then accept the invitation.`),
+  unverifiedEmail: () => new AppError("EMAIL_NOT_VERIFIED", 403, "Verify your email address first, or use the link in the invitation email"),
+};
+
+export interface InviteView {
+  id: string;
+  email: string;
+  role: OrgRole;
+  invitedBy: string;
+  expiresAt: Date;
+  createdAt: Date;
+  expired: boolean;
+}
+
+export interface AcceptResult {
+  organization: { id: string; name: string };
+  role: OrgRole;
+  user: UserView;
+  /** Set when the invite created the account: the new user is signed in. */
+  session?: { token: string; expiresAt: Date; sessionId: string };
+}
+
+export interface InvitesDeps {
+  db: Db;
+  clock: Clock;
+  hasher: PasswordHasher;
+  audit: AuditService;
+  email: EmailService;
+  sessions: SessionsService;
+  limits: RateLimitService;
+  logger: Logger;
+  config: { appUrl: string; inviteTtl: number; limit: OrgLimitConfig; rate: RateRule };
+}
+
+export class InvitesService {
+  constructor(private readonly deps: InvitesDeps) {}
+
+  /** Invites an address; the invitee gets an email with a single-use, 7-day link. */
+  async send(ctx: RequestContext, orgId: string, input: unknown): Promise<InviteView> {
+    const { db, clock, audit, email: mail, limits, config } = this.deps;
+    const { orgId: id, membership, actor } = await requireOrgAccess(db, ctx, orgId, "invites.manage");
+    const data = parseInput(inviteSchema, input);
+    if (data.role === "owner" && membership.role !== "owner") throw OrgErrors.ownerOnly();
+    // Invitations are email sent on our behalf: cap them per organization.
+    await limits.consume("invites", config.rate, id);
+    const email = normalizeEmail(data.email);
+    return db.transaction(async (tx) => {
+      const now = clock.now();
+      const org = await orgsRepository.findById(tx, id);
+      if (!org) throw OrgErrors.notFound();
+      const existing = await usersRepository.findByEmail(tx, email);
+      if (existing && (await getActiveMembership(tx, existing.id, id))) throw OrgErrors.alreadyMember();
+      await invitesRepository.cancelExpired(tx, id, email, now);
+      if (await invitesRepository.findOpenByEmail(tx, id, email)) throw InviteErrors.pending();
+      const token = randomToken(32);
+      const invite = await invitesRepository.insert(tx, {
+        organizationId: id,
+        email,
+        role: data.role,
+        tokenHash: sha256Hex(token),
+        invitedBy: actor.userId,
+        expiresAt: new Date(now.getTime() + config.inviteTtl * 1000),
+        now,
+      });
+      await mail.enqueue(tx, "org-invite", email, {
+        email,
+        inviterName: actor.email,
+        organizationName: org.name,
+        role: data.role,
+        acceptUrl: `${config.appUrl}/invite?token=${encodeURIComponent(token)}`,
+        expiresInDays: Math.round(config.inviteTtl / 86400),
+      });
+      await audit.record(tx, ctx, AuditAction.orgInviteSent, {
+        organizationId: id,
+        resourceType: "invite",
+        resourceId: invite.id,
+        metadata: { email, role: data.role },
+      });
+      return this.view(invite, now);
+    });
+  }
+
+  async list(ctx: RequestContext, orgId: string): Promise<InviteView[]> {
+    const { orgId: id } = await requireOrgAccess(this.deps.db, ctx, orgId, "invites.manage");
+    const now = this.deps.clock.now();
+    return (await invitesRepository.listOpen(this.deps.db, id)).map((i) => this.view(i, now));
+  }
+
+  async cancel(ctx: RequestContext, orgId: string, inviteId: string): Promise<void> {
+    const { db, clock, audit } = this.deps;
+    const { orgId: id } = await requireOrgAccess(db, ctx, orgId, "invites.manage");
+    const inviteKey = parseId(inviteId, InviteErrors.notFound);
+    await db.transaction(async (tx) => {
+      const invite = await invitesRepository.cancel(tx, id, inviteKey, clock.now());
+      if (!invite) throw InviteErrors.notFound();
+      await audit.record(tx, ctx, AuditAction.orgInviteCancelled, {
+        organizationId: id,
+        resourceType: "invite",
+        resourceId: invite.id,
+        metadata: { email: invite.email, role: invite.role },
+      });
+    });
+  }
+
+  /** What the invitation link shows before it is accepted. */
+  async lookup(_ctx: RequestContext, token: string) {
+    const invite = await invitesRepository.findUsableByHash(this.deps.db, sha256Hex(String(token)), this.deps.clock.now());
+    if (!invite) throw InviteErrors.invalid();
+    const user = await usersRepository.findByEmail(this.deps.db, invite.email);
+    return {
+      email: invite.email,
+      organization: { id: invite.organizationId, name: invite.organizationName },
+      role: invite.role,
+      expiresAt: invite.expiresAt,
+      userExists: Boolean(user),
+    };
+  }
+
+  /**
+   * Accepts an invitation from its emailed link. Signed in: the account's address must be the
+   * invited one. Not signed in: a new account is registered (the link proves the address).
+   */
+  async accept(ctx: RequestContext, token: string, input: unknown): Promise<AcceptResult> {
+    const { db, clock, hasher } = this.deps;
+    const data = parseInput(acceptInviteSchema, input ?? {});
+    const tokenHash = sha256Hex(String(token));
+    const preview = await invitesRepository.findUsableByHash(db, tokenHash, clock.now());
+    if (!preview) throw InviteErrors.invalid();
+
+    if (ctx.actor.kind === "user") {
+      const signedIn = ctx.actor;
+      // An invitation is for one address; a different signed-in account must not take it.
+      if (signedIn.email !== preview.email) throw InviteErrors.emailMismatch(preview.email, signedIn.email);
+      return db.transaction(async (tx) => {
+        const user = await usersRepository.findById(tx, signedIn.userId);
+        if (!user) throw InviteErrors.invalid();
+        return this.join(tx, ctx, preview, user, { proveEmail: true });
+      });
+    }
+
+    if (await usersRepository.findByEmail(db, preview.email)) throw InviteErrors.accountExists(preview.email);
+    if (!data.password) throw CommonErrors.validation([{ path: "password", message: "is required to create your account" }]);
+    assertPasswordAcceptable(data.password, preview.email);
+    const passwordHash = await hasher.hash(data.password);
+    const result = await db.transaction(async (tx) => {
+      const now = clock.now();
+      const user = await usersRepository.insert(tx, { email: preview.email, fullName: data.fullName ?? null, isSuperadmin: false, now });
+      await credentialsRepository.setPasswordHash(tx, user.id, passwordHash, now);
+      await usersRepository.update(tx, user.id, { emailVerifiedAt: now });
+      await this.deps.audit.record(tx, ctx, AuditAction.userRegister, { userId: user.id, metadata: { via: "invite" } });
+      return this.join(tx, ctx, preview, { ...user, emailVerifiedAt: now }, { proveEmail: false });
+    });
+    const session = await this.deps.sessions.create(result.user.id, { rememberMe: false, ip: ctx.ip, userAgent: ctx.userAgent });
+    return { ...result, session: { token: session.token, expiresAt: session.expiresAt, sessionId: session.session.id } };
+  }
+
+  /** Pending invitations for the caller's verified address. */
+  async listMine(ctx: RequestContext) {
+    const actor = requireUser(ctx);
+    const user = await usersRepository.findById(this.deps.db, actor.userId);
+    if (!user?.emailVerifiedAt) return [];
+    const rows = await invitesRepository.listUsableForEmail(this.deps.db, user.email, this.deps.clock.now());
+    return rows.map((r) => ({ id: r.id, organization: { id: r.organizationId, name: r.organizationName }, role: r.role, expiresAt: r.expiresAt }));
+  }
+
+  /** Accepts one of the caller's pending invitations by id (their address must be verified). */
+  async acceptMine(ctx: RequestContext, inviteId: string): Promise<AcceptResult> {
+    const { db, clock } = this.deps;
+    const actor = requireUser(ctx);
+    const id = parseId(inviteId, InviteErrors.notFound);
+    return db.transaction(async (tx) => {
+      const user = await usersRepository.findById(tx, actor.userId);
+      const invite = await invitesRepository.findUsableById(tx, id, clock.now());
+      if (!user || !invite || invite.email !== user.email) throw InviteErrors.notFound();
+      // Without the emailed link, only a verified address proves the invitation is theirs.
+      if (!user.emailVerifiedAt) throw InviteErrors.unverifiedEmail();
+      return this.join(tx, ctx, invite, user, { proveEmail: false });
+    });
+  }
+
+  private async join(
+    tx: Executor,
+    ctx: RequestContext,
+    invite: InviteRow & { organizationName: string },
+    user: UserRow,
+    options: { proveEmail: boolean },
+  ): Promise<Omit<AcceptResult, "session">> {
+    const { clock, audit, email: mail, logger, config } = this.deps;
+    const now = clock.now();
+    // The single-use guard comes first: concurrent accepts queue on this row and all but one fail.
+    if (!(await invitesRepository.markAccepted(tx, invite.id, user.id, now))) throw InviteErrors.alreadyUsed();
+    await usersRepository.lockById(tx, user.id);
+    if (await getActiveMembership(tx, user.id, invite.organizationId)) throw OrgErrors.alreadyMember();
+    await assertBelowOrgLimit(tx, user.id, config.limit, logger);
+    await membershipsRepository.insert(tx, { organizationId: invite.organizationId, userId: user.id, role: invite.role, invitedBy: invite.invitedBy, now });
+    if (options.proveEmail && !user.emailVerifiedAt) await usersRepository.update(tx, user.id, { emailVerifiedAt: now });
+    const inviter = await usersRepository.findById(tx, invite.invitedBy);
+    if (inviter) {
+      await mail.enqueue(tx, "invite-accepted", inviter.email, {
+        inviterName: inviter.fullName ?? inviter.email,
+        memberName: user.fullName ?? user.email,
+        memberEmail: user.email,
+        organizationName: invite.organizationName,
+        role: invite.role,
+      });
+    }
+    const actorCtx: RequestContext = { ...ctx, actor: { kind: "user", userId: user.id, email: user.email, isSuperadmin: user.isSuperadmin, sessionId: null } };
+    await audit.record(tx, actorCtx, AuditAction.orgInviteAccepted, {
+      organizationId: invite.organizationId,
+      resourceType: "invite",
+      resourceId: invite.id,
+      metadata: { email: invite.email, role: invite.role, invited_by: invite.invitedBy },
+    });
+    return {
+      organization: { id: invite.organizationId, name: invite.organizationName },
+      role: invite.role,
+      user: toUserView({ ...user, emailVerifiedAt: user.emailVerifiedAt ?? (options.proveEmail ? now : null) }),
+    };
+  }
+
+  private view(i: InviteRow, now: Date): InviteView {
+    return { id: i.id, email: i.email, role: i.role, invitedBy: i.invitedBy, expiresAt: i.expiresAt, createdAt: i.createdAt, expired: i.expiresAt <= now };
+  }
+}

@@ -1,0 +1,121 @@
+import { and, count, eq } from "drizzle-orm";
+import { activeMemberships, orgMemberships, organizations, users } from "../../../schema/index.js";
+import type { Executor } from "../../infra/db.js";
+import { live } from "../../infra/soft-delete.js";
+import type { OrgRole } from "./permissions.js";
+
+export interface ActiveMembership {
+  membershipId: string;
+  organizationId: string;
+  organizationName: string;
+  organizationSlug: string;
+  role: OrgRole;
+  joinedAt: Date;
+}
+
+const activeColumns = {
+  membershipId: activeMemberships.membershipId,
+  organizationId: activeMemberships.organizationId,
+  organizationName: activeMemberships.organizationName,
+  organizationSlug: activeMemberships.organizationSlug,
+  role: activeMemberships.role,
+  joinedAt: activeMemberships.joinedAt,
+};
+
+/**
+ * "Which organizations is this user in?" — live memberships of live organizations, through the
+ * active_memberships view. Every such question goes through here.
+ */
+export async function getActiveMemberships(db: Executor, userId: string): Promise<ActiveMembership[]> {
+  return db
+    .select(activeColumns)
+    .from(activeMemberships)
+    .where(eq(activeMemberships.userId, userId))
+    .orderBy(activeMemberships.organizationName) as Promise<ActiveMembership[]>;
+}
+
+/** The caller's active membership in one organization, if any. */
+export async function getActiveMembership(db: Executor, userId: string, organizationId: string): Promise<ActiveMembership | undefined> {
+  const [row] = await db
+    .select(activeColumns)
+    .from(activeMemberships)
+    .where(and(eq(activeMemberships.userId, userId), eq(activeMemberships.organizationId, organizationId)));
+  return row as ActiveMembership | undefined;
+}
+
+export async function countActiveMemberships(db: Executor, userId: string): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(activeMemberships).where(eq(activeMemberships.userId, userId));
+  return row?.n ?? 0;
+}
+
+export const membershipsRepository = {
+  async insert(db: Executor, v: { organizationId: string; userId: string; role: OrgRole; invitedBy: string | null; now: Date }) {
+    const [row] = await db
+      .insert(orgMemberships)
+      .values({ organizationId: v.organizationId, userId: v.userId, role: v.role, invitedBy: v.invitedBy, joinedAt: v.now, createdAt: v.now, updatedAt: v.now })
+      .returning({ id: orgMemberships.id });
+    return row!;
+  },
+
+  async setRole(db: Executor, organizationId: string, userId: string, role: OrgRole, now: Date) {
+    await db
+      .update(orgMemberships)
+      .set({ role, updatedAt: now })
+      .where(and(eq(orgMemberships.organizationId, organizationId), eq(orgMemberships.userId, userId), live(orgMemberships)));
+  },
+
+  async softDelete(db: Executor, organizationId: string, userId: string, now: Date) {
+    await db
+      .update(orgMemberships)
+      .set({ deletedAt: now, updatedAt: now })
+      .where(and(eq(orgMemberships.organizationId, organizationId), eq(orgMemberships.userId, userId), live(orgMemberships)));
+  },
+
+  async softDeleteAllOfOrg(db: Executor, organizationId: string, now: Date) {
+    await db.update(orgMemberships).set({ deletedAt: now, updatedAt: now }).where(and(eq(orgMemberships.organizationId, organizationId), live(orgMemberships)));
+  },
+
+  async countOwners(db: Executor, organizationId: string): Promise<number> {
+    const [row] = await db
+      .select({ n: count() })
+      .from(orgMemberships)
+      .where(and(eq(orgMemberships.organizationId, organizationId), eq(orgMemberships.role, "owner"), live(orgMemberships)));
+    return row?.n ?? 0;
+  },
+
+  async countMembers(db: Executor, organizationId: string): Promise<number> {
+    const [row] = await db.select({ n: count() }).from(orgMemberships).where(and(eq(orgMemberships.organizationId, organizationId), live(orgMemberships)));
+    return row?.n ?? 0;
+  },
+
+  /**
+   * Serialises membership changes of one organization (FOR UPDATE on its row): two concurrent
+   * removals cannot both see "another owner remains" and leave none.
+   */
+  async lockOrganization(db: Executor, organizationId: string): Promise<boolean> {
+    const rows = await db
+      .select({ id: organizations.id })
+      .from(organizations)
+      .where(and(eq(organizations.id, organizationId), live(organizations)))
+      .for("update");
+    return rows.length > 0;
+  },
+
+  /** Members with their user fields, for listings. */
+  async listMembers(db: Executor, organizationId: string) {
+    return db
+      .select({
+        userId: orgMemberships.userId,
+        role: orgMemberships.role,
+        joinedAt: orgMemberships.joinedAt,
+        email: users.email,
+        fullName: users.fullName,
+        avatarUrl: users.avatarUrl,
+        status: users.status,
+      })
+      .from(orgMemberships)
+      .innerJoin(users, eq(users.id, orgMemberships.userId))
+      .where(and(eq(orgMemberships.organizationId, organizationId), live(orgMemberships), live(users)))
+      .orderBy(users.email);
+  },
+};

@@ -1,0 +1,49 @@
+import type { Executor } from "../../infra/db.js";
+import type { RequestContext, UserActor } from "../../lib/request-context.js";
+import { parseId } from "../../lib/validation.js";
+import { requireUser } from "../auth/guards.js";
+import { getActiveMembership, type ActiveMembership } from "./memberships.repository.js";
+import { OrgErrors } from "./orgs.errors.js";
+import { can, CAPABILITIES, type Capability } from "./permissions.js";
+
+export interface OrgAccess {
+  actor: UserActor;
+  orgId: string;
+  membership: ActiveMembership;
+}
+
+const DESCRIBE: Partial<Record<Capability, string>> = {
+  "org.update": "change the organization",
+  "org.delete": "delete the organization",
+  "org.transfer": "transfer ownership",
+  "members.manage": "manage members",
+  "invites.manage": "manage invites",
+  "departments.manage": "manage departments",
+  "principals.manage": "manage principals",
+  "cert_policy.read": "read certificate policies",
+  "cert_policy.manage": "change certificate policies",
+  "api_keys.manage": "manage API keys",
+  "activity.read": "read the organization's activity",
+  "users.admin": "administer users",
+  "ca.manage": "manage certificate authorities",
+  "ssh.sign": "sign certificates",
+};
+
+/**
+ * Tenancy guard for every organization-scoped operation. Guard order: signed in; the id is well
+ * formed; the caller is an active member (otherwise the organization "does not exist" for them);
+ * their role has the capability.
+ */
+export async function requireOrgAccess(db: Executor, ctx: RequestContext, orgId: unknown, capability: Capability): Promise<OrgAccess> {
+  const actor = requireUser(ctx);
+  const id = parseId(orgId, OrgErrors.notFound);
+  const membership = await getActiveMembership(db, actor.userId, id);
+  // Not a member: answer as if the organization did not exist (no probing of other tenants).
+  if (!membership) throw OrgErrors.notFound();
+  if (!can(membership.role, capability)) {
+    throw OrgErrors.forbidden(DESCRIBE[capability] ?? capability.replace(/[._]/g, " "));
+  }
+  return { actor, orgId: id, membership };
+}
+
+export { CAPABILITIES };

@@ -1,0 +1,36 @@
+import { AppError } from "../../lib/errors.js";
+
+export const OrgErrors = {
+  // Another tenant's organization is reported exactly like one that does not exist.
+  notFound: () => new AppError("ORG_NOT_FOUND", 404, "Organization not found"),
+  forbidden: (action: string) => new AppError("AUTHORIZATION_ERROR", 403, `Your role in this organization does not allow you to ${action}`),
+  limitReached: (max: number) =>
+    new AppError(
+      "ORG_LIMIT_REACHED",
+      403,
+      `You already belong to ${max} organizations, the most allowed. Leave or delete one before creating or joining another.`,
+      { max_organizations: max },
+    ),
+  slugTaken: () => new AppError("SLUG_TAKEN", 409, "An organization with this slug already exists"),
+  confirmationRequired: (memberCount: number) =>
+    new AppError("CONFIRMATION_REQUIRED", 400, `The organization has ${memberCount} members: send confirm: true to delete it`, {
+      member_count: memberCount,
+    }),
+  lastOwner: () =>
+    new AppError(
+      "OWNER_REQUIRED",
+      403,
+      "This would leave the organization without an owner. Transfer ownership to another member first.",
+    ),
+  memberNotFound: () => new AppError("MEMBER_NOT_FOUND", 404, "Member not found"),
+  alreadyMember: () => new AppError("ALREADY_MEMBER", 409, "This user is already a member of the organization"),
+  ownerOnly: () => new AppError("AUTHORIZATION_ERROR", 403, "Only an owner can grant, change or remove the owner role"),
+  transferToSelf: () => new AppError("CONFLICT", 409, "You already own this organization"),
+  soleOwner: (orgs: string[]) =>
+    new AppError(
+      "USER_IS_SOLE_OWNER",
+      409,
+      `You are the only owner of ${orgs.join(", ")}, which ${orgs.length === 1 ? "has" : "have"} other members. Transfer ownership first.`,
+      { transfer_ownership: orgs },
+    ),
+};

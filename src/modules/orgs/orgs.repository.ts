@@ -1,0 +1,69 @@
+import { and, eq, inArray, isNull } from "drizzle-orm";
+import { orgInvites, organizations } from "../../../schema/index.js";
+import type { Executor } from "../../infra/db.js";
+import { live } from "../../infra/soft-delete.js";
+import { membershipsRepository } from "./memberships.repository.js";
+
+export const orgColumns = {
+  id: organizations.id,
+  name: organizations.name,
+  slug: organizations.slug,
+  description: organizations.description,
+  logoUrl: organizations.logoUrl,
+  createdAt: organizations.createdAt,
+  updatedAt: organizations.updatedAt,
+};
+
+export type OrgRow = {
+  id: string;
+  name: string;
+  slug: string;
+  description: string | null;
+  logoUrl: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+};
+
+export const orgsRepository = {
+  async findById(db: Executor, id: string): Promise<OrgRow | undefined> {
+    const [row] = await db.select(orgColumns).from(organizations).where(and(eq(organizations.id, id), live(organizations)));
+    return row;
+  },
+
+  async findByIds(db: Executor, ids: string[]): Promise<OrgRow[]> {
+    if (ids.length === 0) return [];
+    return db.select(orgColumns).from(organizations).where(and(inArray(organizations.id, ids), live(organizations)));
+  },
+
+  async slugExists(db: Executor, slug: string): Promise<boolean> {
+    const rows = await db.select({ id: organizations.id }).from(organizations).where(and(eq(organizations.slug, slug), live(organizations)));
+    return rows.length > 0;
+  },
+
+  async insert(db: Executor, v: { name: string; slug: string; description?: string; logoUrl?: string; createdBy: string; now: Date }): Promise<OrgRow> {
+    const [row] = await db
+      .insert(organizations)
+      .values({ name: v.name, slug: v.slug, description: v.description, logoUrl: v.logoUrl, createdBy: v.createdBy, createdAt: v.now, updatedAt: v.now })
+      .returning(orgColumns);
+    return row!;
+  },
+
+  async update(db: Executor, id: string, values: Partial<typeof organizations.$inferInsert>): Promise<OrgRow | undefined> {
+    const [row] = await db.update(organizations).set(values).where(and(eq(organizations.id, id), live(organizations))).returning(orgColumns);
+    return row;
+  },
+
+  async cancelOpenInvites(db: Executor, organizationId: string, now: Date) {
+    await db
+      .update(orgInvites)
+      .set({ cancelledAt: now })
+      .where(and(eq(orgInvites.organizationId, organizationId), isNull(orgInvites.acceptedAt), isNull(orgInvites.cancelledAt)));
+  },
+
+  /** Soft-deletes an organization with its memberships, and closes its open invites. */
+  async softDelete(db: Executor, organizationId: string, now: Date) {
+    await orgsRepository.update(db, organizationId, { deletedAt: now, updatedAt: now });
+    await membershipsRepository.softDeleteAllOfOrg(db, organizationId, now);
+    await orgsRepository.cancelOpenInvites(db, organizationId, now);
+  },
+};

@@ -1,0 +1,109 @@
+import { z } from "zod";
+import { paginationSchema } from "../../lib/pagination.js";
+import { ROLES } from "./permissions.js";
+
+const httpUrl = z
+  .url()
+  .max(2048)
+  .refine((v) => /^https?:\/\//i.test(v), "must be an http(s) URL");
+const slug = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .min(2)
+  .max(63)
+  .regex(/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/, "may contain lower-case letters, digits and inner hyphens");
+const email = z.string().trim().max(320).pipe(z.email("must be a valid email address"));
+export const role = z.enum(ROLES);
+
+export const createOrgSchema = z.object({
+  name: z.string().trim().min(1).max(255),
+  slug: slug.optional(),
+  description: z.string().trim().max(2000).optional(),
+  logoUrl: httpUrl.optional(),
+});
+
+export const updateOrgSchema = z
+  .object({
+    name: z.string().trim().min(1).max(255).optional(),
+    description: z.string().trim().max(2000).nullable().optional(),
+    logoUrl: httpUrl.nullable().optional(),
+  })
+  .refine((v) => Object.keys(v).length > 0, "nothing to update: give name, description or logo_url");
+
+export const deleteOrgSchema = z.object({ confirm: z.boolean().optional() });
+export const transferSchema = z.object({ newOwnerUserId: z.uuid("must be a user id") });
+export const addMemberSchema = z.object({ email, role: role.default("member"), fullName: z.string().trim().min(1).max(255).optional() });
+export const changeRoleSchema = z.object({ role });
+export const inviteSchema = z.object({ email, role: role.default("member") });
+export const emailSchema = z.object({ email });
+
+export const acceptInviteSchema = z
+  .object({
+    fullName: z.string().trim().min(1).max(255).optional(),
+    password: z.string().max(1024).optional(),
+    passwordConfirm: z.string().max(1024).optional(),
+  })
+  .refine((v) => v.passwordConfirm === undefined || v.passwordConfirm === v.password, {
+    path: ["passwordConfirm"],
+    message: "does not match the password",
+  });
+
+export const departmentSchema = z.object({
+  name: z.string().trim().min(1).max(255),
+  description: z.string().trim().max(2000).optional(),
+  canSudo: z.boolean().default(false),
+});
+export const updateDepartmentSchema = z
+  .object({
+    name: z.string().trim().min(1).max(255).optional(),
+    description: z.string().trim().max(2000).nullable().optional(),
+    canSudo: z.boolean().optional(),
+  })
+  .refine((v) => Object.keys(v).length > 0, "nothing to update");
+
+export const principalSchema = z.object({
+  name: z
+    .string()
+    .trim()
+    .min(1)
+    .max(255)
+    .regex(/^[A-Za-z0-9._@-]+$/, "may contain letters, digits, '.', '_', '@' and '-' (it becomes an SSH principal)"),
+  description: z.string().trim().max(2000).optional(),
+});
+export const updatePrincipalSchema = z
+  .object({ name: principalSchema.shape.name.optional(), description: z.string().trim().max(2000).nullable().optional() })
+  .refine((v) => Object.keys(v).length > 0, "nothing to update");
+
+/** The five standard OpenSSH certificate extensions. */
+export const STANDARD_EXTENSIONS = [
+  "permit-X11-forwarding",
+  "permit-agent-forwarding",
+  "permit-port-forwarding",
+  "permit-pty",
+  "permit-user-rc",
+] as const;
+
+export const certPolicySchema = z
+  .object({
+    allowUserExpiry: z.boolean().optional(),
+    defaultExpiryHours: z.number().int().positive().max(8760).optional(),
+    maxExpiryHours: z.number().int().positive().max(8760).optional(),
+    allowedExtensions: z.array(z.enum(STANDARD_EXTENSIONS)).max(5).optional(),
+    customExtensions: z
+      .array(z.string().min(1).max(128).regex(/^[A-Za-z0-9._@-]+$/, "must be an extension name such as login@example.com"))
+      .max(32)
+      .optional(),
+  })
+  .refine((v) => Object.keys(v).length > 0, "nothing to update");
+
+export const activitySchema = z.object({
+  userId: z.uuid().optional(),
+  action: z.string().trim().min(1).max(100).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().max(200).optional(),
+});
+
+export const adminUsersQuerySchema = paginationSchema.extend({ q: z.string().trim().max(320).optional() });
+export const adminDeleteSchema = z.object({ confirm: z.literal(true, "send confirm: true to delete the account") });
+export const adminPasswordSchema = z.object({ password: z.string().max(1024) });

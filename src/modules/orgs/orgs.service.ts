@@ -1,0 +1,164 @@
+import type { Clock } from "../../infra/clock.js";
+import type { Db } from "../../infra/db.js";
+import { isUniqueViolation } from "../../infra/db-errors.js";
+import type { Logger } from "../../infra/logger.js";
+import { randomHex } from "../../lib/crypto/index.js";
+import type { RequestContext } from "../../lib/request-context.js";
+import { parseInput } from "../../lib/validation.js";
+import { AuditAction } from "../audit/audit.actions.js";
+import type { AuditService } from "../audit/audit.service.js";
+import { requireUser } from "../auth/guards.js";
+import { usersRepository } from "../users/users.repository.js";
+import { getActiveMemberships, membershipsRepository } from "./memberships.repository.js";
+import { requireOrgAccess } from "./org-access.js";
+import { assertBelowOrgLimit, type OrgLimitConfig } from "./org-limit.js";
+import { OrgErrors } from "./orgs.errors.js";
+import { orgsRepository } from "./orgs.repository.js";
+import { createOrgSchema, deleteOrgSchema, transferSchema, updateOrgSchema } from "./orgs.schemas.js";
+import { toOrgView, type OrganizationView, type SimpleOrgView } from "./orgs.views.js";
+
+export interface OrgsDeps {
+  db: Db;
+  clock: Clock;
+  audit: AuditService;
+  logger: Logger;
+  limit: OrgLimitConfig;
+}
+
+/** "Acme Corp." → "acme-corp" */
+export function slugify(name: string): string {
+  const s = name
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 50)
+    .replace(/-+$/g, "");
+  return s.length >= 2 ? s : `org-${s}`.replace(/-$/, "") + (s.length === 0 ? randomHex(3) : "");
+}
+
+export class OrgsService {
+  constructor(private readonly deps: OrgsDeps) {}
+
+  /**
+   * Creates an organization owned by the caller. The slug is derived from the name when absent
+   * (with a short suffix if taken); an explicit slug that is taken is a 409.
+   */
+  async create(ctx: RequestContext, input: unknown): Promise<OrganizationView> {
+    const { db, clock, audit, logger, limit } = this.deps;
+    const actor = requireUser(ctx);
+    const data = parseInput(createOrgSchema, input);
+    const attempt = (slug: string) =>
+      db.transaction(async (tx) => {
+        // One creation per user at a time, so the limit cannot be raced past.
+        await usersRepository.lockById(tx, actor.userId);
+        await assertBelowOrgLimit(tx, actor.userId, limit, logger);
+        const now = clock.now();
+        const org = await orgsRepository.insert(tx, { ...data, slug, createdBy: actor.userId, now });
+        await membershipsRepository.insert(tx, { organizationId: org.id, userId: actor.userId, role: "owner", invitedBy: null, now });
+        await audit.record(tx, ctx, AuditAction.orgCreate, { organizationId: org.id, resourceType: "organization", resourceId: org.id, metadata: { name: org.name, slug } });
+        return toOrgView(org, "owner");
+      });
+
+    if (data.slug) {
+      try {
+        return await attempt(data.slug);
+      } catch (e) {
+        if (isUniqueViolation(e, "organizations_slug_live_uq")) throw OrgErrors.slugTaken();
+        throw e;
+      }
+    }
+    const base = slugify(data.name);
+    const candidates = [base, `${base}-${randomHex(2)}`, `${base}-${randomHex(4)}`];
+    for (const [i, slug] of candidates.entries()) {
+      if (i === 0 && (await orgsRepository.slugExists(db, slug))) continue;
+      try {
+        return await attempt(slug);
+      } catch (e) {
+        if (!isUniqueViolation(e, "organizations_slug_live_uq") || i === candidates.length - 1) throw e;
+      }
+    }
+    throw OrgErrors.slugTaken();
+  }
+
+  async get(ctx: RequestContext, orgId: string): Promise<OrganizationView & { memberCount: number }> {
+    const { db } = this.deps;
+    const { orgId: id, membership } = await requireOrgAccess(db, ctx, orgId, "org.read");
+    const org = await orgsRepository.findById(db, id);
+    if (!org) throw OrgErrors.notFound();
+    return { ...toOrgView(org, membership.role), memberCount: await membershipsRepository.countMembers(db, id) };
+  }
+
+  async update(ctx: RequestContext, orgId: string, input: unknown): Promise<OrganizationView> {
+    const { db, clock, audit } = this.deps;
+    const { orgId: id, membership } = await requireOrgAccess(db, ctx, orgId, "org.update");
+    const data = parseInput(updateOrgSchema, input);
+    return db.transaction(async (tx) => {
+      const org = await orgsRepository.update(tx, id, { ...data, updatedAt: clock.now() });
+      if (!org) throw OrgErrors.notFound();
+      await audit.record(tx, ctx, AuditAction.orgUpdate, { organizationId: id, resourceType: "organization", resourceId: id, metadata: { fields: Object.keys(data) } });
+      return toOrgView(org, membership.role);
+    });
+  }
+
+  /** Soft-deletes the organization (owners only); with other members it needs `confirm: true`. */
+  async delete(ctx: RequestContext, orgId: string, input: unknown): Promise<void> {
+    const { db, clock, audit } = this.deps;
+    const { orgId: id } = await requireOrgAccess(db, ctx, orgId, "org.delete");
+    const { confirm } = parseInput(deleteOrgSchema, input);
+    await db.transaction(async (tx) => {
+      if (!(await membershipsRepository.lockOrganization(tx, id))) throw OrgErrors.notFound();
+      const members = await membershipsRepository.countMembers(tx, id);
+      if (members > 1 && confirm !== true) throw OrgErrors.confirmationRequired(members);
+      await orgsRepository.softDelete(tx, id, clock.now());
+      await audit.record(tx, ctx, AuditAction.orgDelete, { organizationId: id, resourceType: "organization", resourceId: id, metadata: { member_count: members } });
+    });
+  }
+
+  /** Hands ownership to another member; the previous owner stays on as admin. */
+  async transferOwnership(ctx: RequestContext, orgId: string, input: unknown) {
+    const { db, clock, audit } = this.deps;
+    const { orgId: id, actor } = await requireOrgAccess(db, ctx, orgId, "org.transfer");
+    const { newOwnerUserId } = parseInput(transferSchema, input);
+    if (newOwnerUserId === actor.userId) throw OrgErrors.transferToSelf();
+    return db.transaction(async (tx) => {
+      await membershipsRepository.lockOrganization(tx, id);
+      const target = (await getActiveMemberships(tx, newOwnerUserId)).find((m) => m.organizationId === id);
+      if (!target) throw OrgErrors.memberNotFound();
+      if (target.role === "owner") throw OrgErrors.transferToSelf();
+      const now = clock.now();
+      await membershipsRepository.setRole(tx, id, newOwnerUserId, "owner", now);
+      await membershipsRepository.setRole(tx, id, actor.userId, "admin", now);
+      await audit.record(tx, ctx, AuditAction.orgOwnershipTransferred, {
+        organizationId: id,
+        resourceType: "organization",
+        resourceId: id,
+        metadata: { previous_owner: actor.userId, new_owner: newOwnerUserId },
+      });
+      return { previousOwner: { userId: actor.userId, role: "admin" as const }, newOwner: { userId: newOwnerUserId, role: "owner" as const } };
+    });
+  }
+
+  async listMine(ctx: RequestContext): Promise<OrganizationView[]> {
+    const { db } = this.deps;
+    const actor = requireUser(ctx);
+    const memberships = await getActiveMemberships(db, actor.userId);
+    const orgs = new Map((await orgsRepository.findByIds(db, memberships.map((m) => m.organizationId))).map((o) => [o.id, o]));
+    return memberships.flatMap((m) => {
+      const org = orgs.get(m.organizationId);
+      return org ? [toOrgView(org, m.role)] : [];
+    });
+  }
+
+  async listMineSimple(ctx: RequestContext): Promise<SimpleOrgView[]> {
+    const actor = requireUser(ctx);
+    return (await getActiveMemberships(this.deps.db, actor.userId)).map((m) => ({
+      id: m.organizationId,
+      name: m.organizationName,
+      slug: m.organizationSlug,
+      role: m.role,
+    }));
+  }
+}
+

@@ -1,0 +1,60 @@
+/**
+ * The organization permission matrix: the one table services consult. A role has a capability
+ * when it is at or above the capability's minimum role (owner > admin > member > guest).
+ *
+ * | capability            | owner | admin | member | guest |
+ * |-----------------------|:-----:|:-----:|:------:|:-----:|
+ * | org.read              |   ✓   |   ✓   |   ✓    |   ✓   |
+ * | members.read          |   ✓   |   ✓   |   ✓    |   ✓   |
+ * | departments.read      |   ✓   |   ✓   |   ✓    |   ✓   |
+ * | principals.read       |   ✓   |   ✓   |   ✓    |   ✓   |
+ * | ssh.sign              |   ✓   |   ✓   |   ✓    |       |
+ * | org.update            |   ✓   |   ✓   |        |       |
+ * | members.manage        |   ✓   |   ✓   |        |       |
+ * | invites.manage        |   ✓   |   ✓   |        |       |
+ * | departments.manage    |   ✓   |   ✓   |        |       |
+ * | principals.manage     |   ✓   |   ✓   |        |       |
+ * | cert_policy.read      |   ✓   |   ✓   |        |       |
+ * | cert_policy.manage    |   ✓   |   ✓   |        |       |
+ * | api_keys.manage       |   ✓   |   ✓   |        |       |
+ * | activity.read         |   ✓   |   ✓   |        |       |
+ * | users.admin           |   ✓   |   ✓   |        |       |
+ * | ca.manage             |   ✓   |   ✓   |        |       |
+ * | org.delete            |   ✓   |       |        |       |
+ * | org.transfer          |   ✓   |       |        |       |
+ *
+ * Guests read and nothing else. Admins manage everything but the organization's existence and
+ * its owners: only an owner can grant or remove the owner role.
+ */
+export const ROLES = ["owner", "admin", "member", "guest"] as const;
+export type OrgRole = (typeof ROLES)[number];
+
+export const CAPABILITIES = {
+  "org.read": "guest",
+  "members.read": "guest",
+  "departments.read": "guest",
+  "principals.read": "guest",
+  "ssh.sign": "member",
+  "org.update": "admin",
+  "members.manage": "admin",
+  "invites.manage": "admin",
+  "departments.manage": "admin",
+  "principals.manage": "admin",
+  "cert_policy.read": "admin",
+  "cert_policy.manage": "admin",
+  "api_keys.manage": "admin",
+  "activity.read": "admin",
+  "users.admin": "admin",
+  "ca.manage": "admin",
+  "org.delete": "owner",
+  "org.transfer": "owner",
+} as const satisfies Record<string, OrgRole>;
+
+export type Capability = keyof typeof CAPABILITIES;
+
+const RANK: Record<OrgRole, number> = { owner: 3, admin: 2, member: 1, guest: 0 };
+
+export const roleRank = (role: OrgRole): number => RANK[role];
+export const roleAtLeast = (role: OrgRole, minimum: OrgRole): boolean => RANK[role] >= RANK[minimum];
+export const can = (role: OrgRole, capability: Capability): boolean => roleAtLeast(role, CAPABILITIES[capability]);
+export const isAdminRole = (role: OrgRole): boolean => roleAtLeast(role, "admin");

@@ -1,0 +1,27 @@
+import { and, inArray, ne } from "drizzle-orm";
+import { orgMemberships } from "../../../schema/index.js";
+import type { Executor } from "../../infra/db.js";
+import { live } from "../../infra/soft-delete.js";
+import { getActiveMemberships } from "./memberships.repository.js";
+
+/**
+ * Organizations the user is the only owner of, split by whether anyone else is in them: those
+ * with others block deleting the account; those with nobody else go with it.
+ */
+export async function soleOwnedOrganizations(db: Executor, userId: string) {
+  const owned = (await getActiveMemberships(db, userId)).filter((m) => m.role === "owner");
+  if (owned.length === 0) return { withOthers: [], alone: [] };
+  const others = await db
+    .select({ organizationId: orgMemberships.organizationId, role: orgMemberships.role })
+    .from(orgMemberships)
+    .where(and(inArray(orgMemberships.organizationId, owned.map((o) => o.organizationId)), ne(orgMemberships.userId, userId), live(orgMemberships)));
+  const withOthers: Array<{ id: string; name: string }> = [];
+  const alone: Array<{ id: string; name: string }> = [];
+  for (const o of owned) {
+    const rest = others.filter((m) => m.organizationId === o.organizationId);
+    if (rest.length === 0) alone.push({ id: o.organizationId, name: o.organizationName });
+    else if (!rest.some((m) => m.role === "owner")) withOthers.push({ id: o.organizationId, name: o.organizationName });
+  }
+  return { withOthers, alone };
+}
+
