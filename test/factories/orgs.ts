@@ -34,7 +34,7 @@ export async function invite(app: TestApp, orgId: string, by: TestUser, email: s
   const res = await app.http.post(`/api/v1/organizations/${orgId}/invites`, { email, role }, { token: by.token });
   if (res.status !== 201) throw new Error(`invite failed: ${res.status} ${res.text}`);
   await app.flushEmails();
-  return tokenFrom(linkIn(app.mail.last(email), "/invite"));
+  return tokenFrom(linkIn(app.mail.lastWith(email, "/invite?token="), "/invite"));
 }
 
 export { PASSWORD };

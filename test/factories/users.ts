@@ -23,7 +23,7 @@ export async function registerUser(
   if (res.status !== 201) throw new Error(`register failed: ${res.status} ${res.text}`);
   if (options.verify !== false) {
     await app.flushEmails();
-    const token = tokenFrom(linkIn(app.mail.last(email), "/verify-email"));
+    const token = tokenFrom(linkIn(app.mail.lastWith(email, "/verify-email"), "/verify-email"));
     const verified = await app.http.post("/api/v1/auth/verify-email", { token });
     if (verified.status !== 200) throw new Error(`verify failed: ${verified.status} ${verified.text}`);
   }

@@ -5,6 +5,7 @@ import postgres from "postgres";
 import { inject } from "vitest";
 import { loadConfig } from "../../src/config/index.js";
 import { createContainer, type Container } from "../../src/container.js";
+import type { Logger } from "../../src/infra/logger.js";
 import { ManualClock } from "../../src/infra/clock.js";
 import { createApp } from "../../src/server.js";
 import { withDatabase } from "./global-setup.js";
@@ -31,7 +32,7 @@ const rand = () => Math.random().toString(36).slice(2, 10);
  * migrated template, a unique Redis key prefix), otherwise the embedded default (PGlite in memory,
  * in-process stores). Mail goes over SMTP to a real server on loopback.
  */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, overrides: { logger?: Logger } = {}): Promise<TestApp> {
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
@@ -63,7 +64,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     ...env,
   });
   const clock = new ManualClock();
-  const container = await createContainer(config, { clock });
+  const container = await createContainer(config, { clock, logger: overrides.logger });
   await container.database.migrate();
   const { app, stop } = await createApp(container);
   server.on("request", app);

@@ -51,6 +51,8 @@ export async function startSmtpSink() {
     /** Messages to one address, oldest first. */
     to: (address: string) => received.filter((m) => m.to.includes(address)),
     last: (address: string) => received.filter((m) => m.to.includes(address)).at(-1),
+    /** The newest message to `address` whose text contains `fragment`. */
+    lastWith: (address: string, fragment: string) => received.filter((m) => m.to.includes(address) && m.text.includes(fragment)).at(-1),
     clear: () => void received.splice(0),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

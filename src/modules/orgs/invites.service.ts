@@ -1,5 +1,6 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db, Executor } from "../../infra/db.js";
+import { isUniqueViolation } from "../../infra/db-errors.js";
 import type { Logger } from "../../infra/logger.js";
 import { randomToken, sha256Hex, type PasswordHasher } from "../../lib/crypto/index.js";
 import { AppError, CommonErrors } from "../../lib/errors.js";
@@ -183,14 +184,20 @@ export class InvitesService {
     if (!data.password) throw CommonErrors.validation([{ path: "password", message: "is required to create your account" }]);
     assertPasswordAcceptable(data.password, preview.email);
     const passwordHash = await hasher.hash(data.password);
-    const result = await db.transaction(async (tx) => {
+    const result = await db
+      .transaction(async (tx) => {
       const now = clock.now();
       const user = await usersRepository.insert(tx, { email: preview.email, fullName: data.fullName ?? null, isSuperadmin: false, now });
       await credentialsRepository.setPasswordHash(tx, user.id, passwordHash, now);
       await usersRepository.update(tx, user.id, { emailVerifiedAt: now });
       await this.deps.audit.record(tx, ctx, AuditAction.userRegister, { userId: user.id, metadata: { via: "invite" } });
       return this.join(tx, ctx, preview, { ...user, emailVerifiedAt: now }, { proveEmail: false });
-    });
+    })
+      .catch((e: unknown) => {
+        // A concurrent accept registered this address first: the invitation is spent.
+        if (isUniqueViolation(e, "users_email_live_uq")) throw InviteErrors.alreadyUsed();
+        throw e;
+      });
     const session = await this.deps.sessions.create(result.user.id, { rememberMe: false, ip: ctx.ip, userAgent: ctx.userAgent });
     return { ...result, session: { token: session.token, expiresAt: session.expiresAt, sessionId: session.session.id } };
   }
