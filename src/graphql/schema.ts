@@ -6,8 +6,11 @@ import { authChecker } from "./auth-checker.js";
 import { AdminResolver } from "./resolvers/admin.resolver.js";
 import { AuthResolver } from "./resolvers/auth.resolver.js";
 import { UsersResolver } from "./resolvers/users.resolver.js";
+import { ApiKeysResolver } from "./resolvers/api-keys.resolver.js";
+import { DirectoryResolver } from "./resolvers/directory.resolver.js";
+import { OrgsResolver } from "./resolvers/orgs.resolver.js";
 
-const RESOLVERS = [AuthResolver, UsersResolver, AdminResolver] as const;
+const RESOLVERS = [AuthResolver, UsersResolver, AdminResolver, OrgsResolver, DirectoryResolver, ApiKeysResolver] as const;
 
 /** Builds the schema with resolver instances made once from the services (no DI framework). */
 export async function buildGraphqlSchema(services: Services): Promise<GraphQLSchema> {

@@ -42,12 +42,13 @@ describe("suspension", () => {
     expect((await login(app, user.email)).status).toBe(200);
   });
 
-  it("is refused to users who are not superadmins, and to a superadmin on themselves", async () => {
+  it("is refused to users who administer no organization of the target, and to a superadmin on themselves", async () => {
     const user = await newUser(app);
     const victim = await newUser(app);
     const res = await app.http.post(`/api/v1/admin/users/${victim.id}/suspend`, {}, { token: user.token });
-    expect(res.status).toBe(403);
-    expect(res.body.error.type).toBe("AUTHORIZATION_ERROR");
+    // Accounts outside your administered organizations do not exist for you.
+    expect(res.status).toBe(404);
+    expect(res.body.error.type).toBe("USER_NOT_FOUND");
     const admin = await newSuperadmin(app);
     const self = await app.http.post(`/api/v1/admin/users/${admin.id}/suspend`, {}, { token: admin.token });
     expect(self.status).toBe(400);
@@ -68,7 +69,7 @@ describe("suspension", () => {
     expect(anonymous.errors?.[0]?.extensions?.code).toBe("AUTH_REQUIRED");
     const other = await newUser(app);
     const forbidden = await app.http.gql("mutation($id: ID!) { unsuspendUser(userId: $id) { status } }", { id: user.id }, { token: other.token });
-    expect(forbidden.errors?.[0]?.extensions?.code).toBe("AUTHORIZATION_ERROR");
+    expect(forbidden.errors?.[0]?.extensions?.code).toBe("USER_NOT_FOUND");
   });
 });
 

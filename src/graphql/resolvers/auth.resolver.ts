@@ -5,6 +5,7 @@ import type { GqlContext } from "../context.js";
 import { AuthPayload, Health, LoginInput, RegisterInput, RegisterPayload, ResetPasswordInput, Session } from "../types/auth.types.js";
 import { message, MessagePayload } from "../types/common.types.js";
 import { User } from "../types/user.types.js";
+import { ActivateAccountInput } from "../types/org.types.js";
 
 @Resolver()
 export class AuthResolver {
@@ -59,6 +60,16 @@ export class AuthResolver {
   @Mutation(() => MessagePayload)
   resetPassword(@Ctx() { ctx }: GqlContext, @Arg("input", () => ResetPasswordInput) input: ResetPasswordInput) {
     return this.s.accounts.resetPassword(ctx, input);
+  }
+
+  @Mutation(() => MessagePayload, { description: "Activate an account an administrator created, choosing its password" })
+  activateAccount(@Ctx() { ctx }: GqlContext, @Arg("input", () => ActivateAccountInput) input: ActivateAccountInput) {
+    return this.s.accounts.activate(ctx, input);
+  }
+
+  @Mutation(() => MessagePayload, { description: "Email a new activation link; the same answer for every address" })
+  resendActivation(@Ctx() { ctx }: GqlContext, @Arg("email", () => String) email: string) {
+    return this.s.accounts.resendActivation(ctx, { email });
   }
 
   @Authorized()
