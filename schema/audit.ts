@@ -29,9 +29,10 @@ export const auditLogs = pgTable(
     index("audit_logs_user_idx").on(t.userId, t.createdAt),
     index("audit_logs_actor_idx").on(t.actorId, t.createdAt),
     // Organization activity: newest first with keyset pagination, optionally by user or action.
-    index("audit_logs_org_idx").on(t.organizationId, t.createdAt.desc(), t.id.desc()),
-    index("audit_logs_org_user_idx").on(t.organizationId, t.userId, t.createdAt.desc(), t.id.desc()),
-    index("audit_logs_org_action_idx").on(t.organizationId, t.action, t.createdAt.desc(), t.id.desc()),
+    // Ascending on purpose: scanned backwards it yields ORDER BY created_at DESC, id DESC exactly.
+    index("audit_logs_org_idx").on(t.organizationId, t.createdAt, t.id),
+    index("audit_logs_org_user_idx").on(t.organizationId, t.userId, t.createdAt, t.id),
+    index("audit_logs_org_action_idx").on(t.organizationId, t.action, t.createdAt, t.id),
     index("audit_logs_action_idx").on(t.action, t.createdAt),
   ],
 );

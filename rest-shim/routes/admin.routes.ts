@@ -55,7 +55,7 @@ export const adminRoutes = (s: Services): RouteDef[] => [
   {
     method: "get", path: "/superadmin/users", tag: "superadmin", auth: "superadmin", query: adminUsersQuerySchema, summary: "Every account (superadmins)",
     handle: async (req, res) => {
-      const { items, ...page } = await s.adminUsers.search(req.ctx, queryInput(req));
+      const { items, ...page } = await s.adminUsers.searchAll(req.ctx, queryInput(req));
       sendData(res, 200, "Users", { users: items, ...page });
     },
   },

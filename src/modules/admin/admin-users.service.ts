@@ -74,6 +74,12 @@ export class AdminUsersService {
     return toPage(items, total?.n ?? 0, q.page, q.perPage);
   }
 
+  /** Superadmins: every account, whatever organization it is in. */
+  async searchAll(ctx: RequestContext, input: unknown): Promise<Page<AdminUserView>> {
+    requireSuperadmin(ctx);
+    return this.search(ctx, input);
+  }
+
   async get(ctx: RequestContext, userId: string): Promise<AdminUserView> {
     const actor = requireUser(ctx);
     const target = await this.reach(this.deps.db, actor, userId, { allowSelf: true });

@@ -1,4 +1,4 @@
-import { and, desc, eq, lt, or, type SQL } from "drizzle-orm";
+import { and, desc, eq, sql, type SQL } from "drizzle-orm";
 import { auditLogs } from "../../../schema/index.js";
 import type { Db } from "../../infra/db.js";
 import { AppError } from "../../lib/errors.js";
@@ -35,7 +35,8 @@ export class ActivityService {
     if (q.action) where.push(eq(auditLogs.action, q.action));
     if (q.cursor) {
       const c = decodeCursor(q.cursor);
-      where.push(or(lt(auditLogs.createdAt, c.createdAt), and(eq(auditLogs.createdAt, c.createdAt), lt(auditLogs.id, c.id)))!);
+      // A row comparison, not an OR: PostgreSQL turns it into an index range start.
+      where.push(sql`(${auditLogs.createdAt}, ${auditLogs.id}) < (${c.createdAt.toISOString()}::timestamptz, ${c.id}::uuid)`);
     }
     const rows = (await this.db
       .select(auditColumns)
