@@ -58,6 +58,9 @@ describe("registration and email verification", () => {
       expect(res.body.error.details.errors[0].path).toBe("password");
       expect(res.body.message).toContain(fragment);
     }
+    const mismatch = await app.http.post("/api/v1/auth/register", { email, password: "long enough words", password_confirm: "other words here" });
+    expect(mismatch.status).toBe(400);
+    expect(mismatch.body.error.details.errors[0]).toEqual({ path: "password_confirm", message: "does not match the password" });
     // No composition rules: a long passphrase of lower-case words is fine.
     expect((await app.http.post("/api/v1/auth/register", { email, password: "lower case words only" })).status).toBe(201);
   });

@@ -1,5 +1,14 @@
 import { z } from "zod";
 
+/** "…Confirm" fields are optional, but when sent they must repeat the password. */
+export const confirms =
+  <K extends string>(field: K, confirmField: `${K}Confirm`, label = "the password") =>
+  (v: Record<string, unknown>, ctx: z.RefinementCtx) => {
+    if (v[confirmField] !== undefined && v[confirmField] !== v[field]) {
+      ctx.addIssue({ code: "custom", path: [confirmField], message: `does not match ${label}` });
+    }
+  };
+
 const email = z.string().trim().max(320).pipe(z.email("must be a valid email address"));
 // Length rules are checked by the password policy (with the email at hand); here only a hard cap.
 const newPassword = z.string().max(1024);
@@ -11,10 +20,7 @@ export const registerSchema = z
     passwordConfirm: z.string().max(1024).optional(),
     fullName: z.string().trim().min(1).max(255).optional(),
   })
-  .refine((v) => v.passwordConfirm === undefined || v.passwordConfirm === v.password, {
-    path: ["passwordConfirm"],
-    message: "does not match the password",
-  });
+  .superRefine(confirms("password", "passwordConfirm"));
 
 export const loginSchema = z.object({
   email: z.string().trim().min(1).max(320),
@@ -28,10 +34,7 @@ export const tokenSchema = z.object({ token: z.string().min(1).max(512) });
 
 export const resetPasswordSchema = z
   .object({ token: z.string().min(1).max(512), password: newPassword, passwordConfirm: z.string().max(1024).optional() })
-  .refine((v) => v.passwordConfirm === undefined || v.passwordConfirm === v.password, {
-    path: ["passwordConfirm"],
-    message: "does not match the password",
-  });
+  .superRefine(confirms("password", "passwordConfirm"));
 
 export const changePasswordSchema = z
   .object({
@@ -39,10 +42,7 @@ export const changePasswordSchema = z
     newPassword,
     newPasswordConfirm: z.string().max(1024).optional(),
   })
-  .refine((v) => v.newPasswordConfirm === undefined || v.newPasswordConfirm === v.newPassword, {
-    path: ["newPasswordConfirm"],
-    message: "does not match the new password",
-  });
+  .superRefine(confirms("newPassword", "newPasswordConfirm", "the new password"));
 
 export const tokenRedirectSchema = z.object({ redirect: z.string().max(2048).optional() });
 
@@ -53,7 +53,4 @@ export const activateSchema = z
     passwordConfirm: z.string().max(1024).optional(),
     fullName: z.string().trim().min(1).max(255).optional(),
   })
-  .refine((v) => v.passwordConfirm === undefined || v.passwordConfirm === v.password, {
-    path: ["passwordConfirm"],
-    message: "does not match the password",
-  });
+  .superRefine(confirms("password", "passwordConfirm"));

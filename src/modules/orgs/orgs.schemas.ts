@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { paginationSchema } from "../../lib/pagination.js";
+import { confirms } from "../auth/auth.schemas.js";
 import { ROLES } from "./permissions.js";
 
 const httpUrl = z
@@ -44,10 +45,7 @@ export const acceptInviteSchema = z
     password: z.string().max(1024).optional(),
     passwordConfirm: z.string().max(1024).optional(),
   })
-  .refine((v) => v.passwordConfirm === undefined || v.passwordConfirm === v.password, {
-    path: ["passwordConfirm"],
-    message: "does not match the password",
-  });
+  .superRefine(confirms("password", "passwordConfirm"));
 
 export const departmentSchema = z.object({
   name: z.string().trim().min(1).max(255),
