@@ -1,0 +1,113 @@
+import { createHash, createPublicKey, type KeyObject } from "node:crypto";
+import sshpk from "sshpk";
+import { SshReader, SshWriter } from "./wire.js";
+
+export type SshKeyType = "ed25519" | "ecdsa" | "rsa";
+
+export interface ParsedPublicKey {
+  type: SshKeyType;
+  /** The OpenSSH algorithm name: ssh-ed25519, ecdsa-sha2-nistp256, ssh-rsa … */
+  algorithm: string;
+  bits: number;
+  /** The plain public key blob (RFC 4253 §6.6). */
+  blob: Buffer;
+  /** `<algorithm> <base64>` without comment. */
+  line: string;
+  comment: string | null;
+  /** SHA256:<base64, unpadded>, as ssh-keygen prints it. */
+  fingerprint: string;
+}
+
+export class SshKeyError extends Error {
+  constructor(
+    message: string,
+    readonly code: "WRONG_KEY_MATERIAL" | "SSH_KEY_ERROR",
+  ) {
+    super(message);
+    this.name = "SshKeyError";
+  }
+}
+
+const CURVES: Record<string, { name: string; jwk: string; hash: string; bits: number }> = {
+  nistp256: { name: "nistp256", jwk: "P-256", hash: "sha256", bits: 256 },
+  nistp384: { name: "nistp384", jwk: "P-384", hash: "sha384", bits: 384 },
+  nistp521: { name: "nistp521", jwk: "P-521", hash: "sha512", bits: 521 },
+};
+
+export const fingerprintOf = (blob: Buffer): string => `SHA256:${createHash("sha256").update(blob).digest("base64").replace(/=+$/, "")}`;
+
+/**
+ * Parses a user-supplied public key. Guard order: refuse certificates and private keys by their
+ * shape (never echoing them back), parse, then refuse weak or unsupported types.
+ */
+export function parsePublicKey(input: string): ParsedPublicKey {
+  const text = input.trim();
+  if (text.length === 0 || text.length > 16_384) throw new SshKeyError("Provide one OpenSSH public key", "SSH_KEY_ERROR");
+  if (/PRIVATE KEY/.test(text)) throw new SshKeyError("That is a private key: send the public key (the .pub file) and keep the private one secret", "WRONG_KEY_MATERIAL");
+  if (/-cert-v01@openssh\.com/.test(text)) throw new SshKeyError("That is a certificate, not a public key", "WRONG_KEY_MATERIAL");
+  let key: sshpk.Key;
+  try {
+    key = sshpk.parseKey(text, "auto");
+  } catch {
+    throw new SshKeyError("Not a valid SSH public key", "SSH_KEY_ERROR");
+  }
+  if (sshpk.PrivateKey.isPrivateKey(key, [1, 0])) throw new SshKeyError("That is a private key: send the public key instead", "WRONG_KEY_MATERIAL");
+  const blob = key.toBuffer("rfc4253", {}) as Buffer;
+  const reader = new SshReader(blob);
+  const algorithm = reader.text();
+  let type: SshKeyType;
+  let bits = key.size;
+  if (key.type === "ed25519") type = "ed25519";
+  else if (key.type === "ecdsa") {
+    type = "ecdsa";
+    bits = CURVES[reader.text()]?.bits ?? key.size;
+  } else if (key.type === "rsa") {
+    type = "rsa";
+    if (key.size < 2048) throw new SshKeyError(`RSA keys must have at least 2048 bits (this one has ${key.size})`, "SSH_KEY_ERROR");
+  } else {
+    throw new SshKeyError(`Key type ${key.type} is not accepted: use ed25519, ecdsa or rsa (≥ 2048 bits)`, "SSH_KEY_ERROR");
+  }
+  const comment = text.split(/\s+/).slice(2).join(" ") || null;
+  return { type, algorithm, bits, blob, line: `${algorithm} ${blob.toString("base64")}`, comment, fingerprint: fingerprintOf(blob) };
+}
+
+/** A node:crypto KeyObject for a plain OpenSSH public key blob (to verify signatures natively). */
+export function keyObjectFromBlob(blob: Buffer): { key: KeyObject; algorithm: string; hash: string | null } {
+  const r = new SshReader(blob);
+  const algorithm = r.text();
+  const b64 = (b: Buffer) => b.toString("base64url");
+  if (algorithm === "ssh-ed25519") {
+    return { key: createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: b64(r.string()) }, format: "jwk" }), algorithm, hash: null };
+  }
+  if (algorithm.startsWith("ecdsa-sha2-")) {
+    const curve = CURVES[r.text()];
+    const q = r.string();
+    if (!curve || q[0] !== 4) throw new SshKeyError("Unsupported ECDSA key", "SSH_KEY_ERROR");
+    const size = (q.length - 1) / 2;
+    const jwk = { kty: "EC", crv: curve.jwk, x: b64(q.subarray(1, 1 + size)), y: b64(q.subarray(1 + size)) };
+    return { key: createPublicKey({ key: jwk, format: "jwk" }), algorithm, hash: curve.hash };
+  }
+  if (algorithm === "ssh-rsa") {
+    const e = r.mpint();
+    const n = r.mpint();
+    return { key: createPublicKey({ key: { kty: "RSA", n: b64(n), e: b64(e) }, format: "jwk" }), algorithm, hash: "sha512" };
+  }
+  throw new SshKeyError(`Unsupported key algorithm ${algorithm}`, "SSH_KEY_ERROR");
+}
+
+/** The plain OpenSSH public key blob of a node:crypto public key. */
+export function blobFromKeyObject(publicKey: KeyObject): Buffer {
+  const jwk = publicKey.export({ format: "jwk" }) as { kty: string; crv?: string; x?: string; y?: string; n?: string; e?: string };
+  const un = (s?: string) => Buffer.from(s ?? "", "base64url");
+  if (jwk.kty === "OKP" && jwk.crv === "Ed25519") return new SshWriter().string("ssh-ed25519").string(un(jwk.x)).toBuffer();
+  if (jwk.kty === "EC") {
+    const curve = Object.values(CURVES).find((c) => c.jwk === jwk.crv);
+    if (!curve) throw new Error(`unsupported curve ${jwk.crv}`);
+    const q = Buffer.concat([Buffer.from([4]), un(jwk.x), un(jwk.y)]);
+    return new SshWriter().string(`ecdsa-sha2-${curve.name}`).string(curve.name).string(q).toBuffer();
+  }
+  if (jwk.kty === "RSA") return new SshWriter().string("ssh-rsa").mpint(un(jwk.e)).mpint(un(jwk.n)).toBuffer();
+  throw new Error(`unsupported key type ${jwk.kty}`);
+}
+
+export const algorithmOf = (blob: Buffer): string => new SshReader(blob).text();
