@@ -11,6 +11,7 @@ import { adminRoutes } from "./routes/admin.routes.js";
 import { apiKeysRoutes } from "./routes/api-keys.routes.js";
 import { directoryRoutes } from "./routes/directory.routes.js";
 import { orgsRoutes } from "./routes/orgs.routes.js";
+import { sshRoutes } from "./routes/ssh.routes.js";
 import { authRoutes } from "./routes/auth.routes.js";
 import { usersRoutes } from "./routes/users.routes.js";
 import "../src/http/types.js";
@@ -23,6 +24,7 @@ export function restRoutes(services: Services, config: Config): RouteDef[] {
     ...orgsRoutes(services),
     ...directoryRoutes(services),
     ...apiKeysRoutes(services),
+    ...sshRoutes(services),
     ...adminRoutes(services),
   ];
 }

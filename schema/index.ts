@@ -3,3 +3,4 @@ export * from "./audit.js";
 export * from "./email.js";
 export * from "./orgs.js";
 export * from "./api-keys.js";
+export * from "./ssh.js";

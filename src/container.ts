@@ -25,6 +25,11 @@ import type { EmailTransport } from "./modules/email/transports/transport.js";
 import { HealthService } from "./modules/health/health.service.js";
 import { RateLimitService } from "./modules/rate-limit/rate-limit.service.js";
 import { UsersService } from "./modules/users/users.service.js";
+import { CasService } from "./modules/ssh-ca/cas.service.js";
+import { CertificatesService } from "./modules/ssh-ca/certificates.service.js";
+import { SigningService } from "./modules/ssh-ca/signing.service.js";
+import { SudoService } from "./modules/ssh-ca/sudo.service.js";
+import { SshKeysService } from "./modules/ssh-keys/ssh-keys.service.js";
 import { ApiKeysService } from "./modules/api-keys/api-keys.service.js";
 import { ActivityService } from "./modules/orgs/activity.service.js";
 import { DepartmentsService } from "./modules/orgs/departments.service.js";
@@ -135,6 +140,12 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const myDirectory = new MyDirectoryService(db);
   const activity = new ActivityService(db);
   const apiKeys = new ApiKeysService(db, clock, audit);
+  const caBox = createSecretBox(config.crypto.caKeys);
+  const sshKeys = new SshKeysService(db, clock, audit, { verifyChallengeTtl: config.ssh.verifyChallengeTtl });
+  const cas = new CasService(db, clock, audit, caBox, { rotationOverlapHours: config.ssh.rotationOverlapHours });
+  const signing = new SigningService(db, clock, audit, caBox, config.ssh);
+  const certificates = new CertificatesService(db, clock, audit);
+  const sudo = new SudoService(db, apiKeys, audit, () => clock.now());
   const health = new HealthService(VERSION, database, redis);
 
   return {
@@ -163,6 +174,11 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       myDirectory,
       activity,
       apiKeys,
+      sshKeys,
+      cas,
+      signing,
+      certificates,
+      sudo,
       audit,
       email,
       limits,

@@ -27,7 +27,7 @@ function parseEncryptionKeys(entries: string[], problems: string[]): EncryptionK
     const [id, b64] = entry.split(":");
     const key = b64 ? Buffer.from(b64, "base64") : Buffer.alloc(0);
     if (!id || !/^[A-Za-z0-9_-]{1,16}$/.test(id) || key.length !== 32) {
-      problems.push("ENCRYPTION_KEYS: each entry must be <id>:<base64 of 32 random bytes>");
+      problems.push("ENCRYPTION_KEYS / CA_KEY_ENCRYPTION_KEY: each entry must be <id>:<base64 of 32 random bytes>");
       return [];
     }
     return [{ id, key }];
@@ -57,6 +57,8 @@ function buildConfig(env: ParsedEnv) {
     encryptionEntries = [DEV_ENCRYPTION_KEY];
   }
   const encryptionKeys = parseEncryptionKeys(encryptionEntries, problems);
+  // CA private keys may have their own master key; without one they use ENCRYPTION_KEYS.
+  const caKeys = env.CA_KEY_ENCRYPTION_KEY.length > 0 ? parseEncryptionKeys(env.CA_KEY_ENCRYPTION_KEY, problems) : encryptionKeys;
 
   if (env.SESSION_ABSOLUTE_TIMEOUT < env.SESSION_IDLE_TIMEOUT) {
     problems.push("SESSION_ABSOLUTE_TIMEOUT must not be shorter than SESSION_IDLE_TIMEOUT");
@@ -99,7 +101,14 @@ function buildConfig(env: ParsedEnv) {
       rememberMeIdleTimeout: env.SESSION_REMEMBER_ME_IDLE_TIMEOUT,
       rememberMeAbsoluteTimeout: env.SESSION_REMEMBER_ME_ABSOLUTE_TIMEOUT,
     },
-    crypto: { encryptionKeys },
+    crypto: { encryptionKeys, caKeys },
+    ssh: {
+      requireVerifiedKeys: env.SSH_REQUIRE_VERIFIED_KEYS,
+      verifyChallengeTtl: env.SSH_VERIFY_CHALLENGE_TTL,
+      backdateSeconds: env.SSH_CERT_BACKDATE_SECONDS,
+      rotationOverlapHours: env.SSH_CA_ROTATION_OVERLAP_HOURS,
+      maxPrincipals: env.SSH_MAX_PRINCIPALS,
+    },
     password: {
       memoryCost: env.ARGON2_MEMORY_KIB,
       timeCost: env.ARGON2_TIME_COST,

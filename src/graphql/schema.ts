@@ -9,8 +9,9 @@ import { UsersResolver } from "./resolvers/users.resolver.js";
 import { ApiKeysResolver } from "./resolvers/api-keys.resolver.js";
 import { DirectoryResolver } from "./resolvers/directory.resolver.js";
 import { OrgsResolver } from "./resolvers/orgs.resolver.js";
+import { SshResolver } from "./resolvers/ssh.resolver.js";
 
-const RESOLVERS = [AuthResolver, UsersResolver, AdminResolver, OrgsResolver, DirectoryResolver, ApiKeysResolver] as const;
+const RESOLVERS = [AuthResolver, UsersResolver, AdminResolver, OrgsResolver, DirectoryResolver, ApiKeysResolver, SshResolver] as const;
 
 /** Builds the schema with resolver instances made once from the services (no DI framework). */
 export async function buildGraphqlSchema(services: Services): Promise<GraphQLSchema> {

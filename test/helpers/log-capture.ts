@@ -2,7 +2,7 @@ import { Writable } from "node:stream";
 import { pino } from "pino";
 
 /** A real pino logger whose lines tests can read. */
-export function captureLogger() {
+export function captureLogger(level = "info") {
   const lines: Array<Record<string, any>> = [];
   const stream = new Writable({
     write(chunk, _enc, done) {
@@ -10,5 +10,5 @@ export function captureLogger() {
       done();
     },
   });
-  return { logger: pino({ level: "info" }, stream), lines };
+  return { logger: pino({ level }, stream), lines };
 }

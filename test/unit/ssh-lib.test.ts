@@ -43,11 +43,11 @@ describe("public keys", () => {
 });
 
 describe("certificates", () => {
-  it("every CA type signs a certificate that ssh-keygen -L reads and verifies", () => {
+  it("every CA type signs a certificate that ssh-keygen -L reads and verifies", async () => {
     const subject = userKey("ed25519", "subject");
     const parsed = parsePublicKey(subject.pub);
     for (const caType of ["ed25519", "ecdsa", "rsa"] as const) {
-      const ca = generateCaKey(caType, "test-ca");
+      const ca = await generateCaKey(caType, "test-ca");
       const line = signCertificate(loadPrivateKey(ca.privatePem), ca.publicBlob, {
         publicKey: parsed.blob,
         serial: 4242n,
@@ -77,8 +77,8 @@ describe("certificates", () => {
     }
   });
 
-  it("detects a tampered certificate", () => {
-    const ca = generateCaKey("ed25519", "ca");
+  it("detects a tampered certificate", async () => {
+    const ca = await generateCaKey("ed25519", "ca");
     const line = signCertificate(loadPrivateKey(ca.privatePem), ca.publicBlob, {
       publicKey: parsePublicKey(userKey("ecdsa", "tamper").pub).blob,
       serial: 7n,
@@ -113,8 +113,8 @@ describe("SSHSIG proof of possession", () => {
 });
 
 describe("KRL", () => {
-  it("builds a list ssh-keygen -Q reads: the revoked certificate is REVOKED, another is ok", () => {
-    const ca = generateCaKey("ed25519", "krl-ca");
+  it("builds a list ssh-keygen -Q reads: the revoked certificate is REVOKED, another is ok", async () => {
+    const ca = await generateCaKey("ed25519", "krl-ca");
     const make = (serial: bigint, name: string) => {
       const line = signCertificate(loadPrivateKey(ca.privatePem), ca.publicBlob, {
         publicKey: parsePublicKey(userKey("ed25519", name).pub).blob,

@@ -1,4 +1,5 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from "node:crypto";
+import { createPrivateKey, createPublicKey, generateKeyPair, type KeyObject } from "node:crypto";
+import { promisify } from "node:util";
 import { fingerprintOf, type SshKeyType } from "./keys.js";
 import { blobFromKeyObject } from "./keys.js";
 
@@ -10,14 +11,19 @@ export interface GeneratedCaKey {
   fingerprint: string;
 }
 
-/** A new CA key pair, generated in-process: ed25519, ecdsa (P-256) or rsa (4096 bits). */
-export function generateCaKey(type: SshKeyType, comment: string): GeneratedCaKey {
+const generate = promisify(generateKeyPair);
+
+/**
+ * A new CA key pair, generated in-process off the event loop (RSA-4096 takes seconds):
+ * ed25519, ecdsa (P-256) or rsa (4096 bits).
+ */
+export async function generateCaKey(type: SshKeyType, comment: string): Promise<GeneratedCaKey> {
   const pair =
     type === "ed25519"
-      ? generateKeyPairSync("ed25519")
+      ? await generate("ed25519")
       : type === "ecdsa"
-        ? generateKeyPairSync("ec", { namedCurve: "P-256" })
-        : generateKeyPairSync("rsa", { modulusLength: 4096 });
+        ? await generate("ec", { namedCurve: "P-256" })
+        : await generate("rsa", { modulusLength: 4096 });
   const publicBlob = blobFromKeyObject(pair.publicKey);
   const algorithm = publicBlob.subarray(4, 4 + publicBlob.readUInt32BE(0)).toString();
   return {

@@ -48,6 +48,19 @@ export const AuditAction = {
   apiKeyCreate: "api_key.created",
   apiKeyUpdate: "api_key.updated",
   apiKeyRevoke: "api_key.revoked",
+  sshKeyAdded: "ssh.key.added",
+  sshKeyRejected: "ssh.key.validation.failed",
+  sshKeyVerified: "ssh.key.verified",
+  sshKeyVerifyFailed: "ssh.key.verification.failed",
+  sshKeyDeleted: "ssh.key.deleted",
+  caCreated: "ca.created",
+  caUpdated: "ca.updated",
+  caDeleted: "ca.deleted",
+  caKeyRotated: "ca.key.rotated",
+  certIssued: "ssh.cert.issued",
+  certFailed: "ssh.cert.failed",
+  certRevoked: "ssh.cert.revoked",
+  sudoCheck: "sudo.check",
 } as const;
 
 export type AuditActionName = (typeof AuditAction)[keyof typeof AuditAction];

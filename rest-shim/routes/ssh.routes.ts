@@ -1,0 +1,161 @@
+import type { Services } from "../../src/container.js";
+import { Verbatim } from "../../src/lib/strings.js";
+import { createCaSchema, revokeSchema, rotateCaSchema, signHostSchema, signUserSchema, sudoCheckSchema, updateCaSchema } from "../../src/modules/ssh-ca/ssh-ca.schemas.js";
+import { addKeySchema, describeKeySchema, verifyKeySchema } from "../../src/modules/ssh-keys/ssh-keys.schemas.js";
+import { sendData } from "../envelope.js";
+import { input, param, queryInput, type RouteDef } from "../route.js";
+
+const K = "/ssh/keys/:keyId";
+const CA = "/organizations/:orgId/cas";
+
+/** SSH keys, certificates and certificate authorities (paths of the original CLI kept). */
+export const sshRoutes = (s: Services): RouteDef[] => [
+  {
+    method: "get", path: "/ssh/keys", tag: "ssh", auth: "user", summary: "Your SSH public keys",
+    handle: async (req, res) => {
+      const keys = await s.sshKeys.list(req.ctx);
+      sendData(res, 200, "SSH keys", { keys, count: keys.length });
+    },
+  },
+  {
+    method: "post", path: "/ssh/keys", tag: "ssh", auth: "user", body: addKeySchema, status: 201,
+    summary: "Register a public key (`key` or `public_key`): 201 when new, 200 with the existing key when already yours",
+    handle: async (req, res) => {
+      const { key, isNew } = await s.sshKeys.add(req.ctx, input(req));
+      sendData(res, isNew ? 201 : 200, isNew ? "SSH key added" : "SSH key already registered", key);
+    },
+  },
+  {
+    method: "get", path: K, tag: "ssh", auth: "user", summary: "One of your keys",
+    handle: async (req, res) => sendData(res, 200, "SSH key", await s.sshKeys.get(req.ctx, param(req, "keyId"))),
+  },
+  {
+    method: "patch", path: K, tag: "ssh", auth: "user", body: describeKeySchema, summary: "Change a key's description",
+    handle: async (req, res) => sendData(res, 200, "SSH key updated", await s.sshKeys.updateDescription(req.ctx, param(req, "keyId"), input(req))),
+  },
+  {
+    method: "patch", path: `${K}/update-description`, tag: "ssh", auth: "user", body: describeKeySchema, summary: "Change a key's description (original path)",
+    handle: async (req, res) => sendData(res, 200, "SSH key updated", await s.sshKeys.updateDescription(req.ctx, param(req, "keyId"), input(req))),
+  },
+  {
+    method: "delete", path: K, tag: "ssh", auth: "user", summary: "Delete one of your keys",
+    handle: async (req, res) => {
+      await s.sshKeys.delete(req.ctx, param(req, "keyId"));
+      sendData(res, 200, "SSH key deleted", { status: "deleted" });
+    },
+  },
+  {
+    method: "get", path: `${K}/verify`, tag: "ssh", auth: "user", summary: "A challenge to sign with `ssh-keygen -Y sign -n file`",
+    handle: async (req, res) => {
+      const c = await s.sshKeys.challenge(req.ctx, param(req, "keyId"));
+      sendData(res, 200, "Sign the challenge text", new Verbatim({ challenge_text: c.challengeText, validationText: c.validationText, key_id: c.keyId }));
+    },
+  },
+  {
+    method: "post", path: `${K}/verify`, tag: "ssh", auth: "user", body: verifyKeySchema, summary: "Prove possession: the SSHSIG signature of the challenge (armored or base64)",
+    handle: async (req, res) => sendData(res, 200, "SSH key verified", await s.sshKeys.verify(req.ctx, param(req, "keyId"), input(req))),
+  },
+  {
+    method: "get", path: "/ssh/dept-cert-policy", tag: "ssh", auth: "user", summary: "The certificate policy you sign under (?org_id=)",
+    handle: async (req, res) => sendData(res, 200, "Certificate policy", { policy: await s.signing.effectivePolicy(req.ctx, (req.query.org_id as string) || undefined) }),
+  },
+  {
+    method: "post", path: "/ssh/sign", tag: "ssh", auth: "user", body: signUserSchema, status: 201,
+    summary: "Sign a user certificate for one of your keys (org_id selects the organization when you are in several)",
+    handle: async (req, res) => sendData(res, 201, "Certificate issued", await s.signing.signUserCertificate(req.ctx, input(req))),
+  },
+  {
+    method: "post", path: "/ssh/sign/host", tag: "ssh", auth: "user", body: signHostSchema, status: 201, summary: "Sign a host certificate (organization admins)",
+    handle: async (req, res) => sendData(res, 201, "Host certificate issued", await s.signing.signHostCertificate(req.ctx, input(req))),
+  },
+  {
+    method: "get", path: "/ssh/certificates", tag: "ssh", auth: "user", summary: "Your certificates",
+    handle: async (req, res) => {
+      const { items, ...page } = await s.certificates.listMine(req.ctx, queryInput(req));
+      sendData(res, 200, "Certificates", { certificates: items, ...page });
+    },
+  },
+  {
+    method: "get", path: "/ssh/certificates/:certId", tag: "ssh", auth: "user", summary: "One certificate (yours, or of an organization you administer)",
+    handle: async (req, res) => sendData(res, 200, "Certificate", { certificate: await s.certificates.get(req.ctx, param(req, "certId")) }),
+  },
+  {
+    method: "post", path: "/ssh/certificates/:certId/revoke", tag: "ssh", auth: "user", body: revokeSchema, summary: "Revoke a certificate (the KRL is rebuilt)",
+    handle: async (req, res) => {
+      const cert = await s.certificates.revoke(req.ctx, param(req, "certId"), input(req));
+      sendData(res, 200, "Certificate revoked", { status: "revoked", certId: cert.id, reason: cert.revokeReason, certificate: cert });
+    },
+  },
+  {
+    method: "get", path: "/ssh/ca/public-key", tag: "ssh", auth: "user", summary: "The active CA public key (?ca_type=user|host&org_id=)",
+    handle: async (req, res) =>
+      sendData(res, 200, "CA public key", await s.cas.publicKey(req.ctx, { caType: req.query.ca_type as string | undefined, orgId: (req.query.org_id as string) || undefined })),
+  },
+  {
+    method: "get", path: CA, tag: "ssh-ca", auth: "user", org: "admin", summary: "The organization's certificate authorities",
+    handle: async (req, res) => {
+      const cas = await s.cas.list(req.ctx, param(req, "orgId"));
+      sendData(res, 200, "Certificate authorities", { cas, count: cas.length });
+    },
+  },
+  {
+    method: "post", path: CA, tag: "ssh-ca", auth: "user", org: "admin", body: createCaSchema, status: 201,
+    summary: "Create a CA (user or host; ed25519, ecdsa or rsa-4096); the private key never leaves the service",
+    handle: async (req, res) => sendData(res, 201, "Certificate authority created", { ca: await s.cas.create(req.ctx, param(req, "orgId"), input(req)) }),
+  },
+  {
+    method: "patch", path: `${CA}/:caId`, tag: "ssh-ca", auth: "user", org: "admin", body: updateCaSchema, summary: "Change a CA's name or validity hours",
+    handle: async (req, res) => sendData(res, 200, "Certificate authority updated", { ca: await s.cas.update(req.ctx, param(req, "orgId"), param(req, "caId"), input(req)) }),
+  },
+  {
+    method: "delete", path: `${CA}/:caId`, tag: "ssh-ca", auth: "user", org: "admin", summary: "Delete a CA (its keys stop being trusted)",
+    handle: async (req, res) => {
+      await s.cas.delete(req.ctx, param(req, "orgId"), param(req, "caId"));
+      sendData(res, 200, "Certificate authority deleted", { caId: param(req, "caId") });
+    },
+  },
+  {
+    method: "post", path: `${CA}/:caId/rotate`, tag: "ssh-ca", auth: "user", org: "admin", body: rotateCaSchema,
+    summary: "Rotate the CA key; the previous key stays trusted for SSH_CA_ROTATION_OVERLAP_HOURS",
+    handle: async (req, res) => sendData(res, 200, "Certificate authority rotated", await s.cas.rotate(req.ctx, param(req, "orgId"), param(req, "caId"), input(req))),
+  },
+  {
+    method: "get", path: "/organizations/:orgId/ssh/ca-keys", tag: "ssh-ca", auth: "user", org: "guest",
+    summary: "What servers trust: TrustedUserCAKeys lines and the known_hosts @cert-authority line",
+    handle: async (req, res) => sendData(res, 200, "Server configuration", await s.cas.serverConfig(req.ctx, param(req, "orgId"))),
+  },
+  {
+    method: "get", path: "/organizations/:orgId/ssh/krl", tag: "ssh-ca", auth: "none",
+    summary: "The organization's key revocation list (OpenSSH KRL, binary) for sshd's RevokedKeys",
+    handle: async (req, res) => {
+      const { krl, version, generatedAt } = await s.certificates.krl(param(req, "orgId"));
+      res.setHeader("X-KRL-Version", version.toString());
+      res.setHeader("Last-Modified", generatedAt.toUTCString());
+      res.type("application/octet-stream").send(krl);
+    },
+  },
+  {
+    method: "get", path: "/organizations/:orgId/certificates", tag: "ssh-ca", auth: "user", org: "admin", summary: "Certificates issued in the organization (?user_id=)",
+    handle: async (req, res) => {
+      const { items, ...page } = await s.certificates.listForOrg(req.ctx, param(req, "orgId"), queryInput(req));
+      sendData(res, 200, "Certificates", { certificates: items, ...page });
+    },
+  },
+  {
+    method: "get", path: "/organizations/:orgId/certificates/audit", tag: "ssh-ca", auth: "user", org: "admin", summary: "The certificate audit log (?action=issued|failed|revoked)",
+    handle: async (req, res) => {
+      const { items, ...page } = await s.certificates.auditLog(req.ctx, param(req, "orgId"), queryInput(req));
+      sendData(res, 200, "Certificate audit log", { entries: items.map((e) => ({ ...e, metadata: new Verbatim(e.metadata) })), count: items.length, ...page });
+    },
+  },
+  {
+    method: "post", path: "/organizations/:orgId/users/:userId/certificates/revoke", tag: "ssh-ca", auth: "user", org: "admin", body: revokeSchema,
+    summary: "Revoke every certificate of a user in the organization",
+    handle: async (req, res) => sendData(res, 200, "Certificates revoked", await s.certificates.revokeUser(req.ctx, param(req, "orgId"), param(req, "userId"), input(req))),
+  },
+  {
+    method: "post", path: "/sudo/check", tag: "ssh", auth: "none", body: sudoCheckSchema,
+    summary: "May the user behind a certificate sudo? (organization API key in the body)",
+    handle: async (req, res) => sendData(res, 200, "Sudo check", await s.sudo.check(req.ctx, input(req))),
+  },
+];

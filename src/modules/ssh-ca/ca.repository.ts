@@ -1,0 +1,132 @@
+import { and, eq, gt, inArray, isNull, or, sql } from "drizzle-orm";
+import { caKeys, certificateAuthorities, organizations } from "../../../schema/index.js";
+import type { Executor } from "../../infra/db.js";
+import { live } from "../../infra/soft-delete.js";
+
+export const caColumns = {
+  id: certificateAuthorities.id,
+  organizationId: certificateAuthorities.organizationId,
+  name: certificateAuthorities.name,
+  description: certificateAuthorities.description,
+  caType: certificateAuthorities.caType,
+  defaultValidityHours: certificateAuthorities.defaultValidityHours,
+  maxValidityHours: certificateAuthorities.maxValidityHours,
+  createdAt: certificateAuthorities.createdAt,
+  updatedAt: certificateAuthorities.updatedAt,
+};
+export type CaRow = {
+  id: string;
+  organizationId: string;
+  name: string;
+  description: string | null;
+  caType: "user" | "host";
+  defaultValidityHours: number;
+  maxValidityHours: number;
+  createdAt: Date;
+  updatedAt: Date;
+};
+
+export const caKeyColumns = {
+  id: caKeys.id,
+  caId: caKeys.caId,
+  keyType: caKeys.keyType,
+  publicKey: caKeys.publicKey,
+  fingerprint: caKeys.fingerprint,
+  isActive: caKeys.isActive,
+  rotatedAt: caKeys.rotatedAt,
+  trustedUntil: caKeys.trustedUntil,
+  createdAt: caKeys.createdAt,
+};
+export type CaKeyRow = {
+  id: string;
+  caId: string;
+  keyType: "ed25519" | "ecdsa" | "rsa";
+  publicKey: string;
+  fingerprint: string;
+  isActive: boolean;
+  rotatedAt: Date | null;
+  trustedUntil: Date | null;
+  createdAt: Date;
+};
+
+/** Every authority query goes through a live CA of a live organization. */
+const liveCa = and(live(certificateAuthorities), sql`exists (select 1 from ${organizations} o where o.id = ${certificateAuthorities.organizationId} and o.deleted_at is null)`);
+
+export const caRepository = {
+  listForOrg: (db: Executor, orgId: string): Promise<CaRow[]> =>
+    db.select(caColumns).from(certificateAuthorities).where(and(eq(certificateAuthorities.organizationId, orgId), liveCa)).orderBy(certificateAuthorities.caType),
+
+  async find(db: Executor, orgId: string, id: string): Promise<CaRow | undefined> {
+    const [row] = await db.select(caColumns).from(certificateAuthorities).where(and(eq(certificateAuthorities.id, id), eq(certificateAuthorities.organizationId, orgId), liveCa));
+    return row;
+  },
+
+  async findByType(db: Executor, orgId: string, caType: "user" | "host"): Promise<CaRow | undefined> {
+    const [row] = await db
+      .select(caColumns)
+      .from(certificateAuthorities)
+      .where(and(eq(certificateAuthorities.organizationId, orgId), eq(certificateAuthorities.caType, caType), liveCa));
+    return row;
+  },
+
+  /** Which of these organizations have a live CA of the type. */
+  async orgsWithCa(db: Executor, orgIds: string[], caType: "user" | "host"): Promise<string[]> {
+    if (orgIds.length === 0) return [];
+    const rows = await db
+      .select({ organizationId: certificateAuthorities.organizationId })
+      .from(certificateAuthorities)
+      .where(and(inArray(certificateAuthorities.organizationId, orgIds), eq(certificateAuthorities.caType, caType), liveCa));
+    return rows.map((r) => r.organizationId);
+  },
+
+  async insert(db: Executor, v: typeof certificateAuthorities.$inferInsert): Promise<CaRow> {
+    const [row] = await db.insert(certificateAuthorities).values(v).returning(caColumns);
+    return row!;
+  },
+
+  async update(db: Executor, orgId: string, id: string, values: Partial<typeof certificateAuthorities.$inferInsert>): Promise<CaRow | undefined> {
+    const [row] = await db
+      .update(certificateAuthorities)
+      .set(values)
+      .where(and(eq(certificateAuthorities.id, id), eq(certificateAuthorities.organizationId, orgId), live(certificateAuthorities)))
+      .returning(caColumns);
+    return row;
+  },
+
+  async activeKey(db: Executor, caId: string): Promise<CaKeyRow | undefined> {
+    const [row] = await db.select(caKeyColumns).from(caKeys).where(and(eq(caKeys.caId, caId), eq(caKeys.isActive, true)));
+    return row;
+  },
+
+  /** Keys servers should trust now: the active one, and retired ones still inside their overlap. */
+  trustedKeys: (db: Executor, caIds: string[], now: Date): Promise<CaKeyRow[]> =>
+    caIds.length === 0
+      ? Promise.resolve([])
+      : db
+          .select(caKeyColumns)
+          .from(caKeys)
+          .where(and(inArray(caKeys.caId, caIds), or(eq(caKeys.isActive, true), gt(caKeys.trustedUntil, now))))
+          .orderBy(caKeys.createdAt),
+
+  async insertKey(db: Executor, v: typeof caKeys.$inferInsert): Promise<CaKeyRow> {
+    const [row] = await db.insert(caKeys).values(v).returning(caKeyColumns);
+    return row!;
+  },
+
+  async retireKey(db: Executor, keyId: string, v: { now: Date; trustedUntil: Date; reason?: string }) {
+    await db.update(caKeys).set({ isActive: false, rotatedAt: v.now, trustedUntil: v.trustedUntil, rotationReason: v.reason }).where(eq(caKeys.id, keyId));
+  },
+
+  async retireAllKeys(db: Executor, caId: string, now: Date) {
+    await db.update(caKeys).set({ isActive: false, rotatedAt: now, trustedUntil: now }).where(and(eq(caKeys.caId, caId), isNull(caKeys.rotatedAt)));
+  },
+};
+
+/**
+ * Privileged: the sealed private key of a CA key. Only the signing service imports this
+ * (ARCHITECTURE rule 7); the value is unsealed in memory, used, and never returned or logged.
+ */
+export async function readSealedCaPrivateKey(db: Executor, caKeyId: string): Promise<string | undefined> {
+  const [row] = await db.select({ sealed: caKeys.privateKeySealed }).from(caKeys).where(eq(caKeys.id, caKeyId));
+  return row?.sealed;
+}

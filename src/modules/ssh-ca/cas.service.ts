@@ -1,0 +1,207 @@
+import type { Clock } from "../../infra/clock.js";
+import type { Db, Executor } from "../../infra/db.js";
+import { isUniqueViolation } from "../../infra/db-errors.js";
+import { uuid, type SecretBox } from "../../lib/crypto/index.js";
+import type { RequestContext } from "../../lib/request-context.js";
+import { generateCaKey, type GeneratedCaKey, type SshKeyType } from "../../lib/ssh/index.js";
+import { parseId, parseInput } from "../../lib/validation.js";
+import { AuditAction } from "../audit/audit.actions.js";
+import type { AuditService } from "../audit/audit.service.js";
+import { requireUser } from "../auth/guards.js";
+import { getActiveMemberships } from "../orgs/memberships.repository.js";
+import { requireOrgAccess } from "../orgs/org-access.js";
+import { caRepository, type CaKeyRow, type CaRow } from "./ca.repository.js";
+import { CaErrors } from "./ssh-ca.errors.js";
+import { createCaSchema, rotateCaSchema, updateCaSchema } from "./ssh-ca.schemas.js";
+
+export interface CaView extends CaRow {
+  keyType: string;
+  publicKey: string;
+  fingerprint: string;
+  /** Retired keys still trusted during the rotation overlap. */
+  previousKeys: Array<{ publicKey: string; fingerprint: string; trustedUntil: Date | null }>;
+}
+
+const keyComment = (orgId: string, type: string) => `keyward-${type}-ca-${orgId.slice(0, 8)}`;
+
+/** AAD for sealed CA keys: a ciphertext cannot be moved to another key row. */
+export const caKeyContext = (caKeyId: string) => `ca-key:${caKeyId}`;
+
+export class CasService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly audit: AuditService,
+    private readonly box: SecretBox,
+    private readonly config: { rotationOverlapHours: number },
+  ) {}
+
+  async list(ctx: RequestContext, orgId: string): Promise<CaView[]> {
+    const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "ca.manage");
+    const cas = await caRepository.listForOrg(this.db, id);
+    const keys = await caRepository.trustedKeys(this.db, cas.map((c) => c.id), this.clock.now());
+    return cas.map((ca) => this.view(ca, keys.filter((k) => k.caId === ca.id)));
+  }
+
+  /** Creates a CA with a key generated in-process; the private key is stored sealed only. */
+  async create(ctx: RequestContext, orgId: string, input: unknown): Promise<CaView> {
+    const { orgId: id, actor } = await requireOrgAccess(this.db, ctx, orgId, "ca.manage");
+    const data = parseInput(createCaSchema, input);
+    // Key generation (seconds for RSA-4096) happens before the transaction opens.
+    const generated = await generateCaKey(data.keyType, keyComment(id, data.caType));
+    try {
+      return await this.db.transaction(async (tx) => {
+        const now = this.clock.now();
+        const ca = await caRepository.insert(tx, {
+          organizationId: id,
+          name: data.name,
+          description: data.description,
+          caType: data.caType,
+          defaultValidityHours: data.defaultCertValidityHours,
+          maxValidityHours: data.maxCertValidityHours,
+          createdBy: actor.userId,
+          createdAt: now,
+          updatedAt: now,
+        });
+        const key = await this.addKey(tx, ca, data.keyType, generated, now);
+        await this.audit.record(tx, ctx, AuditAction.caCreated, {
+          organizationId: id,
+          resourceType: "ca",
+          resourceId: ca.id,
+          metadata: { name: ca.name, ca_type: ca.caType, key_type: data.keyType, fingerprint: key.fingerprint },
+        });
+        return this.view(ca, [key]);
+      });
+    } catch (e) {
+      if (isUniqueViolation(e, "certificate_authorities_org_type_live_uq")) throw CaErrors.duplicateType(data.caType);
+      throw e;
+    }
+  }
+
+  async update(ctx: RequestContext, orgId: string, caId: string, input: unknown): Promise<CaView> {
+    const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "ca.manage");
+    const cid = parseId(caId, CaErrors.notFound);
+    const data = parseInput(updateCaSchema, input);
+    return this.db.transaction(async (tx) => {
+      const current = await caRepository.find(tx, id, cid);
+      if (!current) throw CaErrors.notFound();
+      const def = data.defaultCertValidityHours ?? current.defaultValidityHours;
+      const max = data.maxCertValidityHours ?? current.maxValidityHours;
+      if (def > max) throw CaErrors.invalidValidity(`default_cert_validity_hours (${def}) must not exceed max_cert_validity_hours (${max})`);
+      const ca = await caRepository.update(tx, id, cid, {
+        name: data.name,
+        description: data.description,
+        defaultValidityHours: data.defaultCertValidityHours,
+        maxValidityHours: data.maxCertValidityHours,
+        updatedAt: this.clock.now(),
+      });
+      await this.audit.record(tx, ctx, AuditAction.caUpdated, { organizationId: id, resourceType: "ca", resourceId: cid, metadata: { fields: Object.keys(data) } });
+      return this.view(ca!, await caRepository.trustedKeys(tx, [cid], this.clock.now()));
+    });
+  }
+
+  /** Soft-deletes a CA: it signs nothing more and its keys stop being trusted. */
+  async delete(ctx: RequestContext, orgId: string, caId: string): Promise<void> {
+    const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "ca.manage");
+    const cid = parseId(caId, CaErrors.notFound);
+    await this.db.transaction(async (tx) => {
+      const now = this.clock.now();
+      const ca = await caRepository.update(tx, id, cid, { deletedAt: now, updatedAt: now });
+      if (!ca) throw CaErrors.notFound();
+      await caRepository.retireAllKeys(tx, cid, now);
+      await this.audit.record(tx, ctx, AuditAction.caDeleted, { organizationId: id, resourceType: "ca", resourceId: cid, metadata: { name: ca.name } });
+    });
+  }
+
+  /** A new key becomes active; the old public key stays trusted for the overlap. */
+  async rotate(ctx: RequestContext, orgId: string, caId: string, input: unknown): Promise<{ ca: CaView; oldFingerprint: string }> {
+    const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "ca.manage");
+    const cid = parseId(caId, CaErrors.notFound);
+    const data = parseInput(rotateCaSchema, input ?? {});
+    const current = await caRepository.find(this.db, id, cid);
+    if (!current) throw CaErrors.notFound();
+    const keyType = data.keyType ?? (await caRepository.activeKey(this.db, cid))?.keyType ?? "ed25519";
+    const generated = await generateCaKey(keyType, keyComment(id, current.caType));
+    return this.db.transaction(async (tx) => {
+      const ca = await caRepository.find(tx, id, cid);
+      if (!ca) throw CaErrors.notFound();
+      const old = await caRepository.activeKey(tx, cid);
+      const now = this.clock.now();
+      if (old) {
+        await caRepository.retireKey(tx, old.id, { now, reason: data.reason, trustedUntil: new Date(now.getTime() + this.config.rotationOverlapHours * 3600_000) });
+      }
+      const key = await this.addKey(tx, ca, keyType, generated, now);
+      await this.audit.record(tx, ctx, AuditAction.caKeyRotated, {
+        organizationId: id,
+        resourceType: "ca",
+        resourceId: cid,
+        metadata: { old_fingerprint: old?.fingerprint, new_fingerprint: key.fingerprint, reason: data.reason },
+      });
+      return { ca: this.view(ca, await caRepository.trustedKeys(tx, [cid], now)), oldFingerprint: old?.fingerprint ?? "" };
+    });
+  }
+
+  /**
+   * What servers paste: every trusted user-CA key for TrustedUserCAKeys (the new and, during an
+   * overlap, the old), and the `@cert-authority` line for known_hosts.
+   */
+  async serverConfig(ctx: RequestContext, orgId: string) {
+    const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "org.read");
+    const now = this.clock.now();
+    const cas = await caRepository.listForOrg(this.db, id);
+    const keys = await caRepository.trustedKeys(this.db, cas.map((c) => c.id), now);
+    const of = (type: "user" | "host") => keys.filter((k) => cas.find((c) => c.id === k.caId)?.caType === type);
+    const userKeys = of("user").map((k) => k.publicKey);
+    const hostKeys = of("host").map((k) => k.publicKey);
+    return {
+      trustedUserCaKeys: userKeys.join("\n") + (userKeys.length ? "\n" : ""),
+      knownHosts: hostKeys.map((k) => `@cert-authority * ${k}`).join("\n") + (hostKeys.length ? "\n" : ""),
+      userCaKeys: userKeys,
+      hostCaKeys: hostKeys,
+    };
+  }
+
+  /** The active public key of a CA type (GET /ssh/ca/public-key): in org_id, or the caller's only such org. */
+  async publicKey(ctx: RequestContext, input: { caType?: string; orgId?: string }) {
+    const actor = requireUser(ctx);
+    const caType = input.caType === "host" ? "host" : "user";
+    let orgId = input.orgId;
+    if (orgId) orgId = (await requireOrgAccess(this.db, ctx, orgId, "org.read")).orgId;
+    else {
+      const mine = (await getActiveMemberships(this.db, actor.userId)).map((m) => m.organizationId);
+      const withCa = await caRepository.orgsWithCa(this.db, mine, caType);
+      if (withCa.length > 1) throw CaErrors.ambiguous((await getActiveMemberships(this.db, actor.userId)).filter((m) => withCa.includes(m.organizationId)).map((m) => ({ id: m.organizationId, name: m.organizationName })));
+      orgId = withCa[0];
+    }
+    const ca = orgId ? await caRepository.findByType(this.db, orgId, caType) : undefined;
+    const key = ca ? await caRepository.activeKey(this.db, ca.id) : undefined;
+    if (!ca || !key) throw CaErrors.notConfiguredFor(caType);
+    return { publicKey: key.publicKey, fingerprint: key.fingerprint, caName: ca.name, caType, organizationId: ca.organizationId, source: "db" };
+  }
+
+  private async addKey(tx: Executor, ca: CaRow, keyType: SshKeyType, generated: GeneratedCaKey, now: Date): Promise<CaKeyRow> {
+    // The row id is chosen here so the seal can be bound to it (AAD).
+    const keyId = uuid();
+    return caRepository.insertKey(tx, {
+      id: keyId,
+      caId: ca.id,
+      keyType,
+      publicKey: generated.publicLine,
+      fingerprint: generated.fingerprint,
+      privateKeySealed: this.box.encrypt(generated.privatePem, caKeyContext(keyId)),
+      isActive: true,
+      createdAt: now,
+    });
+  }
+
+  private view(ca: CaRow, keys: CaKeyRow[]): CaView {
+    const active = keys.find((k) => k.isActive);
+    return {
+      ...ca,
+      keyType: active?.keyType ?? "",
+      publicKey: active?.publicKey ?? "",
+      fingerprint: active?.fingerprint ?? "",
+      previousKeys: keys.filter((k) => !k.isActive).map((k) => ({ publicKey: k.publicKey, fingerprint: k.fingerprint, trustedUntil: k.trustedUntil })),
+    };
+  }
+}

@@ -1,0 +1,157 @@
+import { and, count, desc, eq, gt, isNotNull, isNull, sql } from "drizzle-orm";
+import { caKeys, certificateAuditLogs, orgKrls, sshCertificates } from "../../../schema/index.js";
+import type { Executor } from "../../infra/db.js";
+import { resultRows } from "../../infra/db.js";
+
+export const certColumns = {
+  id: sshCertificates.id,
+  organizationId: sshCertificates.organizationId,
+  caId: sshCertificates.caId,
+  caKeyId: sshCertificates.caKeyId,
+  userId: sshCertificates.userId,
+  sshKeyId: sshCertificates.sshKeyId,
+  certType: sshCertificates.certType,
+  serial: sshCertificates.serial,
+  keyId: sshCertificates.keyId,
+  principals: sshCertificates.principals,
+  extensions: sshCertificates.extensions,
+  validAfter: sshCertificates.validAfter,
+  validBefore: sshCertificates.validBefore,
+  publicKeyFingerprint: sshCertificates.publicKeyFingerprint,
+  certificate: sshCertificates.certificate,
+  revokedAt: sshCertificates.revokedAt,
+  revokeReason: sshCertificates.revokeReason,
+  createdAt: sshCertificates.createdAt,
+};
+export type CertRow = {
+  id: string;
+  organizationId: string;
+  caId: string;
+  caKeyId: string;
+  userId: string | null;
+  sshKeyId: string | null;
+  certType: "user" | "host";
+  serial: bigint;
+  keyId: string;
+  principals: string[];
+  extensions: string[];
+  validAfter: Date;
+  validBefore: Date;
+  publicKeyFingerprint: string;
+  certificate: string;
+  revokedAt: Date | null;
+  revokeReason: string | null;
+  createdAt: Date;
+};
+
+export const certificatesRepository = {
+  /** The next serial: one sequence for every CA, so concurrent signers never collide. */
+  async nextSerial(db: Executor): Promise<bigint> {
+    const [row] = resultRows<{ n: string | number | bigint }>(await db.execute(sql`select nextval('ssh_cert_serial_seq') as n`));
+    return BigInt(String(row!.n));
+  },
+
+  async insert(db: Executor, v: typeof sshCertificates.$inferInsert): Promise<CertRow> {
+    const [row] = await db.insert(sshCertificates).values(v).returning(certColumns);
+    return row!;
+  },
+
+  async find(db: Executor, id: string): Promise<CertRow | undefined> {
+    const [row] = await db.select(certColumns).from(sshCertificates).where(eq(sshCertificates.id, id));
+    return row;
+  },
+
+  async findBySerial(db: Executor, orgId: string, serial: bigint): Promise<CertRow | undefined> {
+    const [row] = await db.select(certColumns).from(sshCertificates).where(and(eq(sshCertificates.organizationId, orgId), eq(sshCertificates.serial, serial)));
+    return row;
+  },
+
+  listForUser: (db: Executor, userId: string, limit: number, offset: number): Promise<CertRow[]> =>
+    db.select(certColumns).from(sshCertificates).where(eq(sshCertificates.userId, userId)).orderBy(desc(sshCertificates.createdAt)).limit(limit).offset(offset),
+
+  async count(db: Executor, where: { userId?: string; orgId?: string }): Promise<number> {
+    const [row] = await db
+      .select({ n: count() })
+      .from(sshCertificates)
+      .where(and(where.userId ? eq(sshCertificates.userId, where.userId) : undefined, where.orgId ? eq(sshCertificates.organizationId, where.orgId) : undefined));
+    return row?.n ?? 0;
+  },
+
+  listForOrg: (db: Executor, orgId: string, userId: string | undefined, limit: number, offset: number): Promise<CertRow[]> =>
+    db
+      .select(certColumns)
+      .from(sshCertificates)
+      .where(and(eq(sshCertificates.organizationId, orgId), userId ? eq(sshCertificates.userId, userId) : undefined))
+      .orderBy(desc(sshCertificates.createdAt))
+      .limit(limit)
+      .offset(offset),
+
+  /** Marks certificates revoked (only those not yet revoked); returns what changed. */
+  async revoke(db: Executor, where: { id?: string; orgId: string; userId?: string }, v: { now: Date; reason: string; by: string }): Promise<CertRow[]> {
+    return db
+      .update(sshCertificates)
+      .set({ revokedAt: v.now, revokeReason: v.reason, revokedBy: v.by })
+      .where(
+        and(
+          eq(sshCertificates.organizationId, where.orgId),
+          where.id ? eq(sshCertificates.id, where.id) : undefined,
+          where.userId ? eq(sshCertificates.userId, where.userId) : undefined,
+          isNull(sshCertificates.revokedAt),
+        ),
+      )
+      .returning(certColumns);
+  },
+
+  /** Revoked, still unexpired certificates of an organization, with the public key of the CA key that signed each. */
+  revokedForKrl: (db: Executor, orgId: string, now: Date) =>
+    db
+      .select({ serial: sshCertificates.serial, caPublicKey: caKeys.publicKey })
+      .from(sshCertificates)
+      .innerJoin(caKeys, eq(caKeys.id, sshCertificates.caKeyId))
+      .where(and(eq(sshCertificates.organizationId, orgId), isNotNull(sshCertificates.revokedAt), gt(sshCertificates.validBefore, now))),
+
+  async saveKrl(db: Executor, orgId: string, krl: Buffer, now: Date): Promise<bigint> {
+    const [row] = await db
+      .insert(orgKrls)
+      .values({ organizationId: orgId, version: 1n, krl, generatedAt: now })
+      .onConflictDoUpdate({ target: orgKrls.organizationId, set: { version: sql`${orgKrls.version} + 1`, krl, generatedAt: now } })
+      .returning({ version: orgKrls.version });
+    return row!.version;
+  },
+
+  async currentKrlVersion(db: Executor, orgId: string): Promise<bigint> {
+    const [row] = await db.select({ version: orgKrls.version }).from(orgKrls).where(eq(orgKrls.organizationId, orgId));
+    return row?.version ?? 0n;
+  },
+
+  async loadKrl(db: Executor, orgId: string) {
+    const [row] = await db.select({ krl: orgKrls.krl, version: orgKrls.version, generatedAt: orgKrls.generatedAt }).from(orgKrls).where(eq(orgKrls.organizationId, orgId));
+    return row;
+  },
+
+  async audit(db: Executor, v: typeof certificateAuditLogs.$inferInsert) {
+    await db.insert(certificateAuditLogs).values(v);
+  },
+
+  listAudit: (db: Executor, orgId: string, action: string | undefined, limit: number, offset: number) =>
+    db
+      .select({
+        id: certificateAuditLogs.id,
+        createdAt: certificateAuditLogs.createdAt,
+        organizationId: certificateAuditLogs.organizationId,
+        certificateId: certificateAuditLogs.certificateId,
+        userId: certificateAuditLogs.userId,
+        action: certificateAuditLogs.action,
+        success: certificateAuditLogs.success,
+        message: certificateAuditLogs.message,
+        ipAddress: certificateAuditLogs.ipAddress,
+        userAgent: certificateAuditLogs.userAgent,
+        requestId: certificateAuditLogs.requestId,
+        metadata: certificateAuditLogs.metadata,
+      })
+      .from(certificateAuditLogs)
+      .where(and(eq(certificateAuditLogs.organizationId, orgId), action ? eq(certificateAuditLogs.action, action) : undefined))
+      .orderBy(desc(certificateAuditLogs.createdAt), desc(certificateAuditLogs.id))
+      .limit(limit)
+      .offset(offset),
+};

@@ -1,0 +1,148 @@
+import type { Clock } from "../../infra/clock.js";
+import type { Db, Executor } from "../../infra/db.js";
+import { toPage, type Page } from "../../lib/pagination.js";
+import type { RequestContext } from "../../lib/request-context.js";
+import { buildKrl } from "../../lib/ssh/index.js";
+import { parseId, parseInput } from "../../lib/validation.js";
+import { AuditAction } from "../audit/audit.actions.js";
+import type { AuditService } from "../audit/audit.service.js";
+import { requireUser } from "../auth/guards.js";
+import { getActiveMembership } from "../orgs/memberships.repository.js";
+import { requireOrgAccess } from "../orgs/org-access.js";
+import { OrgErrors } from "../orgs/orgs.errors.js";
+import { orgsRepository } from "../orgs/orgs.repository.js";
+import { can } from "../orgs/permissions.js";
+import { certificatesRepository, type CertRow } from "./certificates.repository.js";
+import { toCertificateView, type CertificateView } from "./certificates.views.js";
+import { CaErrors } from "./ssh-ca.errors.js";
+import { certAuditQuerySchema, certListSchema, revokeSchema } from "./ssh-ca.schemas.js";
+
+/** Issued certificates: listing, revocation, and each organization's key revocation list. */
+export class CertificatesService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly audit: AuditService,
+  ) {}
+
+  async listMine(ctx: RequestContext, input: unknown): Promise<Page<CertificateView>> {
+    const actor = requireUser(ctx);
+    const q = parseInput(certListSchema, input ?? {});
+    const [rows, total] = await Promise.all([
+      certificatesRepository.listForUser(this.db, actor.userId, q.perPage, (q.page - 1) * q.perPage),
+      certificatesRepository.count(this.db, { userId: actor.userId }),
+    ]);
+    return this.page(rows, total, q.page, q.perPage);
+  }
+
+  /** One certificate: yours, or one of an organization you administer. */
+  async get(ctx: RequestContext, certId: string): Promise<CertificateView> {
+    return toCertificateView(await this.visible(ctx, certId), this.clock.now());
+  }
+
+  async listForOrg(ctx: RequestContext, orgId: string, input: unknown): Promise<Page<CertificateView>> {
+    const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "ca.manage");
+    const q = parseInput(certListSchema, input ?? {});
+    const [rows, total] = await Promise.all([
+      certificatesRepository.listForOrg(this.db, id, q.userId, q.perPage, (q.page - 1) * q.perPage),
+      certificatesRepository.count(this.db, { orgId: id, userId: q.userId }),
+    ]);
+    return this.page(rows, total, q.page, q.perPage);
+  }
+
+  /** Revokes one certificate (its holder, or an admin of its organization) and rebuilds the KRL. */
+  async revoke(ctx: RequestContext, certId: string, input: unknown): Promise<CertificateView> {
+    const actor = requireUser(ctx);
+    const { reason } = parseInput(revokeSchema, input ?? {});
+    const cert = await this.visible(ctx, certId);
+    if (cert.revokedAt) throw CaErrors.alreadyRevoked();
+    const [revoked] = await this.revokeWhere(ctx, { id: cert.id, orgId: cert.organizationId }, reason ?? "User requested revocation", actor.userId);
+    if (!revoked) throw CaErrors.alreadyRevoked();
+    return toCertificateView(revoked, this.clock.now());
+  }
+
+  /** Revokes every certificate of one user in an organization (admins). */
+  async revokeUser(ctx: RequestContext, orgId: string, userId: string, input: unknown): Promise<{ revoked: number }> {
+    const { orgId: id, actor } = await requireOrgAccess(this.db, ctx, orgId, "ca.manage");
+    const target = parseId(userId, OrgErrors.memberNotFound);
+    const { reason } = parseInput(revokeSchema, input ?? {});
+    const rows = await this.revokeWhere(ctx, { orgId: id, userId: target }, reason ?? "Revoked by an organization admin", actor.userId);
+    return { revoked: rows.length };
+  }
+
+  /** The organization's KRL in OpenSSH format, for sshd's RevokedKeys (public: it holds no secret). */
+  async krl(orgId: string): Promise<{ krl: Buffer; version: bigint; generatedAt: Date }> {
+    const id = parseId(orgId, OrgErrors.notFound);
+    if (!(await orgsRepository.findById(this.db, id))) throw OrgErrors.notFound();
+    const stored = await certificatesRepository.loadKrl(this.db, id);
+    if (stored) return stored;
+    const now = this.clock.now();
+    return { krl: buildKrl([], { version: 0n, generatedAt: now, comment: `keyward org ${id}` }), version: 0n, generatedAt: now };
+  }
+
+  async auditLog(ctx: RequestContext, orgId: string, input: unknown) {
+    const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "ca.manage");
+    const q = parseInput(certAuditQuerySchema, input ?? {});
+    const rows = await certificatesRepository.listAudit(this.db, id, q.action, q.perPage, (q.page - 1) * q.perPage);
+    return { items: rows, page: q.page, perPage: q.perPage };
+  }
+
+  private async revokeWhere(ctx: RequestContext, where: { id?: string; orgId: string; userId?: string }, reason: string, by: string): Promise<CertRow[]> {
+    return this.db.transaction(async (tx) => {
+      const now = this.clock.now();
+      const rows = await certificatesRepository.revoke(tx, where, { now, reason, by });
+      for (const cert of rows) {
+        await certificatesRepository.audit(tx, {
+          organizationId: cert.organizationId,
+          certificateId: cert.id,
+          userId: by,
+          action: "revoked",
+          message: reason,
+          ipAddress: ctx.ip?.slice(0, 45),
+          userAgent: ctx.userAgent,
+          requestId: ctx.requestId,
+          metadata: { serial: cert.serial.toString() },
+          createdAt: now,
+        });
+        await this.audit.record(tx, ctx, AuditAction.certRevoked, {
+          organizationId: cert.organizationId,
+          userId: cert.userId,
+          resourceType: "ssh_certificate",
+          resourceId: cert.id,
+          metadata: { serial: cert.serial.toString(), reason },
+        });
+      }
+      if (rows.length > 0) await this.rebuildKrl(tx, where.orgId, now);
+      return rows;
+    });
+  }
+
+  /** Rebuilds the organization's KRL inside the revoking transaction: one section per CA key. */
+  private async rebuildKrl(tx: Executor, orgId: string, now: Date): Promise<void> {
+    const revoked = await certificatesRepository.revokedForKrl(tx, orgId, now);
+    const byCaKey = new Map<string, bigint[]>();
+    for (const r of revoked) byCaKey.set(r.caPublicKey, [...(byCaKey.get(r.caPublicKey) ?? []), r.serial]);
+    const version = (await certificatesRepository.currentKrlVersion(tx, orgId)) + 1n;
+    const krl = buildKrl(
+      [...byCaKey].map(([line, serials]) => ({ caKey: Buffer.from(line.split(" ")[1]!, "base64"), serials })),
+      { version, generatedAt: now, comment: `keyward org ${orgId}` },
+    );
+    await certificatesRepository.saveKrl(tx, orgId, krl, now);
+  }
+
+  private async visible(ctx: RequestContext, certId: string): Promise<CertRow> {
+    const actor = requireUser(ctx);
+    const cert = await certificatesRepository.find(this.db, parseId(certId, CaErrors.certNotFound));
+    if (!cert) throw CaErrors.certNotFound();
+    if (cert.userId === actor.userId) return cert;
+    const membership = await getActiveMembership(this.db, actor.userId, cert.organizationId);
+    // Certificates of other people are visible only to admins of their organization.
+    if (!membership || !can(membership.role, "ca.manage")) throw CaErrors.certNotFound();
+    return cert;
+  }
+
+  private page(rows: CertRow[], total: number, page: number, perPage: number): Page<CertificateView> {
+    const now = this.clock.now();
+    return toPage(rows.map((c) => toCertificateView(c, now)), total, page, perPage);
+  }
+}

@@ -1,0 +1,31 @@
+import { AppError } from "../../lib/errors.js";
+
+export const CaErrors = {
+  notFound: () => new AppError("CA_NOT_FOUND", 404, "Certificate authority not found"),
+  duplicateType: (type: string) =>
+    new AppError("DUPLICATE_CA_TYPE", 400, `This organization already has an active ${type} CA: rotate its key or delete it first`),
+  notConfigured: () =>
+    new AppError("CA_NOT_CONFIGURED", 503, "None of your organizations has a user certificate authority yet: an organization admin must create one"),
+  notConfiguredFor: (type: string) => new AppError("CA_NOT_CONFIGURED", 404, `This organization has no active ${type} certificate authority`),
+  ambiguous: (orgs: Array<{ id: string; name: string }>) =>
+    new AppError(
+      "MULTIPLE_ORGS_AMBIGUOUS",
+      400,
+      `You belong to several organizations that can sign certificates (${orgs.map((o) => o.name).join(", ")}): choose one with org_id (CLI: --org-id; --list-orgs lists them)`,
+      { organizations: orgs },
+    ),
+  wrongCaType: () => new AppError("WRONG_CA_TYPE", 400, "That certificate authority signs the other kind of certificate"),
+  invalidValidity: (message: string) => new AppError("VALIDATION_ERROR", 400, message, { errors: [{ path: "maxCertValidityHours", message }] }),
+  noPrincipals: () => new AppError("NO_PRINCIPALS", 400, "You hold no principals in this organization: ask an admin to grant you one"),
+  unauthorizedPrincipals: (names: string[]) =>
+    new AppError("UNAUTHORIZED_PRINCIPALS", 403, `You may not request these principals: ${names.join(", ")}`, { principals: names }),
+  expiryNotAllowed: () => new AppError("EXPIRY_NOT_ALLOWED", 400, "Your department policy does not let you choose the certificate lifetime"),
+  expiryTooLong: (max: number) =>
+    new AppError("EXPIRY_TOO_LONG", 400, `The requested lifetime exceeds the maximum of ${max} hours set by your department policy`, { max_expiry_hours: max }),
+  keyNotVerified: () =>
+    new AppError("KEY_NOT_VERIFIED", 400, "Prove you hold this key first: GET /api/v1/ssh/keys/{id}/verify, sign the challenge, POST the signature"),
+  noVerifiedKeys: () => new AppError("NO_VERIFIED_KEYS", 400, "You have no verified SSH key: add one and prove you hold it"),
+  certNotFound: () => new AppError("SSH_CERT_NOT_FOUND", 404, "Certificate not found"),
+  alreadyRevoked: () => new AppError("ALREADY_REVOKED", 409, "The certificate is already revoked"),
+  signingFailed: () => new AppError("SIGNING_FAILED", 500, "The certificate could not be signed"),
+};

@@ -1,0 +1,61 @@
+import { z } from "zod";
+import { paginationSchema } from "../../lib/pagination.js";
+
+export const createCaSchema = z
+  .object({
+    name: z.string().trim().min(1).max(255),
+    description: z.string().trim().max(2000).optional(),
+    caType: z.enum(["user", "host"]).default("user"),
+    keyType: z.enum(["ed25519", "ecdsa", "rsa"]).default("ed25519"),
+    defaultCertValidityHours: z.number().int().positive().max(87_600).default(8),
+    maxCertValidityHours: z.number().int().positive().max(87_600).default(720),
+  })
+  .refine((v) => v.defaultCertValidityHours <= v.maxCertValidityHours, {
+    path: ["defaultCertValidityHours"],
+    message: "must not exceed max_cert_validity_hours",
+  });
+
+export const updateCaSchema = z
+  .object({
+    name: z.string().trim().min(1).max(255).optional(),
+    description: z.string().trim().max(2000).nullable().optional(),
+    defaultCertValidityHours: z.number().int().positive().max(87_600).optional(),
+    maxCertValidityHours: z.number().int().positive().max(87_600).optional(),
+  })
+  .refine((v) => Object.keys(v).length > 0, "nothing to update");
+
+export const rotateCaSchema = z.object({
+  keyType: z.enum(["ed25519", "ecdsa", "rsa"]).optional(),
+  reason: z.string().trim().max(1000).optional(),
+});
+
+const principal = z.string().min(1).max(255).regex(/^[^\s,]+$/, "principals contain no spaces or commas");
+
+/** `cert_id` is what the original CLI sends for the key id. */
+export const signUserSchema = z.object({
+  keyId: z.uuid().optional(),
+  certId: z.uuid().optional(),
+  principals: z.array(principal).max(256).optional(),
+  expiryHours: z.number().int().positive().max(87_600).optional(),
+  orgId: z.uuid().optional(),
+  certType: z.literal("user").optional(),
+});
+
+export const signHostSchema = z.object({
+  hostPublicKey: z.string().min(1).max(16_384),
+  principals: z.array(principal.regex(/^[A-Za-z0-9.*?_:\[\]-]+$/, "must be a host name or address")).min(1).max(256),
+  validityHours: z.number().int().positive().max(87_600).optional(),
+  caId: z.uuid().optional(),
+  orgId: z.uuid().optional(),
+});
+
+export const certAuditQuerySchema = paginationSchema.extend({ action: z.enum(["issued", "failed", "revoked"]).optional() });
+
+export const revokeSchema = z.object({ reason: z.string().trim().max(1000).optional() });
+
+export const certListSchema = paginationSchema.extend({ userId: z.uuid().optional(), includeRevoked: z.coerce.boolean().optional() });
+
+export const sudoCheckSchema = z.object({
+  apiKey: z.string().min(1).max(256),
+  certificateSerial: z.union([z.string().regex(/^\d{1,20}$/), z.number().int().positive()]),
+});

@@ -1,0 +1,61 @@
+import { and, desc, eq } from "drizzle-orm";
+import { sshKeys } from "../../../schema/index.js";
+import type { Executor } from "../../infra/db.js";
+import { live } from "../../infra/soft-delete.js";
+
+export const sshKeyColumns = {
+  id: sshKeys.id,
+  userId: sshKeys.userId,
+  publicKey: sshKeys.publicKey,
+  fingerprint: sshKeys.fingerprint,
+  keyType: sshKeys.keyType,
+  keyBits: sshKeys.keyBits,
+  keyComment: sshKeys.keyComment,
+  description: sshKeys.description,
+  verifiedAt: sshKeys.verifiedAt,
+  verifyText: sshKeys.verifyText,
+  verifyTextCreatedAt: sshKeys.verifyTextCreatedAt,
+  createdAt: sshKeys.createdAt,
+  updatedAt: sshKeys.updatedAt,
+};
+export type SshKeyRow = {
+  id: string;
+  userId: string;
+  publicKey: string;
+  fingerprint: string;
+  keyType: "ed25519" | "ecdsa" | "rsa";
+  keyBits: number;
+  keyComment: string | null;
+  description: string | null;
+  verifiedAt: Date | null;
+  verifyText: string | null;
+  verifyTextCreatedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+};
+
+export const sshKeysRepository = {
+  /** A key of this user (another user's key is "not found"). */
+  async findOwned(db: Executor, userId: string, id: string): Promise<SshKeyRow | undefined> {
+    const [row] = await db.select(sshKeyColumns).from(sshKeys).where(and(eq(sshKeys.id, id), eq(sshKeys.userId, userId), live(sshKeys)));
+    return row;
+  },
+
+  async findByFingerprint(db: Executor, userId: string, fingerprint: string): Promise<SshKeyRow | undefined> {
+    const [row] = await db.select(sshKeyColumns).from(sshKeys).where(and(eq(sshKeys.userId, userId), eq(sshKeys.fingerprint, fingerprint), live(sshKeys)));
+    return row;
+  },
+
+  listForUser: (db: Executor, userId: string): Promise<SshKeyRow[]> =>
+    db.select(sshKeyColumns).from(sshKeys).where(and(eq(sshKeys.userId, userId), live(sshKeys))).orderBy(desc(sshKeys.createdAt)),
+
+  async insert(db: Executor, v: Omit<typeof sshKeys.$inferInsert, "id">): Promise<SshKeyRow> {
+    const [row] = await db.insert(sshKeys).values(v).returning(sshKeyColumns);
+    return row!;
+  },
+
+  async update(db: Executor, userId: string, id: string, values: Partial<typeof sshKeys.$inferInsert>): Promise<SshKeyRow | undefined> {
+    const [row] = await db.update(sshKeys).set(values).where(and(eq(sshKeys.id, id), eq(sshKeys.userId, userId), live(sshKeys))).returning(sshKeyColumns);
+    return row;
+  },
+};

@@ -1,0 +1,53 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { TestApp } from "../helpers/app.js";
+import type { TestUser } from "./users.js";
+
+const dir = mkdtempSync(join(tmpdir(), "kw-ssh-keys-"));
+let seq = 0;
+
+export interface LocalKey {
+  path: string;
+  pub: string;
+}
+
+/** A real key pair made by ssh-keygen. */
+export function makeKey(type: "ed25519" | "ecdsa" | "rsa" = "ed25519"): LocalKey {
+  const path = join(dir, `id_${type}_${seq++}`);
+  execFileSync("ssh-keygen", ["-q", "-t", type, ...(type === "rsa" ? ["-b", "2048"] : []), "-N", "", "-C", `test-${seq}`, "-f", path]);
+  return { path, pub: readFileSync(`${path}.pub`, "utf8").trim() };
+}
+
+/** Registers a key and proves possession the way the CLI does (ssh-keygen -Y sign -n file). */
+export async function addVerifiedKey(app: TestApp, user: TestUser, key: LocalKey = makeKey()): Promise<{ id: string; key: LocalKey }> {
+  const added = await app.http.post("/api/v1/ssh/keys", { key: key.pub, description: "laptop" }, { token: user.token });
+  if (added.status !== 201 && added.status !== 200) throw new Error(`add key failed: ${added.status} ${added.text}`);
+  const id = added.body.data.id as string;
+  const challenge = await app.http.get(`/api/v1/ssh/keys/${id}/verify`, { token: user.token });
+  const file = join(dir, `challenge-${seq++}.txt`);
+  writeFileSync(file, challenge.body.data.challenge_text + "\n");
+  execFileSync("ssh-keygen", ["-Y", "sign", "-n", "file", "-f", key.path, file], { stdio: "ignore" });
+  const signature = Buffer.from(readFileSync(`${file}.sig`)).toString("base64");
+  const verified = await app.http.post(`/api/v1/ssh/keys/${id}/verify`, { signature }, { token: user.token });
+  if (verified.status !== 200) throw new Error(`verify failed: ${verified.status} ${verified.text}`);
+  return { id, key };
+}
+
+export async function createCa(app: TestApp, orgId: string, admin: TestUser, body: Record<string, unknown> = {}) {
+  const res = await app.http.post(`/api/v1/organizations/${orgId}/cas`, { name: "User CA", ...body }, { token: admin.token });
+  if (res.status !== 201) throw new Error(`create CA failed: ${res.status} ${res.text}`);
+  return res.body.data.ca as { id: string; public_key: string; fingerprint: string; ca_type: string };
+}
+
+/** Grants a principal to a member directly. */
+export async function grantPrincipal(app: TestApp, orgId: string, admin: TestUser, member: TestUser, name: string) {
+  const base = `/api/v1/organizations/${orgId}/principals`;
+  let principal = (await app.http.get(base, { token: admin.token })).body.data.principals.find((p: { name: string }) => p.name === name);
+  if (!principal) principal = (await app.http.post(base, { name }, { token: admin.token })).body.data.principal;
+  await app.http.post(`${base}/${principal.id}/members`, { email: member.email }, { token: admin.token });
+  return principal.id as string;
+}
+
+export const keysDir = dir;
