@@ -75,6 +75,7 @@ export class SshResolver {
   }
 
   @Authorized()
+  @org(OrgRole.member)
   @Query(() => EffectiveCertPolicy, { description: "The certificate policy you sign under" })
   myCertPolicy(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID, { nullable: true }) orgId?: string) {
     return this.s.signing.effectivePolicy(ctx, opt(orgId));
@@ -122,6 +123,7 @@ export class SshResolver {
   }
 
   @Authorized()
+  @org(OrgRole.guest)
   @Query(() => CaPublicKey)
   caPublicKey(@Ctx() { ctx }: GqlContext, @Arg("caType", () => String, { nullable: true }) caType?: string, @Arg("orgId", () => ID, { nullable: true }) orgId?: string) {
     return this.s.cas.publicKey(ctx, { caType: opt(caType), orgId: opt(orgId) });
