@@ -5,7 +5,11 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { Redis } from "ioredis";
+import { generateKeyPairSync } from "node:crypto";
+import { openDatabase } from "../src/infra/db.js";
 import { createPasswordHasher } from "../src/lib/crypto/index.js";
+import { blobFromKeyObject, generateCaKey, loadPrivateKey, signCertificate } from "../src/lib/ssh/index.js";
+import { sql } from "drizzle-orm";
 
 /**
  * npm run bench: Keyward runs as its own process (as in production); this process only generates
@@ -64,6 +68,47 @@ async function argonBaseline(concurrency: number) {
   return { rps: done / DURATION, p50: pct(0.5), p99: pct(0.99), total: done };
 }
 
+/**
+ * The signing baseline, without HTTP: the same number of certificates signed natively over real
+ * certificate blobs, each followed by one INSERT into the same kind of database, `concurrency` at once.
+ */
+async function nativeSigningBaseline(count: number, concurrency: number, subject: Buffer) {
+  const ca = await generateCaKey("ed25519", "bench-ca");
+  const caKey = loadPrivateKey(ca.privatePem);
+  const db = await openDatabase({ url: process.env.DATABASE_URL, dataDir: "memory://" });
+  const table = sql.raw(`bench_certs_${process.pid}`);
+  await db.db.execute(sql`create table ${table} (serial bigint primary key, certificate text not null)`);
+  let next = 1;
+  const latencies: number[] = [];
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next <= count) {
+        const serial = next++;
+        const t = performance.now();
+        const line = signCertificate(caKey, ca.publicBlob, {
+          publicKey: subject,
+          serial: BigInt(serial),
+          type: "user",
+          keyId: "bench@example.com [org:bench]",
+          principals: ["app"],
+          validAfter: new Date(Date.now() - 300_000),
+          validBefore: new Date(Date.now() + 3600_000),
+          extensions: ["permit-pty"],
+        });
+        await db.db.execute(sql`insert into ${table} (serial, certificate) values (${serial}, ${line})`);
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  await db.db.execute(sql`drop table ${table}`);
+  await db.close();
+  latencies.sort((a, b) => a - b);
+  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]!;
+  return { rps: count / seconds, p50: pct(0.5), p99: pct(0.99), total: count };
+}
+
 async function main() {
   const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379/0";
   await new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0 }).connect().then(
@@ -85,6 +130,8 @@ async function main() {
     ENCRYPTION_KEYS: `b1:${Buffer.alloc(32, 9).toString("base64")}`,
     RATE_LIMIT_ENABLED: "false",
     EMAIL_PROVIDER: "log",
+    // The bench registers a key without ssh-keygen at hand, so it skips proof of possession.
+    SSH_REQUIRE_VERIFIED_KEYS: "false",
     REDIS_URL: redisUrl,
     REDIS_KEY_PREFIX: prefix,
     DATA_DIR: process.env.DATABASE_URL ? "./data" : mkdtempSync(join(tmpdir(), "keyward-bench-")),
@@ -111,6 +158,23 @@ async function main() {
     });
     const bareMe = await load({ url: `http://127.0.0.1:${barePort}/me`, headers: { authorization: `Bearer ${token}` }, connections: 32 });
 
+    // Signing: the owner of an organization with an ed25519 user CA signs through REST.
+    const auth = { ...headers, authorization: `Bearer ${token}` };
+    const post = async (path: string, body: unknown) => ((await (await fetch(base + path, { method: "POST", headers: auth, body: JSON.stringify(body) })).json()) as any).data;
+    const org = (await post("/api/v1/organizations", { name: "Bench" })).organization;
+    await post(`/api/v1/organizations/${org.id}/cas`, { name: "Bench CA" });
+    await post(`/api/v1/organizations/${org.id}/principals`, { name: "app" });
+    const userKey = blobFromKeyObject(generateKeyPairSync("ed25519").publicKey);
+    const sshKey = await post("/api/v1/ssh/keys", { key: `ssh-ed25519 ${userKey.toString("base64")} bench` });
+    const signing = await load({
+      url: `${base}/api/v1/ssh/sign`,
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ key_id: sshKey.id, principals: ["app"] }),
+      connections: 16,
+    });
+    const signBaseline = await nativeSigningBaseline(signing.total, 16, userKey);
+
     const row = (name: string, r: { rps: number; p50: number; p99: number }) =>
       `${name.padEnd(46)} ${r.rps.toFixed(1).padStart(9)} ${r.p50.toFixed(1).padStart(8)} ${r.p99.toFixed(1).padStart(8)}`;
     console.log(`\n${"scenario".padEnd(46)} ${"req/s".padStart(9)} ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)}`);
@@ -120,6 +184,9 @@ async function main() {
     console.log(row("GraphQL { me } with a bearer session", me));
     console.log(row("  baseline: bare Express reading the session", bareMe));
     console.log(`  ratio: ${(me.rps / bareMe.rps).toFixed(2)} of the bare handler`);
+    console.log(row("certificate signing (POST /api/v1/ssh/sign)", signing));
+    console.log(row(`  baseline: ${signing.total} native signatures + inserts`, signBaseline));
+    console.log(`  ratio: ${(signing.rps / signBaseline.rps).toFixed(2)} of the in-process pipeline`);
   } finally {
     server.kill("SIGTERM");
     bare.kill("SIGTERM");
