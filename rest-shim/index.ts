@@ -12,6 +12,7 @@ import { apiKeysRoutes } from "./routes/api-keys.routes.js";
 import { directoryRoutes } from "./routes/directory.routes.js";
 import { orgsRoutes } from "./routes/orgs.routes.js";
 import { sshRoutes } from "./routes/ssh.routes.js";
+import { miscRoutes } from "./routes/misc.routes.js";
 import { authRoutes } from "./routes/auth.routes.js";
 import { usersRoutes } from "./routes/users.routes.js";
 import "../src/http/types.js";
@@ -25,6 +26,7 @@ export function restRoutes(services: Services, config: Config): RouteDef[] {
     ...directoryRoutes(services),
     ...apiKeysRoutes(services),
     ...sshRoutes(services),
+    ...miscRoutes(services),
     ...adminRoutes(services),
   ];
 }

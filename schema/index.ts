@@ -4,3 +4,4 @@ export * from "./email.js";
 export * from "./orgs.js";
 export * from "./api-keys.js";
 export * from "./ssh.js";
+export * from "./contact.js";

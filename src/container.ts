@@ -19,12 +19,13 @@ import { MySessionsService } from "./modules/auth/sessions/my-sessions.service.j
 import { SessionsService } from "./modules/auth/sessions/sessions.service.js";
 import { EmailService } from "./modules/email/email.service.js";
 import { EmailRenderer } from "./modules/email/render.js";
-import { createLogTransport } from "./modules/email/transports/log.transport.js";
-import { createSmtpTransport } from "./modules/email/transports/smtp.transport.js";
+import { createEmailTransport } from "./modules/email/transports/index.js";
 import type { EmailTransport } from "./modules/email/transports/transport.js";
 import { HealthService } from "./modules/health/health.service.js";
 import { RateLimitService } from "./modules/rate-limit/rate-limit.service.js";
 import { UsersService } from "./modules/users/users.service.js";
+import { ContactService } from "./modules/contact/contact.service.js";
+import { OutboxAdminService } from "./modules/email/outbox-admin.service.js";
 import { CasService } from "./modules/ssh-ca/cas.service.js";
 import { CertificatesService } from "./modules/ssh-ca/certificates.service.js";
 import { SigningService } from "./modules/ssh-ca/signing.service.js";
@@ -67,11 +68,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
 
   const audit = new AuditService(clock);
   const limits = new RateLimitService({ enabled: config.rateLimits.enabled, redis, prefix: config.redis.keyPrefix });
-  const emailTransport =
-    overrides.emailTransport ??
-    (config.email.provider === "smtp"
-      ? createSmtpTransport(config.email.smtp)
-      : createLogTransport(logger, config.isDevelopment));
+  const emailTransport = overrides.emailTransport ?? createEmailTransport(config, logger);
   const email = new EmailService({
     db,
     clock,
@@ -146,6 +143,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const signing = new SigningService(db, clock, audit, caBox, config.ssh);
   const certificates = new CertificatesService(db, clock, audit);
   const sudo = new SudoService(db, apiKeys, audit, () => clock.now());
+  const contact = new ContactService(db, clock, email, limits, { notifyEmail: config.email.contactNotifyEmail, rate: config.rateLimits.contact });
+  const outbox = new OutboxAdminService(db, clock, audit);
   const health = new HealthService(VERSION, database, redis);
 
   return {
@@ -179,6 +178,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       signing,
       certificates,
       sudo,
+      contact,
+      outbox,
       audit,
       email,
       limits,

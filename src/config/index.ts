@@ -63,6 +63,8 @@ function buildConfig(env: ParsedEnv) {
   if (env.SESSION_ABSOLUTE_TIMEOUT < env.SESSION_IDLE_TIMEOUT) {
     problems.push("SESSION_ABSOLUTE_TIMEOUT must not be shorter than SESSION_IDLE_TIMEOUT");
   }
+  if (env.EMAIL_PROVIDER === "resend" && !env.RESEND_API_KEY) problems.push("RESEND_API_KEY is required with EMAIL_PROVIDER=resend");
+  if (env.EMAIL_PROVIDER === "sendgrid" && !env.SENDGRID_API_KEY) problems.push("SENDGRID_API_KEY is required with EMAIL_PROVIDER=sendgrid");
   if (env.EMAIL_PROVIDER === "log" && production) {
     warnings.push("EMAIL_PROVIDER=log in production: emails are only written to the log");
   }
@@ -140,6 +142,7 @@ function buildConfig(env: ParsedEnv) {
       resetPassword: env.RATE_LIMIT_RESET_PASSWORD,
       resendVerification: env.RATE_LIMIT_RESEND_VERIFICATION,
       invites: env.RATE_LIMIT_INVITES,
+      contact: env.RATE_LIMIT_CONTACT,
       apiIp: env.RATE_LIMIT_API_IP,
     } satisfies Record<string, RateRule | number | boolean>,
     email: {
@@ -153,6 +156,9 @@ function buildConfig(env: ParsedEnv) {
         username: env.SMTP_USERNAME,
         password: env.SMTP_PASSWORD,
       },
+      resend: { apiKey: env.RESEND_API_KEY ?? "", baseUrl: env.RESEND_BASE_URL },
+      sendgrid: { apiKey: env.SENDGRID_API_KEY ?? "", baseUrl: env.SENDGRID_BASE_URL },
+      contactNotifyEmail: env.CONTACT_NOTIFY_EMAIL ?? env.SUPPORT_EMAIL,
       workerIntervalMs: env.EMAIL_WORKER_INTERVAL_MS,
       maxAttempts: env.EMAIL_MAX_ATTEMPTS,
       brand: {

@@ -10,8 +10,9 @@ import { ApiKeysResolver } from "./resolvers/api-keys.resolver.js";
 import { DirectoryResolver } from "./resolvers/directory.resolver.js";
 import { OrgsResolver } from "./resolvers/orgs.resolver.js";
 import { SshResolver } from "./resolvers/ssh.resolver.js";
+import { MiscResolver } from "./resolvers/misc.resolver.js";
 
-const RESOLVERS = [AuthResolver, UsersResolver, AdminResolver, OrgsResolver, DirectoryResolver, ApiKeysResolver, SshResolver] as const;
+const RESOLVERS = [AuthResolver, UsersResolver, AdminResolver, OrgsResolver, DirectoryResolver, ApiKeysResolver, SshResolver, MiscResolver] as const;
 
 /** Builds the schema with resolver instances made once from the services (no DI framework). */
 export async function buildGraphqlSchema(services: Services): Promise<GraphQLSchema> {

@@ -15,6 +15,8 @@ const SAMPLE: TemplateProps = {
   "invite-accepted": { inviterName: "Bob", memberName: "Ada", memberEmail: "ada@example.com", organizationName: "Acme", role: "member" },
   "account-activation": { name: "Ada", email: "ada@example.com", inviterName: "Bob", organizationName: "Acme", activateUrl: "https://id.example.com/activate?code=c", expiresInHours: 72 },
   "account-suspended": { name: "Ada", email: "ada@example.com", reason: "policy" },
+  "mfa-deadline-reminder": { name: "Ada", organizationName: "Acme", deadline: "2026-12-01", daysLeft: 7, enrollUrl: "https://id.example.com/mfa" },
+  "contact-notification": { name: "Ada", email: "ada@example.com", subject: "Hello", message: "Tom &amp; Jerry", submittedAt: "2026-11-22T00:00:00Z" },
 };
 
 describe("email templates", () => {

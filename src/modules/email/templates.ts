@@ -10,6 +10,9 @@ export interface TemplateProps {
   "invite-accepted": { inviterName: string; memberName: string; memberEmail: string; organizationName: string; role: string };
   "account-activation": { name: string; email: string; inviterName: string; organizationName: string; activateUrl: string; expiresInHours: number };
   "account-suspended": { name: string; email: string; reason: string };
+  "mfa-deadline-reminder": { name: string; organizationName: string; deadline: string; daysLeft: number; enrollUrl: string };
+  /** Fields arrive sanitised (tags stripped, entities escaped) and are inserted as they are. */
+  "contact-notification": { name: string; email: string; subject: string; message: string; submittedAt: string };
 }
 
 export type TemplateName = keyof TemplateProps;
@@ -22,4 +25,6 @@ export const TEMPLATE_NAMES = [
   "invite-accepted",
   "account-activation",
   "account-suspended",
+  "mfa-deadline-reminder",
+  "contact-notification",
 ] as const satisfies readonly TemplateName[];

@@ -1,0 +1,50 @@
+import sanitizeHtml from "sanitize-html";
+import { z } from "zod";
+import { contactSubmissions } from "../../../schema/index.js";
+import type { Clock } from "../../infra/clock.js";
+import type { Db } from "../../infra/db.js";
+import type { RequestContext } from "../../lib/request-context.js";
+import { parseInput } from "../../lib/validation.js";
+import type { EmailService } from "../email/email.service.js";
+import type { RateLimitService, RateRule } from "../rate-limit/rate-limit.service.js";
+
+/** The public form's fields. `website` is a honeypot: people never see it, bots fill it in. */
+export const ContactSchema = z.object({
+  name: z.string().trim().min(1).max(200),
+  email: z.string().trim().max(320).pipe(z.email("must be a valid email address")),
+  subject: z.string().trim().min(1).max(300),
+  message: z.string().trim().min(1).max(5000),
+  website: z.string().max(500).optional(),
+});
+
+export const CONTACT_ACCEPTED = "Thank you: your message was sent.";
+
+/** Tags stripped (script and style bodies too), what remains escaped. */
+const clean = (value: string) => sanitizeHtml(value, { allowedTags: [], allowedAttributes: {}, disallowedTagsMode: "discard" }).trim();
+
+export class ContactService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly email: EmailService,
+    private readonly limits: RateLimitService,
+    private readonly config: { notifyEmail: string; rate: RateRule },
+  ) {}
+
+  /**
+   * Stores a submission and notifies CONTACT_NOTIFY_EMAIL. Limited per client address (shared
+   * across instances). A filled honeypot gets the same answer and nothing is stored or sent.
+   */
+  async submit(ctx: RequestContext, input: unknown): Promise<{ message: string }> {
+    await this.limits.consume("contact", this.config.rate, ctx.ip ?? "unknown");
+    const data = parseInput(ContactSchema, input);
+    if (data.website && data.website.trim() !== "") return { message: CONTACT_ACCEPTED };
+    const fields = { name: clean(data.name), email: clean(data.email), subject: clean(data.subject), message: clean(data.message) };
+    await this.db.transaction(async (tx) => {
+      const now = this.clock.now();
+      await tx.insert(contactSubmissions).values({ ...fields, ipAddress: ctx.ip?.slice(0, 45), userAgent: ctx.userAgent, createdAt: now });
+      await this.email.enqueue(tx, "contact-notification", this.config.notifyEmail, { ...fields, submittedAt: now.toISOString() });
+    });
+    return { message: CONTACT_ACCEPTED };
+  }
+}

@@ -1,0 +1,46 @@
+import { count, eq } from "drizzle-orm";
+import { z } from "zod";
+import { emailOutbox } from "../../../schema/index.js";
+import type { Clock } from "../../infra/clock.js";
+import type { Db } from "../../infra/db.js";
+import { AppError } from "../../lib/errors.js";
+import { paginationSchema, toPage } from "../../lib/pagination.js";
+import type { RequestContext } from "../../lib/request-context.js";
+import { parseId, parseInput } from "../../lib/validation.js";
+import { AuditAction } from "../audit/audit.actions.js";
+import type { AuditService } from "../audit/audit.service.js";
+import { requireSuperadmin } from "../auth/guards.js";
+import { outboxRepository } from "./outbox.repository.js";
+
+const listSchema = paginationSchema.extend({ status: z.enum(["pending", "sent", "failed", "dead"]).optional() });
+const notRetryable = () => new AppError("EMAIL_NOT_RETRYABLE", 404, "No dead or failed message with that id");
+
+/** Superadmins watch the outbox and put dead or failed messages back in the queue. */
+export class OutboxAdminService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly audit: AuditService,
+  ) {}
+
+  async list(ctx: RequestContext, input: unknown) {
+    requireSuperadmin(ctx);
+    const q = parseInput(listSchema, input ?? {});
+    const [items, [total]] = await Promise.all([
+      outboxRepository.list(this.db, { status: q.status, limit: q.perPage, offset: (q.page - 1) * q.perPage }),
+      this.db.select({ n: count() }).from(emailOutbox).where(q.status ? eq(emailOutbox.status, q.status) : undefined),
+    ]);
+    return toPage(items, total?.n ?? 0, q.page, q.perPage);
+  }
+
+  async retry(ctx: RequestContext, emailId: string): Promise<{ id: string }> {
+    requireSuperadmin(ctx);
+    const id = parseId(emailId, notRetryable);
+    return this.db.transaction(async (tx) => {
+      const [row] = await outboxRepository.requeue(tx, id, this.clock.now());
+      if (!row) throw notRetryable();
+      await this.audit.record(tx, ctx, AuditAction.emailRetried, { resourceType: "email", resourceId: id });
+      return row;
+    });
+  }
+}
