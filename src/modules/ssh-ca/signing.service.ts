@@ -122,8 +122,16 @@ export class SigningService {
   /** The policy a member would sign under in an organization (GET /ssh/dept-cert-policy). */
   async effectivePolicy(ctx: RequestContext, orgId?: string): Promise<EffectivePolicy & { organizationId: string }> {
     const actor = requireUser(ctx);
-    const authority = await this.chooseAuthority(ctx, actor, orgId, "user");
-    return { organizationId: authority.orgId, ...(await this.policyFor(actor.userId, authority.orgId, isAdminRole(authority.membership.role))) };
+    let membership: ActiveMembership;
+    if (orgId) membership = (await requireOrgAccess(this.db, ctx, orgId, "ssh.sign")).membership;
+    else {
+      // The policy does not depend on a CA: any organization the caller may sign in counts.
+      const signable = (await getActiveMemberships(this.db, actor.userId)).filter((m) => can(m.role, "ssh.sign"));
+      if (signable.length > 1) throw CaErrors.ambiguous(signable.map((m) => ({ id: m.organizationId, name: m.organizationName })));
+      if (signable.length === 0) throw CaErrors.noSigningOrganization();
+      membership = signable[0]!;
+    }
+    return { organizationId: membership.organizationId, ...(await this.policyFor(actor.userId, membership.organizationId, isAdminRole(membership.role))) };
   }
 
   private async resolveKey(actor: UserActor, keyId: string | undefined): Promise<SshKeyRow> {

@@ -6,6 +6,7 @@ export const CaErrors = {
     new AppError("DUPLICATE_CA_TYPE", 400, `This organization already has an active ${type} CA: rotate its key or delete it first`),
   notConfigured: () =>
     new AppError("CA_NOT_CONFIGURED", 503, "None of your organizations has a user certificate authority yet: an organization admin must create one"),
+  noSigningOrganization: () => new AppError("NOT_FOUND", 404, "You are not a member (or above) of any organization, so no certificate policy applies to you"),
   notConfiguredFor: (type: string) => new AppError("CA_NOT_CONFIGURED", 404, `This organization has no active ${type} certificate authority`),
   ambiguous: (orgs: Array<{ id: string; name: string }>) =>
     new AppError(
