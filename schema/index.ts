@@ -5,3 +5,4 @@ export * from "./orgs.js";
 export * from "./api-keys.js";
 export * from "./ssh.js";
 export * from "./contact.js";
+export * from "./mfa.js";

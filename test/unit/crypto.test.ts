@@ -63,3 +63,26 @@ describe("password hasher (argon2id)", () => {
     expect(await stronger.verify(oldHash, "pw value")).toBe(true);
   });
 });
+
+describe("TOTP (RFC 6238)", () => {
+  it("matches the RFC 6238 SHA-1 test vectors (truncated to 6 digits)", async () => {
+    const { base32Encode, totpCode } = await import("../../src/lib/crypto/index.js");
+    const secret = base32Encode(Buffer.from("12345678901234567890"));
+    // RFC 6238 Appendix B, SHA-1 column, last six digits.
+    expect(totpCode(secret, Math.floor(59 / 30))).toBe("287082");
+    expect(totpCode(secret, Math.floor(1111111109 / 30))).toBe("081804");
+    expect(totpCode(secret, Math.floor(1234567890 / 30))).toBe("005924");
+    expect(totpCode(secret, Math.floor(2000000000 / 30))).toBe("279037");
+  });
+
+  it("accepts one step of drift either way and nothing further", async () => {
+    const { generateTotpSecret, matchTotp, totpCode, totpStep } = await import("../../src/lib/crypto/index.js");
+    const secret = generateTotpSecret();
+    const now = new Date();
+    const step = totpStep(now);
+    expect(matchTotp(secret, totpCode(secret, step - 1), now)).toBe(step - 1);
+    expect(matchTotp(secret, totpCode(secret, step + 1), now)).toBe(step + 1);
+    expect(matchTotp(secret, totpCode(secret, step + 2), now)).toBeNull();
+    expect(matchTotp(secret, "12345", now)).toBeNull();
+  });
+});

@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, hkdfSync, timingSafeEqual } from "node:crypto";
 
 /** SHA-256 of a high-entropy token: how every token shown once is stored (sessions, links, keys). */
 export const sha256Hex = (value: string | Buffer): string => createHash("sha256").update(value).digest("hex");
@@ -16,3 +16,6 @@ export function safeEqual(a: string, b: string): boolean {
   }
   return timingSafeEqual(ba, bb);
 }
+
+/** A purpose-bound key derived from a master key (HKDF-SHA256), so one master never keys two uses. */
+export const deriveKey = (master: Buffer, purpose: string): Buffer => Buffer.from(hkdfSync("sha256", master, Buffer.alloc(0), purpose, 32));

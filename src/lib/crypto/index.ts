@@ -3,3 +3,4 @@ export * from "./random.js";
 export * from "./hash.js";
 export * from "./password.js";
 export * from "./envelope.js";
+export * from "./totp.js";
