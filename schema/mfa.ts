@@ -49,7 +49,8 @@ export const backupCodes = pgTable(
     userId: uuid("user_id")
       .notNull()
       .references(() => users.id),
-    codeHash: varchar("code_hash", { length: 64 }).notNull(),
+    /** "<key id>:<HMAC-SHA256 hex>" */
+    codeHash: varchar("code_hash", { length: 96 }).notNull(),
     usedAt: tstz("used_at"),
     createdAt: createdAt(),
   },

@@ -8,13 +8,18 @@ import { createLogger, type Logger } from "./infra/logger.js";
 import { projectPath } from "./infra/paths.js";
 import { connectRedis } from "./infra/redis.js";
 import { createSessionStores } from "./infra/session-store.js";
-import { createPasswordHasher, createSecretBox } from "./lib/crypto/index.js";
+import { createPasswordHasher, createSecretBox, deriveKey } from "./lib/crypto/index.js";
 import { createOriginMatcher } from "./lib/origins.js";
 import { AdminUsersService } from "./modules/admin/admin-users.service.js";
 import { AuditService } from "./modules/audit/audit.service.js";
 import { AccountsService } from "./modules/auth/accounts.service.js";
 import { ActorService } from "./modules/auth/actor.service.js";
 import { LoginService } from "./modules/auth/login.service.js";
+import { MfaLoginService } from "./modules/auth/mfa/mfa-login.service.js";
+import { MfaService } from "./modules/auth/mfa/mfa.service.js";
+import { PendingLoginStore } from "./modules/auth/mfa/pending-login.js";
+import { SessionIssuer } from "./modules/auth/session-issuer.js";
+import { MfaPolicyService } from "./modules/orgs/mfa-policy.service.js";
 import { MySessionsService } from "./modules/auth/sessions/my-sessions.service.js";
 import { SessionsService } from "./modules/auth/sessions/sessions.service.js";
 import { EmailService } from "./modules/email/email.service.js";
@@ -99,13 +104,16 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       limits: config.rateLimits,
     },
   });
+  const issuer = new SessionIssuer(db, clock, audit, sessions);
+  const pendingLogins = new PendingLoginStore(kv, clock, config.mfa.pendingTtl);
   const login = new LoginService({
     db,
-    clock,
     hasher,
     audit,
     limits,
     sessions,
+    issuer,
+    pending: pendingLogins,
     config: {
       loginIp: config.rateLimits.loginIp,
       lockout: {
@@ -117,7 +125,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   });
   const mySessions = new MySessionsService(db, sessions, audit, corsOrigins);
   const users = new UsersService({ db, clock, hasher, audit, sessions });
-  const adminUsers = new AdminUsersService({ db, clock, hasher, audit, sessions, email });
+  const mfaPolicy = new MfaPolicyService(db, clock, audit, email, logger, { appUrl: config.http.appUrl });
+  const adminUsers = new AdminUsersService({ db, clock, hasher, audit, sessions, email, mfaHooks: mfaPolicy });
   const orgLimit = config.orgs;
   const orgs = new OrgsService({ db, clock, audit, logger, limit: orgLimit });
   const members = new MembersService({ db, clock, audit, accounts, logger, limit: orgLimit });
@@ -143,6 +152,9 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const signing = new SigningService(db, clock, audit, caBox, config.ssh);
   const certificates = new CertificatesService(db, clock, audit);
   const sudo = new SudoService(db, apiKeys, audit, () => clock.now());
+  const backupCodeKeys = config.crypto.encryptionKeys.map((k) => ({ id: k.id, key: deriveKey(k.key, "keyward backup codes") }));
+  const mfa = new MfaService({ db, clock, kv, box, hasher, audit, rp: config.mfa.rp, totpIssuer: config.mfa.totpIssuer, backupCodeKeys, hooks: mfaPolicy });
+  const mfaLogin = new MfaLoginService({ db, clock, kv, box, audit, limits, issuer, pending: pendingLogins, rp: config.mfa.rp, backupCodeKeys, rate: config.mfa.rate });
   const contact = new ContactService(db, clock, email, limits, { notifyEmail: config.email.contactNotifyEmail, rate: config.rateLimits.contact });
   const outbox = new OutboxAdminService(db, clock, audit);
   const health = new HealthService(VERSION, database, redis);
@@ -180,6 +192,9 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       sudo,
       contact,
       outbox,
+      mfa,
+      mfaLogin,
+      mfaPolicy,
       audit,
       email,
       limits,

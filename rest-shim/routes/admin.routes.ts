@@ -53,6 +53,18 @@ export const adminRoutes = (s: Services): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, "User restored", { user: await s.adminUsers.restore(req.ctx, param(req, "userId")) }),
   },
   {
+    method: "get", path: `${U}/mfa`, tag: "admin", auth: "user", summary: "An account's MFA methods (no secrets)",
+    handle: async (req, res) => sendData(res, 200, "MFA methods", await s.adminUsers.mfaMethods(req.ctx, param(req, "userId"))),
+  },
+  {
+    method: "delete", path: `${U}/mfa/:method`, tag: "admin", auth: "user",
+    summary: "Remove an account's MFA: totp, webauthn (all, or ?credential_id=) or all; the owner is emailed",
+    handle: async (req, res) => {
+      await s.adminUsers.removeMfa(req.ctx, param(req, "userId"), { method: param(req, "method"), credentialId: (req.query.credential_id as string) || undefined });
+      sendData(res, 200, "MFA removed");
+    },
+  },
+  {
     method: "get", path: "/superadmin/users", tag: "superadmin", auth: "superadmin", query: adminUsersQuerySchema, summary: "Every account (superadmins)",
     handle: async (req, res) => {
       const { items, ...page } = await s.adminUsers.searchAll(req.ctx, queryInput(req));

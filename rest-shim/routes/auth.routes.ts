@@ -2,7 +2,8 @@ import type { Config } from "../../src/config/index.js";
 import type { Services } from "../../src/container.js";
 import { activateSchema, loginSchema, emailOnlySchema, registerSchema, resetPasswordSchema, tokenRedirectSchema, tokenSchema } from "../../src/modules/auth/auth.schemas.js";
 import { sendData } from "../envelope.js";
-import { clearSessionCookie, setSessionCookie } from "../../src/http/session.js";
+import { clearSessionCookie, setMfaCookie } from "../../src/http/session.js";
+import { sendSession } from "./mfa.routes.js";
 import { input, queryInput, type RouteDef } from "../route.js";
 import { Verbatim } from "../../src/lib/strings.js";
 import { auditQuerySchema } from "../../src/modules/users/users.schemas.js";
@@ -21,8 +22,17 @@ export const authRoutes = (s: Services, config: Config): RouteDef[] => [
     summary: "Sign in with email and password; returns a session token and sets the session cookie",
     handle: async (req, res) => {
       const result = await s.login.loginWithPassword(req.ctx, input(req));
-      setSessionCookie(res, config, result.token, result.persistent ? result.expiresAt : null);
-      sendData(res, 200, "Login successful", { user: result.user, token: result.token, expiresAt: result.expiresAt });
+      if (result.kind === "session") return sendSession(res, config, result);
+      // The second factor is still to come: no session yet.
+      setMfaCookie(res, config, result.mfaToken, result.expiresAt);
+      sendData(res, 200, "Multi-factor authentication required", {
+        requiresMfa: true,
+        mfaToken: result.mfaToken,
+        mfaMethods: result.methods,
+        expiresAt: result.expiresAt,
+        requiresWebauthn: result.methods.includes("webauthn"),
+        requiresTotp: result.methods.includes("totp"),
+      });
     },
   },
   {

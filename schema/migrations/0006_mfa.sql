@@ -3,7 +3,7 @@ CREATE TYPE "public"."mfa_policy_mode" AS ENUM('disabled', 'optional', 'required
 CREATE TABLE "backup_codes" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"user_id" uuid NOT NULL,
-	"code_hash" varchar(64) NOT NULL,
+	"code_hash" varchar(96) NOT NULL,
 	"used_at" timestamp with time zone,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL
 );

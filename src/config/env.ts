@@ -75,6 +75,11 @@ export const envSchema = z.object({
   CORS_SUPPORTS_CREDENTIALS: bool(true),
 
   SUPERADMIN_EMAILS: list,
+  WEBAUTHN_RP_ID: z.string().optional(),
+  WEBAUTHN_RP_NAME: z.string().optional(),
+  WEBAUTHN_ORIGINS: list,
+  MFA_PENDING_TTL: int(300, 30),
+  RATE_LIMIT_MFA: rate("10/900"),
   GRAPHQL_MAX_DEPTH: int(10, 2),
   GRAPHQL_MAX_COMPLEXITY: int(1000, 10),
   GRAPHQL_IDE: bool(false),

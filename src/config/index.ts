@@ -125,6 +125,17 @@ function buildConfig(env: ParsedEnv) {
     orgs: { maxOrgsPerUser: env.MAX_ORGS_PER_USER, countTimeoutMs: env.ORG_COUNT_TIMEOUT_MS },
     cors: { origins: env.CORS_ORIGINS, credentials: env.CORS_SUPPORTS_CREDENTIALS },
     superadminEmails: env.SUPERADMIN_EMAILS.map((e) => e.toLowerCase()),
+    mfa: {
+      rp: {
+        // WebAuthn needs a domain name (not an IP address): by default, PUBLIC_URL's host.
+        id: env.WEBAUTHN_RP_ID ?? publicUrl.hostname,
+        name: env.WEBAUTHN_RP_NAME ?? env.BRAND_NAME,
+        origins: env.WEBAUTHN_ORIGINS.length > 0 ? env.WEBAUTHN_ORIGINS : [publicUrl.origin],
+      },
+      totpIssuer: env.BRAND_NAME,
+      pendingTtl: env.MFA_PENDING_TTL,
+      rate: env.RATE_LIMIT_MFA,
+    },
     graphql: {
       maxDepth: env.GRAPHQL_MAX_DEPTH,
       maxComplexity: env.GRAPHQL_MAX_COMPLEXITY,

@@ -11,8 +11,9 @@ import { DirectoryResolver } from "./resolvers/directory.resolver.js";
 import { OrgsResolver } from "./resolvers/orgs.resolver.js";
 import { SshResolver } from "./resolvers/ssh.resolver.js";
 import { MiscResolver } from "./resolvers/misc.resolver.js";
+import { MfaResolver } from "./resolvers/mfa.resolver.js";
 
-const RESOLVERS = [AuthResolver, UsersResolver, AdminResolver, OrgsResolver, DirectoryResolver, ApiKeysResolver, SshResolver, MiscResolver] as const;
+const RESOLVERS = [AuthResolver, UsersResolver, AdminResolver, OrgsResolver, DirectoryResolver, ApiKeysResolver, SshResolver, MiscResolver, MfaResolver] as const;
 
 /** Builds the schema with resolver instances made once from the services (no DI framework). */
 export async function buildGraphqlSchema(services: Services): Promise<GraphQLSchema> {

@@ -1,5 +1,5 @@
 import { sign } from "cookie-signature";
-import type { Response } from "express";
+import type { Request, Response } from "express";
 import session from "express-session";
 import type { Config } from "../config/index.js";
 
@@ -33,4 +33,23 @@ export function setSessionCookie(res: Response, config: Config, token: string, e
 
 export function clearSessionCookie(res: Response, config: Config): void {
   res.clearCookie(config.session.cookieName, cookieOptions(config));
+}
+
+const MFA_COOKIE = "keyward.mfa";
+
+/** The pending second-factor token for browsers: HttpOnly, strict, and only sent to /api/v1/auth. */
+export function setMfaCookie(res: Response, config: Config, token: string, expiresAt: Date): void {
+  res.cookie(MFA_COOKIE, token, { httpOnly: true, sameSite: "strict", secure: config.session.secureCookie, path: "/api/v1/auth", expires: expiresAt });
+}
+
+export function clearMfaCookie(res: Response, config: Config): void {
+  res.clearCookie(MFA_COOKIE, { httpOnly: true, sameSite: "strict", secure: config.session.secureCookie, path: "/api/v1/auth" });
+}
+
+/** The MFA token from the request body, or else from the browser's cookie. */
+export function mfaTokenOf(req: Request): string | undefined {
+  const fromBody = (req.body as { mfa_token?: unknown } | undefined)?.mfa_token;
+  if (typeof fromBody === "string") return fromBody;
+  const match = /(?:^|;\s*)keyward\.mfa=([^;]+)/.exec(req.get("cookie") ?? "");
+  return match ? decodeURIComponent(match[1]!) : undefined;
 }

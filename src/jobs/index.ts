@@ -23,6 +23,10 @@ function every(container: Container, name: string, intervalMs: number, fn: () =>
  * instance can drain concurrently. Jobs that must run once per cluster take an advisory lock.
  */
 export function startJobs(container: Container): () => void {
-  const stops = [every(container, "email-outbox", container.config.email.workerIntervalMs, () => container.services.email.drain())];
+  const stops = [
+    every(container, "email-outbox", container.config.email.workerIntervalMs, () => container.services.email.drain()),
+    // Hourly: idempotent (each reminder step goes out once), and an advisory lock keeps it to one instance.
+    every(container, "mfa-compliance", 3600_000, () => container.services.mfaPolicy.runCompliance()),
+  ];
   return () => stops.forEach((stop) => stop());
 }

@@ -19,6 +19,7 @@ const SAMPLE: TemplateProps = {
   "account-suspended": { name: "Sam", email: "sam@example.com", reason: "Contract ended" },
   "mfa-deadline-reminder": { name: "Mia", organizationName: "Acme Corp", deadline: "1 December 2026", daysLeft: 7, enrollUrl: "https://id.example.com/mfa" },
   "contact-notification": { name: "Carl", email: "carl@example.com", subject: "Pricing", message: "How much &amp; when?", submittedAt: "2026-11-22T10:00:00.000Z" },
+  "mfa-removed": { name: "Mo", adminEmail: "root@acme.test", removed: "the authenticator app" },
 };
 
 const SUBJECTS: Record<keyof TemplateProps, string> = {
@@ -31,6 +32,7 @@ const SUBJECTS: Record<keyof TemplateProps, string> = {
   "account-suspended": "Your Acme ID account was suspended",
   "mfa-deadline-reminder": "Action required: set up multi-factor authentication for Acme Corp within 7 days",
   "contact-notification": "Contact form: Pricing",
+  "mfa-removed": "Multi-factor authentication was removed from your Acme ID account",
 };
 
 describe("every template over real SMTP", () => {

@@ -17,6 +17,7 @@ const SAMPLE: TemplateProps = {
   "account-suspended": { name: "Ada", email: "ada@example.com", reason: "policy" },
   "mfa-deadline-reminder": { name: "Ada", organizationName: "Acme", deadline: "2026-12-01", daysLeft: 7, enrollUrl: "https://id.example.com/mfa" },
   "contact-notification": { name: "Ada", email: "ada@example.com", subject: "Hello", message: "Tom &amp; Jerry", submittedAt: "2026-11-22T00:00:00Z" },
+  "mfa-removed": { name: "Ada", adminEmail: "root@example.com", removed: "all methods" },
 };
 
 describe("email templates", () => {

@@ -1,6 +1,7 @@
 import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from "type-graphql";
 import type { Services } from "../../container.js";
-import { clearSessionCookie, setSessionCookie } from "../../http/session.js";
+import { clearSessionCookie, setMfaCookie } from "../../http/session.js";
+import { sessionPayload } from "./mfa.resolver.js";
 import type { GqlContext } from "../context.js";
 import { AuthPayload, Health, LoginInput, RegisterInput, RegisterPayload, ResetPasswordInput, Session } from "../types/auth.types.js";
 import { message, MessagePayload } from "../types/common.types.js";
@@ -24,8 +25,12 @@ export class AuthResolver {
   @Mutation(() => AuthPayload, { description: "Sign in with a password; the session arrives as an HttpOnly cookie" })
   async login(@Ctx() { ctx, res, config }: GqlContext, @Arg("input", () => LoginInput) input: LoginInput) {
     const result = await this.s.login.loginWithPassword(ctx, input);
-    setSessionCookie(res, config, result.token, result.persistent ? result.expiresAt : null);
-    return { user: result.user, expiresAt: result.expiresAt, sessionId: result.sessionId };
+    if (result.kind === "mfa") {
+      // The pending second factor is bound to this browser through an HttpOnly cookie.
+      setMfaCookie(res, config, result.mfaToken, result.expiresAt);
+      return { user: null, sessionId: null, expiresAt: result.expiresAt, mfaRequired: true, mfaMethods: result.methods };
+    }
+    return sessionPayload(res, config, result);
   }
 
   @Authorized()

@@ -22,11 +22,16 @@ export class LoginInput {
   @Field(() => Boolean, { nullable: true, defaultValue: false }) rememberMe?: boolean;
 }
 
-@ObjectType({ description: "A new session; the token travels in the HttpOnly session cookie only" })
+@ObjectType({
+  description:
+    "A sign-in step. Either a session (user, sessionId; the token travels in the HttpOnly cookie only) or, with MFA enrolled, mfaRequired with the methods to finish with",
+})
 export class AuthPayload {
-  @Field(() => User) user: User;
+  @Field(() => User, { nullable: true }) user: User | null;
   @Field(() => Date) expiresAt: Date;
-  @Field(() => ID) sessionId: string;
+  @Field(() => ID, { nullable: true }) sessionId: string | null;
+  @Field(() => Boolean) mfaRequired: boolean;
+  @Field(() => [String], { description: "webauthn, totp, backup_code" }) mfaMethods: string[];
 }
 
 @InputType()

@@ -9,7 +9,10 @@ import { toPage, type Page } from "../../lib/pagination.js";
 import type { RequestContext, UserActor } from "../../lib/request-context.js";
 import { normalizeEmail } from "../../lib/strings.js";
 import { parseId, parseInput } from "../../lib/validation.js";
+import { z } from "zod";
 import { AuditAction } from "../audit/audit.actions.js";
+import { mfaRepository } from "../auth/mfa/mfa.repository.js";
+import type { MfaHooks } from "../auth/mfa/mfa.service.js";
 import type { AuditEntryView, AuditService } from "../audit/audit.service.js";
 import { credentialsRepository } from "../auth/credentials.repository.js";
 import { requireSuperadmin, requireUser } from "../auth/guards.js";
@@ -44,7 +47,10 @@ export interface AdminUsersDeps {
   audit: AuditService;
   sessions: SessionsService;
   email: EmailService;
+  mfaHooks: MfaHooks;
 }
+
+const removeMfaSchema = z.object({ method: z.enum(["totp", "webauthn", "all"]), credentialId: z.uuid().optional() });
 
 /**
  * Administration of accounts. Superadmins reach every account. Organization owners and admins
@@ -183,6 +189,42 @@ export class AdminUsersService {
       if (isUniqueViolation(e, "users_email_live_uq")) throw AdminErrors.emailTaken();
       throw e;
     }
+  }
+
+  /** An administered user's MFA methods, without any secret. */
+  async mfaMethods(ctx: RequestContext, userId: string) {
+    const actor = requireUser(ctx);
+    const target = await this.reach(this.deps.db, actor, userId, { allowSelf: true });
+    const m = await mfaRepository.methods(this.deps.db, target.id);
+    return { webauthn: await mfaRepository.listCredentials(this.deps.db, target.id), totpEnabled: m.totp, backupCodesRemaining: m.backupCodes };
+  }
+
+  /**
+   * Removes MFA from an administered account (one WebAuthn credential, all of them, TOTP, or
+   * everything), audited, and tells the account's owner by email.
+   */
+  async removeMfa(ctx: RequestContext, userId: string, input: unknown): Promise<void> {
+    const { db, clock, audit, email, mfaHooks } = this.deps;
+    const actor = requireUser(ctx);
+    const data = parseInput(removeMfaSchema, input);
+    await db.transaction(async (tx) => {
+      const target = await this.reach(tx, actor, userId, { allowSelf: false, what: "remove MFA from" });
+      const now = clock.now();
+      let removed: string;
+      if (data.method === "webauthn" && data.credentialId) {
+        if (!(await mfaRepository.deleteCredential(tx, target.id, data.credentialId, now))) throw UserErrors.notFound();
+        removed = "one passkey or security key";
+      } else {
+        const webauthn = data.method !== "totp" ? await mfaRepository.deleteAllCredentials(tx, target.id, now) : 0;
+        const totp = data.method !== "webauthn" ? await mfaRepository.deleteTotp(tx, target.id) : false;
+        if (data.method === "all") await mfaRepository.replaceBackupCodes(tx, target.id, [], now);
+        removed = data.method === "all" ? "every method and the backup codes" : data.method === "totp" ? "the authenticator app" : "every passkey and security key";
+        if (webauthn === 0 && !totp && data.method !== "all") throw UserErrors.notFound();
+      }
+      await mfaHooks.removed(tx, target.id);
+      await email.enqueue(tx, "mfa-removed", target.email, { name: target.fullName ?? target.email, adminEmail: actor.email, removed });
+      await audit.record(tx, ctx, AuditAction.adminMfaRemoved, { userId: target.id, resourceType: "user", resourceId: target.id, metadata: data });
+    });
   }
 
   /** Superadmin: every audit record about one user. */

@@ -1,4 +1,3 @@
-import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
 import type { PasswordHasher } from "../../lib/crypto/index.js";
 import type { RequestContext } from "../../lib/request-context.js";
@@ -8,28 +7,32 @@ import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
 import type { LockoutRule, RateLimitService, RateRule } from "../rate-limit/rate-limit.service.js";
 import { usersRepository } from "../users/users.repository.js";
-import { toUserView, type UserView } from "../users/users.views.js";
 import { AuthErrors } from "./auth.errors.js";
 import { loginSchema } from "./auth.schemas.js";
 import { credentialsRepository } from "./credentials.repository.js";
+import { mfaRepository } from "./mfa/mfa.repository.js";
+import type { PendingLoginStore } from "./mfa/pending-login.js";
+import type { SessionIssued, SessionIssuer } from "./session-issuer.js";
 import type { SessionsService } from "./sessions/sessions.service.js";
 
-export interface LoginResult {
-  user: UserView;
-  token: string;
+/** A password sign-in either opens a session or, with MFA enrolled, waits for the second factor. */
+export type LoginOutcome = ({ kind: "session" } & SessionIssued) | MfaChallenge;
+
+export interface MfaChallenge {
+  kind: "mfa";
+  mfaToken: string;
   expiresAt: Date;
-  sessionId: string;
-  /** Remember-me: the cookie should outlive the browser session. */
-  persistent: boolean;
+  methods: Array<"webauthn" | "totp" | "backup_code">;
 }
 
 export interface LoginDeps {
   db: Db;
-  clock: Clock;
   hasher: PasswordHasher;
   audit: AuditService;
   limits: RateLimitService;
   sessions: SessionsService;
+  issuer: SessionIssuer;
+  pending: PendingLoginStore;
   config: { loginIp: RateRule; lockout: LockoutRule };
 }
 
@@ -39,9 +42,10 @@ export class LoginService {
   /**
    * Password sign-in. Guard order matters: throttle first, then the password, and only then the
    * account state, so a guesser learns nothing about an account whose password they do not have.
+   * An account with MFA never gets a session from the password alone.
    */
-  async loginWithPassword(ctx: RequestContext, input: unknown): Promise<LoginResult> {
-    const { db, clock, hasher, audit, limits, sessions, config } = this.deps;
+  async loginWithPassword(ctx: RequestContext, input: unknown): Promise<LoginOutcome> {
+    const { db, hasher, audit, limits, issuer, config } = this.deps;
     // Slows password spraying from one address.
     await limits.consume("login-ip", config.loginIp, ctx.ip ?? "unknown");
     const data = parseInput(loginSchema, input);
@@ -64,25 +68,27 @@ export class LoginService {
     }
     await limits.clearFailures("login", email);
     // Suspension blocks sign-in (the password was right, so saying so leaks nothing).
-    if (user.status === "suspended") {
-      await audit.record(db, ctx, AuditAction.userLoginFailed, { userId: user.id, success: false, metadata: { reason: "suspended" } });
+    if (user.status !== "active") {
+      await audit.record(db, ctx, AuditAction.userLoginFailed, { userId: user.id, success: false, metadata: { reason: user.status } });
       throw AuthErrors.accountSuspended();
     }
 
-    const now = clock.now();
     // Parameters were raised since this hash was made: upgrade it while we hold the password.
     const rehash = hasher.needsRehash(hash!) ? await hasher.hash(data.password) : null;
-    const session = await sessions.create(user.id, { rememberMe: data.rememberMe, ip: ctx.ip, userAgent: ctx.userAgent });
-    const updated = await db.transaction(async (tx) => {
-      if (rehash) await credentialsRepository.setPasswordHash(tx, user.id, rehash, now);
-      const row = await usersRepository.update(tx, user.id, { lastLoginAt: now, lastLoginIp: ctx.ip?.slice(0, 45) ?? null });
-      const actor = { kind: "user", userId: user.id, email: user.email, isSuperadmin: user.isSuperadmin, sessionId: session.session.id } as const;
-      await audit.record(tx, { ...ctx, actor }, AuditAction.userLogin, {
-        metadata: { method: "password", remember_me: data.rememberMe, session_id: session.session.id },
-      });
-      return row!;
-    });
-    return { user: toUserView(updated), token: session.token, expiresAt: session.expiresAt, sessionId: session.session.id, persistent: data.rememberMe };
+    if (rehash) await credentialsRepository.setPasswordHash(db, user.id, rehash, new Date());
+
+    const methods = await mfaRepository.methods(db, user.id);
+    if (methods.webauthn > 0 || methods.totp) {
+      const pending = await this.deps.pending.create({ userId: user.id, rememberMe: data.rememberMe, method: "password", userAgent: ctx.userAgent });
+      await audit.record(db, ctx, AuditAction.userLoginMfaRequired, { userId: user.id, metadata: { methods } });
+      return {
+        kind: "mfa",
+        mfaToken: pending.token,
+        expiresAt: pending.expiresAt,
+        methods: [...(methods.webauthn > 0 ? (["webauthn"] as const) : []), ...(methods.totp ? (["totp"] as const) : []), ...(methods.backupCodes > 0 ? (["backup_code"] as const) : [])],
+      };
+    }
+    return { kind: "session", ...(await issuer.issue(ctx, user, data.rememberMe, "password")) };
   }
 
   /** Ends the session the request came through. */

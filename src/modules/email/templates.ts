@@ -11,6 +11,7 @@ export interface TemplateProps {
   "account-activation": { name: string; email: string; inviterName: string; organizationName: string; activateUrl: string; expiresInHours: number };
   "account-suspended": { name: string; email: string; reason: string };
   "mfa-deadline-reminder": { name: string; organizationName: string; deadline: string; daysLeft: number; enrollUrl: string };
+  "mfa-removed": { name: string; adminEmail: string; removed: string };
   /** Fields arrive sanitised (tags stripped, entities escaped) and are inserted as they are. */
   "contact-notification": { name: string; email: string; subject: string; message: string; submittedAt: string };
 }
@@ -27,4 +28,5 @@ export const TEMPLATE_NAMES = [
   "account-suspended",
   "mfa-deadline-reminder",
   "contact-notification",
+  "mfa-removed",
 ] as const satisfies readonly TemplateName[];

@@ -1,4 +1,7 @@
+import { and, eq } from "drizzle-orm";
+import { mfaCompliance } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
+import { MfaErrors } from "../auth/mfa/mfa.errors.js";
 import type { RequestContext, UserActor } from "../../lib/request-context.js";
 import { parseId } from "../../lib/validation.js";
 import { requireUser } from "../auth/guards.js";
@@ -40,6 +43,12 @@ export async function requireOrgAccess(db: Executor, ctx: RequestContext, orgId:
   const membership = await getActiveMembership(db, actor.userId, id);
   // Not a member: answer as if the organization did not exist (no probing of other tenants).
   if (!membership) throw OrgErrors.notFound();
+  // Past an organization's MFA deadline without MFA: restricted until the member enrolls.
+  const [standing] = await db
+    .select({ status: mfaCompliance.status })
+    .from(mfaCompliance)
+    .where(and(eq(mfaCompliance.userId, actor.userId), eq(mfaCompliance.organizationId, id)));
+  if (standing?.status === "past_due") throw MfaErrors.complianceRequired();
   if (!can(membership.role, capability)) {
     throw OrgErrors.forbidden(DESCRIBE[capability] ?? capability.replace(/[._]/g, " "));
   }

@@ -1,0 +1,146 @@
+import type { Request, Response } from "express";
+import type { Config } from "../../src/config/index.js";
+import type { Services } from "../../src/container.js";
+import { clearMfaCookie, mfaTokenOf, setSessionCookie } from "../../src/http/session.js";
+import type { SessionIssued } from "../../src/modules/auth/session-issuer.js";
+import { Verbatim } from "../../src/lib/strings.js";
+import { sendData } from "../envelope.js";
+import { input, param, type RouteDef } from "../route.js";
+
+/** A finished sign-in: the session cookie for browsers, the token for the CLI and scripts. */
+export function sendSession(res: Response, config: Config, result: SessionIssued, message = "Login successful"): void {
+  setSessionCookie(res, config, result.token, result.persistent ? result.expiresAt : null);
+  clearMfaCookie(res, config);
+  sendData(res, 200, message, { user: result.user, token: result.token, expiresAt: result.expiresAt });
+}
+
+/** The body with the MFA token filled in from the cookie when the browser sent it there. */
+const withMfaToken = (req: Request) => ({ ...(input(req) as object), mfaToken: mfaTokenOf(req) });
+
+export const mfaRoutes = (s: Services, config: Config): RouteDef[] => [
+  {
+    method: "post", path: "/auth/totp/verify", tag: "mfa", auth: "none",
+    summary: "Second factor: a TOTP code, or a backup code (is_backup_code), with the mfa_token from /auth/login",
+    handle: async (req, res) => sendSession(res, config, await s.mfaLogin.completeWithCode(req.ctx, withMfaToken(req))),
+  },
+  {
+    method: "post", path: "/auth/mfa/backup-code", tag: "mfa", auth: "none", summary: "Second factor: a backup code (each works once)",
+    handle: async (req, res) => sendSession(res, config, await s.mfaLogin.completeWithCode(req.ctx, { ...withMfaToken(req), isBackupCode: true })),
+  },
+  {
+    method: "post", path: "/auth/webauthn/mfa/begin", tag: "mfa", auth: "none", summary: "Second factor: WebAuthn options for the pending sign-in",
+    handle: async (req, res) => {
+      const { challengeId, options } = await s.mfaLogin.beginWebauthn(req.ctx, withMfaToken(req));
+      sendData(res, 200, "Use your security key or passkey", { challengeId, options: new Verbatim(options) });
+    },
+  },
+  {
+    method: "post", path: "/auth/webauthn/mfa/complete", tag: "mfa", auth: "none", summary: "Second factor: the WebAuthn assertion",
+    handle: async (req, res) => sendSession(res, config, await s.mfaLogin.completeWebauthn(req.ctx, withMfaToken(req))),
+  },
+  {
+    method: "post", path: "/auth/webauthn/login/begin", tag: "mfa", auth: "none", summary: "Passkey sign-in (usernameless): options",
+    handle: async (req, res) => {
+      const { challengeId, options } = await s.mfaLogin.beginPasskey(req.ctx);
+      sendData(res, 200, "Use your passkey", { challengeId, options: new Verbatim(options) });
+    },
+  },
+  {
+    method: "post", path: "/auth/webauthn/login/complete", tag: "mfa", auth: "none", summary: "Passkey sign-in: the assertion; opens a session",
+    handle: async (req, res) => sendSession(res, config, await s.mfaLogin.completePasskey(req.ctx, input(req))),
+  },
+  {
+    method: "post", path: "/auth/webauthn/register/begin", tag: "mfa", auth: "user", summary: "Enroll a passkey or security key: options",
+    handle: async (req, res) => {
+      const { challengeId, options } = await s.mfa.beginWebauthnRegistration(req.ctx);
+      sendData(res, 200, "Create a credential", { challengeId, options: new Verbatim(options) });
+    },
+  },
+  {
+    method: "post", path: "/auth/webauthn/register/complete", tag: "mfa", auth: "user", status: 201,
+    summary: "Enroll: the attestation; the first MFA method also returns 10 backup codes (shown once)",
+    handle: async (req, res) => {
+      const { credential, backupCodes } = await s.mfa.completeWebauthnRegistration(req.ctx, input(req));
+      sendData(res, 201, "Credential registered", { credentialId: credential.id, credential, backupCodes });
+    },
+  },
+  {
+    method: "get", path: "/auth/webauthn/credentials", tag: "mfa", auth: "user", summary: "Your WebAuthn credentials",
+    handle: async (req, res) => {
+      const credentials = await s.mfa.listCredentials(req.ctx);
+      sendData(res, 200, "Credentials", { credentials, count: credentials.length });
+    },
+  },
+  {
+    method: "patch", path: "/auth/webauthn/credentials/:credentialId", tag: "mfa", auth: "user", summary: "Rename a credential",
+    handle: async (req, res) => sendData(res, 200, "Credential renamed", { credential: await s.mfa.renameCredential(req.ctx, param(req, "credentialId"), input(req)) }),
+  },
+  {
+    method: "delete", path: "/auth/webauthn/credentials/:credentialId", tag: "mfa", auth: "user", summary: "Remove a credential",
+    handle: async (req, res) => {
+      await s.mfa.deleteCredential(req.ctx, param(req, "credentialId"));
+      sendData(res, 200, "Credential removed");
+    },
+  },
+  {
+    method: "get", path: "/auth/webauthn/status", tag: "mfa", auth: "user", summary: "Whether WebAuthn is enrolled",
+    handle: async (req, res) => {
+      const st = await s.mfa.status(req.ctx);
+      sendData(res, 200, "WebAuthn status", { webauthnEnabled: st.webauthnEnabled, credentialCount: st.credentialCount });
+    },
+  },
+  {
+    method: "get", path: "/auth/mfa/status", tag: "mfa", auth: "user", summary: "Your MFA methods and remaining backup codes",
+    handle: async (req, res) => sendData(res, 200, "MFA status", await s.mfa.status(req.ctx)),
+  },
+  {
+    method: "post", path: "/auth/totp/enroll", tag: "mfa", auth: "user", summary: "Start TOTP enrollment: secret, otpauth:// URI and QR code",
+    handle: async (req, res) => sendData(res, 200, "Scan the code with your authenticator app", await s.mfa.enrollTotp(req.ctx)),
+  },
+  {
+    method: "post", path: "/auth/totp/verify-enrollment", tag: "mfa", auth: "user", summary: "Confirm TOTP enrollment with a first code",
+    handle: async (req, res) => sendData(res, 200, "Authenticator app enrolled", await s.mfa.verifyTotpEnrollment(req.ctx, input(req))),
+  },
+  {
+    method: "delete", path: "/auth/totp/disable", tag: "mfa", auth: "user", summary: "Remove the authenticator app (current password required)",
+    handle: async (req, res) => {
+      await s.mfa.disableTotp(req.ctx, input(req));
+      sendData(res, 200, "Authenticator app removed");
+    },
+  },
+  {
+    method: "get", path: "/auth/totp/status", tag: "mfa", auth: "user", summary: "TOTP status and remaining backup codes",
+    handle: async (req, res) => {
+      const st = await s.mfa.status(req.ctx);
+      sendData(res, 200, "TOTP status", { totpEnabled: st.totpEnabled, verifiedAt: st.totpVerifiedAt, backupCodesRemaining: st.backupCodesRemaining });
+    },
+  },
+  {
+    method: "post", path: "/auth/totp/regenerate-backup-codes", tag: "mfa", auth: "user", summary: "New backup codes (current password required); the old ones stop working",
+    handle: async (req, res) => sendData(res, 200, "Backup codes regenerated", await s.mfa.regenerateBackupCodes(req.ctx, input(req))),
+  },
+  {
+    method: "get", path: "/users/me/mfa-compliance", tag: "mfa", auth: "user", summary: "Your standing under each organization's MFA policy",
+    handle: async (req, res) => sendData(res, 200, "MFA compliance", { organizations: await s.mfaPolicy.myCompliance(req.ctx) }),
+  },
+  {
+    method: "get", path: "/organizations/:orgId/security-policy", tag: "mfa", auth: "user", org: "guest", summary: "The organization's MFA policy",
+    handle: async (req, res) => sendData(res, 200, "Security policy", { securityPolicy: await s.mfaPolicy.getPolicy(req.ctx, param(req, "orgId")) }),
+  },
+  {
+    method: "put", path: "/organizations/:orgId/security-policy", tag: "mfa", auth: "user", org: "admin",
+    summary: "Set the MFA policy (disabled | optional | required, grace period, reminder lead time)",
+    handle: async (req, res) => sendData(res, 200, "Security policy updated", { securityPolicy: await s.mfaPolicy.putPolicy(req.ctx, param(req, "orgId"), input(req)) }),
+  },
+  {
+    method: "get", path: "/organizations/:orgId/mfa-compliance", tag: "mfa", auth: "user", org: "admin", summary: "Each member's MFA standing",
+    handle: async (req, res) => {
+      const members = await s.mfaPolicy.compliance(req.ctx, param(req, "orgId"));
+      sendData(res, 200, "MFA compliance", { members, count: members.length });
+    },
+  },
+  {
+    method: "post", path: "/organizations/:orgId/members/:userId/send-mfa-reminder", tag: "mfa", auth: "user", org: "admin", summary: "Email a member an MFA reminder now",
+    handle: async (req, res) => sendData(res, 200, "Reminder handled", await s.mfaPolicy.sendReminder(req.ctx, param(req, "orgId"), param(req, "userId"))),
+  },
+];

@@ -1,0 +1,152 @@
+import { and, count, desc, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
+import { backupCodes, totpFactors, webauthnCredentials } from "../../../../schema/index.js";
+import type { Executor } from "../../../infra/db.js";
+import { live } from "../../../infra/soft-delete.js";
+
+export const credentialViewColumns = {
+  id: webauthnCredentials.id,
+  userId: webauthnCredentials.userId,
+  name: webauthnCredentials.name,
+  transports: webauthnCredentials.transports,
+  deviceType: webauthnCredentials.deviceType,
+  backedUp: webauthnCredentials.backedUp,
+  aaguid: webauthnCredentials.aaguid,
+  createdAt: webauthnCredentials.createdAt,
+  lastUsedAt: webauthnCredentials.lastUsedAt,
+};
+export type CredentialView = {
+  id: string;
+  userId: string;
+  name: string;
+  transports: string[];
+  deviceType: string;
+  backedUp: boolean;
+  aaguid: string | null;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+};
+
+/** What a user has enrolled, without any secret. */
+export const mfaRepository = {
+  listCredentials: (db: Executor, userId: string): Promise<CredentialView[]> =>
+    db.select(credentialViewColumns).from(webauthnCredentials).where(and(eq(webauthnCredentials.userId, userId), live(webauthnCredentials))).orderBy(desc(webauthnCredentials.createdAt)),
+
+  async methods(db: Executor, userId: string): Promise<{ webauthn: number; totp: boolean; backupCodes: number }> {
+    const [[w], [t], [b]] = await Promise.all([
+      db.select({ n: count() }).from(webauthnCredentials).where(and(eq(webauthnCredentials.userId, userId), live(webauthnCredentials))),
+      db.select({ n: count() }).from(totpFactors).where(and(eq(totpFactors.userId, userId), isNotNull(totpFactors.verifiedAt))),
+      db.select({ n: count() }).from(backupCodes).where(and(eq(backupCodes.userId, userId), isNull(backupCodes.usedAt))),
+    ]);
+    return { webauthn: w?.n ?? 0, totp: (t?.n ?? 0) > 0, backupCodes: b?.n ?? 0 };
+  },
+
+  async renameCredential(db: Executor, userId: string, id: string, name: string): Promise<CredentialView | undefined> {
+    const [row] = await db
+      .update(webauthnCredentials)
+      .set({ name })
+      .where(and(eq(webauthnCredentials.id, id), eq(webauthnCredentials.userId, userId), live(webauthnCredentials)))
+      .returning(credentialViewColumns);
+    return row;
+  },
+
+  async deleteCredential(db: Executor, userId: string, id: string, now: Date): Promise<CredentialView | undefined> {
+    const [row] = await db
+      .update(webauthnCredentials)
+      .set({ deletedAt: now })
+      .where(and(eq(webauthnCredentials.id, id), eq(webauthnCredentials.userId, userId), live(webauthnCredentials)))
+      .returning(credentialViewColumns);
+    return row;
+  },
+
+  async deleteAllCredentials(db: Executor, userId: string, now: Date): Promise<number> {
+    const rows = await db.update(webauthnCredentials).set({ deletedAt: now }).where(and(eq(webauthnCredentials.userId, userId), live(webauthnCredentials))).returning({ id: webauthnCredentials.id });
+    return rows.length;
+  },
+
+  async deleteTotp(db: Executor, userId: string): Promise<boolean> {
+    const rows = await db.delete(totpFactors).where(eq(totpFactors.userId, userId)).returning({ userId: totpFactors.userId });
+    return rows.length > 0;
+  },
+
+  async replaceBackupCodes(db: Executor, userId: string, hashes: string[], now: Date) {
+    await db.delete(backupCodes).where(eq(backupCodes.userId, userId));
+    if (hashes.length) await db.insert(backupCodes).values(hashes.map((codeHash) => ({ userId, codeHash, createdAt: now })));
+  },
+
+  /** Spends a backup code. The conditional update is the single-use guard under concurrency. */
+  async consumeBackupCode(db: Executor, userId: string, candidates: string[], now: Date): Promise<boolean> {
+    const rows = await db
+      .update(backupCodes)
+      .set({ usedAt: now })
+      .where(and(eq(backupCodes.userId, userId), inArray(backupCodes.codeHash, candidates), isNull(backupCodes.usedAt)))
+      .returning({ id: backupCodes.id });
+    return rows.length === 1;
+  },
+};
+
+/**
+ * Privileged reads and writes of MFA secrets: WebAuthn public keys and counters, the sealed TOTP
+ * seed. Imported by the MFA services only.
+ */
+export const mfaSecretsRepository = {
+  credentialsForAuth: (db: Executor, userId: string) =>
+    db
+      .select({ id: webauthnCredentials.id, credentialId: webauthnCredentials.credentialId, publicKey: webauthnCredentials.publicKey, counter: webauthnCredentials.counter, transports: webauthnCredentials.transports })
+      .from(webauthnCredentials)
+      .where(and(eq(webauthnCredentials.userId, userId), live(webauthnCredentials))),
+
+  async credentialById(db: Executor, credentialId: string) {
+    const [row] = await db
+      .select({
+        id: webauthnCredentials.id,
+        userId: webauthnCredentials.userId,
+        credentialId: webauthnCredentials.credentialId,
+        publicKey: webauthnCredentials.publicKey,
+        counter: webauthnCredentials.counter,
+        transports: webauthnCredentials.transports,
+      })
+      .from(webauthnCredentials)
+      .where(and(eq(webauthnCredentials.credentialId, credentialId), live(webauthnCredentials)));
+    return row;
+  },
+
+  async insertCredential(db: Executor, v: typeof webauthnCredentials.$inferInsert) {
+    const [row] = await db.insert(webauthnCredentials).values(v).returning(credentialViewColumns);
+    return row!;
+  },
+
+  /** Moves the counter forward only: a concurrent replay with the same counter loses. */
+  async advanceCounter(db: Executor, id: string, counter: number, now: Date): Promise<boolean> {
+    const rows = await db
+      .update(webauthnCredentials)
+      .set({ counter, lastUsedAt: now })
+      .where(and(eq(webauthnCredentials.id, id), sql`(${webauthnCredentials.counter} < ${counter} or (${webauthnCredentials.counter} = 0 and ${counter} = 0))`))
+      .returning({ id: webauthnCredentials.id });
+    return rows.length === 1;
+  },
+
+  async totp(db: Executor, userId: string) {
+    const [row] = await db
+      .select({ secretSealed: totpFactors.secretSealed, verifiedAt: totpFactors.verifiedAt, lastUsedStep: totpFactors.lastUsedStep })
+      .from(totpFactors)
+      .where(eq(totpFactors.userId, userId));
+    return row;
+  },
+
+  async upsertPendingTotp(db: Executor, userId: string, secretSealed: string, now: Date) {
+    await db
+      .insert(totpFactors)
+      .values({ userId, secretSealed, createdAt: now })
+      .onConflictDoUpdate({ target: totpFactors.userId, set: { secretSealed, verifiedAt: null, lastUsedStep: 0, createdAt: now } });
+  },
+
+  /** Records the step a code used; refuses a step at or before the last (so a code works once). */
+  async useTotpStep(db: Executor, userId: string, step: number, verify: Date | null): Promise<boolean> {
+    const rows = await db
+      .update(totpFactors)
+      .set({ lastUsedStep: step, ...(verify ? { verifiedAt: verify } : {}) })
+      .where(and(eq(totpFactors.userId, userId), sql`${totpFactors.lastUsedStep} < ${step}`))
+      .returning({ userId: totpFactors.userId });
+    return rows.length === 1;
+  },
+};

@@ -1,0 +1,42 @@
+import type { Clock } from "../../infra/clock.js";
+import type { Db } from "../../infra/db.js";
+import type { RequestContext } from "../../lib/request-context.js";
+import { AuditAction } from "../audit/audit.actions.js";
+import type { AuditService } from "../audit/audit.service.js";
+import { usersRepository, type UserRow } from "../users/users.repository.js";
+import { toUserView, type UserView } from "../users/users.views.js";
+import type { SessionsService } from "./sessions/sessions.service.js";
+
+export interface SessionIssued {
+  user: UserView;
+  token: string;
+  expiresAt: Date;
+  sessionId: string;
+  /** Remember-me: the cookie should outlive the browser session. */
+  persistent: boolean;
+}
+
+/** The last step of every sign-in (password, second factor, passkey): a new session, audited. */
+export class SessionIssuer {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly audit: AuditService,
+    private readonly sessions: SessionsService,
+  ) {}
+
+  async issue(ctx: RequestContext, user: UserRow, rememberMe: boolean, method: string, extra?: (tx: Parameters<Parameters<Db["transaction"]>[0]>[0]) => Promise<void>): Promise<SessionIssued> {
+    const now = this.clock.now();
+    const session = await this.sessions.create(user.id, { rememberMe, ip: ctx.ip, userAgent: ctx.userAgent });
+    const updated = await this.db.transaction(async (tx) => {
+      await extra?.(tx);
+      const row = await usersRepository.update(tx, user.id, { lastLoginAt: now, lastLoginIp: ctx.ip?.slice(0, 45) ?? null });
+      const actor = { kind: "user", userId: user.id, email: user.email, isSuperadmin: user.isSuperadmin, sessionId: session.session.id } as const;
+      await this.audit.record(tx, { ...ctx, actor }, AuditAction.userLogin, {
+        metadata: { method, remember_me: rememberMe, session_id: session.session.id },
+      });
+      return row!;
+    });
+    return { user: toUserView(updated), token: session.token, expiresAt: session.expiresAt, sessionId: session.session.id, persistent: rememberMe };
+  }
+}
