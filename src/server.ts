@@ -6,6 +6,7 @@ import { errorHandler } from "../rest-shim/middleware/error-handler.js";
 import { healthRouter } from "../rest-shim/routes/health.routes.js";
 import type { Container } from "./container.js";
 import { createGraphqlRouter } from "./graphql/index.js";
+import { createPagesRouter } from "./pages/pages.js";
 import { AppError } from "./lib/errors.js";
 import { cors } from "./http/cors.js";
 import { requestId } from "./http/request-id.js";
@@ -49,6 +50,7 @@ export async function createApp(container: Container): Promise<{ app: Express; s
 
   const graphql = await createGraphqlRouter(container);
   app.use("/graphql", graphql.router);
+  app.use(createPagesRouter(container));
   app.use("/api/v1", createRestShim(container));
   app.use("/api", healthRouter(services));
   app.use((req, _res, next) => next(new AppError("NOT_FOUND", 404, `No route for ${req.method} ${req.path}`)));

@@ -46,7 +46,12 @@ export class SoftAuthenticator {
     idLen.writeUInt16BE(this.credentialId.length);
     const attested = Buffer.concat([Buffer.alloc(16), idLen, this.credentialId, Buffer.from(this.coseKey())]);
     const authData = Buffer.concat([createHash("sha256").update(overrides.rpId ?? this.rpId).digest(), Buffer.from([0x45]), Buffer.from([0, 0, 0, 1]), attested]);
-    const attestationObject = isoCBOR.encode(new Map<string, unknown>([["fmt", "none"], ["attStmt", new Map()], ["authData", authData]]));
+    const attestation = new Map<string, Parameters<typeof isoCBOR.encode>[0]>([
+      ["fmt", "none"],
+      ["attStmt", new Map()],
+      ["authData", new Uint8Array(authData)],
+    ]);
+    const attestationObject = isoCBOR.encode(attestation);
     const id = this.credentialId.toString("base64url");
     return {
       id,

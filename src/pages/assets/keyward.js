@@ -1,0 +1,110 @@
+// Keyward's hosted pages: sign-in (password, passkey, second factor) and passkey enrollment.
+// No framework, no external assets; the WebAuthn browser helpers come from /assets/webauthn.js.
+(function () {
+  "use strict";
+  const $ = (id) => document.getElementById(id);
+  const alertBox = () => $("alert");
+  const say = (text) => { const a = alertBox(); if (a) a.textContent = text || ""; };
+
+  async function api(path, body) {
+    const res = await fetch("/api/v1" + path, {
+      method: body === undefined ? "GET" : "POST",
+      credentials: "same-origin",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = await res.json().catch(() => ({}));
+    if (!res.ok || json.success === false) throw new Error(json.message || "Request failed (" + res.status + ")");
+    return json.data || {};
+  }
+
+  // Only same-site relative paths: never an open redirect.
+  function nextUrl() {
+    const next = new URLSearchParams(location.search).get("next") || "";
+    return /^\/(?!\/)[^\s\\]*$/.test(next) ? next : "/account";
+  }
+  const done = () => location.assign(nextUrl());
+
+  function showMfa(methods) {
+    $("password-step").hidden = true;
+    $("mfa-step").hidden = false;
+    $("mfa-webauthn").hidden = !methods.includes("webauthn");
+    $("mfa-code-form").hidden = !(methods.includes("totp") || methods.includes("backup_code"));
+    const first = methods.includes("webauthn") ? $("mfa-webauthn") : $("mfa-code");
+    if (first) first.focus();
+  }
+
+  const loginForm = $("login-form");
+  if (loginForm) {
+    loginForm.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      say("");
+      try {
+        const data = await api("/auth/login", { email: $("email").value, password: $("password").value, remember_me: $("remember").checked });
+        if (data.requires_mfa) showMfa(data.mfa_methods || []);
+        else done();
+      } catch (err) { say(err.message); }
+    });
+    $("passkey").addEventListener("click", async () => {
+      say("");
+      try {
+        const begin = await api("/auth/webauthn/login/begin", {});
+        const response = await SimpleWebAuthnBrowser.startAuthentication({ optionsJSON: begin.options });
+        await api("/auth/webauthn/login/complete", { challenge_id: begin.challenge_id, response });
+        done();
+      } catch (err) { say(err.message); }
+    });
+    $("mfa-webauthn").addEventListener("click", async () => {
+      say("");
+      try {
+        const begin = await api("/auth/webauthn/mfa/begin", {});
+        const response = await SimpleWebAuthnBrowser.startAuthentication({ optionsJSON: begin.options });
+        await api("/auth/webauthn/mfa/complete", { challenge_id: begin.challenge_id, response });
+        done();
+      } catch (err) { say(err.message); }
+    });
+    $("mfa-code-form").addEventListener("submit", async (e) => {
+      e.preventDefault();
+      say("");
+      try {
+        await api("/auth/totp/verify", { code: $("mfa-code").value.trim() });
+        done();
+      } catch (err) { say(err.message); }
+    });
+  }
+
+  const enroll = $("add-passkey");
+  if (enroll) {
+    enroll.addEventListener("click", async () => {
+      say("");
+      try {
+        const begin = await api("/auth/webauthn/register/begin", {});
+        const response = await SimpleWebAuthnBrowser.startRegistration({ optionsJSON: begin.options });
+        const result = await api("/auth/webauthn/register/complete", { challenge_id: begin.challenge_id, response, name: $("passkey-name").value || undefined });
+        if (result.backup_codes) {
+          $("backup-codes").hidden = false;
+          $("backup-code-list").textContent = result.backup_codes.join("\n");
+        }
+        await listPasskeys();
+        $("status").textContent = "Passkey added.";
+      } catch (err) { say(err.message); }
+    });
+    listPasskeys().catch((err) => say(err.message));
+  }
+
+  async function listPasskeys() {
+    const data = await api("/auth/webauthn/credentials");
+    const list = $("passkeys");
+    list.replaceChildren(...data.credentials.map((c) => {
+      const li = document.createElement("li");
+      li.textContent = c.name + " — added " + new Date(c.created_at).toLocaleDateString();
+      return li;
+    }));
+    if (!data.credentials.length) { const li = document.createElement("li"); li.textContent = "No passkeys yet."; list.append(li); }
+  }
+
+  const signOut = $("sign-out");
+  if (signOut) signOut.addEventListener("click", async () => {
+    try { await api("/auth/logout", {}); } finally { location.assign("/login"); }
+  });
+})();

@@ -1,0 +1,112 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { Router, type Request, type Response } from "express";
+import type { Container } from "../container.js";
+import { resolveRequestContext } from "../http/context.js";
+import { projectPath } from "../infra/paths.js";
+
+// Hosted pages load nothing from elsewhere and run no inline script.
+const PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+const escape = (v: string) => v.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function page(res: Response, brand: string, title: string, body: string): void {
+  res.setHeader("Content-Security-Policy", PAGE_CSP);
+  res.setHeader("Cache-Control", "no-store");
+  res.type("html").send(`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escape(title)} · ${escape(brand)}</title>
+<link rel="stylesheet" href="/assets/keyward.css">
+<script src="/assets/webauthn.js" defer></script>
+<script src="/assets/keyward.js" defer></script>
+</head>
+<body><main>
+${body}
+</main></body>
+</html>`);
+}
+
+const LOGIN = (brand: string) => `
+<h1>Sign in to ${escape(brand)}</h1>
+<section id="password-step">
+  <form id="login-form" novalidate>
+    <label for="email">Email</label>
+    <input id="email" name="email" type="email" autocomplete="username webauthn" required>
+    <label for="password">Password</label>
+    <input id="password" name="password" type="password" autocomplete="current-password" required>
+    <label class="check"><input id="remember" type="checkbox"> Keep me signed in</label>
+    <button type="submit">Sign in</button>
+  </form>
+  <button id="passkey" type="button" class="secondary">Sign in with a passkey</button>
+</section>
+<section id="mfa-step" hidden aria-live="polite">
+  <h2>Second step</h2>
+  <p class="muted">Confirm it is you.</p>
+  <button id="mfa-webauthn" type="button">Use a passkey or security key</button>
+  <form id="mfa-code-form" novalidate>
+    <label for="mfa-code">Code from your authenticator app, or a backup code</label>
+    <input id="mfa-code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code">
+    <button type="submit">Verify</button>
+  </form>
+</section>
+<p id="alert" role="alert"></p>`;
+
+const ACCOUNT = (brand: string, email: string) => `
+<h1>${escape(brand)}</h1>
+<p>Signed in as <strong id="who">${escape(email)}</strong>.</p>
+<p><a href="/account/security">Passkeys and security</a></p>
+<button id="sign-out" type="button" class="secondary">Sign out</button>
+<p id="alert" role="alert"></p>`;
+
+const SECURITY = (email: string) => `
+<h1>Passkeys</h1>
+<p class="muted">Signed in as ${escape(email)}.</p>
+<ul id="passkeys" class="plain" aria-label="Your passkeys"></ul>
+<label for="passkey-name">Name for the new passkey</label>
+<input id="passkey-name" type="text" maxlength="255" placeholder="e.g. Work laptop">
+<button id="add-passkey" type="button">Add a passkey</button>
+<p id="status" class="muted" role="status"></p>
+<section id="backup-codes" hidden>
+  <h2>Backup codes</h2>
+  <p class="muted">Each works once. Store them somewhere safe: they are not shown again.</p>
+  <pre id="backup-code-list"></pre>
+</section>
+<p><a href="/account">Back</a></p>
+<p id="alert" role="alert"></p>`;
+
+/** Hosted pages for flows that need a browser (sign-in, MFA, passkey enrollment); the web app uses GraphQL. */
+export function createPagesRouter(container: Container): Router {
+  const { services, config } = container;
+  const brand = config.email.brand.name;
+  const require = createRequire(import.meta.url);
+  const assets: Record<string, [string, string]> = {
+    "keyward.js": ["application/javascript", readFileSync(projectPath("src/pages/assets/keyward.js"), "utf8")],
+    "keyward.css": ["text/css", readFileSync(projectPath("src/pages/assets/keyward.css"), "utf8")],
+    // The package's exports hide its UMD bundle: find it next to package.json.
+    "webauthn.js": ["application/javascript", readFileSync(join(dirname(require.resolve("@simplewebauthn/browser")), "../dist/bundle/index.umd.min.js"), "utf8")],
+  };
+  const router = Router();
+  router.get("/assets/:name", (req, res, next) => {
+    const asset = assets[String(req.params.name)];
+    if (!asset) return next();
+    res.setHeader("Cache-Control", "public, max-age=300");
+    res.type(asset[0]).send(asset[1]);
+  });
+  router.get("/login", (_req, res) => page(res, brand, "Sign in", LOGIN(brand)));
+
+  /** Pages behind the session cookie: an anonymous visitor is sent to sign in first. */
+  const signedIn = (render: (email: string) => string, title: string) => async (req: Request, res: Response) => {
+    await resolveRequestContext(services.actors, req).catch(() => undefined);
+    if (req.ctx?.actor.kind !== "user") return res.redirect(303, `/login?next=${encodeURIComponent(req.originalUrl)}`);
+    page(res, brand, title, render(req.ctx.actor.email));
+  };
+  router.get("/account", signedIn((email) => ACCOUNT(brand, email), "Account"));
+  router.get("/account/security", signedIn(SECURITY, "Passkeys"));
+  return router;
+}
+
