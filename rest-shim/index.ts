@@ -4,7 +4,7 @@ import type { Container, Services } from "../src/container.js";
 import { buildOpenApi } from "./openapi.js";
 import { healthRoutes } from "./routes/health.routes.js";
 import { contextMiddleware } from "../src/http/context.js";
-import { sameOriginForCookieWrites } from "./middleware/same-origin.js";
+import { sameOriginForCookieWrites } from "../src/http/same-origin.js";
 import { edgeRateLimit } from "./middleware/rate-limit.js";
 import { mountFallbacks, mountRoutes, type RouteDef } from "./route.js";
 import { adminRoutes } from "./routes/admin.routes.js";
@@ -16,6 +16,7 @@ import { miscRoutes } from "./routes/misc.routes.js";
 import { mfaRoutes } from "./routes/mfa.routes.js";
 import { authRoutes } from "./routes/auth.routes.js";
 import { usersRoutes } from "./routes/users.routes.js";
+import { oidcClientsRoutes } from "./routes/oidc-clients.routes.js";
 import "../src/http/types.js";
 
 /** Every REST operation, in one list: mounted below and described by the OpenAPI document. */
@@ -27,6 +28,7 @@ export function restRoutes(services: Services, config: Config): RouteDef[] {
     ...orgsRoutes(services),
     ...directoryRoutes(services),
     ...apiKeysRoutes(services),
+    ...oidcClientsRoutes(services),
     ...sshRoutes(services),
     ...miscRoutes(services),
     ...adminRoutes(services),

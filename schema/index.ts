@@ -6,3 +6,4 @@ export * from "./api-keys.js";
 export * from "./ssh.js";
 export * from "./contact.js";
 export * from "./mfa.js";
+export * from "./oidc.js";

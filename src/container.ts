@@ -44,6 +44,9 @@ import { MembersService } from "./modules/orgs/members.service.js";
 import { MyDirectoryService } from "./modules/orgs/my-directory.service.js";
 import { OrgsService } from "./modules/orgs/orgs.service.js";
 import { PrincipalsService } from "./modules/orgs/principals.service.js";
+import { OidcClientsService } from "./modules/oidc-clients/oidc-clients.service.js";
+import { OidcIdentityService } from "./modules/oidc-clients/oidc-identity.service.js";
+import { OidcSigningKeysService } from "./modules/oidc-clients/signing-keys.service.js";
 
 export interface ContainerOverrides {
   clock?: Clock;
@@ -158,6 +161,9 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const contact = new ContactService(db, clock, email, limits, { notifyEmail: config.email.contactNotifyEmail, rate: config.rateLimits.contact });
   const outbox = new OutboxAdminService(db, clock, audit);
   const health = new HealthService(VERSION, database, redis);
+  const oidcClients = new OidcClientsService(db, clock, audit, box);
+  const oidcIdentity = new OidcIdentityService(db, clock, audit);
+  const oidcKeys = new OidcSigningKeysService(db, clock, box, audit, { rotationDays: config.oidc.keyRotationDays, graceDays: config.oidc.keyGraceDays });
 
   return {
     config,
@@ -169,6 +175,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     kv,
     sessionStore: sessionStores.expressStore,
     corsOrigins,
+    box,
     services: {
       actors,
       accounts,
@@ -199,6 +206,9 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       email,
       limits,
       health,
+      oidcClients,
+      oidcIdentity,
+      oidcKeys,
     },
     version: VERSION,
     async close() {

@@ -28,8 +28,8 @@ async function main(): Promise<void> {
   }
   await container.services.adminUsers.bootstrapSuperadmins(systemContext("bootstrap"), config.superadminEmails);
 
-  const { app, stop: stopApp } = await createApp(container);
-  const stopJobs = startJobs(container);
+  const { app, oidc, stop: stopApp } = await createApp(container);
+  const stopJobs = startJobs(container, oidc);
   const server: Server = app.listen(config.http.port, config.http.host, () => {
     logger.info(
       { url: config.http.publicUrl, database: container.database.kind, sessions: container.redis ? "redis" : "in-process" },

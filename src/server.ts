@@ -11,13 +11,15 @@ import { AppError } from "./lib/errors.js";
 import { cors } from "./http/cors.js";
 import { requestId } from "./http/request-id.js";
 import { sessionMiddleware } from "./http/session.js";
+import { isOidcPath, mountOidc, type OidcRuntime } from "./oidc/index.js";
 import "./http/types.js";
 
 /**
  * The Express application. Order matters: request id and logging first, then security headers
- * and CORS, then sessions; the OIDC provider (mounted in a later step) must sit before any body parser.
+ * and CORS, then sessions; the OIDC provider sits before any body parser (it reads requests itself)
+ * and answers CORS for its endpoints per registered client.
  */
-export async function createApp(container: Container): Promise<{ app: Express; stop: () => Promise<void> }> {
+export async function createApp(container: Container): Promise<{ app: Express; oidc: OidcRuntime; stop: () => Promise<void> }> {
   const { config, logger, services, corsOrigins } = container;
   const app = express();
   app.disable("x-powered-by");
@@ -45,8 +47,10 @@ export async function createApp(container: Container): Promise<{ app: Express; s
       crossOriginResourcePolicy: { policy: "same-site" },
     }),
   );
-  app.use(cors(corsOrigins, config.cors.credentials));
+  const apiCors = cors(corsOrigins, config.cors.credentials);
+  app.use((req, res, next) => (isOidcPath(req.path) ? next() : apiCors(req, res, next)));
   app.use(sessionMiddleware(config, container.sessionStore));
+  const oidc = await mountOidc(app, container);
 
   const graphql = await createGraphqlRouter(container);
   app.use("/graphql", graphql.router);
@@ -55,5 +59,5 @@ export async function createApp(container: Container): Promise<{ app: Express; s
   app.use("/api", healthRouter(services));
   app.use((req, _res, next) => next(new AppError("NOT_FOUND", 404, `No route for ${req.method} ${req.path}`)));
   app.use(errorHandler(logger));
-  return { app, stop: graphql.stop };
+  return { app, oidc, stop: graphql.stop };
 }

@@ -136,6 +136,18 @@ function buildConfig(env: ParsedEnv) {
       pendingTtl: env.MFA_PENDING_TTL,
       rate: env.RATE_LIMIT_MFA,
     },
+    oidc: {
+      // The issuer is the public origin: relying parties discover it at /.well-known/openid-configuration.
+      issuer: publicUrl.origin,
+      codeTtl: env.OIDC_CODE_TTL,
+      requirePkce: env.OIDC_REQUIRE_PKCE,
+      deviceCodeTtl: env.OIDC_DEVICE_CODE_TTL,
+      sessionTtl: env.OIDC_SESSION_TTL,
+      keyRotationDays: env.OIDC_KEY_ROTATION_DAYS,
+      keyGraceDays: env.OIDC_KEY_GRACE_DAYS,
+      purgeIntervalMs: env.OIDC_PURGE_INTERVAL_MS,
+      rate: { authorize: env.RATE_LIMIT_OIDC_AUTHORIZE, token: env.RATE_LIMIT_OIDC_TOKEN, userinfo: env.RATE_LIMIT_OIDC_USERINFO },
+    },
     graphql: {
       maxDepth: env.GRAPHQL_MAX_DEPTH,
       maxComplexity: env.GRAPHQL_MAX_COMPLEXITY,

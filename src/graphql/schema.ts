@@ -12,8 +12,9 @@ import { OrgsResolver } from "./resolvers/orgs.resolver.js";
 import { SshResolver } from "./resolvers/ssh.resolver.js";
 import { MiscResolver } from "./resolvers/misc.resolver.js";
 import { MfaResolver } from "./resolvers/mfa.resolver.js";
+import { OidcResolver } from "./resolvers/oidc.resolver.js";
 
-const RESOLVERS = [AuthResolver, UsersResolver, AdminResolver, OrgsResolver, DirectoryResolver, ApiKeysResolver, SshResolver, MiscResolver, MfaResolver] as const;
+const RESOLVERS = [AuthResolver, UsersResolver, AdminResolver, OrgsResolver, DirectoryResolver, ApiKeysResolver, SshResolver, MiscResolver, MfaResolver, OidcResolver] as const;
 
 /** Builds the schema with resolver instances made once from the services (no DI framework). */
 export async function buildGraphqlSchema(services: Services): Promise<GraphQLSchema> {

@@ -19,6 +19,8 @@ export interface SessionAuth {
   absoluteExpiresAt: number;
   idleTimeout: number;
   rememberMe: boolean;
+  /** How the user signed in ("password", "password+totp", "passkey" …): OIDC reports it as `amr`. */
+  method?: string;
   ip: string | null;
   userAgent: string | null;
 }

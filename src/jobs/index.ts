@@ -1,4 +1,5 @@
 import type { Container } from "../container.js";
+import type { OidcRuntime } from "../oidc/index.js";
 
 /** Runs `fn` every `intervalMs`, never overlapping itself; errors are logged, not fatal. */
 function every(container: Container, name: string, intervalMs: number, fn: () => Promise<unknown>) {
@@ -22,11 +23,15 @@ function every(container: Container, name: string, intervalMs: number, fn: () =>
  * Background work. The outbox worker needs no lock: rows are claimed with SKIP LOCKED, so every
  * instance can drain concurrently. Jobs that must run once per cluster take an advisory lock.
  */
-export function startJobs(container: Container): () => void {
+export function startJobs(container: Container, oidc: OidcRuntime): () => void {
   const stops = [
     every(container, "email-outbox", container.config.email.workerIntervalMs, () => container.services.email.drain()),
     // Hourly: idempotent (each reminder step goes out once), and an advisory lock keeps it to one instance.
     every(container, "mfa-compliance", 3600_000, () => container.services.mfaPolicy.runCompliance()),
+    // Expired codes, tokens, sessions and interactions: a plain delete, safe on every instance.
+    every(container, "oidc-purge", container.config.oidc.purgeIntervalMs, () => container.services.oidcClients.purgeExpired()),
+    // Key rotation takes an advisory lock; every instance also picks up keys another one rotated.
+    every(container, "oidc-keys", 60_000, () => oidc.maintain()),
   ];
   return () => stops.forEach((stop) => stop());
 }

@@ -5,30 +5,14 @@ import { Router, type Request, type Response } from "express";
 import type { Container } from "../container.js";
 import { resolveRequestContext } from "../http/context.js";
 import { projectPath } from "../infra/paths.js";
+import { escapeHtml, layout, pageCsp } from "./layout.js";
 
-// Hosted pages load nothing from elsewhere and run no inline script.
-const PAGE_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
-
-const escape = (v: string) => v.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const escape = escapeHtml;
 
 function page(res: Response, brand: string, title: string, body: string): void {
-  res.setHeader("Content-Security-Policy", PAGE_CSP);
+  res.setHeader("Content-Security-Policy", pageCsp());
   res.setHeader("Cache-Control", "no-store");
-  res.type("html").send(`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escape(title)} · ${escape(brand)}</title>
-<link rel="stylesheet" href="/assets/keyward.css">
-<script src="/assets/webauthn.js" defer></script>
-<script src="/assets/keyward.js" defer></script>
-</head>
-<body><main>
-${body}
-</main></body>
-</html>`);
+  res.type("html").send(layout(brand, title, body));
 }
 
 const LOGIN = (brand: string) => `

@@ -66,7 +66,7 @@ export async function startTestApp(env: Record<string, string> = {}, overrides: 
   const clock = new ManualClock();
   const container = await createContainer(config, { clock, logger: overrides.logger });
   await container.database.migrate();
-  const { app, stop } = await createApp(container);
+  const { app, oidc, stop } = await createApp(container);
   server.on("request", app);
   const url = `http://localhost:${port}`;
 
@@ -74,6 +74,7 @@ export async function startTestApp(env: Record<string, string> = {}, overrides: 
     url,
     container,
     services: container.services,
+    oidc,
     clock,
     mail,
     http: new HttpClient(url),

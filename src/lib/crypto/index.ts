@@ -4,3 +4,4 @@ export * from "./hash.js";
 export * from "./password.js";
 export * from "./envelope.js";
 export * from "./totp.js";
+export * from "./jwk.js";

@@ -79,6 +79,18 @@ export const AuditAction = {
   certFailed: "ssh.cert.failed",
   certRevoked: "ssh.cert.revoked",
   sudoCheck: "sudo.check",
+  oidcClientCreated: "oidc.client.created",
+  oidcClientUpdated: "oidc.client.updated",
+  oidcClientSecretRotated: "oidc.client.secret_rotated",
+  oidcClientDeleted: "oidc.client.deleted",
+  oidcConsentGiven: "oidc.consent.given",
+  oidcConsentRevoked: "oidc.consent.revoked",
+  oidcGrant: "oidc.grant.success",
+  oidcTokenIssued: "oidc.token.issued",
+  oidcRefreshReuse: "oidc.refresh_token.reuse",
+  oidcRevocation: "oidc.revocation",
+  oidcError: "oidc.error",
+  oidcKeysRotated: "oidc.keys.rotated",
 } as const;
 
 export type AuditActionName = (typeof AuditAction)[keyof typeof AuditAction];

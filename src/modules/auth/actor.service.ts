@@ -1,5 +1,5 @@
 import type { Db } from "../../infra/db.js";
-import type { StoredSession } from "../../infra/session-store.js";
+import type { SessionAuth, StoredSession } from "../../infra/session-store.js";
 import { CommonErrors } from "../../lib/errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { usersRepository, type UserRow } from "../users/users.repository.js";
@@ -43,6 +43,17 @@ export class ActorService {
       return (await this.fromSessionToken(source.cookieToken, source.cookieSession, base)) ?? anonymous;
     }
     return anonymous;
+  }
+
+  /**
+   * The browser's sign-in and its session record (when it began, how): the OIDC provider reuses
+   * it for single sign-on and reports it in `auth_time` and `amr`.
+   */
+  async resolveBrowserSession(source: ActorSource): Promise<{ ctx: RequestContext; session: SessionAuth } | null> {
+    if (!source.cookieToken || !source.cookieSession?.auth) return null;
+    const base = { requestId: source.requestId, ip: source.ip, userAgent: source.userAgent };
+    const ctx = await this.fromSessionToken(source.cookieToken, source.cookieSession, base);
+    return ctx ? { ctx, session: source.cookieSession.auth } : null;
   }
 
   private async fromSessionToken(

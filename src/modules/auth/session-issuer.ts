@@ -27,7 +27,7 @@ export class SessionIssuer {
 
   async issue(ctx: RequestContext, user: UserRow, rememberMe: boolean, method: string, extra?: (tx: Parameters<Parameters<Db["transaction"]>[0]>[0]) => Promise<void>): Promise<SessionIssued> {
     const now = this.clock.now();
-    const session = await this.sessions.create(user.id, { rememberMe, ip: ctx.ip, userAgent: ctx.userAgent });
+    const session = await this.sessions.create(user.id, { rememberMe, ip: ctx.ip, userAgent: ctx.userAgent, method });
     const updated = await this.db.transaction(async (tx) => {
       await extra?.(tx);
       const row = await usersRepository.update(tx, user.id, { lastLoginAt: now, lastLoginIp: ctx.ip?.slice(0, 45) ?? null });

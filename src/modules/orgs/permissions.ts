@@ -20,6 +20,7 @@
  * | activity.read         |   ✓   |   ✓   |        |       |
  * | users.admin           |   ✓   |   ✓   |        |       |
  * | ca.manage             |   ✓   |   ✓   |        |       |
+ * | clients.manage        |   ✓   |   ✓   |        |       |
  * | org.delete            |   ✓   |       |        |       |
  * | org.transfer          |   ✓   |       |        |       |
  *
@@ -46,6 +47,7 @@ export const CAPABILITIES = {
   "activity.read": "admin",
   "users.admin": "admin",
   "ca.manage": "admin",
+  "clients.manage": "admin",
   "org.delete": "owner",
   "org.transfer": "owner",
 } as const satisfies Record<string, OrgRole>;

@@ -45,7 +45,7 @@ export class SessionsService {
     private readonly policy: SessionPolicy,
   ) {}
 
-  async create(userId: string, meta: { rememberMe: boolean; ip: string | null; userAgent: string | null }): Promise<CreatedSession> {
+  async create(userId: string, meta: { rememberMe: boolean; ip: string | null; userAgent: string | null; method?: string }): Promise<CreatedSession> {
     const now = this.clock.now().getTime();
     const absolute = meta.rememberMe ? this.policy.rememberMeAbsoluteTimeout : this.policy.absoluteTimeout;
     const auth: SessionAuth = {
@@ -56,6 +56,7 @@ export class SessionsService {
       absoluteExpiresAt: now + absolute * 1000,
       idleTimeout: meta.rememberMe ? this.policy.rememberMeIdleTimeout : this.policy.idleTimeout,
       rememberMe: meta.rememberMe,
+      ...(meta.method ? { method: meta.method } : {}),
       ip: meta.ip,
       userAgent: meta.userAgent?.slice(0, 512) ?? null,
     };

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from "express";
-import { AppError } from "../../src/lib/errors.js";
-import type { OriginMatcher } from "../../src/lib/origins.js";
+import { AppError } from "../lib/errors.js";
+import type { OriginMatcher } from "../lib/origins.js";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 

@@ -1,0 +1,100 @@
+import { sql } from "drizzle-orm";
+import { index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid, varchar } from "drizzle-orm/pg-core";
+import { createdAt, deletedAt, id, tstz, updatedAt } from "./_columns.js";
+import { organizations } from "./orgs.js";
+import { users } from "./users.js";
+
+/** oidc-provider's storage (sessions, codes, tokens, grants, interactions …), one row per model instance. */
+export const oidcPayloads = pgTable(
+  "oidc_payloads",
+  {
+    id: varchar("id", { length: 255 }).notNull(),
+    type: varchar("type", { length: 64 }).notNull(),
+    payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
+    grantId: varchar("grant_id", { length: 255 }),
+    userCode: varchar("user_code", { length: 255 }),
+    uid: varchar("uid", { length: 255 }),
+    expiresAt: tstz("expires_at"),
+    consumedAt: tstz("consumed_at"),
+  },
+  (t) => [
+    primaryKey({ columns: [t.type, t.id] }),
+    index("oidc_payloads_grant_idx").on(t.grantId),
+    index("oidc_payloads_user_code_idx").on(t.userCode),
+    index("oidc_payloads_uid_idx").on(t.uid),
+    index("oidc_payloads_expires_idx").on(t.expiresAt),
+  ],
+);
+
+/**
+ * Refresh tokens as the spec records them: `access_token_id` is a plain string of up to 255
+ * characters (the access token issued with it), deliberately without a foreign key.
+ */
+export const oidcRefreshTokens = pgTable(
+  "oidc_refresh_tokens",
+  {
+    id: varchar("id", { length: 255 }).primaryKey(),
+    grantId: varchar("grant_id", { length: 255 }).notNull(),
+    clientId: varchar("client_id", { length: 255 }).notNull(),
+    accountId: varchar("account_id", { length: 255 }),
+    accessTokenId: varchar("access_token_id", { length: 255 }),
+    expiresAt: tstz("expires_at"),
+    consumedAt: tstz("consumed_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("oidc_refresh_tokens_grant_idx").on(t.grantId)],
+);
+
+/** Relying parties, registered per organization by its admins. */
+export const oidcClients = pgTable(
+  "oidc_clients",
+  {
+    id: id(),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organizations.id),
+    clientId: varchar("client_id", { length: 64 }).notNull(),
+    name: varchar("name", { length: 255 }).notNull(),
+    redirectUris: text("redirect_uris").array().notNull(),
+    postLogoutRedirectUris: text("post_logout_redirect_uris").array().notNull().default(sql`'{}'::text[]`),
+    grantTypes: text("grant_types").array().notNull(),
+    /** "client_secret_basic" / "client_secret_post" for confidential clients, "none" for public ones. */
+    tokenEndpointAuthMethod: varchar("token_endpoint_auth_method", { length: 32 }).notNull(),
+    clientSecretSealed: text("client_secret_sealed"),
+    corsOrigins: text("cors_origins").array().notNull().default(sql`'{}'::text[]`),
+    accessTokenTtl: integer("access_token_ttl").notNull().default(3600),
+    idTokenTtl: integer("id_token_ttl").notNull().default(3600),
+    refreshTokenTtl: integer("refresh_token_ttl").notNull().default(2592000),
+    createdBy: uuid("created_by").references(() => users.id),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    deletedAt: deletedAt(),
+  },
+  (t) => [uniqueIndex("oidc_clients_client_id_uq").on(t.clientId), index("oidc_clients_org_idx").on(t.organizationId)],
+);
+
+/** Signing keys for ID tokens and JWT responses: private JWKs sealed at rest. */
+export const oidcSigningKeys = pgTable("oidc_signing_keys", {
+  kid: varchar("kid", { length: 64 }).primaryKey(),
+  alg: varchar("alg", { length: 16 }).notNull(),
+  privateJwkSealed: text("private_jwk_sealed").notNull(),
+  createdAt: createdAt(),
+  /** After this the key no longer signs (a newer one does); it stays published until expires_at. */
+  retiredAt: tstz("retired_at"),
+  expiresAt: tstz("expires_at"),
+});
+
+/** Consent a user gave a client for a set of scopes: remembered until the user revokes it. */
+export const oidcConsents = pgTable(
+  "oidc_consents",
+  {
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id),
+    clientId: varchar("client_id", { length: 64 }).notNull(),
+    scopes: text("scopes").array().notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.clientId] })],
+);

@@ -1,0 +1,63 @@
+import { Field, ID, InputType, Int, ObjectType } from "type-graphql";
+
+@ObjectType({ description: "An OpenID Connect relying party registered by an organization" })
+export class OidcClient {
+  @Field(() => String) clientId: string;
+  @Field(() => ID) organizationId: string;
+  @Field(() => String) name: string;
+  @Field(() => [String]) redirectUris: string[];
+  @Field(() => [String]) postLogoutRedirectUris: string[];
+  @Field(() => [String]) grantTypes: string[];
+  @Field(() => Boolean, { description: "Public clients (SPAs, CLIs) have no secret and must use PKCE" }) public: boolean;
+  @Field(() => String) tokenEndpointAuthMethod: string;
+  @Field(() => [String], { description: "Browser origins allowed to call the token and userinfo endpoints" }) corsOrigins: string[];
+  @Field(() => Int) accessTokenTtl: number;
+  @Field(() => Int) idTokenTtl: number;
+  @Field(() => Int) refreshTokenTtl: number;
+  @Field(() => Date) createdAt: Date;
+  @Field(() => Date) updatedAt: Date;
+}
+
+@ObjectType()
+export class CreatedOidcClient extends OidcClient {
+  @Field(() => String, { nullable: true, description: "Shown once; null for public clients" }) clientSecret: string | null;
+}
+
+@ObjectType()
+export class OidcClientSecret {
+  @Field(() => String) clientId: string;
+  @Field(() => String, { description: "Shown once" }) clientSecret: string;
+}
+
+@ObjectType({ description: "An application the user allowed to access their account" })
+export class OidcConsent {
+  @Field(() => String) clientId: string;
+  @Field(() => String) clientName: string;
+  @Field(() => [String]) scopes: string[];
+  @Field(() => Date) updatedAt: Date;
+}
+
+@InputType()
+export class OidcClientInput {
+  @Field(() => String) name: string;
+  @Field(() => [String], { nullable: true }) redirectUris?: string[];
+  @Field(() => [String], { nullable: true }) postLogoutRedirectUris?: string[];
+  @Field(() => [String], { nullable: true, description: "authorization_code, refresh_token, client_credentials, urn:ietf:params:oauth:grant-type:device_code" }) grantTypes?: string[];
+  @Field(() => Boolean, { nullable: true }) public?: boolean;
+  @Field(() => [String], { nullable: true }) corsOrigins?: string[];
+  @Field(() => Int, { nullable: true }) accessTokenTtl?: number;
+  @Field(() => Int, { nullable: true }) idTokenTtl?: number;
+  @Field(() => Int, { nullable: true }) refreshTokenTtl?: number;
+}
+
+@InputType()
+export class UpdateOidcClientInput {
+  @Field(() => String, { nullable: true }) name?: string;
+  @Field(() => [String], { nullable: true }) redirectUris?: string[];
+  @Field(() => [String], { nullable: true }) postLogoutRedirectUris?: string[];
+  @Field(() => [String], { nullable: true }) grantTypes?: string[];
+  @Field(() => [String], { nullable: true }) corsOrigins?: string[];
+  @Field(() => Int, { nullable: true }) accessTokenTtl?: number;
+  @Field(() => Int, { nullable: true }) idTokenTtl?: number;
+  @Field(() => Int, { nullable: true }) refreshTokenTtl?: number;
+}

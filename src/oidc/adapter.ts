@@ -1,0 +1,122 @@
+import { and, desc, eq, gt, isNull, or, sql } from "drizzle-orm";
+import type { Adapter, AdapterPayload } from "oidc-provider";
+import { oidcPayloads, oidcRefreshTokens } from "../../schema/index.js";
+import type { Clock } from "../infra/clock.js";
+import { sha256Hex, type SecretBox } from "../lib/crypto/index.js";
+import type { Db } from "../infra/db.js";
+import type { OidcClientsService } from "../modules/oidc-clients/oidc-clients.service.js";
+
+const GRANT_INDEXED = new Set(["AccessToken", "AuthorizationCode", "RefreshToken", "DeviceCode", "BackchannelAuthenticationRequest", "PreAuthorizedCode"]);
+
+/**
+ * A model's id is a bearer secret for most models (access and refresh tokens, codes, the session
+ * cookie), so rows are keyed by its SHA-256 and the `jti` copy inside the payload is not stored.
+ */
+const keyOf = (id: string) => sha256Hex(id);
+// Models also found by another key (user code, session uid) keep their id sealed, to restore it.
+const FOUND_BY_OTHER_KEY = new Set(["DeviceCode", "Session"]);
+const jtiContext = (model: string) => `oidc-jti:${model}`;
+
+/**
+ * oidc-provider's storage on PostgreSQL (or PGlite), one table for every model. Clients are not
+ * stored here: they are read from the organizations' registered clients.
+ */
+export function createAdapterFactory(db: Db, clock: Clock, clients: OidcClientsService, box: SecretBox) {
+  return class DrizzleAdapter implements Adapter {
+    constructor(private readonly model: string) {}
+
+    private stored(id: string, payload: AdapterPayload): Record<string, unknown> {
+      const { jti: _jti, ...rest } = payload as AdapterPayload & { jti?: string };
+      return FOUND_BY_OTHER_KEY.has(this.model) ? { ...rest, jtiSealed: box.encrypt(id, jtiContext(this.model)) } : rest;
+    }
+
+    private restored(id: string | null, row: { payload: Record<string, unknown>; consumedAt: Date | null }): AdapterPayload {
+      const { jtiSealed, ...payload } = row.payload;
+      const jti = id ?? (typeof jtiSealed === "string" ? box.decryptString(jtiSealed, jtiContext(this.model)) : undefined);
+      return { ...(payload as AdapterPayload), ...(jti ? { jti } : {}), ...(row.consumedAt ? { consumed: Math.floor(row.consumedAt.getTime() / 1000) } : {}) };
+    }
+
+    async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+      const now = clock.now();
+      const expiresAt = expiresIn ? new Date(now.getTime() + expiresIn * 1000) : null;
+      const key = keyOf(id);
+      const values = {
+        id: key,
+        type: this.model,
+        payload: this.stored(id, payload),
+        grantId: GRANT_INDEXED.has(this.model) ? (payload.grantId ?? null) : null,
+        userCode: payload.userCode ?? null,
+        uid: payload.uid ?? null,
+        expiresAt,
+      };
+      await db
+        .insert(oidcPayloads)
+        .values(values)
+        .onConflictDoUpdate({ target: [oidcPayloads.type, oidcPayloads.id], set: { payload: values.payload, grantId: values.grantId, userCode: values.userCode, uid: values.uid, expiresAt } });
+      if (this.model === "RefreshToken" && payload.grantId) {
+        const [latest] = await db
+          .select({ id: oidcPayloads.id })
+          .from(oidcPayloads)
+          .where(and(eq(oidcPayloads.type, "AccessToken"), eq(oidcPayloads.grantId, payload.grantId)))
+          .orderBy(desc(sql`(${oidcPayloads.payload}->>'iat')::bigint`))
+          .limit(1);
+        await db
+          .insert(oidcRefreshTokens)
+          .values({ id: key, grantId: payload.grantId, clientId: String(payload.clientId ?? ""), accountId: payload.accountId ?? null, accessTokenId: latest?.id ?? null, expiresAt, createdAt: now })
+          .onConflictDoNothing();
+      }
+      if (this.model === "AccessToken" && payload.grantId) {
+        // The refresh token issued in the same response now names this access token.
+        await db
+          .update(oidcRefreshTokens)
+          .set({ accessTokenId: key })
+          .where(and(eq(oidcRefreshTokens.grantId, payload.grantId), isNull(oidcRefreshTokens.consumedAt)));
+      }
+    }
+
+    async find(id: string): Promise<AdapterPayload | undefined> {
+      if (this.model === "Client") return clients.providerMetadata(id);
+      const [row] = await db
+        .select({ payload: oidcPayloads.payload, consumedAt: oidcPayloads.consumedAt })
+        .from(oidcPayloads)
+        .where(and(eq(oidcPayloads.type, this.model), eq(oidcPayloads.id, keyOf(id)), this.unexpired()));
+      return row ? this.restored(id, row) : undefined;
+    }
+
+    async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+      return this.findBy(eq(oidcPayloads.userCode, userCode));
+    }
+
+    async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+      return this.findBy(eq(oidcPayloads.uid, uid));
+    }
+
+    async consume(id: string): Promise<void> {
+      const now = clock.now();
+      const key = keyOf(id);
+      await db.update(oidcPayloads).set({ consumedAt: now }).where(and(eq(oidcPayloads.type, this.model), eq(oidcPayloads.id, key)));
+      if (this.model === "RefreshToken") await db.update(oidcRefreshTokens).set({ consumedAt: now }).where(eq(oidcRefreshTokens.id, key));
+    }
+
+    async destroy(id: string): Promise<void> {
+      await db.delete(oidcPayloads).where(and(eq(oidcPayloads.type, this.model), eq(oidcPayloads.id, keyOf(id))));
+    }
+
+    async revokeByGrantId(grantId: string): Promise<void> {
+      await db.delete(oidcPayloads).where(eq(oidcPayloads.grantId, grantId));
+      await db.update(oidcRefreshTokens).set({ consumedAt: clock.now() }).where(and(eq(oidcRefreshTokens.grantId, grantId), isNull(oidcRefreshTokens.consumedAt)));
+    }
+
+    private async findBy(condition: ReturnType<typeof eq>): Promise<AdapterPayload | undefined> {
+      const [row] = await db
+        .select({ payload: oidcPayloads.payload, consumedAt: oidcPayloads.consumedAt })
+        .from(oidcPayloads)
+        .where(and(eq(oidcPayloads.type, this.model), condition, this.unexpired()));
+      return row ? this.restored(null, row) : undefined;
+    }
+
+    private unexpired() {
+      return or(isNull(oidcPayloads.expiresAt), gt(oidcPayloads.expiresAt, clock.now()));
+    }
+  };
+}

@@ -1,0 +1,146 @@
+import type { Request, Response } from "express";
+import type Provider from "oidc-provider";
+import type { errors, KoaContextWithOIDC } from "oidc-provider";
+import type { Config } from "../config/index.js";
+import type { Db } from "../infra/db.js";
+import type { Logger } from "../infra/logger.js";
+import { clearSessionCookie } from "../http/session.js";
+import { anonymousContext, type RequestContext } from "../lib/request-context.js";
+import { AuditAction, type AuditActionName } from "../modules/audit/audit.actions.js";
+import type { AuditService } from "../modules/audit/audit.service.js";
+import type { LoginService } from "../modules/auth/login.service.js";
+import type { OidcIdentityService } from "../modules/oidc-clients/oidc-identity.service.js";
+import { pageCsp } from "../pages/layout.js";
+import type { keywardUserOf } from "./keyward-session.js";
+
+export interface HookDeps {
+  config: Config;
+  db: Db;
+  logger: Logger;
+  audit: AuditService;
+  identity: OidcIdentityService;
+  login: LoginService;
+  keywardUser: keywardUserOf;
+}
+
+type OidcError = errors.OIDCProviderError & { error_detail?: string };
+type State = { error?: OidcError; authorized?: boolean };
+
+const ERROR_EVENTS = [
+  "authorization.error",
+  "grant.error",
+  "userinfo.error",
+  "introspection.error",
+  "revocation.error",
+  "end_session.error",
+  "end_session_confirm.error",
+  "device_authorization.error",
+  "code_verification.error",
+  "pushed_authorization_request.error",
+  "discovery.error",
+  "jwks.error",
+] as const;
+
+const originsOf = (uris: unknown): string[] =>
+  (Array.isArray(uris) ? uris : []).flatMap((u) => {
+    try {
+      return [new URL(String(u)).origin];
+    } catch {
+      return [];
+    }
+  });
+
+/**
+ * What Keyward adds around every provider request: the hosted-page CSP, the audit trail of
+ * grants, token issuance, refresh-token reuse, revocations and errors, suspended users' tokens
+ * reported inactive, and RP-initiated logout ending the Keyward session too.
+ */
+export function decorateProvider(provider: Provider, deps: HookDeps): void {
+  const state = (ctx: KoaContextWithOIDC) => ctx.state as State;
+  // Listeners run synchronously inside the request: they only note what happened for the middleware below.
+  const events = provider as unknown as NodeJS.EventEmitter;
+  for (const event of ERROR_EVENTS) {
+    events.on(event, (ctx: KoaContextWithOIDC, err: OidcError) => {
+      state(ctx).error = err;
+    });
+  }
+  provider.on("authorization.success", (ctx: KoaContextWithOIDC) => {
+    state(ctx).authorized = true;
+  });
+  provider.on("server_error", (_ctx: KoaContextWithOIDC, err: Error) => deps.logger.error({ err }, "oidc provider error"));
+
+  provider.use(async (ctx, next) => {
+    // oidc-provider adds the hashes of its own auto-submit scripts to script-src.
+    ctx.set("Content-Security-Policy", pageCsp());
+    await next();
+    const oidc = (ctx as KoaContextWithOIDC).oidc as KoaContextWithOIDC["oidc"] | undefined;
+    if (!oidc?.route) return;
+    const c = ctx as KoaContextWithOIDC;
+    if (oidc.client && ctx.response.is("html")) allowClientFormTargets(c);
+    if (oidc.route === "introspection") await hideSuspended(c, deps);
+    if (oidc.route === "end_session_confirm" && oidc.params?.logout) await signOutKeyward(c, deps);
+    await auditOutcome(c, state(c), deps);
+  });
+}
+
+/** Forms on provider pages may end at the client's redirect URIs (browsers check form-action on redirects). */
+function allowClientFormTargets(ctx: KoaContextWithOIDC): void {
+  const client = ctx.oidc.client!;
+  const targets = [...originsOf(client.redirectUris), ...originsOf(client.postLogoutRedirectUris)];
+  const csp = ctx.response.get("Content-Security-Policy");
+  if (!csp || targets.length === 0) return;
+  ctx.set("Content-Security-Policy", csp.replace(/form-action [^;]*/, (d) => `${d} ${[...new Set(targets)].join(" ")}`));
+}
+
+/** A suspended or deleted user's tokens are inactive at once, whatever their expiry. */
+async function hideSuspended(ctx: KoaContextWithOIDC, deps: HookDeps): Promise<void> {
+  const body = ctx.body as { active?: boolean; sub?: string } | undefined;
+  if (ctx.status !== 200 || !body?.active || !body.sub) return;
+  if (ctx.oidc.entities.ClientCredentials) return;
+  if (!(await deps.identity.findActiveAccount(body.sub))) ctx.body = { active: false };
+}
+
+/** Signing out at the provider signs the browser out of Keyward as well. */
+async function signOutKeyward(ctx: KoaContextWithOIDC, deps: HookDeps): Promise<void> {
+  const user = await deps.keywardUser(ctx.req);
+  if (!user) return;
+  await deps.login.logout(user.ctx);
+  clearSessionCookie(ctx.res as Response, deps.config);
+}
+
+function requestContext(ctx: KoaContextWithOIDC): RequestContext {
+  const req = ctx.req as Request;
+  return anonymousContext(req.requestId ?? "oidc", req.ip ?? null, req.get?.("user-agent") ?? null);
+}
+
+async function auditOutcome(ctx: KoaContextWithOIDC, s: State, deps: HookDeps): Promise<void> {
+  const { route, client, entities, params } = ctx.oidc;
+  let action: AuditActionName | undefined;
+  let metadata: Record<string, unknown> = {};
+  if (s.error) {
+    const reuse = route === "token" && /already used/.test(s.error.error_detail ?? "");
+    action = reuse ? AuditAction.oidcRefreshReuse : AuditAction.oidcError;
+    metadata = { route, error: s.error.error, detail: s.error.error_detail ?? s.error.error_description, ...(reuse ? { grant_revoked: true } : {}) };
+  } else if (route === "token" && ctx.status === 200) {
+    action = AuditAction.oidcTokenIssued;
+    metadata = { grant_type: params?.grant_type, scope: (ctx.body as { scope?: string } | undefined)?.scope };
+  } else if (route === "revocation" && ctx.status === 200) {
+    action = AuditAction.oidcRevocation;
+  } else if (s.authorized) {
+    action = AuditAction.oidcGrant;
+    metadata = { scope: params?.scope };
+  }
+  if (!action) return;
+  const accountId = entities.Account?.accountId ?? (entities.Grant as { accountId?: string } | undefined)?.accountId;
+  const organizationId = client ? ((client as unknown as Record<string, unknown>)["urn:keyward:organization_id"] as string | undefined) : undefined;
+  await deps.audit
+    .record(deps.db, requestContext(ctx), action, {
+      userId: accountId ?? null,
+      organizationId,
+      resourceType: "oidc_client",
+      resourceId: client?.clientId,
+      success: !s.error,
+      metadata: { client_id: client?.clientId, ...metadata },
+    })
+    .catch((err: unknown) => deps.logger.error({ err }, "oidc audit failed"));
+}

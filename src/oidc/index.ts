@@ -1,0 +1,73 @@
+import { Router, type Express, type NextFunction, type Request, type Response } from "express";
+import type { Container } from "../container.js";
+import { AppError } from "../lib/errors.js";
+import type { RateRule } from "../modules/rate-limit/rate-limit.service.js";
+import { decorateProvider } from "./hooks.js";
+import { interactionRouter } from "./interactions.js";
+import { createKeywardSessionReader } from "./keyward-session.js";
+import { buildProvider, OIDC_PREFIX } from "./provider.js";
+import { OidcRuntime } from "./runtime.js";
+
+export { OIDC_PREFIX } from "./provider.js";
+export type { OidcRuntime } from "./runtime.js";
+
+const DISCOVERY = "/.well-known/openid-configuration";
+
+/** Is this request for the provider (its own CORS rules apply, not the API's)? */
+export const isOidcPath = (path: string) => path === DISCOVERY || path === OIDC_PREFIX || path.startsWith(`${OIDC_PREFIX}/`);
+
+/** Coarse per-IP limits in front of the provider's endpoints; clients get an OAuth-shaped 429. */
+function edgeLimits(container: Container) {
+  const { limits } = container.services;
+  const rate = container.config.oidc.rate;
+  const ruleFor = (path: string): [string, RateRule] | null => {
+    if (path === "/token" || path === "/introspect" || path === "/revoke" || path === "/device/auth" || path === "/par") return ["oidc-token", rate.token];
+    if (path === "/userinfo") return ["oidc-userinfo", rate.userinfo];
+    if (path.startsWith("/authorize") || path.startsWith("/device") || path.startsWith("/interaction")) return ["oidc-authorize", rate.authorize];
+    return null;
+  };
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    const rule = ruleFor(req.path);
+    if (!rule) return next();
+    try {
+      await limits.consume(rule[0], rule[1], req.ip ?? "unknown");
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status !== 429) throw err;
+      const retry = (err.details as { retry_after?: number } | undefined)?.retry_after;
+      if (retry) res.setHeader("Retry-After", String(retry));
+      res.status(429).json({ error: "temporarily_unavailable", error_description: "Too many requests; retry later" });
+      return;
+    }
+    next();
+  };
+}
+
+/**
+ * Mounts the OpenID Connect provider: discovery at the root, everything else under /api/v1/oidc.
+ * No body parser may run before the provider (it reads the raw request itself).
+ */
+export async function mountOidc(app: Express, container: Container): Promise<OidcRuntime> {
+  const { config, services, db, clock, logger } = container;
+  const keywardUser = createKeywardSessionReader(services.actors);
+  const runtime = new OidcRuntime(services.oidcKeys, (keys) => {
+    const provider = buildProvider({ config, db, clock, box: container.box, clients: services.oidcClients, identity: services.oidcIdentity, keywardUser }, keys);
+    decorateProvider(provider, { config, db, logger, audit: services.audit, identity: services.oidcIdentity, login: services.login, keywardUser });
+    return provider;
+  });
+  await runtime.start();
+
+  // Registered on the application itself; oidc-provider derives its URLs from originalUrl.
+  app.get(DISCOVERY, (req, res) => {
+    req.url = DISCOVERY;
+    req.originalUrl = `${OIDC_PREFIX}${DISCOVERY}`;
+    res.setHeader("Cache-Control", "public, max-age=86400");
+    void runtime.handle(req, res);
+  });
+
+  const router = Router();
+  router.use(edgeLimits(container));
+  router.use(interactionRouter({ runtime, identity: services.oidcIdentity, keywardUser, brand: config.email.brand.name, publicOrigin: config.http.publicUrl, clock }));
+  router.use((req, res) => void runtime.handle(req, res));
+  app.use(OIDC_PREFIX, router);
+  return runtime;
+}

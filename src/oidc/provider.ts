@@ -1,0 +1,193 @@
+import Provider, { interactionPolicy, type Account, type Configuration, type KoaContextWithOIDC } from "oidc-provider";
+import type { Config } from "../config/index.js";
+import type { Clock } from "../infra/clock.js";
+import type { Db } from "../infra/db.js";
+import type { PrivateJwk, SecretBox } from "../lib/crypto/index.js";
+import { CLIENT_EXTRA, type OidcClientsService } from "../modules/oidc-clients/oidc-clients.service.js";
+import type { OidcIdentityService } from "../modules/oidc-clients/oidc-identity.service.js";
+import { createAdapterFactory } from "./adapter.js";
+import { keywardUserOf } from "./keyward-session.js";
+import { deviceConfirmPage, deviceInputPage, errorPage, logoutPage, messagePage } from "./views.js";
+
+export const OIDC_PREFIX = "/api/v1/oidc";
+export const SCOPES = ["openid", "offline_access", "email", "profile", "organizations"];
+
+/** Endpoint paths under OIDC_PREFIX (the original system's names where it had them). */
+const ROUTES = {
+  authorization: "/authorize",
+  token: "/token",
+  userinfo: "/userinfo",
+  jwks: "/jwks",
+  revocation: "/revoke",
+  introspection: "/introspect",
+  end_session: "/logout",
+  device_authorization: "/device/auth",
+  code_verification: "/device",
+  pushed_authorization_request: "/par",
+};
+
+export interface ProviderDeps {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  box: SecretBox;
+  clients: OidcClientsService;
+  identity: OidcIdentityService;
+  /** Resolves the Keyward user behind a request's session cookie (null when signed out). */
+  keywardUser: keywardUserOf;
+}
+
+type ClientTtl = { AccessToken: number; IdToken: number; RefreshToken: number };
+const ttlOf = (client: { [key: string]: unknown } | undefined) => client?.["urn:keyward:ttl"] as ClientTtl | undefined;
+
+const DAY = 86_400;
+
+/**
+ * The login prompt also asks for sign-in when the Keyward session behind the browser is gone or
+ * belongs to someone else: signing out of Keyward ends single sign-on for every client too.
+ */
+function loginPolicy(keywardUser: keywardUserOf) {
+  const { base, Check } = interactionPolicy;
+  const policy = base();
+  policy.get("login")!.checks.add(
+    new Check("keyward_session", "End-User authentication is required", async (ctx) => {
+      if (ctx.oidc.result?.login) return Check.NO_NEED_TO_PROMPT;
+      const user = await keywardUser(ctx.req);
+      return user && user.userId === ctx.oidc.session?.accountId ? Check.NO_NEED_TO_PROMPT : Check.REQUEST_PROMPT;
+    }),
+  );
+  return policy;
+}
+
+/** oidc-provider configured for Keyward. `keys` come from the signing-key store, active keys first. */
+export function buildProvider(deps: ProviderDeps, keys: PrivateJwk[]): Provider {
+  const { config, identity } = deps;
+  const brand = config.email.brand.name;
+  const oidc = config.oidc;
+
+  const configuration: Configuration = {
+    adapter: createAdapterFactory(deps.db, deps.clock, deps.clients, deps.box),
+    jwks: { keys: keys as Configuration["jwks"] extends { keys: infer K } ? K : never },
+    routes: ROUTES,
+    scopes: SCOPES,
+    claims: {
+      openid: ["sub"],
+      email: ["email", "email_verified"],
+      profile: ["name", "updated_at"],
+      organizations: ["organizations"],
+    },
+    // ID tokens carry the claims of the granted scopes (as Keycloak's do), not only `sub`.
+    conformIdTokenClaims: false,
+    responseTypes: ["code"],
+    clientAuthMethods: ["client_secret_basic", "client_secret_post", "none"],
+    enabledJWA: { idTokenSigningAlgValues: ["RS256", "ES256"] },
+    pkce: {
+      // PKCE (S256; oidc-provider 9 knows no other method) for public clients always, and for
+      // confidential ones too unless OIDC_REQUIRE_PKCE=false.
+      required: (_ctx, client) => oidc.requirePkce || client.clientAuthMethod === "none",
+    },
+    extraClientMetadata: { properties: [...CLIENT_EXTRA] },
+    clientBasedCORS: (_ctx, origin, client) => ((client as unknown as Record<string, unknown>)["urn:keyward:cors_origins"] as string[] | undefined)?.includes(origin) ?? false,
+    async findAccount(_ctx, sub): Promise<Account | undefined> {
+      const account = await identity.findActiveAccount(sub);
+      if (!account) return undefined;
+      return {
+        accountId: account.userId,
+        async claims(_use, scope) {
+          const scopes = new Set(scope.split(" "));
+          return {
+            sub: account.userId,
+            email: account.email,
+            email_verified: account.emailVerified,
+            name: account.name ?? undefined,
+            updated_at: Math.floor(account.updatedAt.getTime() / 1000),
+            ...(scopes.has("organizations") ? { organizations: await identity.organizations(account.userId) } : {}),
+          };
+        },
+      };
+    },
+    async loadExistingGrant(ctx) {
+      const { client, session } = ctx.oidc;
+      const grantId = ctx.oidc.result?.consent?.grantId || session!.grantIdFor(client!.clientId);
+      if (grantId) return ctx.oidc.provider.Grant.find(grantId);
+      // A consent remembered from an earlier visit (another browser, an ended session) still counts.
+      const accountId = session!.accountId!;
+      const remembered = await identity.rememberedScopes(accountId, client!.clientId);
+      if (remembered.size === 0) return undefined;
+      const grant = new ctx.oidc.provider.Grant({ accountId, clientId: client!.clientId });
+      grant.addOIDCScope([...remembered].join(" "));
+      await grant.save();
+      return grant;
+    },
+    interactions: {
+      policy: loginPolicy(deps.keywardUser),
+      url: (_ctx, interaction) => `${OIDC_PREFIX}/interaction/${interaction.uid}`,
+    },
+    rotateRefreshToken: true,
+    ttl: {
+      AccessToken: (_ctx, token, client) => token.resourceServer?.accessTokenTTL ?? ttlOf(client)?.AccessToken ?? 3600,
+      ClientCredentials: (_ctx, token, client) => token.resourceServer?.accessTokenTTL ?? ttlOf(client)?.AccessToken ?? 3600,
+      IdToken: (_ctx, _token, client) => ttlOf(client)?.IdToken ?? 3600,
+      RefreshToken: (_ctx, _token, client) => ttlOf(client)?.RefreshToken ?? 30 * DAY,
+      AuthorizationCode: oidc.codeTtl,
+      DeviceCode: oidc.deviceCodeTtl,
+      Interaction: 3600,
+      Session: oidc.sessionTtl,
+      // Grants outlive the refresh tokens that rotate under them.
+      Grant: 365 * DAY,
+    },
+    cookies: {
+      keys: config.session.secrets,
+      names: { session: "kw_oidc_session", interaction: "kw_oidc_interaction", resume: "kw_oidc_resume" },
+      long: { httpOnly: true, sameSite: "lax", signed: true },
+      short: { httpOnly: true, sameSite: "lax", signed: true },
+    },
+    features: {
+      devInteractions: { enabled: false },
+      clientCredentials: { enabled: true },
+      introspection: {
+        enabled: true,
+        // Only confidential clients may introspect, and only their own tokens.
+        allowedPolicy: async (_ctx, client, token) => client.clientAuthMethod !== "none" && token.clientId === client.clientId,
+      },
+      revocation: { enabled: true },
+      userinfo: { enabled: true },
+      deviceFlow: {
+        enabled: true,
+        charset: "base-20",
+        mask: "****-****",
+        async userCodeInputSource(ctx, form, _out, err) {
+          const message = err ? (err.name === "NoCodeError" || (err as { userCode?: string }).userCode ? "That code is not valid. Try again." : "The request could not be completed.") : null;
+          html(ctx, deviceInputPage(brand, form, message));
+        },
+        async userCodeConfirmSource(ctx, form, client, _deviceInfo, userCode) {
+          html(ctx, deviceConfirmPage(brand, form, client.clientName ?? client.clientId, userCode));
+        },
+        async successSource(ctx) {
+          html(ctx, messagePage(brand, "Device connected", `${ctx.oidc.client?.clientName ?? "The device"} is now signed in. You can close this page.`));
+        },
+      },
+      rpInitiatedLogout: {
+        enabled: true,
+        async logoutSource(ctx, form) {
+          html(ctx, logoutPage(brand, form, ctx.oidc.client?.clientName ?? null));
+        },
+        async postLogoutSuccessSource(ctx) {
+          html(ctx, messagePage(brand, "Signed out", "You are signed out."));
+        },
+      },
+    },
+    async renderError(ctx, out) {
+      html(ctx, errorPage(brand, out));
+    },
+  };
+
+  const provider = new Provider(oidc.issuer, configuration);
+  provider.proxy = config.http.trustProxy !== false;
+  return provider;
+}
+
+function html(ctx: KoaContextWithOIDC, body: string): void {
+  ctx.type = "html";
+  ctx.body = body;
+}
