@@ -71,7 +71,8 @@ export function buildProvider(deps: ProviderDeps, keys: PrivateJwk[]): Provider 
     routes: ROUTES,
     scopes: SCOPES,
     claims: {
-      openid: ["sub"],
+      // `amr` says how the user signed in (pwd, otp, hwk, mfa), from the Keyward session.
+      openid: ["sub", "amr"],
       email: ["email", "email_verified"],
       profile: ["name", "updated_at"],
       organizations: ["organizations"],

@@ -1,28 +1,39 @@
+import { sql } from "drizzle-orm";
 import * as oc from "openid-client";
+import { resultRows } from "../../src/infra/db.js";
+import { countRows } from "../helpers/db.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { OidcAgent } from "../helpers/oidc-agent.js";
 import { orgWithRoles } from "../factories/orgs.js";
-import { REDIRECT, registerClient, type RegisteredClient } from "../factories/oidc.js";
-import type { TestUser } from "../factories/users.js";
+import { POST_LOGOUT, REDIRECT, registerClient, type RegisteredClient } from "../factories/oidc.js";
+import { newUser, type TestUser } from "../factories/users.js";
 
+/**
+ * openid-client (a certified relying-party library) against a running Keyward: every flow the
+ * provider offers, and the ways each one must refuse.
+ */
 let app: TestApp;
 let org: { id: string; name: string };
+let owner: TestUser;
 let admin: TestUser;
 let member: TestUser;
 let confidential: RegisteredClient;
+let publicClient: RegisteredClient;
 
 const insecure = { execute: [oc.allowInsecureRequests] };
 
-async function discover(client: RegisteredClient): Promise<oc.Configuration> {
+function discover(client: RegisteredClient): Promise<oc.Configuration> {
   const auth = client.clientSecret ? oc.ClientSecretBasic(client.clientSecret) : oc.None();
   return oc.discovery(new URL(app.url), client.clientId, client.clientSecret ?? undefined, auth, insecure);
 }
 
-/** Runs the authorization code flow with PKCE for `user` in a cookie-keeping agent. */
-async function authorize(config: oc.Configuration, user: TestUser, params: Record<string, string> = {}) {
-  const agent = new OidcAgent(app.url);
-  await agent.signIn(user.email, user.password);
+/** The authorization code flow with PKCE for `user`, in a cookie-keeping agent. */
+async function authorize(config: oc.Configuration, user: TestUser, params: Record<string, string> = {}, agent?: OidcAgent) {
+  if (!agent) {
+    agent = new OidcAgent(app.url);
+    await agent.signIn(user.email, user.password);
+  }
   const verifier = oc.randomPKCECodeVerifier();
   const state = oc.randomState();
   const nonce = oc.randomNonce();
@@ -40,39 +51,315 @@ async function authorize(config: oc.Configuration, user: TestUser, params: Recor
   return { agent, stop, verifier, state, nonce };
 }
 
+async function signInAndGetTokens(config: oc.Configuration, user: TestUser, params: Record<string, string> = {}) {
+  const flow = await authorize(config, user, params);
+  const tokens = await oc.authorizationCodeGrant(config, new URL(flow.stop.url), { pkceCodeVerifier: flow.verifier, expectedState: flow.state, expectedNonce: flow.nonce });
+  return { ...flow, tokens };
+}
+
+/** The OAuth error a call failed with (openid-client throws ResponseBodyError / AuthorizationResponseError). */
+async function oauthError(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (e) {
+    const err = e as { error?: string; cause?: unknown };
+    // A 401 with WWW-Authenticate comes as a list of challenges carrying the error parameter.
+    if (Array.isArray(err.cause)) return (err.cause[0] as { parameters: { error: string } }).parameters.error;
+    return err.error ?? String(e);
+  }
+  throw new Error("expected the call to fail");
+}
+
+const queryOf = (url: string) => Object.fromEntries(new URL(url).searchParams);
+
 beforeAll(async () => {
   app = await startTestApp({ RATE_LIMIT_ENABLED: "false" });
   const roles = await orgWithRoles(app);
-  org = roles.org;
-  admin = roles.admin;
-  member = roles.member;
-  confidential = await registerClient(app, org.id, admin, { grant_types: ["authorization_code", "refresh_token", "client_credentials"] });
+  ({ org, owner, admin, member } = roles);
+  confidential = await registerClient(app, org.id, admin, {
+    grant_types: ["authorization_code", "refresh_token", "client_credentials", "urn:ietf:params:oauth:grant-type:device_code"],
+    cors_origins: ["https://app.example.com"],
+  });
+  publicClient = await registerClient(app, org.id, admin, { name: "CLI", public: true, grant_types: ["authorization_code", "refresh_token"] });
 });
 afterAll(() => app?.close());
 
-describe("OpenID Connect with openid-client as the relying party", () => {
-  it("discovers the issuer at the public origin, with every endpoint under /api/v1/oidc", async () => {
+describe("discovery and keys", () => {
+  it("serves discovery at the root with the issuer at the public origin and endpoints under /api/v1/oidc", async () => {
     const config = await discover(confidential);
     const meta = config.serverMetadata();
     expect(meta.issuer).toBe(app.url);
     expect(meta.authorization_endpoint).toBe(`${app.url}/api/v1/oidc/authorize`);
     expect(meta.token_endpoint).toBe(`${app.url}/api/v1/oidc/token`);
+    expect(meta.userinfo_endpoint).toBe(`${app.url}/api/v1/oidc/userinfo`);
+    expect(meta.revocation_endpoint).toBe(`${app.url}/api/v1/oidc/revoke`);
+    expect(meta.introspection_endpoint).toBe(`${app.url}/api/v1/oidc/introspect`);
+    expect(meta.end_session_endpoint).toBe(`${app.url}/api/v1/oidc/logout`);
+    expect(meta.device_authorization_endpoint).toBe(`${app.url}/api/v1/oidc/device/auth`);
     expect(meta.code_challenge_methods_supported).toEqual(["S256"]);
+    expect(meta.scopes_supported).toEqual(expect.arrayContaining(["openid", "email", "profile", "organizations", "offline_access"]));
     const res = await fetch(`${app.url}/.well-known/openid-configuration`);
-    expect(res.headers.get("cache-control")).toContain("max-age=86400");
+    expect(res.headers.get("cache-control")).toBe("public, max-age=86400");
   });
 
-  it("completes code + PKCE with a validated ID token, userinfo and the organizations claim", async () => {
+  it("publishes one RS256 and one ES256 key, without private parts", async () => {
+    const jwks = (await (await fetch(`${app.url}/api/v1/oidc/jwks`)).json()) as { keys: Record<string, string>[] };
+    expect(jwks.keys.map((k) => k.alg).sort()).toEqual(["ES256", "RS256"]);
+    for (const key of jwks.keys) expect(key.d).toBeUndefined();
+  });
+});
+
+describe("authorization code with PKCE", () => {
+  it("issues a validated ID token, userinfo with the organizations claim, and a refresh token", async () => {
     const config = await discover(confidential);
-    const { stop, verifier, state, nonce } = await authorize(config, member);
-    expect(stop.url.startsWith(REDIRECT)).toBe(true);
-    const tokens = await oc.authorizationCodeGrant(config, new URL(stop.url), { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce });
+    const { tokens, stop } = await signInAndGetTokens(config, member);
+    expect(stop.consentShown).toBe(true);
     const claims = tokens.claims()!;
-    expect(claims.sub).toBe(member.id);
-    expect(claims.email).toBe(member.email);
+    expect(claims).toMatchObject({ iss: app.url, aud: confidential.clientId, sub: member.id, email: member.email, email_verified: true, name: "Member" });
+    expect(claims.amr).toEqual(["pwd"]);
     expect(tokens.refresh_token).toBeTruthy();
     const info = await oc.fetchUserInfo(config, tokens.access_token, member.id);
-    expect(info.email_verified).toBe(true);
     expect(info.organizations).toEqual([{ id: org.id, name: org.name, role: "member" }]);
+  });
+
+  it("remembers consent for the same client and scopes, and asks again for new scopes", async () => {
+    const config = await discover(publicClient);
+    const agent = new OidcAgent(app.url);
+    await agent.signIn(owner.email, owner.password);
+    const first = await authorize(config, owner, { scope: "openid email", prompt: "" }, agent);
+    expect(first.stop.consentShown).toBe(true);
+    const again = await authorize(config, owner, { scope: "openid email", prompt: "" }, agent);
+    expect(again.stop.consentShown).toBe(false);
+    expect(again.stop.url.startsWith(REDIRECT)).toBe(true);
+    const wider = await authorize(config, owner, { scope: "openid email organizations", prompt: "" }, agent);
+    expect(wider.stop.consentShown).toBe(true);
+    // Another browser, same user: the remembered consent still counts.
+    const elsewhere = await authorize(config, owner, { scope: "openid email", prompt: "" });
+    expect(elsewhere.stop.consentShown).toBe(false);
+    const consents = await app.http.get("/api/v1/users/me/consents", { token: owner.token });
+    expect(consents.body.data.consents).toEqual([expect.objectContaining({ client_id: publicClient.clientId, scopes: ["email", "openid", "organizations"] })]);
+  });
+
+  it("sends access_denied to the client when the user denies", async () => {
+    const config = await discover(confidential);
+    const agent = new OidcAgent(app.url);
+    await agent.signIn(admin.email, admin.password);
+    const url = oc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: "openid", code_challenge: await oc.calculatePKCECodeChallenge(oc.randomPKCECodeVerifier()), code_challenge_method: "S256", state: "s1" });
+    const stop = await agent.follow(url.toString(), REDIRECT, "deny");
+    expect(queryOf(stop.url)).toMatchObject({ error: "access_denied", state: "s1" });
+  });
+
+  it("sends a browser without a Keyward session to the hosted sign-in page, and back after it", async () => {
+    const config = await discover(confidential);
+    const agent = new OidcAgent(app.url);
+    const verifier = oc.randomPKCECodeVerifier();
+    const url = oc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: "openid", code_challenge: await oc.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256", state: "s2" });
+    const stop = await agent.follow(url.toString(), REDIRECT);
+    expect(stop.url).toMatch(new RegExp(`^${app.url}/login\\?next=%2Fapi%2Fv1%2Foidc%2Finteraction%2F`));
+    await agent.signIn(member.email, member.password);
+    const resumed = await agent.follow(`${app.url}${decodeURIComponent(new URL(stop.url).searchParams.get("next")!)}`, REDIRECT);
+    expect(queryOf(resumed.url)).toMatchObject({ state: "s2", code: expect.any(String) });
+    const none = oc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: "openid", code_challenge: await oc.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256", prompt: "none", state: "s3" });
+    const anonymous = await new OidcAgent(app.url).follow(none.toString(), REDIRECT);
+    expect(queryOf(anonymous.url)).toMatchObject({ error: "login_required", state: "s3" });
+  });
+});
+
+describe("refresh tokens, revocation, introspection", () => {
+  it("rotates refresh tokens; reusing an old one fails and revokes the whole grant", async () => {
+    const config = await discover(confidential);
+    const { tokens } = await signInAndGetTokens(config, member);
+    const rotated = await oc.refreshTokenGrant(config, tokens.refresh_token!);
+    expect(rotated.refresh_token).toBeTruthy();
+    expect(rotated.refresh_token).not.toBe(tokens.refresh_token);
+    expect((await oc.tokenIntrospection(config, rotated.access_token)).active).toBe(true);
+
+    expect(await oauthError(oc.refreshTokenGrant(config, tokens.refresh_token!))).toBe("invalid_grant");
+    // The whole grant is gone: the newest refresh token and its access token too.
+    expect(await oauthError(oc.refreshTokenGrant(config, rotated.refresh_token!))).toBe("invalid_grant");
+    expect((await oc.tokenIntrospection(config, rotated.access_token)).active).toBe(false);
+
+    const reuse = await app.http.get(`/api/v1/organizations/${org.id}/audit-logs?action=oidc.refresh_token.reuse`, { token: admin.token });
+    expect(reuse.body.data.audit_logs[0]).toMatchObject({ action: "oidc.refresh_token.reuse", user_id: member.id, success: false });
+  });
+
+  it("keeps refresh-token records naming their access token, with no foreign key", async () => {
+    const column = resultRows<{ data_type: string; character_maximum_length: number }>(
+      await app.container.db.execute(sql`select data_type, character_maximum_length from information_schema.columns where table_name = 'oidc_refresh_tokens' and column_name = 'access_token_id'`),
+    );
+    expect(column[0]).toEqual({ data_type: "character varying", character_maximum_length: 255 });
+    expect(await countRows(app, "information_schema.table_constraints", "table_name = 'oidc_refresh_tokens' and constraint_type = 'FOREIGN KEY'")).toBe(0);
+    expect(await countRows(app, "oidc_refresh_tokens", "access_token_id is not null")).toBeGreaterThan(0);
+  });
+
+  it("revokes a refresh token; introspection reports it inactive", async () => {
+    const config = await discover(confidential);
+    const { tokens } = await signInAndGetTokens(config, member);
+    const before = await oc.tokenIntrospection(config, tokens.refresh_token!);
+    expect(before).toMatchObject({ active: true, sub: member.id, client_id: confidential.clientId });
+    await oc.tokenRevocation(config, tokens.refresh_token!);
+    expect((await oc.tokenIntrospection(config, tokens.refresh_token!)).active).toBe(false);
+    expect(await oauthError(oc.refreshTokenGrant(config, tokens.refresh_token!))).toBe("invalid_grant");
+  });
+
+  it("stores no token in a form that works: ids are hashed, secrets sealed", async () => {
+    const config = await discover(confidential);
+    const { tokens } = await signInAndGetTokens(config, member);
+    const hits = resultRows<{ n: number }>(
+      await app.container.db.execute(
+        sql`select count(*)::int as n from oidc_payloads where id in (${tokens.access_token}, ${tokens.refresh_token!}) or strpos(payload::text, ${tokens.access_token}) > 0 or strpos(payload::text, ${tokens.refresh_token!}) > 0`,
+      ),
+    );
+    expect(hits[0]!.n).toBe(0);
+    expect(await countRows(app, "oidc_refresh_tokens", "true")).toBeGreaterThan(0);
+    const sealed = resultRows<{ n: number }>(await app.container.db.execute(sql`select count(*)::int as n from oidc_clients where strpos(client_secret_sealed, ${confidential.clientSecret!}) > 0`));
+    expect(sealed[0]!.n).toBe(0);
+  });
+});
+
+describe("client credentials and device flow", () => {
+  it("issues a client-credentials token that introspects as the client's", async () => {
+    const config = await discover(confidential);
+    const tokens = await oc.clientCredentialsGrant(config);
+    const info = await oc.tokenIntrospection(config, tokens.access_token);
+    expect(info).toMatchObject({ active: true, client_id: confidential.clientId });
+    expect(info.sub).toBeUndefined();
+  });
+
+  it("completes the device authorization grant once a signed-in user confirms the code", async () => {
+    const config = await discover(confidential);
+    const device = await oc.initiateDeviceAuthorization(config, { scope: "openid email" });
+    expect(device.verification_uri).toBe(`${app.url}/api/v1/oidc/device`);
+    const user = await newUser(app, { fullName: "Device Owner" });
+    const agent = new OidcAgent(app.url);
+    await agent.signIn(user.email, user.password);
+    const page = await agent.follow(device.verification_uri, "never");
+    expect(page.body).toContain("Enter the code shown on your device");
+    const entered = await agent.submitForm(device.verification_uri, page.body, "op.deviceInputForm", { user_code: device.user_code });
+    const confirmHtml = await entered.text();
+    expect(confirmHtml).toContain(device.user_code);
+    const confirmed = await agent.submitForm(device.verification_uri, confirmHtml, "op.deviceConfirmForm");
+    const done = await agent.follow(new URL(confirmed.headers.get("location")!, app.url).toString(), "never");
+    expect(done.consentShown).toBe(true);
+    expect(done.body).toContain("Device connected");
+    const tokens = await oc.pollDeviceAuthorizationGrant(config, device);
+    expect(tokens.claims()!.sub).toBe(user.id);
+  }, 30_000);
+
+  it("refuses a wrong user code on the device page", async () => {
+    const agent = new OidcAgent(app.url);
+    await agent.signIn(member.email, member.password);
+    const page = await agent.follow(`${app.url}/api/v1/oidc/device`, "never");
+    const res = await agent.submitForm(`${app.url}/api/v1/oidc/device`, page.body, "op.deviceInputForm", { user_code: "BCDF-GHJK" });
+    expect(await res.text()).toContain("That code is not valid");
+  });
+});
+
+describe("RP-initiated logout", () => {
+  it("ends the provider session and the Keyward session, then returns to the registered URI", async () => {
+    const config = await discover(confidential);
+    const { tokens, agent } = await signInAndGetTokens(config, member);
+    const url = oc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: POST_LOGOUT, state: "bye" });
+    const page = await agent.follow(url.toString(), POST_LOGOUT);
+    expect(page.body).toContain("op.logoutForm");
+    const res = await agent.submitForm(url.toString(), page.body, "op.logoutForm", { logout: "yes" });
+    const end = await agent.follow(new URL(res.headers.get("location")!, app.url).toString(), POST_LOGOUT);
+    expect(queryOf(end.url)).toEqual({ state: "bye" });
+    const me = await agent.fetch(`${app.url}/api/v1/auth/me`);
+    expect(me.status).toBe(401);
+    // The next authorization needs a sign-in again.
+    const next = await authorize(config, member, {}, agent);
+    expect(next.stop.url).toContain("/login?next=");
+  });
+
+  it("ends single sign-on when the user signs out of Keyward", async () => {
+    const config = await discover(confidential);
+    const { agent } = await signInAndGetTokens(config, member);
+    const out = await agent.fetch(`${app.url}/api/v1/auth/logout`, { method: "POST", body: "{}", headers: { "content-type": "application/json", origin: app.url } });
+    expect(out.status).toBe(200);
+    const next = await authorize(config, member, { prompt: "" }, agent);
+    expect(next.stop.url).toContain("/login?next=");
+  });
+});
+
+describe("refusals, with OAuth error codes", () => {
+  it("refuses an unregistered redirect URI on an error page, never redirecting to it", async () => {
+    const config = await discover(confidential);
+    const { stop } = await authorize(config, member, { redirect_uri: "http://127.0.0.1:9/other" });
+    expect(stop.status).toBe(400);
+    expect(stop.body).toContain("invalid_redirect_uri");
+  });
+
+  it("requires PKCE for a public client and accepts only S256", async () => {
+    const config = await discover(publicClient);
+    const agent = new OidcAgent(app.url);
+    await agent.signIn(member.email, member.password);
+    const missing = oc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: "openid", state: "p1" });
+    expect(queryOf((await agent.follow(missing.toString(), REDIRECT)).url)).toMatchObject({ error: "invalid_request", state: "p1" });
+    const plain = oc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: "openid", state: "p2", code_challenge: "a".repeat(43), code_challenge_method: "plain" });
+    expect(queryOf((await agent.follow(plain.toString(), REDIRECT)).url)).toMatchObject({ error: "invalid_request", state: "p2" });
+  });
+
+  it("refuses a reused code and revokes what the first exchange issued", async () => {
+    const config = await discover(confidential);
+    const flow = await authorize(config, member);
+    const checks = { pkceCodeVerifier: flow.verifier, expectedState: flow.state, expectedNonce: flow.nonce };
+    const tokens = await oc.authorizationCodeGrant(config, new URL(flow.stop.url), checks);
+    expect(await oauthError(oc.authorizationCodeGrant(config, new URL(flow.stop.url), checks))).toBe("invalid_grant");
+    expect((await oc.tokenIntrospection(config, tokens.access_token)).active).toBe(false);
+  });
+
+  it("refuses an expired code", async () => {
+    const config = await discover(confidential);
+    const flow = await authorize(config, member);
+    app.clock.advance(601_000);
+    try {
+      const error = await oauthError(oc.authorizationCodeGrant(config, new URL(flow.stop.url), { pkceCodeVerifier: flow.verifier, expectedState: flow.state, expectedNonce: flow.nonce }));
+      expect(error).toBe("invalid_grant");
+    } finally {
+      app.clock.reset();
+    }
+  });
+
+  it("refuses a wrong PKCE verifier and a wrong client secret", async () => {
+    const config = await discover(confidential);
+    const flow = await authorize(config, member);
+    expect(await oauthError(oc.authorizationCodeGrant(config, new URL(flow.stop.url), { pkceCodeVerifier: oc.randomPKCECodeVerifier(), expectedState: flow.state }))).toBe("invalid_grant");
+    const wrong = await discover({ clientId: confidential.clientId, clientSecret: "not-the-secret" });
+    expect(await oauthError(oc.clientCredentialsGrant(wrong))).toBe("invalid_client");
+  });
+
+  it("stops a suspended user's tokens and refuses them new ones", async () => {
+    const user = await newUser(app, { fullName: "Soon Suspended" });
+    const config = await discover(confidential);
+    const { tokens } = await signInAndGetTokens(config, user);
+    const superadmin = await newUser(app);
+    await app.services.adminUsers.setSuperadmin({ actor: { kind: "anonymous" }, requestId: "t", ip: null, userAgent: null }, superadmin.email, true);
+    const suspended = await app.http.post(`/api/v1/admin/users/${user.id}/suspend`, { reason: "test" }, { token: superadmin.token });
+    expect(suspended.status, suspended.text).toBe(200);
+    expect(await oauthError(oc.refreshTokenGrant(config, tokens.refresh_token!))).toBe("invalid_grant");
+    expect(await oauthError(oc.fetchUserInfo(config, tokens.access_token, user.id))).toBe("invalid_token");
+    expect((await oc.tokenIntrospection(config, tokens.access_token)).active).toBe(false);
+  });
+});
+
+describe("CORS for browser clients", () => {
+  it("answers the registered origin on token and userinfo, and no other", async () => {
+    const config = await discover(confidential);
+    const { tokens } = await signInAndGetTokens(config, member);
+    const userinfo = (origin: string) => fetch(`${app.url}/api/v1/oidc/userinfo`, { headers: { origin, authorization: `Bearer ${tokens.access_token}` } });
+    expect((await userinfo("https://app.example.com")).headers.get("access-control-allow-origin")).toBe("https://app.example.com");
+    expect((await userinfo("https://evil.example.com")).headers.get("access-control-allow-origin")).toBeNull();
+
+    const token = (origin: string) =>
+      fetch(`${app.url}/api/v1/oidc/token`, {
+        method: "POST",
+        headers: { origin, "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${Buffer.from(`${confidential.clientId}:${confidential.clientSecret}`).toString("base64")}` },
+        body: "grant_type=client_credentials",
+      });
+    const allowed = await token("https://app.example.com");
+    expect(allowed.headers.get("access-control-allow-origin")).toBe("https://app.example.com");
+    const refused = await token("https://evil.example.com");
+    expect(refused.headers.get("access-control-allow-origin")).toBeNull();
   });
 });

@@ -8,6 +8,7 @@ import { createContainer, type Container } from "../../src/container.js";
 import type { Logger } from "../../src/infra/logger.js";
 import { ManualClock } from "../../src/infra/clock.js";
 import { createApp } from "../../src/server.js";
+import type { OidcRuntime } from "../../src/oidc/index.js";
 import { withDatabase } from "./global-setup.js";
 import { startSmtpSink, type SmtpSink } from "./smtp-sink.js";
 import { HttpClient } from "./http.js";
@@ -16,6 +17,8 @@ export interface TestApp {
   url: string;
   container: Container;
   services: Container["services"];
+  /** The running OIDC provider (key rotation, provider internals). */
+  oidc: OidcRuntime;
   clock: ManualClock;
   mail: SmtpSink;
   http: HttpClient;
