@@ -90,7 +90,8 @@ export function interactionRouter(deps: InteractionDeps): Router {
   const sameOrigin = (req: Request, _res: Response, next: NextFunction) => {
     const origin = req.get("origin");
     const site = req.get("sec-fetch-site");
-    if (origin === deps.publicOrigin || (origin === undefined && (site === undefined || site === "same-origin"))) return next();
+    // With Referrer-Policy no-referrer, browsers send "Origin: null" on form posts; Sec-Fetch-Site still tells.
+    if (origin === deps.publicOrigin || site === "same-origin" || (origin === undefined && site === undefined)) return next();
     throw new errors.InvalidRequest("cross-site form submission refused");
   };
 

@@ -285,7 +285,7 @@ describe("RP-initiated logout", () => {
 describe("refusals, with OAuth error codes", () => {
   it("refuses an unregistered redirect URI on an error page, never redirecting to it", async () => {
     const config = await discover(confidential);
-    const { stop } = await authorize(config, member, { redirect_uri: "http://127.0.0.1:9/other" });
+    const { stop } = await authorize(config, member, { redirect_uri: "http://127.0.0.1:47999/other" });
     expect(stop.status).toBe(400);
     expect(stop.body).toContain("invalid_redirect_uri");
   });

@@ -1,8 +1,8 @@
 import type { TestApp } from "../helpers/app.js";
 import type { TestUser } from "./users.js";
 
-export const REDIRECT = "http://127.0.0.1:9/cb";
-export const POST_LOGOUT = "http://127.0.0.1:9/signed-out";
+export const REDIRECT = "http://127.0.0.1:47999/cb";
+export const POST_LOGOUT = "http://127.0.0.1:47999/signed-out";
 
 export interface RegisteredClient {
   clientId: string;
