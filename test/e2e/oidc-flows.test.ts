@@ -312,7 +312,7 @@ describe("refusals, with OAuth error codes", () => {
   it("refuses an expired code", async () => {
     const config = await discover(confidential);
     const flow = await authorize(config, member);
-    app.clock.advance(601_000);
+    app.clock.advance(601);
     try {
       const error = await oauthError(oc.authorizationCodeGrant(config, new URL(flow.stop.url), { pkceCodeVerifier: flow.verifier, expectedState: flow.state, expectedNonce: flow.nonce }));
       expect(error).toBe("invalid_grant");

@@ -82,7 +82,7 @@ export class OidcIdentityService {
     await this.db.transaction(async (tx) => {
       await tx
         .insert(oidcConsents)
-        .values({ userId, clientId, scopes, createdAt: now, updatedAt: now })
+        .values({ userId, clientId, scopes: [...new Set(scopes)].sort(), createdAt: now, updatedAt: now })
         .onConflictDoUpdate({
           target: [oidcConsents.userId, oidcConsents.clientId],
           set: { scopes: sql`array(select distinct unnest(${oidcConsents.scopes} || excluded.scopes) order by 1)`, updatedAt: now },

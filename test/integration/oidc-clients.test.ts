@@ -1,0 +1,223 @@
+import * as oc from "openid-client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApp, type TestApp } from "../helpers/app.js";
+import { countRows } from "../helpers/db.js";
+import { OidcAgent } from "../helpers/oidc-agent.js";
+import { orgWithRoles } from "../factories/orgs.js";
+import { REDIRECT, registerClient, type RegisteredClient } from "../factories/oidc.js";
+import { newUser, type TestUser } from "../factories/users.js";
+
+/**
+ * Registered clients (REST and GraphQL), users' consents, signing-key rotation and the purge of
+ * expired provider rows.
+ */
+let app: TestApp;
+let org: { id: string };
+let admin: TestUser;
+let member: TestUser;
+
+const insecure = { execute: [oc.allowInsecureRequests] };
+const discover = (c: RegisteredClient) =>
+  oc.discovery(new URL(app.url), c.clientId, c.clientSecret ?? undefined, c.clientSecret ? oc.ClientSecretBasic(c.clientSecret) : oc.None(), insecure);
+
+async function codeFlowTokens(config: oc.Configuration, user: TestUser, scope = "openid email") {
+  const agent = new OidcAgent(app.url);
+  await agent.signIn(user.email, user.password);
+  const verifier = oc.randomPKCECodeVerifier();
+  const url = oc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope, code_challenge: await oc.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256" });
+  const stop = await agent.follow(url.toString(), REDIRECT);
+  return { stop, tokens: stop.url.startsWith(REDIRECT) ? await oc.authorizationCodeGrant(config, new URL(stop.url), { pkceCodeVerifier: verifier }) : null };
+}
+
+async function errorOf(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (e) {
+    const err = e as { error?: string; cause?: unknown };
+    if (Array.isArray(err.cause)) return (err.cause[0] as { parameters: { error: string } }).parameters.error;
+    return err.error ?? String(e);
+  }
+  throw new Error("expected a failure");
+}
+
+beforeAll(async () => {
+  app = await startTestApp({ RATE_LIMIT_ENABLED: "false" });
+  ({ org, admin, member } = await orgWithRoles(app));
+});
+afterAll(() => app?.close());
+
+describe("registered clients", () => {
+  it("shows a confidential client's secret once, and never again", async () => {
+    const created = await app.http.post(`/api/v1/organizations/${org.id}/clients`, { name: "Wiki", redirect_uris: [REDIRECT], cors_origins: ["https://wiki.example.com"], access_token_ttl: 600 }, { token: admin.token });
+    expect(created.status, created.text).toBe(201);
+    const client = created.body.data.client;
+    expect(client).toMatchObject({ name: "Wiki", public: false, token_endpoint_auth_method: "client_secret_basic", grant_types: ["authorization_code", "refresh_token"], access_token_ttl: 600, cors_origins: ["https://wiki.example.com"] });
+    expect(client.client_id).toMatch(/^kwc_[0-9a-f]{24}$/);
+    expect(client.client_secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const listed = await app.http.get(`/api/v1/organizations/${org.id}/clients`, { token: admin.token });
+    expect(listed.body.data.count).toBeGreaterThan(0);
+    expect(listed.text).not.toContain(client.client_secret);
+    const one = await app.http.get(`/api/v1/organizations/${org.id}/clients/${client.client_id}`, { token: admin.token });
+    expect(one.body.data.client.client_secret).toBeUndefined();
+    // Only the grant types it was registered with (oidc-provider answers invalid_request).
+    expect(await errorOf(oc.clientCredentialsGrant(await discover({ clientId: client.client_id, clientSecret: client.client_secret })))).toBe("invalid_request");
+  });
+
+  it("applies an update at once: a removed redirect URI is refused, lifetimes change", async () => {
+    const c = await registerClient(app, org.id, admin, { redirect_uris: [REDIRECT, "http://127.0.0.1:47999/old"], grant_types: ["client_credentials"] });
+    const config = await discover(c);
+    expect((await oc.clientCredentialsGrant(config)).expiresIn()).toBeGreaterThan(3500);
+    const patched = await app.http.patch(`/api/v1/organizations/${org.id}/clients/${c.clientId}`, { access_token_ttl: 120, redirect_uris: [REDIRECT] }, { token: admin.token });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body.data.client.redirect_uris).toEqual([REDIRECT]);
+    expect((await oc.clientCredentialsGrant(config)).expiresIn()).toBeLessThanOrEqual(120);
+  });
+
+  it("rotates a secret: the old one stops working, the new one works", async () => {
+    const c = await registerClient(app, org.id, admin, { grant_types: ["client_credentials"] });
+    const rotated = await app.http.post(`/api/v1/organizations/${org.id}/clients/${c.clientId}/rotate-secret`, {}, { token: admin.token });
+    expect(rotated.status).toBe(200);
+    const fresh = rotated.body.data.client.client_secret as string;
+    expect(fresh).not.toBe(c.clientSecret);
+    expect(await errorOf(oc.clientCredentialsGrant(await discover(c)))).toBe("invalid_client");
+    expect((await oc.clientCredentialsGrant(await discover({ clientId: c.clientId, clientSecret: fresh }))).access_token).toBeTruthy();
+    const audit = await app.http.get(`/api/v1/organizations/${org.id}/audit-logs?action=oidc.client.secret_rotated`, { token: admin.token });
+    expect(audit.body.data.audit_logs[0]).toMatchObject({ resource_id: c.clientId, actor_id: admin.id });
+  });
+
+  it("deletes a client with every token it holds", async () => {
+    const c = await registerClient(app, org.id, admin, { grant_types: ["authorization_code", "refresh_token"] });
+    const config = await discover(c);
+    const { tokens } = await codeFlowTokens(config, member);
+    expect((await oc.fetchUserInfo(config, tokens!.access_token, member.id)).sub).toBe(member.id);
+    const deleted = await app.http.delete(`/api/v1/organizations/${org.id}/clients/${c.clientId}`, { token: admin.token });
+    expect(deleted.status).toBe(200);
+    const userinfo = await fetch(`${app.url}/api/v1/oidc/userinfo`, { headers: { authorization: `Bearer ${tokens!.access_token}` } });
+    expect(userinfo.status).toBe(401);
+    expect((await app.http.get(`/api/v1/organizations/${org.id}/clients/${c.clientId}`, { token: admin.token })).body.error.type).toBe("CLIENT_NOT_FOUND");
+  });
+
+  it("refuses unsafe or inconsistent registrations with VALIDATION_ERROR", async () => {
+    const bad = [
+      { name: "x", redirect_uris: ["javascript:alert(1)"] },
+      { name: "x", redirect_uris: ["https://app.example.com/cb#frag"] },
+      { name: "x", redirect_uris: ["http://app.example.com/cb"] },
+      { name: "x", grant_types: ["authorization_code"] },
+      { name: "x", public: true, grant_types: ["client_credentials"] },
+      { name: "x", redirect_uris: [REDIRECT], cors_origins: ["https://app.example.com/path"] },
+      { name: "x", redirect_uris: [REDIRECT], grant_types: ["implicit"] },
+    ];
+    for (const body of bad) {
+      const res = await app.http.post(`/api/v1/organizations/${org.id}/clients`, body, { token: admin.token });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.error.type).toBe("VALIDATION_ERROR");
+    }
+  });
+
+  it("gives the same answers through GraphQL, and refuses members", async () => {
+    const create = await app.http.gql(
+      `mutation($orgId: ID!, $input: OidcClientInput!) { createOidcClient(orgId: $orgId, input: $input) { clientId clientSecret public grantTypes } }`,
+      { orgId: org.id, input: { name: "SPA", redirectUris: [REDIRECT], public: true } },
+      { token: admin.token },
+    );
+    expect(create.errors).toBeUndefined();
+    expect(create.data.createOidcClient).toMatchObject({ clientSecret: null, public: true, grantTypes: ["authorization_code", "refresh_token"] });
+    const clientId = create.data.createOidcClient.clientId as string;
+    const rest = await app.http.get(`/api/v1/organizations/${org.id}/clients/${clientId}`, { token: admin.token });
+    const gql = await app.http.gql(`query($orgId: ID!, $clientId: String!) { oidcClient(orgId: $orgId, clientId: $clientId) { clientId name redirectUris public } }`, { orgId: org.id, clientId }, { token: admin.token });
+    expect(gql.data.oidcClient).toEqual({ clientId, name: rest.body.data.client.name, redirectUris: rest.body.data.client.redirect_uris, public: true });
+    const rotate = await app.http.gql(`mutation($orgId: ID!, $clientId: String!) { rotateOidcClientSecret(orgId: $orgId, clientId: $clientId) { clientSecret } }`, { orgId: org.id, clientId }, { token: admin.token });
+    expect(rotate.errors[0].extensions.code).toBe("BAD_REQUEST");
+    const byMember = await app.http.gql(`query($orgId: ID!) { oidcClients(orgId: $orgId) { clientId } }`, { orgId: org.id }, { token: member.token });
+    expect(byMember.errors[0].extensions.code).toBe("AUTHORIZATION_ERROR");
+    const restMember = await app.http.post(`/api/v1/organizations/${org.id}/clients`, { name: "x", redirect_uris: [REDIRECT] }, { token: member.token });
+    expect(restMember.status).toBe(403);
+  });
+
+  it("hides another organization's client from its admins (not found, not forbidden)", async () => {
+    const c = await registerClient(app, org.id, admin);
+    const other = await orgWithRoles(app);
+    const res = await app.http.patch(`/api/v1/organizations/${other.org.id}/clients/${c.clientId}`, { name: "stolen" }, { token: other.admin.token });
+    expect(res.status).toBe(404);
+    expect(res.body.error.type).toBe("CLIENT_NOT_FOUND");
+  });
+});
+
+describe("consents", () => {
+  it("lets a user withdraw consent: the client's tokens stop and it must ask again", async () => {
+    const c = await registerClient(app, org.id, admin);
+    const config = await discover(c);
+    const user = await newUser(app, { fullName: "Consenting" });
+    const { tokens } = await codeFlowTokens(config, user);
+    const listed = await app.http.get("/api/v1/users/me/consents", { token: user.token });
+    expect(listed.body.data.consents).toEqual([expect.objectContaining({ client_id: c.clientId, client_name: "Test RP", scopes: ["email", "openid"] })]);
+    const gql = await app.http.gql(`{ myConsents { clientId scopes } }`, {}, { token: user.token });
+    expect(gql.data.myConsents).toEqual([{ clientId: c.clientId, scopes: ["email", "openid"] }]);
+
+    const withdrawn = await app.http.delete(`/api/v1/users/me/consents/${c.clientId}`, { token: user.token });
+    expect(withdrawn.status).toBe(200);
+    expect((await oc.tokenIntrospection(config, tokens!.access_token)).active).toBe(false);
+    const again = await codeFlowTokens(config, user);
+    expect(again.stop.consentShown).toBe(true);
+    expect((await app.http.delete(`/api/v1/users/me/consents/kwc_000000000000000000000000`, { token: user.token })).status).toBe(404);
+  });
+});
+
+describe("signing keys", () => {
+  it("seals private keys at rest and rotates on schedule, publishing the old key through its grace period", async () => {
+    expect(await countRows(app, "oidc_signing_keys", "private_jwk_sealed like 'v1.%' and private_jwk_sealed not like '%\"d\"%'")).toBe(2);
+    const c = await registerClient(app, org.id, admin);
+    const config = await discover(c);
+    const jwks = async () => ((await (await fetch(`${app.url}/api/v1/oidc/jwks`)).json()) as { keys: { kid: string; alg: string }[] }).keys;
+    const before = await jwks();
+    const { tokens } = await codeFlowTokens(config, member);
+    const oldKid = JSON.parse(Buffer.from(tokens!.id_token!.split(".")[0]!, "base64url").toString()).kid as string;
+    expect(before.map((k) => k.kid)).toContain(oldKid);
+
+    try {
+      app.clock.advance(91 * 86_400);
+      const rotated = await app.oidc.maintain();
+      expect(rotated.created).toHaveLength(2);
+      expect(rotated.retired.sort()).toEqual(before.map((k) => k.kid).sort());
+      expect(rotated.reloaded).toBe(true);
+      const during = await jwks();
+      expect(during).toHaveLength(4);
+      expect(during.slice(0, 2).map((k) => k.kid).sort()).toEqual(rotated.created.sort());
+
+      // New ID tokens carry the new key id and still validate through discovery + JWKS.
+      const user = await newUser(app);
+      const fresh = await codeFlowTokens(await discover(c), user);
+      const newKid = JSON.parse(Buffer.from(fresh.tokens!.id_token!.split(".")[0]!, "base64url").toString()).kid as string;
+      expect(rotated.created).toContain(newKid);
+
+      app.clock.advance(31 * 86_400);
+      await app.oidc.maintain();
+      expect((await jwks()).map((k) => k.kid).sort()).toEqual(rotated.created.sort());
+    } finally {
+      app.clock.reset();
+    }
+  });
+});
+
+describe("housekeeping", () => {
+  it("purges expired codes, tokens and interactions", async () => {
+    const c = await registerClient(app, org.id, admin, { grant_types: ["client_credentials"] });
+    await oc.clientCredentialsGrant(await discover(c));
+    const before = await countRows(app, "oidc_payloads", "type = 'ClientCredentials'");
+    expect(before).toBeGreaterThan(0);
+    try {
+      app.clock.advance(2 * 3600);
+      expect(await app.services.oidcClients.purgeExpired()).toBeGreaterThan(0);
+      expect(await countRows(app, "oidc_payloads", "type = 'ClientCredentials'")).toBe(0);
+    } finally {
+      app.clock.reset();
+    }
+  });
+
+  it("records token issuance in the organization's activity", async () => {
+    const c = await registerClient(app, org.id, admin, { grant_types: ["client_credentials"] });
+    await oc.clientCredentialsGrant(await discover(c));
+    const res = await app.http.get(`/api/v1/organizations/${org.id}/audit-logs?action=oidc.token.issued`, { token: admin.token });
+    expect(res.body.data.audit_logs.find((e: { resource_id: string }) => e.resource_id === c.clientId)).toMatchObject({ success: true, metadata: { grant_type: "client_credentials", client_id: c.clientId } });
+  });
+});
