@@ -10,6 +10,7 @@ import { openDatabase } from "../src/infra/db.js";
 import { createPasswordHasher, totpCode, totpStep } from "../src/lib/crypto/index.js";
 import { blobFromKeyObject, generateCaKey, loadPrivateKey, signCertificate } from "../src/lib/ssh/index.js";
 import { sql } from "drizzle-orm";
+import { bareTarget, clientCredentialsGrants, keywardTarget, refreshGrants } from "./oidc.js";
 
 /**
  * npm run bench: Keyward runs as its own process (as in production); this process only generates
@@ -187,6 +188,8 @@ async function main() {
   };
   const server = await start("src/main.ts", env, `http://127.0.0.1:${port}/api/health`);
   const bare = await start("bench/bare-session-server.ts", { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix, PORT: String(barePort) }, `http://127.0.0.1:${barePort}/me`);
+  const oidcPort = await freePort();
+  const bareOidc = await start("bench/bare-oidc-server.ts", { PORT: String(oidcPort) }, `http://127.0.0.1:${oidcPort}/.well-known/openid-configuration`);
   const base = `http://127.0.0.1:${port}`;
   const headers = { "content-type": "application/json" };
   try {
@@ -229,6 +232,16 @@ async function main() {
     const mfaUsers = await enrollTotpUsers(base, Number(process.env.BENCH_MFA_USERS ?? 300));
     const mfaLogin = await mfaLoginLatency(base, mfaUsers, 4);
 
+    // OIDC grants: the same refresh-token (with rotation) and client-credentials requests against
+    // Keyward and against a bare oidc-provider with its in-memory adapter.
+    const chains = 8;
+    const keyward = await keywardTarget(base, token, org.id, { email, password: "bench password value" }, chains);
+    const bareOidcTarget = await bareTarget(`http://127.0.0.1:${oidcPort}`, chains);
+    const refresh = await refreshGrants(keyward, DURATION);
+    const bareRefresh = await refreshGrants(bareOidcTarget, DURATION);
+    const cc = await clientCredentialsGrants(keyward, DURATION, 16);
+    const bareCc = await clientCredentialsGrants(bareOidcTarget, DURATION, 16);
+
     const row = (name: string, r: { rps: number; p50: number; p99: number }) =>
       `${name.padEnd(46)} ${r.rps.toFixed(1).padStart(9)} ${r.p50.toFixed(1).padStart(8)} ${r.p99.toFixed(1).padStart(8)}`;
     console.log(`\n${"scenario".padEnd(46)} ${"req/s".padStart(9)} ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)}`);
@@ -243,9 +256,17 @@ async function main() {
     console.log(`  ratio: ${(signing.rps / signBaseline.rps).toFixed(2)} of the in-process pipeline`);
     console.log(row(`sign-in with MFA (password + TOTP), ${mfaLogin.total} sign-ins`, mfaLogin));
     console.log(`  (p50/p99 are for the two requests together; baseline: the password sign-in above)`);
+    const cores = cpus().length;
+    console.log(row(`OIDC refresh grant, rotation, ${chains} chains`, refresh));
+    console.log(row("  baseline: bare oidc-provider, memory adapter", bareRefresh));
+    console.log(`  ratio: ${(refresh.rps / bareRefresh.rps).toFixed(2)}; per core: ${(refresh.rps / cores).toFixed(1)} vs ${(bareRefresh.rps / cores).toFixed(1)} (Keycloak sizing: 120/s per vCPU)`);
+    console.log(row("OIDC client-credentials grant, 16 connections", cc));
+    console.log(row("  baseline: bare oidc-provider, memory adapter", bareCc));
+    console.log(`  ratio: ${(cc.rps / bareCc.rps).toFixed(2)}; per core: ${(cc.rps / cores).toFixed(1)} vs ${(bareCc.rps / cores).toFixed(1)} (Keycloak sizing: 120/s per vCPU)`);
   } finally {
     server.kill("SIGTERM");
     bare.kill("SIGTERM");
+    bareOidc.kill("SIGTERM");
     const redis = new Redis(redisUrl);
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length) await redis.del(...keys);

@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, isNull, or, sql } from "drizzle-orm";
+import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
 import type { Adapter, AdapterPayload } from "oidc-provider";
 import { oidcPayloads, oidcRefreshTokens } from "../../schema/index.js";
 import type { Clock } from "../infra/clock.js";
@@ -54,15 +54,12 @@ export function createAdapterFactory(db: Db, clock: Clock, clients: OidcClientsS
         .values(values)
         .onConflictDoUpdate({ target: [oidcPayloads.type, oidcPayloads.id], set: { payload: values.payload, grantId: values.grantId, userCode: values.userCode, uid: values.uid, expiresAt } });
       if (this.model === "RefreshToken" && payload.grantId) {
-        const [latest] = await db
-          .select({ id: oidcPayloads.id })
-          .from(oidcPayloads)
-          .where(and(eq(oidcPayloads.type, "AccessToken"), eq(oidcPayloads.grantId, payload.grantId)))
-          .orderBy(desc(sql`(${oidcPayloads.payload}->>'iat')::bigint`))
-          .limit(1);
+        // The access token issued with it: already saved in the code grant (the refresh grant
+        // saves it next, and the AccessToken branch below fills it in).
+        const latestAccessToken = sql`(select ${oidcPayloads.id} from ${oidcPayloads} where ${oidcPayloads.type} = 'AccessToken' and ${oidcPayloads.grantId} = ${payload.grantId} order by (${oidcPayloads.payload}->>'iat')::bigint desc limit 1)`;
         await db
           .insert(oidcRefreshTokens)
-          .values({ id: key, grantId: payload.grantId, clientId: String(payload.clientId ?? ""), accountId: payload.accountId ?? null, accessTokenId: latest?.id ?? null, expiresAt, createdAt: now })
+          .values({ id: key, grantId: payload.grantId, clientId: String(payload.clientId ?? ""), accountId: payload.accountId ?? null, accessTokenId: latestAccessToken, expiresAt, createdAt: now })
           .onConflictDoNothing();
       }
       if (this.model === "AccessToken" && payload.grantId) {
