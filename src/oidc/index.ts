@@ -66,7 +66,7 @@ export async function mountOidc(app: Express, container: Container): Promise<Oid
 
   const router = Router();
   router.use(edgeLimits(container));
-  router.use(interactionRouter({ runtime, identity: services.oidcIdentity, keywardUser, brand: config.email.brand.name, publicOrigin: config.http.publicUrl, clock }));
+  router.use(interactionRouter({ runtime, identity: services.oidcIdentity, keywardUser, brand: config.email.brand.name, publicOrigin: config.http.publicUrl, clock, kv: container.kv }));
   router.use((req, res) => void runtime.handle(req, res));
   app.use(OIDC_PREFIX, router);
   return runtime;

@@ -2,6 +2,7 @@ import { Router, type NextFunction, type Request, type Response } from "express"
 import { errors, type InteractionResults } from "oidc-provider";
 import type { OidcIdentityService } from "../modules/oidc-clients/oidc-identity.service.js";
 import type { Clock } from "../infra/clock.js";
+import type { KeyValueStore } from "../infra/kv.js";
 import { pageCsp } from "../pages/layout.js";
 import { amrOf, type keywardUserOf } from "./keyward-session.js";
 import { OIDC_PREFIX, SCOPES } from "./provider.js";
@@ -15,6 +16,7 @@ export interface InteractionDeps {
   brand: string;
   publicOrigin: string;
   clock: Clock;
+  kv: KeyValueStore;
 }
 
 type Details = Awaited<ReturnType<OidcRuntime["provider"]["interactionDetails"]>>;
@@ -57,11 +59,21 @@ export function interactionRouter(deps: InteractionDeps): Router {
     const toLogin = () => res.redirect(303, `/login?next=${encodeURIComponent(interactionPath(found.uid))}`);
 
     if (found.prompt.name === "login") {
+      if (found.prompt.reasons.includes("login_prompt")) {
+        // prompt=login: the session that was there when the request came is not enough; any
+        // newer one is. The stale session's id is kept server-side for this interaction.
+        const key = `oidc:fresh:${found.uid}`;
+        const stale = await deps.kv.get(key);
+        if (stale === null) {
+          await deps.kv.set(key, user?.sessionId ?? "-", 3600);
+          return toLogin();
+        }
+        if (!user || user.sessionId === stale) return toLogin();
+      }
       if (!user) return toLogin();
-      // prompt=login and max_age ask for a sign-in newer than the request or than max_age.
+      // max_age: the sign-in must be at most that old.
       const maxAge = found.params.max_age === undefined ? undefined : Number(found.params.max_age);
-      const freshAfter = Math.max(found.prompt.reasons.includes("login_prompt") ? found.iat * 1000 : 0, maxAge !== undefined ? deps.clock.now().getTime() - maxAge * 1000 : 0);
-      if (user.authAt < freshAfter) return toLogin();
+      if (maxAge !== undefined && user.authAt < deps.clock.now().getTime() - maxAge * 1000) return toLogin();
       return finish(req, res, { login: { accountId: user.userId, ts: Math.floor(user.authAt / 1000), amr: amrOf(user.method), remember: true } }, false);
     }
 

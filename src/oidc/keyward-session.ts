@@ -10,6 +10,8 @@ export interface KeywardUser {
   /** When the user signed in (ms since the epoch) and how ("password+totp", "passkey" …). */
   authAt: number;
   method: string;
+  /** Public id of the Keyward session. */
+  sessionId: string;
   ctx: RequestContext;
 }
 
@@ -34,7 +36,7 @@ export function createKeywardSessionReader(actors: ActorService): keywardUserOf 
     });
     if (!resolved || resolved.ctx.actor.kind !== "user") return null;
     const { actor } = resolved.ctx;
-    return { userId: actor.userId, email: actor.email, authAt: resolved.session.createdAt, method: resolved.session.method ?? "password", ctx: resolved.ctx };
+    return { userId: actor.userId, email: actor.email, authAt: resolved.session.createdAt, method: resolved.session.method ?? "password", sessionId: resolved.session.id, ctx: resolved.ctx };
   };
   return (req) => {
     let pending = cache.get(req);

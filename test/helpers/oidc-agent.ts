@@ -48,7 +48,7 @@ export class OidcAgent {
    * Follows an authorization (or device, or logout) URL. Returns the final stop: the redirect to
    * `stopAt`, or the page where it had to stop (sign-in page, an error page, a device page …).
    */
-  async follow(start: string, stopAt: string, consent: "allow" | "deny" = "allow"): Promise<{ url: string; status: number; body: string; consentShown: boolean }> {
+  async follow(start: string, stopAt: string, consent: "allow" | "deny" | "stop" = "allow"): Promise<{ url: string; status: number; body: string; consentShown: boolean }> {
     let url = start;
     let consentShown = false;
     for (let hops = 0; hops < 20; hops++) {
@@ -62,7 +62,7 @@ export class OidcAgent {
       const body = await res.text();
       const form = /<form method="post" action="([^"]+\/(confirm|abort))">/g;
       const actions = [...body.matchAll(form)].map((m) => m[1]!);
-      if (res.status === 200 && actions.length === 2) {
+      if (res.status === 200 && actions.length === 2 && consent !== "stop") {
         consentShown = true;
         const action = actions.find((a) => a.endsWith(consent === "allow" ? "/confirm" : "/abort"))!;
         const posted = await this.fetch(new URL(action, url).toString(), { method: "POST", headers: { origin: this.origin } });
