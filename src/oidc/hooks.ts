@@ -11,7 +11,7 @@ import type { AuditService } from "../modules/audit/audit.service.js";
 import type { LoginService } from "../modules/auth/login.service.js";
 import type { OidcIdentityService } from "../modules/oidc-clients/oidc-identity.service.js";
 import { pageCsp } from "../pages/layout.js";
-import type { keywardUserOf } from "./keyward-session.js";
+import type { KeywardUserReader } from "./keyward-session.js";
 
 export interface HookDeps {
   config: Config;
@@ -20,7 +20,7 @@ export interface HookDeps {
   audit: AuditService;
   identity: OidcIdentityService;
   login: LoginService;
-  keywardUser: keywardUserOf;
+  keywardUser: KeywardUserReader;
 }
 
 type OidcError = errors.OIDCProviderError & { error_detail?: string };

@@ -4,7 +4,7 @@ import type { OidcIdentityService } from "../modules/oidc-clients/oidc-identity.
 import type { Clock } from "../infra/clock.js";
 import type { KeyValueStore } from "../infra/kv.js";
 import { pageCsp } from "../pages/layout.js";
-import { amrOf, type keywardUserOf } from "./keyward-session.js";
+import { amrOf, type KeywardUserReader } from "./keyward-session.js";
 import { OIDC_PREFIX, SCOPES } from "./provider.js";
 import type { OidcRuntime } from "./runtime.js";
 import { consentPage, errorPage } from "./views.js";
@@ -12,7 +12,7 @@ import { consentPage, errorPage } from "./views.js";
 export interface InteractionDeps {
   runtime: OidcRuntime;
   identity: OidcIdentityService;
-  keywardUser: keywardUserOf;
+  keywardUser: KeywardUserReader;
   brand: string;
   publicOrigin: string;
   clock: Clock;

@@ -15,14 +15,14 @@ export interface KeywardUser {
   ctx: RequestContext;
 }
 
-export type keywardUserOf = (req: IncomingMessage) => Promise<KeywardUser | null>;
+export type KeywardUserReader = (req: IncomingMessage) => Promise<KeywardUser | null>;
 
 /**
  * The Keyward user signed in on this browser, from the session cookie only (never a bearer
  * header: the provider's own endpoints carry client credentials there). express-session has
  * already loaded the record; resolving it again is memoised per request.
  */
-export function createKeywardSessionReader(actors: ActorService): keywardUserOf {
+export function createKeywardSessionReader(actors: ActorService): KeywardUserReader {
   const cache = new WeakMap<IncomingMessage, Promise<KeywardUser | null>>();
   const read = async (raw: IncomingMessage): Promise<KeywardUser | null> => {
     const req = raw as Request;

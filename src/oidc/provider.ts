@@ -6,7 +6,7 @@ import type { PrivateJwk, SecretBox } from "../lib/crypto/index.js";
 import { CLIENT_EXTRA, type OidcClientsService } from "../modules/oidc-clients/oidc-clients.service.js";
 import type { OidcIdentityService } from "../modules/oidc-clients/oidc-identity.service.js";
 import { createAdapterFactory } from "./adapter.js";
-import { keywardUserOf } from "./keyward-session.js";
+import type { KeywardUserReader } from "./keyward-session.js";
 import { deviceConfirmPage, deviceInputPage, errorPage, logoutPage, messagePage } from "./views.js";
 
 export const OIDC_PREFIX = "/api/v1/oidc";
@@ -34,7 +34,7 @@ export interface ProviderDeps {
   clients: OidcClientsService;
   identity: OidcIdentityService;
   /** Resolves the Keyward user behind a request's session cookie (null when signed out). */
-  keywardUser: keywardUserOf;
+  keywardUser: KeywardUserReader;
 }
 
 type ClientTtl = { AccessToken: number; IdToken: number; RefreshToken: number };
@@ -46,7 +46,7 @@ const DAY = 86_400;
  * The login prompt also asks for sign-in when the Keyward session behind the browser is gone or
  * belongs to someone else: signing out of Keyward ends single sign-on for every client too.
  */
-function loginPolicy(keywardUser: keywardUserOf) {
+function loginPolicy(keywardUser: KeywardUserReader) {
   const { base, Check } = interactionPolicy;
   const policy = base();
   policy.get("login")!.checks.add(

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { totpCode, totpStep } from "../../src/lib/crypto/index.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { launchBrowser } from "../helpers/browser.js";
+import { discover } from "../helpers/oidc-rp.js";
 import { orgWithRoles } from "../factories/orgs.js";
 import { registerClient, type RegisteredClient } from "../factories/oidc.js";
 import { newUser, type TestUser } from "../factories/users.js";
@@ -51,7 +52,7 @@ beforeAll(async () => {
   REDIRECT = `http://127.0.0.1:${(rp.address() as { port: number }).port}/cb`;
   const { org, admin } = await orgWithRoles(app);
   client = await registerClient(app, org.id, admin, { name: "Grafana", redirect_uris: [REDIRECT] });
-  config = await oc.discovery(new URL(app.url), client.clientId, client.clientSecret!, oc.ClientSecretBasic(client.clientSecret!), { execute: [oc.allowInsecureRequests] });
+  config = await discover(app.url, client);
 });
 afterAll(async () => {
   rp?.close();

@@ -5,6 +5,7 @@ import { countRows } from "../helpers/db.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { OidcAgent } from "../helpers/oidc-agent.js";
+import { discover as discoverAt, oauthError } from "../helpers/oidc-rp.js";
 import { orgWithRoles } from "../factories/orgs.js";
 import { POST_LOGOUT, REDIRECT, registerClient, type RegisteredClient } from "../factories/oidc.js";
 import { newUser, type TestUser } from "../factories/users.js";
@@ -21,12 +22,7 @@ let member: TestUser;
 let confidential: RegisteredClient;
 let publicClient: RegisteredClient;
 
-const insecure = { execute: [oc.allowInsecureRequests] };
-
-function discover(client: RegisteredClient): Promise<oc.Configuration> {
-  const auth = client.clientSecret ? oc.ClientSecretBasic(client.clientSecret) : oc.None();
-  return oc.discovery(new URL(app.url), client.clientId, client.clientSecret ?? undefined, auth, insecure);
-}
+const discover = (client: RegisteredClient) => discoverAt(app.url, client);
 
 /** The authorization code flow with PKCE for `user`, in a cookie-keeping agent. */
 async function authorize(config: oc.Configuration, user: TestUser, params: Record<string, string> = {}, agent?: OidcAgent) {
@@ -55,19 +51,6 @@ async function signInAndGetTokens(config: oc.Configuration, user: TestUser, para
   const flow = await authorize(config, user, params);
   const tokens = await oc.authorizationCodeGrant(config, new URL(flow.stop.url), { pkceCodeVerifier: flow.verifier, expectedState: flow.state, expectedNonce: flow.nonce });
   return { ...flow, tokens };
-}
-
-/** The OAuth error a call failed with (openid-client throws ResponseBodyError / AuthorizationResponseError). */
-async function oauthError(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (e) {
-    const err = e as { error?: string; cause?: unknown };
-    // A 401 with WWW-Authenticate comes as a list of challenges carrying the error parameter.
-    if (Array.isArray(err.cause)) return (err.cause[0] as { parameters: { error: string } }).parameters.error;
-    return err.error ?? String(e);
-  }
-  throw new Error("expected the call to fail");
 }
 
 const queryOf = (url: string) => Object.fromEntries(new URL(url).searchParams);

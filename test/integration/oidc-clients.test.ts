@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { countRows } from "../helpers/db.js";
 import { OidcAgent } from "../helpers/oidc-agent.js";
+import { discover as discoverAt, oauthError } from "../helpers/oidc-rp.js";
 import { orgWithRoles } from "../factories/orgs.js";
 import { REDIRECT, registerClient, type RegisteredClient } from "../factories/oidc.js";
 import { newUser, type TestUser } from "../factories/users.js";
@@ -16,9 +17,7 @@ let org: { id: string };
 let admin: TestUser;
 let member: TestUser;
 
-const insecure = { execute: [oc.allowInsecureRequests] };
-const discover = (c: RegisteredClient) =>
-  oc.discovery(new URL(app.url), c.clientId, c.clientSecret ?? undefined, c.clientSecret ? oc.ClientSecretBasic(c.clientSecret) : oc.None(), insecure);
+const discover = (c: RegisteredClient) => discoverAt(app.url, c);
 
 async function codeFlowTokens(config: oc.Configuration, user: TestUser, scope = "openid email") {
   const agent = new OidcAgent(app.url);
@@ -27,17 +26,6 @@ async function codeFlowTokens(config: oc.Configuration, user: TestUser, scope = 
   const url = oc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope, code_challenge: await oc.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256" });
   const stop = await agent.follow(url.toString(), REDIRECT);
   return { stop, tokens: stop.url.startsWith(REDIRECT) ? await oc.authorizationCodeGrant(config, new URL(stop.url), { pkceCodeVerifier: verifier }) : null };
-}
-
-async function errorOf(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (e) {
-    const err = e as { error?: string; cause?: unknown };
-    if (Array.isArray(err.cause)) return (err.cause[0] as { parameters: { error: string } }).parameters.error;
-    return err.error ?? String(e);
-  }
-  throw new Error("expected a failure");
 }
 
 beforeAll(async () => {
@@ -60,7 +48,7 @@ describe("registered clients", () => {
     const one = await app.http.get(`/api/v1/organizations/${org.id}/clients/${client.client_id}`, { token: admin.token });
     expect(one.body.data.client.client_secret).toBeUndefined();
     // Only the grant types it was registered with (oidc-provider answers invalid_request).
-    expect(await errorOf(oc.clientCredentialsGrant(await discover({ clientId: client.client_id, clientSecret: client.client_secret })))).toBe("invalid_request");
+    expect(await oauthError(oc.clientCredentialsGrant(await discover({ clientId: client.client_id, clientSecret: client.client_secret })))).toBe("invalid_request");
   });
 
   it("applies an update at once: a removed redirect URI is refused, lifetimes change", async () => {
@@ -79,7 +67,7 @@ describe("registered clients", () => {
     expect(rotated.status).toBe(200);
     const fresh = rotated.body.data.client.client_secret as string;
     expect(fresh).not.toBe(c.clientSecret);
-    expect(await errorOf(oc.clientCredentialsGrant(await discover(c)))).toBe("invalid_client");
+    expect(await oauthError(oc.clientCredentialsGrant(await discover(c)))).toBe("invalid_client");
     expect((await oc.clientCredentialsGrant(await discover({ clientId: c.clientId, clientSecret: fresh }))).access_token).toBeTruthy();
     const audit = await app.http.get(`/api/v1/organizations/${org.id}/audit-logs?action=oidc.client.secret_rotated`, { token: admin.token });
     expect(audit.body.data.audit_logs[0]).toMatchObject({ resource_id: c.clientId, actor_id: admin.id });

@@ -2,6 +2,7 @@ import * as oc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { OidcAgent } from "../helpers/oidc-agent.js";
+import { discover } from "../helpers/oidc-rp.js";
 import { orgWithRoles } from "../factories/orgs.js";
 import { REDIRECT, registerClient, type RegisteredClient } from "../factories/oidc.js";
 import type { TestUser } from "../factories/users.js";
@@ -17,7 +18,7 @@ beforeAll(async () => {
   const roles = await orgWithRoles(app);
   member = roles.member;
   client = await registerClient(app, roles.org.id, roles.admin, { grant_types: ["authorization_code", "client_credentials"] });
-  config = await oc.discovery(new URL(app.url), client.clientId, client.clientSecret!, oc.ClientSecretBasic(client.clientSecret!), { execute: [oc.allowInsecureRequests] });
+  config = await discover(app.url, client);
 });
 afterAll(() => app?.close());
 
