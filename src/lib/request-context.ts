@@ -28,3 +28,9 @@ export const anonymousContext = (requestId: string, ip: string | null = null, us
 
 /** Context for work the service does on its own behalf (jobs, bootstrap tasks). */
 export const systemContext = (requestId = "system"): RequestContext => anonymousContext(requestId);
+
+/** The same request, attributed to `user` (a sign-in that just proved who is calling). */
+export const actingAs = (ctx: RequestContext, user: { id: string; email: string; isSuperadmin: boolean }, sessionId: string | null = null): RequestContext => ({
+  ...ctx,
+  actor: { kind: "user", userId: user.id, email: user.email, isSuperadmin: user.isSuperadmin, sessionId },
+});

@@ -8,7 +8,8 @@ import { launchBrowser } from "../helpers/browser.js";
 import { discover } from "../helpers/oidc-rp.js";
 import { orgWithRoles } from "../factories/orgs.js";
 import { registerClient, type RegisteredClient } from "../factories/oidc.js";
-import { newUser, type TestUser } from "../factories/users.js";
+import { enrollTotp } from "../factories/mfa.js";
+import { newUser } from "../factories/users.js";
 
 /**
  * The provider's pages in headless Chromium: a relying party sends the browser to Keyward, the
@@ -22,14 +23,6 @@ let config: oc.Configuration;
 /** The relying party's redirect URI: a real loopback server, as a browser must reach it. */
 let rp: Server;
 let REDIRECT: string;
-
-async function enrollTotp(user: TestUser): Promise<string> {
-  const enroll = await app.http.post("/api/v1/auth/totp/enroll", {}, { token: user.token });
-  const secret = enroll.body.data.secret as string;
-  const verified = await app.http.post("/api/v1/auth/totp/verify-enrollment", { code: totpCode(secret, totpStep(app.clock.now()) - 1) }, { token: user.token });
-  expect(verified.status, verified.text).toBe(200);
-  return secret;
-}
 
 /** A fresh browser (its own cookies). */
 async function rpPage(): Promise<Page> {
@@ -63,7 +56,7 @@ afterAll(async () => {
 describe("sign-in and consent pages in Chromium", () => {
   it("signs in an MFA user on the hosted page, asks for consent, and returns a code to the client", async () => {
     const user = await newUser(app, { fullName: "Mfa Browser" });
-    const secret = await enrollTotp(user);
+    const { secret } = await enrollTotp(app, user);
     const page = await rpPage();
     const { url, verifier, state } = await authorizationUrl();
 

@@ -1,7 +1,7 @@
 import { and, count, eq, ilike, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
 import { activeMemberships, users } from "../../../schema/index.js";
 import type { Clock } from "../../infra/clock.js";
-import type { Db, Executor } from "../../infra/db.js";
+import type { Db } from "../../infra/db.js";
 import { isUniqueViolation } from "../../infra/db-errors.js";
 import type { PasswordHasher } from "../../lib/crypto/index.js";
 import { AppError } from "../../lib/errors.js";
@@ -27,14 +27,8 @@ import { userColumns, usersRepository, type UserRow } from "../users/users.repos
 import { auditQuerySchema, suspendSchema } from "../users/users.schemas.js";
 import { toUserView, type UserView } from "../users/users.views.js";
 import { soleOwnedOrganizations } from "../orgs/sole-owner.js";
+import { AdminErrors, assertReach, reachUser } from "./admin-reach.js";
 
-export const AdminErrors = {
-  ownerProtection: () => new AppError("OWNER_PROTECTION", 403, "This user is an owner of your shared organization: only a higher role can administer them"),
-  notAllowed: () => new AppError("AUTHORIZATION_ERROR", 403, "Your role does not let you administer this user"),
-  self: (what: string) => new AppError("BAD_REQUEST", 400, `You cannot ${what} your own account`),
-  notDeleted: () => new AppError("NOT_DELETED", 409, "The account is not deleted"),
-  emailTaken: () => new AppError("CONFLICT", 409, "Another account now uses this email address"),
-};
 
 export interface AdminUserView extends UserView {
   organizations: Array<{ id: string; name: string; role: OrgRole }>;
@@ -88,7 +82,7 @@ export class AdminUsersService {
 
   async get(ctx: RequestContext, userId: string): Promise<AdminUserView> {
     const actor = requireUser(ctx);
-    const target = await this.reach(this.deps.db, actor, userId, { allowSelf: true });
+    const target = await reachUser(this.deps.db, actor, userId, { allowSelf: true });
     return this.withOrgs(actor, target);
   }
 
@@ -98,7 +92,7 @@ export class AdminUsersService {
     const actor = requireUser(ctx);
     const { reason } = parseInput(suspendSchema, input);
     const view = await db.transaction(async (tx) => {
-      const user = await this.reach(tx, actor, userId, { allowSelf: false, what: "suspend" });
+      const user = await reachUser(tx, actor, userId, { allowSelf: false, what: "suspend" });
       if (user.status === "suspended") throw UserErrors.alreadySuspended();
       const now = clock.now();
       const updated = await usersRepository.update(tx, user.id, { status: "suspended", suspendedAt: now, suspendedReason: reason ?? null, updatedAt: now });
@@ -114,7 +108,7 @@ export class AdminUsersService {
     const { db, clock, audit } = this.deps;
     const actor = requireUser(ctx);
     return db.transaction(async (tx) => {
-      const user = await this.reach(tx, actor, userId, { allowSelf: false, what: "unsuspend" });
+      const user = await reachUser(tx, actor, userId, { allowSelf: false, what: "unsuspend" });
       if (user.status !== "suspended") throw UserErrors.notSuspended();
       const updated = await usersRepository.update(tx, user.id, { status: "active", suspendedAt: null, suspendedReason: null, updatedAt: clock.now() });
       await audit.record(tx, ctx, AuditAction.userUnsuspend, { userId: user.id, resourceType: "user", resourceId: user.id });
@@ -126,7 +120,7 @@ export class AdminUsersService {
     const { db, clock, audit } = this.deps;
     const actor = requireUser(ctx);
     return db.transaction(async (tx) => {
-      const user = await this.reach(tx, actor, userId, { allowSelf: false, what: "verify" });
+      const user = await reachUser(tx, actor, userId, { allowSelf: false, what: "verify" });
       const now = clock.now();
       const updated = await usersRepository.update(tx, user.id, { emailVerifiedAt: user.emailVerifiedAt ?? now, updatedAt: now });
       await audit.record(tx, ctx, AuditAction.userVerifyEmailByAdmin, { userId: user.id, resourceType: "user", resourceId: user.id });
@@ -139,7 +133,7 @@ export class AdminUsersService {
     const { db, clock, hasher, audit, sessions } = this.deps;
     const actor = requireUser(ctx);
     const { password } = parseInput(adminPasswordSchema, input);
-    const target = await this.reach(db, actor, userId, { allowSelf: false, what: "set a password for" });
+    const target = await reachUser(db, actor, userId, { allowSelf: false, what: "set a password for" });
     assertPasswordAcceptable(password, target.email);
     const hash = await hasher.hash(password);
     await db.transaction(async (tx) => {
@@ -158,7 +152,7 @@ export class AdminUsersService {
     const actor = requireUser(ctx);
     parseInput(adminDeleteSchema, input);
     const id = await db.transaction(async (tx) => {
-      const user = await this.reach(tx, actor, userId, { allowSelf: false, what: "delete" });
+      const user = await reachUser(tx, actor, userId, { allowSelf: false, what: "delete" });
       const sole = await soleOwnedOrganizations(tx, user.id);
       if (sole.withOthers.length > 0) throw new AppError("USER_IS_SOLE_OWNER", 409, `The user is the only owner of ${sole.withOthers.map((o) => o.name).join(", ")}: transfer ownership first`, { transfer_ownership: sole.withOthers.map((o) => o.name) });
       const now = clock.now();
@@ -180,7 +174,7 @@ export class AdminUsersService {
           if (await usersRepository.findById(tx, id)) throw AdminErrors.notDeleted();
           throw UserErrors.notFound();
         }
-        await this.assertReach(tx, actor, deleted, { allowSelf: false, what: "restore" });
+        await assertReach(tx, actor, deleted, { allowSelf: false, what: "restore" });
         const [restored] = await tx.update(users).set({ deletedAt: null, updatedAt: clock.now() }).where(eq(users.id, id)).returning(userColumns);
         await audit.record(tx, ctx, AuditAction.userRestore, { userId: id, resourceType: "user", resourceId: id });
         return toUserView(restored!);
@@ -194,7 +188,7 @@ export class AdminUsersService {
   /** An administered user's MFA methods, without any secret. */
   async mfaMethods(ctx: RequestContext, userId: string) {
     const actor = requireUser(ctx);
-    const target = await this.reach(this.deps.db, actor, userId, { allowSelf: true });
+    const target = await reachUser(this.deps.db, actor, userId, { allowSelf: true });
     const m = await mfaRepository.methods(this.deps.db, target.id);
     return { webauthn: await mfaRepository.listCredentials(this.deps.db, target.id), totpEnabled: m.totp, backupCodesRemaining: m.backupCodes };
   }
@@ -208,7 +202,7 @@ export class AdminUsersService {
     const actor = requireUser(ctx);
     const data = parseInput(removeMfaSchema, input);
     await db.transaction(async (tx) => {
-      const target = await this.reach(tx, actor, userId, { allowSelf: false, what: "remove MFA from" });
+      const target = await reachUser(tx, actor, userId, { allowSelf: false, what: "remove MFA from" });
       const now = clock.now();
       let removed: string;
       if (data.method === "webauthn" && data.credentialId) {
@@ -257,34 +251,6 @@ export class AdminUsersService {
       promoted++;
     }
     return promoted;
-  }
-
-  /** The live target account, if the actor may administer it. */
-  private async reach(db: Executor, actor: UserActor, userId: string, opts: { allowSelf: boolean; what?: string }): Promise<UserRow> {
-    const user = await usersRepository.findById(db, parseId(userId, UserErrors.notFound));
-    if (!user) throw UserErrors.notFound();
-    await this.assertReach(db, actor, user, opts);
-    return user;
-  }
-
-  /**
-   * Guard order: not oneself (where that matters); superadmins reach everyone; others only through
-   * an organization they share where their role is above the target's, and never a superadmin.
-   */
-  private async assertReach(db: Executor, actor: UserActor, target: UserRow, opts: { allowSelf: boolean; what?: string }): Promise<void> {
-    if (target.id === actor.userId) {
-      if (opts.allowSelf) return;
-      throw AdminErrors.self(opts.what ?? "administer");
-    }
-    if (actor.isSuperadmin) return;
-    const mine = new Map((await getActiveMemberships(db, actor.userId)).map((m) => [m.organizationId, m.role]));
-    const adminIn = (await getActiveMemberships(db, target.id)).filter((m) => roleRank(mine.get(m.organizationId) ?? "guest") >= roleRank("admin"));
-    // Users outside the actor's administered organizations do not exist for them.
-    if (adminIn.length === 0) throw UserErrors.notFound();
-    if (target.isSuperadmin) throw AdminErrors.notAllowed();
-    if (!adminIn.some((m) => roleRank(mine.get(m.organizationId)!) > roleRank(m.role))) {
-      throw adminIn.some((m) => m.role === "owner") ? AdminErrors.ownerProtection() : AdminErrors.notAllowed();
-    }
   }
 
   /** The account with the organizations the actor may see it in (all of them for superadmins). */

@@ -6,7 +6,7 @@ import { parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
 import type { LockoutRule, RateLimitService, RateRule } from "../rate-limit/rate-limit.service.js";
-import { usersRepository } from "../users/users.repository.js";
+import { usersRepository, type UserRow } from "../users/users.repository.js";
 import { AuthErrors } from "./auth.errors.js";
 import { loginSchema } from "./auth.schemas.js";
 import { credentialsRepository } from "./credentials.repository.js";
@@ -23,6 +23,29 @@ export interface MfaChallenge {
   mfaToken: string;
   expiresAt: Date;
   methods: Array<"webauthn" | "totp" | "backup_code">;
+}
+
+/**
+ * An account with MFA never gets a session from a first factor alone (password or an external
+ * provider): it gets a short-lived pending sign-in that a second factor completes. Null when the
+ * account has no MFA method.
+ */
+export async function startMfaChallenge(
+  deps: { db: Db; audit: AuditService; pending: PendingLoginStore },
+  ctx: RequestContext,
+  user: UserRow,
+  opts: { rememberMe: boolean; method: string },
+): Promise<MfaChallenge | null> {
+  const methods = await mfaRepository.methods(deps.db, user.id);
+  if (methods.webauthn === 0 && !methods.totp) return null;
+  const pending = await deps.pending.create({ userId: user.id, rememberMe: opts.rememberMe, method: opts.method, userAgent: ctx.userAgent });
+  await deps.audit.record(deps.db, ctx, AuditAction.userLoginMfaRequired, { userId: user.id, metadata: { methods, first_factor: opts.method } });
+  return {
+    kind: "mfa",
+    mfaToken: pending.token,
+    expiresAt: pending.expiresAt,
+    methods: [...(methods.webauthn > 0 ? (["webauthn"] as const) : []), ...(methods.totp ? (["totp"] as const) : []), ...(methods.backupCodes > 0 ? (["backup_code"] as const) : [])],
+  };
 }
 
 export interface LoginDeps {
@@ -77,17 +100,8 @@ export class LoginService {
     const rehash = hasher.needsRehash(hash!) ? await hasher.hash(data.password) : null;
     if (rehash) await credentialsRepository.setPasswordHash(db, user.id, rehash, new Date());
 
-    const methods = await mfaRepository.methods(db, user.id);
-    if (methods.webauthn > 0 || methods.totp) {
-      const pending = await this.deps.pending.create({ userId: user.id, rememberMe: data.rememberMe, method: "password", userAgent: ctx.userAgent });
-      await audit.record(db, ctx, AuditAction.userLoginMfaRequired, { userId: user.id, metadata: { methods } });
-      return {
-        kind: "mfa",
-        mfaToken: pending.token,
-        expiresAt: pending.expiresAt,
-        methods: [...(methods.webauthn > 0 ? (["webauthn"] as const) : []), ...(methods.totp ? (["totp"] as const) : []), ...(methods.backupCodes > 0 ? (["backup_code"] as const) : [])],
-      };
-    }
+    const challenge = await startMfaChallenge(this.deps, ctx, user, { rememberMe: data.rememberMe, method: "password" });
+    if (challenge) return challenge;
     return { kind: "session", ...(await issuer.issue(ctx, user, data.rememberMe, "password")) };
   }
 

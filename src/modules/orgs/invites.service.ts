@@ -4,7 +4,7 @@ import { isUniqueViolation } from "../../infra/db-errors.js";
 import type { Logger } from "../../infra/logger.js";
 import { randomToken, sha256Hex, type PasswordHasher } from "../../lib/crypto/index.js";
 import { AppError, CommonErrors } from "../../lib/errors.js";
-import type { RequestContext } from "../../lib/request-context.js";
+import { actingAs, type RequestContext } from "../../lib/request-context.js";
 import { maskEmail, normalizeEmail } from "../../lib/strings.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
@@ -252,7 +252,7 @@ export class InvitesService {
         role: invite.role,
       });
     }
-    const actorCtx: RequestContext = { ...ctx, actor: { kind: "user", userId: user.id, email: user.email, isSuperadmin: user.isSuperadmin, sessionId: null } };
+    const actorCtx = actingAs(ctx, user);
     await audit.record(tx, actorCtx, AuditAction.orgInviteAccepted, {
       organizationId: invite.organizationId,
       resourceType: "invite",
