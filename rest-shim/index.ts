@@ -13,6 +13,7 @@ import { directoryRoutes } from "./routes/directory.routes.js";
 import { orgsRoutes } from "./routes/orgs.routes.js";
 import { sshRoutes } from "./routes/ssh.routes.js";
 import { miscRoutes } from "./routes/misc.routes.js";
+import { externalAuthRoutes } from "./routes/external-auth.routes.js";
 import { mfaRoutes } from "./routes/mfa.routes.js";
 import { authRoutes } from "./routes/auth.routes.js";
 import { usersRoutes } from "./routes/users.routes.js";
@@ -24,6 +25,7 @@ export function restRoutes(services: Services, config: Config): RouteDef[] {
   return [
     ...authRoutes(services, config),
     ...mfaRoutes(services, config),
+    ...externalAuthRoutes(services, config),
     ...usersRoutes(services),
     ...orgsRoutes(services),
     ...directoryRoutes(services),

@@ -7,3 +7,4 @@ export * from "./ssh.js";
 export * from "./contact.js";
 export * from "./mfa.js";
 export * from "./oidc.js";
+export * from "./external-auth.js";

@@ -47,6 +47,12 @@ import { PrincipalsService } from "./modules/orgs/principals.service.js";
 import { OidcClientsService } from "./modules/oidc-clients/oidc-clients.service.js";
 import { OidcIdentityService } from "./modules/oidc-clients/oidc-identity.service.js";
 import { OidcSigningKeysService } from "./modules/oidc-clients/signing-keys.service.js";
+import { ExternalAuthService } from "./modules/oauth/external-auth.service.js";
+import { LinkedAccountsService } from "./modules/oauth/linked-accounts.service.js";
+import { OAuthFlowStore } from "./modules/oauth/oauth-flow.store.js";
+import { OAuthProvidersService } from "./modules/oauth/oauth-providers.service.js";
+import { GithubClient } from "./modules/oauth/providers/github.client.js";
+import { GoogleClient } from "./modules/oauth/providers/google.client.js";
 
 export interface ContainerOverrides {
   clock?: Clock;
@@ -164,6 +170,31 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const oidcClients = new OidcClientsService(db, clock, audit, box);
   const oidcIdentity = new OidcIdentityService(db, clock, audit);
   const oidcKeys = new OidcSigningKeysService(db, clock, box, audit, { rotationDays: config.oidc.keyRotationDays, graceDays: config.oidc.keyGraceDays });
+  const ext = config.externalAuth;
+  const oauthProviders = new OAuthProvidersService({
+    db,
+    clock,
+    box,
+    audit,
+    clients: { github: new GithubClient(ext.github), google: new GoogleClient(ext.google.issuer) },
+    env: { github: ext.github, google: ext.google },
+    callbackBase: ext.callbackBase,
+  });
+  const externalAuth = new ExternalAuthService({
+    db,
+    clock,
+    logger,
+    audit,
+    limits,
+    providers: oauthProviders,
+    flows: new OAuthFlowStore(kv, clock, ext.flowTtl),
+    issuer,
+    pending: pendingLogins,
+    orgs,
+    accounts,
+    config: { publicUrl: config.http.publicUrl, appUrl: config.http.appUrl, rate: ext.rate },
+  });
+  const linkedAccounts = new LinkedAccountsService({ db, audit, providers: oauthProviders });
 
   return {
     config,
@@ -209,6 +240,9 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       oidcClients,
       oidcIdentity,
       oidcKeys,
+      oauthProviders,
+      externalAuth,
+      linkedAccounts,
     },
     version: VERSION,
     async close() {

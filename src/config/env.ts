@@ -95,6 +95,20 @@ export const envSchema = z.object({
   RATE_LIMIT_OIDC_TOKEN: rate("600/60"),
   RATE_LIMIT_OIDC_USERINFO: rate("600/60"),
 
+  // Sign in with GitHub / Google. Client credentials here are the fallback when a superadmin has
+  // not configured the provider; base URLs point tests at local stand-ins.
+  GITHUB_CLIENT_ID: z.string().optional(),
+  GITHUB_CLIENT_SECRET: z.string().optional(),
+  GITHUB_SCOPES: z.string().default("read:user user:email"),
+  GITHUB_OAUTH_URL: z.url().default("https://github.com"),
+  GITHUB_API_URL: z.url().default("https://api.github.com"),
+  GOOGLE_CLIENT_ID: z.string().optional(),
+  GOOGLE_CLIENT_SECRET: z.string().optional(),
+  GOOGLE_SCOPES: z.string().default("openid email profile"),
+  GOOGLE_ISSUER: z.url().default("https://accounts.google.com"),
+  OAUTH_FLOW_TTL: int(600, 30),
+  RATE_LIMIT_OAUTH: rate("60/300"),
+
   RATE_LIMIT_ENABLED: bool(true),
   RATE_LIMIT_LOGIN_IP: rate("100/3600"),
   RATE_LIMIT_LOGIN_ACCOUNT_FAILURES: int(5, 1),

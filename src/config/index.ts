@@ -34,6 +34,17 @@ function parseEncryptionKeys(entries: string[], problems: string[]): EncryptionK
   });
 }
 
+/**
+ * A provider base URL without its trailing slash. Plain http is allowed only on loopback (local
+ * stand-ins in tests): tokens and codes never travel unencrypted across a network.
+ */
+function providerUrl(name: string, value: string, problems: string[]): string {
+  const url = new URL(value);
+  const loopback = ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname);
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback)) problems.push(`${name}: must be https (http only on loopback)`);
+  return url.toString().replace(/\/+$/, "");
+}
+
 function buildConfig(env: ParsedEnv) {
   const problems: string[] = [];
   const warnings: string[] = [];
@@ -68,6 +79,11 @@ function buildConfig(env: ParsedEnv) {
   if (env.EMAIL_PROVIDER === "log" && production) {
     warnings.push("EMAIL_PROVIDER=log in production: emails are only written to the log");
   }
+  const providerUrls = {
+    githubOauth: providerUrl("GITHUB_OAUTH_URL", env.GITHUB_OAUTH_URL, problems),
+    githubApi: providerUrl("GITHUB_API_URL", env.GITHUB_API_URL, problems),
+    google: providerUrl("GOOGLE_ISSUER", env.GOOGLE_ISSUER, problems),
+  };
   if (problems.length > 0) throw new ConfigError(problems);
 
   const trustProxy = ((): boolean | number | string => {
@@ -147,6 +163,25 @@ function buildConfig(env: ParsedEnv) {
       keyGraceDays: env.OIDC_KEY_GRACE_DAYS,
       purgeIntervalMs: env.OIDC_PURGE_INTERVAL_MS,
       rate: { authorize: env.RATE_LIMIT_OIDC_AUTHORIZE, token: env.RATE_LIMIT_OIDC_TOKEN, userinfo: env.RATE_LIMIT_OIDC_USERINFO },
+    },
+    externalAuth: {
+      // The callback is always ours, derived from PUBLIC_URL: callers never choose where codes go.
+      callbackBase: `${publicUrl.origin}/api/v1/auth/external`,
+      flowTtl: env.OAUTH_FLOW_TTL,
+      rate: env.RATE_LIMIT_OAUTH,
+      github: {
+        clientId: env.GITHUB_CLIENT_ID,
+        clientSecret: env.GITHUB_CLIENT_SECRET,
+        scopes: env.GITHUB_SCOPES.split(/\s+/).filter(Boolean),
+        oauthUrl: providerUrls.githubOauth,
+        apiUrl: providerUrls.githubApi,
+      },
+      google: {
+        clientId: env.GOOGLE_CLIENT_ID,
+        clientSecret: env.GOOGLE_CLIENT_SECRET,
+        scopes: env.GOOGLE_SCOPES.split(/\s+/).filter(Boolean),
+        issuer: providerUrls.google,
+      },
     },
     graphql: {
       maxDepth: env.GRAPHQL_MAX_DEPTH,

@@ -13,8 +13,9 @@ import { SshResolver } from "./resolvers/ssh.resolver.js";
 import { MiscResolver } from "./resolvers/misc.resolver.js";
 import { MfaResolver } from "./resolvers/mfa.resolver.js";
 import { OidcResolver } from "./resolvers/oidc.resolver.js";
+import { ExternalAuthResolver } from "./resolvers/external-auth.resolver.js";
 
-const RESOLVERS = [AuthResolver, UsersResolver, AdminResolver, OrgsResolver, DirectoryResolver, ApiKeysResolver, SshResolver, MiscResolver, MfaResolver, OidcResolver] as const;
+const RESOLVERS = [AuthResolver, UsersResolver, AdminResolver, OrgsResolver, DirectoryResolver, ApiKeysResolver, SshResolver, MiscResolver, MfaResolver, OidcResolver, ExternalAuthResolver] as const;
 
 /** Builds the schema with resolver instances made once from the services (no DI framework). */
 export async function buildGraphqlSchema(services: Services): Promise<GraphQLSchema> {

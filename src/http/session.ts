@@ -53,3 +53,19 @@ export function mfaTokenOf(req: Request): string | undefined {
   const match = /(?:^|;\s*)keyward\.mfa=([^;]+)/.exec(req.get("cookie") ?? "");
   return match ? decodeURIComponent(match[1]!) : undefined;
 }
+
+const OAUTH_COOKIE = "keyward.oauth";
+const OAUTH_PATH = "/api/v1/auth/external";
+
+/**
+ * Binds external sign-in flows to the browser that started them. Lax, because the provider brings
+ * the browser back with a cross-site top-level GET; scoped to the external-auth paths only.
+ */
+export function setOAuthBindingCookie(res: Response, config: Config, value: string, ttlSeconds: number): void {
+  res.cookie(OAUTH_COOKIE, value, { httpOnly: true, sameSite: "lax", secure: config.session.secureCookie, path: OAUTH_PATH, maxAge: ttlSeconds * 1000 });
+}
+
+export function oauthBindingOf(req: Request): string | undefined {
+  const match = /(?:^|;\s*)keyward\.oauth=([^;]+)/.exec(req.get("cookie") ?? "");
+  return match ? decodeURIComponent(match[1]!) : undefined;
+}

@@ -15,7 +15,11 @@ function page(res: Response, brand: string, title: string, body: string): void {
   res.type("html").send(layout(brand, title, body));
 }
 
-const LOGIN = (brand: string) => `
+/** One button per active external provider; keyward.js starts the flow. */
+const providerButtons = (providers: Array<{ id: string; name: string }>, verb: string) =>
+  providers.map((p) => `<button type="button" class="secondary" data-provider="${escape(p.id)}">${escape(verb)} ${escape(p.name)}</button>`).join("\n  ");
+
+const LOGIN = (brand: string, providers: Array<{ id: string; name: string }>) => `
 <h1>Sign in to ${escape(brand)}</h1>
 <section id="password-step">
   <form id="login-form" novalidate>
@@ -27,6 +31,7 @@ const LOGIN = (brand: string) => `
     <button type="submit">Sign in</button>
   </form>
   <button id="passkey" type="button" class="secondary">Sign in with a passkey</button>
+  ${providerButtons(providers, "Sign in with")}
 </section>
 <section id="mfa-step" hidden aria-live="polite">
   <h2>Second step</h2>
@@ -40,10 +45,15 @@ const LOGIN = (brand: string) => `
 </section>
 <p id="alert" role="alert"></p>`;
 
-const ACCOUNT = (brand: string, email: string) => `
+const ACCOUNT = (brand: string, email: string, providers: Array<{ id: string; name: string }>) => `
 <h1>${escape(brand)}</h1>
 <p>Signed in as <strong id="who">${escape(email)}</strong>.</p>
 <p><a href="/account/security">Passkeys and security</a></p>
+<section id="linked-accounts">
+  <h2>Linked accounts</h2>
+  <ul id="linked" class="plain" aria-label="Linked accounts"></ul>
+  ${providerButtons(providers, "Link")}
+</section>
 <button id="sign-out" type="button" class="secondary">Sign out</button>
 <p id="alert" role="alert"></p>`;
 
@@ -81,15 +91,16 @@ export function createPagesRouter(container: Container): Router {
     res.setHeader("Cache-Control", "public, max-age=300");
     res.type(asset[0]).send(asset[1]);
   });
-  router.get("/login", (_req, res) => page(res, brand, "Sign in", LOGIN(brand)));
+  const activeProviders = async () => (await services.oauthProviders.listPublic()).filter((p) => p.isActive);
+  router.get("/login", async (_req, res) => page(res, brand, "Sign in", LOGIN(brand, await activeProviders())));
 
   /** Pages behind the session cookie: an anonymous visitor is sent to sign in first. */
-  const signedIn = (render: (email: string) => string, title: string) => async (req: Request, res: Response) => {
+  const signedIn = (render: (email: string) => string | Promise<string>, title: string) => async (req: Request, res: Response) => {
     await resolveRequestContext(services.actors, req).catch(() => undefined);
     if (req.ctx?.actor.kind !== "user") return res.redirect(303, `/login?next=${encodeURIComponent(req.originalUrl)}`);
-    page(res, brand, title, render(req.ctx.actor.email));
+    page(res, brand, title, await render(req.ctx.actor.email));
   };
-  router.get("/account", signedIn((email) => ACCOUNT(brand, email), "Account"));
+  router.get("/account", signedIn(async (email) => ACCOUNT(brand, email, await activeProviders()), "Account"));
   router.get("/account/security", signedIn(SECURITY, "Passkeys"));
   return router;
 }

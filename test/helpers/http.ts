@@ -40,6 +40,7 @@ export class HttpClient {
 
   get = <T = any>(path: string, o?: RequestOptions) => this.request<T>("GET", path, o);
   post = <T = any>(path: string, body?: unknown, o?: RequestOptions) => this.request<T>("POST", path, { ...o, body: body ?? {} });
+  put = <T = any>(path: string, body?: unknown, o?: RequestOptions) => this.request<T>("PUT", path, { ...o, body: body ?? {} });
   patch = <T = any>(path: string, body?: unknown, o?: RequestOptions) => this.request<T>("PATCH", path, { ...o, body: body ?? {} });
   delete = <T = any>(path: string, o?: RequestOptions) => this.request<T>("DELETE", path, o);
 

@@ -19,3 +19,6 @@ export function safeEqual(a: string, b: string): boolean {
 
 /** A purpose-bound key derived from a master key (HKDF-SHA256), so one master never keys two uses. */
 export const deriveKey = (master: Buffer, purpose: string): Buffer => Buffer.from(hkdfSync("sha256", master, Buffer.alloc(0), purpose, 32));
+
+/** RFC 7636 S256: the code challenge sent with an authorization request for a PKCE verifier. */
+export const pkceChallenge = (verifier: string): string => createHash("sha256").update(verifier).digest("base64url");

@@ -91,6 +91,17 @@ export const AuditAction = {
   oidcRevocation: "oidc.revocation",
   oidcError: "oidc.error",
   oidcKeysRotated: "oidc.keys.rotated",
+  externalLogin: "external_auth.login",
+  externalLoginFailed: "external_auth.login.failed",
+  externalRegister: "external_auth.register",
+  externalLinkInitiated: "external_auth.link.initiated",
+  externalLinked: "external_auth.link.completed",
+  externalLinkFailed: "external_auth.link.failed",
+  externalUnlinked: "external_auth.unlink",
+  adminExternalUnlinked: "admin.oauth.unlink",
+  externalConfigCreated: "external_auth.config.create",
+  externalConfigUpdated: "external_auth.config.update",
+  externalConfigDeleted: "external_auth.config.delete",
 } as const;
 
 export type AuditActionName = (typeof AuditAction)[keyof typeof AuditAction];

@@ -1,5 +1,5 @@
 import type { Clock } from "../../infra/clock.js";
-import type { Db } from "../../infra/db.js";
+import type { Db, Executor, Tx } from "../../infra/db.js";
 import { isUniqueViolation } from "../../infra/db-errors.js";
 import type { Logger } from "../../infra/logger.js";
 import { randomHex } from "../../lib/crypto/index.js";
@@ -46,7 +46,7 @@ export class OrgsService {
    * (with a short suffix if taken); an explicit slug that is taken is a 409.
    */
   async create(ctx: RequestContext, input: unknown): Promise<OrganizationView> {
-    const { db, clock, audit, logger, limit } = this.deps;
+    const { db, logger, limit } = this.deps;
     const actor = requireUser(ctx);
     const data = parseInput(createOrgSchema, input);
     const attempt = (slug: string) =>
@@ -54,11 +54,7 @@ export class OrgsService {
         // One creation per user at a time, so the limit cannot be raced past.
         await usersRepository.lockById(tx, actor.userId);
         await assertBelowOrgLimit(tx, actor.userId, limit, logger);
-        const now = clock.now();
-        const org = await orgsRepository.insert(tx, { ...data, slug, createdBy: actor.userId, now });
-        await membershipsRepository.insert(tx, { organizationId: org.id, userId: actor.userId, role: "owner", invitedBy: null, now });
-        await audit.record(tx, ctx, AuditAction.orgCreate, { organizationId: org.id, resourceType: "organization", resourceId: org.id, metadata: { name: org.name, slug } });
-        return toOrgView(org, "owner");
+        return this.insertOwned(tx, ctx, actor.userId, { ...data, slug });
       });
 
     if (data.slug) {
@@ -80,6 +76,36 @@ export class OrgsService {
       }
     }
     throw OrgErrors.slugTaken();
+  }
+
+  /**
+   * The organization a user gets when an external sign-in creates their account, inside the
+   * caller's transaction. The limit keeps its fallback rule: a failed count does not block it.
+   */
+  async createPersonal(tx: Tx, ctx: RequestContext, owner: { id: string; email: string; fullName: string | null }): Promise<OrganizationView> {
+    const { limit, logger } = this.deps;
+    await assertBelowOrgLimit(tx, owner.id, limit, logger);
+    const handle = owner.email.split("@")[0]!;
+    const name = `${owner.fullName?.trim() || handle}'s organization`.slice(0, 255);
+    const base = slugify(handle);
+    const candidates = [base, `${base}-${randomHex(2)}`, `${base}-${randomHex(4)}`];
+    for (const [i, slug] of candidates.entries()) {
+      try {
+        // A savepoint per attempt: a taken slug must not abort the caller's transaction.
+        return await tx.transaction((sp) => this.insertOwned(sp, ctx, owner.id, { name, slug }));
+      } catch (e) {
+        if (!isUniqueViolation(e, "organizations_slug_live_uq") || i === candidates.length - 1) throw e;
+      }
+    }
+    throw OrgErrors.slugTaken();
+  }
+
+  private async insertOwned(tx: Executor, ctx: RequestContext, ownerId: string, data: { name: string; slug: string; description?: string; logoUrl?: string }): Promise<OrganizationView> {
+    const now = this.deps.clock.now();
+    const org = await orgsRepository.insert(tx, { ...data, createdBy: ownerId, now });
+    await membershipsRepository.insert(tx, { organizationId: org.id, userId: ownerId, role: "owner", invitedBy: null, now });
+    await this.deps.audit.record(tx, ctx, AuditAction.orgCreate, { userId: ownerId, organizationId: org.id, resourceType: "organization", resourceId: org.id, metadata: { name: org.name, slug: data.slug } });
+    return toOrgView(org, "owner");
   }
 
   async get(ctx: RequestContext, orgId: string): Promise<OrganizationView & { memberCount: number }> {

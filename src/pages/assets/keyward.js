@@ -6,9 +6,9 @@
   const alertBox = () => $("alert");
   const say = (text) => { const a = alertBox(); if (a) a.textContent = text || ""; };
 
-  async function api(path, body) {
+  async function api(path, body, method) {
     const res = await fetch("/api/v1" + path, {
-      method: body === undefined ? "GET" : "POST",
+      method: method || (body === undefined ? "GET" : "POST"),
       credentials: "same-origin",
       headers: { "content-type": "application/json", accept: "application/json" },
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -71,6 +71,49 @@
         done();
       } catch (err) { say(err.message); }
     });
+  }
+
+  // Where an external sign-in or link sent the browser back: its outcome is in the query.
+  const params = new URLSearchParams(location.search);
+  if (params.get("error")) say(params.get("error"));
+  if (loginForm && params.get("mfa")) showMfa(params.get("mfa").split(","));
+
+  // External providers: Keyward builds the provider URL (the callback is fixed server-side).
+  document.querySelectorAll("button[data-provider]").forEach((button) => {
+    button.addEventListener("click", async () => {
+      say("");
+      const provider = encodeURIComponent(button.dataset.provider);
+      try {
+        const started = loginForm
+          ? await api("/auth/external/" + provider + "/authorize?flow=login&next=" + encodeURIComponent(nextUrl()))
+          : await api("/auth/external/" + provider + "/link", { next: "/account" });
+        location.assign(started.authorization_url);
+      } catch (err) { say(err.message); }
+    });
+  });
+
+  const linked = $("linked");
+  if (linked) {
+    const showLinked = async () => {
+      const data = await api("/auth/external/linked-accounts");
+      linked.replaceChildren(...data.linked_accounts.map((a) => {
+        const li = document.createElement("li");
+        li.textContent = a.provider_name + ": " + (a.username || a.email || a.display_name || "linked") + " ";
+        const unlink = document.createElement("button");
+        unlink.type = "button";
+        unlink.className = "secondary";
+        unlink.textContent = "Unlink " + a.provider_name;
+        unlink.disabled = !data.unlink_available;
+        unlink.addEventListener("click", async () => {
+          say("");
+          try { await api("/auth/external/" + encodeURIComponent(a.provider) + "/unlink", undefined, "DELETE"); await showLinked(); } catch (err) { say(err.message); }
+        });
+        li.append(unlink);
+        return li;
+      }));
+      if (!data.linked_accounts.length) { const li = document.createElement("li"); li.textContent = "No linked accounts."; linked.append(li); }
+    };
+    showLinked().catch((err) => say(err.message));
   }
 
   const enroll = $("add-passkey");

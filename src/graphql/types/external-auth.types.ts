@@ -1,0 +1,57 @@
+import { Field, InputType, ObjectType } from "type-graphql";
+
+@ObjectType({ description: "Settings a client needs to present an external provider" })
+export class ExternalProviderSettings {
+  @Field(() => Boolean) requiresDomain: boolean;
+  @Field(() => Boolean) supportsRefreshTokens: boolean;
+}
+
+@ObjectType({ description: "An external identity provider users can sign in with" })
+export class ExternalProvider {
+  @Field(() => String, { description: "github or google" }) id: string;
+  @Field(() => String) name: string;
+  @Field(() => String, { description: "oauth2 or oidc" }) type: string;
+  @Field(() => Boolean) isConfigured: boolean;
+  @Field(() => Boolean) isActive: boolean;
+  @Field(() => ExternalProviderSettings) settings: ExternalProviderSettings;
+}
+
+@ObjectType({ description: "An external account linked to a Keyward account" })
+export class LinkedAccount {
+  @Field(() => String) provider: string;
+  @Field(() => String) providerName: string;
+  @Field(() => String, { nullable: true }) email: string | null;
+  @Field(() => Boolean) emailVerified: boolean;
+  @Field(() => String, { nullable: true }) username: string | null;
+  @Field(() => String, { nullable: true }) displayName: string | null;
+  @Field(() => String, { nullable: true }) avatarUrl: string | null;
+  @Field(() => Date) linkedAt: Date;
+  @Field(() => Date, { nullable: true }) lastUsedAt: Date | null;
+}
+
+@ObjectType()
+export class LinkedAccounts {
+  @Field(() => [LinkedAccount]) linkedAccounts: LinkedAccount[];
+  @Field(() => Boolean, { description: "False when unlinking would leave no way to sign in" }) unlinkAvailable: boolean;
+}
+
+@ObjectType({ description: "A provider's configuration as a superadmin sees it: never the secret" })
+export class OAuthProviderConfig {
+  @Field(() => String) provider: string;
+  @Field(() => String) name: string;
+  @Field(() => String, { description: "database, environment or none" }) source: string;
+  @Field(() => String, { nullable: true }) clientId: string | null;
+  @Field(() => [String]) scopes: string[];
+  @Field(() => Boolean) isEnabled: boolean;
+  @Field(() => Boolean) hasClientSecret: boolean;
+  @Field(() => String, { description: "Register this callback URL at the provider" }) callbackUrl: string;
+  @Field(() => Date, { nullable: true }) updatedAt: Date | null;
+}
+
+@InputType()
+export class OAuthProviderConfigInput {
+  @Field(() => String) clientId: string;
+  @Field(() => String, { nullable: true, description: "Required the first time; sealed at rest" }) clientSecret?: string;
+  @Field(() => [String], { nullable: true }) scopes?: string[];
+  @Field(() => Boolean, { nullable: true }) isEnabled?: boolean;
+}

@@ -1,0 +1,102 @@
+import type { Db, Executor } from "../../infra/db.js";
+import type { RequestContext } from "../../lib/request-context.js";
+import { reachUser } from "../admin/admin-reach.js";
+import { AuditAction } from "../audit/audit.actions.js";
+import type { AuditService } from "../audit/audit.service.js";
+import { credentialsRepository } from "../auth/credentials.repository.js";
+import { requireUser } from "../auth/guards.js";
+import { mfaRepository } from "../auth/mfa/mfa.repository.js";
+import { externalIdentitiesRepository, type IdentityRow } from "./external-identities.repository.js";
+import { OAuthErrors } from "./oauth.errors.js";
+import type { OAuthProvidersService } from "./oauth-providers.service.js";
+import { PROVIDER_LABEL } from "./oauth.schemas.js";
+
+export interface LinkedAccountView {
+  provider: string;
+  providerName: string;
+  email: string | null;
+  emailVerified: boolean;
+  username: string | null;
+  displayName: string | null;
+  avatarUrl: string | null;
+  linkedAt: Date;
+  lastUsedAt: Date | null;
+}
+
+export interface LinkedAccountsDeps {
+  db: Db;
+  audit: AuditService;
+  providers: OAuthProvidersService;
+}
+
+const toView = (r: IdentityRow): LinkedAccountView => ({
+  provider: r.provider,
+  providerName: PROVIDER_LABEL[r.provider],
+  email: r.email,
+  emailVerified: r.emailVerified,
+  username: r.username,
+  displayName: r.displayName,
+  avatarUrl: r.avatarUrl,
+  linkedAt: r.createdAt,
+  lastUsedAt: r.lastUsedAt,
+});
+
+/** The external identities linked to an account: listing and unlinking, by the user or an admin. */
+export class LinkedAccountsService {
+  constructor(private readonly deps: LinkedAccountsDeps) {}
+
+  async listMine(ctx: RequestContext): Promise<{ linkedAccounts: LinkedAccountView[]; unlinkAvailable: boolean }> {
+    const actor = requireUser(ctx);
+    const rows = await externalIdentitiesRepository.listForUser(this.deps.db, actor.userId);
+    // Unlinking is possible while some other way to sign in would remain.
+    const others = await this.otherSignInMethods(this.deps.db, actor.userId);
+    return { linkedAccounts: rows.map(toView), unlinkAvailable: rows.length > 1 || (rows.length === 1 && others > 0) };
+  }
+
+  /** Unlinks one provider, as long as the account keeps at least one way to sign in. */
+  async unlinkMine(ctx: RequestContext, provider: unknown): Promise<void> {
+    const actor = requireUser(ctx);
+    const name = this.deps.providers.parseProvider(provider);
+    await this.deps.db.transaction(async (tx) => {
+      const gone = await externalIdentitiesRepository.delete(tx, actor.userId, name);
+      if (!gone) throw OAuthErrors.notLinked(PROVIDER_LABEL[name]);
+      // Would lock the owner out: no password, no passkey, no other linked identity.
+      if ((await externalIdentitiesRepository.countOthers(tx, actor.userId, name)) === 0 && (await this.otherSignInMethods(tx, actor.userId)) === 0) {
+        throw OAuthErrors.lastSignInMethod();
+      }
+      await this.deps.audit.record(tx, ctx, AuditAction.externalUnlinked, { metadata: { provider: name, subject: gone.subject } });
+    });
+  }
+
+  async listForUser(ctx: RequestContext, userId: string): Promise<LinkedAccountView[]> {
+    const actor = requireUser(ctx);
+    const target = await reachUser(this.deps.db, actor, userId, { allowSelf: true });
+    return (await externalIdentitiesRepository.listForUser(this.deps.db, target.id)).map(toView);
+  }
+
+  /**
+   * An administrator removes a user's link (a compromised or departed external account). Unlike
+   * the user, an admin may remove the last one: they can also set a password for the account.
+   */
+  async unlinkForUser(ctx: RequestContext, userId: string, provider: unknown): Promise<void> {
+    const actor = requireUser(ctx);
+    const name = this.deps.providers.parseProvider(provider);
+    await this.deps.db.transaction(async (tx) => {
+      const target = await reachUser(tx, actor, userId, { allowSelf: false, what: "unlink a provider from" });
+      const gone = await externalIdentitiesRepository.delete(tx, target.id, name);
+      if (!gone) throw OAuthErrors.notLinked(PROVIDER_LABEL[name]);
+      await this.deps.audit.record(tx, ctx, AuditAction.adminExternalUnlinked, {
+        userId: target.id,
+        resourceType: "user",
+        resourceId: target.id,
+        metadata: { provider: name, subject: gone.subject },
+      });
+    });
+  }
+
+  /** Ways in besides external identities: a password, or a passkey (usernameless sign-in). */
+  private async otherSignInMethods(db: Executor, userId: string): Promise<number> {
+    const [hash, mfa] = await Promise.all([credentialsRepository.findPasswordHash(db, userId), mfaRepository.methods(db, userId)]);
+    return (hash ? 1 : 0) + mfa.webauthn;
+  }
+}

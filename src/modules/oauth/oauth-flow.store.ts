@@ -1,0 +1,58 @@
+import type { Clock } from "../../infra/clock.js";
+import type { KeyValueStore } from "../../infra/kv.js";
+import { randomToken, safeEqual, sha256Hex } from "../../lib/crypto/index.js";
+import type { FlowKind, ProviderName } from "./oauth.schemas.js";
+
+/** One sign-in, registration or link in progress at a provider. */
+export interface OAuthFlow {
+  provider: ProviderName;
+  flow: FlowKind;
+  /** The signed-in user a link flow belongs to. */
+  userId: string | null;
+  /** Hash of the browser-binding cookie the flow was started with. */
+  bindingHash: string;
+  codeVerifier: string;
+  nonce: string;
+  next: string | null;
+  createdAt: number;
+}
+
+/**
+ * Flow state kept server-side (Redis, or in process in the embedded mode) under the hash of the
+ * `state` value: short-lived, taken once, and valid only in the browser that started it.
+ */
+export class OAuthFlowStore {
+  constructor(
+    private readonly kv: KeyValueStore,
+    private readonly clock: Clock,
+    private readonly ttl: number,
+  ) {}
+
+  async create(f: Omit<OAuthFlow, "createdAt" | "bindingHash" | "codeVerifier" | "nonce">, binding: string): Promise<{ state: string; flow: OAuthFlow }> {
+    const state = randomToken(32);
+    const flow: OAuthFlow = { ...f, bindingHash: sha256Hex(binding), codeVerifier: randomToken(48), nonce: randomToken(24), createdAt: this.clock.now().getTime() };
+    await this.kv.set(this.key(state), JSON.stringify(flow), this.ttl);
+    return { state, flow };
+  }
+
+  /**
+   * Takes the flow for `state` (it cannot be used again, whatever happens next) if it is unexpired,
+   * for this provider, and comes back to the browser that started it.
+   */
+  async take(state: string, provider: ProviderName, binding: string | undefined): Promise<OAuthFlow | null> {
+    const raw = await this.kv.take(this.key(state));
+    if (!raw) return null;
+    const flow = JSON.parse(raw) as OAuthFlow;
+    // A state replayed against another provider's callback.
+    if (flow.provider !== provider) return null;
+    // Past its lifetime (measured on the service clock, not only the store's TTL).
+    if (this.clock.now().getTime() - flow.createdAt > this.ttl * 1000) return null;
+    // Login CSRF: a callback URL delivered to another browser (no or another binding cookie).
+    if (!binding || !safeEqual(sha256Hex(binding), flow.bindingHash)) return null;
+    return flow;
+  }
+
+  private key(state: string): string {
+    return `oauth-flow:${sha256Hex(state)}`;
+  }
+}

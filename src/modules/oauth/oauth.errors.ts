@@ -1,0 +1,35 @@
+import { AppError } from "../../lib/errors.js";
+
+export const OAuthErrors = {
+  unknownProvider: () => new AppError("PROVIDER_NOT_FOUND", 404, "Unknown identity provider: use github or google"),
+  notConfigured: (name: string) => new AppError("PROVIDER_NOT_CONFIGURED", 400, `Sign-in with ${name} is not configured or is disabled`),
+  redirectUriRefused: () =>
+    new AppError("REDIRECT_URI_NOT_ALLOWED", 400, "redirect_uri is not accepted: the callback address is fixed by the server's configuration"),
+  invalidState: () =>
+    new AppError("OAUTH_STATE_INVALID", 400, "This sign-in link is invalid, has expired, was already used or was started in another browser. Start again."),
+  providerError: (name: string, reason: string) => new AppError("OAUTH_ERROR", 502, `${name} did not complete the sign-in: ${reason}`),
+  cancelled: (name: string) => new AppError("OAUTH_ERROR", 400, `Sign-in with ${name} was cancelled`),
+  emailRequired: (name: string) =>
+    new AppError("OAUTH_EMAIL_REQUIRED", 400, `${name} did not share an email address: make one visible to this application and try again`),
+  accountExists: (name: string) =>
+    new AppError(
+      "ACCOUNT_EXISTS",
+      409,
+      `An account with this email address already exists. Sign in to it with your password (or passkey), then link ${name} from your account settings.`,
+    ),
+  accountUnavailable: () => new AppError("AUTH_FAILED", 403, "The account linked to this identity is not available"),
+  emailMismatch: (name: string, accountEmail: string) =>
+    new AppError(
+      "EMAIL_MISMATCH",
+      403,
+      `This ${name} account does not show ${accountEmail} as a verified address, so it cannot be linked. Add and verify that address at ${name}, or sign in to ${name} with the matching account.`,
+    ),
+  identityTaken: (name: string) =>
+    new AppError("IDENTITY_ALREADY_LINKED", 409, `This ${name} account is already linked to another Keyward account`),
+  providerAlreadyLinked: (name: string) =>
+    new AppError("PROVIDER_ALREADY_LINKED", 409, `Your account is already linked to a different ${name} account: unlink it first`),
+  notLinked: (name: string) => new AppError("NOT_LINKED", 404, `No ${name} account is linked`),
+  lastSignInMethod: () =>
+    new AppError("LAST_SIGN_IN_METHOD", 409, "This is your only way to sign in: set a password or add a passkey before unlinking it"),
+  secretRequired: () => new AppError("VALIDATION_ERROR", 400, "client_secret: required when configuring a provider for the first time"),
+};

@@ -1,0 +1,87 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { totpCode, totpStep } from "../../src/lib/crypto/index.js";
+import { startTestApp, type TestApp } from "../helpers/app.js";
+import { launchBrowser } from "../helpers/browser.js";
+import { githubAccount, googleAccount, startFakeIdps, type FakeIdps } from "../helpers/external-idp.js";
+import { enrollTotp } from "../factories/mfa.js";
+import { newUser, uniqueEmail } from "../factories/users.js";
+
+/**
+ * The hosted pages in headless Chromium with GitHub and Google stand-ins on another host: the
+ * provider sends the browser back cross-site, so the flow's binding cookie and the session and
+ * second-factor cookies must work the way a real browser applies SameSite.
+ */
+let app: TestApp;
+let idps: FakeIdps;
+let browser: Browser;
+
+beforeAll(async () => {
+  idps = await startFakeIdps();
+  app = await startTestApp({ ...idps.env, RATE_LIMIT_ENABLED: "false" });
+  idps.register(app);
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+  await idps?.close();
+});
+
+const freshPage = async (): Promise<Page> => (await browser.newContext()).newPage();
+
+describe("external sign-in in Chromium", () => {
+  it("signs up with GitHub from the sign-in page and lands signed in", async () => {
+    const email = uniqueEmail("chromium");
+    idps.github.signIn(githubAccount(email));
+    const page = await freshPage();
+    await page.goto(`${app.url}/login`);
+    await page.click("button[data-provider=github]");
+    await page.waitForURL(`${app.url}/account`);
+    expect(await page.textContent("#who")).toBe(email);
+    await page.waitForSelector("#linked li");
+    expect(await page.locator("#linked li").allTextContents()).toEqual([expect.stringContaining("GitHub: octo")]);
+    await page.context().close();
+  });
+
+  it("links Google from the account page, then stops the MFA user at the second step after a Google sign-in", async () => {
+    const user = await newUser(app);
+    const { secret } = await enrollTotp(app, user);
+    idps.google.signIn(googleAccount(user.email));
+    const linkPage = await freshPage();
+    await linkPage.goto(`${app.url}/login`);
+    await linkPage.fill("#email", user.email);
+    await linkPage.fill("#password", user.password);
+    await linkPage.click("#login-form button[type=submit]");
+    await linkPage.waitForSelector("#mfa-step:not([hidden])");
+    await linkPage.fill("#mfa-code", totpCode(secret, totpStep(app.clock.now())));
+    await linkPage.click("#mfa-code-form button[type=submit]");
+    await linkPage.waitForURL(`${app.url}/account`);
+    await linkPage.click("button[data-provider=google]");
+    await linkPage.waitForURL(`${app.url}/account?linked=google`);
+    await linkPage.context().close();
+
+    app.clock.advance(30);
+    const page = await freshPage();
+    await page.goto(`${app.url}/login`);
+    await page.click("button[data-provider=google]");
+    await page.waitForURL(/\/login\?mfa=/);
+    await page.waitForSelector("#mfa-step:not([hidden])");
+    await page.fill("#mfa-code", totpCode(secret, totpStep(app.clock.now())));
+    await page.click("#mfa-code-form button[type=submit]");
+    await page.waitForURL(`${app.url}/account`);
+    expect(await page.textContent("#who")).toBe(user.email);
+    await page.context().close();
+  });
+
+  it("shows why a sign-in was refused", async () => {
+    const owner = await newUser(app);
+    idps.github.signIn(githubAccount(owner.email));
+    const page = await freshPage();
+    await page.goto(`${app.url}/login`);
+    await page.click("button[data-provider=github]");
+    await page.waitForURL(/\/login\?error=/);
+    await expect.poll(() => page.textContent("#alert")).toMatch(/already exists.*link GitHub/);
+    await page.context().close();
+  });
+});
