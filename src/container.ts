@@ -15,6 +15,7 @@ import { AuditService } from "./modules/audit/audit.service.js";
 import { AccountsService } from "./modules/auth/accounts.service.js";
 import { ActorService } from "./modules/auth/actor.service.js";
 import { LoginService } from "./modules/auth/login.service.js";
+import { CliLoginService } from "./modules/auth/cli-login.service.js";
 import { MfaLoginService } from "./modules/auth/mfa/mfa-login.service.js";
 import { MfaService } from "./modules/auth/mfa/mfa.service.js";
 import { PendingLoginStore } from "./modules/auth/mfa/pending-login.js";
@@ -194,6 +195,15 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     accounts,
     config: { publicUrl: config.http.publicUrl, appUrl: config.http.appUrl, rate: ext.rate },
   });
+  const cliLogin = new CliLoginService({
+    db,
+    clock,
+    kv,
+    logger,
+    audit,
+    issuer,
+    config: { publicUrl: config.http.publicUrl, appUrl: config.http.appUrl, ttl: ext.cliLoginTtl },
+  });
   const linkedAccounts = new LinkedAccountsService({ db, audit, providers: oauthProviders });
 
   return {
@@ -243,6 +253,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       oauthProviders,
       externalAuth,
       linkedAccounts,
+      cliLogin,
     },
     version: VERSION,
     async close() {

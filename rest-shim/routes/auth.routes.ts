@@ -7,6 +7,7 @@ import { sendSession } from "./mfa.routes.js";
 import { input, queryInput, type RouteDef } from "../route.js";
 import { Verbatim } from "../../src/lib/strings.js";
 import { auditQuerySchema } from "../../src/modules/users/users.schemas.js";
+import { cliAuthorizeSchema, cliLookupSchema, cliStartSchema } from "../../src/modules/auth/cli-login.service.js";
 
 export const authRoutes = (s: Services, config: Config): RouteDef[] => [
   {
@@ -112,5 +113,24 @@ export const authRoutes = (s: Services, config: Config): RouteDef[] => [
       const { items, ...page } = await s.users.listMyAuditLog(req.ctx, queryInput(req));
       sendData(res, 200, "Audit log", { auditLogs: items.map((e) => ({ ...e, metadata: new Verbatim(e.metadata) })), ...page });
     },
+  },
+  {
+    method: "get", path: "/token_please", tag: "cli", auth: "none", query: cliStartSchema,
+    summary: "Command-line sign-in: ?redirect_url=http://127.0.0.1:<port>/?token= (loopback only); redirects the browser to sign in",
+    handle: async (req, res) => {
+      const { loginUrl } = await s.cliLogin.start(req.ctx, queryInput(req));
+      res.setHeader("Cache-Control", "no-store");
+      res.redirect(302, loginUrl);
+    },
+  },
+  {
+    method: "get", path: "/cli/redirect-url", tag: "cli", auth: "user", query: cliLookupSchema,
+    summary: "Where the command-line client waits for a pending sign-in (?token=)",
+    handle: async (req, res) => sendData(res, 200, "Redirect URL", await s.cliLogin.redirectUrl(req.ctx, queryInput(req))),
+  },
+  {
+    method: "post", path: "/cli/authorize", tag: "cli", auth: "user", body: cliAuthorizeSchema,
+    summary: "Confirm a command-line sign-in: the client gets a session of its own at its loopback address",
+    handle: async (req, res) => sendData(res, 200, "Command-line client signed in", await s.cliLogin.authorize(req.ctx, input(req))),
   },
 ];

@@ -107,6 +107,7 @@ export const envSchema = z.object({
   GOOGLE_SCOPES: z.string().default("openid email profile"),
   GOOGLE_ISSUER: z.url().default("https://accounts.google.com"),
   OAUTH_FLOW_TTL: int(600, 30),
+  CLI_LOGIN_TTL: int(600, 30),
   RATE_LIMIT_OAUTH: rate("60/300"),
 
   RATE_LIMIT_ENABLED: bool(true),

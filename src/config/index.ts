@@ -168,6 +168,7 @@ function buildConfig(env: ParsedEnv) {
       // The callback is always ours, derived from PUBLIC_URL: callers never choose where codes go.
       callbackBase: `${publicUrl.origin}/api/v1/auth/external`,
       flowTtl: env.OAUTH_FLOW_TTL,
+      cliLoginTtl: env.CLI_LOGIN_TTL,
       rate: env.RATE_LIMIT_OAUTH,
       github: {
         clientId: env.GITHUB_CLIENT_ID,

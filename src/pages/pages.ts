@@ -73,6 +73,21 @@ const SECURITY = (email: string) => `
 <p><a href="/account">Back</a></p>
 <p id="alert" role="alert"></p>`;
 
+/** The command-line client's sign-in, confirmed by a signed-in user (host: where the CLI listens). */
+const CLI_AUTHORIZE = (email: string, host: string | null, cliToken: string) =>
+  host
+    ? `
+<h1>Sign in the command-line client?</h1>
+<p>The command-line client on this computer asks to sign in as <strong>${escape(email)}</strong>.
+It receives a session of its own at <code id="cli-host">${escape(host)}</code>.</p>
+<p class="muted">Continue only if you just ran its login command yourself.</p>
+<button id="cli-allow" type="button" data-cli-token="${escape(cliToken)}">Allow</button>
+<p><a href="/account">Cancel</a></p>
+<p id="alert" role="alert"></p>`
+    : `
+<h1>Command-line sign-in</h1>
+<p id="alert" role="alert">This sign-in is unknown, has expired or was already used. Run the login command again.</p>`;
+
 /** Hosted pages for flows that need a browser (sign-in, MFA, passkey enrollment); the web app uses GraphQL. */
 export function createPagesRouter(container: Container): Router {
   const { services, config } = container;
@@ -95,13 +110,21 @@ export function createPagesRouter(container: Container): Router {
   router.get("/login", async (_req, res) => page(res, brand, "Sign in", LOGIN(brand, await activeProviders())));
 
   /** Pages behind the session cookie: an anonymous visitor is sent to sign in first. */
-  const signedIn = (render: (email: string) => string | Promise<string>, title: string) => async (req: Request, res: Response) => {
+  const signedIn = (render: (email: string, req: Request) => string | Promise<string>, title: string) => async (req: Request, res: Response) => {
     await resolveRequestContext(services.actors, req).catch(() => undefined);
     if (req.ctx?.actor.kind !== "user") return res.redirect(303, `/login?next=${encodeURIComponent(req.originalUrl)}`);
-    page(res, brand, title, await render(req.ctx.actor.email));
+    page(res, brand, title, await render(req.ctx.actor.email, req));
   };
   router.get("/account", signedIn(async (email) => ACCOUNT(brand, email, await activeProviders()), "Account"));
   router.get("/account/security", signedIn(SECURITY, "Passkeys"));
+  router.get(
+    "/cli/authorize",
+    signedIn(async (email, req) => {
+      const cliToken = typeof req.query.cli_token === "string" ? req.query.cli_token : "";
+      const found = await services.cliLogin.redirectUrl(req.ctx!, { token: cliToken }).catch(() => null);
+      return CLI_AUTHORIZE(email, found ? new URL(found.redirectUrl).host : null, cliToken);
+    }, "Command-line sign-in"),
+  );
   return router;
 }
 

@@ -91,6 +91,7 @@ export const AuditAction = {
   oidcRevocation: "oidc.revocation",
   oidcError: "oidc.error",
   oidcKeysRotated: "oidc.keys.rotated",
+  cliLogin: "user.cli_login",
   externalLogin: "external_auth.login",
   externalLoginFailed: "external_auth.login.failed",
   externalRegister: "external_auth.register",

@@ -116,6 +116,15 @@
     showLinked().catch((err) => say(err.message));
   }
 
+  const cliAllow = $("cli-allow");
+  if (cliAllow) cliAllow.addEventListener("click", async () => {
+    say("");
+    try {
+      const done = await api("/cli/authorize", { cli_token: cliAllow.dataset.cliToken });
+      location.assign(done.redirect_url);
+    } catch (err) { say(err.message); }
+  });
+
   const enroll = $("add-passkey");
   if (enroll) {
     enroll.addEventListener("click", async () => {

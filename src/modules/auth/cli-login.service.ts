@@ -1,0 +1,132 @@
+import { z } from "zod";
+import type { Clock } from "../../infra/clock.js";
+import type { Db } from "../../infra/db.js";
+import type { KeyValueStore } from "../../infra/kv.js";
+import type { Logger } from "../../infra/logger.js";
+import { randomToken, sha256Hex } from "../../lib/crypto/index.js";
+import { AppError } from "../../lib/errors.js";
+import type { RequestContext } from "../../lib/request-context.js";
+import { parseInput } from "../../lib/validation.js";
+import { AuditAction } from "../audit/audit.actions.js";
+import type { AuditService } from "../audit/audit.service.js";
+import { usersRepository } from "../users/users.repository.js";
+import { requireUser } from "./guards.js";
+import type { SessionIssuer } from "./session-issuer.js";
+
+export const CliErrors = {
+  missingRedirect: () => new AppError("MISSING_REDIRECT_URL", 400, "redirect_url is required, e.g. http://127.0.0.1:8250/?token="),
+  invalidRedirect: () =>
+    new AppError("INVALID_REDIRECT_URL", 400, "redirect_url must be an http URL on localhost or 127.0.0.1: the token only ever goes to this computer"),
+  tokenNotFound: () => new AppError("TOKEN_NOT_FOUND", 404, "This command-line sign-in is unknown, has expired or was already used. Run the login command again."),
+  unavailable: () => new AppError("SERVICE_UNAVAILABLE", 503, "Sign-in for the command-line client is unavailable right now. Try again shortly."),
+};
+
+export const cliStartSchema = z.object({ redirectUrl: z.string().max(2048).optional() });
+export const cliLookupSchema = z.object({ token: z.string().min(1).max(128) });
+export const cliAuthorizeSchema = z.object({ cliToken: z.string().min(1).max(128) });
+
+interface PendingCliLogin {
+  redirectUrl: string;
+  createdAt: number;
+}
+
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
+export interface CliLoginDeps {
+  db: Db;
+  clock: Clock;
+  kv: KeyValueStore;
+  logger: Logger;
+  audit: AuditService;
+  issuer: SessionIssuer;
+  config: { publicUrl: string; appUrl: string; ttl: number };
+}
+
+/**
+ * The command-line client's browser sign-in (the original API's /token_please bridge). The CLI
+ * listens on a loopback port; the user signs in in the browser and confirms; the CLI then receives
+ * a session of its own (revocable on its own) at that loopback address, and nowhere else.
+ */
+export class CliLoginService {
+  constructor(private readonly deps: CliLoginDeps) {}
+
+  /** Records where the CLI listens and sends the browser to sign in. */
+  async start(ctx: RequestContext, input: unknown): Promise<{ loginUrl: string }> {
+    const { redirectUrl } = parseInput(cliStartSchema, input);
+    if (!redirectUrl) throw CliErrors.missingRedirect();
+    // Only this computer: a token must never be sent to another host.
+    if (!isLoopbackHttp(redirectUrl)) throw CliErrors.invalidRedirect();
+    const cliToken = randomToken(32);
+    const pending: PendingCliLogin = { redirectUrl, createdAt: this.deps.clock.now().getTime() };
+    await this.kvCall(() => this.deps.kv.set(this.key(cliToken), JSON.stringify(pending), this.deps.config.ttl));
+    const { publicUrl, appUrl } = this.deps.config;
+    // A separate web app gets the original API's /login?cli_token=; the hosted pages go straight to
+    // the confirmation page, which asks for a sign-in first when the browser has no session.
+    const login = appUrl === publicUrl ? new URL("/cli/authorize", publicUrl) : new URL("/login", appUrl);
+    login.searchParams.set("cli_token", cliToken);
+    return { loginUrl: login.toString() };
+  }
+
+  /** Where the CLI waits (the original API's lookup), for the signed-in user's confirmation page. */
+  async redirectUrl(ctx: RequestContext, input: unknown): Promise<{ redirectUrl: string }> {
+    requireUser(ctx);
+    const { token } = parseInput(cliLookupSchema, input);
+    const pending = await this.pending(token, false);
+    return { redirectUrl: pending.redirectUrl };
+  }
+
+  /**
+   * The signed-in user confirmed: the pending sign-in is spent, a new session is issued for the CLI,
+   * and the browser is given the loopback URL carrying its token.
+   */
+  async authorize(ctx: RequestContext, input: unknown): Promise<{ redirectUrl: string; expiresAt: Date }> {
+    const actor = requireUser(ctx);
+    const { cliToken } = parseInput(cliAuthorizeSchema, input);
+    const pending = await this.pending(cliToken, true);
+    const user = await usersRepository.findById(this.deps.db, actor.userId);
+    if (!user) throw CliErrors.tokenNotFound();
+    const session = await this.deps.issuer.issue(ctx, user, true, "cli", async (tx) => {
+      await this.deps.audit.record(tx, ctx, AuditAction.cliLogin, { metadata: { redirect_host: new URL(pending.redirectUrl).host } });
+    });
+    const url = pending.redirectUrl.endsWith("=") ? `${pending.redirectUrl}${encodeURIComponent(session.token)}` : withToken(pending.redirectUrl, session.token);
+    return { redirectUrl: url, expiresAt: session.expiresAt };
+  }
+
+  private async pending(cliToken: string, take: boolean): Promise<PendingCliLogin> {
+    const raw = await this.kvCall(() => (take ? this.deps.kv.take(this.key(cliToken)) : this.deps.kv.get(this.key(cliToken))));
+    if (!raw) throw CliErrors.tokenNotFound();
+    const pending = JSON.parse(raw) as PendingCliLogin;
+    if (this.deps.clock.now().getTime() - pending.createdAt > this.deps.config.ttl * 1000) throw CliErrors.tokenNotFound();
+    return pending;
+  }
+
+  /** The shared store is down: say so (503) rather than fail obscurely. */
+  private async kvCall<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      this.deps.logger.error({ err }, "CLI sign-in store unavailable");
+      throw CliErrors.unavailable();
+    }
+  }
+
+  private key(cliToken: string): string {
+    return `cli-login:${sha256Hex(cliToken)}`;
+  }
+}
+
+function isLoopbackHttp(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  return url.protocol === "http:" && LOOPBACK.has(url.hostname) && !url.username && !url.password;
+}
+
+function withToken(redirectUrl: string, token: string): string {
+  const url = new URL(redirectUrl);
+  url.searchParams.set("token", token);
+  return url.toString();
+}
