@@ -192,7 +192,6 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     issuer,
     pending: pendingLogins,
     orgs,
-    accounts,
     config: { publicUrl: config.http.publicUrl, appUrl: config.http.appUrl, rate: ext.rate },
   });
   const cliLogin = new CliLoginService({
@@ -204,7 +203,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     issuer,
     config: { publicUrl: config.http.publicUrl, appUrl: config.http.appUrl, ttl: ext.cliLoginTtl },
   });
-  const linkedAccounts = new LinkedAccountsService({ db, audit, providers: oauthProviders });
+  const linkedAccounts = new LinkedAccountsService({ db, sessions, audit, providers: oauthProviders });
 
   return {
     config,

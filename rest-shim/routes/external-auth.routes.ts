@@ -1,4 +1,4 @@
-import type { Response } from "express";
+import type { Request, Response } from "express";
 import type { Config } from "../../src/config/index.js";
 import type { Services } from "../../src/container.js";
 import { oauthBindingOf, setMfaCookie, setOAuthBindingCookie, setSessionCookie } from "../../src/http/session.js";
@@ -9,9 +9,14 @@ import { input, param, queryInput, type RouteDef } from "../route.js";
 
 const X = "/auth/external";
 
-/** The flow's browser binding goes in a cookie; the body has what the client needs to redirect. */
-function sendFlow(res: Response, config: Config, started: FlowStarted): void {
+/**
+ * The flow's browser binding goes in a cookie. The body has what the client needs to redirect, or,
+ * with `mode=redirect` (a top-level navigation, e.g. from a web app on another site, whose fetch
+ * could not set the cookie), the browser goes straight to the provider.
+ */
+function sendFlow(req: Request, res: Response, config: Config, started: FlowStarted): void {
   setOAuthBindingCookie(res, config, started.binding, config.externalAuth.flowTtl);
+  if (req.query.mode === "redirect") return res.redirect(303, started.authorizationUrl);
   sendData(res, 200, "Redirect the browser to authorization_url", { authorizationUrl: started.authorizationUrl, state: started.state });
 }
 
@@ -23,14 +28,14 @@ export const externalAuthRoutes = (s: Services, config: Config): RouteDef[] => [
   },
   {
     method: "get", path: `${X}/:provider/authorize`, tag: "external-auth", auth: "optional", query: authorizeQuerySchema,
-    summary: "Start a login, register or link flow (?flow=&next=); redirect_uri is refused: the callback is fixed by configuration",
-    handle: async (req, res) => sendFlow(res, config, await s.externalAuth.start(req.ctx, param(req, "provider"), queryInput(req), oauthBindingOf(req))),
+    summary: "Start a login, register or link flow (?flow=&next=&mode=redirect); redirect_uri is refused: the callback is fixed by configuration",
+    handle: async (req, res) => sendFlow(req, res, config, await s.externalAuth.start(req.ctx, param(req, "provider"), queryInput(req), oauthBindingOf(req, config))),
   },
   {
     method: "get", path: `${X}/:provider/callback`, tag: "external-auth", auth: "none",
     summary: "Where the provider returns the browser; redirects onwards with a session, a pending second factor, or an error",
     handle: async (req, res) => {
-      const outcome = await s.externalAuth.complete(req.ctx, param(req, "provider"), queryInput(req), oauthBindingOf(req));
+      const outcome = await s.externalAuth.complete(req.ctx, param(req, "provider"), queryInput(req), oauthBindingOf(req, config));
       if (outcome.session) setSessionCookie(res, config, outcome.session.token, null);
       if (outcome.mfa) setMfaCookie(res, config, outcome.mfa.token, outcome.mfa.expiresAt);
       // The URL held a code: keep it out of caches and of the next page's Referer.
@@ -41,7 +46,7 @@ export const externalAuthRoutes = (s: Services, config: Config): RouteDef[] => [
   },
   {
     method: "post", path: `${X}/:provider/link`, tag: "external-auth", auth: "user", summary: "Start linking a provider to your account",
-    handle: async (req, res) => sendFlow(res, config, await s.externalAuth.start(req.ctx, param(req, "provider"), { ...(input(req) as object), flow: "link" }, oauthBindingOf(req))),
+    handle: async (req, res) => sendFlow(req, res, config, await s.externalAuth.startLink(req.ctx, param(req, "provider"), input(req), oauthBindingOf(req, config))),
   },
   {
     method: "get", path: `${X}/linked-accounts`, tag: "external-auth", auth: "user", summary: "Your linked external accounts",

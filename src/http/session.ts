@@ -54,18 +54,24 @@ export function mfaTokenOf(req: Request): string | undefined {
   return match ? decodeURIComponent(match[1]!) : undefined;
 }
 
-const OAUTH_COOKIE = "keyward.oauth";
-const OAUTH_PATH = "/api/v1/auth/external";
-
 /**
  * Binds external sign-in flows to the browser that started them. Lax, because the provider brings
- * the browser back with a cross-site top-level GET; scoped to the external-auth paths only.
+ * the browser back with a cross-site top-level GET. Over HTTPS it is a `__Host-` cookie (no
+ * sibling subdomain can plant a known value); over plain http it is scoped to the flow's paths.
+ * One value serves every flow the browser has open (two tabs both work); it lapses with the flow TTL.
  */
-export function setOAuthBindingCookie(res: Response, config: Config, value: string, ttlSeconds: number): void {
-  res.cookie(OAUTH_COOKIE, value, { httpOnly: true, sameSite: "lax", secure: config.session.secureCookie, path: OAUTH_PATH, maxAge: ttlSeconds * 1000 });
+function oauthCookie(config: Config) {
+  const secure = config.session.secureCookie;
+  return { name: secure ? "__Host-keyward.oauth" : "keyward.oauth", options: { httpOnly: true, sameSite: "lax" as const, secure, path: secure ? "/" : "/api/v1/auth/external" } };
 }
 
-export function oauthBindingOf(req: Request): string | undefined {
-  const match = /(?:^|;\s*)keyward\.oauth=([^;]+)/.exec(req.get("cookie") ?? "");
+export function setOAuthBindingCookie(res: Response, config: Config, value: string, ttlSeconds: number): void {
+  const { name, options } = oauthCookie(config);
+  res.cookie(name, value, { ...options, maxAge: ttlSeconds * 1000 });
+}
+
+export function oauthBindingOf(req: Request, config: Config): string | undefined {
+  const name = oauthCookie(config).name.replace(/[.]/g, "\\.");
+  const match = new RegExp(`(?:^|;\\s*)${name}=([^;]+)`).exec(req.get("cookie") ?? "");
   return match ? decodeURIComponent(match[1]!) : undefined;
 }

@@ -74,14 +74,17 @@ describe("external sign-in in Chromium", () => {
     await page.context().close();
   });
 
-  it("shows why a sign-in was refused", async () => {
+  it("shows why a sign-in was refused, in its own words only", async () => {
     const owner = await newUser(app);
     idps.github.signIn(githubAccount(owner.email));
     const page = await freshPage();
     await page.goto(`${app.url}/login`);
     await page.click("button[data-provider=github]");
     await page.waitForURL(/\/login\?error=/);
-    await expect.poll(() => page.textContent("#alert")).toMatch(/already exists.*link GitHub/);
+    await expect.poll(() => page.textContent("#alert")).toMatch(/already exists.*then link the provider/);
+    // A crafted link cannot put its own text on the page.
+    await page.goto(`${app.url}/login?error=${encodeURIComponent("Call +1 555 0100 to unlock your account")}&error_type=NOPE`);
+    expect(await page.textContent("#alert")).toBe("The sign-in could not be completed. Try again.");
     await page.context().close();
   });
 });

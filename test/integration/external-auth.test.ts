@@ -1,4 +1,6 @@
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resultRows } from "../../src/infra/db.js";
 import { totpCode, totpStep } from "../../src/lib/crypto/index.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { auditRows, countRows } from "../helpers/db.js";
@@ -32,6 +34,11 @@ afterAll(async () => {
 const me = async (browser: OidcAgent) => browser.fetch(`${app.url}/api/v1/auth/me`);
 const errorOf = (landing: URL | undefined) => landing?.searchParams.get("error_type");
 const usersNamed = (email: string) => countRows(app, "users", `email = '${email}'`);
+/** Metadata of the failure audits with this action and error code. */
+async function auditFailures(action: string, code: string): Promise<Array<Record<string, unknown>>> {
+  const result = await app.container.db.execute(sql`select metadata, user_id from audit_logs where action = ${action} and metadata->>'code' = ${code} order by created_at desc`);
+  return resultRows<{ metadata: Record<string, unknown>; user_id: string | null }>(result).map((r) => ({ ...r.metadata, user_id: r.user_id }));
+}
 
 describe("sign-in with GitHub", () => {
   it("creates the account and a personal organization on first sign-in, then signs the same account in again", async () => {
@@ -109,6 +116,9 @@ describe("sign-in with GitHub", () => {
     const flow = await runExternalFlow(app, browser, "github");
     expect(errorOf(flow.landing)).toBe("ACCOUNT_SUSPENDED");
     expect((await me(browser)).status).toBe(401);
+    // The refusal is attributed to the account and the identity.
+    const [failure] = await auditFailures("external_auth.login.failed", "ACCOUNT_SUSPENDED");
+    expect(failure).toMatchObject({ user_id: id, provider: "github", subject: expect.any(String) });
   });
 
   it("answers cleanly when GitHub refuses or fails, and creates nothing", async () => {
@@ -121,7 +131,12 @@ describe("sign-in with GitHub", () => {
       const flow = await runExternalFlow(app, newBrowser(app), "github");
       expect(errorOf(flow.landing), failure).toBe("OAUTH_ERROR");
     }
+    idps.github.signIn(githubAccount(email, { emails: [{ email, primary: true, verified: false, visibility: null }] }));
+    expect(errorOf((await runExternalFlow(app, newBrowser(app), "github")).landing)).toBe("OAUTH_EMAIL_UNVERIFIED");
+    idps.github.signIn(githubAccount(email, { email: null, emails: [] }));
+    expect(errorOf((await runExternalFlow(app, newBrowser(app), "github")).landing)).toBe("OAUTH_EMAIL_REQUIRED");
     expect(await usersNamed(email)).toBe(0);
+    expect(await countRows(app, "external_identities", `email = '${email}'`)).toBe(0);
   });
 });
 
@@ -129,17 +144,22 @@ describe("sign-in with Google", () => {
   // Google publishes its next key ahead of signing with it; Keyward's first key fetch sees both.
   beforeAll(() => idps.google.publishNextKey());
 
-  it("validates the ID token and creates an unverified account when Google says the address is unverified", async () => {
+  it("registers with a verified Google address, and refuses to create an account from an unverified one", async () => {
+    const unverified = uniqueEmail("gail");
+    idps.google.signIn(googleAccount(unverified, { email_verified: false }));
+    const refused = await runExternalFlow(app, newBrowser(app), "google", { flow: "register" });
+    expect(errorOf(refused.landing)).toBe("OAUTH_EMAIL_UNVERIFIED");
+    expect(await usersNamed(unverified)).toBe(0);
+    const [failure] = await auditFailures("external_auth.login.failed", "OAUTH_EMAIL_UNVERIFIED");
+    expect(failure).toMatchObject({ provider: "google", flow: "register", subject: expect.any(String) });
+
     const email = uniqueEmail("gail");
-    idps.google.signIn(googleAccount(email, { email_verified: false }));
+    idps.google.signIn(googleAccount(email));
     const browser = newBrowser(app);
-    const flow = await runExternalFlow(app, browser, "google");
+    const flow = await runExternalFlow(app, browser, "google", { flow: "register" });
     expect(flow.landing?.pathname, flow.landing?.search).toBe("/account");
     const user = (await (await me(browser)).json()).data.user;
-    expect(user).toMatchObject({ email, email_verified: false });
-    // A verification link goes out for an address the provider did not vouch for.
-    await app.flushEmails();
-    expect(app.mail.lastWith(email, "/verify-email")).toBeDefined();
+    expect(user).toMatchObject({ email, email_verified: true });
     const authz = idps.google.authorizeRequests.at(-1)!;
     expect(authz).toMatchObject({ code_challenge_method: "S256", response_type: "code" });
     expect(authz.nonce).toBeTruthy();
@@ -189,9 +209,12 @@ describe("flow state", () => {
     expect(errorOf(await visitCallback(browser, crossed))).toBe("OAUTH_STATE_INVALID");
 
     const late = await callbackUrlFor(app, browser, "github");
-    app.clock.advance(601);
+    app.clock.advance(app.container.config.externalAuth.flowTtl + 1);
     expect(errorOf(await visitCallback(browser, late))).toBe("OAUTH_STATE_INVALID");
     expect(await usersNamed(email)).toBe(0);
+    // Each refusal says why in the audit log (a login CSRF attempt is not a timeout).
+    const refusals = (await auditFailures("external_auth.login.failed", "OAUTH_STATE_INVALID")).map((f) => f.refusal);
+    expect(refusals).toEqual(expect.arrayContaining(["unknown_or_used", "other_browser", "wrong_provider", "expired"]));
 
     // Replay of a completed flow.
     const good = await callbackUrlFor(app, browser, "github");
@@ -211,6 +234,11 @@ describe("flow state", () => {
       const res = await app.http.get(`/api/v1/auth/external/github/authorize?next=${encodeURIComponent(next)}`);
       expect(res.status, next).toBe(400);
     }
+    const direct = await app.http.get("/api/v1/auth/external/github/authorize?mode=redirect");
+    expect(direct.status).toBe(303);
+    expect(direct.headers.get("location")).toMatch(new RegExp(`^${idps.github.url}/login/oauth/authorize\\?`));
+    expect(direct.headers.getSetCookie().some((c) => c.startsWith("keyward.oauth="))).toBe(true);
+
     idps.github.signIn(githubAccount(uniqueEmail("redirect")));
     const flow = await runExternalFlow(app, browser, "github", { next: "/account/security" });
     const configured = `${app.url}/api/v1/auth/external/github/callback`;
@@ -236,7 +264,7 @@ describe("linking", () => {
     const refused = await runExternalFlow(app, browser, "github", { flow: "link" }, user.token);
     expect(refused.landing?.pathname).toBe("/account");
     expect(errorOf(refused.landing)).toBe("EMAIL_MISMATCH");
-    expect(refused.landing?.searchParams.get("error")).toContain(user.email);
+    expect(refused.landing?.searchParams.get("error")).toMatch(/does not list your account's email address as verified/);
     expect(await countRows(app, "external_identities", `user_id = '${user.id}'`)).toBe(0);
 
     idps.github.signIn(githubAccount(uniqueEmail("personal"), { emails: [{ email: uniqueEmail("personal"), primary: true, verified: true, visibility: null }, { email: user.email, primary: false, verified: true, visibility: null }] }));
@@ -251,6 +279,42 @@ describe("linking", () => {
     expect(list.body.data.unlink_available).toBe(true);
     const actions = (await auditRows(app, user.id)).map((r) => r.action);
     expect(actions).toEqual(expect.arrayContaining(["external_auth.link.initiated", "external_auth.link.failed", "external_auth.link.completed"]));
+  });
+
+  it("refuses to link an identity that only claims the account's address without verifying it", async () => {
+    const user = await newUser(app);
+    const browser = newBrowser(app);
+    // Google: the same address, not verified.
+    idps.google.signIn(googleAccount(user.email, { email_verified: false }));
+    expect(errorOf((await runExternalFlow(app, browser, "google", { flow: "link" }, user.token)).landing)).toBe("EMAIL_MISMATCH");
+    // Google: another (verified) address.
+    idps.google.signIn(googleAccount(uniqueEmail("elsewhere")));
+    expect(errorOf((await runExternalFlow(app, browser, "google", { flow: "link" }, user.token)).landing)).toBe("EMAIL_MISMATCH");
+    // GitHub: the same address as an unverified primary.
+    idps.github.signIn(githubAccount(user.email, { emails: [{ email: user.email, primary: true, verified: false, visibility: null }] }));
+    expect(errorOf((await runExternalFlow(app, browser, "github", { flow: "link" }, user.token)).landing)).toBe("EMAIL_MISMATCH");
+    // GitHub: the same address as the public profile email only, with the emails API unavailable.
+    idps.github.signIn(githubAccount(uniqueEmail("public"), { email: user.email }));
+    idps.github.failNext("emails_forbidden");
+    expect(errorOf((await runExternalFlow(app, browser, "github", { flow: "link" }, user.token)).landing)).toBe("EMAIL_MISMATCH");
+    expect(await countRows(app, "external_identities", `user_id = '${user.id}'`)).toBe(0);
+    // The failure message does not carry the account's address into URLs and logs.
+    const failure = await runExternalFlow(app, browser, "github", { flow: "link" }, user.token);
+    expect(failure.landing?.toString()).not.toContain(encodeURIComponent(user.email));
+  });
+
+  it("refuses to complete a link in a browser where someone else has signed in since", async () => {
+    const owner = await newUser(app);
+    const other = await newUser(app);
+    idps.github.signIn(githubAccount(owner.email));
+    const browser = newBrowser(app);
+    const start = await browser.fetch(`${app.url}/api/v1/auth/external/github/authorize?flow=link`, { headers: { authorization: `Bearer ${owner.token}` } });
+    const authorizationUrl = (await start.json()).data.authorization_url as string;
+    await browser.signIn(other.email, other.password);
+    const atProvider = await browser.fetch(authorizationUrl);
+    const landing = await visitCallback(browser, new URL(atProvider.headers.get("location")!, authorizationUrl).toString());
+    expect(errorOf(landing)).toBe("OAUTH_STATE_INVALID");
+    expect(await countRows(app, "external_identities", `user_id in ('${owner.id}', '${other.id}')`)).toBe(0);
   });
 
   it("links one identity to one account only, and a link flow needs a signed-in user", async () => {
@@ -275,6 +339,7 @@ describe("linking", () => {
     expect(refused.status).toBe(409);
     expect(refused.body.error.type).toBe("LAST_SIGN_IN_METHOD");
     expect(await countRows(app, "external_identities", `email = '${email}'`)).toBe(1);
+    expect((await auditFailures("external_auth.unlink", "LAST_SIGN_IN_METHOD")).length).toBeGreaterThan(0);
 
     idps.google.signIn(googleAccount(email));
     await runExternalFlow(app, browser, "google", { flow: "link" }, token);
@@ -316,6 +381,9 @@ describe("administration", () => {
     expect(off.body.error.type).toBe("PROVIDER_NOT_CONFIGURED");
     expect((await app.http.get("/api/v1/auth/external/providers")).body.data.providers[0].is_active).toBe(false);
 
+    const noOpenid = await app.http.put("/api/v1/admin/oauth/providers/google", { client_id: "g", client_secret: "s", scopes: ["email"] }, { token: admin.token });
+    expect(noOpenid.body.error.type).toBe("VALIDATION_ERROR");
+
     const gql = await app.http.gql("{ oauthProviderConfigs { provider source isEnabled hasClientSecret callbackUrl } }", {}, { token: admin.token });
     expect(gql.data.oauthProviderConfigs[0]).toEqual({ provider: "github", source: "database", isEnabled: false, hasClientSecret: true, callbackUrl: `${app.url}/api/v1/auth/external/github/callback` });
 
@@ -338,6 +406,8 @@ describe("administration", () => {
     expect(listed.body.data.linked_accounts).toEqual([expect.objectContaining({ provider: "github", email: user.email })]);
     expect((await app.http.delete(`/api/v1/admin/users/${user.id}/linked-accounts/github`, { token: admin.token })).status).toBe(200);
     expect(await countRows(app, "external_identities", `user_id = '${user.id}'`)).toBe(0);
+    // A removed identity may be compromised: the user's sessions end.
+    expect((await app.http.get("/api/v1/auth/me", { token: user.token })).status).toBe(401);
     expect((await auditRows(app, user.id)).map((r) => r.action)).toContain("admin.oauth.unlink");
   });
 });

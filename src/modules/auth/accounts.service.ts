@@ -262,8 +262,7 @@ export class AccountsService {
     });
   }
 
-  /** A fresh verification link for `user` (earlier ones stop working), in the caller's transaction. */
-  async sendVerification(tx: Executor, user: UserRow): Promise<void> {
+  private async sendVerification(tx: Executor, user: UserRow): Promise<void> {
     const { clock, config } = this.deps;
     const now = clock.now();
     await userTokensRepository.voidAll(tx, user.id, "email_verification", now);

@@ -9,7 +9,6 @@ import { normalizeEmail } from "../../lib/strings.js";
 import { parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
-import type { AccountsService } from "../auth/accounts.service.js";
 import { requireUser } from "../auth/guards.js";
 import { startMfaChallenge, type MfaChallenge } from "../auth/login.service.js";
 import type { PendingLoginStore } from "../auth/mfa/pending-login.js";
@@ -18,7 +17,7 @@ import type { OrgsService } from "../orgs/orgs.service.js";
 import type { RateLimitService, RateRule } from "../rate-limit/rate-limit.service.js";
 import { usersRepository, type UserRow } from "../users/users.repository.js";
 import { externalIdentitiesRepository } from "./external-identities.repository.js";
-import type { OAuthFlow, OAuthFlowStore } from "./oauth-flow.store.js";
+import type { FlowRefusal, OAuthFlow, OAuthFlowStore } from "./oauth-flow.store.js";
 import { OAuthErrors } from "./oauth.errors.js";
 import type { OAuthProvidersService } from "./oauth-providers.service.js";
 import { authorizeQuerySchema, callbackQuerySchema, PROVIDER_LABEL, type ProviderName } from "./oauth.schemas.js";
@@ -36,7 +35,6 @@ export interface ExternalAuthDeps {
   issuer: SessionIssuer;
   pending: PendingLoginStore;
   orgs: OrgsService;
-  accounts: AccountsService;
   config: { publicUrl: string; appUrl: string; rate: RateRule };
 }
 
@@ -55,6 +53,13 @@ export interface CallbackOutcome {
 }
 
 const BINDING = /^[A-Za-z0-9_-]{43}$/;
+
+interface Trace {
+  flow: OAuthFlow | null;
+  userId: string | null;
+  subject: string | null;
+  refusal: FlowRefusal | null;
+}
 
 /**
  * Sign-in, registration and account linking with GitHub and Google. The callback address is ours
@@ -87,36 +92,56 @@ export class ExternalAuthService {
     return { authorizationUrl: url.toString(), state, binding: bind };
   }
 
+  /** Starts linking a provider to the signed-in account. */
+  startLink(ctx: RequestContext, provider: unknown, input: unknown, binding: string | undefined): Promise<FlowStarted> {
+    return this.start(ctx, provider, { ...((input ?? {}) as object), flow: "link" }, binding);
+  }
+
   /**
    * The provider sent the browser back. Whatever happens, the answer is a redirect: to the page
    * the flow asked for, with a session, a pending second factor, or an error the page can show.
    */
   async complete(ctx: RequestContext, provider: unknown, query: unknown, binding: string | undefined): Promise<CallbackOutcome> {
     const name = this.deps.providers.parseProvider(provider);
-    let flow: OAuthFlow | null = null;
+    // What the failure audit can say about who and what this was, filled in as it is learned.
+    const trace: Trace = { flow: null, userId: null, subject: null, refusal: null };
     try {
       await this.deps.limits.consume("oauth", this.deps.config.rate, ctx.ip ?? "unknown");
       const q = parseInput(callbackQuerySchema, query);
-      flow = q.state ? await this.deps.flows.take(q.state, name, binding) : null;
-      if (!flow) throw OAuthErrors.invalidState();
+      const taken = q.state ? await this.deps.flows.take(q.state, name, binding) : { refused: "unknown_or_used" as const };
+      trace.flow = taken.flow ?? null;
+      trace.userId = taken.flow?.userId ?? null;
+      if ("refused" in taken) {
+        trace.refusal = taken.refused;
+        throw OAuthErrors.invalidState();
+      }
+      const flow = taken.flow;
       // The person declined (or the provider refused) at the provider.
       if (q.error) throw q.error === "access_denied" ? OAuthErrors.cancelled(PROVIDER_LABEL[name]) : OAuthErrors.providerError(PROVIDER_LABEL[name], q.error);
       if (!q.code) throw OAuthErrors.invalidState();
       const profile = await this.exchange(name, flow, q);
+      trace.subject = profile.subject;
       if (flow.flow === "link") return await this.link(ctx, flow, profile);
-      return await this.signIn(ctx, flow, profile);
+      return await this.signIn(ctx, flow, profile, trace);
     } catch (e) {
       const error = isAppError(e) ? e : new AppError("AUTH_FAILED", 500, "The sign-in could not be completed. Try again.");
       if (!isAppError(e)) this.deps.logger.error({ err: e, provider: name }, "external sign-in failed unexpectedly");
-      const action = flow?.flow === "link" ? AuditAction.externalLinkFailed : AuditAction.externalLoginFailed;
-      await this.deps.audit.record(this.deps.db, ctx, action, {
-        userId: flow?.userId ?? null,
+      await this.recordFailure(ctx, name, trace, error);
+      return { redirectTo: this.landing(trace.flow, name, { kind: "error", code: error.code, message: error.message }) };
+    }
+  }
+
+  private async recordFailure(ctx: RequestContext, name: ProviderName, trace: Trace, error: AppError): Promise<void> {
+    const action = trace.flow?.flow === "link" ? AuditAction.externalLinkFailed : AuditAction.externalLoginFailed;
+    // The browser still gets its answer if the audit write fails; the log keeps the event.
+    await this.deps.audit
+      .record(this.deps.db, ctx, action, {
+        userId: trace.userId,
         success: false,
         errorMessage: error.message,
-        metadata: { provider: name, flow: flow?.flow ?? null, code: error.code },
-      });
-      return { redirectTo: this.landing(flow, name, { kind: "error", code: error.code, message: error.message }) };
-    }
+        metadata: { provider: name, flow: trace.flow?.flow ?? null, code: error.code, subject: trace.subject, refusal: trace.refusal },
+      })
+      .catch((err: unknown) => this.deps.logger.error({ err, provider: name, code: error.code }, "could not audit a failed external sign-in"));
   }
 
   private async exchange(name: ProviderName, flow: OAuthFlow, q: { code?: string; state?: string; iss?: string }): Promise<ExternalProfile> {
@@ -133,81 +158,98 @@ export class ExternalAuthService {
       });
   }
 
-  /** Login and register: a linked identity signs in; an unknown one with an unused email gets an account. */
-  private async signIn(ctx: RequestContext, flow: OAuthFlow, profile: ExternalProfile): Promise<CallbackOutcome> {
-    const { db, clock, issuer } = this.deps;
+  /** Login and register: a linked identity signs in; an unknown one with an unused, verified email gets an account. */
+  private async signIn(ctx: RequestContext, flow: OAuthFlow, profile: ExternalProfile, trace: Trace, retried = false): Promise<CallbackOutcome> {
+    const { db, clock, issuer, audit } = this.deps;
     const label = PROVIDER_LABEL[profile.provider];
-    const identity = await externalIdentitiesRepository.findBySubject(db, profile.provider, profile.subject);
+    let identity = await externalIdentitiesRepository.findBySubject(db, profile.provider, profile.subject);
     let user: UserRow | undefined;
     if (identity) {
+      trace.userId = identity.userId;
       user = await usersRepository.findById(db, identity.userId);
-      // The account behind it was deleted.
-      if (!user) throw OAuthErrors.accountUnavailable();
-      // Suspension blocks every way in.
-      if (user.status !== "active") throw new AppError("ACCOUNT_SUSPENDED", 403, "This account is suspended. Contact your administrator.");
+      // The account behind it was deleted: the identity is free again, as for someone new.
+      if (!user) {
+        await externalIdentitiesRepository.deleteById(db, identity.id);
+        identity = undefined;
+      }
+    }
+    if (identity && user) {
+      // Suspension (or an account not yet activated) blocks every way in.
+      if (user.status === "suspended") throw OAuthErrors.accountSuspended();
+      if (user.status !== "active") throw OAuthErrors.accountUnavailable();
       await externalIdentitiesRepository.touch(db, identity.id, profile, clock.now());
     } else {
-      user = await this.register(ctx, profile, label);
+      try {
+        user = await this.register(ctx, profile, label);
+      } catch (e) {
+        // The same identity registered concurrently (a double-clicked callback): sign it in.
+        if (!retried && isUniqueViolation(e, "external_identities_subject_uq")) return this.signIn(ctx, flow, profile, trace, true);
+        throw e;
+      }
+      trace.userId = user.id;
     }
+    const signedIn = user;
     const method = profile.provider;
-    const challenge = await startMfaChallenge(this.deps, ctx, user, { rememberMe: false, method });
-    if (challenge) return this.mfaOutcome(flow, profile.provider, challenge);
-    const session = await issuer.issue(ctx, user, false, method, async (tx) => {
-      await this.deps.audit.record(tx, actingAs(ctx, user), AuditAction.externalLogin, {
-        metadata: { provider: profile.provider, subject: profile.subject, new_account: !identity },
-      });
-    });
+    const challenge = await startMfaChallenge(this.deps, ctx, signedIn, { rememberMe: false, method });
+    const loginAudit = (result: string) => ({ metadata: { provider: profile.provider, subject: profile.subject, new_account: !identity, result } });
+    if (challenge) {
+      await audit.record(db, actingAs(ctx, signedIn), AuditAction.externalLogin, loginAudit("mfa_required"));
+      return this.mfaOutcome(flow, profile.provider, challenge);
+    }
+    const session = await issuer.issue(ctx, signedIn, false, method, (tx) => audit.record(tx, actingAs(ctx, signedIn), AuditAction.externalLogin, loginAudit("session")));
     return { session, redirectTo: this.landing(flow, profile.provider, { kind: "session" }) };
   }
 
   /**
-   * First sign-in with an unknown identity: a new account (verified only if the provider says the
-   * address is) and a personal organization, in one transaction. An address that already has an
+   * First sign-in with an unknown identity: a new account and a personal organization, in one
+   * transaction. Only an address the provider has verified can create an account (otherwise anyone
+   * could claim someone's address before they register), and an address that already has an
    * account is never merged silently: its owner must sign in and link.
    */
   private async register(ctx: RequestContext, profile: ExternalProfile, label: string): Promise<UserRow> {
-    const { db, clock, audit, orgs, accounts } = this.deps;
+    const { db, clock, audit, orgs } = this.deps;
     if (!profile.email) throw OAuthErrors.emailRequired(label);
+    if (!profile.emailVerified) throw OAuthErrors.emailUnverified(label);
     const email = normalizeEmail(profile.email);
     try {
       return await db.transaction(async (tx) => {
         if (await usersRepository.findByEmail(tx, email)) throw OAuthErrors.accountExists(label);
         const now = clock.now();
         const inserted = await usersRepository.insert(tx, { email, fullName: profile.displayName?.slice(0, 255) ?? null, isSuperadmin: false, now });
-        const user = profile.emailVerified ? (await usersRepository.update(tx, inserted.id, { emailVerifiedAt: now }))! : inserted;
+        const user = (await usersRepository.update(tx, inserted.id, { emailVerifiedAt: now }))!;
         await externalIdentitiesRepository.insert(tx, user.id, profile, now);
         const asUser = actingAs(ctx, user);
-        await audit.record(tx, asUser, AuditAction.externalRegister, { resourceType: "user", resourceId: user.id, metadata: { provider: profile.provider, email_verified: profile.emailVerified } });
+        await audit.record(tx, asUser, AuditAction.externalRegister, { resourceType: "user", resourceId: user.id, metadata: { provider: profile.provider, subject: profile.subject } });
         await orgs.createPersonal(tx, asUser, user);
-        if (!profile.emailVerified) await accounts.sendVerification(tx, user);
         return user;
       });
     } catch (e) {
-      // The same identity or address registered concurrently: answer as the winner would be answered.
+      // The same address registered concurrently: answer as the winner would be answered.
       if (isUniqueViolation(e, "users_email_live_uq")) throw OAuthErrors.accountExists(label);
-      if (isUniqueViolation(e, "external_identities_subject_uq")) throw OAuthErrors.invalidState();
       throw e;
     }
   }
 
   /**
-   * Links the identity to the signed-in account that started the flow. A different email is
-   * accepted only when the provider lists the account's address as verified for this identity.
+   * Links the identity to the signed-in account that started the flow. The provider must vouch
+   * for the account's address: as this identity's verified email, or in its list of verified ones.
    */
   private async link(ctx: RequestContext, flow: OAuthFlow, profile: ExternalProfile): Promise<CallbackOutcome> {
     const { db, clock, audit } = this.deps;
     const label = PROVIDER_LABEL[profile.provider];
+    // The browser now belongs to someone else (they signed in since the flow started).
+    if (ctx.actor.kind === "user" && ctx.actor.userId !== flow.userId) throw OAuthErrors.otherUserSignedIn();
     const user = flow.userId ? await usersRepository.findById(db, flow.userId) : undefined;
     if (!user) throw OAuthErrors.accountUnavailable();
-    if (user.status !== "active") throw new AppError("ACCOUNT_SUSPENDED", 403, "This account is suspended. Contact your administrator.");
+    if (user.status === "suspended") throw OAuthErrors.accountSuspended();
     const asUser = actingAs(ctx, user);
     const existing = await externalIdentitiesRepository.findBySubject(db, profile.provider, profile.subject);
     // Already linked to this account: nothing to do.
     if (existing?.userId === user.id) return { redirectTo: this.landing(flow, profile.provider, { kind: "linked" }) };
     // One identity, one account.
     if (existing) throw OAuthErrors.identityTaken(label);
-    // Stops linking someone else's identity: the account's address must be this identity's, verified.
-    if (!this.emailAuthorizes(user.email, profile)) throw OAuthErrors.emailMismatch(label, user.email);
+    // Stops linking someone else's identity, or one that merely claims this address.
+    if (!this.emailAuthorizes(user.email, profile)) throw OAuthErrors.emailMismatch(label);
     try {
       await db.transaction(async (tx) => {
         await externalIdentitiesRepository.insert(tx, user.id, profile, clock.now());
@@ -221,9 +263,10 @@ export class ExternalAuthService {
     return { redirectTo: this.landing(flow, profile.provider, { kind: "linked" }) };
   }
 
+  /** Only verified addresses count: an unverified one proves nothing about who holds the mailbox. */
   private emailAuthorizes(accountEmail: string, profile: ExternalProfile): boolean {
     const mine = normalizeEmail(accountEmail);
-    if (profile.email && normalizeEmail(profile.email) === mine) return true;
+    if (profile.email && profile.emailVerified && normalizeEmail(profile.email) === mine) return true;
     return profile.verifiedEmails.some((e) => normalizeEmail(e) === mine);
   }
 

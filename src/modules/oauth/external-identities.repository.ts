@@ -62,6 +62,10 @@ export const externalIdentitiesRepository = {
     await db.update(externalIdentities).set({ ...profileColumns(profile), lastUsedAt: now }).where(eq(externalIdentities.id, id));
   },
 
+  async deleteById(db: Executor, id: string): Promise<void> {
+    await db.delete(externalIdentities).where(eq(externalIdentities.id, id));
+  },
+
   async delete(db: Executor, userId: string, provider: ProviderName): Promise<IdentityRow | undefined> {
     const [row] = await db
       .delete(externalIdentities)

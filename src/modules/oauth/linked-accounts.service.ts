@@ -6,6 +6,9 @@ import type { AuditService } from "../audit/audit.service.js";
 import { credentialsRepository } from "../auth/credentials.repository.js";
 import { requireUser } from "../auth/guards.js";
 import { mfaRepository } from "../auth/mfa/mfa.repository.js";
+import type { SessionsService } from "../auth/sessions/sessions.service.js";
+import { isAppError } from "../../lib/errors.js";
+import { usersRepository } from "../users/users.repository.js";
 import { externalIdentitiesRepository, type IdentityRow } from "./external-identities.repository.js";
 import { OAuthErrors } from "./oauth.errors.js";
 import type { OAuthProvidersService } from "./oauth-providers.service.js";
@@ -25,6 +28,7 @@ export interface LinkedAccountView {
 
 export interface LinkedAccountsDeps {
   db: Db;
+  sessions: SessionsService;
   audit: AuditService;
   providers: OAuthProvidersService;
 }
@@ -57,15 +61,23 @@ export class LinkedAccountsService {
   async unlinkMine(ctx: RequestContext, provider: unknown): Promise<void> {
     const actor = requireUser(ctx);
     const name = this.deps.providers.parseProvider(provider);
-    await this.deps.db.transaction(async (tx) => {
-      const gone = await externalIdentitiesRepository.delete(tx, actor.userId, name);
-      if (!gone) throw OAuthErrors.notLinked(PROVIDER_LABEL[name]);
-      // Would lock the owner out: no password, no passkey, no other linked identity.
-      if ((await externalIdentitiesRepository.countOthers(tx, actor.userId, name)) === 0 && (await this.otherSignInMethods(tx, actor.userId)) === 0) {
-        throw OAuthErrors.lastSignInMethod();
-      }
-      await this.deps.audit.record(tx, ctx, AuditAction.externalUnlinked, { metadata: { provider: name, subject: gone.subject } });
-    });
+    const { db, audit } = this.deps;
+    try {
+      await db.transaction(async (tx) => {
+        // One change to the account's ways in at a time: two concurrent unlinks cannot both pass.
+        await usersRepository.lockById(tx, actor.userId);
+        const gone = await externalIdentitiesRepository.delete(tx, actor.userId, name);
+        if (!gone) throw OAuthErrors.notLinked(PROVIDER_LABEL[name]);
+        // Would lock the owner out: no password, no passkey, no other linked identity.
+        if ((await externalIdentitiesRepository.countOthers(tx, actor.userId, name)) === 0 && (await this.otherSignInMethods(tx, actor.userId)) === 0) {
+          throw OAuthErrors.lastSignInMethod();
+        }
+        await audit.record(tx, ctx, AuditAction.externalUnlinked, { metadata: { provider: name, subject: gone.subject } });
+      });
+    } catch (e) {
+      if (isAppError(e)) await audit.record(db, ctx, AuditAction.externalUnlinked, { success: false, errorMessage: e.message, metadata: { provider: name, code: e.code } });
+      throw e;
+    }
   }
 
   async listForUser(ctx: RequestContext, userId: string): Promise<LinkedAccountView[]> {
@@ -75,13 +87,14 @@ export class LinkedAccountsService {
   }
 
   /**
-   * An administrator removes a user's link (a compromised or departed external account). Unlike
-   * the user, an admin may remove the last one: they can also set a password for the account.
+   * An administrator removes a user's link (a compromised or departed external account) and ends
+   * the user's sessions. Unlike the user, an admin may remove the last one: they can also set a
+   * password for the account, and the user can reset theirs by email.
    */
   async unlinkForUser(ctx: RequestContext, userId: string, provider: unknown): Promise<void> {
     const actor = requireUser(ctx);
     const name = this.deps.providers.parseProvider(provider);
-    await this.deps.db.transaction(async (tx) => {
+    const targetId = await this.deps.db.transaction(async (tx) => {
       const target = await reachUser(tx, actor, userId, { allowSelf: false, what: "unlink a provider from" });
       const gone = await externalIdentitiesRepository.delete(tx, target.id, name);
       if (!gone) throw OAuthErrors.notLinked(PROVIDER_LABEL[name]);
@@ -91,7 +104,10 @@ export class LinkedAccountsService {
         resourceId: target.id,
         metadata: { provider: name, subject: gone.subject },
       });
+      return target.id;
     });
+    // A removed identity may be compromised: nothing it signed in may stay signed in.
+    await this.deps.sessions.revokeAll(targetId);
   }
 
   /** Ways in besides external identities: a password, or a passkey (usernameless sign-in). */

@@ -3,6 +3,8 @@ import type { KeyValueStore } from "../../infra/kv.js";
 import { randomToken, safeEqual, sha256Hex } from "../../lib/crypto/index.js";
 import type { FlowKind, ProviderName } from "./oauth.schemas.js";
 
+export type FlowRefusal = "unknown_or_used" | "wrong_provider" | "expired" | "other_browser";
+
 /** One sign-in, registration or link in progress at a provider. */
 export interface OAuthFlow {
   provider: ProviderName;
@@ -37,19 +39,20 @@ export class OAuthFlowStore {
 
   /**
    * Takes the flow for `state` (it cannot be used again, whatever happens next) if it is unexpired,
-   * for this provider, and comes back to the browser that started it.
+   * for this provider, and comes back to the browser that started it; otherwise says why not.
    */
-  async take(state: string, provider: ProviderName, binding: string | undefined): Promise<OAuthFlow | null> {
+  async take(state: string, provider: ProviderName, binding: string | undefined): Promise<{ flow: OAuthFlow } | { refused: FlowRefusal; flow?: OAuthFlow }> {
     const raw = await this.kv.take(this.key(state));
-    if (!raw) return null;
+    // Never issued, already used (replay), or gone from the store.
+    if (!raw) return { refused: "unknown_or_used" };
     const flow = JSON.parse(raw) as OAuthFlow;
-    // A state replayed against another provider's callback.
-    if (flow.provider !== provider) return null;
+    // A state replayed against another provider's callback (mix-up).
+    if (flow.provider !== provider) return { refused: "wrong_provider", flow };
     // Past its lifetime (measured on the service clock, not only the store's TTL).
-    if (this.clock.now().getTime() - flow.createdAt > this.ttl * 1000) return null;
+    if (this.clock.now().getTime() - flow.createdAt > this.ttl * 1000) return { refused: "expired", flow };
     // Login CSRF: a callback URL delivered to another browser (no or another binding cookie).
-    if (!binding || !safeEqual(sha256Hex(binding), flow.bindingHash)) return null;
-    return flow;
+    if (!binding || !safeEqual(sha256Hex(binding), flow.bindingHash)) return { refused: "other_browser", flow };
+    return { flow };
   }
 
   private key(state: string): string {

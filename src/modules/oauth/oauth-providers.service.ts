@@ -1,14 +1,14 @@
-import { eq } from "drizzle-orm";
-import { oauthProviderConfigs } from "../../../schema/index.js";
 import type { Clock } from "../../infra/clock.js";
 import type { Db, Executor } from "../../infra/db.js";
 import type { SecretBox } from "../../lib/crypto/index.js";
 import type { RequestContext } from "../../lib/request-context.js";
+import { CommonErrors } from "../../lib/errors.js";
 import { parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
 import { requireSuperadmin } from "../auth/guards.js";
 import { OAuthErrors } from "./oauth.errors.js";
+import { oauthProvidersRepository, type ProviderConfigRow } from "./oauth-providers.repository.js";
 import { PROVIDER_LABEL, PROVIDERS, providerConfigSchema, type ProviderName } from "./oauth.schemas.js";
 import type { IdentityProviderClient, ProviderSettings } from "./providers/idp.types.js";
 
@@ -51,15 +51,6 @@ export interface OAuthProvidersDeps {
   callbackBase: string;
 }
 
-const configColumns = {
-  provider: oauthProviderConfigs.provider,
-  clientId: oauthProviderConfigs.clientId,
-  clientSecretSealed: oauthProviderConfigs.clientSecretSealed,
-  scopes: oauthProviderConfigs.scopes,
-  isEnabled: oauthProviderConfigs.isEnabled,
-  updatedAt: oauthProviderConfigs.updatedAt,
-};
-type ConfigRow = typeof oauthProviderConfigs.$inferSelect;
 
 /** Binds a sealed secret to its provider: it cannot be replayed into another row. */
 const secretContext = (provider: ProviderName) => `oauth-provider:${provider}`;
@@ -86,10 +77,16 @@ export class OAuthProvidersService {
 
   /** The credentials in force, or a clear refusal when the provider is not set up or is disabled. */
   async settings(provider: ProviderName, db: Executor = this.deps.db): Promise<ProviderSettings> {
-    const row = await this.row(db, provider);
+    const row = await oauthProvidersRepository.findWithSecret(db, provider);
     if (row) {
       if (!row.isEnabled) throw OAuthErrors.notConfigured(PROVIDER_LABEL[provider]);
-      const clientSecret = this.deps.box.decryptString(row.clientSecretSealed, secretContext(provider));
+      let clientSecret: string;
+      try {
+        clientSecret = this.deps.box.decryptString(row.clientSecretSealed, secretContext(provider));
+      } catch {
+        // Sealed under a master key that is no longer configured.
+        throw OAuthErrors.unreadableSecret(PROVIDER_LABEL[provider]);
+      }
       return { provider, clientId: row.clientId, clientSecret, scopes: row.scopes.length > 0 ? row.scopes : this.deps.env[provider].scopes };
     }
     const env = this.deps.env[provider];
@@ -117,7 +114,7 @@ export class OAuthProvidersService {
   async get(ctx: RequestContext, provider: unknown): Promise<ProviderConfigView> {
     requireSuperadmin(ctx);
     const name = this.parseProvider(provider);
-    return this.view(name, await this.row(this.deps.db, name));
+    return this.view(name, await oauthProvidersRepository.findWithSecret(this.deps.db, name));
   }
 
   /** Creates or replaces the stored configuration; `created` tells a new one from an update. */
@@ -125,9 +122,13 @@ export class OAuthProvidersService {
     const actor = requireSuperadmin(ctx);
     const name = this.parseProvider(provider);
     const data = parseInput(providerConfigSchema, input);
+    // Google is an OpenID Connect provider: without openid there is no ID token to verify.
+    if (name === "google" && data.scopes && !data.scopes.includes("openid")) {
+      throw CommonErrors.validation([{ path: "scopes", message: "must include openid for Google" }]);
+    }
     const { db, clock, box, audit } = this.deps;
     return db.transaction(async (tx) => {
-      const existing = await this.row(tx, name, true);
+      const existing = await oauthProvidersRepository.findWithSecret(tx, name, true);
       if (!existing && !data.clientSecret) throw OAuthErrors.secretRequired();
       const now = clock.now();
       const values = {
@@ -138,15 +139,13 @@ export class OAuthProvidersService {
         updatedBy: actor.userId,
         updatedAt: now,
       };
-      const [row] = existing
-        ? await tx.update(oauthProviderConfigs).set(values).where(eq(oauthProviderConfigs.provider, name)).returning()
-        : await tx.insert(oauthProviderConfigs).values({ provider: name, ...values, createdAt: now }).returning();
+      const row = existing ? await oauthProvidersRepository.update(tx, name, values) : await oauthProvidersRepository.insert(tx, name, values, now);
       await audit.record(tx, ctx, existing ? AuditAction.externalConfigUpdated : AuditAction.externalConfigCreated, {
         resourceType: "oauth_provider",
         resourceId: name,
         metadata: { client_id: data.clientId, scopes: values.scopes, is_enabled: values.isEnabled, secret_changed: Boolean(data.clientSecret) },
       });
-      return { config: this.view(name, row!), created: !existing };
+      return { config: this.view(name, row), created: !existing };
     });
   }
 
@@ -155,24 +154,17 @@ export class OAuthProvidersService {
     requireSuperadmin(ctx);
     const name = this.parseProvider(provider);
     await this.deps.db.transaction(async (tx) => {
-      const [gone] = await tx.delete(oauthProviderConfigs).where(eq(oauthProviderConfigs.provider, name)).returning({ provider: oauthProviderConfigs.provider });
-      if (!gone) throw OAuthErrors.notConfigured(PROVIDER_LABEL[name]);
+      if (!(await oauthProvidersRepository.delete(tx, name))) throw OAuthErrors.notConfigured(PROVIDER_LABEL[name]);
       await this.deps.audit.record(tx, ctx, AuditAction.externalConfigDeleted, { resourceType: "oauth_provider", resourceId: name });
     });
   }
 
   private async listViews(): Promise<ProviderConfigView[]> {
-    const rows = await this.deps.db.select(configColumns).from(oauthProviderConfigs);
+    const rows = await oauthProvidersRepository.list(this.deps.db);
     return PROVIDERS.map((p) => this.view(p, rows.find((r) => r.provider === p)));
   }
 
-  private async row(db: Executor, provider: ProviderName, forUpdate = false): Promise<ConfigRow | undefined> {
-    const q = db.select().from(oauthProviderConfigs).where(eq(oauthProviderConfigs.provider, provider));
-    const [row] = forUpdate ? await q.for("update") : await q;
-    return row;
-  }
-
-  private view(provider: ProviderName, row: Pick<ConfigRow, "clientId" | "scopes" | "isEnabled" | "updatedAt"> | undefined): ProviderConfigView {
+  private view(provider: ProviderName, row: ProviderConfigRow | undefined): ProviderConfigView {
     const env = this.deps.env[provider];
     const fromEnv = Boolean(env.clientId && env.clientSecret);
     return {

@@ -17,13 +17,22 @@ export const OAuthErrors = {
       409,
       `An account with this email address already exists. Sign in to it with your password (or passkey), then link ${name} from your account settings.`,
     ),
+  emailUnverified: (name: string) =>
+    new AppError(
+      "OAUTH_EMAIL_UNVERIFIED",
+      403,
+      `${name} has not verified this account's email address, so it cannot create a Keyward account. Verify the address at ${name}, or register with a password.`,
+    ),
   accountUnavailable: () => new AppError("AUTH_FAILED", 403, "The account linked to this identity is not available"),
-  emailMismatch: (name: string, accountEmail: string) =>
+  accountSuspended: () => new AppError("ACCOUNT_SUSPENDED", 403, "This account is suspended. Contact your administrator."),
+  emailMismatch: (name: string) =>
     new AppError(
       "EMAIL_MISMATCH",
       403,
-      `This ${name} account does not show ${accountEmail} as a verified address, so it cannot be linked. Add and verify that address at ${name}, or sign in to ${name} with the matching account.`,
+      `This ${name} account does not list your account's email address as verified, so it cannot be linked. Add and verify that address at ${name}, or sign in to ${name} with the matching account.`,
     ),
+  otherUserSignedIn: () =>
+    new AppError("OAUTH_STATE_INVALID", 400, "Someone else is signed in in this browser now: sign in as the account that started linking, and start again."),
   identityTaken: (name: string) =>
     new AppError("IDENTITY_ALREADY_LINKED", 409, `This ${name} account is already linked to another Keyward account`),
   providerAlreadyLinked: (name: string) =>
@@ -31,5 +40,6 @@ export const OAuthErrors = {
   notLinked: (name: string) => new AppError("NOT_LINKED", 404, `No ${name} account is linked`),
   lastSignInMethod: () =>
     new AppError("LAST_SIGN_IN_METHOD", 409, "This is your only way to sign in: set a password or add a passkey before unlinking it"),
+  unreadableSecret: (name: string) => new AppError("PROVIDER_NOT_CONFIGURED", 400, `The stored ${name} client secret cannot be read: configure the provider again`),
   secretRequired: () => new AppError("VALIDATION_ERROR", 400, "client_secret: required when configuring a provider for the first time"),
 };

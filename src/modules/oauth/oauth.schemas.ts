@@ -16,6 +16,8 @@ const localPath = z
 export const authorizeQuerySchema = z.object({
   flow: z.enum(FLOWS).default("login"),
   next: localPath.optional(),
+  /** "redirect": answer with a redirect to the provider instead of JSON (top-level navigations). */
+  mode: z.enum(["json", "redirect"]).optional(),
 });
 
 export const callbackQuerySchema = z.object({

@@ -73,9 +73,25 @@
     });
   }
 
-  // Where an external sign-in or link sent the browser back: its outcome is in the query.
+  // Where an external sign-in or link sent the browser back: its outcome is in the query. Only
+  // the code is read, and shown in our own words: a crafted link cannot put text on this page.
+  const EXTERNAL_ERRORS = {
+    OAUTH_STATE_INVALID: "This sign-in has expired, was already used, or was started in another browser. Start again.",
+    OAUTH_ERROR: "The provider did not complete the sign-in. Try again.",
+    ACCOUNT_EXISTS: "An account with this email address already exists. Sign in to it, then link the provider from your account page.",
+    ACCOUNT_SUSPENDED: "This account is suspended. Contact your administrator.",
+    AUTH_FAILED: "The account linked to this identity is not available.",
+    OAUTH_EMAIL_REQUIRED: "The provider did not share an email address. Make one visible to this application and try again.",
+    OAUTH_EMAIL_UNVERIFIED: "The provider has not verified your email address. Verify it there, or register with a password.",
+    EMAIL_MISMATCH: "That account at the provider does not list your email address as verified, so it cannot be linked.",
+    IDENTITY_ALREADY_LINKED: "That account at the provider is already linked to another account.",
+    PROVIDER_ALREADY_LINKED: "Your account is already linked to a different account at this provider: unlink it first.",
+    PROVIDER_NOT_CONFIGURED: "Sign-in with this provider is not available.",
+    RATE_LIMIT_EXCEEDED: "Too many attempts. Wait a moment and try again.",
+  };
   const params = new URLSearchParams(location.search);
-  if (params.get("error")) say(params.get("error"));
+  const errorType = params.get("error_type");
+  if (errorType) say(EXTERNAL_ERRORS[errorType] || "The sign-in could not be completed. Try again.");
   if (loginForm && params.get("mfa")) showMfa(params.get("mfa").split(","));
 
   // External providers: Keyward builds the provider URL (the callback is fixed server-side).

@@ -44,9 +44,11 @@ export class GithubClient implements IdentityProviderClient {
     const token = await this.token(s, code, ex);
     const user = await this.api<GithubUser>("/user", token);
     if (typeof user?.id !== "number" || typeof user.login !== "string") throw new IdpError("the user profile was malformed");
-    // Needs user:email; without it (or on a 403/404) only the public email is known, unverified.
+    // Needs user:email; without that scope (a 404, or a 403 that is not a rate limit) only the
+    // public email is known, and it counts as unverified.
     const emails = await this.api<GithubEmail[]>("/user/emails?per_page=100", token).catch((e: unknown) => {
-      if (e instanceof IdpError && /HTTP (403|404)/.test(e.reason)) return [];
+      const d = e instanceof IdpError ? (e.detail as { status?: number; rateLimited?: boolean } | undefined) : undefined;
+      if (d?.status === 404 || (d?.status === 403 && !d.rateLimited)) return [];
       throw e;
     });
     const list = Array.isArray(emails) ? emails.filter((e) => typeof e?.email === "string") : [];
@@ -93,7 +95,10 @@ export class GithubClient implements IdentityProviderClient {
     }).catch((e: unknown) => {
       throw new IdpError("the API could not be reached", e);
     });
-    if (!res.ok) throw new IdpError(`the API answered HTTP ${res.status} for ${path.split("?")[0]}`);
+    if (!res.ok) {
+      const rateLimited = res.headers.get("x-ratelimit-remaining") === "0" || res.status === 429;
+      throw new IdpError(`the API answered HTTP ${res.status} for ${path.split("?")[0]}${rateLimited ? " (rate limited)" : ""}`, { status: res.status, rateLimited });
+    }
     return (await res.json().catch(() => {
       throw new IdpError("the API answer was not JSON");
     })) as T;

@@ -1,0 +1,47 @@
+import { eq } from "drizzle-orm";
+import { oauthProviderConfigs } from "../../../schema/index.js";
+import type { Executor } from "../../infra/db.js";
+import type { ProviderName } from "./oauth.schemas.js";
+
+const publicColumns = {
+  provider: oauthProviderConfigs.provider,
+  clientId: oauthProviderConfigs.clientId,
+  scopes: oauthProviderConfigs.scopes,
+  isEnabled: oauthProviderConfigs.isEnabled,
+  updatedAt: oauthProviderConfigs.updatedAt,
+};
+
+export type ProviderConfigRow = { [K in keyof typeof publicColumns]: (typeof oauthProviderConfigs.$inferSelect)[K] };
+export type ProviderConfigWithSecret = ProviderConfigRow & { clientSecretSealed: string };
+type Values = Omit<typeof oauthProviderConfigs.$inferInsert, "provider" | "createdAt">;
+
+/** Stored provider configurations. The sealed secret is read only by `findWithSecret`. */
+export const oauthProvidersRepository = {
+  list(db: Executor): Promise<ProviderConfigRow[]> {
+    return db.select(publicColumns).from(oauthProviderConfigs);
+  },
+
+  async findWithSecret(db: Executor, provider: ProviderName, forUpdate = false): Promise<ProviderConfigWithSecret | undefined> {
+    const q = db
+      .select({ ...publicColumns, clientSecretSealed: oauthProviderConfigs.clientSecretSealed })
+      .from(oauthProviderConfigs)
+      .where(eq(oauthProviderConfigs.provider, provider));
+    const [row] = forUpdate ? await q.for("update") : await q;
+    return row;
+  },
+
+  async insert(db: Executor, provider: ProviderName, values: Values, now: Date): Promise<ProviderConfigRow> {
+    const [row] = await db.insert(oauthProviderConfigs).values({ provider, ...values, createdAt: now }).returning(publicColumns);
+    return row!;
+  },
+
+  async update(db: Executor, provider: ProviderName, values: Values): Promise<ProviderConfigRow> {
+    const [row] = await db.update(oauthProviderConfigs).set(values).where(eq(oauthProviderConfigs.provider, provider)).returning(publicColumns);
+    return row!;
+  },
+
+  async delete(db: Executor, provider: ProviderName): Promise<boolean> {
+    const gone = await db.delete(oauthProviderConfigs).where(eq(oauthProviderConfigs.provider, provider)).returning({ provider: oauthProviderConfigs.provider });
+    return gone.length > 0;
+  },
+};
