@@ -317,6 +317,24 @@ describe("linking", () => {
     expect(await countRows(app, "external_identities", `user_id in ('${owner.id}', '${other.id}')`)).toBe(0);
   });
 
+  it("starts the same flows through GraphQL", async () => {
+    const user = await newUser(app);
+    idps.github.signIn(githubAccount(user.email));
+    const browser = newBrowser(app);
+    const res = await browser.fetch(`${app.url}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${user.token}` },
+      body: JSON.stringify({ query: 'mutation { startExternalAuth(provider: "github", flow: "link") { authorizationUrl state } }' }),
+    });
+    const started = (await res.json()).data.startExternalAuth;
+    expect(new URL(started.authorizationUrl).searchParams.get("state")).toBe(started.state);
+    const atProvider = await browser.fetch(started.authorizationUrl);
+    const landing = await visitCallback(browser, new URL(atProvider.headers.get("location")!, started.authorizationUrl).toString());
+    expect(landing.searchParams.get("linked")).toBe("github");
+    const refused = await app.http.gql('mutation { startExternalAuth(provider: "github", flow: "login", next: "https://evil.example") { state } }');
+    expect(refused.errors[0].extensions.code).toBe("VALIDATION_ERROR");
+  });
+
   it("links one identity to one account only, and a link flow needs a signed-in user", async () => {
     const first = await newUser(app);
     const second = await newUser(app);

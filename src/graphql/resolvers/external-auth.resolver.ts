@@ -1,7 +1,8 @@
 import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from "type-graphql";
 import type { Services } from "../../container.js";
 import type { GqlContext } from "../context.js";
-import { ExternalProvider, LinkedAccount, LinkedAccounts, OAuthProviderConfig, OAuthProviderConfigInput } from "../types/external-auth.types.js";
+import { setOAuthBindingCookie, oauthBindingOf } from "../../http/session.js";
+import { ExternalFlowStart, ExternalProvider, LinkedAccount, LinkedAccounts, OAuthProviderConfig, OAuthProviderConfigInput } from "../types/external-auth.types.js";
 
 /** Sign in with GitHub / Google: everything except the browser redirects, which are REST-only. */
 @Resolver()
@@ -11,6 +12,18 @@ export class ExternalAuthResolver {
   @Query(() => [ExternalProvider])
   externalProviders() {
     return this.s.oauthProviders.listPublic();
+  }
+
+  @Mutation(() => ExternalFlowStart, { description: "Start a login, register or link (signed in) flow with GitHub or Google; the callback URL is fixed by configuration" })
+  async startExternalAuth(
+    @Ctx() { ctx, req, res, config }: GqlContext,
+    @Arg("provider", () => String) provider: string,
+    @Arg("flow", () => String, { defaultValue: "login", description: "login, register or link" }) flow: string,
+    @Arg("next", () => String, { nullable: true, description: "A path on this site to land on afterwards" }) next?: string,
+  ) {
+    const started = await this.s.externalAuth.start(ctx, provider, { flow, ...(next ? { next } : {}) }, oauthBindingOf(req, config));
+    setOAuthBindingCookie(res, config, started.binding, config.externalAuth.flowTtl);
+    return { authorizationUrl: started.authorizationUrl, state: started.state };
   }
 
   @Authorized()

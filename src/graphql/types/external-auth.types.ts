@@ -55,3 +55,9 @@ export class OAuthProviderConfigInput {
   @Field(() => [String], { nullable: true }) scopes?: string[];
   @Field(() => Boolean, { nullable: true }) isEnabled?: boolean;
 }
+
+@ObjectType({ description: "Send the browser to authorizationUrl; the flow is bound to this browser by a cookie" })
+export class ExternalFlowStart {
+  @Field(() => String) authorizationUrl: string;
+  @Field(() => String) state: string;
+}
