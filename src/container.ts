@@ -47,7 +47,6 @@ import { OrgsService } from "./modules/orgs/orgs.service.js";
 import { PrincipalsService } from "./modules/orgs/principals.service.js";
 import { OidcClientsService } from "./modules/oidc-clients/oidc-clients.service.js";
 import { OidcIdentityService } from "./modules/oidc-clients/oidc-identity.service.js";
-import { OidcAccessTokenReader } from "./modules/oidc-clients/oidc-access-tokens.js";
 import { OidcSigningKeysService } from "./modules/oidc-clients/signing-keys.service.js";
 import { ExternalAuthService } from "./modules/oauth/external-auth.service.js";
 import { LinkedAccountsService } from "./modules/oauth/linked-accounts.service.js";
@@ -97,7 +96,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   });
 
   const sessions = new SessionsService(sessionStores.records, kv, clock, config.session);
-  const actors = new ActorService(db, sessions, new OidcAccessTokenReader(db, clock));
+  const actors = new ActorService(db, sessions);
   const accounts = new AccountsService({
     db,
     clock,

@@ -5,13 +5,12 @@ import type { Db } from "../infra/db.js";
 import type { PrivateJwk, SecretBox } from "../lib/crypto/index.js";
 import { CLIENT_EXTRA, type OidcClientsService } from "../modules/oidc-clients/oidc-clients.service.js";
 import type { OidcIdentityService } from "../modules/oidc-clients/oidc-identity.service.js";
-import { API_SCOPE } from "../modules/oidc-clients/oidc-access-tokens.js";
 import { createAdapterFactory } from "./adapter.js";
 import type { KeywardUserReader } from "./keyward-session.js";
 import { deviceConfirmPage, deviceInputPage, errorPage, logoutPage, messagePage } from "./views.js";
 
 export const OIDC_PREFIX = "/api/v1/oidc";
-export const SCOPES = ["openid", "offline_access", "email", "profile", "organizations", API_SCOPE];
+export const SCOPES = ["openid", "offline_access", "email", "profile", "organizations"];
 
 /** Endpoint paths under OIDC_PREFIX (the original system's names where it had them). */
 const ROUTES = {

@@ -7,7 +7,6 @@ export const SCOPE_DESCRIPTIONS: Record<string, string> = {
   profile: "Your name",
   organizations: "The organizations you belong to and your role in each",
   offline_access: "Stay connected when you are not using it (refresh tokens)",
-  api: "Use Keyward's API as you (your SSH keys, certificates and organizations)",
 };
 
 export interface ConsentView {

@@ -200,37 +200,6 @@ describe("refresh tokens, revocation, introspection", () => {
   });
 });
 
-describe("access tokens on Keyward's own API", () => {
-  it("lets a client granted the api scope call /api/v1 and /graphql as the user, with a user's rights only", async () => {
-    const config = await discover(confidential);
-    const operator = await newUser(app, { fullName: "Operator" });
-    await app.services.adminUsers.setSuperadmin({ actor: { kind: "anonymous" }, requestId: "test", ip: null, userAgent: null }, operator.email, true);
-    const { tokens } = await signInAndGetTokens(config, operator, { scope: "openid api" });
-    const me = await app.http.get("/api/v1/auth/me", { token: tokens.access_token });
-    expect(me.status).toBe(200);
-    expect(me.body.data.user.id).toBe(operator.id);
-    const gql = await app.http.gql("{ me { id } }", {}, { token: tokens.access_token });
-    expect(gql.data.me.id).toBe(operator.id);
-    // A superadmin's token is still only a user's.
-    expect((await app.http.get("/api/v1/superadmin/users", { token: tokens.access_token })).status).toBe(403);
-
-    // Revoked at the provider: the API refuses it too.
-    await oc.tokenRevocation(config, tokens.access_token);
-    expect((await app.http.get("/api/v1/auth/me", { token: tokens.access_token })).status).toBe(401);
-  });
-
-  it("refuses tokens without the api scope, client-credential tokens and expired ones", async () => {
-    const config = await discover(confidential);
-    const { tokens } = await signInAndGetTokens(config, member, { scope: "openid email" });
-    expect((await app.http.get("/api/v1/auth/me", { token: tokens.access_token })).body.error.type).toBe("INVALID_TOKEN");
-    const machine = await oc.clientCredentialsGrant(config, { scope: "api" });
-    expect((await app.http.get("/api/v1/auth/me", { token: machine.access_token })).status).toBe(401);
-    const { tokens: api } = await signInAndGetTokens(config, member, { scope: "openid api" });
-    app.clock.advance(3601);
-    expect((await app.http.get("/api/v1/auth/me", { token: api.access_token })).status).toBe(401);
-  });
-});
-
 describe("client credentials and device flow", () => {
   it("issues a client-credentials token that introspects as the client's", async () => {
     const config = await discover(confidential);

@@ -3,8 +3,7 @@ import type { SessionAuth, StoredSession } from "../../infra/session-store.js";
 import { CommonErrors } from "../../lib/errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { usersRepository, type UserRow } from "../users/users.repository.js";
-import type { OidcAccessTokenReader } from "../oidc-clients/oidc-access-tokens.js";
-import { SESSION_TOKEN_PREFIX, type SessionsService } from "./sessions/sessions.service.js";
+import type { SessionsService } from "./sessions/sessions.service.js";
 
 export interface ActorSource {
   /** Value of `Authorization: Bearer …`, if any. */
@@ -27,7 +26,6 @@ export class ActorService {
   constructor(
     db: Db,
     private readonly sessions: SessionsService,
-    private readonly oidcTokens: OidcAccessTokenReader,
   ) {
     this.findUser = usersRepository.prepareFindById(db);
   }
@@ -37,9 +35,7 @@ export class ActorService {
     const anonymous: RequestContext = { ...base, actor: { kind: "anonymous" } };
 
     if (source.bearer) {
-      const ctx = source.bearer.startsWith(SESSION_TOKEN_PREFIX)
-        ? await this.fromSessionToken(source.bearer, null, base)
-        : await this.fromOidcAccessToken(source.bearer, base);
+      const ctx = await this.fromSessionToken(source.bearer, null, base);
       if (!ctx) throw CommonErrors.invalidToken();
       return ctx;
     }
@@ -58,18 +54,6 @@ export class ActorService {
     const base = { requestId: source.requestId, ip: source.ip, userAgent: source.userAgent };
     const ctx = await this.fromSessionToken(source.cookieToken, source.cookieSession, base);
     return ctx ? { ctx, session: source.cookieSession.auth } : null;
-  }
-
-  /**
-   * An access token a relying party obtained with the `api` scope acts as its user, with a user's
-   * rights only: never a superadmin's, whoever the user is.
-   */
-  private async fromOidcAccessToken(token: string, base: Omit<RequestContext, "actor">): Promise<RequestContext | null> {
-    const grant = await this.oidcTokens.resolve(token);
-    if (!grant) return null;
-    const user = await this.findUser(grant.userId);
-    if (!user || user.status !== "active") return null;
-    return { ...base, actor: { kind: "user", userId: user.id, email: user.email, isSuperadmin: false, sessionId: null } };
   }
 
   private async fromSessionToken(
