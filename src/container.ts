@@ -196,12 +196,13 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   });
   const cliLogin = new CliLoginService({
     db,
+    limits,
     clock,
     kv,
     logger,
     audit,
     issuer,
-    config: { publicUrl: config.http.publicUrl, appUrl: config.http.appUrl, ttl: ext.cliLoginTtl },
+    config: { publicUrl: config.http.publicUrl, appUrl: config.http.appUrl, ttl: ext.cliLoginTtl, rate: ext.cliLoginRate },
   });
   const linkedAccounts = new LinkedAccountsService({ db, sessions, audit, providers: oauthProviders });
 

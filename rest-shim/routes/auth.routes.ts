@@ -131,6 +131,6 @@ export const authRoutes = (s: Services, config: Config): RouteDef[] => [
   {
     method: "post", path: "/cli/authorize", tag: "cli", auth: "user", body: cliAuthorizeSchema,
     summary: "Confirm a command-line sign-in: the client gets a session of its own at its loopback address",
-    handle: async (req, res) => sendData(res, 200, "Command-line client signed in", await s.cliLogin.authorize(req.ctx, input(req))),
+    handle: async (req, res) => sendData(res, 200, "Command-line client signed in", await s.cliLogin.authorize(req.ctx, input(req), req.authVia ?? null)),
   },
 ];

@@ -108,6 +108,7 @@ export const envSchema = z.object({
   GOOGLE_ISSUER: z.url().default("https://accounts.google.com"),
   OAUTH_FLOW_TTL: int(600, 30),
   CLI_LOGIN_TTL: int(600, 30),
+  RATE_LIMIT_CLI_LOGIN: rate("30/300"),
   RATE_LIMIT_OAUTH: rate("60/300"),
 
   RATE_LIMIT_ENABLED: bool(true),

@@ -169,6 +169,7 @@ function buildConfig(env: ParsedEnv) {
       callbackBase: `${publicUrl.origin}/api/v1/auth/external`,
       flowTtl: env.OAUTH_FLOW_TTL,
       cliLoginTtl: env.CLI_LOGIN_TTL,
+      cliLoginRate: env.RATE_LIMIT_CLI_LOGIN,
       rate: env.RATE_LIMIT_OAUTH,
       github: {
         clientId: env.GITHUB_CLIENT_ID,

@@ -5,6 +5,7 @@ import { Router, type Request, type Response } from "express";
 import type { Container } from "../container.js";
 import { resolveRequestContext } from "../http/context.js";
 import { projectPath } from "../infra/paths.js";
+import { isAppError } from "../lib/errors.js";
 import { escapeHtml, layout, pageCsp } from "./layout.js";
 
 const escape = escapeHtml;
@@ -73,20 +74,20 @@ const SECURITY = (email: string) => `
 <p><a href="/account">Back</a></p>
 <p id="alert" role="alert"></p>`;
 
-/** The command-line client's sign-in, confirmed by a signed-in user (host: where the CLI listens). */
-const CLI_AUTHORIZE = (email: string, host: string | null, cliToken: string) =>
-  host
+/** The command-line client's sign-in, confirmed by a signed-in user (target: where the CLI listens). */
+const CLI_AUTHORIZE = (email: string, target: string | null, cliToken: string, problem: string) =>
+  target
     ? `
 <h1>Sign in the command-line client?</h1>
 <p>The command-line client on this computer asks to sign in as <strong>${escape(email)}</strong>.
-It receives a session of its own at <code id="cli-host">${escape(host)}</code>.</p>
+It receives a session of its own at <code id="cli-target">${escape(target)}</code>.</p>
 <p class="muted">Continue only if you just ran its login command yourself.</p>
 <button id="cli-allow" type="button" data-cli-token="${escape(cliToken)}">Allow</button>
 <p><a href="/account">Cancel</a></p>
 <p id="alert" role="alert"></p>`
     : `
 <h1>Command-line sign-in</h1>
-<p id="alert" role="alert">This sign-in is unknown, has expired or was already used. Run the login command again.</p>`;
+<p id="alert" role="alert">${escape(problem)}</p>`;
 
 /** Hosted pages for flows that need a browser (sign-in, MFA, passkey enrollment); the web app uses GraphQL. */
 export function createPagesRouter(container: Container): Router {
@@ -121,8 +122,13 @@ export function createPagesRouter(container: Container): Router {
     "/cli/authorize",
     signedIn(async (email, req) => {
       const cliToken = typeof req.query.cli_token === "string" ? req.query.cli_token : "";
-      const found = await services.cliLogin.redirectUrl(req.ctx!, { token: cliToken }).catch(() => null);
-      return CLI_AUTHORIZE(email, found ? new URL(found.redirectUrl).host : null, cliToken);
+      try {
+        const found = await services.cliLogin.redirectUrl(req.ctx!, { token: cliToken });
+        return CLI_AUTHORIZE(email, found.redirectUrl, cliToken, "");
+      } catch (e) {
+        // Unknown or expired, or the store is down: the page says which, in the service's words.
+        return CLI_AUTHORIZE(email, null, cliToken, isAppError(e) ? e.message : "Command-line sign-in is unavailable right now.");
+      }
     }, "Command-line sign-in"),
   );
   return router;

@@ -38,13 +38,14 @@ describe("command-line sign-in in Chromium", () => {
   it("signs in, asks for confirmation, and hands the CLI its token at its loopback address", async () => {
     const user = await newUser(app);
     const page = await (await browser.newContext()).newPage();
-    await page.goto(`${app.url}/api/v1/token_please?redirect_url=${encodeURIComponent(cliUrl)}`);
+    // Exactly as the original CLI opens it: the redirect URL unencoded in the query.
+    await page.goto(`${app.url}/api/v1/token_please?redirect_url=${cliUrl}`);
     await page.waitForURL(/\/login\?next=%2Fcli%2Fauthorize/);
     await page.fill("#email", user.email);
     await page.fill("#password", user.password);
     await page.click("#login-form button[type=submit]");
     await page.waitForURL(/\/cli\/authorize\?cli_token=/);
-    expect(await page.textContent("#cli-host")).toBe(new URL(cliUrl).host);
+    expect(await page.textContent("#cli-target")).toBe(cliUrl.replace("?token=", ""));
     await page.click("#cli-allow");
     await page.waitForURL(`${cliUrl}**`);
     expect(received).toHaveLength(1);

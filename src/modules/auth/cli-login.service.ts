@@ -10,13 +10,20 @@ import { parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
 import { usersRepository } from "../users/users.repository.js";
+import type { RateLimitService, RateRule } from "../rate-limit/rate-limit.service.js";
 import { requireUser } from "./guards.js";
 import type { SessionIssuer } from "./session-issuer.js";
 
 export const CliErrors = {
   missingRedirect: () => new AppError("MISSING_REDIRECT_URL", 400, "redirect_url is required, e.g. http://127.0.0.1:8250/?token="),
   invalidRedirect: () =>
-    new AppError("INVALID_REDIRECT_URL", 400, "redirect_url must be an http URL on localhost or 127.0.0.1: the token only ever goes to this computer"),
+    new AppError(
+      "INVALID_REDIRECT_URL",
+      400,
+      "redirect_url must be http://127.0.0.1:<port>/<path> (or localhost, [::1]) with no query other than token= and no fragment: the token only ever goes to this computer",
+    ),
+  browserRequired: () =>
+    new AppError("BROWSER_SESSION_REQUIRED", 403, "Confirm a command-line sign-in from the browser where you are signed in"),
   tokenNotFound: () => new AppError("TOKEN_NOT_FOUND", 404, "This command-line sign-in is unknown, has expired or was already used. Run the login command again."),
   unavailable: () => new AppError("SERVICE_UNAVAILABLE", 503, "Sign-in for the command-line client is unavailable right now. Try again shortly."),
 };
@@ -34,12 +41,13 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
 export interface CliLoginDeps {
   db: Db;
+  limits: RateLimitService;
   clock: Clock;
   kv: KeyValueStore;
   logger: Logger;
   audit: AuditService;
   issuer: SessionIssuer;
-  config: { publicUrl: string; appUrl: string; ttl: number };
+  config: { publicUrl: string; appUrl: string; ttl: number; rate: RateRule };
 }
 
 /**
@@ -52,12 +60,14 @@ export class CliLoginService {
 
   /** Records where the CLI listens and sends the browser to sign in. */
   async start(ctx: RequestContext, input: unknown): Promise<{ loginUrl: string }> {
+    await this.deps.limits.consume("cli-login", this.deps.config.rate, ctx.ip ?? "unknown");
     const { redirectUrl } = parseInput(cliStartSchema, input);
     if (!redirectUrl) throw CliErrors.missingRedirect();
-    // Only this computer: a token must never be sent to another host.
-    if (!isLoopbackHttp(redirectUrl)) throw CliErrors.invalidRedirect();
+    // Only this computer, and only its listener: never another host, nor a URL that forwards on.
+    const target = loopbackTarget(redirectUrl);
+    if (!target) throw CliErrors.invalidRedirect();
     const cliToken = randomToken(32);
-    const pending: PendingCliLogin = { redirectUrl, createdAt: this.deps.clock.now().getTime() };
+    const pending: PendingCliLogin = { redirectUrl: target, createdAt: this.deps.clock.now().getTime() };
     await this.kvCall(() => this.deps.kv.set(this.key(cliToken), JSON.stringify(pending), this.deps.config.ttl));
     const { publicUrl, appUrl } = this.deps.config;
     // A separate web app gets the original API's /login?cli_token=; the hosted pages go straight to
@@ -79,17 +89,23 @@ export class CliLoginService {
    * The signed-in user confirmed: the pending sign-in is spent, a new session is issued for the CLI,
    * and the browser is given the loopback URL carrying its token.
    */
-  async authorize(ctx: RequestContext, input: unknown): Promise<{ redirectUrl: string; expiresAt: Date }> {
+  async authorize(ctx: RequestContext, input: unknown, via: "cookie" | "bearer" | null): Promise<{ redirectUrl: string; expiresAt: Date }> {
     const actor = requireUser(ctx);
+    // Only the signed-in browser confirms: a token-holding client (a CLI session, a script) must
+    // not mint itself further sessions.
+    if (via !== "cookie") throw CliErrors.browserRequired();
     const { cliToken } = parseInput(cliAuthorizeSchema, input);
     const pending = await this.pending(cliToken, true);
     const user = await usersRepository.findById(this.deps.db, actor.userId);
     if (!user) throw CliErrors.tokenNotFound();
-    const session = await this.deps.issuer.issue(ctx, user, true, "cli", async (tx) => {
-      await this.deps.audit.record(tx, ctx, AuditAction.cliLogin, { metadata: { redirect_host: new URL(pending.redirectUrl).host } });
+    // The CLI's session is listed as the CLI's, not as another browser.
+    const cliCtx = { ...ctx, userAgent: "Keyward command-line client (browser sign-in)" };
+    const session = await this.deps.issuer.issue(cliCtx, user, true, "cli", async (tx) => {
+      await this.deps.audit.record(tx, ctx, AuditAction.cliLogin, { metadata: { redirect_url: pending.redirectUrl, approved_by_session: actor.sessionId } });
     });
-    const url = pending.redirectUrl.endsWith("=") ? `${pending.redirectUrl}${encodeURIComponent(session.token)}` : withToken(pending.redirectUrl, session.token);
-    return { redirectUrl: url, expiresAt: session.expiresAt };
+    const url = new URL(pending.redirectUrl);
+    url.searchParams.set("token", session.token);
+    return { redirectUrl: url.toString(), expiresAt: session.expiresAt };
   }
 
   private async pending(cliToken: string, take: boolean): Promise<PendingCliLogin> {
@@ -115,18 +131,21 @@ export class CliLoginService {
   }
 }
 
-function isLoopbackHttp(value: string): boolean {
+/**
+ * The normalised loopback URL the CLI listens on, or null: http on 127.0.0.1, localhost or [::1]
+ * with an explicit port, no credentials, no fragment, and no query other than an empty `token=`
+ * (the original CLI's form). The token is later set as that parameter, never concatenated.
+ */
+function loopbackTarget(value: string): string | null {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    return false;
+    return null;
   }
-  return url.protocol === "http:" && LOOPBACK.has(url.hostname) && !url.username && !url.password;
-}
-
-function withToken(redirectUrl: string, token: string): string {
-  const url = new URL(redirectUrl);
-  url.searchParams.set("token", token);
+  if (url.protocol !== "http:" || !LOOPBACK.has(url.hostname) || !url.port || url.username || url.password || url.hash || value.includes("#")) return null;
+  const params = [...url.searchParams];
+  if (params.length > 1 || (params.length === 1 && (params[0]![0] !== "token" || params[0]![1] !== ""))) return null;
+  url.search = "";
   return url.toString();
 }
