@@ -1,9 +1,9 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { totpCode, totpStep } from "../../src/lib/crypto/index.js";
-import { startTestApp, type TestApp } from "../helpers/app.js";
+import type { TestApp } from "../helpers/app.js";
 import { launchBrowser } from "../helpers/browser.js";
-import { githubAccount, googleAccount, startFakeIdps, type FakeIdps } from "../helpers/external-idp.js";
+import { externalIdpSuite, githubAccount, googleAccount, type FakeIdps } from "../helpers/external-idp.js";
 import { enrollTotp } from "../factories/mfa.js";
 import { newUser, uniqueEmail } from "../factories/users.js";
 
@@ -12,21 +12,16 @@ import { newUser, uniqueEmail } from "../factories/users.js";
  * provider sends the browser back cross-site, so the flow's binding cookie and the session and
  * second-factor cookies must work the way a real browser applies SameSite.
  */
+const suite = externalIdpSuite();
 let app: TestApp;
 let idps: FakeIdps;
 let browser: Browser;
 
 beforeAll(async () => {
-  idps = await startFakeIdps();
-  app = await startTestApp({ ...idps.env, RATE_LIMIT_ENABLED: "false" });
-  idps.register(app);
+  ({ app, idps } = suite);
   browser = await launchBrowser();
 });
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-  await idps?.close();
-});
+afterAll(() => browser?.close());
 
 const freshPage = async (): Promise<Page> => (await browser.newContext()).newPage();
 

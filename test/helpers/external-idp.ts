@@ -1,4 +1,7 @@
-import type { TestApp } from "./app.js";
+import { sql } from "drizzle-orm";
+import { resultRows } from "../../src/infra/db.js";
+import { afterAll, beforeAll } from "vitest";
+import { startTestApp, type TestApp } from "./app.js";
 import { startFakeGithub, type FakeGithub, type GithubAccount } from "./fake-github.js";
 import { startFakeGoogle, type FakeGoogle, type GoogleAccount } from "./fake-google.js";
 import { OidcAgent } from "./oidc-agent.js";
@@ -103,3 +106,30 @@ export async function visitCallback(browser: OidcAgent, callback: string): Promi
 }
 
 export const newBrowser = (app: TestApp) => new OidcAgent(app.url);
+
+/** The error code an external flow landed with. */
+export const errorOf = (landing: URL | undefined) => landing?.searchParams.get("error_type");
+
+/** Metadata (and user) of the failure audits with this action and error code, newest first. */
+export async function auditFailures(app: TestApp, action: string, code: string): Promise<Array<Record<string, unknown>>> {
+  const result = await app.container.db.execute(sql`select metadata, user_id from audit_logs where action = ${action} and metadata->>'code' = ${code} order by created_at desc`);
+  return resultRows<{ metadata: Record<string, unknown>; user_id: string | null }>(result).map((r) => ({ ...r.metadata, user_id: r.user_id }));
+}
+
+/**
+ * For a test file: a Keyward wired to fresh GitHub and Google stand-ins, started before its tests
+ * and stopped after them. Read `app` and `idps` inside hooks and tests.
+ */
+export function externalIdpSuite(env: Record<string, string> = {}): { app: TestApp; idps: FakeIdps } {
+  const suite = {} as { app: TestApp; idps: FakeIdps };
+  beforeAll(async () => {
+    suite.idps = await startFakeIdps();
+    suite.app = await startTestApp({ ...suite.idps.env, RATE_LIMIT_ENABLED: "false", ...env });
+    suite.idps.register(suite.app);
+  });
+  afterAll(async () => {
+    await suite.app?.close();
+    await suite.idps?.close();
+  });
+  return suite;
+}
