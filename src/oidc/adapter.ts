@@ -22,6 +22,19 @@ const jtiContext = (model: string) => `oidc-jti:${model}`;
  * stored here: they are read from the organizations' registered clients.
  */
 export function createAdapterFactory(db: Db, clock: Clock, clients: OidcClientsService, box: SecretBox) {
+  // Every grant reads a few models by id: one prepared statement, built once.
+  const findById = db
+    .select({ payload: oidcPayloads.payload, consumedAt: oidcPayloads.consumedAt })
+    .from(oidcPayloads)
+    .where(
+      and(
+        eq(oidcPayloads.type, sql.placeholder("type")),
+        eq(oidcPayloads.id, sql.placeholder("id")),
+        or(isNull(oidcPayloads.expiresAt), gt(oidcPayloads.expiresAt, sql.placeholder("now"))),
+      ),
+    )
+    .prepare("oidc_payload_find");
+
   return class DrizzleAdapter implements Adapter {
     constructor(private readonly model: string) {}
 
@@ -49,34 +62,36 @@ export function createAdapterFactory(db: Db, clock: Clock, clients: OidcClientsS
         uid: payload.uid ?? null,
         expiresAt,
       };
-      await db
+      const savePayload = db
         .insert(oidcPayloads)
         .values(values)
         .onConflictDoUpdate({ target: [oidcPayloads.type, oidcPayloads.id], set: { payload: values.payload, grantId: values.grantId, userCode: values.userCode, uid: values.uid, expiresAt } });
+      // Token saves that also keep the refresh-token record go as one statement (one round trip,
+      // one commit): this is the hot path of every refresh grant.
       if (this.model === "RefreshToken" && payload.grantId) {
         // The access token issued with it: already saved in the code grant (the refresh grant
         // saves it next, and the AccessToken branch below fills it in).
         const latestAccessToken = sql`(select ${oidcPayloads.id} from ${oidcPayloads} where ${oidcPayloads.type} = 'AccessToken' and ${oidcPayloads.grantId} = ${payload.grantId} order by (${oidcPayloads.payload}->>'iat')::bigint desc limit 1)`;
-        await db
+        const record = db
           .insert(oidcRefreshTokens)
           .values({ id: key, grantId: payload.grantId, clientId: String(payload.clientId ?? ""), accountId: payload.accountId ?? null, accessTokenId: latestAccessToken, expiresAt, createdAt: now })
           .onConflictDoNothing();
-      }
-      if (this.model === "AccessToken" && payload.grantId) {
+        await db.execute(sql`with saved as (${savePayload.getSQL()}) ${record.getSQL()}`);
+      } else if (this.model === "AccessToken" && payload.grantId) {
         // The refresh token issued in the same response now names this access token.
-        await db
+        const name = db
           .update(oidcRefreshTokens)
           .set({ accessTokenId: key })
           .where(and(eq(oidcRefreshTokens.grantId, payload.grantId), isNull(oidcRefreshTokens.consumedAt)));
+        await db.execute(sql`with saved as (${savePayload.getSQL()}) ${name.getSQL()}`);
+      } else {
+        await savePayload;
       }
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
       if (this.model === "Client") return clients.providerMetadata(id);
-      const [row] = await db
-        .select({ payload: oidcPayloads.payload, consumedAt: oidcPayloads.consumedAt })
-        .from(oidcPayloads)
-        .where(and(eq(oidcPayloads.type, this.model), eq(oidcPayloads.id, keyOf(id)), this.unexpired()));
+      const [row] = await findById.execute({ type: this.model, id: keyOf(id), now: clock.now().toISOString() });
       return row ? this.restored(id, row) : undefined;
     }
 
@@ -91,8 +106,10 @@ export function createAdapterFactory(db: Db, clock: Clock, clients: OidcClientsS
     async consume(id: string): Promise<void> {
       const now = clock.now();
       const key = keyOf(id);
-      await db.update(oidcPayloads).set({ consumedAt: now }).where(and(eq(oidcPayloads.type, this.model), eq(oidcPayloads.id, key)));
-      if (this.model === "RefreshToken") await db.update(oidcRefreshTokens).set({ consumedAt: now }).where(eq(oidcRefreshTokens.id, key));
+      const mark = db.update(oidcPayloads).set({ consumedAt: now }).where(and(eq(oidcPayloads.type, this.model), eq(oidcPayloads.id, key)));
+      if (this.model !== "RefreshToken") return void (await mark);
+      // The payload and the refresh-token record, in one statement.
+      await db.execute(sql`with marked as (${mark.getSQL()}) ${db.update(oidcRefreshTokens).set({ consumedAt: now }).where(eq(oidcRefreshTokens.id, key)).getSQL()}`);
     }
 
     async destroy(id: string): Promise<void> {
