@@ -68,6 +68,17 @@ export const CLIENT_EXTRA = ["urn:keyward:organization_id", "urn:keyward:cors_or
 
 /** OIDC relying parties, registered per organization by its admins. Secrets are shown once and stored sealed. */
 export class OidcClientsService {
+  /**
+   * The provider reads its client on every request: prepared once. A deleted organization's
+   * clients stop working with it.
+   */
+  private readonly findLiveClient = this.db
+    .select({ ...columns, sealed: oidcClients.clientSecretSealed })
+    .from(oidcClients)
+    .innerJoin(organizations, eq(organizations.id, oidcClients.organizationId))
+    .where(and(eq(oidcClients.clientId, sql.placeholder("clientId")), live(oidcClients), live(organizations)))
+    .prepare("oidc_client_find_live");
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
@@ -158,12 +169,7 @@ export class OidcClientsService {
   /** The client as oidc-provider wants it (the adapter's Client model); undefined when unknown or deleted. */
   async providerMetadata(clientId: string): Promise<Record<string, unknown> | undefined> {
     if (!isClientId(clientId)) return undefined;
-    const [row] = await this.db
-      .select({ ...columns, sealed: oidcClients.clientSecretSealed })
-      .from(oidcClients)
-      .innerJoin(organizations, eq(organizations.id, oidcClients.organizationId))
-      // A deleted organization's clients stop working with it.
-      .where(and(eq(oidcClients.clientId, clientId), live(oidcClients), live(organizations)));
+    const [row] = await this.findLiveClient.execute({ clientId });
     if (!row) return undefined;
     const grantTypes = row.grantTypes;
     // Private-use schemes (com.example.app:/cb) belong to native apps; http(s) URIs stay "web",

@@ -30,6 +30,13 @@ const none = () => new Error("not found");
  * their claims, and the consents they gave.
  */
 export class OidcIdentityService {
+  /** Read on every token the provider issues: prepared once. */
+  private readonly findActive = this.db
+    .select({ userId: users.id, email: users.email, verifiedAt: users.emailVerifiedAt, name: users.fullName, updatedAt: users.updatedAt })
+    .from(users)
+    .where(and(eq(users.id, sql.placeholder("id")), eq(users.status, "active"), live(users)))
+    .prepare("oidc_account_find");
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
@@ -44,10 +51,7 @@ export class OidcIdentityService {
     } catch {
       return undefined;
     }
-    const [row] = await this.db
-      .select({ userId: users.id, email: users.email, verifiedAt: users.emailVerifiedAt, name: users.fullName, updatedAt: users.updatedAt })
-      .from(users)
-      .where(and(eq(users.id, id), eq(users.status, "active"), live(users)));
+    const [row] = await this.findActive.execute({ id });
     return row ? { userId: row.userId, email: row.email, emailVerified: row.verifiedAt !== null, name: row.name, updatedAt: row.updatedAt } : undefined;
   }
 
