@@ -1,10 +1,15 @@
+import { createServer } from "node:http";
+import * as oc from "openid-client";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { totpCode, totpStep } from "../../src/lib/crypto/index.js";
 import type { TestApp } from "../helpers/app.js";
 import { launchBrowser } from "../helpers/browser.js";
 import { externalIdpSuite, githubAccount, googleAccount, type FakeIdps } from "../helpers/external-idp.js";
+import { discover } from "../helpers/oidc-rp.js";
 import { enrollTotp } from "../factories/mfa.js";
+import { registerClient } from "../factories/oidc.js";
+import { orgWithRoles } from "../factories/orgs.js";
 import { newUser, uniqueEmail } from "../factories/users.js";
 
 /**
@@ -67,6 +72,34 @@ describe("external sign-in in Chromium", () => {
     await page.waitForURL(`${app.url}/account`);
     expect(await page.textContent("#who")).toBe(user.email);
     await page.context().close();
+  });
+
+  it("signs in to a relying party of Keyward's OIDC provider with GitHub", async () => {
+    const rp = createServer((_req, res) => res.end("client callback"));
+    await new Promise<void>((resolve) => rp.listen(0, "127.0.0.1", resolve));
+    const redirect = `http://127.0.0.1:${(rp.address() as { port: number }).port}/cb`;
+    try {
+      const { org, admin } = await orgWithRoles(app);
+      const client = await registerClient(app, org.id, admin, { name: "Wiki", redirect_uris: [redirect] });
+      const config = await discover(app.url, client);
+      const verifier = oc.randomPKCECodeVerifier();
+      const url = oc.buildAuthorizationUrl(config, { redirect_uri: redirect, scope: "openid email", code_challenge: await oc.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256" });
+
+      const email = uniqueEmail("rp");
+      idps.github.signIn(githubAccount(email));
+      const page = await freshPage();
+      await page.goto(url.toString());
+      await page.waitForURL(/\/login\?next=/);
+      await page.click("button[data-provider=github]");
+      await page.waitForSelector("#allow");
+      await page.click("#allow");
+      await page.waitForURL(`${redirect}**`);
+      const tokens = await oc.authorizationCodeGrant(config, new URL(page.url()), { pkceCodeVerifier: verifier });
+      expect(tokens.claims()).toMatchObject({ email, email_verified: true });
+      await page.context().close();
+    } finally {
+      rp.close();
+    }
   });
 
   it("shows why a sign-in was refused, in its own words only", async () => {
