@@ -81,6 +81,11 @@ export const orgInvites = pgTable(
     acceptedAt: tstz("accepted_at"),
     acceptedBy: uuid("accepted_by").references(() => users.id),
     cancelledAt: tstz("cancelled_at"),
+    /**
+     * Sent by "add member" to an address with no account: accepting it creates the account as one
+     * this organization manages. An address that has an account by then joins as itself.
+     */
+    provisionsAccount: boolean("provisions_account").notNull().default(false),
     createdAt: createdAt(),
   },
   (t) => [

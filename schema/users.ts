@@ -1,9 +1,20 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, pgEnum, pgTable, text, uniqueIndex, uuid, varchar } from "drizzle-orm/pg-core";
+import { boolean, index, pgEnum, pgTable, text, uniqueIndex, uuid, varchar, type AnyPgColumn } from "drizzle-orm/pg-core";
 import { createdAt, deletedAt, id, tstz, updatedAt } from "./_columns.js";
+import { organizations } from "./orgs.js";
 
-/** pending_activation: created by an organization admin, waiting for its owner to set a password. */
+/**
+ * pending_activation: created by an organization admin before admins could only provision through
+ * an invitation (no longer created; kept for accounts made that way, which activate by their link).
+ */
 export const userStatus = pgEnum("user_status", ["active", "suspended", "pending_activation"]);
+
+/**
+ * How the owner proved the address: a link mailed to it (verification, reset, activation or invite
+ * link), a provider's verified claim, or a superadmin's audited word. Null with a verified address:
+ * verified before provenance was recorded.
+ */
+export const emailVerifiedVia = pgEnum("email_verified_via", ["email_link", "provider", "superadmin"]);
 
 export const users = pgTable(
   "users",
@@ -14,17 +25,26 @@ export const users = pgTable(
     fullName: varchar("full_name", { length: 255 }),
     avatarUrl: text("avatar_url"),
     emailVerifiedAt: tstz("email_verified_at"),
+    emailVerifiedVia: emailVerifiedVia("email_verified_via"),
     status: userStatus("status").notNull().default("active"),
     isSuperadmin: boolean("is_superadmin").notNull().default(false),
     suspendedAt: tstz("suspended_at"),
     suspendedReason: text("suspended_reason"),
     lastLoginAt: tstz("last_login_at"),
     lastLoginIp: varchar("last_login_ip", { length: 45 }),
+    /**
+     * The organization that provisioned this account and administers its credentials (null: the
+     * account is its owner's alone). Cleared when the account leaves that organization.
+     */
+    managedByOrganizationId: uuid("managed_by_organization_id").references((): AnyPgColumn => organizations.id, { onDelete: "set null" }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     deletedAt: deletedAt(),
   },
-  (t) => [uniqueIndex("users_email_live_uq").on(t.email).where(sql`${t.deletedAt} is null`)],
+  (t) => [
+    uniqueIndex("users_email_live_uq").on(t.email).where(sql`${t.deletedAt} is null`),
+    index("users_managed_by_idx").on(t.managedByOrganizationId).where(sql`${t.managedByOrganizationId} is not null`),
+  ],
 );
 
 /** Password hashes live apart from users so that only the auth services ever read them. */

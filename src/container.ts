@@ -139,9 +139,10 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const adminUsers = new AdminUsersService({ db, clock, hasher, audit, sessions, email, mfaHooks: mfaPolicy });
   const orgLimit = config.orgs;
   const orgs = new OrgsService({ db, clock, audit, logger, limit: orgLimit });
-  const members = new MembersService({ db, clock, audit, accounts, logger, limit: orgLimit });
+  const members = new MembersService({ db, clock, audit });
   const invites = new InvitesService({
     db,
+    accounts,
     clock,
     hasher,
     audit,

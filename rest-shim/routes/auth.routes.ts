@@ -75,8 +75,8 @@ export const authRoutes = (s: Services, config: Config): RouteDef[] => [
   },
   {
     method: "post", path: "/auth/activate", tag: "auth", auth: "none", body: activateSchema,
-    summary: "Activate an account an administrator created: choose its password with the emailed code",
-    handle: async (req, res) => sendData(res, 200, (await s.accounts.activate(req.ctx, input(req))).message),
+    summary: "Create the account an organization provisioned for you (or activate one an administrator created): choose its password with the emailed code",
+    handle: async (req, res) => sendData(res, 200, (await s.invites.activate(req.ctx, input(req))).message),
   },
   {
     method: "post", path: "/auth/resend-activation", tag: "auth", auth: "none", body: emailOnlySchema,

@@ -51,8 +51,8 @@ export const orgsRoutes = (s: Services): RouteDef[] => [
   },
   {
     method: "post", path: `${O}/members`, tag: "members", auth: "user", org: "admin", body: addMemberSchema, status: 201,
-    summary: "Add a member by email; someone without an account gets an inactive one and an activation email",
-    handle: async (req, res) => sendData(res, 201, "Member added", await s.members.add(req.ctx, param(req, "orgId"), input(req))),
+    summary: "Add a person by email: an existing account is invited (it joins when it accepts); an address without one is invited to create an account this organization manages. The answer is the same either way",
+    handle: async (req, res) => sendData(res, 201, "Invitation sent: they become a member when they accept it", { invite: await s.invites.addMember(req.ctx, param(req, "orgId"), input(req)) }),
   },
   {
     method: "delete", path: `${O}/members/:userId`, tag: "members", auth: "user", org: "admin",

@@ -46,9 +46,16 @@ const LOGIN = (brand: string, providers: Array<{ id: string; name: string }>) =>
 </section>
 <p id="alert" role="alert"></p>`;
 
-const ACCOUNT = (brand: string, email: string, providers: Array<{ id: string; name: string }>) => `
+/** Who besides the owner can act on the account: the managing organization's admins, or nobody. */
+const MANAGED_BY = (managedBy: { name: string } | null) =>
+  managedBy
+    ? `<p id="managed-by">Your account is managed by <strong>${escape(managedBy.name)}</strong>: while you are a member, its owners and admins can reset your password, remove your second factors, and suspend or delete the account. Leaving ${escape(managedBy.name)} ends this.</p>`
+    : `<p id="managed-by" class="muted">No organization manages your account: only you can change how you sign in.</p>`;
+
+const ACCOUNT = (brand: string, email: string, managedBy: { name: string } | null, providers: Array<{ id: string; name: string }>) => `
 <h1>${escape(brand)}</h1>
 <p>Signed in as <strong id="who">${escape(email)}</strong>.</p>
+${MANAGED_BY(managedBy)}
 <p><a href="/account/security">Passkeys and security</a></p>
 <section id="linked-accounts">
   <h2>Linked accounts</h2>
@@ -116,7 +123,10 @@ export function createPagesRouter(container: Container): Router {
     if (req.ctx?.actor.kind !== "user") return res.redirect(303, `/login?next=${encodeURIComponent(req.originalUrl)}`);
     page(res, brand, title, await render(req.ctx.actor.email, req));
   };
-  router.get("/account", signedIn(async (email) => ACCOUNT(brand, email, await activeProviders()), "Account"));
+  router.get(
+    "/account",
+    signedIn(async (email, req) => ACCOUNT(brand, email, (await services.users.getMe(req.ctx!)).managedBy, await activeProviders()), "Account"),
+  );
   router.get("/account/security", signedIn(SECURITY, "Passkeys"));
   router.get(
     "/cli/authorize",

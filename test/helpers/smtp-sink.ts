@@ -67,4 +67,5 @@ export function linkIn(mail: ReceivedMail | undefined, fragment: string): string
   return url;
 }
 
-export const tokenFrom = (url: string): string => new URL(url).searchParams.get("token") ?? "";
+/** A query parameter of a link (the token, or another name such as "code"). */
+export const tokenFrom = (url: string, name = "token"): string => new URL(url).searchParams.get(name) ?? "";

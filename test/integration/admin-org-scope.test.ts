@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { auditRows } from "../helpers/db.js";
+import { sessionCookie } from "../helpers/http.js";
 import { login, newSuperadmin, newUser, PASSWORD } from "../factories/users.js";
-import { orgWithRoles } from "../factories/orgs.js";
+import { addManagedMember, orgWithRoles } from "../factories/orgs.js";
 
 let app: TestApp;
 beforeAll(async () => {
@@ -10,73 +11,92 @@ beforeAll(async () => {
 });
 afterAll(() => app?.close());
 
-describe("organization admins over their members", () => {
-  it("search only the accounts of organizations they administer", async () => {
-    const { org, admin, member, guest } = await orgWithRoles(app);
+describe("organization admins over the accounts their organization manages", () => {
+  it("search only managed accounts: members who joined with their own account are not theirs to administer", async () => {
+    const { org, owner, admin, member } = await orgWithRoles(app);
+    const managed = await addManagedMember(app, org.id, owner);
     const stranger = await newUser(app);
     const res = await app.http.get("/api/v1/admin/users?per_page=200", { token: admin.token });
     expect(res.status).toBe(200);
     const emails = res.body.data.users.map((u: { email: string }) => u.email);
-    expect(emails).toEqual(expect.arrayContaining([member.email, guest.email]));
-    expect(emails).not.toContain(stranger.email);
-    const found = await app.http.get(`/api/v1/admin/users?q=${encodeURIComponent(member.email.slice(0, 12))}`, { token: admin.token });
-    expect(found.body.data.users[0].organizations).toEqual([{ id: org.id, name: org.name, role: "member" }]);
+    expect(emails).toEqual([managed.email]);
+    expect(res.body.data.users[0]).toMatchObject({ managed_by: { id: org.id, name: org.name }, organizations: [{ id: org.id, name: org.name, role: "member" }] });
     expect((await app.http.get("/api/v1/admin/users", { token: member.token })).status).toBe(403);
+    // Sharing an organization is not administering: the account does not exist for them here.
+    expect((await app.http.get(`/api/v1/admin/users/${member.id}`, { token: admin.token })).status).toBe(404);
     expect((await app.http.get(`/api/v1/admin/users/${stranger.id}`, { token: admin.token })).status).toBe(404);
   });
 
-  it("suspend a member with a notice email and revoked sessions; owners are protected", async () => {
-    const { owner, admin, member } = await orgWithRoles(app);
-    const res = await app.http.post(`/api/v1/admin/users/${member.id}/suspend`, { reason: "left the company" }, { token: admin.token });
+  it("suspend a managed member with a notice email and revoked sessions; a managed owner is protected", async () => {
+    const { org, owner, admin } = await orgWithRoles(app);
+    const managed = await addManagedMember(app, org.id, owner);
+    const res = await app.http.post(`/api/v1/admin/users/${managed.id}/suspend`, { reason: "left the company" }, { token: admin.token });
     expect(res.status).toBe(200);
-    expect((await app.http.get("/api/v1/auth/me", { token: member.token })).status).toBe(401);
+    expect((await app.http.get("/api/v1/auth/me", { token: managed.token })).status).toBe(401);
     await app.flushEmails();
-    const notice = app.mail.last(member.email)!;
+    const notice = app.mail.last(managed.email)!;
     expect(notice.subject).toBe("Your Keyward account was suspended");
     expect(notice.html).toContain("left the company");
-    const onOwner = await app.http.post(`/api/v1/admin/users/${owner.id}/suspend`, {}, { token: admin.token });
+    expect((await app.http.post(`/api/v1/admin/users/${managed.id}/unsuspend`, {}, { token: admin.token })).status).toBe(200);
+
+    const managedOwner = await addManagedMember(app, org.id, owner, "owner");
+    const onOwner = await app.http.post(`/api/v1/admin/users/${managedOwner.id}/suspend`, {}, { token: admin.token });
     expect(onOwner.status).toBe(403);
     expect(onOwner.body.error.type).toBe("OWNER_PROTECTION");
-    expect((await app.http.post(`/api/v1/admin/users/${member.id}/unsuspend`, {}, { token: admin.token })).status).toBe(200);
   });
 
-  it("verify email, set a password, delete and restore", async () => {
-    const { admin, member } = await orgWithRoles(app);
-    const other = await login(app, member.email);
-    expect((await app.http.post(`/api/v1/admin/users/${member.id}/verify-email`, {}, { token: admin.token })).body.data.user.email_verified).toBe(true);
-    expect((await app.http.post(`/api/v1/admin/users/${member.id}/password`, { password: "short" }, { token: admin.token })).status).toBe(400);
-    expect((await app.http.post(`/api/v1/admin/users/${member.id}/password`, { password: "set by an administrator" }, { token: admin.token })).status).toBe(200);
+  it("set a password, delete and restore a managed account; marking an address verified is for superadmins", async () => {
+    const { org, owner, admin } = await orgWithRoles(app);
+    const managed = await addManagedMember(app, org.id, owner);
+    const other = await login(app, managed.email);
+    const verify = await app.http.post(`/api/v1/admin/users/${managed.id}/verify-email`, {}, { token: admin.token });
+    expect(verify.status).toBe(403);
+    expect(verify.body.error.type).toBe("AUTHORIZATION_ERROR");
+    expect((await app.http.post(`/api/v1/admin/users/${managed.id}/password`, { password: "short" }, { token: admin.token })).status).toBe(400);
+    expect((await app.http.post(`/api/v1/admin/users/${managed.id}/password`, { password: "set by an administrator" }, { token: admin.token })).status).toBe(200);
     expect((await app.http.get("/api/v1/auth/me", { token: other.body.data.token })).status).toBe(401);
-    expect((await login(app, member.email, PASSWORD)).status).toBe(401);
-    expect((await login(app, member.email, "set by an administrator")).status).toBe(200);
-    expect((await app.http.post(`/api/v1/admin/users/${member.id}/delete`, {}, { token: admin.token })).status).toBe(400);
-    expect((await app.http.post(`/api/v1/admin/users/${member.id}/delete`, { confirm: true }, { token: admin.token })).status).toBe(200);
-    expect((await login(app, member.email, "set by an administrator")).status).toBe(401);
-    const restored = await app.http.post(`/api/v1/admin/users/${member.id}/restore`, {}, { token: admin.token });
+    expect((await login(app, managed.email, PASSWORD)).status).toBe(401);
+    expect((await login(app, managed.email, "set by an administrator")).status).toBe(200);
+    expect((await app.http.post(`/api/v1/admin/users/${managed.id}/delete`, {}, { token: admin.token })).status).toBe(400);
+    expect((await app.http.post(`/api/v1/admin/users/${managed.id}/delete`, { confirm: true }, { token: admin.token })).status).toBe(200);
+    expect((await login(app, managed.email, "set by an administrator")).status).toBe(401);
+    const restored = await app.http.post(`/api/v1/admin/users/${managed.id}/restore`, {}, { token: admin.token });
     expect(restored.status).toBe(200);
-    expect((await login(app, member.email, "set by an administrator")).status).toBe(200);
-    const actions = (await auditRows(app, member.id)).map((r) => r.action);
-    expect(actions).toEqual(expect.arrayContaining(["admin.email.verify", "admin.password.set", "user.delete", "user.restore"]));
+    expect((await login(app, managed.email, "set by an administrator")).status).toBe(200);
+    const actions = (await auditRows(app, managed.id)).map((r) => r.action);
+    expect(actions).toEqual(expect.arrayContaining(["admin.password.set", "user.delete", "user.restore"]));
+    expect(actions).not.toContain("admin.email.verify");
   });
-});
 
-describe("superadmins", () => {
-  it("see every account and any account's audit trail; others do not", async () => {
+  it("ends with the membership: a managed member who leaves is theirs alone again", async () => {
+    const { org, owner, admin } = await orgWithRoles(app);
+    const managed = await addManagedMember(app, org.id, owner);
+    expect((await app.http.get(`/api/v1/admin/users/${managed.id}`, { token: admin.token })).status).toBe(200);
+    // The account page says who can act on the account.
+    const cookie = sessionCookie((await login(app, managed.email)).headers);
+    expect((await app.http.get("/account", { cookie })).text).toContain(`Your account is managed by <strong>${org.name}</strong>`);
+    expect((await app.http.post(`/api/v1/organizations/${org.id}/leave`, {}, { token: managed.token })).status).toBe(200);
+    const me = await app.http.get("/api/v1/users/me", { token: managed.token });
+    expect(me.body.data.user.managed_by).toBeNull();
+    expect((await app.http.get("/account", { cookie })).text).toContain("No organization manages your account");
+    expect((await app.http.get(`/api/v1/admin/users/${managed.id}`, { token: admin.token })).status).toBe(404);
+    // Re-joining by invitation does not bring management back.
+    const again = await app.http.post(`/api/v1/organizations/${org.id}/members`, { email: managed.email, role: "member" }, { token: owner.token });
+    expect(again.status).toBe(201);
+    const invites = (await app.http.get("/api/v1/users/me/invites", { token: managed.token })).body.data.invites;
+    expect((await app.http.post(`/api/v1/users/me/invites/${invites[0].id}/accept`, {}, { token: managed.token })).status).toBe(200);
+    const suspend = await app.http.post(`/api/v1/admin/users/${managed.id}/suspend`, {}, { token: admin.token });
+    expect(suspend.status).toBe(404);
+    expect((await app.http.get("/api/v1/users/me", { token: managed.token })).body.data.user.managed_by).toBeNull();
+  });
+
+  it("superadmins mark an address verified, audited as theirs", async () => {
     const root = await newSuperadmin(app);
-    const lone = await newUser(app);
-    const all = await app.http.get(`/api/v1/superadmin/users?q=${encodeURIComponent(lone.email)}`, { token: root.token });
-    expect(all.body.data.users.map((u: { email: string }) => u.email)).toEqual([lone.email]);
-    const audit = await app.http.get(`/api/v1/superadmin/users/${lone.id}/audit`, { token: root.token });
-    expect(audit.status).toBe(200);
-    expect(audit.body.data.audit_logs.map((r: { action: string }) => r.action)).toEqual(expect.arrayContaining(["user.register", "user.login"]));
-    const denied = await app.http.get(`/api/v1/superadmin/users/${lone.id}/audit`, { token: lone.token });
-    expect(denied.status).toBe(403);
-    // An organization admin is not a superadmin: no global list for them.
-    const { admin } = await orgWithRoles(app);
-    expect((await app.http.get("/api/v1/superadmin/users", { token: admin.token })).status).toBe(403);
-    const gql = await app.http.gql("query($u: ID!) { superadminUserAudit(userId: $u) { count items { action } } }", { u: lone.id }, { token: root.token });
-    expect(gql.data.superadminUserAudit.count).toBe(audit.body.data.count);
-    const gqlDenied = await app.http.gql("query($u: ID!) { superadminUserAudit(userId: $u) { count } }", { u: lone.id }, { token: lone.token });
-    expect(gqlDenied.errors[0].extensions.code).toBe("AUTHORIZATION_ERROR");
+    const lone = await newUser(app, { verify: false });
+    const res = await app.http.post(`/api/v1/admin/users/${lone.id}/verify-email`, {}, { token: root.token });
+    expect(res.status).toBe(200);
+    expect(res.body.data.user.email_verified).toBe(true);
+    const row = (await auditRows(app, lone.id)).find((r) => r.action === "admin.email.verify")!;
+    expect(row).toMatchObject({ actor_id: root.id, success: true, metadata: { via: "superadmin" } });
   });
 });

@@ -15,7 +15,7 @@ const SAMPLE: TemplateProps = {
   "account-exists": { name: "Eve", email: "eve@example.com", resetUrl: "https://id.example.com/forgot-password" },
   "org-invite": { email: "ian@example.com", inviterName: "Olga Owner", organizationName: "Acme Corp", role: "admin", acceptUrl: "https://id.example.com/invite?token=i1", expiresInDays: 7 },
   "invite-accepted": { inviterName: "Olga Owner", memberName: "Nina New", memberEmail: "nina@example.com", organizationName: "Acme Corp", role: "member" },
-  "account-activation": { name: "Abe", email: "abe@example.com", inviterName: "Olga Owner", organizationName: "Acme Corp", activateUrl: "https://id.example.com/activate?code=a1", expiresInHours: 72 },
+  "account-activation": { name: "Abe", email: "abe@example.com", inviterName: "Olga Owner", organizationName: "Acme Corp", activateUrl: "https://id.example.com/activate?code=a1", expiresInHours: 72, managedNotice: "Your account will be managed by Acme." },
   "account-suspended": { name: "Sam", email: "sam@example.com", reason: "Contract ended" },
   "mfa-deadline-reminder": { name: "Mia", organizationName: "Acme Corp", deadline: "1 December 2026", daysLeft: 7, enrollUrl: "https://id.example.com/mfa" },
   "contact-notification": { name: "Carl", email: "carl@example.com", subject: "Pricing", message: "How much &amp; when?", submittedAt: "2026-11-22T10:00:00.000Z" },

@@ -71,3 +71,28 @@ describe("migrations", () => {
     expect(await count(db, "audit_logs")).toBe(1);
   });
 });
+
+describe("the admin-reach backfill (0010)", () => {
+  it("unverifies addresses an organization admin vouched for, and records how the others were proven", async () => {
+    const db = await emptyDatabase();
+    const journal = JSON.parse(readFileSync(join(MIGRATIONS_DIR, "meta", "_journal.json"), "utf8")).entries as Array<{ tag: string }>;
+    await db.migrate(firstMigrations(journal.findIndex((e) => e.tag === "0010_admin_reach_backfill")));
+    const [orgAdmin, byAdmin, byLink, byProvider, byRoot, root] = ["a", "b", "c", "d", "e", "f"].map((c) => `${c.repeat(8)}-1111-4111-8111-111111111111`);
+    for (const [id, superadmin] of [[orgAdmin, false], [byAdmin, false], [byLink, false], [byProvider, false], [byRoot, false], [root, true]] as const) {
+      await db.db.execute(sql`insert into users (id, email, email_verified_at, is_superadmin) values (${id}, ${`${id}@example.com`}, now(), ${superadmin})`);
+    }
+    await db.db.execute(sql`insert into audit_logs (action, actor_id, user_id) values ('admin.email.verify', ${orgAdmin}, ${byAdmin}), ('admin.email.verify', ${root}, ${byRoot})`);
+    await db.db.execute(sql`insert into user_tokens (user_id, purpose, token_hash, expires_at, used_at) values (${byLink}, 'email_verification', ${"0".repeat(64)}, now(), now())`);
+    await db.db.execute(sql`insert into external_identities (user_id, provider, subject, email_verified) values (${byProvider}, 'github', '42', true)`);
+    await db.migrate();
+    const rows = resultRows<{ id: string; verified: boolean; via: string | null }>(
+      await db.db.execute(sql`select id, email_verified_at is not null as verified, email_verified_via as via from users`),
+    );
+    const by = Object.fromEntries(rows.map((r) => [r.id, { verified: r.verified, via: r.via }]));
+    expect(by[byAdmin]).toEqual({ verified: false, via: null });
+    expect(by[byLink]).toEqual({ verified: true, via: "email_link" });
+    expect(by[byProvider]).toEqual({ verified: true, via: "provider" });
+    // A superadmin's word stands, but is not a mailed link: SUPERADMIN_EMAILS would not promote it.
+    expect(by[byRoot]).toEqual({ verified: true, via: null });
+  });
+});

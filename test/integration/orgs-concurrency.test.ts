@@ -12,6 +12,19 @@ beforeAll(async () => {
 });
 afterAll(() => app?.close());
 
+/**
+ * On PostgreSQL, waits until another session is queued on a row lock (the request under test). The
+ * embedded database runs one transaction at a time, so there the request simply waits its turn.
+ */
+async function untilSomeoneWaitsForALock(): Promise<void> {
+  if (app.container.database.kind !== "postgres") return;
+  for (let i = 0; i < 500; i++) {
+    if ((await countRows(app, "pg_locks", "not granted")) > 0) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error("the request never queued on the lock");
+}
+
 const activeMemberships = (userId: string) => countRows(app, "active_memberships", `user_id = '${userId}'`);
 
 describe("concurrency", () => {
@@ -65,6 +78,26 @@ describe("concurrency", () => {
       for (const r of [ab, ba, la, lb]) expect(r.status).toBeLessThan(500);
       expect(await countRows(app, "org_memberships", `organization_id = '${org.id}' and role = 'owner' and deleted_at is null`)).toBeGreaterThanOrEqual(1);
     }
+  });
+
+  it("re-reads the caller's role under the organization's lock: a demoted owner's racing grant of owner does not commit", async () => {
+    const a = await newUser(app);
+    const b = await newUser(app);
+    const c = await newUser(app);
+    const org = await newOrg(app, a);
+    await addMember(app, org.id, a, b, "owner");
+    await addMember(app, org.id, a, c, "member");
+    let grant!: Promise<{ status: number; body: any }>;
+    // Hold the lock a demotion holds, start A's grant (it passes the early check and queues), then demote A.
+    await app.container.db.transaction(async (tx) => {
+      await tx.execute(sql`select id from organizations where id = ${org.id} for update`);
+      grant = app.http.patch(`/api/v1/organizations/${org.id}/members/${c.id}/role`, { role: "owner" }, { token: a.token });
+      await untilSomeoneWaitsForALock();
+      await tx.execute(sql`update org_memberships set role = 'admin' where organization_id = ${org.id} and user_id = ${a.id}`);
+    });
+    const res = await grant;
+    expect(res.status).toBe(403);
+    expect(await countRows(app, "org_memberships", `organization_id = '${org.id}' and user_id = '${c.id}' and role = 'member' and deleted_at is null`)).toBe(1);
   });
 });
 

@@ -85,27 +85,35 @@ describe("members and roles", () => {
     expect((await app.http.post(`/api/v1/organizations/${org.id}/leave`, {}, { token: owner.token })).status).toBe(200);
   });
 
-  it("adds someone without an account as an inactive user who activates from the email", async () => {
+  it("provisions someone without an account: they create it from the email, managed by the organization", async () => {
     const owner = await newUser(app);
     const org = await newOrg(app, owner, "Activation Org");
     const email = uniqueEmail("newbie");
     const res = await app.http.post(`/api/v1/organizations/${org.id}/members`, { email, role: "member", full_name: "New Bie" }, { token: owner.token });
     expect(res.status).toBe(201);
-    expect(res.body.data).toMatchObject({ account_created: true, member: { email, status: "pending_activation" } });
+    expect(res.body.data.invite).toMatchObject({ email, role: "member" });
+    // Nothing exists until its owner follows the link: nobody can reserve an address.
+    expect(await countRows(app, "users", `email = '${email}'`)).toBe(0);
     expect((await login(app, email, PASSWORD)).status).toBe(401);
     await app.flushEmails();
     const mail = app.mail.last(email)!;
     expect(mail.subject).toBe("Activate your Keyward account");
     expect(mail.html).toContain("Activation Org");
+    expect(mail.text).toMatch(/managed by Activation Org/);
     const code = new URL(linkIn(mail, "/activate")).searchParams.get("code")!;
-    const activated = await app.http.post("/api/v1/auth/activate", { code, password: PASSWORD });
+    const activated = await app.http.post("/api/v1/auth/activate", { code, password: PASSWORD, full_name: "New Bie" });
     expect(activated.status).toBe(200);
     expect((await app.http.post("/api/v1/auth/activate", { code, password: PASSWORD })).status).toBe(400);
     const signedIn = await login(app, email, PASSWORD);
     expect(signedIn.status).toBe(200);
     expect(signedIn.body.data.user.email_verified).toBe(true);
-    const orgs = await app.http.get("/api/v1/users/me/organizations", { token: signedIn.body.data.token });
+    const token = signedIn.body.data.token;
+    const orgs = await app.http.get("/api/v1/users/me/organizations", { token });
     expect(orgs.body.data.organizations[0]).toMatchObject({ id: org.id, role: "member" });
+    const me = await app.http.get("/api/v1/users/me", { token });
+    expect(me.body.data.user).toMatchObject({ full_name: "New Bie", managed_by: { id: org.id, name: "Activation Org" } });
+    const gql = await app.http.gql("{ me { managedBy { id name } } }", {}, { token });
+    expect(gql.data.me.managedBy).toEqual({ id: org.id, name: "Activation Org" });
   });
 
   it("refuses to delete a sole owner's account while others are in the organization", async () => {

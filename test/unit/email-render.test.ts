@@ -13,7 +13,7 @@ const SAMPLE: TemplateProps = {
   "account-exists": { name: "Ada", email: "ada@example.com", resetUrl: "https://id.example.com/forgot-password" },
   "org-invite": { email: "ada@example.com", inviterName: "Bob", organizationName: "Acme", role: "admin", acceptUrl: "https://id.example.com/invite?token=t", expiresInDays: 7 },
   "invite-accepted": { inviterName: "Bob", memberName: "Ada", memberEmail: "ada@example.com", organizationName: "Acme", role: "member" },
-  "account-activation": { name: "Ada", email: "ada@example.com", inviterName: "Bob", organizationName: "Acme", activateUrl: "https://id.example.com/activate?code=c", expiresInHours: 72 },
+  "account-activation": { name: "Ada", email: "ada@example.com", inviterName: "Bob", organizationName: "Acme", activateUrl: "https://id.example.com/activate?code=c", expiresInHours: 72, managedNotice: "Your account will be managed by Acme." },
   "account-suspended": { name: "Ada", email: "ada@example.com", reason: "policy" },
   "mfa-deadline-reminder": { name: "Ada", organizationName: "Acme", deadline: "2026-12-01", daysLeft: 7, enrollUrl: "https://id.example.com/mfa" },
   "contact-notification": { name: "Ada", email: "ada@example.com", subject: "Hello", message: "Tom &amp; Jerry", submittedAt: "2026-11-22T00:00:00Z" },

@@ -69,7 +69,7 @@ export class AuthResolver {
 
   @Mutation(() => MessagePayload, { description: "Activate an account an administrator created, choosing its password" })
   activateAccount(@Ctx() { ctx }: GqlContext, @Arg("input", () => ActivateAccountInput) input: ActivateAccountInput) {
-    return this.s.accounts.activate(ctx, input);
+    return this.s.invites.activate(ctx, input);
   }
 
   @Mutation(() => MessagePayload, { description: "Email a new activation link; the same answer for every address" })

@@ -7,7 +7,6 @@ import {
   AcceptInviteInput,
   AcceptInvitePayload,
   AddMemberInput,
-  AddMemberPayload,
   CreateOrganizationInput,
   Invite,
   InviteInput,
@@ -82,9 +81,11 @@ export class OrgsResolver {
 
   @Authorized()
   @org(OrgRole.admin)
-  @Mutation(() => AddMemberPayload)
+  @Mutation(() => Invite, {
+    description: "Add a person by email: an existing account is invited; an address without one is invited to create an account this organization manages. The answer is the same either way",
+  })
   addMember(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("input", () => AddMemberInput) input: AddMemberInput) {
-    return this.s.members.add(ctx, orgId, input);
+    return this.s.invites.addMember(ctx, orgId, input);
   }
 
   @Authorized()

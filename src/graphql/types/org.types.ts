@@ -1,6 +1,6 @@
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from "type-graphql";
 import { AuditEntry } from "./audit.types.js";
-import { User } from "./user.types.js";
+import { ManagingOrganization, User } from "./user.types.js";
 
 export enum OrgRole {
   owner = "owner",
@@ -70,12 +70,6 @@ export class Member {
   @Field(() => Date) joinedAt: Date;
 }
 
-@ObjectType()
-export class AddMemberPayload {
-  @Field(() => Member) member: Member;
-  @Field(() => Boolean, { description: "An inactive account was created and emailed an activation link" }) accountCreated: boolean;
-}
-
 @InputType()
 export class AddMemberInput {
   @Field(() => String) email: string;
@@ -119,6 +113,7 @@ export class InvitePreview {
   @Field(() => OrgRole) role: OrgRole;
   @Field(() => Date) expiresAt: Date;
   @Field(() => Boolean) userExists: boolean;
+  @Field(() => Boolean, { description: "Accepting creates an account this organization manages" }) managed: boolean;
 }
 
 @InputType()
@@ -296,6 +291,7 @@ export class ActivityPage {
 
 @ObjectType()
 export class AdminUser extends User {
+  @Field(() => ManagingOrganization, { nullable: true }) managedBy: ManagingOrganization | null;
   @Field(() => [OrgMembershipRef]) organizations: OrgMembershipRef[];
 }
 

@@ -22,9 +22,17 @@ export class User {
   @Field(() => Date) updatedAt: Date;
 }
 
+@ObjectType({ description: "The organization that manages an account: its owners and admins administer the account's credentials" })
+export class ManagingOrganization {
+  @Field(() => ID) id: string;
+  @Field(() => String) name: string;
+}
+
 @ObjectType({ description: "The signed-in user, with facts only they see" })
 export class Me extends User {
   @Field(() => Boolean) hasPassword: boolean;
+  @Field(() => ManagingOrganization, { nullable: true, description: "Null: the account is yours alone (only Keyward's operators can act on it)" })
+  managedBy: ManagingOrganization | null;
 }
 
 @InputType()

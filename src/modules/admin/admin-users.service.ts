@@ -1,5 +1,5 @@
 import { and, count, eq, ilike, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
-import { activeMemberships, users } from "../../../schema/index.js";
+import { users } from "../../../schema/index.js";
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
 import { isUniqueViolation } from "../../infra/db-errors.js";
@@ -21,7 +21,7 @@ import type { SessionsService } from "../auth/sessions/sessions.service.js";
 import type { EmailService } from "../email/email.service.js";
 import { getActiveMemberships } from "../orgs/memberships.repository.js";
 import { adminDeleteSchema, adminPasswordSchema, adminUsersQuerySchema } from "../orgs/orgs.schemas.js";
-import { roleRank, type OrgRole } from "../orgs/permissions.js";
+import { isAdminRole, type OrgRole } from "../orgs/permissions.js";
 import { UserErrors } from "../users/users.errors.js";
 import { userColumns, usersRepository, type UserRow } from "../users/users.repository.js";
 import { auditQuerySchema, suspendSchema } from "../users/users.schemas.js";
@@ -31,6 +31,8 @@ import { AdminErrors, assertReach, reachUser } from "./admin-reach.js";
 
 
 export interface AdminUserView extends UserView {
+  /** The organization that manages the account, if any. */
+  managedBy: { id: string; name: string } | null;
   organizations: Array<{ id: string; name: string; role: OrgRole }>;
 }
 
@@ -47,9 +49,10 @@ export interface AdminUsersDeps {
 const removeMfaSchema = z.object({ method: z.enum(["totp", "webauthn", "all"]), credentialId: z.uuid().optional() });
 
 /**
- * Administration of accounts. Superadmins reach every account. Organization owners and admins
- * reach the accounts of their organizations' members whose role there is below theirs; anyone
- * else is "not found" to them.
+ * Administration of other people's accounts, under the admin-reach rule (admin-reach.ts):
+ * superadmins reach every account; the owners and admins of the organization that manages an
+ * account reach it while their role there is above its role; sharing an organization reaches
+ * nothing. Anyone else finds no such account.
  */
 export class AdminUsersService {
   constructor(private readonly deps: AdminUsersDeps) {}
@@ -61,10 +64,10 @@ export class AdminUsersService {
     const where: SQL[] = [isNull(users.deletedAt)];
     if (q.q) where.push(or(ilike(users.email, `%${escapeLike(q.q)}%`), ilike(users.fullName, `%${escapeLike(q.q)}%`))!);
     if (!actor.isSuperadmin) {
-      const adminOrgs = (await getActiveMemberships(db, actor.userId)).filter((m) => roleRank(m.role) >= roleRank("admin")).map((m) => m.organizationId);
+      // Organization admins administer the accounts their organizations manage, and no others.
+      const adminOrgs = (await getActiveMemberships(db, actor.userId)).filter((m) => isAdminRole(m.role)).map((m) => m.organizationId);
       if (adminOrgs.length === 0) throw AdminErrors.notAllowed();
-      const inMyOrgs = db.select({ id: activeMemberships.userId }).from(activeMemberships).where(inArray(activeMemberships.organizationId, adminOrgs));
-      where.push(inArray(users.id, inMyOrgs));
+      where.push(inArray(users.managedByOrganizationId, adminOrgs));
     }
     const [rows, [total]] = await Promise.all([
       db.select(userColumns).from(users).where(and(...where)).orderBy(users.email).limit(q.perPage).offset((q.page - 1) * q.perPage),
@@ -116,15 +119,19 @@ export class AdminUsersService {
     });
   }
 
+  /**
+   * Marks an address verified without its owner's proof: superadmins only (an operator who checked
+   * it another way), audited. No organization admin can: a verified address receives the
+   * invitations meant for it and is vouched for to relying parties.
+   */
   async verifyEmail(ctx: RequestContext, userId: string): Promise<UserView> {
     const { db, clock, audit } = this.deps;
-    const actor = requireUser(ctx);
+    const actor = requireSuperadmin(ctx);
     return db.transaction(async (tx) => {
       const user = await reachUser(tx, actor, userId, { allowSelf: false, what: "verify" });
-      const now = clock.now();
-      const updated = await usersRepository.update(tx, user.id, { emailVerifiedAt: user.emailVerifiedAt ?? now, updatedAt: now });
-      await audit.record(tx, ctx, AuditAction.userVerifyEmailByAdmin, { userId: user.id, resourceType: "user", resourceId: user.id });
-      return toUserView(updated!);
+      const updated = await usersRepository.markEmailVerified(tx, user, "superadmin", clock.now());
+      await audit.record(tx, ctx, AuditAction.userVerifyEmailByAdmin, { userId: user.id, resourceType: "user", resourceId: user.id, metadata: { via: "superadmin" } });
+      return toUserView(updated);
     });
   }
 
@@ -137,6 +144,8 @@ export class AdminUsersService {
     assertPasswordAcceptable(password, target.email);
     const hash = await hasher.hash(password);
     await db.transaction(async (tx) => {
+      // Still within reach after the slow hash (the account may have left the organization meanwhile).
+      await reachUser(tx, actor, target.id, { allowSelf: false, what: "set a password for" });
       const now = clock.now();
       await credentialsRepository.setPasswordHash(tx, target.id, hash, now);
       // A pending account becomes usable once an administrator sets its password.
@@ -241,12 +250,16 @@ export class AdminUsersService {
     });
   }
 
-  /** At start: promotes verified accounts whose address is in SUPERADMIN_EMAILS (unverified ones wait). */
+  /**
+   * At start: promotes the accounts whose address is in SUPERADMIN_EMAILS once their owner proved it
+   * through the mailed link. A provider's claim or anyone's word is not enough for operator power;
+   * such accounts wait (or are promoted with `npm run admin -- promote`).
+   */
   async bootstrapSuperadmins(ctx: RequestContext, emails: readonly string[]): Promise<number> {
     let promoted = 0;
     for (const email of emails) {
       const user = await usersRepository.findByEmail(this.deps.db, normalizeEmail(email));
-      if (!user || user.isSuperadmin || !user.emailVerifiedAt) continue;
+      if (!user || user.isSuperadmin || user.emailVerifiedVia !== "email_link") continue;
       await this.setSuperadmin(ctx, user.email, true);
       promoted++;
     }
@@ -257,8 +270,10 @@ export class AdminUsersService {
   private async withOrgs(actor: UserActor, user: UserRow): Promise<AdminUserView> {
     const theirs = await getActiveMemberships(this.deps.db, user.id);
     const mine = actor.isSuperadmin ? null : new Set((await getActiveMemberships(this.deps.db, actor.userId)).map((m) => m.organizationId));
+    const managing = theirs.find((m) => m.organizationId === user.managedByOrganizationId);
     return {
       ...toUserView(user),
+      managedBy: managing ? { id: managing.organizationId, name: managing.organizationName } : null,
       organizations: theirs.filter((m) => !mine || mine.has(m.organizationId)).map((m) => ({ id: m.organizationId, name: m.organizationName, role: m.role })),
     };
   }

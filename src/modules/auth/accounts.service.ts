@@ -96,16 +96,13 @@ export class AccountsService {
       const user = userId ? await usersRepository.findById(tx, userId) : undefined;
       if (!user) throw AuthErrors.invalidLink();
       const promote = config.superadminEmails.includes(user.email) && !user.isSuperadmin;
-      const updated = await usersRepository.update(tx, user.id, {
-        emailVerifiedAt: user.emailVerifiedAt ?? now,
-        updatedAt: now,
-        ...(promote ? { isSuperadmin: true } : {}),
-      });
+      let updated = await usersRepository.markEmailVerified(tx, user, "email_link", now);
+      if (promote) updated = (await usersRepository.update(tx, user.id, { isSuperadmin: true, updatedAt: now }))!;
       await audit.record(tx, ctx, AuditAction.userEmailVerified, { userId: user.id, resourceType: "user", resourceId: user.id });
       if (promote) {
         await audit.record(tx, ctx, AuditAction.userPromoted, { userId: user.id, metadata: { source: "SUPERADMIN_EMAILS" } });
       }
-      return toUserView(updated!);
+      return toUserView(updated);
     });
   }
 
@@ -171,7 +168,7 @@ export class AccountsService {
       assertPasswordAcceptable(data.password, found.email);
       await credentialsRepository.setPasswordHash(tx, found.id, await hasher.hash(data.password), now);
       // Following the link proved control of the address.
-      if (!found.emailVerifiedAt) await usersRepository.update(tx, found.id, { emailVerifiedAt: now, updatedAt: now });
+      await usersRepository.markEmailVerified(tx, found, "email_link", now);
       await userTokensRepository.voidAll(tx, found.id, "password_reset", now);
       await audit.record(tx, ctx, AuditAction.userPasswordReset, { userId: found.id });
       return found;
@@ -223,12 +220,8 @@ export class AccountsService {
       if (!user || user.status !== "pending_activation") throw AuthErrors.invalidLink();
       assertPasswordAcceptable(data.password, user.email);
       await credentialsRepository.setPasswordHash(tx, user.id, await hasher.hash(data.password), now);
-      await usersRepository.update(tx, user.id, {
-        status: "active",
-        emailVerifiedAt: user.emailVerifiedAt ?? now,
-        fullName: data.fullName ?? user.fullName,
-        updatedAt: now,
-      });
+      await usersRepository.update(tx, user.id, { status: "active", fullName: data.fullName ?? user.fullName, updatedAt: now });
+      await usersRepository.markEmailVerified(tx, user, "email_link", now);
       await audit.record(tx, ctx, AuditAction.userActivate, { userId: user.id });
     });
     return { message: "Your account is active. Sign in with your new password." };
@@ -259,6 +252,7 @@ export class AccountsService {
       organizationName,
       activateUrl: `${config.appUrl}/activate?code=${encodeURIComponent(code)}`,
       expiresInHours: Math.round(config.activationTtl / 3600),
+      managedNotice: "",
     });
   }
 

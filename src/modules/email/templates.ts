@@ -8,7 +8,8 @@ export interface TemplateProps {
   "account-exists": { name: string; email: string; resetUrl: string };
   "org-invite": { email: string; inviterName: string; organizationName: string; role: string; acceptUrl: string; expiresInDays: number };
   "invite-accepted": { inviterName: string; memberName: string; memberEmail: string; organizationName: string; role: string };
-  "account-activation": { name: string; email: string; inviterName: string; organizationName: string; activateUrl: string; expiresInHours: number };
+  /** managedNotice: who will administer the account (empty for accounts nobody manages). */
+  "account-activation": { name: string; email: string; inviterName: string; organizationName: string; activateUrl: string; expiresInHours: number; managedNotice: string };
   "account-suspended": { name: string; email: string; reason: string };
   "mfa-deadline-reminder": { name: string; organizationName: string; deadline: string; daysLeft: number; enrollUrl: string };
   "mfa-removed": { name: string; adminEmail: string; removed: string };

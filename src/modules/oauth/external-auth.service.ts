@@ -216,7 +216,7 @@ export class ExternalAuthService {
         if (await usersRepository.findByEmail(tx, email)) throw OAuthErrors.accountExists(label);
         const now = clock.now();
         const inserted = await usersRepository.insert(tx, { email, fullName: profile.displayName?.slice(0, 255) ?? null, isSuperadmin: false, now });
-        const user = (await usersRepository.update(tx, inserted.id, { emailVerifiedAt: now }))!;
+        const user = await usersRepository.markEmailVerified(tx, inserted, "provider", now);
         await externalIdentitiesRepository.insert(tx, user.id, profile, now);
         const asUser = actingAs(ctx, user);
         await audit.record(tx, asUser, AuditAction.externalRegister, { resourceType: "user", resourceId: user.id, metadata: { provider: profile.provider, subject: profile.subject } });

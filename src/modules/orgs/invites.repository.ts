@@ -11,6 +11,7 @@ const inviteColumns = {
   role: orgInvites.role,
   invitedBy: orgInvites.invitedBy,
   expiresAt: orgInvites.expiresAt,
+  provisionsAccount: orgInvites.provisionsAccount,
   createdAt: orgInvites.createdAt,
 };
 
@@ -21,13 +22,17 @@ export type InviteRow = {
   role: OrgRole;
   invitedBy: string;
   expiresAt: Date;
+  provisionsAccount: boolean;
   createdAt: Date;
 };
 
 const open = and(isNull(orgInvites.acceptedAt), isNull(orgInvites.cancelledAt));
 
 export const invitesRepository = {
-  async insert(db: Executor, v: { organizationId: string; email: string; role: OrgRole; tokenHash: string; invitedBy: string; expiresAt: Date; now: Date }): Promise<InviteRow> {
+  async insert(
+    db: Executor,
+    v: { organizationId: string; email: string; role: OrgRole; tokenHash: string; invitedBy: string; expiresAt: Date; provisionsAccount: boolean; now: Date },
+  ): Promise<InviteRow> {
     const [row] = await db.insert(orgInvites).values({ ...v, createdAt: v.now }).returning(inviteColumns);
     return row!;
   },

@@ -9,6 +9,8 @@ import { maskEmail, normalizeEmail } from "../../lib/strings.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
+import type { AccountsService } from "../auth/accounts.service.js";
+import { activateSchema } from "../auth/auth.schemas.js";
 import { credentialsRepository } from "../auth/credentials.repository.js";
 import { requireUser } from "../auth/guards.js";
 import { assertPasswordAcceptable } from "../auth/password-policy.js";
@@ -19,11 +21,11 @@ import { usersRepository, type UserRow } from "../users/users.repository.js";
 import { toUserView, type UserView } from "../users/users.views.js";
 import { invitesRepository, type InviteRow } from "./invites.repository.js";
 import { getActiveMembership, membershipsRepository } from "./memberships.repository.js";
-import { requireOrgAccess } from "./org-access.js";
+import { requireOrgAccess, type OrgAccess } from "./org-access.js";
 import { assertBelowOrgLimit, type OrgLimitConfig } from "./org-limit.js";
 import { OrgErrors } from "./orgs.errors.js";
 import { orgsRepository } from "./orgs.repository.js";
-import { acceptInviteSchema, inviteSchema } from "./orgs.schemas.js";
+import { acceptInviteSchema, addMemberSchema, inviteSchema } from "./orgs.schemas.js";
 import type { OrgRole } from "./permissions.js";
 
 export const InviteErrors = {
@@ -43,6 +45,11 @@ export const InviteErrors = {
     new AppError("ACCOUNT_EXISTS", 409, `An account already exists for ${maskEmail(email)}. Sign in with it, then accept the invitation.`),
   unverifiedEmail: () => new AppError("EMAIL_NOT_VERIFIED", 403, "Verify your email address first, or use the link in the invitation email"),
 };
+
+/** What an "add member" email tells its recipient about who will administer the account. */
+const managedNotice = (organization: string) =>
+  `Your account will be managed by ${organization}: while you are a member, its owners and admins can reset your password, ` +
+  `remove your second factors, and suspend or delete the account. Leaving ${organization} ends this.`;
 
 export interface InviteView {
   id: string;
@@ -64,6 +71,7 @@ export interface AcceptResult {
 
 export interface InvitesDeps {
   db: Db;
+  accounts: AccountsService;
   clock: Clock;
   hasher: PasswordHasher;
   audit: AuditService;
@@ -79,47 +87,95 @@ export class InvitesService {
 
   /** Invites an address; the invitee gets an email with a single-use, 7-day link. */
   async send(ctx: RequestContext, orgId: string, input: unknown): Promise<InviteView> {
-    const { db, clock, audit, email: mail, limits, config } = this.deps;
-    const { orgId: id, membership, actor } = await requireOrgAccess(db, ctx, orgId, "invites.manage");
+    const access = await requireOrgAccess(this.deps.db, ctx, orgId, "invites.manage");
     const data = parseInput(inviteSchema, input);
-    if (data.role === "owner" && membership.role !== "owner") throw OrgErrors.ownerOnly();
-    // Invitations are email sent on our behalf: cap them per organization.
+    return this.issue(ctx, access, { email: data.email, role: data.role, provision: false });
+  }
+
+  /**
+   * "Add member". An existing account joins only by its own consent, so its address gets an
+   * ordinary invitation. An address with no account gets an invitation to create one that this
+   * organization will manage (its admins may then reset its password, remove its MFA, suspend or
+   * delete it). No account is created before its owner follows the link: nobody can reserve
+   * someone else's address. Both cases answer, list and audit alike, so the caller never learns
+   * whether the address has an account.
+   */
+  async addMember(ctx: RequestContext, orgId: string, input: unknown): Promise<InviteView> {
+    const access = await requireOrgAccess(this.deps.db, ctx, orgId, "members.manage");
+    const data = parseInput(addMemberSchema, input);
+    return this.issue(ctx, access, { email: data.email, role: data.role, name: data.fullName, provision: true });
+  }
+
+  private async issue(ctx: RequestContext, access: OrgAccess, v: { email: string; role: OrgRole; name?: string; provision: boolean }): Promise<InviteView> {
+    const { db, clock, audit, email: mail, limits, config } = this.deps;
+    const { orgId: id, actor } = access;
+    // Only an owner may make another owner.
+    if (v.role === "owner" && access.membership.role !== "owner") throw OrgErrors.ownerOnly();
+    // Invitations are email sent on our behalf naming an organization anyone can create: cap them
+    // per organization and per sender, so ten organizations do not make ten times the mail.
     await limits.consume("invites", config.rate, id);
-    const email = normalizeEmail(data.email);
-    return db.transaction(async (tx) => {
-      const now = clock.now();
-      const org = await orgsRepository.findById(tx, id);
-      if (!org) throw OrgErrors.notFound();
-      const existing = await usersRepository.findByEmail(tx, email);
-      if (existing && (await getActiveMembership(tx, existing.id, id))) throw OrgErrors.alreadyMember();
-      await invitesRepository.cancelExpired(tx, id, email, now);
-      if (await invitesRepository.findOpenByEmail(tx, id, email)) throw InviteErrors.pending();
-      const token = randomToken(32);
-      const invite = await invitesRepository.insert(tx, {
-        organizationId: id,
-        email,
-        role: data.role,
-        tokenHash: sha256Hex(token),
-        invitedBy: actor.userId,
-        expiresAt: new Date(now.getTime() + config.inviteTtl * 1000),
-        now,
+    await limits.consume("invites-sender", config.rate, actor.userId);
+    const email = normalizeEmail(v.email);
+    return db
+      .transaction(async (tx) => {
+        const now = clock.now();
+        await membershipsRepository.lockOrganization(tx, id);
+        // The caller's role as of now, under the lock: a concurrent demotion has taken effect.
+        const current = await requireOrgAccess(tx, ctx, id, v.provision ? "members.manage" : "invites.manage");
+        if (v.role === "owner" && current.membership.role !== "owner") throw OrgErrors.ownerOnly();
+        const org = await orgsRepository.findById(tx, id);
+        if (!org) throw OrgErrors.notFound();
+        const existing = await usersRepository.findByEmail(tx, email);
+        if (existing && (await getActiveMembership(tx, existing.id, id))) throw OrgErrors.alreadyMember();
+        await invitesRepository.cancelExpired(tx, id, email, now);
+        if (await invitesRepository.findOpenByEmail(tx, id, email)) throw InviteErrors.pending();
+        const token = randomToken(32);
+        // Only an address without an account may be provisioned; an existing account joins as itself.
+        const provisionsAccount = v.provision && !existing;
+        const invite = await invitesRepository.insert(tx, {
+          organizationId: id,
+          email,
+          role: v.role,
+          tokenHash: sha256Hex(token),
+          invitedBy: actor.userId,
+          expiresAt: new Date(now.getTime() + config.inviteTtl * 1000),
+          provisionsAccount,
+          now,
+        });
+        if (provisionsAccount) {
+          await mail.enqueue(tx, "account-activation", email, {
+            name: v.name ?? email,
+            email,
+            inviterName: actor.email,
+            organizationName: org.name,
+            activateUrl: `${config.appUrl}/activate?code=${encodeURIComponent(token)}`,
+            expiresInHours: Math.round(config.inviteTtl / 3600),
+            managedNotice: managedNotice(org.name),
+          });
+        } else {
+          await mail.enqueue(tx, "org-invite", email, {
+            email,
+            inviterName: actor.email,
+            organizationName: org.name,
+            role: v.role,
+            acceptUrl: `${config.appUrl}/invite?token=${encodeURIComponent(token)}`,
+            expiresInDays: Math.round(config.inviteTtl / 86400),
+          });
+        }
+        // The organization's admins read this log: it says the same whether or not an account exists.
+        await audit.record(tx, ctx, v.provision ? AuditAction.orgMemberAdd : AuditAction.orgInviteSent, {
+          organizationId: id,
+          resourceType: "invite",
+          resourceId: invite.id,
+          metadata: { email, role: v.role },
+        });
+        return this.view(invite, now);
+      })
+      .catch((e: unknown) => {
+        // A concurrent request invited the same address first.
+        if (isUniqueViolation(e, "org_invites_open_uq")) throw InviteErrors.pending();
+        throw e;
       });
-      await mail.enqueue(tx, "org-invite", email, {
-        email,
-        inviterName: actor.email,
-        organizationName: org.name,
-        role: data.role,
-        acceptUrl: `${config.appUrl}/invite?token=${encodeURIComponent(token)}`,
-        expiresInDays: Math.round(config.inviteTtl / 86400),
-      });
-      await audit.record(tx, ctx, AuditAction.orgInviteSent, {
-        organizationId: id,
-        resourceType: "invite",
-        resourceId: invite.id,
-        metadata: { email, role: data.role },
-      });
-      return this.view(invite, now);
-    });
   }
 
   async list(ctx: RequestContext, orgId: string): Promise<InviteView[]> {
@@ -155,6 +211,8 @@ export class InvitesService {
       role: invite.role,
       expiresAt: invite.expiresAt,
       userExists: Boolean(user),
+      // Accepting creates an account this organization manages (only when no account exists).
+      managed: invite.provisionsAccount && !user,
     };
   }
 
@@ -163,7 +221,7 @@ export class InvitesService {
    * invited one. Not signed in: a new account is registered (the link proves the address).
    */
   async accept(ctx: RequestContext, token: string, input: unknown): Promise<AcceptResult> {
-    const { db, clock, hasher } = this.deps;
+    const { db, clock } = this.deps;
     const data = parseInput(acceptInviteSchema, input ?? {});
     const tokenHash = sha256Hex(String(token));
     const preview = await invitesRepository.findUsableByHash(db, tokenHash, clock.now());
@@ -180,26 +238,54 @@ export class InvitesService {
       });
     }
 
-    if (await usersRepository.findByEmail(db, preview.email)) throw InviteErrors.accountExists(preview.email);
+    const result = await this.createAccountAndJoin(ctx, preview, data);
+    const session = await this.deps.sessions.create(result.user.id, { rememberMe: false, ip: ctx.ip, userAgent: ctx.userAgent });
+    return { ...result, session: { token: session.token, expiresAt: session.expiresAt, sessionId: session.session.id } };
+  }
+
+  /**
+   * The activation link of an "add member" email: creates the account (managed by the inviting
+   * organization) with the chosen password and joins it. Accounts created pending by older
+   * versions activate through their own link, handled by the accounts service.
+   */
+  async activate(ctx: RequestContext, input: unknown): Promise<{ message: string }> {
+    const data = parseInput(activateSchema, input);
+    const invite = await invitesRepository.findUsableByHash(this.deps.db, sha256Hex(data.code), this.deps.clock.now());
+    if (!invite?.provisionsAccount) return this.deps.accounts.activate(ctx, input);
+    await this.createAccountAndJoin(ctx, invite, { password: data.password, fullName: data.fullName });
+    return { message: "Your account is active. Sign in with your new password." };
+  }
+
+  /** Registers the invited address (the link proves it) and joins; the account is managed when the invitation provisions it. */
+  private async createAccountAndJoin(
+    ctx: RequestContext,
+    invite: InviteRow & { organizationName: string },
+    data: { password?: string; fullName?: string },
+  ): Promise<Omit<AcceptResult, "session">> {
+    const { db, clock, hasher } = this.deps;
+    if (await usersRepository.findByEmail(db, invite.email)) throw InviteErrors.accountExists(invite.email);
     if (!data.password) throw CommonErrors.validation([{ path: "password", message: "is required to create your account" }]);
-    assertPasswordAcceptable(data.password, preview.email);
+    assertPasswordAcceptable(data.password, invite.email);
     const passwordHash = await hasher.hash(data.password);
-    const result = await db
+    return db
       .transaction(async (tx) => {
-      const now = clock.now();
-      const user = await usersRepository.insert(tx, { email: preview.email, fullName: data.fullName ?? null, isSuperadmin: false, now });
-      await credentialsRepository.setPasswordHash(tx, user.id, passwordHash, now);
-      await usersRepository.update(tx, user.id, { emailVerifiedAt: now });
-      await this.deps.audit.record(tx, ctx, AuditAction.userRegister, { userId: user.id, metadata: { via: "invite" } });
-      return this.join(tx, ctx, preview, { ...user, emailVerifiedAt: now }, { proveEmail: false });
-    })
+        const now = clock.now();
+        const inserted = await usersRepository.insert(tx, { email: invite.email, fullName: data.fullName ?? null, isSuperadmin: false, now });
+        await credentialsRepository.setPasswordHash(tx, inserted.id, passwordHash, now);
+        const managedBy = invite.provisionsAccount ? invite.organizationId : null;
+        if (managedBy) await usersRepository.update(tx, inserted.id, { managedByOrganizationId: managedBy });
+        const user = await usersRepository.markEmailVerified(tx, { ...inserted, managedByOrganizationId: managedBy }, "email_link", now);
+        await this.deps.audit.record(tx, actingAs(ctx, user), AuditAction.userRegister, {
+          userId: user.id,
+          metadata: { via: "invite", ...(managedBy ? { managed_by: managedBy } : {}) },
+        });
+        return this.join(tx, ctx, invite, user, { proveEmail: false });
+      })
       .catch((e: unknown) => {
         // A concurrent accept registered this address first: the invitation is spent.
         if (isUniqueViolation(e, "users_email_live_uq")) throw InviteErrors.alreadyUsed();
         throw e;
       });
-    const session = await this.deps.sessions.create(result.user.id, { rememberMe: false, ip: ctx.ip, userAgent: ctx.userAgent });
-    return { ...result, session: { token: session.token, expiresAt: session.expiresAt, sessionId: session.session.id } };
   }
 
   /** Pending invitations for the caller's verified address. */
@@ -241,7 +327,8 @@ export class InvitesService {
     if (await getActiveMembership(tx, user.id, invite.organizationId)) throw OrgErrors.alreadyMember();
     await assertBelowOrgLimit(tx, user.id, config.limit, logger);
     await membershipsRepository.insert(tx, { organizationId: invite.organizationId, userId: user.id, role: invite.role, invitedBy: invite.invitedBy, now });
-    if (options.proveEmail && !user.emailVerifiedAt) await usersRepository.update(tx, user.id, { emailVerifiedAt: now });
+    // Following the emailed link proved the address.
+    const joined = options.proveEmail ? await usersRepository.markEmailVerified(tx, user, "email_link", now) : user;
     const inviter = await usersRepository.findById(tx, invite.invitedBy);
     if (inviter) {
       await mail.enqueue(tx, "invite-accepted", inviter.email, {
@@ -262,7 +349,7 @@ export class InvitesService {
     return {
       organization: { id: invite.organizationId, name: invite.organizationName },
       role: invite.role,
-      user: toUserView({ ...user, emailVerifiedAt: user.emailVerifiedAt ?? (options.proveEmail ? now : null) }),
+      user: toUserView(joined),
     };
   }
 

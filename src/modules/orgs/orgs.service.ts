@@ -135,9 +135,13 @@ export class OrgsService {
     const { confirm } = parseInput(deleteOrgSchema, input);
     await db.transaction(async (tx) => {
       if (!(await membershipsRepository.lockOrganization(tx, id))) throw OrgErrors.notFound();
+      // Still an owner as of now, under the lock.
+      await requireOrgAccess(tx, ctx, id, "org.delete");
       const members = await membershipsRepository.countMembers(tx, id);
       if (members > 1 && confirm !== true) throw OrgErrors.confirmationRequired(members);
       await orgsRepository.softDelete(tx, id, clock.now());
+      // Its managed accounts become their owners' alone.
+      await usersRepository.releaseAllFromOrganization(tx, id);
       await audit.record(tx, ctx, AuditAction.orgDelete, { organizationId: id, resourceType: "organization", resourceId: id, metadata: { member_count: members } });
     });
   }
@@ -150,6 +154,8 @@ export class OrgsService {
     if (newOwnerUserId === actor.userId) throw OrgErrors.transferToSelf();
     return db.transaction(async (tx) => {
       await membershipsRepository.lockOrganization(tx, id);
+      // Still an owner as of now, under the lock: a concurrent demotion has taken effect.
+      await requireOrgAccess(tx, ctx, id, "org.transfer");
       const target = (await getActiveMemberships(tx, newOwnerUserId)).find((m) => m.organizationId === id);
       if (!target) throw OrgErrors.memberNotFound();
       if (target.role === "owner") throw OrgErrors.transferToSelf();

@@ -25,7 +25,8 @@
  * | org.transfer          |   ✓   |       |        |       |
  *
  * Guests read and nothing else. Admins manage everything but the organization's existence and
- * its owners: only an owner can grant or remove the owner role.
+ * its owners: only an owner can grant or remove the owner role. `users.admin` reaches only the
+ * accounts this organization manages (admin-reach.ts), never a member who joined as themselves.
  */
 export const ROLES = ["owner", "admin", "member", "guest"] as const;
 export type OrgRole = (typeof ROLES)[number];

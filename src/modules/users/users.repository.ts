@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../../infra/db.js";
-import { passwordCredentials, users } from "../../../schema/index.js";
+import { organizations, passwordCredentials, users } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
 import { live } from "../../infra/soft-delete.js";
 
@@ -11,6 +11,8 @@ export const userColumns = {
   fullName: users.fullName,
   avatarUrl: users.avatarUrl,
   emailVerifiedAt: users.emailVerifiedAt,
+  emailVerifiedVia: users.emailVerifiedVia,
+  managedByOrganizationId: users.managedByOrganizationId,
   status: users.status,
   isSuperadmin: users.isSuperadmin,
   suspendedAt: users.suspendedAt,
@@ -20,6 +22,7 @@ export const userColumns = {
 };
 
 export type UserStatus = (typeof users.status.enumValues)[number];
+export type EmailVerifiedVia = NonNullable<(typeof users.$inferSelect)["emailVerifiedVia"]>;
 
 export type UserRow = {
   id: string;
@@ -27,6 +30,8 @@ export type UserRow = {
   fullName: string | null;
   avatarUrl: string | null;
   emailVerifiedAt: Date | null;
+  emailVerifiedVia: EmailVerifiedVia | null;
+  managedByOrganizationId: string | null;
   status: UserStatus;
   isSuperadmin: boolean;
   suspendedAt: Date | null;
@@ -54,12 +59,13 @@ export const usersRepository = {
     return async (id) => (await query.execute({ id }))[0];
   },
 
-  /** The user and whether a password is set, in one round trip. */
-  async findByIdWithPasswordFlag(db: Executor, id: string): Promise<(UserRow & { hasPassword: boolean }) | undefined> {
+  /** The user, whether a password is set, and the name of the organization managing it, in one round trip. */
+  async findByIdWithPasswordFlag(db: Executor, id: string): Promise<(UserRow & { hasPassword: boolean; managedByName: string | null }) | undefined> {
     const [row] = await db
-      .select({ ...userColumns, hasPassword: sql<boolean>`${passwordCredentials.userId} is not null` })
+      .select({ ...userColumns, hasPassword: sql<boolean>`${passwordCredentials.userId} is not null`, managedByName: organizations.name })
       .from(users)
       .leftJoin(passwordCredentials, eq(passwordCredentials.userId, users.id))
+      .leftJoin(organizations, and(eq(organizations.id, users.managedByOrganizationId), live(organizations)))
       .where(and(eq(users.id, id), live(users)));
     return row;
   },
@@ -87,4 +93,30 @@ export const usersRepository = {
     const [row] = await db.update(users).set(values).where(and(eq(users.id, id), live(users))).returning(userColumns);
     return row;
   },
+
+  /**
+   * Records that the owner proved the address. Keeps the first verification time and the strongest
+   * proof seen: a mailed link outranks a provider's claim, which outranks a superadmin's word.
+   */
+  async markEmailVerified(db: Executor, user: UserRow, via: EmailVerifiedVia, now: Date): Promise<UserRow> {
+    const keep = user.emailVerifiedVia && VIA_STRENGTH[user.emailVerifiedVia] >= VIA_STRENGTH[via];
+    const [row] = await db
+      .update(users)
+      .set({ emailVerifiedAt: user.emailVerifiedAt ?? now, emailVerifiedVia: keep ? user.emailVerifiedVia : via, updatedAt: now })
+      .where(and(eq(users.id, user.id), live(users)))
+      .returning(userColumns);
+    return row ?? user;
+  },
+
+  /** Ends an organization's management of an account (it left, or was removed from, that organization). */
+  async releaseFromOrganization(db: Executor, userId: string, organizationId: string): Promise<void> {
+    await db.update(users).set({ managedByOrganizationId: null }).where(and(eq(users.id, userId), eq(users.managedByOrganizationId, organizationId)));
+  },
+
+  /** The organization is gone: nobody manages its accounts any more. */
+  async releaseAllFromOrganization(db: Executor, organizationId: string): Promise<void> {
+    await db.update(users).set({ managedByOrganizationId: null }).where(eq(users.managedByOrganizationId, organizationId));
+  },
 };
+
+const VIA_STRENGTH: Record<EmailVerifiedVia, number> = { email_link: 3, provider: 2, superadmin: 1 };

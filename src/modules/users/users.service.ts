@@ -35,7 +35,11 @@ export class UsersService {
     const actor = requireUser(ctx);
     const user = await usersRepository.findByIdWithPasswordFlag(this.deps.db, actor.userId);
     if (!user) throw UserErrors.notFound();
-    return { ...toUserView(user), hasPassword: Boolean(user.hasPassword) };
+    return {
+      ...toUserView(user),
+      hasPassword: Boolean(user.hasPassword),
+      managedBy: user.managedByOrganizationId && user.managedByName ? { id: user.managedByOrganizationId, name: user.managedByName } : null,
+    };
   }
 
   async updateMe(ctx: RequestContext, input: unknown): Promise<UserView> {

@@ -16,6 +16,8 @@ export interface UserView {
 
 export interface MeView extends UserView {
   hasPassword: boolean;
+  /** The organization whose admins administer this account's credentials, if any. */
+  managedBy: { id: string; name: string } | null;
 }
 
 export const toUserView = (u: UserRow): UserView => ({
