@@ -46,12 +46,22 @@ export function clearMfaCookie(res: Response, config: Config): void {
   res.clearCookie(MFA_COOKIE, { httpOnly: true, sameSite: "strict", secure: config.session.secureCookie, path: "/api/v1/auth" });
 }
 
+/** A cookie value, percent-decoded when well-formed; a malformed one (`%E0%A4%A`) is no value at all. */
+function decodeCookieValue(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The MFA token from the request body, or else from the browser's cookie. */
 export function mfaTokenOf(req: Request): string | undefined {
   const fromBody = (req.body as { mfa_token?: unknown } | undefined)?.mfa_token;
   if (typeof fromBody === "string") return fromBody;
   const match = /(?:^|;\s*)keyward\.mfa=([^;]+)/.exec(req.get("cookie") ?? "");
-  return match ? decodeURIComponent(match[1]!) : undefined;
+  return decodeCookieValue(match?.[1]);
 }
 
 /**
@@ -73,5 +83,5 @@ export function setOAuthBindingCookie(res: Response, config: Config, value: stri
 export function oauthBindingOf(req: Request, config: Config): string | undefined {
   const name = oauthCookie(config).name.replace(/[.]/g, "\\.");
   const match = new RegExp(`(?:^|;\\s*)${name}=([^;]+)`).exec(req.get("cookie") ?? "");
-  return match ? decodeURIComponent(match[1]!) : undefined;
+  return decodeCookieValue(match?.[1]);
 }
