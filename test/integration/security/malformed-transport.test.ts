@@ -110,6 +110,25 @@ describe("malformed transport on every REST route", () => {
   });
 });
 
+describe("malformed transport outside the REST table", () => {
+  // The OIDC provider reads its own bodies and the hosted pages have no route table: a fixed list.
+  const PATHS = ["/api/v1/oidc/token", "/api/v1/oidc/token/introspection", "/api/v1/oidc/token/revocation", "/api/v1/oidc/me", "/api/v1/oidc/auth", "/api/v1/oidc/session/end",
+    "/api/v1/oidc/interaction/%ZZ", "/api/v1/oidc/interaction/%E0%A4%A/confirm", "/api/v1/oidc/reg/%ZZ", "/.well-known/openid-configuration", "/login", "/account", "/cli/authorize", "/assets/%ZZ", "/%ZZ", "/api/health"];
+
+  it("answers the OIDC provider's endpoints and the hosted pages without a 5xx", async () => {
+    const form = { "content-type": "application/x-www-form-urlencoded" };
+    const probes: Probe[] = PATHS.flatMap((path) => [
+      { label: "bad query", method: "GET", path: `${path}?client_id=%E0%A4%A&redirect_uri=%&x[y]=1&response_type=code&scope=openid` },
+      { label: "gzip header on a plain body", method: "POST", path, headers: { ...form, "content-encoding": "gzip" }, body: "grant_type=x" },
+      { label: "truncated gzip", method: "POST", path, headers: { ...form, "content-encoding": "gzip" }, body: gzipSync("grant_type=client_credentials").subarray(0, 12) },
+      { label: "bad escapes in a form", method: "POST", path, headers: form, body: "a=%E0%A4%A&b[c][d]=1" },
+      { label: "deep JSON", method: "POST", path, headers: JSON_TYPE, body: nest(5000) },
+      { label: "bad JSON", method: "POST", path, headers: JSON_TYPE, body: "{" },
+    ]);
+    expect(await sweeper.sweep(probes, (_p, { status }) => (status >= 500 ? "5xx" : null))).toEqual([]);
+  });
+});
+
 describe("the review's reproductions", () => {
   it("refuses a 20-digit serial on /sudo/check with a working API key (400, not a database error)", async () => {
     await freshOrg();
