@@ -1,8 +1,9 @@
-import express, { Router } from "express";
+import { Router } from "express";
 import type { Config } from "../src/config/index.js";
 import type { Container, Services } from "../src/container.js";
 import { buildOpenApi } from "./openapi.js";
 import { healthRoutes } from "./routes/health.routes.js";
+import { jsonBody } from "../src/http/body.js";
 import { contextMiddleware } from "../src/http/context.js";
 import { sameOriginForCookieWrites } from "../src/http/same-origin.js";
 import { edgeRateLimit } from "./middleware/rate-limit.js";
@@ -49,7 +50,7 @@ export function createRestShim(container: Container): Router {
   const document = openApiDocument(services, config, container.version);
   const router = Router();
   router.get("/openapi.json", (_req, res) => void res.json(document));
-  router.use(express.json({ limit: config.http.bodyLimit }));
+  router.use(jsonBody(config.http.bodyLimit));
   router.use(edgeRateLimit(services.limits, config.rateLimits.apiIp));
   router.use(contextMiddleware(services.actors));
   router.use(sameOriginForCookieWrites(config.http.publicUrl, corsOrigins, config.cors.credentials));

@@ -8,6 +8,7 @@ import type { Container } from "./container.js";
 import { createGraphqlRouter } from "./graphql/index.js";
 import { createPagesRouter } from "./pages/pages.js";
 import { AppError } from "./lib/errors.js";
+import { redactUrl } from "./lib/redact.js";
 import { cors } from "./http/cors.js";
 import { requestId } from "./http/request-id.js";
 import { sessionMiddleware } from "./http/session.js";
@@ -33,9 +34,10 @@ export async function createApp(container: Container): Promise<{ app: Express; o
       genReqId: (req) => (req as express.Request).requestId,
       customProps: (req) => ({ requestId: (req as express.Request).requestId }),
       autoLogging: { ignore: (req) => req.url === "/api/health" },
-      // Method, path and status are enough; headers would carry cookies and tokens.
+      // Method, URL and status are enough; headers would carry cookies and tokens, and the URL is
+      // logged with its secrets masked (invitation links, token/code/state query values).
       serializers: {
-        req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url.split("?")[0] }),
+        req: (req: { method: string; url: string }) => ({ method: req.method, url: redactUrl(req.url) }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       },
     }),

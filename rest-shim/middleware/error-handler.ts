@@ -1,17 +1,8 @@
 import type { NextFunction, Request, Response } from "express";
-import { isAppError } from "../../src/lib/errors.js";
+import { clientError } from "../../src/http/body.js";
 import type { Logger } from "../../src/infra/logger.js";
 import { camelToSnake } from "../../src/lib/strings.js";
 import { sendError } from "../envelope.js";
-
-// body-parser's error types, mapped to the envelope.
-const BODY_ERRORS: Record<string, [number, string, string]> = {
-  "entity.parse.failed": [400, "INVALID_JSON", "The request body is not valid JSON"],
-  "entity.too.large": [413, "PAYLOAD_TOO_LARGE", "The request body is too large"],
-  "encoding.unsupported": [415, "UNSUPPORTED_ENCODING", "The request body encoding is not supported"],
-  "charset.unsupported": [415, "UNSUPPORTED_CHARSET", "The request body charset is not supported"],
-  "request.aborted": [400, "REQUEST_ABORTED", "The request was aborted"],
-};
 
 /** Validation paths reach REST clients in their snake_case field names. */
 function snakeValidation(details: Record<string, unknown> | undefined) {
@@ -27,19 +18,16 @@ export function errorHandler(logger: Logger) {
       req.socket.destroy();
       return;
     }
-    if (isAppError(err)) {
-      for (const [k, v] of Object.entries(err.headers ?? {})) res.setHeader(k, v);
-      if (err.code === "VALIDATION_ERROR") {
-        const v = snakeValidation(err.details);
-        sendError(res, err.status, err.code, `Invalid input: ${v.message}`, v.details);
+    // AppError, or a client mistake Express or body-parser reported (bad JSON, bad %-escape, bad gzip).
+    const known = clientError(err);
+    if (known) {
+      for (const [k, v] of Object.entries(known.headers ?? {})) res.setHeader(k, v);
+      if (known.code === "VALIDATION_ERROR") {
+        const v = snakeValidation(known.details);
+        sendError(res, known.status, known.code, `Invalid input: ${v.message}`, v.details);
       } else {
-        sendError(res, err.status, err.code, err.message, err.details);
+        sendError(res, known.status, known.code, known.message, known.details);
       }
-      return;
-    }
-    const bodyError = BODY_ERRORS[(err as { type?: string })?.type ?? ""];
-    if (bodyError) {
-      sendError(res, bodyError[0], bodyError[1], bodyError[2]);
       return;
     }
     logger.error({ err, requestId: req.requestId }, "unhandled error");

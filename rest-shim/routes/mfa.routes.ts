@@ -15,28 +15,28 @@ export function sendSession(res: Response, config: Config, result: SessionIssued
 }
 
 /** The body with the MFA token filled in from the cookie when the browser sent it there. */
-const withMfaToken = (req: Request) => ({ ...(input(req) as object), mfaToken: mfaTokenOf(req) });
+const withMfaToken = (req: Request, config: Config) => ({ ...(input(req) as object), mfaToken: mfaTokenOf(req, config) });
 
 export const mfaRoutes = (s: Services, config: Config): RouteDef[] => [
   {
     method: "post", path: "/auth/totp/verify", tag: "mfa", auth: "none",
     summary: "Second factor: a TOTP code, or a backup code (is_backup_code), with the mfa_token from /auth/login",
-    handle: async (req, res) => sendSession(res, config, await s.mfaLogin.completeWithCode(req.ctx, withMfaToken(req))),
+    handle: async (req, res) => sendSession(res, config, await s.mfaLogin.completeWithCode(req.ctx, withMfaToken(req, config))),
   },
   {
     method: "post", path: "/auth/mfa/backup-code", tag: "mfa", auth: "none", summary: "Second factor: a backup code (each works once)",
-    handle: async (req, res) => sendSession(res, config, await s.mfaLogin.completeWithCode(req.ctx, { ...withMfaToken(req), isBackupCode: true })),
+    handle: async (req, res) => sendSession(res, config, await s.mfaLogin.completeWithCode(req.ctx, { ...withMfaToken(req, config), isBackupCode: true })),
   },
   {
     method: "post", path: "/auth/webauthn/mfa/begin", tag: "mfa", auth: "none", summary: "Second factor: WebAuthn options for the pending sign-in",
     handle: async (req, res) => {
-      const { challengeId, options } = await s.mfaLogin.beginWebauthn(req.ctx, withMfaToken(req));
+      const { challengeId, options } = await s.mfaLogin.beginWebauthn(req.ctx, withMfaToken(req, config));
       sendData(res, 200, "Use your security key or passkey", { challengeId, options: new Verbatim(options) });
     },
   },
   {
     method: "post", path: "/auth/webauthn/mfa/complete", tag: "mfa", auth: "none", summary: "Second factor: the WebAuthn assertion",
-    handle: async (req, res) => sendSession(res, config, await s.mfaLogin.completeWebauthn(req.ctx, withMfaToken(req))),
+    handle: async (req, res) => sendSession(res, config, await s.mfaLogin.completeWebauthn(req.ctx, withMfaToken(req, config))),
   },
   {
     method: "post", path: "/auth/webauthn/login/begin", tag: "mfa", auth: "none", summary: "Passkey sign-in (usernameless): options",

@@ -2,41 +2,51 @@ import { unwrapResolverError } from "@apollo/server/errors";
 import type { GraphQLFormattedError } from "graphql";
 import { GraphQLError } from "graphql";
 import type { Logger } from "../infra/logger.js";
-import { isAppError } from "../lib/errors.js";
+import { type AppError, isAppError } from "../lib/errors.js";
 
-// Errors GraphQL itself raises (syntax, unknown field, bad variable): their codes stay as they are.
-const GRAPHQL_CODES = new Set([
-  "GRAPHQL_PARSE_FAILED",
-  "GRAPHQL_VALIDATION_FAILED",
-  "BAD_USER_INPUT",
-  "PERSISTED_QUERY_NOT_FOUND",
-  "PERSISTED_QUERY_NOT_SUPPORTED",
-  "OPERATION_RESOLUTION_FAILURE",
-  "BAD_REQUEST",
-]);
+// Errors GraphQL and Apollo raise themselves (syntax, unknown field, bad variable, persisted query,
+// CSRF): their codes stay as they are, with the HTTP status Apollo answers them with.
+const GRAPHQL_CODES: Record<string, number> = {
+  GRAPHQL_PARSE_FAILED: 400,
+  GRAPHQL_VALIDATION_FAILED: 400,
+  BAD_USER_INPUT: 400,
+  PERSISTED_QUERY_NOT_FOUND: 200,
+  PERSISTED_QUERY_NOT_SUPPORTED: 200,
+  OPERATION_RESOLUTION_FAILURE: 400,
+  BAD_REQUEST: 400,
+};
 
-/** The GraphQL renderer of AppError: `extensions.code` carries the same UPPER_SNAKE code as REST. */
-export function createFormatError(logger: Logger) {
+/** The extensions of an AppError in GraphQL: the same UPPER_SNAKE code as REST, and the HTTP status. */
+export const appErrorExtensions = (e: AppError) => ({ code: e.code, status: e.status, ...(e.details ? { details: e.details } : {}) });
+
+/** "Did you mean …?" names schema members a production client was not told about. */
+const SUGGESTION = /\s*Did you mean [^?]*\?/g;
+
+/** The HTTP status an Apollo or plugin error carries (`extensions.http.status`), if any. */
+function httpStatusOf(error: unknown): number | undefined {
+  const status = (error as GraphQLError | undefined)?.extensions?.http as { status?: unknown } | undefined;
+  return typeof status?.status === "number" ? status.status : undefined;
+}
+
+/**
+ * The GraphQL renderer of AppError: `extensions.code` carries the same UPPER_SNAKE code as REST and
+ * `extensions.status` the HTTP status, on every error, Apollo's own included.
+ */
+export function createFormatError(logger: Logger, options: { hideSuggestions: boolean }) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     const original = unwrapResolverError(error);
-    if (isAppError(original)) {
-      return {
-        message: original.message,
-        locations: formatted.locations,
-        path: formatted.path,
-        extensions: { code: original.code, status: original.status, ...(original.details ? { details: original.details } : {}) },
-      };
-    }
+    const where = { locations: formatted.locations, path: formatted.path };
+    if (isAppError(original)) return { message: original.message, ...where, extensions: appErrorExtensions(original) };
     const code = formatted.extensions?.code;
-    if (typeof code === "string" && (GRAPHQL_CODES.has(code) || original instanceof GraphQLError && code !== "INTERNAL_SERVER_ERROR")) {
-      return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code } };
+    if (typeof code === "string" && (code in GRAPHQL_CODES || (original instanceof GraphQLError && code !== "INTERNAL_SERVER_ERROR"))) {
+      let message = formatted.message;
+      // graphql-js's recursive parser overflows on absurd nesting; the client gets a plain answer.
+      if (code === "GRAPHQL_PARSE_FAILED" && /call stack/i.test(message)) message = "Syntax Error: the document is nested too deeply.";
+      if (options.hideSuggestions) message = message.replace(SUGGESTION, "");
+      const status = httpStatusOf(original) ?? httpStatusOf(error) ?? GRAPHQL_CODES[code] ?? 400;
+      return { message, ...where, extensions: { code, status } };
     }
     logger.error({ err: original }, "unhandled GraphQL error");
-    return {
-      message: "An unexpected error occurred",
-      locations: formatted.locations,
-      path: formatted.path,
-      extensions: { code: "INTERNAL_ERROR" },
-    };
+    return { message: "An unexpected error occurred", ...where, extensions: { code: "INTERNAL_ERROR", status: 500 } };
   };
 }

@@ -2,14 +2,15 @@ import { ApolloServer } from "@apollo/server";
 import { ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
 import { expressMiddleware } from "@as-integrations/express5";
 import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
-import express, { Router, type Request, type Response } from "express";
+import { Router, type NextFunction, type Request, type Response } from "express";
 import { GraphQLError } from "graphql";
 import type { Container } from "../container.js";
+import { clientError, jsonBody, MAX_JSON_DEPTH } from "../http/body.js";
 import { resolveRequestContext } from "../http/context.js";
 import { isAppError } from "../lib/errors.js";
 import type { GqlContext } from "./context.js";
-import { createFormatError } from "./format-error.js";
-import { limitsPlugin } from "./limits.plugin.js";
+import { appErrorExtensions, createFormatError } from "./format-error.js";
+import { limitsPlugin, maxValueDepthRule } from "./limits.plugin.js";
 import { buildGraphqlSchema } from "./schema.js";
 
 // The IDE page inlines all of its assets (no CDN); its scripts and styles are inline too.
@@ -28,7 +29,8 @@ export async function createGraphqlRouter(container: Container): Promise<{ route
     // main.ts owns graceful shutdown; Apollo's own signal handlers would race it.
     stopOnTerminationSignals: false,
     introspection: true, // gated per caller by the limits plugin
-    formatError: createFormatError(logger),
+    formatError: createFormatError(logger, { hideSuggestions: config.isProduction }),
+    validationRules: [maxValueDepthRule(MAX_JSON_DEPTH)],
     includeStacktraceInErrorResponses: false,
     plugins: [
       ApolloServerPluginLandingPageDisabled(),
@@ -51,7 +53,7 @@ export async function createGraphqlRouter(container: Container): Promise<{ route
     res.type("html").send(renderGraphiQL({ endpoint: "/graphql", title: "Keyward GraphQL" }));
   });
   router.use(
-    express.json({ limit: config.http.bodyLimit }),
+    jsonBody(config.http.bodyLimit),
     expressMiddleware(apollo, {
       context: async ({ req, res }) => {
         try {
@@ -64,5 +66,12 @@ export async function createGraphqlRouter(container: Container): Promise<{ route
       },
     }),
   );
+  // Failures before Apollo (bad JSON or gzip, too deep, too large) still answer as GraphQL does.
+  router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const known = clientError(err);
+    if (!known) logger.error({ err, requestId: req.requestId }, "unhandled error");
+    const extensions = known ? appErrorExtensions(known) : { code: "INTERNAL_ERROR", status: 500 };
+    res.status(extensions.status).json({ errors: [{ message: known?.message ?? "An unexpected error occurred", extensions }] });
+  });
   return { router, stop: () => apollo.stop() };
 }

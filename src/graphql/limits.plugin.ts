@@ -1,5 +1,6 @@
 import type { ApolloServerPlugin } from "@apollo/server";
 import {
+  getVariableValues,
   GraphQLError,
   Kind,
   type DocumentNode,
@@ -7,6 +8,7 @@ import {
   type OperationDefinitionNode,
   type SelectionSetNode,
   type GraphQLSchema,
+  type ValidationRule,
 } from "graphql";
 import { fieldExtensionsEstimator, getComplexity, simpleEstimator } from "graphql-query-complexity";
 import type { GqlContext } from "./context.js";
@@ -73,8 +75,15 @@ export function limitsPlugin(options: {
           if (depth > options.maxDepth) {
             throw refuse("QUERY_TOO_DEEP", `Query depth ${depth} exceeds the maximum of ${options.maxDepth}`);
           }
+          // The cost depends on the variables; getComplexity coerces them and throws a plain Error on
+          // a missing or wrong-typed one. Coerce first and answer as Apollo would (BAD_USER_INPUT).
+          const schema = options.schema();
+          const coerced = operation ? getVariableValues(schema, operation.variableDefinitions ?? [], request.variables ?? {}, { maxErrors: 5 }) : undefined;
+          if (coerced?.errors?.length) {
+            throw new GraphQLError(coerced.errors.map((e) => e.message).join("\n"), { extensions: { code: "BAD_USER_INPUT", http: { status: 400 } } });
+          }
           const complexity = getComplexity({
-            schema: options.schema(),
+            schema,
             operationName: request.operationName ?? undefined,
             query: document,
             variables: request.variables ?? {},
@@ -86,5 +95,22 @@ export function limitsPlugin(options: {
         },
       };
     },
+  };
+}
+
+/**
+ * Argument values written into the document (`response: {a: {a: …}}` for a JSON scalar) nest no
+ * deeper than `max`: the code that reads them is recursive. Variables are held to the same limit
+ * by the JSON body parser.
+ */
+export function maxValueDepthRule(max: number): ValidationRule {
+  return (context) => {
+    let depth = 0;
+    const enter = (node: { loc?: unknown }) => {
+      depth += 1;
+      if (depth === max + 1) context.reportError(new GraphQLError(`An argument value is nested deeper than ${max} levels`, { nodes: node as never }));
+    };
+    const leave = () => void (depth -= 1);
+    return { ObjectValue: { enter, leave }, ListValue: { enter, leave } };
   };
 }

@@ -35,23 +35,52 @@ export function clearSessionCookie(res: Response, config: Config): void {
   res.clearCookie(config.session.cookieName, cookieOptions(config));
 }
 
-const MFA_COOKIE = "keyward.mfa";
+/**
+ * The pending second-factor token for browsers: HttpOnly, SameSite=Strict, and scoped to the whole
+ * origin so that both doors that finish a sign-in read it: REST under /api/v1/auth and the GraphQL
+ * second-factor mutations at /graphql (a cookie has one path; the two share only "/"). Over HTTPS
+ * it is a `__Host-` cookie, which no sibling subdomain can plant.
+ */
+function mfaCookie(config: Config) {
+  const secure = config.session.secureCookie;
+  return { name: secure ? "__Host-keyward.mfa" : "keyward.mfa", options: { httpOnly: true, sameSite: "strict" as const, secure, path: "/" } };
+}
 
-/** The pending second-factor token for browsers: HttpOnly, strict, and only sent to /api/v1/auth. */
+// Where the cookie lived before it was widened to "/": one left there would shadow the new one on REST.
+const LEGACY_MFA_PATH = "/api/v1/auth";
+
 export function setMfaCookie(res: Response, config: Config, token: string, expiresAt: Date): void {
-  res.cookie(MFA_COOKIE, token, { httpOnly: true, sameSite: "strict", secure: config.session.secureCookie, path: "/api/v1/auth", expires: expiresAt });
+  const { name, options } = mfaCookie(config);
+  res.clearCookie("keyward.mfa", { ...options, path: LEGACY_MFA_PATH });
+  res.cookie(name, token, { ...options, expires: expiresAt });
 }
 
 export function clearMfaCookie(res: Response, config: Config): void {
-  res.clearCookie(MFA_COOKIE, { httpOnly: true, sameSite: "strict", secure: config.session.secureCookie, path: "/api/v1/auth" });
+  const { name, options } = mfaCookie(config);
+  res.clearCookie(name, options);
+}
+
+/** A cookie value, percent-decoded when well-formed; a malformed one (`%E0%A4%A`) is no value at all. */
+function decodeCookieValue(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A cookie's value from the request's Cookie header. */
+function cookieOf(req: Request, name: string): string | undefined {
+  const match = new RegExp(`(?:^|;\\s*)${name.replace(/[.]/g, "\\.")}=([^;]+)`).exec(req.get("cookie") ?? "");
+  return decodeCookieValue(match?.[1]);
 }
 
 /** The MFA token from the request body, or else from the browser's cookie. */
-export function mfaTokenOf(req: Request): string | undefined {
+export function mfaTokenOf(req: Request, config: Config): string | undefined {
   const fromBody = (req.body as { mfa_token?: unknown } | undefined)?.mfa_token;
   if (typeof fromBody === "string") return fromBody;
-  const match = /(?:^|;\s*)keyward\.mfa=([^;]+)/.exec(req.get("cookie") ?? "");
-  return match ? decodeURIComponent(match[1]!) : undefined;
+  return cookieOf(req, mfaCookie(config).name);
 }
 
 /**
@@ -71,7 +100,5 @@ export function setOAuthBindingCookie(res: Response, config: Config, value: stri
 }
 
 export function oauthBindingOf(req: Request, config: Config): string | undefined {
-  const name = oauthCookie(config).name.replace(/[.]/g, "\\.");
-  const match = new RegExp(`(?:^|;\\s*)${name}=([^;]+)`).exec(req.get("cookie") ?? "");
-  return match ? decodeURIComponent(match[1]!) : undefined;
+  return cookieOf(req, oauthCookie(config).name);
 }

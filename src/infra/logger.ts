@@ -1,4 +1,4 @@
-import { pino, type Logger } from "pino";
+import { pino, type DestinationStream, type Logger } from "pino";
 
 export type { Logger };
 
@@ -25,10 +25,8 @@ const REDACT_PATHS = [
   ...SECRET_FIELDS.flatMap((k) => [k, `*.${k}`, `*.*.${k}`]),
 ];
 
-export function createLogger(level: string): Logger {
-  return pino({
-    level,
-    base: { service: "keyward" },
-    redact: { paths: REDACT_PATHS, censor: "[REDACTED]" },
-  });
+/** The service's logger; tests pass a destination to read the lines production would write. */
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const options = { level, base: { service: "keyward" }, redact: { paths: REDACT_PATHS, censor: "[REDACTED]" } };
+  return destination ? pino(options, destination) : pino(options);
 }

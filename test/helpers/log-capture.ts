@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
-import { pino } from "pino";
+import { createLogger } from "../../src/infra/logger.js";
 
-/** A real pino logger whose lines tests can read. */
+/** The service's own logger (its redaction included) writing lines that tests can read. */
 export function captureLogger(level = "info") {
   const lines: Array<Record<string, any>> = [];
   const stream = new Writable({
@@ -10,5 +10,5 @@ export function captureLogger(level = "info") {
       done();
     },
   });
-  return { logger: pino({ level }, stream), lines };
+  return { logger: createLogger(level, stream), lines };
 }

@@ -109,7 +109,7 @@ class UserMfaMethods {
   @Field(() => Int) backupCodesRemaining: number;
 }
 
-const token = (ctx: GqlContext, given?: string | null) => given ?? mfaTokenOf(ctx.req);
+const token = (ctx: GqlContext, given?: string | null) => given ?? mfaTokenOf(ctx.req, ctx.config);
 
 @Resolver()
 export class MfaResolver {

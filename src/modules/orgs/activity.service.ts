@@ -13,11 +13,15 @@ const badCursor = () => new AppError("VALIDATION_ERROR", 400, "cursor: is not a 
 
 const encodeCursor = (e: { createdAt: Date; id: string }) => Buffer.from(`${e.createdAt.toISOString()}|${e.id}`).toString("base64url");
 
+// Exactly what encodeCursor writes: a four-digit-year ISO instant and a UUID. Anything looser
+// (year 275760, "----…") parses here but fails as timestamptz or uuid in the query: a 500.
+const CURSOR = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)\|([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+
 function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  const [iso, id] = Buffer.from(cursor, "base64url").toString().split("|");
-  const createdAt = new Date(iso ?? "");
-  if (!id || Number.isNaN(createdAt.getTime()) || !/^[0-9a-f-]{36}$/.test(id)) throw badCursor();
-  return { createdAt, id };
+  const match = CURSOR.exec(Buffer.from(cursor, "base64url").toString());
+  const createdAt = new Date(match?.[1] ?? "");
+  if (!match || Number.isNaN(createdAt.getTime()) || createdAt.getUTCFullYear() < 1) throw badCursor();
+  return { createdAt, id: match[2]! };
 }
 
 /**

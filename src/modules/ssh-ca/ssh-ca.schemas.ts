@@ -55,7 +55,16 @@ export const revokeSchema = z.object({ reason: z.string().trim().max(1000).optio
 
 export const certListSchema = paginationSchema.extend({ userId: z.uuid().optional(), includeRevoked: z.coerce.boolean().optional() });
 
+const SERIAL_DIGITS = /^\d{1,20}$/;
+
 export const sudoCheckSchema = z.object({
   apiKey: z.string().min(1).max(256),
-  certificateSerial: z.union([z.string().regex(/^\d{1,20}$/), z.number().int().positive()]),
+  // Serials are stored as PostgreSQL bigint: a larger one cannot name a certificate (and must not reach the query).
+  certificateSerial: z.union([
+    z
+      .string()
+      .regex(SERIAL_DIGITS)
+      .refine((v) => !SERIAL_DIGITS.test(v) || BigInt(v) <= 9223372036854775807n, "must be at most 9223372036854775807"),
+    z.number().int().positive(),
+  ]),
 });
