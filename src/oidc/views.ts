@@ -5,7 +5,7 @@ export const SCOPE_DESCRIPTIONS: Record<string, string> = {
   openid: "Know who you are (a stable user id)",
   email: "Your email address and whether it is verified",
   profile: "Your name",
-  organizations: "The organizations you belong to and your role in each",
+  organizations: "Your membership and role in the organization that registered it",
   offline_access: "Stay connected when you are not using it (refresh tokens)",
 };
 

@@ -72,7 +72,7 @@ describe("sign-in and consent pages in Chromium", () => {
     await page.waitForSelector("#allow");
     expect(await page.textContent("#client-name")).toBe("Grafana");
     const scopes = await page.locator("#scopes li").allTextContents();
-    expect(scopes).toEqual(["Know who you are (a stable user id)", "Your email address and whether it is verified", "The organizations you belong to and your role in each"]);
+    expect(scopes).toEqual(["Know who you are (a stable user id)", "Your email address and whether it is verified", "Your membership and role in the organization that registered it"]);
     await page.click("#allow");
     await page.waitForURL(`${REDIRECT}**`);
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { OidcAgent } from "../helpers/oidc-agent.js";
 import { discover as discoverAt, oauthError } from "../helpers/oidc-rp.js";
-import { orgWithRoles } from "../factories/orgs.js";
+import { addMember, newOrg, orgWithRoles } from "../factories/orgs.js";
 import { POST_LOGOUT, REDIRECT, registerClient, type RegisteredClient } from "../factories/oidc.js";
 import { newUser, type TestUser } from "../factories/users.js";
 
@@ -103,6 +103,33 @@ describe("authorization code with PKCE", () => {
     expect(tokens.refresh_token).toBeTruthy();
     const info = await oc.fetchUserInfo(config, tokens.access_token, member.id);
     expect(info.organizations).toEqual([{ id: org.id, name: org.name, role: "member" }]);
+  });
+
+  // Issue 12 item 14: the claim used to list every organization of the user to any client.
+  it("shows a client only the user's membership in the organization that registered it", async () => {
+    const multi = await newUser(app, { fullName: "Two Orgs" });
+    await addMember(app, org.id, owner, multi, "member");
+    const elsewhere = await newOrg(app, multi, "Elsewhere Inc");
+    const otherAdmin = await newUser(app, { fullName: "Other Admin" });
+    await addMember(app, elsewhere.id, multi, otherAdmin, "admin");
+    const otherClient = await registerClient(app, elsewhere.id, otherAdmin, { name: "Elsewhere RP" });
+    const scope = "openid organizations";
+
+    for (const [client, expected] of [
+      [confidential, [{ id: org.id, name: org.name, role: "member" }]],
+      [otherClient, [{ id: elsewhere.id, name: "Elsewhere Inc", role: "owner" }]],
+    ] as const) {
+      const config = await discover(client);
+      const { tokens } = await signInAndGetTokens(config, multi, { scope });
+      expect(tokens.claims()!.organizations).toEqual(expected);
+      expect((await oc.fetchUserInfo(config, tokens.access_token, multi.id)).organizations).toEqual(expected);
+    }
+
+    // Not a member of the client's organization at all: an empty list, nothing about other organizations.
+    const config = await discover(otherClient);
+    const { tokens } = await signInAndGetTokens(config, member, { scope });
+    expect(tokens.claims()!.organizations).toEqual([]);
+    expect((await oc.fetchUserInfo(config, tokens.access_token, member.id)).organizations).toEqual([]);
   });
 
   it("remembers consent for the same client and scopes, and asks again for new scopes", async () => {
