@@ -7,7 +7,8 @@ import { CLIENT_EXTRA, type OidcClientsService } from "../modules/oidc-clients/o
 import type { OidcIdentityService } from "../modules/oidc-clients/oidc-identity.service.js";
 import { createAdapterFactory } from "./adapter.js";
 import type { KeywardUserReader } from "./keyward-session.js";
-import { deviceConfirmPage, deviceInputPage, errorPage, logoutPage, messagePage } from "./views.js";
+import { renderLogout } from "./logout.js";
+import { deviceConfirmPage, deviceInputPage, errorPage, messagePage } from "./views.js";
 
 export const OIDC_PREFIX = "/api/v1/oidc";
 export const SCOPES = ["openid", "offline_access", "email", "profile", "organizations"];
@@ -174,8 +175,9 @@ export function buildProvider(deps: ProviderDeps, keys: PrivateJwk[]): Provider 
       },
       rpInitiatedLogout: {
         enabled: true,
+        // A confirmation page, unless a valid id_token_hint for this sign-in already confirms (logout.ts).
         async logoutSource(ctx, form) {
-          html(ctx, logoutPage(brand, form, ctx.oidc.client?.clientName ?? null));
+          await renderLogout(ctx, form, { brand, keywardUser: deps.keywardUser });
         },
         async postLogoutSuccessSource(ctx) {
           html(ctx, messagePage(brand, "Signed out", "You are signed out."));

@@ -79,6 +79,24 @@ ${form}
   );
 }
 
+/**
+ * The logout a valid id_token_hint already confirmed (see logout.ts): the form posts itself with
+ * `logout=yes` (an external script, as the CSP allows no inline one); the button is for browsers
+ * without JavaScript.
+ */
+export function logoutContinuePage(brand: string, form: string): string {
+  const autoForm = form.replace('<form id="op.logoutForm"', '<form id="op.logoutForm" data-auto-submit').replace("</form>", '<input type="hidden" name="logout" value="yes"/></form>');
+  return layout(
+    brand,
+    "Signing out",
+    `<h1>Signing out of ${e(brand)}</h1>
+${autoForm}
+<button id="continue" type="submit" form="op.logoutForm">Continue</button>
+<script src="/assets/auto-submit.js" defer></script>`,
+    false,
+  );
+}
+
 /** Error pages show the OAuth error code and description (never internals: oidc-provider hides server errors). */
 export function errorPage(brand: string, out: { error?: string; error_description?: string }): string {
   return layout(
