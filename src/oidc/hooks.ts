@@ -12,6 +12,7 @@ import type { LoginService } from "../modules/auth/login.service.js";
 import type { OidcIdentityService } from "../modules/oidc-clients/oidc-identity.service.js";
 import { pageCsp } from "../pages/layout.js";
 import type { KeywardUserReader } from "./keyward-session.js";
+import { replaceSilentLogout } from "./logout.js";
 
 export interface HookDeps {
   config: Config;
@@ -53,7 +54,7 @@ const originsOf = (uris: unknown): string[] =>
 /**
  * What Keyward adds around every provider request: the hosted-page CSP, the audit trail of
  * grants, token issuance, refresh-token reuse, revocations and errors, suspended users' tokens
- * reported inactive, and RP-initiated logout ending the Keyward session too.
+ * reported inactive, and RP-initiated logout ending the Keyward session too, once confirmed.
  */
 export function decorateProvider(provider: Provider, deps: HookDeps): void {
   const state = (ctx: KoaContextWithOIDC) => ctx.state as State;
@@ -78,7 +79,9 @@ export function decorateProvider(provider: Provider, deps: HookDeps): void {
     const c = ctx as KoaContextWithOIDC;
     if (oidc.client && ctx.response.is("html")) allowClientFormTargets(c);
     if (oidc.route === "introspection") await hideSuspended(c, deps);
-    if (oidc.route === "end_session_confirm" && oidc.params?.logout) await signOutKeyward(c, deps);
+    if (oidc.route === "end_session" && !state(c).error) await replaceSilentLogout(c, { brand: deps.config.email.brand.name, keywardUser: deps.keywardUser });
+    // Only a confirmation the provider accepted (its xsrf secret matched) ends the Keyward session.
+    if (oidc.route === "end_session_confirm" && oidc.params?.logout && !state(c).error && ctx.status === 303) await signOutKeyward(c, deps);
     await auditOutcome(c, state(c), deps);
   });
 }
@@ -100,7 +103,7 @@ async function hideSuspended(ctx: KoaContextWithOIDC, deps: HookDeps): Promise<v
   if (!(await deps.identity.findActiveAccount(body.sub))) ctx.body = { active: false };
 }
 
-/** Signing out at the provider signs the browser out of Keyward as well. */
+/** A confirmed sign-out at the provider (see logout.ts) signs the browser out of Keyward as well. */
 async function signOutKeyward(ctx: KoaContextWithOIDC, deps: HookDeps): Promise<void> {
   const user = await deps.keywardUser(ctx.req);
   if (!user) return;

@@ -98,7 +98,7 @@ export function interactionRouter(deps: InteractionDeps): Router {
     return finish(req, res, { error: "invalid_request", error_description: `Unsupported interaction: ${found.prompt.name}` }, false);
   });
 
-  /** Consent forms post from our own page only (the interaction cookie is SameSite=Lax too). */
+  /** Consent and logout forms post from our own pages only (the interaction cookie is SameSite=Lax too). */
   const sameOrigin = (req: Request, _res: Response, next: NextFunction) => {
     const origin = req.get("origin");
     const site = req.get("sec-fetch-site");
@@ -106,6 +106,9 @@ export function interactionRouter(deps: InteractionDeps): Router {
     if (origin === deps.publicOrigin || site === "same-origin" || (origin === undefined && site === undefined)) return next();
     throw new errors.InvalidRequest("cross-site form submission refused");
   };
+
+  // The logout confirmation too: only the provider's own page may end a session (logout.ts).
+  router.post("/logout/confirm", sameOrigin);
 
   router.post("/interaction/:uid/confirm", sameOrigin, async (req, res) => {
     const found = await details(req, res);

@@ -7,7 +7,8 @@ import { CLIENT_EXTRA, type OidcClientsService } from "../modules/oidc-clients/o
 import type { OidcIdentityService } from "../modules/oidc-clients/oidc-identity.service.js";
 import { createAdapterFactory } from "./adapter.js";
 import type { KeywardUserReader } from "./keyward-session.js";
-import { deviceConfirmPage, deviceInputPage, errorPage, logoutPage, messagePage } from "./views.js";
+import { renderLogout } from "./logout.js";
+import { deviceConfirmPage, deviceInputPage, errorPage, messagePage } from "./views.js";
 
 export const OIDC_PREFIX = "/api/v1/oidc";
 export const SCOPES = ["openid", "offline_access", "email", "profile", "organizations"];
@@ -39,6 +40,8 @@ export interface ProviderDeps {
 
 type ClientTtl = { AccessToken: number; IdToken: number; RefreshToken: number };
 const ttlOf = (client: { [key: string]: unknown } | undefined) => client?.["urn:keyward:ttl"] as ClientTtl | undefined;
+/** The organization that registered the client. */
+const organizationOf = (client: object | undefined) => (client as Record<string, unknown> | undefined)?.["urn:keyward:organization_id"] as string | undefined;
 
 const DAY = 86_400;
 
@@ -89,20 +92,22 @@ export function buildProvider(deps: ProviderDeps, keys: PrivateJwk[]): Provider 
     },
     extraClientMetadata: { properties: [...CLIENT_EXTRA] },
     clientBasedCORS: (_ctx, origin, client) => ((client as unknown as Record<string, unknown>)["urn:keyward:cors_origins"] as string[] | undefined)?.includes(origin) ?? false,
-    async findAccount(_ctx, sub): Promise<Account | undefined> {
+    async findAccount(ctx, sub): Promise<Account | undefined> {
       const account = await identity.findActiveAccount(sub);
       if (!account) return undefined;
       return {
         accountId: account.userId,
         async claims(_use, scope) {
           const scopes = new Set(scope.split(" "));
+          // Only the membership in the client's own organization (README, OpenID Connect).
+          const clientOrg = organizationOf(ctx.oidc.client);
           return {
             sub: account.userId,
             email: account.email,
             email_verified: account.emailVerified,
             name: account.name ?? undefined,
             updated_at: Math.floor(account.updatedAt.getTime() / 1000),
-            ...(scopes.has("organizations") ? { organizations: await identity.organizations(account.userId) } : {}),
+            ...(scopes.has("organizations") ? { organizations: await identity.organizationsFor(account.userId, clientOrg) } : {}),
           };
         },
       };
@@ -170,8 +175,9 @@ export function buildProvider(deps: ProviderDeps, keys: PrivateJwk[]): Provider 
       },
       rpInitiatedLogout: {
         enabled: true,
+        // A confirmation page, unless a valid id_token_hint for this sign-in already confirms (logout.ts).
         async logoutSource(ctx, form) {
-          html(ctx, logoutPage(brand, form, ctx.oidc.client?.clientName ?? null));
+          await renderLogout(ctx, form, { brand, keywardUser: deps.keywardUser });
         },
         async postLogoutSuccessSource(ctx) {
           html(ctx, messagePage(brand, "Signed out", "You are signed out."));

@@ -5,7 +5,7 @@ export const SCOPE_DESCRIPTIONS: Record<string, string> = {
   openid: "Know who you are (a stable user id)",
   email: "Your email address and whether it is verified",
   profile: "Your name",
-  organizations: "The organizations you belong to and your role in each",
+  organizations: "Your membership and role in the organization that registered it",
   offline_access: "Stay connected when you are not using it (refresh tokens)",
 };
 
@@ -75,6 +75,24 @@ export function logoutPage(brand: string, form: string, clientName: string | nul
 ${form}
 <button id="logout" type="submit" form="op.logoutForm" name="logout" value="yes">Sign out</button>
 <button id="stay" type="submit" form="op.logoutForm" class="secondary">Stay signed in</button>`,
+    false,
+  );
+}
+
+/**
+ * The logout a valid id_token_hint already confirmed (see logout.ts): the form posts itself with
+ * `logout=yes` (an external script, as the CSP allows no inline one); the button is for browsers
+ * without JavaScript.
+ */
+export function logoutContinuePage(brand: string, form: string): string {
+  const autoForm = form.replace('<form id="op.logoutForm"', '<form id="op.logoutForm" data-auto-submit').replace("</form>", '<input type="hidden" name="logout" value="yes"/></form>');
+  return layout(
+    brand,
+    "Signing out",
+    `<h1>Signing out of ${e(brand)}</h1>
+${autoForm}
+<button id="continue" type="submit" form="op.logoutForm">Continue</button>
+<script src="/assets/auto-submit.js" defer></script>`,
     false,
   );
 }

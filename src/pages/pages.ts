@@ -104,6 +104,7 @@ export function createPagesRouter(container: Container): Router {
   const assets: Record<string, [string, string]> = {
     "keyward.js": ["application/javascript", readFileSync(projectPath("src/pages/assets/keyward.js"), "utf8")],
     "keyward.css": ["text/css", readFileSync(projectPath("src/pages/assets/keyward.css"), "utf8")],
+    "auto-submit.js": ["application/javascript", readFileSync(projectPath("src/pages/assets/auto-submit.js"), "utf8")],
     // The package's exports hide its UMD bundle: find it next to package.json.
     "webauthn.js": ["application/javascript", readFileSync(join(dirname(require.resolve("@simplewebauthn/browser")), "../dist/bundle/index.umd.min.js"), "utf8")],
   };

@@ -23,6 +23,7 @@ let config: oc.Configuration;
 /** The relying party's redirect URI: a real loopback server, as a browser must reach it. */
 let rp: Server;
 let REDIRECT: string;
+let POST_LOGOUT: string;
 
 /** A fresh browser (its own cookies). */
 async function rpPage(): Promise<Page> {
@@ -40,11 +41,17 @@ async function authorizationUrl(scope = "openid email organizations") {
 beforeAll(async () => {
   app = await startTestApp({ RATE_LIMIT_ENABLED: "false" });
   browser = await launchBrowser();
-  rp = createServer((_req, res) => res.end("client callback"));
+  rp = createServer((req, res) => {
+    // Another site (127.0.0.1 is not localhost's site) linking to Keyward's logout endpoint.
+    if (req.url === "/elsewhere") return void res.setHeader("content-type", "text/html").end(`<a id="go" href="${app.url}/api/v1/oidc/logout">Read more</a>`);
+    res.end("client callback");
+  });
   await new Promise<void>((resolve) => rp.listen(0, "127.0.0.1", resolve));
-  REDIRECT = `http://127.0.0.1:${(rp.address() as { port: number }).port}/cb`;
+  const rpOrigin = `http://127.0.0.1:${(rp.address() as { port: number }).port}`;
+  REDIRECT = `${rpOrigin}/cb`;
+  POST_LOGOUT = `${rpOrigin}/signed-out`;
   const { org, admin } = await orgWithRoles(app);
-  client = await registerClient(app, org.id, admin, { name: "Grafana", redirect_uris: [REDIRECT] });
+  client = await registerClient(app, org.id, admin, { name: "Grafana", redirect_uris: [REDIRECT], post_logout_redirect_uris: [POST_LOGOUT] });
   config = await discover(app.url, client);
 });
 afterAll(async () => {
@@ -72,7 +79,7 @@ describe("sign-in and consent pages in Chromium", () => {
     await page.waitForSelector("#allow");
     expect(await page.textContent("#client-name")).toBe("Grafana");
     const scopes = await page.locator("#scopes li").allTextContents();
-    expect(scopes).toEqual(["Know who you are (a stable user id)", "Your email address and whether it is verified", "The organizations you belong to and your role in each"]);
+    expect(scopes).toEqual(["Know who you are (a stable user id)", "Your email address and whether it is verified", "Your membership and role in the organization that registered it"]);
     await page.click("#allow");
     await page.waitForURL(`${REDIRECT}**`);
 
@@ -120,6 +127,56 @@ describe("sign-in and consent pages in Chromium", () => {
     await page.click("#deny");
     await page.waitForURL(`${REDIRECT}**`);
     expect(Object.fromEntries(new URL(page.url()).searchParams)).toMatchObject({ error: "access_denied", state });
+    await page.context().close();
+  });
+});
+
+/** Signs the browser in to Keyward on the hosted page. */
+async function signInOnPage(page: Page, user: { email: string; password: string }): Promise<void> {
+  await page.goto(`${app.url}/login`);
+  await page.fill("#email", user.email);
+  await page.fill("#password", user.password);
+  await page.click("#login-form button[type=submit]");
+  await page.waitForURL(`${app.url}/account`);
+}
+
+const keywardStatus = async (page: Page) => (await page.context().request.get(`${app.url}/api/v1/auth/me`)).status();
+
+// Issue 12 item 11: a link on any site used to end the Keyward session.
+describe("RP-initiated logout in Chromium", () => {
+  it("asks before signing out when another site links to the logout endpoint; confirming signs out", async () => {
+    const user = await newUser(app, { fullName: "Linked Away" });
+    const page = await rpPage();
+    await signInOnPage(page, user);
+    await page.goto(`${new URL(REDIRECT).origin}/elsewhere`);
+    await page.click("#go");
+    await page.waitForSelector("#logout");
+    // Give an auto-submitting page time to act, were there one.
+    await page.waitForLoadState("networkidle");
+    expect(page.url()).toBe(`${app.url}/api/v1/oidc/logout`);
+    expect(await keywardStatus(page)).toBe(200);
+
+    await page.click("#logout");
+    await page.waitForSelector("#message");
+    expect(await page.textContent("#message")).toBe("You are signed out.");
+    expect(await keywardStatus(page)).toBe(401);
+    await page.context().close();
+  });
+
+  it("signs out without a question for a valid id_token_hint of this sign-in, and returns to the client", async () => {
+    const user = await newUser(app, { fullName: "Hinted" });
+    const page = await rpPage();
+    await signInOnPage(page, user);
+    const { url, verifier, state } = await authorizationUrl("openid");
+    await page.goto(url);
+    await page.click("#allow");
+    await page.waitForURL(`${REDIRECT}**`);
+    const tokens = await oc.authorizationCodeGrant(config, new URL(page.url()), { pkceCodeVerifier: verifier, expectedState: state });
+
+    await page.goto(oc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: POST_LOGOUT, state: "bye" }).toString());
+    await page.waitForURL(`${POST_LOGOUT}**`);
+    expect(new URL(page.url()).searchParams.get("state")).toBe("bye");
+    expect(await keywardStatus(page)).toBe(401);
     await page.context().close();
   });
 });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { OidcAgent } from "../helpers/oidc-agent.js";
 import { discover as discoverAt, oauthError } from "../helpers/oidc-rp.js";
-import { orgWithRoles } from "../factories/orgs.js";
+import { addMember, newOrg, orgWithRoles } from "../factories/orgs.js";
 import { POST_LOGOUT, REDIRECT, registerClient, type RegisteredClient } from "../factories/oidc.js";
 import { newUser, type TestUser } from "../factories/users.js";
 
@@ -103,6 +103,33 @@ describe("authorization code with PKCE", () => {
     expect(tokens.refresh_token).toBeTruthy();
     const info = await oc.fetchUserInfo(config, tokens.access_token, member.id);
     expect(info.organizations).toEqual([{ id: org.id, name: org.name, role: "member" }]);
+  });
+
+  // Issue 12 item 14: the claim used to list every organization of the user to any client.
+  it("shows a client only the user's membership in the organization that registered it", async () => {
+    const multi = await newUser(app, { fullName: "Two Orgs" });
+    await addMember(app, org.id, owner, multi, "member");
+    const elsewhere = await newOrg(app, multi, "Elsewhere Inc");
+    const otherAdmin = await newUser(app, { fullName: "Other Admin" });
+    await addMember(app, elsewhere.id, multi, otherAdmin, "admin");
+    const otherClient = await registerClient(app, elsewhere.id, otherAdmin, { name: "Elsewhere RP" });
+    const scope = "openid organizations";
+
+    for (const [client, expected] of [
+      [confidential, [{ id: org.id, name: org.name, role: "member" }]],
+      [otherClient, [{ id: elsewhere.id, name: "Elsewhere Inc", role: "owner" }]],
+    ] as const) {
+      const config = await discover(client);
+      const { tokens } = await signInAndGetTokens(config, multi, { scope });
+      expect(tokens.claims()!.organizations).toEqual(expected);
+      expect((await oc.fetchUserInfo(config, tokens.access_token, multi.id)).organizations).toEqual(expected);
+    }
+
+    // Not a member of the client's organization at all: an empty list, nothing about other organizations.
+    const config = await discover(otherClient);
+    const { tokens } = await signInAndGetTokens(config, member, { scope });
+    expect(tokens.claims()!.organizations).toEqual([]);
+    expect((await oc.fetchUserInfo(config, tokens.access_token, member.id)).organizations).toEqual([]);
   });
 
   it("remembers consent for the same client and scopes, and asks again for new scopes", async () => {
@@ -239,20 +266,93 @@ describe("client credentials and device flow", () => {
 });
 
 describe("RP-initiated logout", () => {
-  it("ends the provider session and the Keyward session, then returns to the registered URI", async () => {
+  const logoutUrl = (config: oc.Configuration, params: Record<string, string> = {}) => oc.buildEndSessionUrl(config, params).toString();
+  const keywardStatus = async (agent: OidcAgent) => (await agent.fetch(`${app.url}/api/v1/auth/me`)).status;
+  const isConfirmation = (body: string) => body.includes('id="op.logoutForm"') && body.includes('id="logout"') && !body.includes("data-auto-submit") && !body.includes("document.forms[0].submit()");
+
+  it("ends the Keyward session without asking when a valid id_token_hint for this sign-in names a registered post-logout URI", async () => {
     const config = await discover(confidential);
     const { tokens, agent } = await signInAndGetTokens(config, member);
-    const url = oc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: POST_LOGOUT, state: "bye" });
-    const page = await agent.follow(url.toString(), POST_LOGOUT);
-    expect(page.body).toContain("op.logoutForm");
-    const res = await agent.submitForm(url.toString(), page.body, "op.logoutForm", { logout: "yes" });
-    const end = await agent.follow(new URL(res.headers.get("location")!, app.url).toString(), POST_LOGOUT);
+    const end = await agent.follow(logoutUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: POST_LOGOUT, state: "bye" }), POST_LOGOUT);
     expect(queryOf(end.url)).toEqual({ state: "bye" });
-    const me = await agent.fetch(`${app.url}/api/v1/auth/me`);
-    expect(me.status).toBe(401);
+    expect(await keywardStatus(agent)).toBe(401);
     // The next authorization needs a sign-in again.
     const next = await authorize(config, member, {}, agent);
     expect(next.stop.url).toContain("/login?next=");
+  });
+
+  // Issue 12 item 11: any site could send the browser to /logout and end the Keyward session.
+  it("asks before ending anything when a site sends a signed-in browser to the logout endpoint", async () => {
+    // Signed in to Keyward only (no provider session yet): oidc-provider used to post logout=yes by itself.
+    const agent = new OidcAgent(app.url);
+    await agent.signIn(member.email, member.password);
+    const bare = await agent.follow(`${app.url}/api/v1/oidc/logout`, "never");
+    expect(bare.status).toBe(200);
+    expect(isConfirmation(bare.body)).toBe(true);
+    expect(await keywardStatus(agent)).toBe(200);
+
+    // Signed in to a client too; a client_id (or any hint short of a valid one) does not skip the question.
+    const config = await discover(confidential);
+    const { agent: withClient } = await signInAndGetTokens(config, member);
+    const asked = await withClient.follow(logoutUrl(config, { client_id: confidential.clientId, post_logout_redirect_uri: POST_LOGOUT }), POST_LOGOUT);
+    expect(isConfirmation(asked.body)).toBe(true);
+    expect(await keywardStatus(withClient)).toBe(200);
+    // "Stay signed in" keeps the Keyward session.
+    const stay = await withClient.submitForm(asked.url, asked.body, "op.logoutForm");
+    expect(stay.status).toBe(303);
+    expect(await keywardStatus(withClient)).toBe(200);
+  });
+
+  it("ends both sessions when the user confirms on the provider's page (same-origin POST)", async () => {
+    const agent = new OidcAgent(app.url);
+    await agent.signIn(member.email, member.password);
+    const page = await agent.follow(`${app.url}/api/v1/oidc/logout`, "never");
+    const res = await agent.submitForm(page.url, page.body, "op.logoutForm", { logout: "yes" });
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe(`${app.url}/api/v1/oidc/logout/success`);
+    expect(await keywardStatus(agent)).toBe(401);
+  });
+
+  it("refuses a cross-site confirmation POST, and a confirmation the provider rejects ends nothing", async () => {
+    const agent = new OidcAgent(app.url);
+    await agent.signIn(member.email, member.password);
+    const page = await agent.follow(`${app.url}/api/v1/oidc/logout`, "never");
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(page.body)![1]!;
+    const post = (body: string, headers: Record<string, string>) =>
+      agent.fetch(`${app.url}/api/v1/oidc/logout/confirm`, { method: "POST", body, headers: { "content-type": "application/x-www-form-urlencoded", ...headers } });
+    const crossSite = await post(`xsrf=${xsrf}&logout=yes`, { origin: "https://evil.example.com", "sec-fetch-site": "cross-site" });
+    expect(crossSite.status).toBe(400);
+    expect(await crossSite.text()).toContain("cross-site form submission refused");
+    expect(await keywardStatus(agent)).toBe(200);
+    const forged = await post("xsrf=forged&logout=yes", { origin: app.url });
+    expect(forged.status).toBe(400);
+    expect(await keywardStatus(agent)).toBe(200);
+  });
+
+  it("asks when the id_token_hint is another user's, has no registered post-logout URI, or comes from an earlier sign-in", async () => {
+    const config = await discover(confidential);
+    const { tokens: adminTokens } = await signInAndGetTokens(config, admin);
+    const { tokens, agent } = await signInAndGetTokens(config, member);
+    const asks = async (params: Record<string, string>) => {
+      const page = await agent.follow(logoutUrl(config, params), POST_LOGOUT);
+      expect(isConfirmation(page.body), JSON.stringify(Object.keys(params))).toBe(true);
+      expect(await keywardStatus(agent)).toBe(200);
+    };
+    await asks({ id_token_hint: adminTokens.id_token!, post_logout_redirect_uri: POST_LOGOUT });
+    await asks({ id_token_hint: tokens.id_token! });
+    // A later sign-in in the same browser: the old ID token no longer speaks for it.
+    app.clock.advance(5);
+    try {
+      await agent.signIn(member.email, member.password);
+      await asks({ id_token_hint: tokens.id_token!, post_logout_redirect_uri: POST_LOGOUT });
+    } finally {
+      app.clock.reset();
+    }
+    // An unregistered post-logout URI is an error, never a redirect.
+    const bad = await agent.follow(logoutUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: "http://127.0.0.1:47999/elsewhere" }), "http://127.0.0.1:47999/elsewhere");
+    expect(bad.status).toBe(400);
+    expect(bad.body).toContain("post_logout_redirect_uri not registered");
+    expect(await keywardStatus(agent)).toBe(200);
   });
 
   it("ends single sign-on when the user signs out of Keyward", async () => {

@@ -60,6 +60,20 @@ export class OidcAgent {
         continue;
       }
       const body = await res.text();
+      // A page that posts its own form (oidc-provider's form_post pages, Keyward's data-auto-submit):
+      // a browser runs its script, so the agent submits it too.
+      const auto = res.status === 200 ? selfSubmitting(body) : null;
+      if (auto) {
+        const posted = await this.fetch(new URL(auto.action, url).toString(), {
+          method: "POST",
+          body: auto.fields.toString(),
+          headers: { "content-type": "application/x-www-form-urlencoded", origin: this.origin },
+        });
+        const next = posted.headers.get("location");
+        if (!next) return { url: auto.action, status: posted.status, body: await posted.text(), consentShown };
+        url = new URL(next, url).toString();
+        continue;
+      }
       const form = /<form method="post" action="([^"]+\/(confirm|abort))">/g;
       const actions = [...body.matchAll(form)].map((m) => m[1]!);
       if (res.status === 200 && actions.length === 2 && consent !== "stop") {
@@ -90,4 +104,13 @@ export class OidcAgent {
       headers: { "content-type": "application/x-www-form-urlencoded", origin: this.origin },
     });
   }
+}
+
+/** The form a page submits by itself, if it does. */
+function selfSubmitting(html: string): { action: string; fields: URLSearchParams } | null {
+  const form = /<form[^>]*data-auto-submit[^>]*>([\s\S]*?)<\/form>/.exec(html) ?? (html.includes("document.forms[0].submit()") ? /<form[^>]*>([\s\S]*?)<\/form>/.exec(html) : null);
+  if (!form) return null;
+  const fields = new URLSearchParams();
+  for (const m of form[1]!.matchAll(/<input[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)) fields.set(m[1]!, m[2]!);
+  return { action: /action="([^"]+)"/.exec(form[0])![1]!, fields };
 }

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import * as oc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
@@ -120,6 +121,64 @@ describe("registered clients", () => {
     expect(byMember.errors[0].extensions.code).toBe("AUTHORIZATION_ERROR");
     const restMember = await app.http.post(`/api/v1/organizations/${org.id}/clients`, { name: "x", redirect_uris: [REDIRECT] }, { token: member.token });
     expect(restMember.status).toBe(403);
+  });
+
+  // Issue 12: an update used to skip the rules a registration enforces.
+  describe("updates keep the registration rules (checked on the client after the update)", () => {
+    const patch = (c: RegisteredClient, body: Record<string, unknown>) => app.http.patch(`/api/v1/organizations/${org.id}/clients/${c.clientId}`, body, { token: admin.token });
+    const gqlUpdate = (c: RegisteredClient, input: Record<string, unknown>) =>
+      app.http.gql(`mutation($orgId: ID!, $clientId: String!, $input: UpdateOidcClientInput!) { updateOidcClient(orgId: $orgId, clientId: $clientId, input: $input) { grantTypes redirectUris } }`, { orgId: org.id, clientId: c.clientId, input }, { token: admin.token });
+    const stored = async (c: RegisteredClient) => (await app.http.get(`/api/v1/organizations/${org.id}/clients/${c.clientId}`, { token: admin.token })).body.data.client;
+
+    it("refuses client_credentials for a public client, in REST and GraphQL, and the client gets no token", async () => {
+      const c = await registerClient(app, org.id, admin, { name: "SPA", public: true, grant_types: ["authorization_code"] });
+      const rest = await patch(c, { grant_types: ["authorization_code", "client_credentials"] });
+      expect(rest.status).toBe(400);
+      expect(rest.body.error.type).toBe("VALIDATION_ERROR");
+      expect(rest.body.error.details.errors).toEqual([{ path: "grant_types", message: "client_credentials needs a confidential client" }]);
+      const gql = await gqlUpdate(c, { grantTypes: ["client_credentials"] });
+      expect(gql.errors[0].extensions.code).toBe("VALIDATION_ERROR");
+      expect(gql.errors[0].message).toContain("client_credentials needs a confidential client");
+      expect((await stored(c)).grant_types).toEqual(["authorization_code"]);
+      // oidc-provider's answer for a grant type the client is not registered for.
+      expect(await oauthError(oc.clientCredentialsGrant(await discover(c)))).toBe("invalid_request");
+    });
+
+    it("refuses an empty redirect_uris while the code grant stays, and the code grant without redirect URIs", async () => {
+      const code = await registerClient(app, org.id, admin, { grant_types: ["authorization_code", "refresh_token"] });
+      const rest = await patch(code, { redirect_uris: [] });
+      expect(rest.status).toBe(400);
+      expect(rest.body.error.details.errors).toEqual([{ path: "redirect_uris", message: "at least one is required for the authorization_code grant" }]);
+      expect((await gqlUpdate(code, { redirectUris: [] })).errors[0].extensions.code).toBe("VALIDATION_ERROR");
+      expect((await stored(code)).redirect_uris).toEqual([REDIRECT]);
+
+      const machine = await registerClient(app, org.id, admin, { redirect_uris: [], grant_types: ["client_credentials"] });
+      expect((await patch(machine, { grant_types: ["authorization_code"] })).status).toBe(400);
+      expect((await gqlUpdate(machine, { grantTypes: ["authorization_code"] })).errors[0].extensions.code).toBe("VALIDATION_ERROR");
+      expect((await stored(machine)).grant_types).toEqual(["client_credentials"]);
+    });
+
+    it("accepts an update whose result is valid, even when a field alone would not be", async () => {
+      const c = await registerClient(app, org.id, admin, { grant_types: ["authorization_code"] });
+      // Dropping the code grant and its redirect URIs together leaves a valid machine client.
+      const rest = await patch(c, { grant_types: ["client_credentials"], redirect_uris: [] });
+      expect(rest.status, rest.text).toBe(200);
+      const gql = await gqlUpdate(c, { grantTypes: ["authorization_code"], redirectUris: [REDIRECT] });
+      expect(gql.errors).toBeUndefined();
+      expect(gql.data.updateOidcClient).toEqual({ grantTypes: ["authorization_code"], redirectUris: [REDIRECT] });
+    });
+
+    it("never lets a public client use client_credentials, even when its stored row allows it", async () => {
+      const c = await registerClient(app, org.id, admin, { name: "Legacy CLI", public: true, grant_types: ["authorization_code"] });
+      // A row registration and update now refuse (older data, a manual edit).
+      await app.container.db.execute(sql`update oidc_clients set grant_types = array['authorization_code','client_credentials'] where client_id = ${c.clientId}`);
+      // oidc-provider's answer for a grant type the client is not registered for.
+      expect(await oauthError(oc.clientCredentialsGrant(await discover(c)))).toBe("invalid_request");
+      expect(await countRows(app, "oidc_payloads", `type = 'ClientCredentials' and payload->>'clientId' = '${c.clientId}'`)).toBe(0);
+      // Its user-facing grant still works.
+      const { tokens } = await codeFlowTokens(await discover(c), member);
+      expect(tokens?.access_token).toBeTruthy();
+    });
   });
 
   it("hides another organization's client from its admins (not found, not forbidden)", async () => {

@@ -18,31 +18,67 @@ const origin = z
 
 export const GRANT_TYPES = ["authorization_code", "refresh_token", "client_credentials", "urn:ietf:params:oauth:grant-type:device_code"] as const;
 
+const fields = {
+  name: z.string().trim().min(1).max(255),
+  redirectUris: z.array(uri).max(20),
+  postLogoutRedirectUris: z.array(uri).max(20),
+  grantTypes: z.array(z.enum(GRANT_TYPES)).min(1).max(4),
+  /** Confidential clients authenticate with a secret; public ones (SPAs, CLIs) use PKCE alone. */
+  public: z.boolean(),
+  corsOrigins: z.array(origin).max(20),
+  accessTokenTtl: z.number().int().min(60).max(86_400),
+  idTokenTtl: z.number().int().min(60).max(86_400),
+  refreshTokenTtl: z.number().int().min(300).max(31_536_000),
+};
+
+type ClientShape = { [K in keyof typeof fields]: z.output<(typeof fields)[K]> };
+
+/**
+ * The rules that hold between a client's fields, checked on the whole client: at registration and
+ * on the result of every update, so no sequence of updates reaches a client registration refuses.
+ */
+function clientInvariants(v: ClientShape, ctx: z.RefinementCtx): void {
+  // The code grant redirects somewhere registered; without one it can only fail (or be misused later).
+  if (v.grantTypes.includes("authorization_code") && v.redirectUris.length === 0) {
+    ctx.addIssue({ code: "custom", path: ["redirectUris"], message: "at least one is required for the authorization_code grant" });
+  }
+  // client_credentials authenticates the client alone: a public client has nothing to authenticate with.
+  if (v.public && v.grantTypes.includes("client_credentials")) {
+    ctx.addIssue({ code: "custom", path: ["grantTypes"], message: "client_credentials needs a confidential client" });
+  }
+}
+
+/** A registration: omitted fields take their defaults, then the whole client is checked. */
 export const createClientSchema = z
   .object({
-    name: z.string().trim().min(1).max(255),
-    redirectUris: z.array(uri).max(20).default([]),
-    postLogoutRedirectUris: z.array(uri).max(20).default([]),
-    grantTypes: z.array(z.enum(GRANT_TYPES)).min(1).max(4).default(["authorization_code", "refresh_token"]),
-    /** Confidential clients authenticate with a secret; public ones (SPAs, CLIs) use PKCE alone. */
-    public: z.boolean().default(false),
-    corsOrigins: z.array(origin).max(20).default([]),
-    accessTokenTtl: z.number().int().min(60).max(86_400).default(3600),
-    idTokenTtl: z.number().int().min(60).max(86_400).default(3600),
-    refreshTokenTtl: z.number().int().min(300).max(31_536_000).default(2_592_000),
+    name: fields.name,
+    redirectUris: fields.redirectUris.default([]),
+    postLogoutRedirectUris: fields.postLogoutRedirectUris.default([]),
+    grantTypes: fields.grantTypes.default(["authorization_code", "refresh_token"]),
+    public: fields.public.default(false),
+    corsOrigins: fields.corsOrigins.default([]),
+    accessTokenTtl: fields.accessTokenTtl.default(3600),
+    idTokenTtl: fields.idTokenTtl.default(3600),
+    refreshTokenTtl: fields.refreshTokenTtl.default(2_592_000),
   })
-  .refine((v) => !v.grantTypes.includes("authorization_code") || v.redirectUris.length > 0, { path: ["redirectUris"], message: "at least one is required for the authorization_code grant" })
-  .refine((v) => !(v.public && v.grantTypes.includes("client_credentials")), { path: ["grantTypes"], message: "client_credentials needs a confidential client" });
+  .superRefine(clientInvariants);
 
+/** A complete client (the current one with an update applied), checked by the same rules as a registration. */
+export const clientSchema = z.object(fields).superRefine(clientInvariants);
+
+/**
+ * An update names only what changes (a client cannot switch between public and confidential: its
+ * secret would appear or vanish). The service checks the merged result against `clientSchema`.
+ */
 export const updateClientSchema = z
   .object({
-    name: z.string().trim().min(1).max(255).optional(),
-    redirectUris: z.array(uri).max(20).optional(),
-    postLogoutRedirectUris: z.array(uri).max(20).optional(),
-    grantTypes: z.array(z.enum(GRANT_TYPES)).min(1).max(4).optional(),
-    corsOrigins: z.array(origin).max(20).optional(),
-    accessTokenTtl: z.number().int().min(60).max(86_400).optional(),
-    idTokenTtl: z.number().int().min(60).max(86_400).optional(),
-    refreshTokenTtl: z.number().int().min(300).max(31_536_000).optional(),
+    name: fields.name.optional(),
+    redirectUris: fields.redirectUris.optional(),
+    postLogoutRedirectUris: fields.postLogoutRedirectUris.optional(),
+    grantTypes: fields.grantTypes.optional(),
+    corsOrigins: fields.corsOrigins.optional(),
+    accessTokenTtl: fields.accessTokenTtl.optional(),
+    idTokenTtl: fields.idTokenTtl.optional(),
+    refreshTokenTtl: fields.refreshTokenTtl.optional(),
   })
   .refine((v) => Object.keys(v).length > 0, "nothing to update");

@@ -11,7 +11,7 @@ import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
 import { requireUser } from "../auth/guards.js";
 import { requireOrgAccess } from "../orgs/org-access.js";
-import { createClientSchema, updateClientSchema } from "./oidc-clients.schemas.js";
+import { clientSchema, createClientSchema, updateClientSchema } from "./oidc-clients.schemas.js";
 
 export const ClientErrors = {
   notFound: () => new AppError("CLIENT_NOT_FOUND", 404, "Client not found"),
@@ -61,6 +61,18 @@ const CLIENT_ID = /^[A-Za-z0-9_.-]{1,64}$/;
 const isClientId = (v: unknown): v is string => typeof v === "string" && CLIENT_ID.test(v);
 
 const view = (c: ClientRow): ClientView => ({ ...c, public: c.tokenEndpointAuthMethod === "none" });
+/** A stored client in the shape registration validates, so an update's result is checked by the same rules. */
+const fieldsOf = (c: ClientRow) => ({
+  name: c.name,
+  redirectUris: c.redirectUris,
+  postLogoutRedirectUris: c.postLogoutRedirectUris,
+  grantTypes: c.grantTypes,
+  public: c.tokenEndpointAuthMethod === "none",
+  corsOrigins: c.corsOrigins,
+  accessTokenTtl: c.accessTokenTtl,
+  idTokenTtl: c.idTokenTtl,
+  refreshTokenTtl: c.refreshTokenTtl,
+});
 const secretContext = (clientId: string) => `oidc-client:${clientId}`;
 
 /** Keyward-specific client metadata oidc-provider carries through (extraClientMetadata). */
@@ -133,7 +145,10 @@ export class OidcClientsService {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "clients.manage");
     const data = parseInput(updateClientSchema, input);
     return this.db.transaction(async (tx) => {
-      const current = await this.find(id, clientId, tx);
+      // Locked: two concurrent updates, each valid alone, must not combine into an invalid client.
+      const current = await this.find(id, clientId, tx, true);
+      // The client as it would be after the update must pass the rules a registration passes.
+      parseInput(clientSchema, { ...fieldsOf(current), ...data });
       const [row] = await tx.update(oidcClients).set({ ...data, updatedAt: this.clock.now() }).where(eq(oidcClients.id, current.id)).returning(columns);
       await this.audit.record(tx, ctx, AuditAction.oidcClientUpdated, { organizationId: id, resourceType: "oidc_client", resourceId: current.clientId, metadata: { fields: Object.keys(data) } });
       return view(row!);
@@ -171,7 +186,11 @@ export class OidcClientsService {
     if (!isClientId(clientId)) return undefined;
     const [row] = await this.findLiveClient.execute({ clientId });
     if (!row) return undefined;
-    const grantTypes = row.grantTypes;
+    const isPublic = row.tokenEndpointAuthMethod === "none";
+    // Defence in depth: a public client has no secret, so client_credentials would hand tokens to
+    // anyone who knows its id. Registration and update refuse the combination; a row that has it
+    // anyway (older data, a manual edit) still never gets that grant.
+    const grantTypes = isPublic ? row.grantTypes.filter((g) => g !== "client_credentials") : row.grantTypes;
     // Private-use schemes (com.example.app:/cb) belong to native apps; http(s) URIs stay "web",
     // which keeps loopback redirects matched exactly, port included.
     const native = row.redirectUris.some((u) => !/^https?:/i.test(u));
@@ -224,12 +243,13 @@ export class OidcClientsService {
     return rows.length;
   }
 
-  private async find(orgId: string, clientId: string, db: Parameters<typeof requireOrgAccess>[0] = this.db): Promise<ClientRow> {
+  private async find(orgId: string, clientId: string, db: Parameters<typeof requireOrgAccess>[0] = this.db, forUpdate = false): Promise<ClientRow> {
     if (!isClientId(clientId)) throw ClientErrors.notFound();
-    const [row] = await db
+    const query = db
       .select(columns)
       .from(oidcClients)
       .where(and(eq(oidcClients.organizationId, orgId), eq(oidcClients.clientId, clientId), live(oidcClients)));
+    const [row] = forUpdate ? await query.for("update") : await query;
     if (!row) throw ClientErrors.notFound();
     return row;
   }

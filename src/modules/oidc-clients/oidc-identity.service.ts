@@ -7,7 +7,7 @@ import type { RequestContext } from "../../lib/request-context.js";
 import { parseId } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
-import { getActiveMemberships } from "../orgs/memberships.repository.js";
+import { getActiveMembership } from "../orgs/memberships.repository.js";
 
 export interface OidcAccount {
   userId: string;
@@ -55,10 +55,16 @@ export class OidcIdentityService {
     return row ? { userId: row.userId, email: row.email, emailVerified: row.verifiedAt !== null, name: row.name, updatedAt: row.updatedAt } : undefined;
   }
 
-  /** The `organizations` claim: every active membership. */
-  async organizations(userId: string): Promise<{ id: string; name: string; role: string }[]> {
-    const rows = await getActiveMemberships(this.db, userId);
-    return rows.map((m) => ({ id: m.organizationId, name: m.organizationName, role: m.role }));
+  /**
+   * The `organizations` claim for a client: only the user's membership in the organization that
+   * registered the client (an empty list when there is none). One organization's application
+   * must not learn which other organizations its users belong to. Still a list, so relying
+   * parties parse it the same way if a consented wider view is added later.
+   */
+  async organizationsFor(userId: string, clientOrganizationId: string | undefined): Promise<{ id: string; name: string; role: string }[]> {
+    if (!clientOrganizationId) return [];
+    const m = await getActiveMembership(this.db, userId, clientOrganizationId);
+    return m ? [{ id: m.organizationId, name: m.organizationName, role: m.role }] : [];
   }
 
   /** Name and owner of a client, for the consent and device pages. */
