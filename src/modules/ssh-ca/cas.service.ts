@@ -171,7 +171,8 @@ export class CasService {
       const mine = (await getActiveMemberships(this.db, actor.userId)).map((m) => m.organizationId);
       const withCa = await caRepository.orgsWithCa(this.db, mine, caType);
       if (withCa.length > 1) throw CaErrors.ambiguous((await getActiveMemberships(this.db, actor.userId)).filter((m) => withCa.includes(m.organizationId)).map((m) => ({ id: m.organizationId, name: m.organizationName })));
-      orgId = withCa[0];
+      // An organization found implicitly passes the same checks as a named one.
+      if (withCa[0]) orgId = (await requireOrgAccess(this.db, ctx, withCa[0], "org.read")).orgId;
     }
     const ca = orgId ? await caRepository.findByType(this.db, orgId, caType) : undefined;
     const key = ca ? await caRepository.activeKey(this.db, ca.id) : undefined;

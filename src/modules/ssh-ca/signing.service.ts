@@ -129,7 +129,8 @@ export class SigningService {
       const signable = (await getActiveMemberships(this.db, actor.userId)).filter((m) => can(m.role, "ssh.sign"));
       if (signable.length > 1) throw CaErrors.ambiguous(signable.map((m) => ({ id: m.organizationId, name: m.organizationName })));
       if (signable.length === 0) throw CaErrors.noSigningOrganization();
-      membership = signable[0]!;
+      // An organization found implicitly passes the same checks as a named one (MFA compliance included).
+      membership = (await requireOrgAccess(this.db, ctx, signable[0]!.organizationId, "ssh.sign")).membership;
     }
     return { organizationId: membership.organizationId, ...(await this.policyFor(actor.userId, membership.organizationId, isAdminRole(membership.role))) };
   }
@@ -163,7 +164,9 @@ export class SigningService {
       const candidates = signable.filter((m) => withCa.has(m.organizationId));
       if (candidates.length === 0) throw CaErrors.notConfigured();
       if (candidates.length > 1) throw CaErrors.ambiguous(candidates.map((m) => ({ id: m.organizationId, name: m.organizationName })));
-      membership = candidates[0]!;
+      // An organization found implicitly passes the same checks as a named one: leaving out org_id
+      // must not skip an organization's MFA deadline.
+      membership = (await requireOrgAccess(this.db, ctx, candidates[0]!.organizationId, "ssh.sign")).membership;
     }
     const ca = await caRepository.findByType(this.db, membership.organizationId, type);
     const caKey = ca ? await caRepository.activeKey(this.db, ca.id) : undefined;
