@@ -1,5 +1,5 @@
 import { and, desc, eq, isNull } from "drizzle-orm";
-import { apiKeys } from "../../../schema/index.js";
+import { apiKeys, organizations } from "../../../schema/index.js";
 import type { Clock } from "../../infra/clock.js";
 import type { Db, Executor } from "../../infra/db.js";
 import { live } from "../../infra/soft-delete.js";
@@ -117,9 +117,11 @@ export class ApiKeysService {
    */
   async authenticate(db: Executor, presented: string): Promise<{ keyId: string; organizationId: string } | null> {
     if (!presented.startsWith(API_KEY_PREFIX) || presented.length > 200) return null;
+    // A key dies with its organization: a deleted organization's servers get no answers.
     const [row] = await db
       .select({ id: apiKeys.id, organizationId: apiKeys.organizationId })
       .from(apiKeys)
+      .innerJoin(organizations, and(eq(organizations.id, apiKeys.organizationId), live(organizations)))
       .where(and(eq(apiKeys.keyHash, sha256Hex(presented)), live(apiKeys), isNull(apiKeys.revokedAt)));
     if (!row) return null;
     await db.update(apiKeys).set({ lastUsedAt: this.clock.now() }).where(eq(apiKeys.id, row.id));
