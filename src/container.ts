@@ -134,12 +134,14 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     },
   });
   const mySessions = new MySessionsService(db, sessions, audit, corsOrigins);
-  const users = new UsersService({ db, clock, hasher, audit, sessions });
+  // Offboarding (removal, suspension, deletion) revokes SSH certificates: built before those services.
+  const certificates = new CertificatesService(db, clock, audit);
+  const users = new UsersService({ db, clock, hasher, audit, sessions, certificates });
   const mfaPolicy = new MfaPolicyService(db, clock, audit, email, logger, { appUrl: config.http.appUrl });
-  const adminUsers = new AdminUsersService({ db, clock, hasher, audit, sessions, email, mfaHooks: mfaPolicy });
+  const adminUsers = new AdminUsersService({ db, clock, hasher, audit, sessions, email, certificates, mfaHooks: mfaPolicy });
   const orgLimit = config.orgs;
-  const orgs = new OrgsService({ db, clock, audit, logger, limit: orgLimit });
-  const members = new MembersService({ db, clock, audit });
+  const orgs = new OrgsService({ db, clock, audit, certificates, logger, limit: orgLimit });
+  const members = new MembersService({ db, clock, audit, certificates });
   const invites = new InvitesService({
     db,
     accounts,
@@ -161,7 +163,6 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const sshKeys = new SshKeysService(db, clock, audit, { verifyChallengeTtl: config.ssh.verifyChallengeTtl });
   const cas = new CasService(db, clock, audit, caBox, { rotationOverlapHours: config.ssh.rotationOverlapHours });
   const signing = new SigningService(db, clock, audit, caBox, config.ssh);
-  const certificates = new CertificatesService(db, clock, audit);
   const sudo = new SudoService(db, apiKeys, audit, () => clock.now());
   const backupCodeKeys = config.crypto.encryptionKeys.map((k) => ({ id: k.id, key: deriveKey(k.key, "keyward backup codes") }));
   const mfa = new MfaService({ db, clock, kv, box, hasher, audit, rp: config.mfa.rp, totpIssuer: config.mfa.totpIssuer, backupCodeKeys, hooks: mfaPolicy });

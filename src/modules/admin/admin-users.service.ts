@@ -19,6 +19,7 @@ import { requireSuperadmin, requireUser } from "../auth/guards.js";
 import { assertPasswordAcceptable } from "../auth/password-policy.js";
 import type { SessionsService } from "../auth/sessions/sessions.service.js";
 import type { EmailService } from "../email/email.service.js";
+import type { CertificatesService } from "../ssh-ca/certificates.service.js";
 import { getActiveMemberships } from "../orgs/memberships.repository.js";
 import { adminDeleteSchema, adminPasswordSchema, adminUsersQuerySchema } from "../orgs/orgs.schemas.js";
 import { isAdminRole, type OrgRole } from "../orgs/permissions.js";
@@ -43,6 +44,7 @@ export interface AdminUsersDeps {
   audit: AuditService;
   sessions: SessionsService;
   email: EmailService;
+  certificates: Pick<CertificatesService, "revokeForOffboarding">;
   mfaHooks: MfaHooks;
 }
 
@@ -99,6 +101,8 @@ export class AdminUsersService {
       if (user.status === "suspended") throw UserErrors.alreadySuspended();
       const now = clock.now();
       const updated = await usersRepository.update(tx, user.id, { status: "suspended", suspendedAt: now, suspendedReason: reason ?? null, updatedAt: now });
+      // A suspended person's certificates stop working everywhere (sshd trusts certificates, not sessions).
+      await this.deps.certificates.revokeForOffboarding(tx, ctx, { userId: user.id, reason: "Account suspended" });
       await email.enqueue(tx, "account-suspended", user.email, { name: user.fullName ?? user.email, email: user.email, reason: reason ?? "not given" });
       await audit.record(tx, ctx, AuditAction.userSuspend, { userId: user.id, resourceType: "user", resourceId: user.id, metadata: { reason } });
       return toUserView(updated!);
@@ -166,6 +170,7 @@ export class AdminUsersService {
       if (sole.withOthers.length > 0) throw new AppError("USER_IS_SOLE_OWNER", 409, `The user is the only owner of ${sole.withOthers.map((o) => o.name).join(", ")}: transfer ownership first`, { transfer_ownership: sole.withOthers.map((o) => o.name) });
       const now = clock.now();
       await usersRepository.update(tx, user.id, { deletedAt: now, updatedAt: now });
+      await this.deps.certificates.revokeForOffboarding(tx, ctx, { userId: user.id, reason: "Account deleted" });
       await audit.record(tx, ctx, AuditAction.userDelete, { userId: user.id, resourceType: "user", resourceId: user.id, metadata: { by_admin: true } });
       return user.id;
     });

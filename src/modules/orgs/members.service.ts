@@ -6,6 +6,7 @@ import type { RequestContext } from "../../lib/request-context.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
+import type { CertificatesService } from "../ssh-ca/certificates.service.js";
 import { usersRepository } from "../users/users.repository.js";
 import { getActiveMembership, membershipsRepository } from "./memberships.repository.js";
 import { requireOrgAccess } from "./org-access.js";
@@ -27,6 +28,7 @@ export interface MembersDeps {
   db: Db;
   clock: Clock;
   audit: AuditService;
+  certificates: Pick<CertificatesService, "revokeForOffboarding">;
 }
 
 export class MembersService {
@@ -54,6 +56,8 @@ export class MembersService {
       if (!self && member.role === "owner" && membership.role !== "owner") throw OrgErrors.ownerOnly();
       await this.assertOwnerRemains(tx, id, member.role);
       await this.removeLocked(tx, id, target);
+      // Access granted by this organization ends with the membership, SSH certificates included.
+      await this.deps.certificates.revokeForOffboarding(tx, ctx, { userId: target, organizationId: id, reason: self ? "Left the organization" : "Removed from the organization" });
       await this.deps.audit.record(tx, ctx, self ? AuditAction.orgMemberLeave : AuditAction.orgMemberRemove, {
         organizationId: id,
         userId: target,

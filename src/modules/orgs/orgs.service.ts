@@ -7,6 +7,7 @@ import type { RequestContext } from "../../lib/request-context.js";
 import { parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
+import type { CertificatesService } from "../ssh-ca/certificates.service.js";
 import { requireUser } from "../auth/guards.js";
 import { usersRepository } from "../users/users.repository.js";
 import { getActiveMemberships, membershipsRepository } from "./memberships.repository.js";
@@ -21,6 +22,7 @@ export interface OrgsDeps {
   db: Db;
   clock: Clock;
   audit: AuditService;
+  certificates: Pick<CertificatesService, "revokeAllOfOrganization">;
   logger: Logger;
   limit: OrgLimitConfig;
 }
@@ -140,6 +142,8 @@ export class OrgsService {
       const members = await membershipsRepository.countMembers(tx, id);
       if (members > 1 && confirm !== true) throw OrgErrors.confirmationRequired(members);
       await orgsRepository.softDelete(tx, id, clock.now());
+      // Nothing the organization issued keeps working; its last KRL stays published.
+      await this.deps.certificates.revokeAllOfOrganization(tx, ctx, id, "Organization deleted");
       // Its managed accounts become their owners' alone.
       await usersRepository.releaseAllFromOrganization(tx, id);
       await audit.record(tx, ctx, AuditAction.orgDelete, { organizationId: id, resourceType: "organization", resourceId: id, metadata: { member_count: members } });

@@ -87,7 +87,7 @@ export const certificatesRepository = {
       .offset(offset),
 
   /** Marks certificates revoked (only those not yet revoked); returns what changed. */
-  async revoke(db: Executor, where: { id?: string; orgId: string; userId?: string }, v: { now: Date; reason: string; by: string }): Promise<CertRow[]> {
+  async revoke(db: Executor, where: { id?: string; orgId: string; userId?: string }, v: { now: Date; reason: string; by: string | null }): Promise<CertRow[]> {
     return db
       .update(sshCertificates)
       .set({ revokedAt: v.now, revokeReason: v.reason, revokedBy: v.by })
@@ -99,6 +99,31 @@ export const certificatesRepository = {
           isNull(sshCertificates.revokedAt),
         ),
       )
+      .returning(certColumns);
+  },
+
+  /** Revokes a person's still valid certificates, in one organization or in all of them. */
+  async revokeValidOfUser(db: Executor, userId: string, organizationId: string | undefined, v: { now: Date; reason: string; by: string | null }): Promise<CertRow[]> {
+    return db
+      .update(sshCertificates)
+      .set({ revokedAt: v.now, revokeReason: v.reason, revokedBy: v.by })
+      .where(
+        and(
+          eq(sshCertificates.userId, userId),
+          organizationId ? eq(sshCertificates.organizationId, organizationId) : undefined,
+          isNull(sshCertificates.revokedAt),
+          gt(sshCertificates.validBefore, v.now),
+        ),
+      )
+      .returning(certColumns);
+  },
+
+  /** Revokes every still valid certificate an organization issued. */
+  async revokeValidOfOrg(db: Executor, organizationId: string, v: { now: Date; reason: string; by: string | null }): Promise<CertRow[]> {
+    return db
+      .update(sshCertificates)
+      .set({ revokedAt: v.now, revokeReason: v.reason, revokedBy: v.by })
+      .where(and(eq(sshCertificates.organizationId, organizationId), isNull(sshCertificates.revokedAt), gt(sshCertificates.validBefore, v.now)))
       .returning(certColumns);
   },
 

@@ -17,6 +17,8 @@ import { toCertificateView, type CertificateView } from "./certificates.views.js
 import { CaErrors } from "./ssh-ca.errors.js";
 import { certAuditQuerySchema, certListSchema, revokeSchema } from "./ssh-ca.schemas.js";
 
+const actorId = (ctx: RequestContext): string | null => (ctx.actor.kind === "user" ? ctx.actor.userId : null);
+
 /** Issued certificates: listing, revocation, and each organization's key revocation list. */
 export class CertificatesService {
   constructor(
@@ -73,9 +75,10 @@ export class CertificatesService {
   /** The organization's KRL in OpenSSH format, for sshd's RevokedKeys (public: it holds no secret). */
   async krl(orgId: string): Promise<{ krl: Buffer; version: bigint; generatedAt: Date }> {
     const id = parseId(orgId, OrgErrors.notFound);
-    if (!(await orgsRepository.findById(this.db, id))) throw OrgErrors.notFound();
+    // A deleted organization's last KRL stays published: servers that still trust its CA keep refusing what it revoked.
     const stored = await certificatesRepository.loadKrl(this.db, id);
     if (stored) return stored;
+    if (!(await orgsRepository.findById(this.db, id))) throw OrgErrors.notFound();
     const now = this.clock.now();
     return { krl: buildKrl([], { version: 0n, generatedAt: now, comment: `keyward org ${id}` }), version: 0n, generatedAt: now };
   }
@@ -87,34 +90,60 @@ export class CertificatesService {
     return { items: rows, page: q.page, perPage: q.perPage };
   }
 
+  /**
+   * Offboarding: a person's still valid certificates stop working when they leave or are removed
+   * from an organization (that organization's), or are suspended or deleted (everywhere). Runs in
+   * the caller's transaction; each affected organization's KRL is rebuilt with it, and every
+   * revocation is audited.
+   */
+  async revokeForOffboarding(tx: Executor, ctx: RequestContext, v: { userId: string; organizationId?: string; reason: string }): Promise<number> {
+    const now = this.clock.now();
+    const rows = await certificatesRepository.revokeValidOfUser(tx, v.userId, v.organizationId, { now, reason: v.reason, by: actorId(ctx) });
+    await this.recordRevocations(tx, ctx, rows, v.reason, now);
+    return rows.length;
+  }
+
+  /** An organization is deleted: everything it issued stops working (its last KRL stays published). */
+  async revokeAllOfOrganization(tx: Executor, ctx: RequestContext, organizationId: string, reason: string): Promise<number> {
+    const now = this.clock.now();
+    const rows = await certificatesRepository.revokeValidOfOrg(tx, organizationId, { now, reason, by: actorId(ctx) });
+    await this.recordRevocations(tx, ctx, rows, reason, now);
+    return rows.length;
+  }
+
   private async revokeWhere(ctx: RequestContext, where: { id?: string; orgId: string; userId?: string }, reason: string, by: string): Promise<CertRow[]> {
     return this.db.transaction(async (tx) => {
       const now = this.clock.now();
       const rows = await certificatesRepository.revoke(tx, where, { now, reason, by });
-      for (const cert of rows) {
-        await certificatesRepository.audit(tx, {
-          organizationId: cert.organizationId,
-          certificateId: cert.id,
-          userId: by,
-          action: "revoked",
-          message: reason,
-          ipAddress: ctx.ip?.slice(0, 45),
-          userAgent: ctx.userAgent,
-          requestId: ctx.requestId,
-          metadata: { serial: cert.serial.toString() },
-          createdAt: now,
-        });
-        await this.audit.record(tx, ctx, AuditAction.certRevoked, {
-          organizationId: cert.organizationId,
-          userId: cert.userId,
-          resourceType: "ssh_certificate",
-          resourceId: cert.id,
-          metadata: { serial: cert.serial.toString(), reason },
-        });
-      }
-      if (rows.length > 0) await this.rebuildKrl(tx, where.orgId, now);
+      await this.recordRevocations(tx, ctx, rows, reason, now);
       return rows;
     });
+  }
+
+  /** Audits each revoked certificate and rebuilds the KRL of every organization involved. */
+  private async recordRevocations(tx: Executor, ctx: RequestContext, rows: CertRow[], reason: string, now: Date): Promise<void> {
+    for (const cert of rows) {
+      await certificatesRepository.audit(tx, {
+        organizationId: cert.organizationId,
+        certificateId: cert.id,
+        userId: actorId(ctx),
+        action: "revoked",
+        message: reason,
+        ipAddress: ctx.ip?.slice(0, 45),
+        userAgent: ctx.userAgent,
+        requestId: ctx.requestId,
+        metadata: { serial: cert.serial.toString() },
+        createdAt: now,
+      });
+      await this.audit.record(tx, ctx, AuditAction.certRevoked, {
+        organizationId: cert.organizationId,
+        userId: cert.userId,
+        resourceType: "ssh_certificate",
+        resourceId: cert.id,
+        metadata: { serial: cert.serial.toString(), reason },
+      });
+    }
+    for (const orgId of new Set(rows.map((r) => r.organizationId))) await this.rebuildKrl(tx, orgId, now);
   }
 
   /** Rebuilds the organization's KRL inside the revoking transaction: one section per CA key. */

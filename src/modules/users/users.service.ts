@@ -6,6 +6,7 @@ import { parseInput } from "../../lib/validation.js";
 import { toPage, type Page } from "../../lib/pagination.js";
 import type { AuditEntryView } from "../audit/audit.service.js";
 import { AuditAction } from "../audit/audit.actions.js";
+import type { CertificatesService } from "../ssh-ca/certificates.service.js";
 import type { AuditService } from "../audit/audit.service.js";
 import { AuthErrors } from "../auth/auth.errors.js";
 import { credentialsRepository } from "../auth/credentials.repository.js";
@@ -25,6 +26,7 @@ export interface UsersDeps {
   hasher: PasswordHasher;
   audit: AuditService;
   sessions: SessionsService;
+  certificates: Pick<CertificatesService, "revokeForOffboarding" | "revokeAllOfOrganization">;
 }
 
 /** The signed-in user's own account. */
@@ -74,10 +76,12 @@ export class UsersService {
       // Organizations with nobody else in them go with the account.
       for (const org of sole.alone) {
         await orgsRepository.softDelete(tx, org.id, now);
+        await this.deps.certificates.revokeAllOfOrganization(tx, ctx, org.id, "Organization deleted");
         await audit.record(tx, ctx, AuditAction.orgDelete, { organizationId: org.id, resourceType: "organization", resourceId: org.id, metadata: { reason: "owner account deleted" } });
       }
       const deleted = await usersRepository.update(tx, actor.userId, { deletedAt: now, updatedAt: now });
       if (!deleted) throw UserErrors.notFound();
+      await this.deps.certificates.revokeForOffboarding(tx, ctx, { userId: actor.userId, reason: "Account deleted" });
       await audit.record(tx, ctx, AuditAction.userDelete, { resourceType: "user", resourceId: actor.userId, metadata: { organizations_deleted: sole.alone.map((o) => o.name) } });
     });
     await sessions.revokeAll(actor.userId);

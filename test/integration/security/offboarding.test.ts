@@ -1,0 +1,126 @@
+import { spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApp, type TestApp } from "../../helpers/app.js";
+import { addManagedMember, addMember, newOrg } from "../../factories/orgs.js";
+import { addVerifiedKey, createCa, grantPrincipal, keysDir } from "../../factories/ssh.js";
+import { newSuperadmin, newUser, PASSWORD, type TestUser } from "../../factories/users.js";
+
+/**
+ * Offboarding ends SSH access too: removal from or leaving an organization revokes the certificates
+ * it issued to the person; suspension and deletion revoke them everywhere; deleting an organization
+ * revokes everything it issued. Each time the KRL changes, and ssh-keygen reads the certificate as
+ * revoked in it.
+ */
+let app: TestApp;
+let seq = 0;
+beforeAll(async () => {
+  app = await startTestApp({ RATE_LIMIT_ENABLED: "false" });
+});
+afterAll(() => app?.close());
+
+interface Signed {
+  orgId: string;
+  certificate: string;
+  id: string;
+}
+
+/** An organization with a user CA and a principal, where `user` is a member holding it. */
+async function orgFor(owner: TestUser, user: TestUser | null): Promise<{ orgId: string }> {
+  const orgId = (await newOrg(app, owner)).id;
+  await createCa(app, orgId, owner);
+  if (user) await addMember(app, orgId, owner, user, "member");
+  return { orgId };
+}
+
+async function sign(user: TestUser, orgId: string): Promise<Signed> {
+  await grantPrincipal(app, orgId, owners.get(orgId)!, user, "app");
+  const key = await addVerifiedKey(app, user);
+  const res = await app.http.post("/api/v1/ssh/sign", { key_id: key.id, org_id: orgId }, { token: user.token });
+  expect(res.status).toBe(201);
+  return { orgId, certificate: res.body.data.certificate, id: res.body.data.id };
+}
+
+const krlVersion = async (orgId: string) => Number((await fetch(`${app.url}/api/v1/organizations/${orgId}/ssh/krl`)).headers.get("x-krl-version"));
+
+/** What ssh-keygen says of the certificate against the organization's published KRL. */
+async function revokedInKrl(signed: Signed): Promise<boolean> {
+  const res = await fetch(`${app.url}/api/v1/organizations/${signed.orgId}/ssh/krl`);
+  expect(res.status).toBe(200);
+  const krl = join(keysDir, `offboarding-${seq}.krl`);
+  const cert = join(keysDir, `offboarding-${seq++}-cert.pub`);
+  writeFileSync(krl, Buffer.from(await res.arrayBuffer()));
+  writeFileSync(cert, `${signed.certificate}\n`);
+  const check = spawnSync("ssh-keygen", ["-Q", "-f", krl, cert], { encoding: "utf8" });
+  return check.status !== 0 && /REVOKED/.test(check.stdout);
+}
+
+async function certificateState(user: TestUser, signed: Signed) {
+  const res = await app.http.get(`/api/v1/organizations/${signed.orgId}/certificates?user_id=${user.id}`, { token: owners.get(signed.orgId)!.token });
+  return res.body.data.certificates.find((c: { id: string }) => c.id === signed.id);
+}
+const owners = new Map<string, TestUser>();
+
+describe("offboarding revokes SSH certificates", () => {
+  it("leaving or being removed revokes that organization's certificates only", async () => {
+    const owner = await newUser(app);
+    const person = await newUser(app);
+    const one = await orgFor(owner, person);
+    const two = await orgFor(owner, person);
+    owners.set(one.orgId, owner).set(two.orgId, owner);
+    const inOne = await sign(person, one.orgId);
+    const inTwo = await sign(person, two.orgId);
+    expect(await revokedInKrl(inOne)).toBe(false);
+    const v0 = await krlVersion(one.orgId);
+
+    expect((await app.http.post(`/api/v1/organizations/${one.orgId}/leave`, {}, { token: person.token })).status).toBe(200);
+    expect(await krlVersion(one.orgId)).toBe(v0 + 1);
+    expect(await revokedInKrl(inOne)).toBe(true);
+    expect(await revokedInKrl(inTwo)).toBe(false);
+    expect(await certificateState(person, inOne)).toMatchObject({ revoked: true, revoke_reason: "Left the organization" });
+
+    expect((await app.http.delete(`/api/v1/organizations/${two.orgId}/members/${person.id}`, { token: owner.token })).status).toBe(200);
+    expect(await revokedInKrl(inTwo)).toBe(true);
+    const activity = await app.http.get(`/api/v1/organizations/${two.orgId}/audit-logs?action=ssh.cert.revoked`, { token: owner.token });
+    expect(activity.body.data.audit_logs).toEqual([expect.objectContaining({ user_id: person.id, metadata: expect.objectContaining({ reason: "Removed from the organization" }) })]);
+  });
+
+  it("suspension and deletion revoke everywhere, by a superadmin, the managing organization's admin, or oneself", async () => {
+    const owner = await newUser(app);
+    const root = await newSuperadmin(app);
+    const { orgId } = await orgFor(owner, null);
+    const other = await orgFor(owner, null);
+    owners.set(orgId, owner).set(other.orgId, owner);
+
+    const suspended = await newUser(app);
+    await addMember(app, orgId, owner, suspended, "member");
+    await addMember(app, other.orgId, owner, suspended, "member");
+    const s1 = await sign(suspended, orgId);
+    const s2 = await sign(suspended, other.orgId);
+    expect((await app.http.post(`/api/v1/admin/users/${suspended.id}/suspend`, {}, { token: root.token })).status).toBe(200);
+    expect([await revokedInKrl(s1), await revokedInKrl(s2)]).toEqual([true, true]);
+
+    const managed = await addManagedMember(app, orgId, owner);
+    const m1 = await sign(managed, orgId);
+    expect((await app.http.post(`/api/v1/admin/users/${managed.id}/delete`, { confirm: true }, { token: owner.token })).status).toBe(200);
+    expect(await revokedInKrl(m1)).toBe(true);
+
+    const leaver = await newUser(app);
+    await addMember(app, orgId, owner, leaver, "member");
+    const l1 = await sign(leaver, orgId);
+    expect((await app.http.request("DELETE", "/api/v1/users/me", { token: leaver.token, body: { password: PASSWORD } })).status).toBe(200);
+    expect(await revokedInKrl(l1)).toBe(true);
+  });
+
+  it("deleting an organization revokes what it issued, and its last KRL stays published", async () => {
+    const owner = await newUser(app);
+    const { orgId } = await orgFor(owner, null);
+    owners.set(orgId, owner);
+    const member = await newUser(app);
+    await addMember(app, orgId, owner, member, "member");
+    const signed = await sign(member, orgId);
+    expect((await app.http.request("DELETE", `/api/v1/organizations/${orgId}`, { token: owner.token, body: { confirm: true } })).status).toBe(200);
+    expect(await revokedInKrl(signed)).toBe(true);
+  });
+});
