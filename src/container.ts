@@ -14,6 +14,7 @@ import { AdminUsersService } from "./modules/admin/admin-users.service.js";
 import { AuditService } from "./modules/audit/audit.service.js";
 import { AccountsService } from "./modules/auth/accounts.service.js";
 import { ActorService } from "./modules/auth/actor.service.js";
+import { PasswordVerifier } from "./modules/auth/password-verifier.js";
 import { LoginService } from "./modules/auth/login.service.js";
 import { CliLoginService } from "./modules/auth/cli-login.service.js";
 import { MfaLoginService } from "./modules/auth/mfa/mfa-login.service.js";
@@ -96,6 +97,13 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   });
 
   const sessions = new SessionsService(sessionStores.records, kv, clock, config.session);
+  const passwords = new PasswordVerifier(hasher, limits, {
+    failures: config.rateLimits.loginAccountFailures,
+    baseSeconds: config.rateLimits.loginLockoutBase,
+    maxSeconds: config.rateLimits.loginLockoutMax,
+    account: config.rateLimits.loginAccountWide,
+    accountLockSeconds: config.rateLimits.loginAccountWideLock,
+  });
   const actors = new ActorService(db, sessions);
   const accounts = new AccountsService({
     db,
@@ -104,6 +112,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     audit,
     email,
     limits,
+    passwords,
     sessions,
     config: {
       appUrl: config.http.appUrl,
@@ -124,21 +133,15 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     sessions,
     issuer,
     pending: pendingLogins,
-    config: {
-      loginIp: config.rateLimits.loginIp,
-      lockout: {
-        failures: config.rateLimits.loginAccountFailures,
-        baseSeconds: config.rateLimits.loginLockoutBase,
-        maxSeconds: config.rateLimits.loginLockoutMax,
-      },
-    },
+    passwords,
+    config: { loginIp: config.rateLimits.loginIp },
   });
   const mySessions = new MySessionsService(db, sessions, audit, corsOrigins);
   // Offboarding (removal, suspension, deletion) revokes SSH certificates: built before those services.
   const certificates = new CertificatesService(db, clock, audit);
-  const users = new UsersService({ db, clock, hasher, audit, sessions, certificates });
+  const users = new UsersService({ db, clock, passwords, audit, sessions, certificates });
   const mfaPolicy = new MfaPolicyService(db, clock, audit, email, logger, { appUrl: config.http.appUrl });
-  const adminUsers = new AdminUsersService({ db, clock, hasher, audit, sessions, email, certificates, mfaHooks: mfaPolicy });
+  const adminUsers = new AdminUsersService({ db, clock, hasher, passwords, audit, sessions, email, certificates, mfaHooks: mfaPolicy });
   const orgLimit = config.orgs;
   const orgs = new OrgsService({ db, clock, audit, certificates, logger, limit: orgLimit });
   const members = new MembersService({ db, clock, audit, certificates });
@@ -165,7 +168,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const signing = new SigningService(db, clock, audit, caBox, config.ssh);
   const sudo = new SudoService(db, apiKeys, audit, () => clock.now());
   const backupCodeKeys = config.crypto.encryptionKeys.map((k) => ({ id: k.id, key: deriveKey(k.key, "keyward backup codes") }));
-  const mfa = new MfaService({ db, clock, kv, box, hasher, audit, rp: config.mfa.rp, totpIssuer: config.mfa.totpIssuer, backupCodeKeys, hooks: mfaPolicy });
+  const mfa = new MfaService({ db, clock, kv, box, passwords, audit, rp: config.mfa.rp, totpIssuer: config.mfa.totpIssuer, backupCodeKeys, hooks: mfaPolicy });
   const mfaLogin = new MfaLoginService({ db, clock, kv, box, audit, limits, issuer, pending: pendingLogins, rp: config.mfa.rp, backupCodeKeys, rate: config.mfa.rate });
   const contact = new ContactService(db, clock, email, limits, { notifyEmail: config.email.contactNotifyEmail, rate: config.rateLimits.contact });
   const outbox = new OutboxAdminService(db, clock, audit);

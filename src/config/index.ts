@@ -197,6 +197,8 @@ function buildConfig(env: ParsedEnv) {
       loginAccountFailures: env.RATE_LIMIT_LOGIN_ACCOUNT_FAILURES,
       loginLockoutBase: env.RATE_LIMIT_LOGIN_LOCKOUT_BASE,
       loginLockoutMax: env.RATE_LIMIT_LOGIN_LOCKOUT_MAX,
+      loginAccountWide: env.RATE_LIMIT_LOGIN_ACCOUNT_WIDE,
+      loginAccountWideLock: env.RATE_LIMIT_LOGIN_ACCOUNT_WIDE_LOCK,
       register: env.RATE_LIMIT_REGISTER,
       forgotPassword: env.RATE_LIMIT_FORGOT_PASSWORD,
       resetPassword: env.RATE_LIMIT_RESET_PASSWORD,

@@ -7,6 +7,8 @@ import type { Redis } from "ioredis";
 export interface KeyValueStore {
   get(key: string): Promise<string | null>;
   set(key: string, value: string, ttlSeconds?: number): Promise<void>;
+  /** Sets only when the key is absent (a short lock): true when this caller set it. */
+  add(key: string, value: string, ttlSeconds: number): Promise<boolean>;
   /** Reads and deletes in one step: a single-use value can be taken once only. */
   take(key: string): Promise<string | null>;
   del(key: string): Promise<void>;
@@ -23,6 +25,7 @@ export function createRedisKv(redis: Redis, prefix: string): KeyValueStore {
       if (ttl) await redis.set(k(key), value, "EX", ttl);
       else await redis.set(k(key), value);
     },
+    add: async (key, value, ttl) => (await redis.set(k(key), value, "EX", ttl, "NX")) === "OK",
     take: (key) => redis.getdel(k(key)),
     del: async (key) => void (await redis.del(k(key))),
     async hset(key, field, value, ttl) {
@@ -61,6 +64,11 @@ export function createMemoryKv(): KeyValueStore {
       return typeof v === "string" ? v : null;
     },
     set: async (key, value, ttl) => void data.set(key, { value, expiresAt: ttl ? Date.now() + ttl * 1000 : undefined }),
+    add: async (key, value, ttl) => {
+      if (live(key)) return false;
+      data.set(key, { value, expiresAt: Date.now() + ttl * 1000 });
+      return true;
+    },
     take: async (key) => {
       const v = live(key)?.value;
       data.delete(key);

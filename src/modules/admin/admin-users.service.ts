@@ -7,6 +7,7 @@ import type { PasswordHasher } from "../../lib/crypto/index.js";
 import { AppError } from "../../lib/errors.js";
 import { toPage, type Page } from "../../lib/pagination.js";
 import type { RequestContext, UserActor } from "../../lib/request-context.js";
+import type { PasswordVerifier } from "../auth/password-verifier.js";
 import { normalizeEmail } from "../../lib/strings.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { z } from "zod";
@@ -41,6 +42,7 @@ export interface AdminUsersDeps {
   db: Db;
   clock: Clock;
   hasher: PasswordHasher;
+  passwords: Pick<PasswordVerifier, "clearLocks">;
   audit: AuditService;
   sessions: SessionsService;
   email: EmailService;
@@ -157,6 +159,8 @@ export class AdminUsersService {
       await audit.record(tx, ctx, AuditAction.userPasswordSetByAdmin, { userId: target.id, resourceType: "user", resourceId: target.id });
     });
     await sessions.revokeAll(target.id);
+    // The owner gets the new password from an administrator: a guesser's lock must not keep them out.
+    await this.deps.passwords.clearLocks(target.email);
   }
 
   /** Soft-deletes an account (`confirm: true` required); refused while it is an organization's only owner. */

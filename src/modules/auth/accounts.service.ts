@@ -22,6 +22,7 @@ import {
 import { credentialsRepository } from "./credentials.repository.js";
 import { requireUser } from "./guards.js";
 import { assertPasswordAcceptable } from "./password-policy.js";
+import type { PasswordVerifier } from "./password-verifier.js";
 import type { SessionsService } from "./sessions/sessions.service.js";
 import { userTokensRepository, type UserTokenPurpose } from "./user-tokens.repository.js";
 
@@ -41,6 +42,7 @@ export interface AccountsDeps {
   audit: AuditService;
   email: EmailService;
   limits: RateLimitService;
+  passwords: PasswordVerifier;
   sessions: SessionsService;
   config: AccountsConfig;
 }
@@ -174,17 +176,18 @@ export class AccountsService {
       return found;
     });
     await sessions.revokeAll(user.id);
-    await limits.clearFailures("login", user.email);
+    // The link proved control of the address: a guesser's lock no longer keeps the owner out.
+    await this.deps.passwords.clearLocks(user.email, ctx);
     return { message: "Your password was reset. Sign in with the new password." };
   }
 
   /** Changes the signed-in user's password; other sessions end, this one stays. */
   async changePassword(ctx: RequestContext, input: unknown): Promise<{ message: string }> {
-    const { db, clock, hasher, audit, sessions } = this.deps;
+    const { db, clock, hasher, audit, sessions, passwords } = this.deps;
     const actor = requireUser(ctx);
     const data = parseInput(changePasswordSchema, input);
     const current = await credentialsRepository.findPasswordHash(db, actor.userId);
-    if (!current || !(await hasher.verify(current, data.currentPassword))) throw AuthErrors.currentPasswordIncorrect();
+    if (!(await passwords.verify(ctx, actor.email, current, data.currentPassword))) throw AuthErrors.currentPasswordIncorrect();
     assertPasswordAcceptable(data.newPassword, actor.email, "newPassword");
     const hash = await hasher.hash(data.newPassword);
     await db.transaction(async (tx) => {

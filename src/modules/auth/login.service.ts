@@ -5,13 +5,14 @@ import { normalizeEmail } from "../../lib/strings.js";
 import { parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
-import type { LockoutRule, RateLimitService, RateRule } from "../rate-limit/rate-limit.service.js";
+import type { RateLimitService, RateRule } from "../rate-limit/rate-limit.service.js";
 import { usersRepository, type UserRow } from "../users/users.repository.js";
 import { AuthErrors } from "./auth.errors.js";
 import { loginSchema } from "./auth.schemas.js";
 import { credentialsRepository } from "./credentials.repository.js";
 import { mfaRepository } from "./mfa/mfa.repository.js";
 import type { PendingLoginStore } from "./mfa/pending-login.js";
+import type { PasswordVerifier } from "./password-verifier.js";
 import type { SessionIssued, SessionIssuer } from "./session-issuer.js";
 import type { SessionsService } from "./sessions/sessions.service.js";
 
@@ -56,7 +57,8 @@ export interface LoginDeps {
   sessions: SessionsService;
   issuer: SessionIssuer;
   pending: PendingLoginStore;
-  config: { loginIp: RateRule; lockout: LockoutRule };
+  passwords: PasswordVerifier;
+  config: { loginIp: RateRule };
 }
 
 export class LoginService {
@@ -68,20 +70,17 @@ export class LoginService {
    * An account with MFA never gets a session from the password alone.
    */
   async loginWithPassword(ctx: RequestContext, input: unknown): Promise<LoginOutcome> {
-    const { db, hasher, audit, limits, issuer, config } = this.deps;
+    const { db, hasher, audit, limits, issuer, passwords, config } = this.deps;
     // Slows password spraying from one address.
     await limits.consume("login-ip", config.loginIp, ctx.ip ?? "unknown");
     const data = parseInput(loginSchema, input);
     const email = normalizeEmail(data.email);
-    // Locks an account after repeated failures, whatever address the guesses come from.
-    await limits.assertNotLocked("login", email);
 
     const user = await usersRepository.findByEmail(db, email);
     const hash = user ? await credentialsRepository.findPasswordHash(db, user.id) : undefined;
-    // Unknown accounts spend the same time on a dummy hash: no timing oracle.
-    const valid = hash ? await hasher.verify(hash, data.password) : (await hasher.verifyDummy(data.password), false);
+    // Counted before hashing, per account and client; unknown accounts cost the same (no timing oracle).
+    const valid = await passwords.verify(ctx, email, hash, data.password);
     if (!user || !valid) {
-      await limits.recordFailure("login", config.lockout, email);
       await audit.record(db, ctx, AuditAction.userLoginFailed, {
         userId: user?.id ?? null,
         success: false,
@@ -89,7 +88,6 @@ export class LoginService {
       });
       throw AuthErrors.invalidCredentials();
     }
-    await limits.clearFailures("login", email);
     // Suspension blocks sign-in (the password was right, so saying so leaks nothing).
     if (user.status !== "active") {
       await audit.record(db, ctx, AuditAction.userLoginFailed, { userId: user.id, success: false, metadata: { reason: user.status } });

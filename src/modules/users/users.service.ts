@@ -1,7 +1,7 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
-import type { PasswordHasher } from "../../lib/crypto/index.js";
 import type { RequestContext } from "../../lib/request-context.js";
+import type { PasswordVerifier } from "../auth/password-verifier.js";
 import { parseInput } from "../../lib/validation.js";
 import { toPage, type Page } from "../../lib/pagination.js";
 import type { AuditEntryView } from "../audit/audit.service.js";
@@ -23,7 +23,7 @@ import { toUserView, type MeView, type UserView } from "./users.views.js";
 export interface UsersDeps {
   db: Db;
   clock: Clock;
-  hasher: PasswordHasher;
+  passwords: PasswordVerifier;
   audit: AuditService;
   sessions: SessionsService;
   certificates: Pick<CertificatesService, "revokeForOffboarding" | "revokeAllOfOrganization">;
@@ -60,13 +60,13 @@ export class UsersService {
    * every query. A destructive step, so the current password is asked for when the account has one.
    */
   async deleteMe(ctx: RequestContext, input: unknown): Promise<void> {
-    const { db, clock, hasher, audit, sessions } = this.deps;
+    const { db, clock, passwords, audit, sessions } = this.deps;
     const actor = requireUser(ctx);
     const { password } = parseInput(deleteMeSchema, input);
     const hash = await credentialsRepository.findPasswordHash(db, actor.userId);
     if (hash) {
       if (!password) throw AuthErrors.passwordRequired();
-      if (!(await hasher.verify(hash, password))) throw AuthErrors.currentPasswordIncorrect();
+      if (!(await passwords.verify(ctx, actor.email, hash, password))) throw AuthErrors.currentPasswordIncorrect();
     }
     await db.transaction(async (tx) => {
       const now = clock.now();

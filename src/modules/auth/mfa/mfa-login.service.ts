@@ -51,15 +51,31 @@ export class MfaLoginService {
 
   async completeWithCode(ctx: RequestContext, input: unknown): Promise<SessionIssued> {
     const data = parseInput(codeSchema, input);
-    const { pending, user } = await this.pendingUser(ctx, data.mfaToken);
-    const backup = data.isBackupCode ?? !/^\d{6}$/.test(data.code);
-    const ok = backup ? await this.spendBackupCode(user.id, data.code) : await this.checkTotp(user.id, data.code);
-    if (!ok) {
-      await this.deps.audit.record(this.deps.db, ctx, AuditAction.mfaVerifyFailed, { userId: user.id, success: false, metadata: { method: backup ? "backup_code" : "totp" } });
-      throw MfaErrors.invalidCode();
+    return this.attempt(data.mfaToken, async () => {
+      const { pending, user } = await this.pendingUser(ctx, data.mfaToken);
+      const backup = data.isBackupCode ?? !/^\d{6}$/.test(data.code);
+      const ok = backup ? await this.spendBackupCode(user.id, data.code) : await this.checkTotp(user.id, data.code);
+      if (!ok) {
+        await this.deps.audit.record(this.deps.db, ctx, AuditAction.mfaVerifyFailed, { userId: user.id, success: false, metadata: { method: backup ? "backup_code" : "totp" } });
+        throw MfaErrors.invalidCode();
+      }
+      if (backup) await this.deps.audit.record(this.deps.db, ctx, AuditAction.backupCodeUsed, { userId: user.id });
+      return this.finish(ctx, data.mfaToken, pending, user, backup ? "backup_code" : "totp");
+    });
+  }
+
+  /**
+   * One second-factor attempt at a time per pending sign-in: a code is spent only by the attempt
+   * that then ends the sign-in, so parallel codes cannot burn several for one session.
+   */
+  private async attempt<T>(token: string, run: () => Promise<T>): Promise<T> {
+    const hold = await this.deps.pending.hold(token);
+    if (!hold) throw MfaErrors.attemptInProgress();
+    try {
+      return await run();
+    } finally {
+      await hold.release();
     }
-    if (backup) await this.deps.audit.record(this.deps.db, ctx, AuditAction.backupCodeUsed, { userId: user.id });
-    return this.finish(ctx, data.mfaToken, pending, user, backup ? "backup_code" : "totp");
   }
 
   /** Options for the second-factor assertion: only the user's own credentials are allowed. */
@@ -73,10 +89,13 @@ export class MfaLoginService {
 
   async completeWebauthn(ctx: RequestContext, input: unknown): Promise<SessionIssued> {
     const data = parseInput(assertionSchema, input);
-    if (!data.mfaToken) throw MfaErrors.pendingExpired();
-    const { pending, user } = await this.pendingUser(ctx, data.mfaToken);
-    await this.verifyAssertion(ctx, data.challengeId, data.response, user.id);
-    return this.finish(ctx, data.mfaToken, pending, user, "webauthn");
+    const mfaToken = data.mfaToken;
+    if (!mfaToken) throw MfaErrors.pendingExpired();
+    return this.attempt(mfaToken, async () => {
+      const { pending, user } = await this.pendingUser(ctx, mfaToken);
+      await this.verifyAssertion(ctx, data.challengeId, data.response, user.id);
+      return this.finish(ctx, mfaToken, pending, user, "webauthn");
+    });
   }
 
   /** Usernameless passkey sign-in: no allow list; the authenticator says who. */

@@ -2,6 +2,7 @@ import { AppError } from "../../../lib/errors.js";
 
 export const MfaErrors = {
   pendingExpired: () => new AppError("MFA_SESSION_EXPIRED", 401, "The sign-in waiting for a second factor expired or is unknown: sign in again"),
+  attemptInProgress: () => new AppError("MFA_ATTEMPT_IN_PROGRESS", 409, "Another second-factor attempt for this sign-in is being checked: wait for its answer"),
   invalidCode: () => new AppError("INVALID_MFA_CODE", 401, "The code is wrong, expired or was already used"),
   webauthnFailed: () => new AppError("WEBAUTHN_VERIFICATION_FAILED", 401, "The security key or passkey response could not be verified"),
   counterRegression: () =>

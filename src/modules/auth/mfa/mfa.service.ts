@@ -10,10 +10,10 @@ import {
   randomHex,
   randomToken,
   totpUri,
-  type PasswordHasher,
   type SecretBox,
 } from "../../../lib/crypto/index.js";
 import type { RequestContext } from "../../../lib/request-context.js";
+import type { PasswordVerifier } from "../password-verifier.js";
 import { parseId, parseInput } from "../../../lib/validation.js";
 import { AuditAction } from "../../audit/audit.actions.js";
 import type { AuditService } from "../../audit/audit.service.js";
@@ -49,7 +49,7 @@ export interface MfaDeps {
   clock: Clock;
   kv: KeyValueStore;
   box: SecretBox;
-  hasher: PasswordHasher;
+  passwords: PasswordVerifier;
   audit: AuditService;
   rp: RelyingParty;
   totpIssuer: string;
@@ -206,7 +206,7 @@ export class MfaService {
     const { db, audit, hooks } = this.deps;
     const actor = requireUser(ctx);
     const { password } = parseInput(passwordSchema, input ?? {});
-    await this.reauthenticate(actor.userId, password);
+    await this.reauthenticate(ctx, actor, password);
     await db.transaction(async (tx) => {
       if (!(await mfaRepository.deleteTotp(tx, actor.userId))) throw MfaErrors.totpNotEnabled();
       await hooks.removed(tx, actor.userId);
@@ -219,7 +219,7 @@ export class MfaService {
     const { db, clock, audit } = this.deps;
     const actor = requireUser(ctx);
     const { password } = parseInput(passwordSchema, input ?? {});
-    await this.reauthenticate(actor.userId, password);
+    await this.reauthenticate(ctx, actor, password);
     const m = await mfaRepository.methods(db, actor.userId);
     if (m.webauthn === 0 && !m.totp) throw MfaErrors.methodNotAvailable("Multi-factor authentication");
     return db.transaction(async (tx) => {
@@ -229,11 +229,12 @@ export class MfaService {
     });
   }
 
-  private async reauthenticate(userId: string, password: string | undefined): Promise<void> {
-    const hash = await credentialsRepository.findPasswordHash(this.deps.db, userId);
+  private async reauthenticate(ctx: RequestContext, actor: { userId: string; email: string }, password: string | undefined): Promise<void> {
+    const hash = await credentialsRepository.findPasswordHash(this.deps.db, actor.userId);
     if (!hash) return;
     if (!password) throw AuthErrors.passwordRequired();
-    if (!(await this.deps.hasher.verify(hash, password))) throw AuthErrors.currentPasswordIncorrect();
+    // Counted like a sign-in: a stolen session cannot guess the password here.
+    if (!(await this.deps.passwords.verify(ctx, actor.email, hash, password))) throw AuthErrors.currentPasswordIncorrect();
   }
 
   private async issueBackupCodesIfNone(tx: Executor, userId: string, now: Date): Promise<string[] | null> {

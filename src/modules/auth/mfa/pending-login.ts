@@ -11,6 +11,9 @@ export interface PendingLogin {
   userAgent: string | null;
 }
 
+/** Longest a second-factor check can take before a crashed attempt's hold lapses. */
+const HOLD_SECONDS = 30;
+
 /**
  * A sign-in whose password checked out and that waits for its second factor: short-lived, stored
  * under the hash of a token only the client holds (body or HttpOnly cookie), and single-use.
@@ -34,6 +37,16 @@ export class PendingLoginStore {
     if (!raw) return null;
     const p = JSON.parse(raw) as PendingLogin;
     return this.clock.now().getTime() - p.createdAt > this.ttl * 1000 ? null : p;
+  }
+
+  /**
+   * Holds the pending sign-in for one second-factor attempt: parallel attempts on the same sign-in
+   * (eight backup codes at once) are refused instead of each spending a code. False when held.
+   */
+  async hold(token: string): Promise<{ release(): Promise<void> } | null> {
+    const key = `mfa-pending-hold:${sha256Hex(token)}`;
+    if (!(await this.kv.add(key, "1", HOLD_SECONDS))) return null;
+    return { release: () => this.kv.del(key) };
   }
 
   /** Ends it: once a second factor succeeded, the token cannot start another session. */
