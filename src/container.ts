@@ -164,7 +164,11 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const apiKeys = new ApiKeysService(db, clock, audit);
   const caBox = createSecretBox(config.crypto.caKeys);
   const sshKeys = new SshKeysService(db, clock, audit, { verifyChallengeTtl: config.ssh.verifyChallengeTtl });
-  const cas = new CasService(db, clock, audit, caBox, { rotationOverlapHours: config.ssh.rotationOverlapHours });
+  const cas = new CasService(db, clock, audit, caBox, limits, {
+    rotationOverlapHours: config.ssh.rotationOverlapHours,
+    maxPreviousKeys: config.ssh.maxPreviousKeys,
+    keygenRate: config.ssh.keygenRate,
+  });
   const signing = new SigningService(db, clock, audit, caBox, config.ssh);
   const sudo = new SudoService(db, apiKeys, audit, () => clock.now());
   const backupCodeKeys = config.crypto.encryptionKeys.map((k) => ({ id: k.id, key: deriveKey(k.key, "keyward backup codes") }));

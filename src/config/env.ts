@@ -58,6 +58,8 @@ export const envSchema = z.object({
   SSH_CERT_BACKDATE_SECONDS: int(300, 0),
   SSH_CA_ROTATION_OVERLAP_HOURS: int(7 * 24, 0),
   SSH_MAX_PRINCIPALS: int(256, 1),
+  SSH_CA_MAX_PREVIOUS_KEYS: int(2, 0),
+  RATE_LIMIT_CA_KEYGEN: rate("10/3600"),
 
   ARGON2_MEMORY_KIB: int(19456, 19456),
   ARGON2_TIME_COST: int(2, 2),

@@ -126,6 +126,8 @@ function buildConfig(env: ParsedEnv) {
       backdateSeconds: env.SSH_CERT_BACKDATE_SECONDS,
       rotationOverlapHours: env.SSH_CA_ROTATION_OVERLAP_HOURS,
       maxPrincipals: env.SSH_MAX_PRINCIPALS,
+      maxPreviousKeys: env.SSH_CA_MAX_PREVIOUS_KEYS,
+      keygenRate: env.RATE_LIMIT_CA_KEYGEN,
     },
     password: {
       memoryCost: env.ARGON2_MEMORY_KIB,

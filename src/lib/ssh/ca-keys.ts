@@ -1,7 +1,7 @@
-import { createPrivateKey, createPublicKey, generateKeyPair, type KeyObject } from "node:crypto";
-import { promisify } from "node:util";
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from "node:crypto";
 import { fingerprintOf, type SshKeyType } from "./keys.js";
 import { blobFromKeyObject } from "./keys.js";
+import { generateRsaKeyPair } from "./rsa-worker.js";
 
 export interface GeneratedCaKey {
   /** PKCS#8 PEM: what gets encrypted at rest. Never log or return it. */
@@ -11,19 +11,18 @@ export interface GeneratedCaKey {
   fingerprint: string;
 }
 
-const generate = promisify(generateKeyPair);
-
 /**
- * A new CA key pair, generated in-process off the event loop (RSA-4096 takes seconds):
- * ed25519, ecdsa (P-256) or rsa (4096 bits).
+ * A new CA key pair: ed25519, ecdsa (P-256) or rsa (4096 bits). The first two take well under a
+ * millisecond; RSA takes seconds and runs on its own thread, off the request path and off the
+ * libuv pool that password hashing needs.
  */
 export async function generateCaKey(type: SshKeyType, comment: string): Promise<GeneratedCaKey> {
   const pair =
     type === "ed25519"
-      ? await generate("ed25519")
+      ? generateKeyPairSync("ed25519")
       : type === "ecdsa"
-        ? await generate("ec", { namedCurve: "P-256" })
-        : await generate("rsa", { modulusLength: 4096 });
+        ? generateKeyPairSync("ec", { namedCurve: "P-256" })
+        : await generateRsaKeyPair(4096);
   const publicBlob = blobFromKeyObject(pair.publicKey);
   const algorithm = publicBlob.subarray(4, 4 + publicBlob.readUInt32BE(0)).toString();
   return {

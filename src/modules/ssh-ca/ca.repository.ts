@@ -1,4 +1,4 @@
-import { and, eq, gt, inArray, isNull, or, sql } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, isNull, or, sql } from "drizzle-orm";
 import { caKeys, certificateAuthorities, organizations } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
 import { live } from "../../infra/soft-delete.js";
@@ -115,6 +115,18 @@ export const caRepository = {
 
   async retireKey(db: Executor, keyId: string, v: { now: Date; trustedUntil: Date; reason?: string }) {
     await db.update(caKeys).set({ isActive: false, rotatedAt: v.now, trustedUntil: v.trustedUntil, rotationReason: v.reason }).where(eq(caKeys.id, keyId));
+  },
+
+  /** Ends the overlap of all but the `keep` newest retired keys still trusted: a CA publishes a bounded set. */
+  async untrustOldest(db: Executor, caId: string, keep: number, now: Date): Promise<number> {
+    const trusted = await db
+      .select({ id: caKeys.id })
+      .from(caKeys)
+      .where(and(eq(caKeys.caId, caId), eq(caKeys.isActive, false), gt(caKeys.trustedUntil, now)))
+      .orderBy(desc(caKeys.rotatedAt), desc(caKeys.createdAt));
+    const ids = trusted.slice(keep).map((k) => k.id);
+    if (ids.length > 0) await db.update(caKeys).set({ trustedUntil: now }).where(inArray(caKeys.id, ids));
+    return ids.length;
   },
 
   async retireAllKeys(db: Executor, caId: string, now: Date) {

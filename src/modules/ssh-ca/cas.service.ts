@@ -10,6 +10,7 @@ import type { AuditService } from "../audit/audit.service.js";
 import { requireUser } from "../auth/guards.js";
 import { getActiveMemberships } from "../orgs/memberships.repository.js";
 import { requireOrgAccess } from "../orgs/org-access.js";
+import type { RateLimitService, RateRule } from "../rate-limit/rate-limit.service.js";
 import { caRepository, type CaKeyRow, type CaRow } from "./ca.repository.js";
 import { CaErrors } from "./ssh-ca.errors.js";
 import { createCaSchema, rotateCaSchema, updateCaSchema } from "./ssh-ca.schemas.js";
@@ -33,7 +34,8 @@ export class CasService {
     private readonly clock: Clock,
     private readonly audit: AuditService,
     private readonly box: SecretBox,
-    private readonly config: { rotationOverlapHours: number },
+    private readonly limits: RateLimitService,
+    private readonly config: { rotationOverlapHours: number; maxPreviousKeys: number; keygenRate: RateRule },
   ) {}
 
   async list(ctx: RequestContext, orgId: string): Promise<CaView[]> {
@@ -47,6 +49,7 @@ export class CasService {
   async create(ctx: RequestContext, orgId: string, input: unknown): Promise<CaView> {
     const { orgId: id, actor } = await requireOrgAccess(this.db, ctx, orgId, "ca.manage");
     const data = parseInput(createCaSchema, input);
+    await this.spendKeygen(id);
     // Key generation (seconds for RSA-4096) happens before the transaction opens.
     const generated = await generateCaKey(data.keyType, keyComment(id, data.caType));
     try {
@@ -121,6 +124,7 @@ export class CasService {
     const current = await caRepository.find(this.db, id, cid);
     if (!current) throw CaErrors.notFound();
     const keyType = data.keyType ?? (await caRepository.activeKey(this.db, cid))?.keyType ?? "ed25519";
+    await this.spendKeygen(id);
     const generated = await generateCaKey(keyType, keyComment(id, current.caType));
     return this.db.transaction(async (tx) => {
       const ca = await caRepository.find(tx, id, cid);
@@ -131,11 +135,13 @@ export class CasService {
         await caRepository.retireKey(tx, old.id, { now, reason: data.reason, trustedUntil: new Date(now.getTime() + this.config.rotationOverlapHours * 3600_000) });
       }
       const key = await this.addKey(tx, ca, keyType, generated, now);
+      // Servers are told to trust a bounded set: the active key and the newest retired ones.
+      const untrusted = await caRepository.untrustOldest(tx, cid, this.config.maxPreviousKeys, now);
       await this.audit.record(tx, ctx, AuditAction.caKeyRotated, {
         organizationId: id,
         resourceType: "ca",
         resourceId: cid,
-        metadata: { old_fingerprint: old?.fingerprint, new_fingerprint: key.fingerprint, reason: data.reason },
+        metadata: { old_fingerprint: old?.fingerprint, new_fingerprint: key.fingerprint, reason: data.reason, keys_no_longer_trusted: untrusted },
       });
       return { ca: this.view(ca, await caRepository.trustedKeys(tx, [cid], now)), oldFingerprint: old?.fingerprint ?? "" };
     });
@@ -178,6 +184,11 @@ export class CasService {
     const key = ca ? await caRepository.activeKey(this.db, ca.id) : undefined;
     if (!ca || !key) throw CaErrors.notConfiguredFor(caType);
     return { publicKey: key.publicKey, fingerprint: key.fingerprint, caName: ca.name, caType, organizationId: ca.organizationId, source: "db" };
+  }
+
+  /** Each CA key costs real CPU (seconds for RSA-4096): creations and rotations are limited per organization. */
+  private spendKeygen(orgId: string): Promise<void> {
+    return this.limits.consume("ca-keygen", this.config.keygenRate, orgId);
   }
 
   private async addKey(tx: Executor, ca: CaRow, keyType: SshKeyType, generated: GeneratedCaKey, now: Date): Promise<CaKeyRow> {
