@@ -1,7 +1,9 @@
 import { execFileSync } from "node:child_process";
+import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { SshReader, SshWriter } from "../../src/lib/ssh/wire.js";
 import type { TestApp } from "../helpers/app.js";
 import type { TestUser } from "./users.js";
 
@@ -51,3 +53,32 @@ export async function grantPrincipal(app: TestApp, orgId: string, admin: TestUse
 }
 
 export const keysDir = dir;
+
+/**
+ * Public keys that parse as OpenSSH keys but cannot be sound (issue 12 item 14), built from real
+ * keys with one field broken: each must be refused at registration and at signing.
+ */
+export function malformedKeys(): Record<string, string> {
+  const b64u = (s: string) => Buffer.from(s, "base64url");
+  const line = (blob: Buffer) => `${new SshReader(blob).text()} ${blob.toString("base64")} broken`;
+  const rsa = generateKeyPairSync("rsa", { modulusLength: 2048 }).publicKey.export({ format: "jwk" });
+  const n = b64u(rsa.n!);
+  const rsaKey = (e: Buffer, mod: Buffer) => line(new SshWriter().string("ssh-rsa").mpint(e).mpint(mod).toBuffer());
+  const evenN = Buffer.from(n);
+  evenN[evenN.length - 1]! &= 0xfe;
+  const ec = generateKeyPairSync("ec", { namedCurve: "P-256" }).publicKey.export({ format: "jwk" });
+  const y = b64u(ec.y!);
+  y[31]! ^= 1;
+  const ecKey = (q: Buffer) => line(new SshWriter().string("ecdsa-sha2-nistp256").string("nistp256").string(q).toBuffer());
+  const ed = b64u(generateKeyPairSync("ed25519").publicKey.export({ format: "jwk" }).x!);
+  return {
+    "RSA e=1": rsaKey(Buffer.from([1]), n),
+    "RSA even e": rsaKey(Buffer.from([1, 0, 0]), n),
+    "RSA even modulus": rsaKey(Buffer.from([1, 0, 1]), evenN),
+    "RSA 1024-bit modulus": rsaKey(Buffer.from([1, 0, 1]), n.subarray(0, 128)),
+    "ECDSA point off the curve": ecKey(Buffer.concat([Buffer.from([4]), b64u(ec.x!), y])),
+    "ECDSA compressed point": ecKey(Buffer.concat([Buffer.from([2]), b64u(ec.x!)])),
+    "Ed25519 of 31 bytes": line(new SshWriter().string("ssh-ed25519").string(ed.subarray(0, 31)).toBuffer()),
+    "Ed25519 with trailing data": line(Buffer.concat([new SshWriter().string("ssh-ed25519").string(ed).toBuffer(), Buffer.from([0, 0, 0, 1, 0])])),
+  };
+}

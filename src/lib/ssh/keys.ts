@@ -52,7 +52,11 @@ export function parsePublicKey(input: string): ParsedPublicKey {
     throw new SshKeyError("Not a valid SSH public key", "SSH_KEY_ERROR");
   }
   if (sshpk.PrivateKey.isPrivateKey(key, [1, 0])) throw new SshKeyError("That is a private key: send the public key instead", "WRONG_KEY_MATERIAL");
+  // sshpk normalizes what it parses (pads a short key, drops trailing bytes): check what was sent too.
+  const sent = /^(\S+)\s+([A-Za-z0-9+/]+={0,2})(\s|$)/.exec(text);
+  if (sent) assertSoundKey(Buffer.from(sent[2]!, "base64"));
   const blob = key.toBuffer("rfc4253", {}) as Buffer;
+  assertSoundKey(blob);
   const reader = new SshReader(blob);
   const algorithm = reader.text();
   let type: SshKeyType;
@@ -69,6 +73,55 @@ export function parsePublicKey(input: string): ParsedPublicKey {
   }
   const comment = text.split(/\s+/).slice(2).join(" ") || null;
   return { type, algorithm, bits, blob, line: `${algorithm} ${blob.toString("base64")}`, comment, fingerprint: fingerprintOf(blob) };
+}
+
+const MIN_RSA_BITS = 2048;
+const MAX_RSA_BITS = 16_384;
+const bigintOf = (b: Buffer): bigint => (b.length === 0 ? 0n : BigInt(`0x${b.toString("hex")}`));
+
+/**
+ * Refuses a key that parses but cannot be sound (issue 12): an Ed25519 key that is not 32 bytes, an
+ * ECDSA point that is compressed, of the wrong size or not on its curve, an RSA key whose exponent
+ * is even or below 3 or whose modulus is even or under 2048 bits, and anything after the key's
+ * fields. Registration and signing both parse through here, so keys stored before these checks
+ * are refused at signing too.
+ */
+export function assertSoundKey(blob: Buffer): void {
+  const bad = (why: string) => new SshKeyError(`Not a usable SSH public key: ${why}`, "SSH_KEY_ERROR");
+  const r = new SshReader(blob);
+  try {
+    const algorithm = r.text();
+    if (algorithm === "ssh-ed25519") {
+      if (r.string().length !== 32) throw bad("an Ed25519 public key is exactly 32 bytes");
+    } else if (algorithm.startsWith("ecdsa-sha2-")) {
+      const name = r.text();
+      const curve = CURVES[name];
+      if (!curve || algorithm !== `ecdsa-sha2-${name}`) throw bad("unknown or mismatched ECDSA curve");
+      const q = r.string();
+      const size = Math.ceil(curve.bits / 8);
+      if (q.length !== 1 + 2 * size || q[0] !== 4) throw bad(`the ECDSA point must be uncompressed and ${1 + 2 * size} bytes`);
+      try {
+        const b64 = (b: Buffer) => b.toString("base64url");
+        createPublicKey({ key: { kty: "EC", crv: curve.jwk, x: b64(q.subarray(1, 1 + size)), y: b64(q.subarray(1 + size)) }, format: "jwk" });
+      } catch {
+        throw bad("the ECDSA point is not on its curve");
+      }
+    } else if (algorithm === "ssh-rsa") {
+      const e = bigintOf(r.mpint());
+      const n = bigintOf(r.mpint());
+      if (e < 3n || e % 2n === 0n) throw bad("the RSA public exponent must be odd and at least 3");
+      const bits = n === 0n ? 0 : n.toString(2).length;
+      if (n % 2n === 0n) throw bad("the RSA modulus must be odd");
+      if (bits < MIN_RSA_BITS) throw bad(`RSA keys must have at least ${MIN_RSA_BITS} bits (this one has ${bits})`);
+      if (bits > MAX_RSA_BITS) throw bad(`RSA keys may have at most ${MAX_RSA_BITS} bits`);
+    } else {
+      throw bad(`key type ${algorithm} is not accepted: use ed25519, ecdsa or rsa`);
+    }
+  } catch (e) {
+    if (e instanceof SshKeyError) throw e;
+    throw bad("the key data is truncated or malformed");
+  }
+  if (!r.done) throw bad("unexpected data after the key");
 }
 
 /** A node:crypto KeyObject for a plain OpenSSH public key blob (to verify signatures natively). */

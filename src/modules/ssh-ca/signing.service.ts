@@ -44,6 +44,16 @@ export interface SignedCertificate extends CertificateView {
 
 const KEY_CACHE_MAX = 64;
 
+/** A registered key, checked again at signing: one stored before today's checks may be unsound. */
+function storedKey(line: string): ParsedPublicKey {
+  try {
+    return parsePublicKey(line);
+  } catch (e) {
+    if (e instanceof SshKeyError) throw SshKeyErrors.invalid("SSH_KEY_ERROR", `This registered key cannot be certified: ${e.message}. Register a new key.`);
+    throw e;
+  }
+}
+
 /**
  * Issues SSH certificates. Each request runs the same ordered pipeline (smallstep's): validate the
  * key → choose the organization and its CA → resolve the department policy → apply modifiers
@@ -76,7 +86,7 @@ export class SigningService {
       // 4–5. Modifiers, each checked against the policy.
       const principals = resolvePrincipals(await this.allowedPrincipals(actor.userId, authority.orgId, admin), req.principals);
       const hours = resolveLifetimeHours(policy, authority.ca.maxValidityHours, req.expiryHours);
-      const subject = parsePublicKey(key.publicKey);
+      const subject = storedKey(key.publicKey);
       return await this.issue(ctx, authority, {
         subject,
         sshKeyId: key.id,
