@@ -8,6 +8,7 @@ import { contextMiddleware } from "../src/http/context.js";
 import { sameOriginForCookieWrites } from "../src/http/same-origin.js";
 import { edgeRateLimit } from "./middleware/rate-limit.js";
 import { mountFallbacks, mountRoutes, type RouteDef } from "./route.js";
+import { networksRoutes } from "./routes/networks.routes.js";
 import { adminRoutes } from "./routes/admin.routes.js";
 import { apiKeysRoutes } from "./routes/api-keys.routes.js";
 import { directoryRoutes } from "./routes/directory.routes.js";
@@ -35,6 +36,7 @@ export function restRoutes(services: Services, config: Config): RouteDef[] {
     ...sshRoutes(services),
     ...miscRoutes(services),
     ...adminRoutes(services),
+    ...networksRoutes(services),
   ];
 }
 

@@ -8,3 +8,4 @@ export * from "./contact.js";
 export * from "./mfa.js";
 export * from "./oidc.js";
 export * from "./external-auth.js";
+export * from "./networks.js";

@@ -14,6 +14,8 @@ import { AdminUsersService } from "./modules/admin/admin-users.service.js";
 import { AuditService } from "./modules/audit/audit.service.js";
 import { AccountsService } from "./modules/auth/accounts.service.js";
 import { ActorService } from "./modules/auth/actor.service.js";
+import { createNetworksModule } from "./modules/networks/index.js";
+import type { ClientFactory } from "./modules/networks/controller-config.service.js";
 import { PasswordVerifier } from "./modules/auth/password-verifier.js";
 import { LoginService } from "./modules/auth/login.service.js";
 import { CliLoginService } from "./modules/auth/cli-login.service.js";
@@ -60,6 +62,8 @@ export interface ContainerOverrides {
   clock?: Clock;
   logger?: Logger;
   emailTransport?: EmailTransport;
+  /** Wraps ZeroTier controller clients (tests and benches count calls); the real client by default. */
+  controllerClient?: ClientFactory;
 }
 
 const VERSION = (JSON.parse(readFileSync(projectPath("package.json"), "utf8")) as { version: string }).version;
@@ -214,6 +218,16 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     config: { publicUrl: config.http.publicUrl, appUrl: config.http.appUrl, ttl: ext.cliLoginTtl, rate: ext.cliLoginRate },
   });
   const linkedAccounts = new LinkedAccountsService({ db, sessions, audit, providers: oauthProviders });
+  const networks = createNetworksModule({
+    db,
+    clock,
+    audit,
+    email,
+    box,
+    logger,
+    config: { ...config.networks, appUrl: config.http.appUrl },
+    makeClient: overrides.controllerClient,
+  });
 
   return {
     config,
@@ -263,6 +277,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       externalAuth,
       linkedAccounts,
       cliLogin,
+      ...networks,
     },
     version: VERSION,
     async close() {

@@ -1,3 +1,4 @@
+import { CENTRAL_API_URL } from "../modules/networks/controller/index.js";
 import { existsSync } from "node:fs";
 import { envSchema, type ParsedEnv } from "./env.js";
 
@@ -153,6 +154,14 @@ function buildConfig(env: ParsedEnv) {
       totpIssuer: env.BRAND_NAME,
       pendingTtl: env.MFA_PENDING_TTL,
       rate: env.RATE_LIMIT_MFA,
+    },
+    networks: {
+      // ZeroTier Central's address is fixed in production; other modes may point at a stand-in.
+      centralUrl: env.NODE_ENV === "production" || !env.ZEROTIER_CENTRAL_URL ? CENTRAL_API_URL : env.ZEROTIER_CENTRAL_URL.replace(/\/+$/, ""),
+      allowedControllerUrls: env.ZEROTIER_CONTROLLER_URLS,
+      reconcileIntervalMs: env.NETWORK_RECONCILE_INTERVAL_MS,
+      controllerTimeoutMs: env.NETWORK_CONTROLLER_TIMEOUT_MS,
+      controllerRetries: env.NETWORK_CONTROLLER_RETRIES,
     },
     oidc: {
       // The issuer is the public origin: relying parties discover it at /.well-known/openid-configuration.

@@ -32,6 +32,8 @@ export function startJobs(container: Container, oidc: OidcRuntime): () => void {
     every(container, "oidc-purge", container.config.oidc.purgeIntervalMs, () => container.services.oidcClients.purgeExpired()),
     // Key rotation takes an advisory lock; every instance also picks up keys another one rotated.
     every(container, "oidc-keys", 60_000, () => oidc.maintain()),
+    // Every minute on one instance (a lease row): controllers brought in line with Keyward's decisions.
+    every(container, "network-reconcile", container.config.networks.reconcileIntervalMs, () => container.services.networkReconcile.tick()),
   ];
   return () => stops.forEach((stop) => stop());
 }

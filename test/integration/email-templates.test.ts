@@ -20,6 +20,16 @@ const SAMPLE: TemplateProps = {
   "mfa-deadline-reminder": { name: "Mia", organizationName: "Acme Corp", deadline: "1 December 2026", daysLeft: 7, enrollUrl: "https://id.example.com/mfa" },
   "contact-notification": { name: "Carl", email: "carl@example.com", subject: "Pricing", message: "How much &amp; when?", submittedAt: "2026-11-22T10:00:00.000Z" },
   "mfa-removed": { name: "Mo", adminEmail: "root@acme.test", removed: "the authenticator app" },
+  "network-access-request": {
+    managerName: "Mira Manager",
+    requesterName: "Ravi",
+    requesterEmail: "ravi@example.com",
+    networkName: "prod-vpn",
+    organizationName: "Acme Corp",
+    justification: "On call this week",
+    reviewUrl: "https://id.example.com/networks/requests",
+  },
+  "network-access-decision": { name: "Ravi", networkName: "prod-vpn", organizationName: "Acme Corp", decision: "approved", reason: "Approved for on-call.", accessUrl: "https://id.example.com/network-access" },
 };
 
 const SUBJECTS: Record<keyof TemplateProps, string> = {
@@ -33,6 +43,8 @@ const SUBJECTS: Record<keyof TemplateProps, string> = {
   "mfa-deadline-reminder": "Action required: set up multi-factor authentication for Acme Corp within 7 days",
   "contact-notification": "Contact form: Pricing",
   "mfa-removed": "Multi-factor authentication was removed from your Acme ID account",
+  "network-access-request": "Ravi asks for access to prod-vpn",
+  "network-access-decision": "Your access to prod-vpn was approved",
 };
 
 describe("every template over real SMTP", () => {

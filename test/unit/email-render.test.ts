@@ -18,6 +18,16 @@ const SAMPLE: TemplateProps = {
   "mfa-deadline-reminder": { name: "Ada", organizationName: "Acme", deadline: "2026-12-01", daysLeft: 7, enrollUrl: "https://id.example.com/mfa" },
   "contact-notification": { name: "Ada", email: "ada@example.com", subject: "Hello", message: "Tom &amp; Jerry", submittedAt: "2026-11-22T00:00:00Z" },
   "mfa-removed": { name: "Ada", adminEmail: "root@example.com", removed: "all methods" },
+  "network-access-request": {
+    managerName: "Ada",
+    requesterName: "Bob",
+    requesterEmail: "bob@example.com",
+    networkName: "prod-vpn",
+    organizationName: "Acme",
+    justification: "On call",
+    reviewUrl: "https://id.example.com/network-access",
+  },
+  "network-access-decision": { name: "Bob", networkName: "prod-vpn", organizationName: "Acme", decision: "approved", reason: "", accessUrl: "https://id.example.com/network-access" },
 };
 
 describe("email templates", () => {

@@ -15,6 +15,9 @@ export interface TemplateProps {
   "mfa-removed": { name: string; adminEmail: string; removed: string };
   /** Fields arrive sanitised (tags stripped, entities escaped) and are inserted as they are. */
   "contact-notification": { name: string; email: string; subject: string; message: string; submittedAt: string };
+  "network-access-request": { managerName: string; requesterName: string; requesterEmail: string; networkName: string; organizationName: string; justification: string; reviewUrl: string };
+  /** decision: "approved", "rejected", "revoked" or "granted"; reason: a sentence, possibly empty. */
+  "network-access-decision": { name: string; networkName: string; organizationName: string; decision: string; reason: string; accessUrl: string };
 }
 
 export type TemplateName = keyof TemplateProps;
@@ -30,4 +33,6 @@ export const TEMPLATE_NAMES = [
   "mfa-deadline-reminder",
   "contact-notification",
   "mfa-removed",
+  "network-access-request",
+  "network-access-decision",
 ] as const satisfies readonly TemplateName[];

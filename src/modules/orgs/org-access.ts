@@ -30,6 +30,8 @@ const DESCRIBE: Partial<Record<Capability, string>> = {
   "users.admin": "administer users",
   "ca.manage": "manage certificate authorities",
   "ssh.sign": "sign certificates",
+  "networks.use": "use the organization's networks",
+  "networks.manage": "manage the organization's networks",
 };
 
 /**

@@ -9,6 +9,7 @@
  * | departments.read      |   ✓   |   ✓   |   ✓    |   ✓   |
  * | principals.read       |   ✓   |   ✓   |   ✓    |   ✓   |
  * | ssh.sign              |   ✓   |   ✓   |   ✓    |       |
+ * | networks.use          |   ✓   |   ✓   |   ✓    |       |
  * | org.update            |   ✓   |   ✓   |        |       |
  * | members.manage        |   ✓   |   ✓   |        |       |
  * | invites.manage        |   ✓   |   ✓   |        |       |
@@ -21,6 +22,7 @@
  * | users.admin           |   ✓   |   ✓   |        |       |
  * | ca.manage             |   ✓   |   ✓   |        |       |
  * | clients.manage        |   ✓   |   ✓   |        |       |
+ * | networks.manage       |   ✓   |   ✓   |        |       |
  * | org.delete            |   ✓   |       |        |       |
  * | org.transfer          |   ✓   |       |        |       |
  *
@@ -37,6 +39,7 @@ export const CAPABILITIES = {
   "departments.read": "guest",
   "principals.read": "guest",
   "ssh.sign": "member",
+  "networks.use": "member",
   "org.update": "admin",
   "members.manage": "admin",
   "invites.manage": "admin",
@@ -49,6 +52,7 @@ export const CAPABILITIES = {
   "users.admin": "admin",
   "ca.manage": "admin",
   "clients.manage": "admin",
+  "networks.manage": "admin",
   "org.delete": "owner",
   "org.transfer": "owner",
 } as const satisfies Record<string, OrgRole>;

@@ -1,0 +1,263 @@
+import type { Services } from "../../src/container.js";
+import {
+  activateSchema,
+  assignApprovalSchema,
+  controllerConfigSchema,
+  createDeviceSchema,
+  createNetworkSchema,
+  decideSchema,
+  importMembersSchema,
+  importNetworksSchema,
+  killSwitchSchema,
+  listNetworksSchema,
+  managersSchema,
+  pendingQuerySchema,
+  requestApprovalSchema,
+  updateDeviceSchema,
+  updateNetworkSchema,
+} from "../../src/modules/networks/networks.schemas.js";
+import { sendData } from "../envelope.js";
+import { input, param, queryInput, type RouteDef } from "../route.js";
+
+const O = "/organizations/:orgId";
+const org = (req: Parameters<RouteDef["handle"]>[0]) => param(req, "orgId");
+
+/** Governed access to ZeroTier networks (reference §2.12): paths and fields as the original system's client uses them. */
+export const networksRoutes = (s: Services): RouteDef[] => [
+  // --- controller connection (admins) ---
+  {
+    method: "get", path: `${O}/zerotier-config`, tag: "networks", auth: "user", org: "admin", summary: "The organization's controller connection (never its token)",
+    handle: async (req, res) => sendData(res, 200, "Controller configuration", { config: await s.networkController.get(req.ctx, org(req)) }),
+  },
+  {
+    method: "put", path: `${O}/zerotier-config`, tag: "networks", auth: "user", org: "admin", body: controllerConfigSchema,
+    summary: "Connect a controller (self-hosted or ZeroTier Central): saved only after a live connectivity test",
+    handle: async (req, res) => sendData(res, 200, "Controller connected", { config: await s.networkController.put(req.ctx, org(req), input(req)) }),
+  },
+  {
+    method: "delete", path: `${O}/zerotier-config`, tag: "networks", auth: "user", org: "admin", summary: "Disconnect the controller",
+    handle: async (req, res) => {
+      await s.networkController.remove(req.ctx, org(req));
+      sendData(res, 200, "Controller disconnected", {});
+    },
+  },
+  {
+    method: "get", path: `${O}/zerotier/available-networks`, tag: "networks", auth: "user", org: "admin", summary: "The controller's networks not imported yet",
+    handle: async (req, res) => {
+      const networks = await s.portalNetworks.available(req.ctx, org(req));
+      sendData(res, 200, "Available networks", { networks, count: networks.length });
+    },
+  },
+  {
+    method: "post", path: `${O}/zerotier/import-networks`, tag: "networks", auth: "user", org: "admin", body: importNetworksSchema, status: 201,
+    summary: "Import controller networks as portal networks",
+    handle: async (req, res) => {
+      const networks = await s.portalNetworks.importNetworks(req.ctx, org(req), input(req));
+      sendData(res, 201, "Networks imported", { networks, count: networks.length });
+    },
+  },
+  // --- portal networks ---
+  {
+    method: "get", path: `${O}/networks`, tag: "networks", auth: "user", org: "member", query: listNetworksSchema, summary: "Portal networks (?include_inactive=true)",
+    handle: async (req, res) => {
+      const networks = await s.portalNetworks.list(req.ctx, org(req), queryInput(req));
+      sendData(res, 200, "Networks", { networks, count: networks.length });
+    },
+  },
+  {
+    method: "post", path: `${O}/networks`, tag: "networks", auth: "user", org: "admin", body: createNetworkSchema, status: 201, summary: "Add a portal network (it must exist at the controller)",
+    handle: async (req, res) => sendData(res, 201, "Network created", { network: await s.portalNetworks.create(req.ctx, org(req), input(req)) }),
+  },
+  {
+    method: "post", path: `${O}/networks/reconcile`, tag: "networks", auth: "user", org: "admin", summary: "Reconcile the organization's networks with the controller now",
+    handle: async (req, res) => sendData(res, 200, "Reconciled", await s.networkReconcile.reconcileOrg(req.ctx, org(req))),
+  },
+  {
+    method: "get", path: `${O}/networks/:networkId`, tag: "networks", auth: "user", org: "member", summary: "A portal network",
+    handle: async (req, res) => sendData(res, 200, "Network", { network: await s.portalNetworks.get(req.ctx, org(req), param(req, "networkId")) }),
+  },
+  {
+    method: "patch", path: `${O}/networks/:networkId`, tag: "networks", auth: "user", org: "admin", body: updateNetworkSchema, summary: "Change a portal network",
+    handle: async (req, res) => sendData(res, 200, "Network updated", { network: await s.portalNetworks.update(req.ctx, org(req), param(req, "networkId"), input(req)) }),
+  },
+  {
+    method: "delete", path: `${O}/networks/:networkId`, tag: "networks", auth: "user", org: "admin", summary: "Remove a portal network: activations end and its devices come off",
+    handle: async (req, res) => {
+      await s.portalNetworks.remove(req.ctx, org(req), param(req, "networkId"));
+      sendData(res, 200, "Network deleted", {});
+    },
+  },
+  {
+    method: "get", path: `${O}/networks/:networkId/members`, tag: "networks", auth: "user", org: "member", summary: "Managers: the network's device memberships, with names",
+    handle: async (req, res) => {
+      const memberships = await s.portalNetworks.members(req.ctx, org(req), param(req, "networkId"));
+      sendData(res, 200, "Network members", { memberships, count: memberships.length });
+    },
+  },
+  {
+    method: "get", path: `${O}/networks/:networkId/requests`, tag: "networks", auth: "user", org: "member", summary: "Managers: pending requests for the network",
+    handle: async (req, res) => {
+      const requests = await s.portalNetworks.requests(req.ctx, org(req), param(req, "networkId"));
+      sendData(res, 200, "Pending requests", { requests, count: requests.length });
+    },
+  },
+  {
+    method: "get", path: `${O}/networks/:networkId/managers`, tag: "networks", auth: "user", org: "member", summary: "The network's named managers",
+    handle: async (req, res) => {
+      const managers = await s.portalNetworks.managers(req.ctx, org(req), param(req, "networkId"));
+      sendData(res, 200, "Managers", { managers, count: managers.length });
+    },
+  },
+  {
+    method: "put", path: `${O}/networks/:networkId/managers`, tag: "networks", auth: "user", org: "admin", body: managersSchema, summary: "Name the network's managers (besides owners and admins)",
+    handle: async (req, res) => {
+      const managers = await s.portalNetworks.setManagers(req.ctx, org(req), param(req, "networkId"), input(req));
+      sendData(res, 200, "Managers set", { managers, count: managers.length });
+    },
+  },
+  // --- devices ---
+  {
+    method: "get", path: `${O}/devices`, tag: "networks", auth: "user", org: "member", summary: "Your devices",
+    handle: async (req, res) => {
+      const devices = await s.devices.list(req.ctx, org(req));
+      sendData(res, 200, "Devices", { devices, count: devices.length });
+    },
+  },
+  {
+    method: "post", path: `${O}/devices`, tag: "networks", auth: "user", org: "member", body: createDeviceSchema, status: 201, summary: "Register a device (its 10-hex ZeroTier node id)",
+    handle: async (req, res) => sendData(res, 201, "Device registered", await s.devices.create(req.ctx, org(req), input(req))),
+  },
+  {
+    method: "post", path: `${O}/devices/import`, tag: "networks", auth: "user", org: "admin", body: importMembersSchema, summary: "Import a network's controller members as people's devices",
+    handle: async (req, res) => sendData(res, 200, "Members imported", await s.devices.importMembers(req.ctx, org(req), input(req))),
+  },
+  {
+    method: "get", path: `${O}/devices/:deviceId`, tag: "networks", auth: "user", org: "member", summary: "A device and its networks",
+    handle: async (req, res) => sendData(res, 200, "Device", { device: await s.devices.get(req.ctx, org(req), param(req, "deviceId")) }),
+  },
+  {
+    method: "patch", path: `${O}/devices/:deviceId`, tag: "networks", auth: "user", org: "member", body: updateDeviceSchema, summary: "Rename a device or mark it inactive",
+    handle: async (req, res) => sendData(res, 200, "Device updated", { device: await s.devices.update(req.ctx, org(req), param(req, "deviceId"), input(req)) }),
+  },
+  {
+    method: "delete", path: `${O}/devices/:deviceId`, tag: "networks", auth: "user", org: "member", summary: "Delete a device: it comes off every network",
+    handle: async (req, res) => {
+      await s.devices.remove(req.ctx, org(req), param(req, "deviceId"));
+      sendData(res, 200, "Device deleted", {});
+    },
+  },
+  {
+    method: "post", path: `${O}/devices/:deviceId/join-network/:networkId`, tag: "networks", auth: "user", org: "member", status: 201, summary: "Put a device on a network",
+    handle: async (req, res) => sendData(res, 201, "Device added to the network", { membership: await s.devices.joinNetwork(req.ctx, org(req), param(req, "deviceId"), param(req, "networkId")) }),
+  },
+  // --- approvals ---
+  {
+    method: "post", path: `${O}/approvals`, tag: "networks", auth: "user", org: "member", body: requestApprovalSchema, status: 201, summary: "Ask for access to a network",
+    handle: async (req, res) => sendData(res, 201, "Access requested", { approval: await s.networkApprovals.request(req.ctx, org(req), input(req)) }),
+  },
+  {
+    method: "get", path: `${O}/approvals`, tag: "networks", auth: "user", org: "member", summary: "Your approvals",
+    handle: async (req, res) => {
+      const approvals = await s.networkApprovals.listMine(req.ctx, org(req));
+      sendData(res, 200, "Approvals", { approvals, count: approvals.length });
+    },
+  },
+  {
+    method: "get", path: `${O}/approvals/pending`, tag: "networks", auth: "user", org: "member", query: pendingQuerySchema, summary: "Managers: requests waiting for a decision (?network_id=)",
+    handle: async (req, res) => {
+      const approvals = await s.networkApprovals.pending(req.ctx, org(req), queryInput(req));
+      sendData(res, 200, "Pending approvals", { approvals, count: approvals.length });
+    },
+  },
+  {
+    method: "post", path: `${O}/approvals/assign`, tag: "networks", auth: "user", org: "member", body: assignApprovalSchema, status: 201, summary: "Managers: grant a member access directly",
+    handle: async (req, res) => sendData(res, 201, "Access granted", { approval: await s.networkApprovals.assign(req.ctx, org(req), input(req)) }),
+  },
+  ...(["approve", "reject", "revoke"] as const).map(
+    (action): RouteDef => ({
+      method: "post", path: `${O}/approvals/:approvalId/${action}`, tag: "networks", auth: "user", org: "member", body: decideSchema,
+      summary: `Managers: ${action} a request${action === "revoke" ? " (activations end, devices come off)" : ""}`,
+      handle: async (req, res) => sendData(res, 200, `Approval ${action === "approve" ? "approved" : action === "reject" ? "rejected" : "revoked"}`, { approval: await s.networkApprovals[action](req.ctx, org(req), param(req, "approvalId"), input(req)) }),
+    }),
+  ),
+  // --- memberships and activation ---
+  {
+    method: "get", path: `${O}/memberships`, tag: "networks", auth: "user", org: "member", summary: "Your device memberships, with time left",
+    handle: async (req, res) => {
+      const memberships = await s.networkAccess.memberships(req.ctx, org(req));
+      sendData(res, 200, "Memberships", { memberships, count: memberships.length });
+    },
+  },
+  {
+    method: "post", path: `${O}/memberships/activate-all`, tag: "networks", auth: "user", org: "member", body: activateSchema, summary: "Activate every approved device membership at once",
+    handle: async (req, res) => {
+      const { sessions, controllerSynced } = await s.networkAccess.activateAll(req.ctx, org(req), input(req));
+      sendData(res, 200, "Activated", { sessions, count: sessions.length, controllerSynced });
+    },
+  },
+  {
+    method: "post", path: `${O}/memberships/:membershipId/activate`, tag: "networks", auth: "user", org: "member", body: activateSchema, summary: "Switch access on for a bounded time",
+    handle: async (req, res) => sendData(res, 200, "Activated", await s.networkAccess.activate(req.ctx, org(req), param(req, "membershipId"), input(req))),
+  },
+  {
+    method: "post", path: `${O}/memberships/:membershipId/deactivate`, tag: "networks", auth: "user", org: "member", summary: "Switch access off now",
+    handle: async (req, res) => sendData(res, 200, "Deactivated", { membership: await s.networkAccess.deactivate(req.ctx, org(req), param(req, "membershipId")) }),
+  },
+  {
+    method: "delete", path: `${O}/memberships/:membershipId`, tag: "networks", auth: "user", org: "member", summary: "Take your device off a network",
+    handle: async (req, res) => {
+      await s.networkAccess.leave(req.ctx, org(req), param(req, "membershipId"));
+      sendData(res, 200, "Membership removed", {});
+    },
+  },
+  {
+    method: "get", path: `${O}/admin/memberships`, tag: "networks", auth: "user", org: "admin", summary: "Every device membership of the organization, with names",
+    handle: async (req, res) => {
+      const memberships = await s.networkAccess.adminMemberships(req.ctx, org(req));
+      sendData(res, 200, "Memberships", { memberships, count: memberships.length });
+    },
+  },
+  {
+    method: "delete", path: `${O}/admin/memberships/:membershipId`, tag: "networks", auth: "user", org: "admin", summary: "Remove someone's device from a network",
+    handle: async (req, res) => {
+      await s.networkAccess.adminRemoveMembership(req.ctx, org(req), param(req, "membershipId"));
+      sendData(res, 200, "Membership removed", {});
+    },
+  },
+  {
+    method: "get", path: `${O}/sessions`, tag: "networks", auth: "user", org: "member", summary: "Running activations (the organization's for admins, yours otherwise)",
+    handle: async (req, res) => {
+      const sessions = await s.networkAccess.sessions(req.ctx, org(req));
+      sendData(res, 200, "Activation sessions", { sessions, count: sessions.length });
+    },
+  },
+  {
+    method: "delete", path: `${O}/sessions/:sessionId`, tag: "networks", auth: "user", org: "member", summary: "End an activation now",
+    handle: async (req, res) => {
+      await s.networkAccess.endSession(req.ctx, org(req), param(req, "sessionId"));
+      sendData(res, 200, "Activation ended", {});
+    },
+  },
+  // --- kill switch ---
+  {
+    method: "post", path: `${O}/kill-switch`, tag: "networks", auth: "user", org: "admin", body: killSwitchSchema, status: 201,
+    summary: "Cut a person off at once: activations end, devices deauthorized, access suspended until lifted",
+    handle: async (req, res) => sendData(res, 201, "Kill switch triggered", await s.networkAccess.killSwitch(req.ctx, org(req), input(req))),
+  },
+  {
+    method: "get", path: `${O}/kill-switch`, tag: "networks", auth: "user", org: "admin", summary: "Kill-switch history",
+    handle: async (req, res) => {
+      const events = await s.networkAccess.killSwitchHistory(req.ctx, org(req));
+      sendData(res, 200, "Kill-switch events", { events, count: events.length });
+    },
+  },
+  {
+    method: "post", path: `${O}/kill-switch/:eventId/lift`, tag: "networks", auth: "user", org: "admin", summary: "Lift a kill switch (access can be activated again)",
+    handle: async (req, res) => sendData(res, 200, "Kill switch lifted", { event: await s.networkAccess.liftKillSwitch(req.ctx, org(req), param(req, "eventId")) }),
+  },
+  // --- global ---
+  {
+    method: "post", path: "/admin/zerotier/reconcile", tag: "networks", auth: "superadmin", summary: "Superadmins: reconcile every organization's networks now",
+    handle: async (req, res) => sendData(res, 200, "Reconciled", await s.networkReconcile.reconcileAll(req.ctx)),
+  },
+];

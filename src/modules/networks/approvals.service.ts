@@ -1,0 +1,230 @@
+import type { Clock } from "../../infra/clock.js";
+import type { Db, Executor } from "../../infra/db.js";
+import { isUniqueViolation } from "../../infra/db-errors.js";
+import type { RequestContext } from "../../lib/request-context.js";
+import { parseId, parseInput } from "../../lib/validation.js";
+import { AuditAction } from "../audit/audit.actions.js";
+import type { AuditService } from "../audit/audit.service.js";
+import type { EmailService } from "../email/email.service.js";
+import { getActiveMembership } from "../orgs/memberships.repository.js";
+import { requireOrgAccess } from "../orgs/org-access.js";
+import { can } from "../orgs/permissions.js";
+import { usersRepository } from "../users/users.repository.js";
+import type { ControllerSync } from "./controller-sync.js";
+import { initialState } from "./devices.service.js";
+import { isNetworkManager, requireNetwork, requireNetworkManager } from "./network-access.js";
+import { NetworkErrors } from "./networks.errors.js";
+import { networksRepository, type ApprovalRow, type PortalNetworkRow } from "./networks.repository.js";
+import { assignApprovalSchema, decideSchema, pendingQuerySchema, requestApprovalSchema } from "./networks.schemas.js";
+import { toApprovalView, type ApprovalView } from "./networks.views.js";
+
+type Decision = "approve" | "reject" | "revoke";
+
+/**
+ * Who may be on which network: people ask (with a reason), managers decide, admins assign.
+ * Approval never authorizes anything by itself: it lets the person activate for a bounded time.
+ * Every transition is audited with the acting user; the people who must act are emailed.
+ */
+export class ApprovalsService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly audit: AuditService,
+    private readonly email: EmailService,
+    private readonly sync: ControllerSync,
+    private readonly config: { appUrl: string },
+  ) {}
+
+  /** A member asks for a network (optionally naming the device to put on it). */
+  async request(ctx: RequestContext, orgId: string, input: unknown): Promise<ApprovalView> {
+    // Tenancy first: an outsider learns nothing, not even which fields are wrong.
+    await requireOrgAccess(this.db, ctx, orgId, "networks.use");
+    const data = parseInput(requestApprovalSchema, input);
+    const access = await requireNetwork(this.db, ctx, orgId, data.portalNetworkId);
+    const { network, actor } = access;
+    if (!network.isActive) throw NetworkErrors.networkNotFound();
+    if (network.requestMode === "invite_only") throw NetworkErrors.inviteOnly();
+    const device = data.deviceId ? await networksRepository.device(this.db, access.orgId, parseId(data.deviceId, NetworkErrors.deviceNotFound)) : undefined;
+    if (data.deviceId && (!device || device.userId !== actor.userId)) throw NetworkErrors.deviceNotFound();
+    const open = network.requestMode === "open";
+    const approval = await this.guardUnique(() =>
+      this.db.transaction(async (tx) => {
+        const now = this.clock.now();
+        if (await networksRepository.killSwitchInForce(tx, actor.userId, network)) throw NetworkErrors.suspended();
+        const created = await networksRepository.insertApproval(tx, {
+          organizationId: access.orgId,
+          userId: actor.userId,
+          portalNetworkId: network.id,
+          grantType: "requested",
+          state: open ? "approved" : "pending",
+          justification: data.justification,
+          decidedAt: open ? now : null,
+          createdAt: now,
+          updatedAt: now,
+        });
+        await this.audit.record(tx, ctx, open ? AuditAction.approvalApproved : AuditAction.approvalRequested, {
+          organizationId: access.orgId,
+          resourceType: "network_approval",
+          resourceId: created.id,
+          metadata: { network_id: network.id, automatic: open || undefined },
+        });
+        await this.attachDevices(tx, created, device ? [device.id] : null, now);
+        if (!open) {
+          const requester = await usersRepository.findById(tx, actor.userId);
+          for (const m of await networksRepository.managerContacts(tx, access.orgId, network.id)) {
+            if (m.email === actor.email) continue;
+            await this.email.enqueue(tx, "network-access-request", m.email, {
+              managerName: m.fullName ?? m.email,
+              requesterName: requester?.fullName ?? actor.email,
+              requesterEmail: actor.email,
+              networkName: network.name,
+              organizationName: access.membership.organizationName,
+              justification: data.justification ?? "(none given)",
+              reviewUrl: `${this.config.appUrl}/network-access`,
+            });
+          }
+        }
+        return created;
+      }),
+    );
+    return toApprovalView(approval);
+  }
+
+  async listMine(ctx: RequestContext, orgId: string): Promise<ApprovalView[]> {
+    const { orgId: id, actor } = await requireOrgAccess(this.db, ctx, orgId, "networks.use");
+    return (await networksRepository.approvalsOfUser(this.db, id, actor.userId)).map((a) => toApprovalView(a));
+  }
+
+  /** Pending requests a manager can decide: every network for admins, their own networks for named managers. */
+  async pending(ctx: RequestContext, orgId: string, query: unknown = {}): Promise<ApprovalView[]> {
+    const access = await requireOrgAccess(this.db, ctx, orgId, "networks.use");
+    const q = parseInput(pendingQuerySchema, query);
+    let networkIds: string[] | null = null;
+    if (q.networkId) {
+      const { network } = await requireNetworkManager(this.db, ctx, access.orgId, q.networkId);
+      networkIds = [network.id];
+    } else if (!can(access.membership.role, "networks.manage")) {
+      const all = await networksRepository.listNetworks(this.db, access.orgId, true);
+      networkIds = [];
+      for (const n of all) if (await networksRepository.isNamedManager(this.db, n.id, access.actor.userId)) networkIds.push(n.id);
+    }
+    return (await networksRepository.pendingApprovals(this.db, access.orgId, networkIds)).map((r) => toApprovalView(r.approval, { email: r.email, fullName: r.fullName, networkName: r.networkName }));
+  }
+
+  approve(ctx: RequestContext, orgId: string, approvalId: string, input: unknown = {}) {
+    return this.decide(ctx, orgId, approvalId, "approve", input);
+  }
+
+  reject(ctx: RequestContext, orgId: string, approvalId: string, input: unknown = {}) {
+    return this.decide(ctx, orgId, approvalId, "reject", input);
+  }
+
+  /** Revoking ends the person's activations on the network and takes their devices off it. */
+  revoke(ctx: RequestContext, orgId: string, approvalId: string, input: unknown = {}) {
+    return this.decide(ctx, orgId, approvalId, "revoke", input);
+  }
+
+  /** A manager grants a member access directly (the only way onto invite-only networks). */
+  async assign(ctx: RequestContext, orgId: string, input: unknown): Promise<ApprovalView> {
+    await requireOrgAccess(this.db, ctx, orgId, "networks.use");
+    const data = parseInput(assignApprovalSchema, input);
+    const access = await requireNetworkManager(this.db, ctx, orgId, data.portalNetworkId);
+    const target = await getActiveMembership(this.db, data.targetUserId, access.orgId);
+    // Not a member: as unknown as any other id.
+    if (!target) throw NetworkErrors.approvalNotFound();
+    const approval = await this.guardUnique(() =>
+      this.db.transaction(async (tx) => {
+        const now = this.clock.now();
+        if (await networksRepository.killSwitchInForce(tx, data.targetUserId, access.network)) throw NetworkErrors.suspended();
+        const created = await networksRepository.insertApproval(tx, {
+          organizationId: access.orgId,
+          userId: data.targetUserId,
+          portalNetworkId: access.network.id,
+          grantType: "assigned",
+          state: "approved",
+          justification: data.justification,
+          grantedByUserId: access.actor.userId,
+          decidedAt: now,
+          createdAt: now,
+          updatedAt: now,
+        });
+        await this.audit.record(tx, ctx, AuditAction.approvalAssigned, { organizationId: access.orgId, userId: data.targetUserId, resourceType: "network_approval", resourceId: created.id, metadata: { network_id: access.network.id } });
+        await this.attachDevices(tx, created, null, now);
+        await this.notify(tx, created, access.network, access.membership.organizationName, "granted", data.justification);
+        return created;
+      }),
+    );
+    return toApprovalView(approval);
+  }
+
+  private async decide(ctx: RequestContext, orgId: string, approvalId: string, action: Decision, input: unknown): Promise<ApprovalView> {
+    const access = await requireOrgAccess(this.db, ctx, orgId, "networks.use");
+    const { reason } = parseInput(decideSchema, input ?? {});
+    const id = parseId(approvalId, NetworkErrors.approvalNotFound);
+    const { approval, touched } = await this.db.transaction(async (tx) => {
+      const current = await networksRepository.approval(tx, access.orgId, id);
+      if (!current) throw NetworkErrors.approvalNotFound();
+      const network = await networksRepository.lockNetwork(tx, access.orgId, current.portalNetworkId);
+      if (!network) throw NetworkErrors.approvalNotFound();
+      if (!(await isNetworkManager(tx, access, network.id))) {
+        // A plain member learns nothing about others' requests.
+        if (current.userId !== access.actor.userId) throw NetworkErrors.approvalNotFound();
+        throw NetworkErrors.notManager();
+      }
+      const allowed: Record<Decision, ApprovalRow["state"][]> = { approve: ["pending"], reject: ["pending"], revoke: ["approved", "suspended"] };
+      if (!allowed[action].includes(current.state)) throw NetworkErrors.invalidTransition(current.state, action);
+      const now = this.clock.now();
+      const state = action === "approve" ? "approved" : action === "reject" ? "rejected" : "revoked";
+      const updated = await networksRepository.updateApproval(tx, current.id, { state, grantedByUserId: access.actor.userId, decidedAt: now, decisionReason: reason, updatedAt: now });
+      const memberships = await networksRepository.membershipsOfUser(tx, current.userId, { networkIds: [network.id] });
+      const ids = memberships.map((m) => m.id);
+      let ended: string[] = [];
+      if (action === "approve") {
+        const waiting = memberships.filter((m) => m.state === "pending_manager_approval" || m.state === "pending_request").map((m) => m.id);
+        await networksRepository.updateMemberships(tx, waiting, { state: "approved_inactive", approvalId: current.id, updatedAt: now });
+      } else {
+        if (action === "revoke") ended = (await networksRepository.endSessions(tx, ids, "approval_revoked", now)).map((s) => s.membershipId);
+        await networksRepository.updateMemberships(tx, ids, { state: action === "reject" ? "rejected" : "revoked", updatedAt: now });
+      }
+      const auditAction = action === "approve" ? AuditAction.approvalApproved : action === "reject" ? AuditAction.approvalRejected : AuditAction.approvalRevoked;
+      await this.audit.record(tx, ctx, auditAction, { organizationId: access.orgId, userId: current.userId, resourceType: "network_approval", resourceId: current.id, metadata: { network_id: network.id, reason, sessions_ended: ended.length } });
+      await this.notify(tx, updated, network, access.membership.organizationName, state, reason);
+      return { approval: updated, touched: ids };
+    });
+    if (action === "revoke") await this.sync.apply(touched);
+    return toApprovalView(approval);
+  }
+
+  /** The person's devices on the network follow the approval (the named one, or every existing membership). */
+  private async attachDevices(tx: Executor, approval: ApprovalRow, deviceIds: string[] | null, now: Date): Promise<void> {
+    const existing = await networksRepository.membershipsOfUser(tx, approval.userId, { networkIds: [approval.portalNetworkId] });
+    await networksRepository.updateMemberships(tx, existing.map((m) => m.id), { approvalId: approval.id, state: initialState(approval), updatedAt: now });
+    for (const deviceId of deviceIds ?? []) {
+      if (existing.some((m) => m.deviceId === deviceId)) continue;
+      await networksRepository.insertMembership(tx, { organizationId: approval.organizationId, userId: approval.userId, deviceId, portalNetworkId: approval.portalNetworkId, approvalId: approval.id, state: initialState(approval), createdAt: now, updatedAt: now });
+    }
+  }
+
+  private async notify(tx: Executor, approval: ApprovalRow, network: PortalNetworkRow, organizationName: string, decision: string, reason: string | null | undefined): Promise<void> {
+    const person = await usersRepository.findById(tx, approval.userId);
+    if (!person) return;
+    await this.email.enqueue(tx, "network-access-decision", person.email, {
+      name: person.fullName ?? person.email,
+      networkName: network.name,
+      organizationName,
+      decision,
+      reason: reason ? `Reason: ${reason}` : "",
+      accessUrl: `${this.config.appUrl}/network-access`,
+    });
+  }
+
+  private async guardUnique<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (e) {
+      if (isUniqueViolation(e, "network_approvals_user_network_live_uq")) throw NetworkErrors.approvalExists();
+      throw e;
+    }
+  }
+}
+

@@ -1,0 +1,220 @@
+import type { Clock } from "../../infra/clock.js";
+import type { Db } from "../../infra/db.js";
+import { isUniqueViolation } from "../../infra/db-errors.js";
+import type { RequestContext } from "../../lib/request-context.js";
+import { normalizeEmail } from "../../lib/strings.js";
+import { parseId, parseInput } from "../../lib/validation.js";
+import { AuditAction } from "../audit/audit.actions.js";
+import type { AuditService } from "../audit/audit.service.js";
+import { getActiveMembership } from "../orgs/memberships.repository.js";
+import { requireOrgAccess, type OrgAccess } from "../orgs/org-access.js";
+import { can } from "../orgs/permissions.js";
+import { usersRepository } from "../users/users.repository.js";
+import { atController, type ControllerConfigService } from "./controller-config.service.js";
+import type { ControllerSync } from "./controller-sync.js";
+import { requireNetwork } from "./network-access.js";
+import { NetworkErrors } from "./networks.errors.js";
+import { networksRepository, type ApprovalRow, type DeviceRow, type MembershipState } from "./networks.repository.js";
+import { createDeviceSchema, importMembersSchema, updateDeviceSchema } from "./networks.schemas.js";
+import { toDeviceView, toMembershipView, type DeviceView, type MembershipView } from "./networks.views.js";
+
+/** Where a device's membership starts, from its owner's standing on the network. */
+export function initialState(approval: ApprovalRow | undefined): MembershipState {
+  if (!approval) return "pending_request";
+  return approval.state === "approved" ? "approved_inactive" : approval.state === "pending" ? "pending_manager_approval" : "suspended";
+}
+
+/** People's devices (ZeroTier node ids) in an organization; each person manages their own. */
+export class DevicesService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly audit: AuditService,
+    private readonly controllers: ControllerConfigService,
+    private readonly sync: ControllerSync,
+  ) {}
+
+  async list(ctx: RequestContext, orgId: string): Promise<DeviceView[]> {
+    const { orgId: id, actor } = await requireOrgAccess(this.db, ctx, orgId, "networks.use");
+    const now = this.clock.now();
+    const rows = await networksRepository.devicesOfUser(this.db, id, actor.userId);
+    const memberships = await networksRepository.enrichedMemberships(this.db, { orgId: id, userId: actor.userId }, now);
+    return rows.map((d) => toDeviceView(d, memberships.filter((m) => m.membership.deviceId === d.id && m.sessionId).length));
+  }
+
+  /** Registers a device; it joins at once every network its owner is approved for. */
+  async create(ctx: RequestContext, orgId: string, input: unknown): Promise<{ device: DeviceView; membershipsCreated: number }> {
+    const { orgId: id, actor } = await requireOrgAccess(this.db, ctx, orgId, "networks.use");
+    const data = parseInput(createDeviceSchema, input);
+    try {
+      return await this.db.transaction(async (tx) => {
+        const now = this.clock.now();
+        const device = await networksRepository.insertDevice(tx, {
+          organizationId: id,
+          userId: actor.userId,
+          nodeId: data.nodeId,
+          nickname: data.nickname,
+          hostname: data.hostname,
+          assetTag: data.assetTag,
+          serialNumber: data.serialNumber,
+          createdAt: now,
+          updatedAt: now,
+        });
+        const approvals = await networksRepository.approvedNetworksOfUser(tx, id, actor.userId);
+        for (const a of approvals) {
+          await networksRepository.insertMembership(tx, { organizationId: id, userId: actor.userId, deviceId: device.id, portalNetworkId: a.portalNetworkId, approvalId: a.id, state: "approved_inactive", createdAt: now, updatedAt: now });
+        }
+        await this.audit.record(tx, ctx, AuditAction.deviceRegistered, { organizationId: id, resourceType: "device", resourceId: device.id, metadata: { node_id: device.nodeId, nickname: device.nickname } });
+        return { device: toDeviceView(device), membershipsCreated: approvals.length };
+      });
+    } catch (e) {
+      if (isUniqueViolation(e, "devices_org_node_live_uq")) throw NetworkErrors.deviceExists();
+      throw e;
+    }
+  }
+
+  async get(ctx: RequestContext, orgId: string, deviceId: string): Promise<DeviceView & { memberships: MembershipView[] }> {
+    const { access, device } = await this.ownDevice(ctx, orgId, deviceId, { adminMay: true });
+    const now = this.clock.now();
+    const memberships = (await networksRepository.enrichedMemberships(this.db, { orgId: access.orgId, userId: device.userId }, now)).filter((m) => m.membership.deviceId === device.id);
+    return { ...toDeviceView(device, memberships.filter((m) => m.sessionId).length), memberships: memberships.map((m) => toMembershipView(m, now)) };
+  }
+
+  async update(ctx: RequestContext, orgId: string, deviceId: string, input: unknown): Promise<DeviceView> {
+    const { access, device } = await this.ownDevice(ctx, orgId, deviceId, { adminMay: false });
+    const data = parseInput(updateDeviceSchema, input);
+    const updated = await this.db.transaction(async (tx) => {
+      const row = await networksRepository.updateDevice(tx, device.id, { ...data, updatedAt: this.clock.now() });
+      await this.audit.record(tx, ctx, AuditAction.deviceUpdated, { organizationId: access.orgId, resourceType: "device", resourceId: device.id, metadata: { fields: Object.keys(data) } });
+      return row;
+    });
+    // An inactive device holds no access.
+    if (data.status === "inactive") await this.endAccess(ctx, access.orgId, device, "logout", { remove: false });
+    return toDeviceView(updated);
+  }
+
+  /** Deletes a device (its owner, or an admin): its activations end and it comes off every network. */
+  async remove(ctx: RequestContext, orgId: string, deviceId: string): Promise<void> {
+    const { access, device } = await this.ownDevice(ctx, orgId, deviceId, { adminMay: true });
+    await this.endAccess(ctx, access.orgId, device, device.userId === access.actor.userId ? "logout" : "admin_action", { remove: true });
+  }
+
+  /** Puts a device on a network; where it starts depends on its owner's standing there. */
+  async joinNetwork(ctx: RequestContext, orgId: string, deviceId: string, networkId: string): Promise<MembershipView> {
+    const { access, device } = await this.ownDevice(ctx, orgId, deviceId, { adminMay: false });
+    const { network } = await requireNetwork(this.db, ctx, access.orgId, networkId);
+    const membershipId = await this.db.transaction(async (tx) => {
+      const existing = await networksRepository.membershipOf(tx, device.id, network.id);
+      if (existing) return existing.id;
+      const now = this.clock.now();
+      let approval = await networksRepository.liveApproval(tx, device.userId, network.id);
+      // Open networks approve whoever asks.
+      if (!approval && network.requestMode === "open") {
+        approval = await networksRepository.insertApproval(tx, { organizationId: access.orgId, userId: device.userId, portalNetworkId: network.id, grantType: "requested", state: "approved", decidedAt: now, createdAt: now, updatedAt: now });
+        await this.audit.record(tx, ctx, AuditAction.approvalApproved, { organizationId: access.orgId, userId: device.userId, resourceType: "network_approval", resourceId: approval.id, metadata: { network_id: network.id, automatic: true } });
+      }
+      const m = await networksRepository.insertMembership(tx, { organizationId: access.orgId, userId: device.userId, deviceId: device.id, portalNetworkId: network.id, approvalId: approval?.id, state: initialState(approval), createdAt: now, updatedAt: now });
+      await this.audit.record(tx, ctx, AuditAction.membershipJoined, { organizationId: access.orgId, resourceType: "device_membership", resourceId: m.id, metadata: { device_id: device.id, network_id: network.id, state: m.state } });
+      return m.id;
+    });
+    const now = this.clock.now();
+    return toMembershipView((await networksRepository.enrichedMemberships(this.db, { orgId: access.orgId, ids: [membershipId] }, now))[0]!, now);
+  }
+
+  /**
+   * Imports a network's existing controller members as devices of the people named for them. A
+   * member authorized at the controller today keeps access for one default activation lifetime
+   * (so the import does not cut anyone off), after which Keyward's rules apply.
+   */
+  async importMembers(ctx: RequestContext, orgId: string, input: unknown): Promise<{ imported: number; skipped: Array<{ nodeId: string; reason: string }> }> {
+    const { orgId: id, actor } = await requireOrgAccess(this.db, ctx, orgId, "networks.manage");
+    const data = parseInput(importMembersSchema, input);
+    const { network } = await requireNetwork(this.db, ctx, id, data.portalNetworkId);
+    const client = await this.controllers.requireClient(this.db, id);
+    const remote = new Map((await atController(() => client.listMembers(network.zerotierNetworkId))).map((m) => [m.nodeId, m]));
+    const skipped: Array<{ nodeId: string; reason: string }> = [];
+    let imported = 0;
+    await this.db.transaction(async (tx) => {
+      const now = this.clock.now();
+      for (const a of data.assignments) {
+        const member = remote.get(a.nodeId);
+        if (!member) {
+          skipped.push({ nodeId: a.nodeId, reason: "not a member at the controller" });
+          continue;
+        }
+        const user = await usersRepository.findByEmail(tx, normalizeEmail(a.email));
+        if (!user || !(await getActiveMembership(tx, user.id, id))) {
+          skipped.push({ nodeId: a.nodeId, reason: "no member of the organization has this email" });
+          continue;
+        }
+        let device = await networksRepository.deviceByNode(tx, id, a.nodeId);
+        if (device && device.userId !== user.id) {
+          skipped.push({ nodeId: a.nodeId, reason: "registered to someone else" });
+          continue;
+        }
+        device ??= await networksRepository.insertDevice(tx, { organizationId: id, userId: user.id, nodeId: a.nodeId, nickname: a.nickname ?? member.name, createdAt: now, updatedAt: now });
+        let approval = await networksRepository.liveApproval(tx, user.id, network.id);
+        approval ??= await networksRepository.insertApproval(tx, { organizationId: id, userId: user.id, portalNetworkId: network.id, grantType: "assigned", state: "approved", grantedByUserId: actor.userId, justification: "Imported from the controller", decidedAt: now, createdAt: now, updatedAt: now });
+        if (await networksRepository.membershipOf(tx, device.id, network.id)) {
+          skipped.push({ nodeId: a.nodeId, reason: "already imported" });
+          continue;
+        }
+        const keep = member.authorized && approval.state === "approved";
+        const m = await networksRepository.insertMembership(tx, {
+          organizationId: id,
+          userId: user.id,
+          deviceId: device.id,
+          portalNetworkId: network.id,
+          approvalId: approval.id,
+          state: keep ? "active_authorized" : initialState(approval),
+          joinSeen: member.lastSeen !== null,
+          currentlyAuthorized: member.authorized,
+          createdAt: now,
+          updatedAt: now,
+        });
+        if (keep) {
+          await networksRepository.insertSession(tx, {
+            organizationId: id,
+            membershipId: m.id,
+            userId: user.id,
+            authenticatedAt: now,
+            expiresAt: new Date(now.getTime() + network.defaultActivationLifetimeMinutes * 60_000),
+            createdBy: actor.userId,
+          });
+        }
+        imported++;
+      }
+      await this.audit.record(tx, ctx, AuditAction.devicesImported, { organizationId: id, resourceType: "portal_network", resourceId: network.id, metadata: { imported, skipped: skipped.length } });
+    });
+    return { imported, skipped };
+  }
+
+  private async ownDevice(ctx: RequestContext, orgId: string, deviceId: string, opts: { adminMay: boolean }): Promise<{ access: OrgAccess; device: DeviceRow }> {
+    const access = await requireOrgAccess(this.db, ctx, orgId, "networks.use");
+    const device = await networksRepository.device(this.db, access.orgId, parseId(deviceId, NetworkErrors.deviceNotFound));
+    const mayAdmin = opts.adminMay && can(access.membership.role, "networks.manage");
+    // Someone else's device does not exist for a plain member.
+    if (!device || (device.userId !== access.actor.userId && !mayAdmin)) throw NetworkErrors.deviceNotFound();
+    return { access, device };
+  }
+
+  private async endAccess(ctx: RequestContext, orgId: string, device: DeviceRow, reason: "logout" | "admin_action", opts: { remove: boolean }): Promise<void> {
+    const ids = await this.db.transaction(async (tx) => {
+      const now = this.clock.now();
+      const memberships = await networksRepository.membershipsOfUser(tx, device.userId, { orgId, deviceId: device.id });
+      const ids = memberships.map((m) => m.id);
+      await networksRepository.endSessions(tx, ids, reason, now);
+      if (opts.remove) {
+        await networksRepository.updateMemberships(tx, ids, { state: "revoked", deletedAt: now, updatedAt: now });
+        await networksRepository.updateDevice(tx, device.id, { deletedAt: now, updatedAt: now });
+        await this.audit.record(tx, ctx, AuditAction.deviceDeleted, { organizationId: orgId, userId: device.userId, resourceType: "device", resourceId: device.id, metadata: { node_id: device.nodeId } });
+      } else {
+        const active = memberships.filter((m) => m.state === "active_authorized").map((m) => m.id);
+        await networksRepository.updateMemberships(tx, active, { state: "approved_inactive", updatedAt: now });
+      }
+      return ids;
+    });
+    await this.sync.apply(ids);
+  }
+}
+

@@ -1,0 +1,43 @@
+import type { Clock } from "../../infra/clock.js";
+import type { Db } from "../../infra/db.js";
+import type { Logger } from "../../infra/logger.js";
+import type { SecretBox } from "../../lib/crypto/index.js";
+import type { AuditService } from "../audit/audit.service.js";
+import type { EmailService } from "../email/email.service.js";
+import { AccessService } from "./access.service.js";
+import { ApprovalsService } from "./approvals.service.js";
+import { createControllerClient } from "./controller/index.js";
+import { ControllerConfigService, type ClientFactory, type ControllerSettings } from "./controller-config.service.js";
+import { ControllerSync } from "./controller-sync.js";
+import { DevicesService } from "./devices.service.js";
+import { PortalNetworksService } from "./portal-networks.service.js";
+import { ReconcileService } from "./reconcile.service.js";
+
+export interface NetworksModuleDeps {
+  db: Db;
+  clock: Clock;
+  audit: AuditService;
+  email: EmailService;
+  box: SecretBox;
+  logger: Logger;
+  config: ControllerSettings & { appUrl: string; reconcileIntervalMs: number; controllerTimeoutMs: number; controllerRetries: number };
+  /** Tests and benches may wrap the client (to count calls); production uses the real one. */
+  makeClient?: ClientFactory;
+}
+
+/** Governed access to ZeroTier networks: one module, one factory (ARCHITECTURE rule 15). */
+export function createNetworksModule(deps: NetworksModuleDeps) {
+  const { db, clock, audit, email, box, logger, config } = deps;
+  const controllers = new ControllerConfigService(db, clock, audit, box, deps.makeClient ?? ((c) => createControllerClient(c, { timeoutMs: config.controllerTimeoutMs, maxRetries: config.controllerRetries })), config);
+  const sync = new ControllerSync(db, clock, controllers, logger);
+  return {
+    networkController: controllers,
+    portalNetworks: new PortalNetworksService(db, clock, audit, controllers, sync),
+    devices: new DevicesService(db, clock, audit, controllers, sync),
+    networkApprovals: new ApprovalsService(db, clock, audit, email, sync, { appUrl: config.appUrl }),
+    networkAccess: new AccessService(db, clock, audit, sync),
+    networkReconcile: new ReconcileService(db, clock, audit, controllers, logger, { intervalMs: config.reconcileIntervalMs }),
+  };
+}
+
+export type NetworksModule = ReturnType<typeof createNetworksModule>;

@@ -1,0 +1,82 @@
+import { z } from "zod";
+
+const hex = (n: number) => z.string().trim().toLowerCase().regex(new RegExp(`^[0-9a-f]{${n}}$`), `must be exactly ${n} hexadecimal characters`);
+export const networkIdSchema = hex(16);
+export const nodeIdSchema = hex(10);
+const text = (max: number) => z.string().trim().min(1).max(max);
+const optionalText = (max: number) => z.string().trim().max(max).nullish().transform((v) => (v ? v : null));
+const minutes = z.number().int().min(1).max(525_600);
+
+export const controllerConfigSchema = z.object({
+  ztApiMode: z.enum(["controller", "central"]),
+  ztApiToken: z.string().trim().min(8).max(512),
+  /** Self-hosted controllers only; Central is fixed (configurable for tests through the environment). */
+  ztApiUrl: z.url({ protocol: /^https?$/ }).max(2048).optional(),
+});
+
+export const environments = ["production", "staging", "development", "lab"] as const;
+export const requestModes = ["open", "approval_required", "invite_only"] as const;
+
+export const createNetworkSchema = z
+  .object({
+    name: text(255),
+    zerotierNetworkId: networkIdSchema,
+    description: optionalText(4000),
+    environment: z.enum(environments).default("production"),
+    requestMode: z.enum(requestModes).default("approval_required"),
+    defaultActivationLifetimeMinutes: minutes.default(480),
+    maxActivationLifetimeMinutes: minutes.nullish(),
+  })
+  .refine((v) => v.maxActivationLifetimeMinutes == null || v.defaultActivationLifetimeMinutes <= v.maxActivationLifetimeMinutes, {
+    path: ["defaultActivationLifetimeMinutes"],
+    message: "must not exceed max_activation_lifetime_minutes",
+  });
+
+export const updateNetworkSchema = z.object({
+  name: text(255).optional(),
+  description: optionalText(4000),
+  environment: z.enum(environments).optional(),
+  requestMode: z.enum(requestModes).optional(),
+  defaultActivationLifetimeMinutes: minutes.optional(),
+  maxActivationLifetimeMinutes: minutes.nullish(),
+  isActive: z.boolean().optional(),
+});
+
+export const listNetworksSchema = z.object({ includeInactive: z.coerce.boolean().optional() });
+export const importNetworksSchema = z.object({ zerotierNetworkIds: z.array(networkIdSchema).min(1).max(100) });
+export const managersSchema = z.object({ userIds: z.array(z.uuid()).max(100) });
+
+export const createDeviceSchema = z.object({
+  nodeId: nodeIdSchema,
+  nickname: optionalText(255),
+  hostname: optionalText(255),
+  assetTag: optionalText(255),
+  serialNumber: optionalText(255),
+});
+export const updateDeviceSchema = z.object({
+  nickname: optionalText(255),
+  hostname: optionalText(255),
+  assetTag: optionalText(255),
+  serialNumber: optionalText(255),
+  status: z.enum(["active", "inactive"]).optional(),
+});
+export const importMembersSchema = z.object({
+  portalNetworkId: z.uuid(),
+  /** node id → the person (by email) who owns it; members not listed are left alone. */
+  assignments: z.array(z.object({ nodeId: nodeIdSchema, email: z.email().max(320), nickname: optionalText(255) })).min(1).max(1000),
+});
+
+export const requestApprovalSchema = z.object({ portalNetworkId: z.uuid(), deviceId: z.uuid().optional(), justification: optionalText(2000) });
+export const assignApprovalSchema = z.object({ targetUserId: z.uuid(), portalNetworkId: z.uuid(), justification: optionalText(2000) });
+export const decideSchema = z.object({ reason: optionalText(2000) });
+export const pendingQuerySchema = z.object({ networkId: z.uuid().optional() });
+
+export const activateSchema = z.object({ lifetimeMinutes: minutes.optional() });
+export const killSwitchSchema = z
+  .object({
+    targetUserId: z.uuid(),
+    scope: z.enum(["organization", "global", "selected_networks"]).default("organization"),
+    reason: optionalText(2000),
+    networkIds: z.array(z.uuid()).max(100).optional(),
+  })
+  .refine((v) => v.scope !== "selected_networks" || (v.networkIds?.length ?? 0) > 0, { path: ["networkIds"], message: "name at least one network" });

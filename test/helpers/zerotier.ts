@@ -1,0 +1,90 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { createControllerClient, type ControllerClient } from "../../src/modules/networks/controller/index.js";
+
+/**
+ * A REAL ZeroTier network controller (ZeroTierOne 1.14.1, ../shared/tools/zerotier), sealed in its
+ * own network namespace, its API bridged to a loopback port. Needs root and iproute2 (CI has both).
+ * ZEROTIER_TOOL points at controller.mjs when the tool is not at the default place.
+ */
+export const ZEROTIER_TOOL = process.env.ZEROTIER_TOOL ?? "/work/shared/tools/zerotier/controller.mjs";
+
+export interface RealController {
+  url: string;
+  token: string;
+  address: string;
+  home: string;
+  pid: number;
+  port: number;
+  /** A client of its API (used by tests to create networks and act "behind Keyward's back"). */
+  client: ControllerClient;
+  /** SIGSTOP / SIGCONT of the controller (its API stops answering, then resumes). */
+  pause(): void;
+  resume(): void;
+  stop(): Promise<void>;
+  /** Stops it and starts another on the same home and port: networks and members survive. */
+  restart(): Promise<void>;
+}
+
+export async function startZeroTierController(opts: { home?: string; port?: number } = {}): Promise<RealController> {
+  if (!existsSync(ZEROTIER_TOOL)) throw new Error(`The ZeroTier controller tool is missing at ${ZEROTIER_TOOL}: set ZEROTIER_TOOL to ../shared/tools/zerotier/controller.mjs`);
+  const home = opts.home ?? mkdtempSync(join(tmpdir(), "kw-zt-"));
+  let child: ChildProcess;
+  let info: { url: string; token: string; address: string; pid: number };
+
+  const launch = async (port?: number) => {
+    child = spawn(process.execPath, [ZEROTIER_TOOL, "--home", home, ...(port ? ["--port", String(port)] : [])], { stdio: ["pipe", "pipe", "inherit"] });
+    info = await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("the ZeroTier controller did not start within 30 s")), 30_000);
+      child.once("exit", (code) => reject(new Error(`the ZeroTier controller exited (${code}) before it answered`)));
+      createInterface({ input: child.stdout! }).once("line", (line) => {
+        clearTimeout(timer);
+        resolve(JSON.parse(line));
+      });
+    });
+  };
+  const stopChild = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once("exit", () => resolve());
+      try {
+        process.kill(info.pid, "SIGCONT");
+      } catch {
+        /* already gone */
+      }
+      child.kill("SIGTERM");
+    });
+
+  await launch(opts.port);
+  const port = Number(new URL(info!.url).port);
+  const controller: RealController = {
+    get url() {
+      return info.url;
+    },
+    get token() {
+      return info.token;
+    },
+    get address() {
+      return info.address;
+    },
+    get pid() {
+      return info.pid;
+    },
+    home,
+    port,
+    get client() {
+      return createControllerClient({ mode: "controller", baseUrl: info.url, token: info.token }, { maxRetries: 0 });
+    },
+    pause: () => process.kill(info.pid, "SIGSTOP"),
+    resume: () => process.kill(info.pid, "SIGCONT"),
+    stop: stopChild,
+    async restart() {
+      await stopChild();
+      await launch(port);
+    },
+  };
+  return controller;
+}
