@@ -141,14 +141,24 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     config: { loginIp: config.rateLimits.loginIp },
   });
   const mySessions = new MySessionsService(db, sessions, audit, corsOrigins);
+  const networks = createNetworksModule({
+    db,
+    clock,
+    audit,
+    email,
+    box,
+    logger,
+    config: { ...config.networks, appUrl: config.http.appUrl },
+    makeClient: overrides.controllerClient,
+  });
   // Offboarding (removal, suspension, deletion) revokes SSH certificates: built before those services.
   const certificates = new CertificatesService(db, clock, audit);
-  const users = new UsersService({ db, clock, passwords, audit, sessions, certificates });
+  const users = new UsersService({ db, clock, passwords, audit, sessions, certificates, networks: networks.networkOffboarding });
   const mfaPolicy = new MfaPolicyService(db, clock, audit, email, logger, { appUrl: config.http.appUrl });
-  const adminUsers = new AdminUsersService({ db, clock, hasher, passwords, audit, sessions, email, certificates, mfaHooks: mfaPolicy });
+  const adminUsers = new AdminUsersService({ db, clock, hasher, passwords, audit, sessions, email, certificates, networks: networks.networkOffboarding, mfaHooks: mfaPolicy });
   const orgLimit = config.orgs;
-  const orgs = new OrgsService({ db, clock, audit, certificates, logger, limit: orgLimit });
-  const members = new MembersService({ db, clock, audit, certificates });
+  const orgs = new OrgsService({ db, clock, audit, certificates, networks: networks.networkOffboarding, logger, limit: orgLimit });
+  const members = new MembersService({ db, clock, audit, certificates, networks: networks.networkOffboarding });
   const invites = new InvitesService({
     db,
     accounts,
@@ -218,16 +228,6 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     config: { publicUrl: config.http.publicUrl, appUrl: config.http.appUrl, ttl: ext.cliLoginTtl, rate: ext.cliLoginRate },
   });
   const linkedAccounts = new LinkedAccountsService({ db, sessions, audit, providers: oauthProviders });
-  const networks = createNetworksModule({
-    db,
-    clock,
-    audit,
-    email,
-    box,
-    logger,
-    config: { ...config.networks, appUrl: config.http.appUrl },
-    makeClient: overrides.controllerClient,
-  });
 
   return {
     config,

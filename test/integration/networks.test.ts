@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { startZeroTierController, type RealController } from "../helpers/zerotier.js";
-import { orgWithRoles } from "../factories/orgs.js";
-import type { TestUser } from "../factories/users.js";
+import { addMember, orgWithRoles } from "../factories/orgs.js";
+import { newSuperadmin, newUser, type TestUser } from "../factories/users.js";
 
 /**
  * Governed network access against a REAL ZeroTier controller (issue 13): Keyward decides, the
@@ -256,4 +256,31 @@ describe("controller outage", () => {
     await app.http.post(`${O()}/networks/reconcile`, {}, { token: admin.token });
     expect(await authorizedAtController(network.nwid, one.nodeId)).toBe(false);
   }, 60_000);
+});
+
+describe("offboarding", () => {
+  it("removal from the organization and suspension take the person's devices off the controller at once", async () => {
+    const network = await portalNetwork();
+    const leaver = await newUser(app, { fullName: "Leaver" });
+    const suspended = await newUser(app, { fullName: "Suspended" });
+    await addMember(app, org.id, owner, leaver, "member");
+    await addMember(app, org.id, owner, suspended, "member");
+    const a = await approvedDevice(leaver, network);
+    const b = await approvedDevice(suspended, network);
+    expect((await activate(leaver, a.membershipId)).status).toBe(200);
+    expect((await activate(suspended, b.membershipId)).status).toBe(200);
+    expect(await authorizedAtController(network.nwid, a.nodeId)).toBe(true);
+
+    expect((await app.http.delete(`${O()}/members/${leaver.id}`, { token: admin.token })).status).toBe(200);
+    expect(await authorizedAtController(network.nwid, a.nodeId)).toBe(false);
+
+    const root = await newSuperadmin(app);
+    expect((await app.http.post(`/api/v1/admin/users/${suspended.id}/suspend`, { reason: "investigation" }, { token: root.token })).status).toBe(200);
+    expect(await authorizedAtController(network.nwid, b.nodeId)).toBe(false);
+
+    // Nothing left for reconciliation to re-authorize.
+    await app.http.post(`${O()}/networks/reconcile`, {}, { token: admin.token });
+    expect(await authorizedAtController(network.nwid, a.nodeId)).toBe(false);
+    expect(await authorizedAtController(network.nwid, b.nodeId)).toBe(false);
+  });
 });

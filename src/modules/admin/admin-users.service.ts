@@ -7,6 +7,7 @@ import type { PasswordHasher } from "../../lib/crypto/index.js";
 import { AppError } from "../../lib/errors.js";
 import { toPage, type Page } from "../../lib/pagination.js";
 import type { RequestContext, UserActor } from "../../lib/request-context.js";
+import type { NetworkOffboarding } from "../networks/offboarding.js";
 import type { PasswordVerifier } from "../auth/password-verifier.js";
 import { normalizeEmail } from "../../lib/strings.js";
 import { parseId, parseInput } from "../../lib/validation.js";
@@ -47,6 +48,7 @@ export interface AdminUsersDeps {
   sessions: SessionsService;
   email: EmailService;
   certificates: Pick<CertificatesService, "revokeForOffboarding">;
+  networks: Pick<NetworkOffboarding, "personLeft" | "organizationDeleted" | "apply">;
   mfaHooks: MfaHooks;
 }
 
@@ -98,18 +100,20 @@ export class AdminUsersService {
     const { db, clock, audit, sessions, email } = this.deps;
     const actor = requireUser(ctx);
     const { reason } = parseInput(suspendSchema, input);
-    const view = await db.transaction(async (tx) => {
+    const { view, offboarded } = await db.transaction(async (tx) => {
       const user = await reachUser(tx, actor, userId, { allowSelf: false, what: "suspend" });
       if (user.status === "suspended") throw UserErrors.alreadySuspended();
       const now = clock.now();
       const updated = await usersRepository.update(tx, user.id, { status: "suspended", suspendedAt: now, suspendedReason: reason ?? null, updatedAt: now });
       // A suspended person's certificates stop working everywhere (sshd trusts certificates, not sessions).
       await this.deps.certificates.revokeForOffboarding(tx, ctx, { userId: user.id, reason: "Account suspended" });
+      const offboarded = await this.deps.networks.personLeft(tx, ctx, { userId: user.id, why: "suspended" });
       await email.enqueue(tx, "account-suspended", user.email, { name: user.fullName ?? user.email, email: user.email, reason: reason ?? "not given" });
       await audit.record(tx, ctx, AuditAction.userSuspend, { userId: user.id, resourceType: "user", resourceId: user.id, metadata: { reason } });
-      return toUserView(updated!);
+      return { view: toUserView(updated!), offboarded };
     });
     await sessions.revokeAll(view.id);
+    await this.deps.networks.apply(offboarded);
     return view;
   }
 
@@ -168,17 +172,19 @@ export class AdminUsersService {
     const { db, clock, audit, sessions } = this.deps;
     const actor = requireUser(ctx);
     parseInput(adminDeleteSchema, input);
-    const id = await db.transaction(async (tx) => {
+    const { id, offboarded } = await db.transaction(async (tx) => {
       const user = await reachUser(tx, actor, userId, { allowSelf: false, what: "delete" });
       const sole = await soleOwnedOrganizations(tx, user.id);
       if (sole.withOthers.length > 0) throw new AppError("USER_IS_SOLE_OWNER", 409, `The user is the only owner of ${sole.withOthers.map((o) => o.name).join(", ")}: transfer ownership first`, { transfer_ownership: sole.withOthers.map((o) => o.name) });
       const now = clock.now();
       await usersRepository.update(tx, user.id, { deletedAt: now, updatedAt: now });
       await this.deps.certificates.revokeForOffboarding(tx, ctx, { userId: user.id, reason: "Account deleted" });
+      const offboarded = await this.deps.networks.personLeft(tx, ctx, { userId: user.id, why: "deleted" });
       await audit.record(tx, ctx, AuditAction.userDelete, { userId: user.id, resourceType: "user", resourceId: user.id, metadata: { by_admin: true } });
-      return user.id;
+      return { id: user.id, offboarded };
     });
     await sessions.revokeAll(id);
+    await this.deps.networks.apply(offboarded);
   }
 
   async restore(ctx: RequestContext, userId: string): Promise<UserView> {

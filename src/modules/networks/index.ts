@@ -10,6 +10,7 @@ import { createControllerClient } from "./controller/index.js";
 import { ControllerConfigService, type ClientFactory, type ControllerSettings } from "./controller-config.service.js";
 import { ControllerSync } from "./controller-sync.js";
 import { DevicesService } from "./devices.service.js";
+import { NetworkOffboarding } from "./offboarding.js";
 import { PortalNetworksService } from "./portal-networks.service.js";
 import { ReconcileService } from "./reconcile.service.js";
 
@@ -36,6 +37,7 @@ export function createNetworksModule(deps: NetworksModuleDeps) {
     devices: new DevicesService(db, clock, audit, controllers, sync),
     networkApprovals: new ApprovalsService(db, clock, audit, email, sync, { appUrl: config.appUrl }),
     networkAccess: new AccessService(db, clock, audit, sync),
+    networkOffboarding: new NetworkOffboarding(clock, audit, sync),
     networkReconcile: new ReconcileService(db, clock, audit, controllers, logger, { intervalMs: config.reconcileIntervalMs }),
   };
 }

@@ -210,6 +210,18 @@ export const networksRepository = {
     return rows.length;
   },
 
+  /** A person leaves (an organization, or everything): their approvals are revoked and their devices go. */
+  async revokeStanding(db: Executor, userId: string, orgId: string | undefined, now: Date): Promise<void> {
+    await db
+      .update(networkApprovals)
+      .set({ state: "revoked", decisionReason: "Left the organization", updatedAt: now })
+      .where(and(eq(networkApprovals.userId, userId), inArray(networkApprovals.state, [...LIVE_APPROVAL]), orgId ? eq(networkApprovals.organizationId, orgId) : undefined));
+    await db
+      .update(devices)
+      .set({ deletedAt: now, updatedAt: now })
+      .where(and(eq(devices.userId, userId), live(devices), orgId ? eq(devices.organizationId, orgId) : undefined));
+  },
+
   // --- device memberships -----------------------------------------------------------------------
   membership: async (db: Executor, orgId: string, id: string): Promise<MembershipRow | undefined> =>
     (await db.select().from(deviceMemberships).where(and(eq(deviceMemberships.id, id), eq(deviceMemberships.organizationId, orgId), live(deviceMemberships))).for("update"))[0],

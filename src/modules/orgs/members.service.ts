@@ -3,6 +3,7 @@ import { departmentMembers, departments, principalMembers, principals } from "..
 import type { Clock } from "../../infra/clock.js";
 import type { Db, Executor } from "../../infra/db.js";
 import type { RequestContext } from "../../lib/request-context.js";
+import type { NetworkOffboarding } from "../networks/offboarding.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
@@ -29,6 +30,7 @@ export interface MembersDeps {
   clock: Clock;
   audit: AuditService;
   certificates: Pick<CertificatesService, "revokeForOffboarding">;
+  networks: Pick<NetworkOffboarding, "personLeft" | "organizationDeleted" | "apply">;
 }
 
 export class MembersService {
@@ -46,7 +48,7 @@ export class MembersService {
     const self = ctx.actor.kind === "user" && ctx.actor.userId === target;
     const capability = self ? "org.read" : "members.manage";
     const { orgId: id } = await requireOrgAccess(db, ctx, orgId, capability);
-    await db.transaction(async (tx) => {
+    const offboarded = await db.transaction(async (tx) => {
       await membershipsRepository.lockOrganization(tx, id);
       // The caller's role as of now, under the lock: a concurrent demotion has taken effect.
       const { membership } = await requireOrgAccess(tx, ctx, id, capability);
@@ -58,6 +60,7 @@ export class MembersService {
       await this.removeLocked(tx, id, target);
       // Access granted by this organization ends with the membership, SSH certificates included.
       await this.deps.certificates.revokeForOffboarding(tx, ctx, { userId: target, organizationId: id, reason: self ? "Left the organization" : "Removed from the organization" });
+      const networkMemberships = await this.deps.networks.personLeft(tx, ctx, { userId: target, organizationId: id, why: "left" });
       await this.deps.audit.record(tx, ctx, self ? AuditAction.orgMemberLeave : AuditAction.orgMemberRemove, {
         organizationId: id,
         userId: target,
@@ -65,7 +68,9 @@ export class MembersService {
         resourceId: target,
         metadata: { role: member.role },
       });
+      return networkMemberships;
     });
+    await this.deps.networks.apply(offboarded);
   }
 
   async leave(ctx: RequestContext, orgId: string): Promise<void> {

@@ -4,6 +4,7 @@ import { isUniqueViolation } from "../../infra/db-errors.js";
 import type { Logger } from "../../infra/logger.js";
 import { randomHex } from "../../lib/crypto/index.js";
 import type { RequestContext } from "../../lib/request-context.js";
+import type { NetworkOffboarding } from "../networks/offboarding.js";
 import { parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
@@ -23,6 +24,7 @@ export interface OrgsDeps {
   clock: Clock;
   audit: AuditService;
   certificates: Pick<CertificatesService, "revokeAllOfOrganization">;
+  networks: Pick<NetworkOffboarding, "personLeft" | "organizationDeleted" | "apply">;
   logger: Logger;
   limit: OrgLimitConfig;
 }
@@ -135,7 +137,7 @@ export class OrgsService {
     const { db, clock, audit } = this.deps;
     const { orgId: id } = await requireOrgAccess(db, ctx, orgId, "org.delete");
     const { confirm } = parseInput(deleteOrgSchema, input);
-    await db.transaction(async (tx) => {
+    const offboarded = await db.transaction(async (tx) => {
       if (!(await membershipsRepository.lockOrganization(tx, id))) throw OrgErrors.notFound();
       // Still an owner as of now, under the lock.
       await requireOrgAccess(tx, ctx, id, "org.delete");
@@ -144,10 +146,13 @@ export class OrgsService {
       await orgsRepository.softDelete(tx, id, clock.now());
       // Nothing the organization issued keeps working; its last KRL stays published.
       await this.deps.certificates.revokeAllOfOrganization(tx, ctx, id, "Organization deleted");
+      const offboarded = await this.deps.networks.organizationDeleted(tx, ctx, id);
       // Its managed accounts become their owners' alone.
       await usersRepository.releaseAllFromOrganization(tx, id);
       await audit.record(tx, ctx, AuditAction.orgDelete, { organizationId: id, resourceType: "organization", resourceId: id, metadata: { member_count: members } });
+      return offboarded;
     });
+    await this.deps.networks.apply(offboarded);
   }
 
   /** Hands ownership to another member; the previous owner stays on as admin. */

@@ -1,6 +1,7 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
 import type { RequestContext } from "../../lib/request-context.js";
+import type { NetworkOffboarding } from "../networks/offboarding.js";
 import type { PasswordVerifier } from "../auth/password-verifier.js";
 import { parseInput } from "../../lib/validation.js";
 import { toPage, type Page } from "../../lib/pagination.js";
@@ -27,6 +28,7 @@ export interface UsersDeps {
   audit: AuditService;
   sessions: SessionsService;
   certificates: Pick<CertificatesService, "revokeForOffboarding" | "revokeAllOfOrganization">;
+  networks: Pick<NetworkOffboarding, "personLeft" | "organizationDeleted" | "apply">;
 }
 
 /** The signed-in user's own account. */
@@ -68,8 +70,9 @@ export class UsersService {
       if (!password) throw AuthErrors.passwordRequired();
       if (!(await passwords.verify(ctx, actor.email, hash, password))) throw AuthErrors.currentPasswordIncorrect();
     }
-    await db.transaction(async (tx) => {
+    const offboarded = await db.transaction(async (tx) => {
       const now = clock.now();
+      const offboarded: string[] = [];
       const sole = await soleOwnedOrganizations(tx, actor.userId);
       // Deleting the only owner would strand the other members.
       if (sole.withOthers.length > 0) throw OrgErrors.soleOwner(sole.withOthers.map((o) => o.name));
@@ -77,14 +80,18 @@ export class UsersService {
       for (const org of sole.alone) {
         await orgsRepository.softDelete(tx, org.id, now);
         await this.deps.certificates.revokeAllOfOrganization(tx, ctx, org.id, "Organization deleted");
+        offboarded.push(...(await this.deps.networks.organizationDeleted(tx, ctx, org.id)));
         await audit.record(tx, ctx, AuditAction.orgDelete, { organizationId: org.id, resourceType: "organization", resourceId: org.id, metadata: { reason: "owner account deleted" } });
       }
       const deleted = await usersRepository.update(tx, actor.userId, { deletedAt: now, updatedAt: now });
       if (!deleted) throw UserErrors.notFound();
       await this.deps.certificates.revokeForOffboarding(tx, ctx, { userId: actor.userId, reason: "Account deleted" });
+      offboarded.push(...(await this.deps.networks.personLeft(tx, ctx, { userId: actor.userId, why: "deleted" })));
       await audit.record(tx, ctx, AuditAction.userDelete, { resourceType: "user", resourceId: actor.userId, metadata: { organizations_deleted: sole.alone.map((o) => o.name) } });
+      return offboarded;
     });
     await sessions.revokeAll(actor.userId);
+    await this.deps.networks.apply(offboarded);
   }
 
   /** The caller's own activity: sign-ins, password changes, sessions revoked, … */

@@ -1,0 +1,62 @@
+import type { Clock } from "../../infra/clock.js";
+import type { Executor } from "../../infra/db.js";
+import type { RequestContext } from "../../lib/request-context.js";
+import { AuditAction } from "../audit/audit.actions.js";
+import type { AuditService } from "../audit/audit.service.js";
+import type { ControllerSync } from "./controller-sync.js";
+import { networksRepository } from "./networks.repository.js";
+
+/**
+ * Network access ends with the standing that granted it: leaving or being removed from an
+ * organization, suspension, account or organization deletion. Runs inside the caller's
+ * transaction (activations end, memberships and devices go); `apply` after the commit takes the
+ * devices off the controller at once, and reconciliation finishes whatever it could not.
+ */
+export class NetworkOffboarding {
+  constructor(
+    private readonly clock: Clock,
+    private readonly audit: AuditService,
+    private readonly sync: ControllerSync,
+  ) {}
+
+  /** Returns the memberships to take off the controller once the transaction has committed. */
+  async personLeft(tx: Executor, ctx: RequestContext, v: { userId: string; organizationId?: string; why: "left" | "suspended" | "deleted" }): Promise<string[]> {
+    const now = this.clock.now();
+    await networksRepository.lockPerson(tx, v.userId);
+    const memberships = await networksRepository.membershipsOfUser(tx, v.userId, { orgId: v.organizationId });
+    const ids = memberships.map((m) => m.id);
+    const ended = await networksRepository.endSessions(tx, ids, "admin_action", now);
+    if (v.why === "suspended") {
+      // Suspension can be lifted: standing stays, running access ends.
+      await networksRepository.updateMemberships(tx, memberships.filter((m) => m.state === "active_authorized").map((m) => m.id), { state: "approved_inactive", updatedAt: now });
+    } else {
+      await networksRepository.updateMemberships(tx, ids, { state: "revoked", deletedAt: now, updatedAt: now });
+      await networksRepository.revokeStanding(tx, v.userId, v.organizationId, now);
+    }
+    for (const s of ended) {
+      await this.audit.record(tx, ctx, AuditAction.activationEnded, { organizationId: s.organizationId, userId: s.userId, resourceType: "activation_session", resourceId: s.id, metadata: { reason: `account_${v.why}` } });
+    }
+    return ids;
+  }
+
+  /** The organization is deleted: every activation ends and its networks are cleaned up at the controller. */
+  async organizationDeleted(tx: Executor, ctx: RequestContext, organizationId: string): Promise<string[]> {
+    const now = this.clock.now();
+    const networks = await networksRepository.listNetworks(tx, organizationId, true);
+    const ids: string[] = [];
+    for (const n of networks) {
+      const memberships = await networksRepository.membershipsOfNetwork(tx, n.id);
+      ids.push(...memberships.map((m) => m.id));
+      await networksRepository.endSessions(tx, memberships.map((m) => m.id), "admin_action", now);
+      await networksRepository.updateMemberships(tx, memberships.map((m) => m.id), { state: "revoked", updatedAt: now });
+      await networksRepository.updateNetwork(tx, n.id, { deletedAt: now, isActive: false, updatedAt: now });
+    }
+    if (networks.length > 0) await this.audit.record(tx, ctx, AuditAction.networkDeleted, { organizationId, metadata: { reason: "organization deleted", networks: networks.length } });
+    return ids;
+  }
+
+  /** After the commit: the controller is told now (failures are left to reconciliation). */
+  async apply(membershipIds: string[]): Promise<void> {
+    if (membershipIds.length > 0) await this.sync.apply(membershipIds);
+  }
+}
