@@ -6,6 +6,7 @@ import type { Container } from "../container.js";
 import { resolveRequestContext } from "../http/context.js";
 import { projectPath } from "../infra/paths.js";
 import { isAppError } from "../lib/errors.js";
+import type { MembershipView } from "../modules/networks/networks.views.js";
 import { escapeHtml, layout, pageCsp } from "./layout.js";
 
 const escape = escapeHtml;
@@ -56,7 +57,7 @@ const ACCOUNT = (brand: string, email: string, managedBy: { name: string } | nul
 <h1>${escape(brand)}</h1>
 <p>Signed in as <strong id="who">${escape(email)}</strong>.</p>
 ${MANAGED_BY(managedBy)}
-<p><a href="/account/security">Passkeys and security</a></p>
+<p><a href="/account/security">Passkeys and security</a> · <a href="/network-access">My network access</a></p>
 <section id="linked-accounts">
   <h2>Linked accounts</h2>
   <ul id="linked" class="plain" aria-label="Linked accounts"></ul>
@@ -96,6 +97,52 @@ It receives a session of its own at <code id="cli-target">${escape(target)}</cod
 <h1>Command-line sign-in</h1>
 <p id="alert" role="alert">${escape(problem)}</p>`;
 
+const STATE_WORDS: Record<string, string> = {
+  pending_device_registration: "waiting for the device",
+  pending_request: "not requested yet",
+  pending_manager_approval: "waiting for a manager's approval",
+  approved_inactive: "approved, off",
+  joined_deauthorized: "approved, off",
+  active_authorized: "on",
+  activation_expired: "approved, off (the last activation ran out)",
+  suspended: "suspended by an administrator",
+  revoked: "revoked",
+  rejected: "rejected",
+};
+
+type OrgAccessList = { orgId: string; orgName: string; memberships: MembershipView[] };
+
+/** One line per device and network: what it is, where, whether it is on and for how long, and the button. */
+const NETWORK_ROW = (orgId: string, m: MembershipView) => {
+  const on = m.activeSession !== null;
+  const status = on ? `on, ${m.activeSession!.minutesLeft} min left` : (STATE_WORDS[m.state] ?? m.state);
+  const action = on
+    ? `<button type="button" class="secondary" data-network-action="deactivate" data-org="${escape(orgId)}" data-membership="${escape(m.id)}">Switch off</button>`
+    : m.approvedForActivation
+      ? `<button type="button" data-network-action="activate" data-org="${escape(orgId)}" data-membership="${escape(m.id)}">Switch on</button>`
+      : "";
+  return `<li data-membership-row="${escape(m.id)}"><strong>${escape(m.deviceDisplayName)}</strong> on <strong>${escape(m.networkName)}</strong>
+    <span class="muted">(${escape(m.nodeId)})</span><br><span class="network-status">${escape(status)}</span>${action}</li>`;
+};
+
+const NETWORK_ACCESS = (email: string, orgs: OrgAccessList[]) => `
+<h1>My network access</h1>
+<p class="muted">Signed in as ${escape(email)}. Access is switched on for a limited time and goes off by itself.</p>
+${
+  orgs.length === 0
+    ? `<p id="no-networks">You have no devices on any organization's networks yet.</p>`
+    : orgs
+        .map(
+          (o) => `<section class="network-org">
+  <h2>${escape(o.orgName)}</h2>
+  <ul class="plain" aria-label="Networks of ${escape(o.orgName)}">${o.memberships.map((m) => NETWORK_ROW(o.orgId, m)).join("\n")}</ul>
+</section>`,
+        )
+        .join("\n")
+}
+<p><a href="/account">Back</a></p>
+<p id="alert" role="alert"></p>`;
+
 /** Hosted pages for flows that need a browser (sign-in, MFA, passkey enrollment); the web app uses GraphQL. */
 export function createPagesRouter(container: Container): Router {
   const { services, config } = container;
@@ -129,6 +176,18 @@ export function createPagesRouter(container: Container): Router {
     signedIn(async (email, req) => ACCOUNT(brand, email, (await services.users.getMe(req.ctx!)).managedBy, await activeProviders()), "Account"),
   );
   router.get("/account/security", signedIn(SECURITY, "Passkeys"));
+  router.get(
+    "/network-access",
+    signedIn(async (email, req) => {
+      const lists: OrgAccessList[] = [];
+      for (const o of await services.orgs.listMineSimple(req.ctx!)) {
+        // Guests hold no network access; an organization past its MFA deadline answers with an error: skip both.
+        const memberships = await services.networkAccess.memberships(req.ctx!, o.id).catch((e) => (isAppError(e) ? null : Promise.reject(e)));
+        if (memberships && memberships.length > 0) lists.push({ orgId: o.id, orgName: o.name, memberships });
+      }
+      return NETWORK_ACCESS(email, lists);
+    }, "My network access"),
+  );
   router.get(
     "/cli/authorize",
     signedIn(async (email, req) => {

@@ -171,6 +171,24 @@
     if (!data.credentials.length) { const li = document.createElement("li"); li.textContent = "No passkeys yet."; list.append(li); }
   }
 
+  // My network access: switch a device on (the network's default lifetime) or off, then show the new state.
+  document.querySelectorAll("[data-network-action]").forEach((button) => {
+    button.addEventListener("click", async () => {
+      say("");
+      button.disabled = true;
+      const org = button.getAttribute("data-org");
+      const id = button.getAttribute("data-membership");
+      const action = button.getAttribute("data-network-action");
+      try {
+        await api("/organizations/" + encodeURIComponent(org) + "/memberships/" + encodeURIComponent(id) + "/" + action, {});
+        location.reload();
+      } catch (err) {
+        say(err.message);
+        button.disabled = false;
+      }
+    });
+  });
+
   const signOut = $("sign-out");
   if (signOut) signOut.addEventListener("click", async () => {
     try { await api("/auth/logout", {}); } finally { location.assign("/login"); }
