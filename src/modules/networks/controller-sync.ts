@@ -38,7 +38,17 @@ export class ControllerSync {
       }
       try {
         await client.setAuthorized(t.zerotierNetworkId, t.nodeId, t.desired);
-        await networksRepository.updateMemberships(this.db, [t.membershipId], { currentlyAuthorized: t.desired, lastSyncedAt: this.clock.now() });
+        let authorized = t.desired;
+        // A kill switch or deactivation may have committed (and deauthorized) while this authorization
+        // was on its way: look again, so the later call cannot leave the device on.
+        if (authorized) {
+          const [now] = await networksRepository.syncTargets(this.db, [t.membershipId], this.clock.now());
+          if (!now?.desired) {
+            await client.setAuthorized(t.zerotierNetworkId, t.nodeId, false);
+            authorized = false;
+          }
+        }
+        await networksRepository.updateMemberships(this.db, [t.membershipId], { currentlyAuthorized: authorized, lastSyncedAt: this.clock.now() });
         result.applied++;
       } catch (e) {
         if (!(e instanceof ControllerError)) throw e;
