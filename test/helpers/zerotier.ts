@@ -58,7 +58,14 @@ export async function startZeroTierController(opts: { home?: string; port?: numb
       child.kill("SIGTERM");
     });
 
-  await launch(opts.port);
+  // Two controllers starting at the same moment can race for a free port: one more try settles it.
+  try {
+    await launch(opts.port);
+  } catch (e) {
+    if (opts.port) throw e;
+    child!.kill("SIGKILL");
+    await launch();
+  }
   const port = Number(new URL(info!.url).port);
   const controller: RealController = {
     get url() {

@@ -28,6 +28,15 @@ export type EndReason = NonNullable<SessionRow["endReason"]>;
 /** Approval states that still stand (a person holds at most one per network). */
 const LIVE_APPROVAL = ["pending", "approved", "suspended"] as const;
 
+/**
+ * The one definition of "this device should be authorized on this network now": a live membership
+ * of a live device on a live, active network, with an open activation that has not expired.
+ * (Used with device_memberships joined to devices and portal_networks.)
+ */
+const shouldBeAuthorized = (now: Date) =>
+  sql<boolean>`(${deviceMemberships.deletedAt} is null and ${devices.deletedAt} is null and ${portalNetworks.deletedAt} is null and ${portalNetworks.isActive}
+    and exists (select 1 from ${activationSessions} s where s.membership_id = ${deviceMemberships.id} and s.ended_at is null and s.expires_at > ${now.toISOString()}::timestamptz))`;
+
 export const networksRepository = {
   // --- controller connection -------------------------------------------------------------------
   controller: async (db: Executor, orgId: string): Promise<ControllerRow | undefined> =>
@@ -309,8 +318,7 @@ export const networksRepository = {
         organizationId: deviceMemberships.organizationId,
         nodeId: devices.nodeId,
         zerotierNetworkId: portalNetworks.zerotierNetworkId,
-        desired: sql<boolean>`(${deviceMemberships.deletedAt} is null and ${devices.deletedAt} is null and ${portalNetworks.deletedAt} is null and ${portalNetworks.isActive}
-          and exists (select 1 from ${activationSessions} s where s.membership_id = ${deviceMemberships.id} and s.ended_at is null and s.expires_at > ${now.toISOString()}::timestamptz))`,
+        desired: shouldBeAuthorized(now),
       })
       .from(deviceMemberships)
       .innerJoin(devices, eq(devices.id, deviceMemberships.deviceId))
@@ -318,12 +326,22 @@ export const networksRepository = {
       .where(inArray(deviceMemberships.id, ids));
   },
 
-  /** Every membership Keyward has recorded on a network (removed ones too), by node id. */
-  membershipNodes: async (db: Executor, networkId: string) =>
+  /**
+   * Every membership Keyward has recorded on a network (removed ones too), with whether its device
+   * should be authorized now: one query per network for the reconciliation pass.
+   */
+  membershipNodes: async (db: Executor, networkId: string, now: Date) =>
     db
-      .select({ membershipId: deviceMemberships.id, nodeId: devices.nodeId, currentlyAuthorized: deviceMemberships.currentlyAuthorized, joinSeen: deviceMemberships.joinSeen })
+      .select({
+        membershipId: deviceMemberships.id,
+        nodeId: devices.nodeId,
+        currentlyAuthorized: deviceMemberships.currentlyAuthorized,
+        joinSeen: deviceMemberships.joinSeen,
+        desired: shouldBeAuthorized(now),
+      })
       .from(deviceMemberships)
       .innerJoin(devices, eq(devices.id, deviceMemberships.deviceId))
+      .innerJoin(portalNetworks, eq(portalNetworks.id, deviceMemberships.portalNetworkId))
       .where(eq(deviceMemberships.portalNetworkId, networkId)),
 
   // --- activation sessions ----------------------------------------------------------------------
@@ -380,28 +398,6 @@ export const networksRepository = {
       .innerJoin(portalNetworks, eq(portalNetworks.id, deviceMemberships.portalNetworkId))
       .where(and(eq(activationSessions.organizationId, orgId), isNull(activationSessions.endedAt), gt(activationSessions.expiresAt, now)))
       .orderBy(asc(activationSessions.expiresAt));
-  },
-
-  /** The node ids that should be authorized on a network now: an unexpired, unended activation. */
-  async desiredNodes(db: Executor, networkId: string, now: Date): Promise<Map<string, string>> {
-    const rows = await db
-      .select({ nodeId: devices.nodeId, membershipId: deviceMemberships.id })
-      .from(activationSessions)
-      .innerJoin(deviceMemberships, eq(deviceMemberships.id, activationSessions.membershipId))
-      .innerJoin(devices, eq(devices.id, deviceMemberships.deviceId))
-      .innerJoin(portalNetworks, eq(portalNetworks.id, deviceMemberships.portalNetworkId))
-      .where(
-        and(
-          eq(deviceMemberships.portalNetworkId, networkId),
-          live(deviceMemberships),
-          live(devices),
-          live(portalNetworks),
-          eq(portalNetworks.isActive, true),
-          isNull(activationSessions.endedAt),
-          gt(activationSessions.expiresAt, now),
-        ),
-      );
-    return new Map(rows.map((r) => [r.nodeId, r.membershipId]));
   },
 
   // --- kill switch ------------------------------------------------------------------------------

@@ -101,8 +101,8 @@ export class ReconcileService {
     report.controllerCalls++;
     const remote = await client.listMembers(nwid);
     const governed = network.deletedAt === null;
-    const desired = governed ? await networksRepository.desiredNodes(this.db, network.id, now) : new Map<string, string>();
-    const known = await networksRepository.membershipNodes(this.db, network.id);
+    const known = await networksRepository.membershipNodes(this.db, network.id, now);
+    const desired = new Set(known.filter((k) => k.desired).map((k) => k.nodeId));
     const knownNodes = new Set(known.map((k) => k.nodeId));
     const authorizedNow = new Set<string>();
     const seen = new Set<string>();
@@ -130,7 +130,7 @@ export class ReconcileService {
       }
       if (want) authorizedNow.add(member.nodeId);
     }
-    for (const nodeId of desired.keys()) {
+    for (const nodeId of desired) {
       if (authorizedNow.has(nodeId)) continue;
       // Never joined yet: authorizing creates the member record, so the device is admitted when it joins.
       await correct(nodeId, true, "missing_member");

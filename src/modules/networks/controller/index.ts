@@ -66,8 +66,12 @@ export const CENTRAL_API_URL = "https://api.zerotier.com/api/v1";
 
 const NETWORK_ID = /^[0-9a-f]{16}$/;
 const NODE_ID = /^[0-9a-f]{10}$/;
-/** Self-hosted member listings are an id → revision map: members are then fetched this many at a time. */
-const MEMBER_FETCH_CONCURRENCY = 8;
+/**
+ * The documented self-hosted member listing is an id → revision map, each member then fetched on
+ * its own; ZeroTierOne's HTTP server slows down sharply with parallel connections (100 members:
+ * 1.1 s two at a time, 21 s eight at a time), so the fallback stays at two.
+ */
+const MEMBER_FETCH_CONCURRENCY = 2;
 
 const checkNetworkId = (id: string): string => {
   const v = id.toLowerCase();
@@ -221,12 +225,20 @@ function selfHostedClient(http: Http): ControllerClient {
       return { address: str(status.address), version: str(status.version) };
     },
     async listNetworks() {
+      // 1.10+ lists whole objects in one call (the "unstable" API); older controllers list ids.
+      const all = await http.json("GET", "/unstable/controller/network", undefined, { allowMissing: true });
+      if (all) return arr(obj(all).data).map(network);
       const ids = arr(await http.json("GET", "/controller/network")).filter((x): x is string => typeof x === "string");
-      return Promise.all(ids.map((id) => getNetwork(id)));
+      const out: ControllerNetwork[] = [];
+      for (const id of ids) out.push(await getNetwork(id));
+      return out;
     },
     getNetwork,
     async listMembers(networkId) {
       const nwid = checkNetworkId(networkId);
+      // One call for every member where the controller has it (100 members: 3 ms instead of ~1 s).
+      const all = await http.json("GET", `/unstable/controller/network/${nwid}/member`, undefined, { allowMissing: true });
+      if (all) return arr(obj(all).data).map((m) => member(nwid, m));
       const found = await http.json("GET", `/controller/network/${nwid}/member`, undefined, { allowMissing: true });
       if (!found) throw new ControllerError("not_found", `network ${nwid} is unknown to the controller`, 404);
       const ids = Object.keys(obj(found));
