@@ -38,7 +38,7 @@ async function main() {
     LOG_LEVEL: "silent",
     SESSION_SECRET: "bench-session-secret-that-is-long-enough-0123456789",
     ENCRYPTION_KEYS: `b1:${Buffer.alloc(32, 7).toString("base64")}`,
-    ZEROTIER_CONTROLLER_URLS: "http://127.0.0.1:",
+    ZEROTIER_CONTROLLER_URLS: info.url,
     RATE_LIMIT_ENABLED: "false",
     DATA_DIR: mkdtempSync(join(tmpdir(), "kw-bench-data-")),
   });

@@ -12,7 +12,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   zt = await startZeroTierController();
-  app = await startTestApp({ ZEROTIER_CONTROLLER_URLS: "http://127.0.0.1:" });
+  app = await startTestApp({ ZEROTIER_CONTROLLER_URLS: zt.url });
   browser = await launchBrowser();
 }, 60_000);
 afterAll(async () => {

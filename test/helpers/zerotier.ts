@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -58,14 +58,23 @@ export async function startZeroTierController(opts: { home?: string; port?: numb
       child.kill("SIGTERM");
     });
 
-  // Two controllers starting at the same moment can race for a free port: one more try settles it.
-  try {
-    await launch(opts.port);
-  } catch (e) {
-    if (opts.port) throw e;
-    child!.kill("SIGKILL");
-    await launch();
-  }
+  /**
+   * Starts the controller, trying again on failure: two controllers starting at the same moment can
+   * race for a free port, and on a loaded machine the daemon can miss the tool's 10 s readiness
+   * window. Before each try the previous daemon on this home must be gone (it holds the home).
+   */
+  const launchWithRetry = async (port?: number) => {
+    for (let attempt = 1; ; attempt++) {
+      await homeReleased(home);
+      try {
+        return await launch(port);
+      } catch (e) {
+        child?.kill("SIGKILL");
+        if (attempt === 3) throw e;
+      }
+    }
+  };
+  await launchWithRetry(opts.port);
   const port = Number(new URL(info!.url).port);
   const controller: RealController = {
     get url() {
@@ -90,8 +99,20 @@ export async function startZeroTierController(opts: { home?: string; port?: numb
     stop: stopChild,
     async restart() {
       await stopChild();
-      await launch(port);
+      await launchWithRetry(port);
     },
   };
   return controller;
+}
+
+/** Waits (up to 10 s) until no daemon of an earlier start still runs on this home. */
+async function homeReleased(home: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    try {
+      execFileSync("pgrep", ["-f", "--", `--inner --home ${home}$`], { stdio: "ignore" });
+    } catch {
+      return; // pgrep exits 1: nothing matches
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }

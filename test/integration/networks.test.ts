@@ -21,7 +21,7 @@ const newNode = () => `c0ffee${(nodeSeq++).toString(16).padStart(4, "0")}`;
 
 beforeAll(async () => {
   zt = await startZeroTierController();
-  app = await startTestApp({ ZEROTIER_CONTROLLER_URLS: "http://127.0.0.1:", NETWORK_CONTROLLER_TIMEOUT_MS: "700", NETWORK_CONTROLLER_RETRIES: "1" });
+  app = await startTestApp({ ZEROTIER_CONTROLLER_URLS: zt.url, NETWORK_CONTROLLER_TIMEOUT_MS: "700", NETWORK_CONTROLLER_RETRIES: "1" });
   ({ org, owner, admin, member, guest } = await orgWithRoles(app));
 }, 60_000);
 afterAll(async () => {

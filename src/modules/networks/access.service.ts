@@ -82,6 +82,8 @@ export class AccessService {
     await this.db.transaction(async (tx) => {
       const m = await networksRepository.membership(tx, access.orgId, id);
       if (!m || m.userId !== access.actor.userId) throw NetworkErrors.membershipNotFound();
+      // Only running access is switched off; any other state (pending, suspended, expired) stays as it is.
+      if (m.state !== "active_authorized") return;
       await this.end(tx, ctx, access.orgId, [m], "logout", { state: m.joinSeen ? "joined_deauthorized" : "approved_inactive" });
     });
     await this.sync.apply([id]);
@@ -132,7 +134,8 @@ export class AccessService {
       if (!s || (s.userId !== access.actor.userId && !admin)) throw NetworkErrors.sessionNotFound();
       const m = await networksRepository.membership(tx, access.orgId, s.membershipId);
       if (!m) throw NetworkErrors.sessionNotFound();
-      await this.end(tx, ctx, access.orgId, [m], s.userId === access.actor.userId ? "logout" : "manual_revoke", { state: "approved_inactive" });
+      const state = m.state === "active_authorized" ? "approved_inactive" : undefined;
+      await this.end(tx, ctx, access.orgId, [m], s.userId === access.actor.userId ? "logout" : "manual_revoke", { state });
       return m.id;
     });
     await this.sync.apply([membershipId]);
@@ -150,9 +153,7 @@ export class AccessService {
     if (data.scope === "global" && !access.actor.isSuperadmin) throw CommonErrors.forbidden("Only superadmins can trigger a global kill switch");
     const target = await getActiveMembership(this.db, data.targetUserId, access.orgId);
     if (!target && !(data.scope === "global" && access.actor.isSuperadmin)) throw CommonErrors.notFound("User");
-    if (target && !access.actor.isSuperadmin && access.membership.role !== "owner" && roleRank(access.membership.role) <= roleRank(target.role)) {
-      throw CommonErrors.forbidden("You can only use the kill switch on people below your role");
-    }
+    await this.requireOutranks(this.db, access, data.targetUserId);
     const { event, touched } = await this.db.transaction(async (tx) => {
       await networksRepository.lockPerson(tx, data.targetUserId);
       const networkIds = await this.scopeNetworks(tx, access.orgId, data.scope, data.networkIds ?? [], data.targetUserId);
@@ -193,6 +194,12 @@ export class AccessService {
       const visible = found && (found.organizationId === access.orgId || (found.organizationId === null && access.actor.isSuperadmin));
       if (!found || !visible) throw NetworkErrors.killSwitchNotFound();
       if (found.liftedAt) return toKillSwitchView(found);
+      // Lifting is as strong as triggering: the lifter must outrank the person, and what a superadmin
+      // switched off only a superadmin switches back on.
+      await this.requireOutranks(tx, access, found.targetUserId);
+      if (!access.actor.isSuperadmin && (await networksRepository.isSuperadmin(tx, found.triggeredByUserId))) {
+        throw CommonErrors.forbidden("Only a superadmin can lift a kill switch a superadmin triggered");
+      }
       await networksRepository.lockPerson(tx, found.targetUserId);
       const now = this.clock.now();
       const lifted = await networksRepository.updateKillSwitch(tx, found.id, { liftedAt: now, liftedByUserId: access.actor.userId });
@@ -214,6 +221,15 @@ export class AccessService {
   async killSwitchHistory(ctx: RequestContext, orgId: string): Promise<KillSwitchView[]> {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "networks.manage");
     return (await networksRepository.killSwitchHistory(this.db, id)).map((r) => toKillSwitchView(r.event, { email: r.targetEmail, fullName: r.targetName }));
+  }
+
+  /** Owners and superadmins act on anyone; other managers only on people below their own role. */
+  private async requireOutranks(db: Executor, access: OrgAccess, targetUserId: string): Promise<void> {
+    if (access.actor.isSuperadmin || access.membership.role === "owner") return;
+    const target = await getActiveMembership(db, targetUserId, access.orgId);
+    if (target && roleRank(access.membership.role) <= roleRank(target.role)) {
+      throw CommonErrors.forbidden("You can only use the kill switch on people below your role");
+    }
   }
 
   /** Checks and records one activation inside the caller's transaction (the person's lock is held). */

@@ -104,9 +104,7 @@ export class ApprovalsService {
       const { network } = await requireNetworkManager(this.db, ctx, access.orgId, q.networkId);
       networkIds = [network.id];
     } else if (!can(access.membership.role, "networks.manage")) {
-      const all = await networksRepository.listNetworks(this.db, access.orgId, true);
-      networkIds = [];
-      for (const n of all) if (await networksRepository.isNamedManager(this.db, n.id, access.actor.userId)) networkIds.push(n.id);
+      networkIds = await networksRepository.managedNetworkIds(this.db, access.orgId, access.actor.userId);
     }
     return (await networksRepository.pendingApprovals(this.db, access.orgId, networkIds)).map((r) => toApprovalView(r.approval, { email: r.email, fullName: r.fullName, networkName: r.networkName }));
   }

@@ -125,10 +125,24 @@ export class ControllerConfigService {
    */
   private selfHostedUrl(url: string | undefined): string {
     if (!url) throw NetworkErrors.controllerUrlRequired();
-    const normalized = url.replace(/\/+$/, "");
-    if (!this.settings.allowedControllerUrls.some((prefix) => normalized === prefix.replace(/\/+$/, "") || normalized.startsWith(prefix))) {
-      throw NetworkErrors.controllerUrlNotAllowed();
-    }
-    return normalized;
+    if (!controllerUrlAllowed(url, this.settings.allowedControllerUrls)) throw NetworkErrors.controllerUrlNotAllowed();
+    return url.replace(/\/+$/, "");
   }
+}
+
+/**
+ * Whether `url` lies under one of the allowed base URLs: the same scheme, host and port, and the
+ * same path or a path below it (`http://ctl:9993` allows `http://ctl:9993/zt`, not
+ * `http://ctl:99931` nor `http://ctl:9993.evil.example`). Credentials in the URL are refused.
+ */
+export function controllerUrlAllowed(url: string, allowed: readonly string[]): boolean {
+  const candidate = URL.parse(url);
+  if (!candidate || candidate.username || candidate.password || candidate.search || candidate.hash) return false;
+  const path = candidate.pathname.replace(/\/+$/, "");
+  return allowed.some((entry) => {
+    const base = URL.parse(entry);
+    if (!base || base.origin !== candidate.origin) return false;
+    const basePath = base.pathname.replace(/\/+$/, "");
+    return path === basePath || path.startsWith(`${basePath}/`);
+  });
 }

@@ -106,6 +106,8 @@ export class DevicesService {
     const membershipId = await this.db.transaction(async (tx) => {
       const existing = await networksRepository.membershipOf(tx, device.id, network.id);
       if (existing) return existing.id;
+      await networksRepository.lockPerson(tx, device.userId);
+      if (await networksRepository.killSwitchInForce(tx, device.userId, network)) throw NetworkErrors.suspended();
       const now = this.clock.now();
       let approval = await networksRepository.liveApproval(tx, device.userId, network.id);
       // Open networks approve whoever asks.
@@ -145,6 +147,12 @@ export class DevicesService {
         const user = await usersRepository.findByEmail(tx, normalizeEmail(a.email));
         if (!user || !(await getActiveMembership(tx, user.id, id))) {
           skipped.push({ nodeId: a.nodeId, reason: "no member of the organization has this email" });
+          continue;
+        }
+        // Import grants standing; a person cut off by a kill switch gets none until it is lifted.
+        await networksRepository.lockPerson(tx, user.id);
+        if (await networksRepository.killSwitchInForce(tx, user.id, network)) {
+          skipped.push({ nodeId: a.nodeId, reason: "access suspended by a kill switch" });
           continue;
         }
         let device = await networksRepository.deviceByNode(tx, id, a.nodeId);

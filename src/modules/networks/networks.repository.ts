@@ -108,12 +108,25 @@ export const networksRepository = {
     return out;
   },
 
-  managers: async (db: Executor, networkId: string): Promise<Array<{ userId: string; email: string; fullName: string | null }>> =>
+  /** The network's named managers who are still live members of its organization. */
+  managers: async (db: Executor, network: { id: string; organizationId: string }): Promise<Array<{ userId: string; email: string; fullName: string | null }>> =>
     db
       .select({ userId: networkManagers.userId, email: users.email, fullName: users.fullName })
       .from(networkManagers)
       .innerJoin(users, eq(users.id, networkManagers.userId))
-      .where(eq(networkManagers.portalNetworkId, networkId)),
+      .innerJoin(orgMemberships, and(eq(orgMemberships.userId, users.id), eq(orgMemberships.organizationId, network.organizationId), live(orgMemberships)))
+      .where(and(eq(networkManagers.portalNetworkId, network.id), live(users)))
+      .orderBy(users.email),
+
+  /** The live networks of the organization this person is a named manager of. */
+  managedNetworkIds: async (db: Executor, orgId: string, userId: string): Promise<string[]> =>
+    (
+      await db
+        .select({ id: portalNetworks.id })
+        .from(networkManagers)
+        .innerJoin(portalNetworks, eq(portalNetworks.id, networkManagers.portalNetworkId))
+        .where(and(eq(networkManagers.userId, userId), eq(portalNetworks.organizationId, orgId), live(portalNetworks)))
+    ).map((r) => r.id),
 
   isNamedManager: async (db: Executor, networkId: string, userId: string): Promise<boolean> =>
     (await db.select({ u: networkManagers.userId }).from(networkManagers).where(and(eq(networkManagers.portalNetworkId, networkId), eq(networkManagers.userId, userId)))).length > 0,
@@ -229,6 +242,9 @@ export const networksRepository = {
       .update(devices)
       .set({ deletedAt: now, updatedAt: now })
       .where(and(eq(devices.userId, userId), live(devices), orgId ? eq(devices.organizationId, orgId) : undefined));
+    // Managing a network is part of the standing: it does not survive leaving.
+    const named = db.select({ id: portalNetworks.id }).from(portalNetworks).where(orgId ? eq(portalNetworks.organizationId, orgId) : undefined);
+    await db.delete(networkManagers).where(and(eq(networkManagers.userId, userId), inArray(networkManagers.portalNetworkId, named)));
   },
 
   // --- device memberships -----------------------------------------------------------------------
@@ -449,6 +465,9 @@ export const networksRepository = {
   async lockPerson(db: Executor, userId: string): Promise<void> {
     await db.select({ id: users.id }).from(users).where(eq(users.id, userId)).for("no key update");
   },
+
+  isSuperadmin: async (db: Executor, userId: string | null): Promise<boolean> =>
+    userId !== null && (await db.select({ s: users.isSuperadmin }).from(users).where(eq(users.id, userId)))[0]?.s === true,
 
   approvalById: async (db: Executor, id: string): Promise<ApprovalRow | undefined> => (await db.select().from(networkApprovals).where(eq(networkApprovals.id, id)))[0],
 

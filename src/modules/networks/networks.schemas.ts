@@ -5,6 +5,14 @@ export const networkIdSchema = hex(16);
 export const nodeIdSchema = hex(10);
 const text = (max: number) => z.string().trim().min(1).max(max);
 const optionalText = (max: number) => z.string().trim().max(max).nullish().transform((v) => (v ? v : null));
+/** For updates: a field not sent stays as it is (undefined); sent as null or "" it is cleared. */
+const patchText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .nullish()
+    .transform((v) => (v === undefined ? undefined : v || null));
 const minutes = z.number().int().min(1).max(525_600);
 
 export const controllerConfigSchema = z.object({
@@ -34,7 +42,7 @@ export const createNetworkSchema = z
 
 export const updateNetworkSchema = z.object({
   name: text(255).optional(),
-  description: optionalText(4000),
+  description: patchText(4000),
   environment: z.enum(environments).optional(),
   requestMode: z.enum(requestModes).optional(),
   defaultActivationLifetimeMinutes: minutes.optional(),
@@ -42,7 +50,7 @@ export const updateNetworkSchema = z.object({
   isActive: z.boolean().optional(),
 });
 
-export const listNetworksSchema = z.object({ includeInactive: z.coerce.boolean().optional() });
+export const listNetworksSchema = z.object({ includeInactive: z.union([z.boolean(), z.stringbool()]).optional() });
 export const importNetworksSchema = z.object({ zerotierNetworkIds: z.array(networkIdSchema).min(1).max(100) });
 export const managersSchema = z.object({ userIds: z.array(z.uuid()).max(100) });
 
@@ -54,10 +62,10 @@ export const createDeviceSchema = z.object({
   serialNumber: optionalText(255),
 });
 export const updateDeviceSchema = z.object({
-  nickname: optionalText(255),
-  hostname: optionalText(255),
-  assetTag: optionalText(255),
-  serialNumber: optionalText(255),
+  nickname: patchText(255),
+  hostname: patchText(255),
+  assetTag: patchText(255),
+  serialNumber: patchText(255),
   status: z.enum(["active", "inactive"]).optional(),
 });
 export const importMembersSchema = z.object({

@@ -124,7 +124,7 @@ export class PortalNetworksService {
 
   async managers(ctx: RequestContext, orgId: string, networkId: string) {
     const { network } = await requireNetwork(this.db, ctx, orgId, networkId);
-    return networksRepository.managers(this.db, network.id);
+    return networksRepository.managers(this.db, network);
   }
 
   /** Names the network's managers (besides owners and admins); each must be a member of the organization. */
@@ -140,7 +140,7 @@ export class PortalNetworksService {
       await networksRepository.replaceManagers(tx, network.id, unique, actor.userId, this.clock.now());
       await this.audit.record(tx, ctx, AuditAction.networkManagersSet, { organizationId: id, resourceType: "portal_network", resourceId: network.id, metadata: { managers: unique } });
     });
-    return networksRepository.managers(this.db, network.id);
+    return networksRepository.managers(this.db, network);
   }
 
   private async insert(

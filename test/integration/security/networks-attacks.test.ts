@@ -23,7 +23,7 @@ async function connect(orgId: string, owner: TestUser) {
 
 beforeAll(async () => {
   zt = await startZeroTierController();
-  app = await startTestApp({ ZEROTIER_CONTROLLER_URLS: "http://127.0.0.1:", RATE_LIMIT_ENABLED: "false" });
+  app = await startTestApp({ ZEROTIER_CONTROLLER_URLS: zt.url, RATE_LIMIT_ENABLED: "false" });
   a = await orgWithRoles(app);
   b = await orgWithRoles(app);
   await connect(a.org.id, a.owner);
