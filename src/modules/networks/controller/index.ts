@@ -124,6 +124,7 @@ class Http {
   async json(method: "GET" | "POST", path: string, body?: unknown, opts: { allowMissing?: boolean } = {}): Promise<unknown> {
     for (let attempt = 0; ; attempt++) {
       let res: Response;
+      let text = "";
       try {
         res = await this.fetch(this.base + path, {
           method,
@@ -132,6 +133,10 @@ class Http {
           signal: AbortSignal.timeout(this.timeoutMs),
           redirect: "error",
         });
+        // The body is part of the answer: the timeout or a dropped connection while it is read is the
+        // same failure as before the headers (and must not escape as a raw TimeoutError/TypeError).
+        if (res.ok) text = await res.text();
+        else await res.body?.cancel().catch(() => {});
       } catch (e) {
         if (attempt < this.maxRetries) {
           await this.sleep(this.backoff(attempt));
@@ -140,14 +145,12 @@ class Http {
         throw new ControllerError("unreachable", `${method} ${path}: ${(e as Error).name === "TimeoutError" ? "timed out" : "connection failed"}`);
       }
       if (res.ok) {
-        const text = await res.text();
         try {
           return text ? JSON.parse(text) : null;
         } catch {
           throw new ControllerError("bad_response", `${method} ${path}: the answer is not JSON`, res.status);
         }
       }
-      await res.body?.cancel().catch(() => {});
       if (res.status === 404 && opts.allowMissing) return null;
       const retryable = res.status === 429 || res.status >= 500;
       if (retryable && attempt < this.maxRetries) {
