@@ -54,7 +54,7 @@ export interface ControllerClient {
 
 export interface ClientOptions {
   fetch?: typeof fetch;
-  /** Retries of 429, 5xx and unreachable answers (exponential back-off, Retry-After honoured). */
+  /** Retries of 429, 5xx and unreachable answers (exponential back-off; Retry-After, then a 429's X-Ratelimit-Reset, honoured). */
   maxRetries?: number;
   sleep?: (ms: number) => Promise<void>;
   timeoutMs?: number;
@@ -154,7 +154,7 @@ class Http {
       if (res.status === 404 && opts.allowMissing) return null;
       const retryable = res.status === 429 || res.status >= 500;
       if (retryable && attempt < this.maxRetries) {
-        await this.sleep(this.retryAfter(res) ?? this.backoff(attempt));
+        await this.sleep(this.retryAfter(res) ?? this.rateLimitReset(res) ?? this.backoff(attempt));
         continue;
       }
       throw new ControllerError(kindOf(res.status), `${method} ${path}: HTTP ${res.status}`, res.status);
@@ -175,6 +175,18 @@ class Http {
     if (!v) return null;
     const ms = /^\d+$/.test(v) ? Number(v) * 1000 : Date.parse(v) - Date.now();
     return Number.isFinite(ms) ? Math.min(Math.max(ms, 0), 60_000) : null;
+  }
+
+  /**
+   * Central's 429 may come without Retry-After (§6.4 does not confirm it); it does send
+   * `X-Ratelimit-Reset` as an HTTP date (§6.4, per the official Go client). Used when it lies ahead,
+   * capped at a minute.
+   */
+  private rateLimitReset(res: Response): number | null {
+    const v = res.status === 429 ? res.headers.get("x-ratelimit-reset") : null;
+    if (!v || /^\d+$/.test(v.trim())) return null;
+    const ms = Date.parse(v) - Date.now();
+    return Number.isFinite(ms) && ms > 0 ? Math.min(ms, 60_000) : null;
   }
 }
 
