@@ -54,7 +54,7 @@ export interface ControllerClient {
 
 export interface ClientOptions {
   fetch?: typeof fetch;
-  /** Retries of 429, 5xx and unreachable answers (exponential back-off, Retry-After honoured). */
+  /** Retries of 429, 5xx and unreachable answers (exponential back-off; Retry-After, then a 429's X-Ratelimit-Reset, honoured). */
   maxRetries?: number;
   sleep?: (ms: number) => Promise<void>;
   timeoutMs?: number;
@@ -124,6 +124,7 @@ class Http {
   async json(method: "GET" | "POST", path: string, body?: unknown, opts: { allowMissing?: boolean } = {}): Promise<unknown> {
     for (let attempt = 0; ; attempt++) {
       let res: Response;
+      let text = "";
       try {
         res = await this.fetch(this.base + path, {
           method,
@@ -132,6 +133,10 @@ class Http {
           signal: AbortSignal.timeout(this.timeoutMs),
           redirect: "error",
         });
+        // The body is part of the answer: the timeout or a dropped connection while it is read is the
+        // same failure as before the headers (and must not escape as a raw TimeoutError/TypeError).
+        if (res.ok) text = await res.text();
+        else await res.body?.cancel().catch(() => {});
       } catch (e) {
         if (attempt < this.maxRetries) {
           await this.sleep(this.backoff(attempt));
@@ -140,18 +145,16 @@ class Http {
         throw new ControllerError("unreachable", `${method} ${path}: ${(e as Error).name === "TimeoutError" ? "timed out" : "connection failed"}`);
       }
       if (res.ok) {
-        const text = await res.text();
         try {
           return text ? JSON.parse(text) : null;
         } catch {
           throw new ControllerError("bad_response", `${method} ${path}: the answer is not JSON`, res.status);
         }
       }
-      await res.body?.cancel().catch(() => {});
       if (res.status === 404 && opts.allowMissing) return null;
       const retryable = res.status === 429 || res.status >= 500;
       if (retryable && attempt < this.maxRetries) {
-        await this.sleep(this.retryAfter(res) ?? this.backoff(attempt));
+        await this.sleep(this.retryAfter(res) ?? this.rateLimitReset(res) ?? this.backoff(attempt));
         continue;
       }
       throw new ControllerError(kindOf(res.status), `${method} ${path}: HTTP ${res.status}`, res.status);
@@ -172,6 +175,18 @@ class Http {
     if (!v) return null;
     const ms = /^\d+$/.test(v) ? Number(v) * 1000 : Date.parse(v) - Date.now();
     return Number.isFinite(ms) ? Math.min(Math.max(ms, 0), 60_000) : null;
+  }
+
+  /**
+   * Central's 429 may come without Retry-After (§6.4 does not confirm it); it does send
+   * `X-Ratelimit-Reset` as an HTTP date (§6.4, per the official Go client). Used when it lies ahead,
+   * capped at a minute.
+   */
+  private rateLimitReset(res: Response): number | null {
+    const v = res.status === 429 ? res.headers.get("x-ratelimit-reset") : null;
+    if (!v || /^\d+$/.test(v.trim())) return null;
+    const ms = Date.parse(v) - Date.now();
+    return Number.isFinite(ms) && ms > 0 ? Math.min(ms, 60_000) : null;
   }
 }
 
