@@ -91,7 +91,7 @@ describe("Central adapter: documented API", () => {
     const missing = await failure(client().getNetwork(NOWHERE));
     expect(missing).toMatchObject({ kind: "not_found", status: 404 });
     const denied = await failure(client({}, LIMITED).getNetwork(NW2));
-    expect(denied).toMatchObject({ kind: "unauthorized", status: 403 });
+    expect(denied).toMatchObject({ kind: "forbidden", status: 403 });
     // Neither is worth a retry.
     expect(sleeps).toEqual([]);
 
@@ -151,7 +151,7 @@ describe("Central adapter: documented API", () => {
     central.upsertMembers = false;
     expect(await failure(client().setAuthorized(NW2, "ddddddddd2", true))).toMatchObject({ kind: "not_found", status: 404 });
     expect(await failure(client().setAuthorized(NOWHERE, "ddddddddd2", true))).toMatchObject({ kind: "not_found" });
-    expect(await failure(client({}, LIMITED).setAuthorized(NW2, "ddddddddd1", false))).toMatchObject({ kind: "unauthorized", status: 403 });
+    expect(await failure(client({}, LIMITED).setAuthorized(NW2, "ddddddddd1", false))).toMatchObject({ kind: "forbidden", status: 403 });
     expect(central.member(NW2, "ddddddddd1")!.config.authorized).toBe(true);
   });
 });
@@ -235,13 +235,23 @@ describe("Central adapter: retries", () => {
 
   it("Retry-After is capped at a minute", async () => {
     central.fail({ kind: "rate_limit", retryAfter: 3600 });
-    await client().listNetworks();
+    await client({ maxWaitMs: 120_000 }).listNetworks();
     expect(sleeps).toEqual([60_000]);
+  });
+
+  it("gives up rather than wait beyond the call's budget (20 s by default)", async () => {
+    central.fail({ kind: "rate_limit", retryAfter: 30 }, 4);
+    expect(await failure(client().listNetworks())).toMatchObject({ kind: "rate_limited", status: 429 });
+    expect(sleeps).toEqual([]);
+    central.reset();
+    central.fail({ kind: "rate_limit", retryAfter: 8 }, 4);
+    expect(await failure(client().listNetworks())).toMatchObject({ kind: "rate_limited" });
+    expect(sleeps).toEqual([8000, 8000]);
   });
 
   it("429 without Retry-After waits for the documented X-Ratelimit-Reset (an HTTP date)", async () => {
     central.fail({ kind: "rate_limit", resetInSeconds: 30 });
-    await client().listNetworks();
+    await client({ maxWaitMs: 120_000 }).listNetworks();
     expect(sleeps).toHaveLength(1);
     // The reset is a whole-second date 30 s after the current second.
     expect(sleeps[0]).toBeGreaterThan(28_000);
@@ -376,7 +386,7 @@ describe("networks module in Central mode (REST, ZEROTIER_CENTRAL_URL → the st
     // A network the token cannot see at Central is refused (403 there).
     const hidden = await app.http.post(`${O()}/networks`, { name: "not ours", zerotier_network_id: NW1 }, { token: admin.token });
     expect(hidden.status).toBe(502);
-    expect(hidden.body.error.type).toBe("CONTROLLER_UNAUTHORIZED");
+    expect(hidden.body.error.type).toBe("CONTROLLER_FORBIDDEN");
   });
 
   it("activation authorizes the device's member at Central, deactivation and reconciliation take it off", async () => {

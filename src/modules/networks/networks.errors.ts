@@ -4,6 +4,7 @@ import type { ControllerError } from "./controller/index.js";
 const CONTROLLER: Record<ControllerError["kind"], { code: string; status: number; message: string }> = {
   unreachable: { code: "CONTROLLER_UNREACHABLE", status: 502, message: "The network controller cannot be reached" },
   unauthorized: { code: "CONTROLLER_UNAUTHORIZED", status: 502, message: "The network controller refused the API token" },
+  forbidden: { code: "CONTROLLER_FORBIDDEN", status: 502, message: "The network controller accepted the API token but does not let it reach this network" },
   not_found: { code: "CONTROLLER_NOT_FOUND", status: 404, message: "The network controller does not know this network or member" },
   rate_limited: { code: "CONTROLLER_RATE_LIMITED", status: 503, message: "The network controller is rate limiting Keyward: try again shortly" },
   server_error: { code: "CONTROLLER_ERROR", status: 502, message: "The network controller failed" },

@@ -17,7 +17,12 @@ const minutes = z.number().int().min(1).max(525_600);
 
 export const controllerConfigSchema = z.object({
   ztApiMode: z.enum(["controller", "central"]),
-  ztApiToken: z.string().trim().min(8).max(512),
+  ztApiToken: z
+    .string()
+    .trim()
+    .min(8)
+    .max(512)
+    .regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces"),
   /** Self-hosted controllers only; Central is fixed (configurable for tests through the environment). */
   ztApiUrl: z.url({ protocol: /^https?$/ }).max(2048).optional(),
 });

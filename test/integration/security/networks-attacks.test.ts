@@ -91,6 +91,7 @@ describe("malformed input", () => {
       ["post", `${A}/kill-switch`, { target_user_id: "not-a-uuid" }],
       ["put", `${A}/zerotier-config`, { zt_api_mode: "controller", zt_api_token: zt.token }],
       ["put", `${A}/zerotier-config`, { zt_api_mode: "carrier-pigeon", zt_api_token: zt.token }],
+      ["put", `${A}/zerotier-config`, { zt_api_mode: "controller", zt_api_url: zt.url, zt_api_token: "abcdefgh\r\nX-Injected: 1" }],
     ];
     for (const [method, url, body] of cases) {
       const r = await app.http.request(method.toUpperCase(), url, { token: a.owner.token, body });

@@ -26,7 +26,7 @@ export interface ControllerMember {
   /** When the node last talked to the controller, if it ever did (Central only reports it). */
   lastSeen: Date | null;
 }
-export type ControllerErrorKind = "unreachable" | "unauthorized" | "not_found" | "rate_limited" | "server_error" | "bad_response";
+export type ControllerErrorKind = "unreachable" | "unauthorized" | "forbidden" | "not_found" | "rate_limited" | "server_error" | "bad_response";
 
 export class ControllerError extends Error {
   constructor(
@@ -60,6 +60,11 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** First back-off step in ms. */
   backoffMs?: number;
+  /**
+   * The most one call may spend waiting between retries (default 20 s): a rate-limiting controller
+   * must not hold a person's request, or a reconciliation pass, for minutes.
+   */
+  maxWaitMs?: number;
 }
 
 export const CENTRAL_API_URL = "https://api.zerotier.com/api/v1";
@@ -107,6 +112,7 @@ class Http {
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly timeoutMs: number;
   private readonly backoffMs: number;
+  private readonly maxWaitMs: number;
 
   constructor(
     private readonly config: ControllerConfig,
@@ -118,10 +124,19 @@ class Http {
     this.sleep = options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
     this.timeoutMs = options.timeoutMs ?? 5000;
     this.backoffMs = options.backoffMs ?? 200;
+    this.maxWaitMs = options.maxWaitMs ?? 20_000;
   }
 
   /** The parsed JSON body, or null for a 404 when `allowMissing`. */
   async json(method: "GET" | "POST", path: string, body?: unknown, opts: { allowMissing?: boolean } = {}): Promise<unknown> {
+    let waited = 0;
+    /** Sleeps before the next attempt when retries and the wait budget allow; false when they do not. */
+    const retry = async (attempt: number, ms: number): Promise<boolean> => {
+      if (attempt >= this.maxRetries || waited + ms > this.maxWaitMs) return false;
+      waited += ms;
+      await this.sleep(ms);
+      return true;
+    };
     for (let attempt = 0; ; attempt++) {
       let res: Response;
       let text = "";
@@ -138,10 +153,7 @@ class Http {
         if (res.ok) text = await res.text();
         else await res.body?.cancel().catch(() => {});
       } catch (e) {
-        if (attempt < this.maxRetries) {
-          await this.sleep(this.backoff(attempt));
-          continue;
-        }
+        if (await retry(attempt, this.backoff(attempt))) continue;
         throw new ControllerError("unreachable", `${method} ${path}: ${(e as Error).name === "TimeoutError" ? "timed out" : "connection failed"}`);
       }
       if (res.ok) {
@@ -153,10 +165,7 @@ class Http {
       }
       if (res.status === 404 && opts.allowMissing) return null;
       const retryable = res.status === 429 || res.status >= 500;
-      if (retryable && attempt < this.maxRetries) {
-        await this.sleep(this.retryAfter(res) ?? this.rateLimitReset(res) ?? this.backoff(attempt));
-        continue;
-      }
+      if (retryable && (await retry(attempt, this.retryAfter(res) ?? this.rateLimitReset(res) ?? this.backoff(attempt)))) continue;
       throw new ControllerError(kindOf(res.status), `${method} ${path}: HTTP ${res.status}`, res.status);
     }
   }
@@ -191,7 +200,9 @@ class Http {
 }
 
 function kindOf(status: number): ControllerErrorKind {
-  if (status === 401 || status === 403) return "unauthorized";
+  if (status === 401) return "unauthorized";
+  // The token is good but may not touch this network (a Central token of another account or team).
+  if (status === 403) return "forbidden";
   if (status === 404) return "not_found";
   if (status === 429) return "rate_limited";
   if (status >= 500) return "server_error";
