@@ -14,8 +14,10 @@ import { MiscResolver } from "./resolvers/misc.resolver.js";
 import { MfaResolver } from "./resolvers/mfa.resolver.js";
 import { OidcResolver } from "./resolvers/oidc.resolver.js";
 import { ExternalAuthResolver } from "./resolvers/external-auth.resolver.js";
+import { NetworksResolver } from "./resolvers/networks.resolver.js";
+import { NetworkAccessResolver } from "./resolvers/network-access.resolver.js";
 
-const RESOLVERS = [AuthResolver, UsersResolver, AdminResolver, OrgsResolver, DirectoryResolver, ApiKeysResolver, SshResolver, MiscResolver, MfaResolver, OidcResolver, ExternalAuthResolver] as const;
+const RESOLVERS = [AuthResolver, UsersResolver, AdminResolver, OrgsResolver, DirectoryResolver, ApiKeysResolver, SshResolver, MiscResolver, MfaResolver, OidcResolver, ExternalAuthResolver, NetworksResolver, NetworkAccessResolver] as const;
 
 /** Builds the schema with resolver instances made once from the services (no DI framework). */
 export async function buildGraphqlSchema(services: Services): Promise<GraphQLSchema> {

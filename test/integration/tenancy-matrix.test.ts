@@ -135,6 +135,77 @@ describe("GraphQL tenancy matrix", () => {
     expect(failures).toEqual([]);
   }, 120_000);
 
+  it("lets the lowest allowed role past the tenancy checks on every query", async () => {
+    const refused: string[] = [];
+    for (const [kind, field] of orgFields()) {
+      if (kind !== "query") continue;
+      const minimum = field.extensions!.org as OrgRole;
+      const { query, variables } = operation(kind, field);
+      const res = await app.http.gql(query, variables, { token: ctx[minimum === "owner" ? "owner" : (minimum as "guest" | "member" | "admin")].token });
+      const code = res.errors?.[0]?.extensions?.code;
+      if (["ORG_NOT_FOUND", "AUTHORIZATION_ERROR"].includes(code)) refused.push(`${field.name} ${minimum} → ${code}`);
+    }
+    expect(refused).toEqual([]);
+  }, 120_000);
+
+  it("declares the same minimum role as the REST route for every networks operation", () => {
+    // Each networks route and its GraphQL twin: a route without one, or a role that differs, fails.
+    const TWINS: Record<string, string> = {
+      "get /organizations/:orgId/zerotier-config": "networkControllerConfig",
+      "put /organizations/:orgId/zerotier-config": "configureNetworkController",
+      "delete /organizations/:orgId/zerotier-config": "removeNetworkController",
+      "get /organizations/:orgId/zerotier/available-networks": "availableControllerNetworks",
+      "post /organizations/:orgId/zerotier/import-networks": "importControllerNetworks",
+      "get /organizations/:orgId/networks": "portalNetworks",
+      "post /organizations/:orgId/networks": "createPortalNetwork",
+      "post /organizations/:orgId/networks/reconcile": "reconcileNetworks",
+      "get /organizations/:orgId/networks/:networkId": "portalNetwork",
+      "patch /organizations/:orgId/networks/:networkId": "updatePortalNetwork",
+      "delete /organizations/:orgId/networks/:networkId": "deletePortalNetwork",
+      "get /organizations/:orgId/networks/:networkId/members": "portalNetworkMembers",
+      "get /organizations/:orgId/networks/:networkId/requests": "portalNetworkRequests",
+      "get /organizations/:orgId/networks/:networkId/managers": "portalNetworkManagers",
+      "put /organizations/:orgId/networks/:networkId/managers": "setPortalNetworkManagers",
+      "get /organizations/:orgId/devices": "myDevices",
+      "post /organizations/:orgId/devices": "registerDevice",
+      "post /organizations/:orgId/devices/import": "importNetworkMembers",
+      "get /organizations/:orgId/devices/:deviceId": "device",
+      "patch /organizations/:orgId/devices/:deviceId": "updateDevice",
+      "delete /organizations/:orgId/devices/:deviceId": "deleteDevice",
+      "post /organizations/:orgId/devices/:deviceId/join-network/:networkId": "joinNetwork",
+      "post /organizations/:orgId/approvals": "requestNetworkAccess",
+      "get /organizations/:orgId/approvals": "myNetworkApprovals",
+      "get /organizations/:orgId/approvals/pending": "pendingNetworkApprovals",
+      "post /organizations/:orgId/approvals/assign": "assignNetworkAccess",
+      "post /organizations/:orgId/approvals/:approvalId/approve": "approveNetworkAccess",
+      "post /organizations/:orgId/approvals/:approvalId/reject": "rejectNetworkAccess",
+      "post /organizations/:orgId/approvals/:approvalId/revoke": "revokeNetworkAccess",
+      "get /organizations/:orgId/memberships": "myNetworkMemberships",
+      "post /organizations/:orgId/memberships/activate-all": "activateAllNetworkMemberships",
+      "post /organizations/:orgId/memberships/:membershipId/activate": "activateNetworkMembership",
+      "post /organizations/:orgId/memberships/:membershipId/deactivate": "deactivateNetworkMembership",
+      "delete /organizations/:orgId/memberships/:membershipId": "leaveNetwork",
+      "get /organizations/:orgId/admin/memberships": "organizationNetworkMemberships",
+      "delete /organizations/:orgId/admin/memberships/:membershipId": "removeNetworkMembership",
+      "get /organizations/:orgId/sessions": "networkSessions",
+      "delete /organizations/:orgId/sessions/:sessionId": "endNetworkSession",
+      "post /organizations/:orgId/kill-switch": "triggerKillSwitch",
+      "get /organizations/:orgId/kill-switch": "killSwitchEvents",
+      "post /organizations/:orgId/kill-switch/:eventId/lift": "liftKillSwitch",
+      "post /admin/zerotier/reconcile": "reconcileAllNetworks",
+    };
+    const fields = { ...schema.getQueryType()!.getFields(), ...schema.getMutationType()!.getFields() };
+    const mismatches: string[] = [];
+    for (const r of restRoutes({} as never, {} as never).filter((route) => route.tag === "networks")) {
+      const key = `${r.method} ${r.path}`;
+      const field = fields[TWINS[key] ?? ""];
+      if (!field) mismatches.push(`${key} has no GraphQL operation`);
+      else if ((field.extensions?.org ?? null) !== (r.org ?? null)) mismatches.push(`${key} is ${r.org}, ${field.name} is ${field.extensions?.org}`);
+    }
+    expect(mismatches).toEqual([]);
+    expect(Object.keys(TWINS).length).toBe(restRoutes({} as never, {} as never).filter((route) => route.tag === "networks").length);
+  });
+
   it("uses the schema the server serves", async () => {
     const admin = await newUser(app);
     await app.services.adminUsers.setSuperadmin({ actor: { kind: "anonymous" }, requestId: "t", ip: null, userAgent: null }, admin.email, true);
