@@ -24,7 +24,7 @@ const newNode = () => `d00d00${(nodeSeq++).toString(16).padStart(4, "0")}`;
 
 beforeAll(async () => {
   zt = await startZeroTierController();
-  app = await startTestApp({ ZEROTIER_CONTROLLER_URLS: "http://127.0.0.1:", RATE_LIMIT_ENABLED: "false" });
+  app = await startTestApp({ ZEROTIER_CONTROLLER_URLS: zt.url, RATE_LIMIT_ENABLED: "false" });
   a = await orgWithRoles(app);
   b = await orgWithRoles(app);
   manager = await newUser(app, { fullName: "Named Manager" });

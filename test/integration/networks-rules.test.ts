@@ -93,6 +93,57 @@ describe("the kill switch is not side-stepped", () => {
   });
 });
 
+describe("the kill switch and a manager's decision", () => {
+  it("a pending request cannot be approved while its person is cut off", async () => {
+    const person = await newUser(app, { fullName: "Pending Person" });
+    await addMember(app, o.org.id, o.owner, person, "member");
+    const n = await network("pending-net");
+    const approval = (await app.http.post(`${O}/approvals`, { portal_network_id: n.id }, tok(person))).body.data.approval;
+    expect(approval.state).toBe("pending");
+    const event = (await app.http.post(`${O}/kill-switch`, { target_user_id: person.id, reason: "incident" }, tok(o.admin))).body.data.event;
+    const approve = await app.http.post(`${O}/approvals/${approval.id}/approve`, {}, tok(o.admin));
+    expect(approve.status, approve.text).toBe(403);
+    expect(approve.body.error.type).toBe("ACCESS_SUSPENDED");
+    await app.http.post(`${O}/kill-switch/${event.id}/lift`, {}, tok(o.admin));
+    expect((await app.http.post(`${O}/approvals/${approval.id}/approve`, {}, tok(o.admin))).status).toBe(200);
+  });
+
+  it("a deactivated open network approves nobody who joins it", async () => {
+    const person = await newUser(app, { fullName: "Late Joiner" });
+    await addMember(app, o.org.id, o.owner, person, "member");
+    const n = await network("closed-open-net", { request_mode: "open" });
+    await app.http.patch(`${O}/networks/${n.id}`, { is_active: false }, tok(o.admin));
+    const device = (await app.http.post(`${O}/devices`, { node_id: "c400000001" }, tok(person))).body.data.device;
+    const join = await app.http.post(`${O}/devices/${device.id}/join-network/${n.id}`, {}, tok(person));
+    expect(join.status, join.text).toBe(404);
+    expect((await app.http.get(`${O}/approvals`, tok(person))).body.data.approvals).toEqual([]);
+  });
+});
+
+describe("ending an activation", () => {
+  it("that already ended leaves its renewal running", async () => {
+    const person = await newUser(app, { fullName: "Renewer" });
+    await addMember(app, o.org.id, o.owner, person, "member");
+    const n = await network("renew-net", { request_mode: "open" });
+    const device = (await app.http.post(`${O}/devices`, { node_id: "c500000001" }, tok(person))).body.data.device;
+    const m = (await app.http.post(`${O}/devices/${device.id}/join-network/${n.id}`, {}, tok(person))).body.data.membership;
+    const first = (await app.http.post(`${O}/memberships/${m.id}/activate`, {}, tok(person))).body.data.session;
+    const renewal = (await app.http.post(`${O}/memberships/${m.id}/activate`, {}, tok(person))).body.data.session;
+    expect(renewal.id).not.toBe(first.id);
+
+    const stale = await app.http.delete(`${O}/sessions/${first.id}`, tok(person));
+    expect(stale.status, stale.text).toBeLessThan(300);
+    const sessions = (await app.http.get(`${O}/sessions`, tok(person))).body.data.sessions.map((x: { id: string }) => x.id);
+    expect(sessions).toEqual([renewal.id]);
+    expect((await zt.client.getMember(n.nwid, "c500000001"))?.authorized).toBe(true);
+
+    // Ending the running one does end it, and takes the device off the controller.
+    expect((await app.http.delete(`${O}/sessions/${renewal.id}`, tok(person))).status).toBeLessThan(300);
+    expect((await app.http.get(`${O}/sessions`, tok(person))).body.data.sessions).toEqual([]);
+    expect((await zt.client.getMember(n.nwid, "c500000001"))?.authorized).toBe(false);
+  });
+});
+
 describe("switching off", () => {
   it("changes only running access; a suspended membership stays suspended", async () => {
     const person = await newUser(app, { fullName: "Deactivator" });

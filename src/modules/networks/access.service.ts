@@ -132,13 +132,15 @@ export class AccessService {
     const membershipId = await this.db.transaction(async (tx) => {
       const s = await networksRepository.session(tx, access.orgId, id);
       if (!s || (s.userId !== access.actor.userId && !admin)) throw NetworkErrors.sessionNotFound();
+      // Ending what already ended is a no-op: it must not reach the renewal that replaced it.
+      if (s.endedAt) return null;
       const m = await networksRepository.membership(tx, access.orgId, s.membershipId);
       if (!m) throw NetworkErrors.sessionNotFound();
       const state = m.state === "active_authorized" ? "approved_inactive" : undefined;
       await this.end(tx, ctx, access.orgId, [m], s.userId === access.actor.userId ? "logout" : "manual_revoke", { state });
       return m.id;
     });
-    await this.sync.apply([membershipId]);
+    if (membershipId) await this.sync.apply([membershipId]);
   }
 
   /**

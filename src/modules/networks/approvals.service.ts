@@ -171,6 +171,11 @@ export class ApprovalsService {
       }
       const allowed: Record<Decision, ApprovalRow["state"][]> = { approve: ["pending"], reject: ["pending"], revoke: ["approved", "suspended"] };
       if (!allowed[action].includes(current.state)) throw NetworkErrors.invalidTransition(current.state, action);
+      if (action === "approve") {
+        // No standing is granted to someone a kill switch has cut off (its lift restores what it suspended).
+        await networksRepository.lockPerson(tx, current.userId);
+        if (await networksRepository.killSwitchInForce(tx, current.userId, network)) throw NetworkErrors.suspended();
+      }
       const now = this.clock.now();
       const state = action === "approve" ? "approved" : action === "reject" ? "rejected" : "revoked";
       const updated = await networksRepository.updateApproval(tx, current.id, { state, grantedByUserId: access.actor.userId, decidedAt: now, decisionReason: reason, updatedAt: now });

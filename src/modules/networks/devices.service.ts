@@ -103,6 +103,7 @@ export class DevicesService {
   async joinNetwork(ctx: RequestContext, orgId: string, deviceId: string, networkId: string): Promise<MembershipView> {
     const { access, device } = await this.ownDevice(ctx, orgId, deviceId, { adminMay: false });
     const { network } = await requireNetwork(this.db, ctx, access.orgId, networkId);
+    if (!network.isActive) throw NetworkErrors.networkNotFound();
     const membershipId = await this.db.transaction(async (tx) => {
       const existing = await networksRepository.membershipOf(tx, device.id, network.id);
       if (existing) return existing.id;

@@ -377,7 +377,7 @@ export const networksRepository = {
   },
 
   session: async (db: Executor, orgId: string, id: string): Promise<SessionRow | undefined> =>
-    (await db.select().from(activationSessions).where(and(eq(activationSessions.id, id), eq(activationSessions.organizationId, orgId))))[0],
+    (await db.select().from(activationSessions).where(and(eq(activationSessions.id, id), eq(activationSessions.organizationId, orgId))).for("update"))[0],
 
   /** Open sessions whose time is up (of one organization, or all): ended as expired by the reconciliation. */
   async expireSessions(db: Executor, now: Date, orgId?: string): Promise<SessionRow[]> {
