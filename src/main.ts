@@ -1,8 +1,10 @@
 import "reflect-metadata";
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import { ConfigError, loadConfig, loadDotEnvFile } from "./config/index.js";
 import { createContainer } from "./container.js";
+import { StartupError } from "./infra/dir-lock.js";
 import { startJobs } from "./jobs/index.js";
+import { SealedValueError } from "./lib/crypto/envelope.js";
 import { systemContext } from "./lib/request-context.js";
 import { createApp } from "./server.js";
 
@@ -29,13 +31,23 @@ async function main(): Promise<void> {
   await container.services.adminUsers.bootstrapSuperadmins(systemContext("bootstrap"), config.superadminEmails);
 
   const { app, oidc, stop: stopApp } = await createApp(container);
+  const server: Server = createServer(app);
+  try {
+    await listen(server, config.http.port, config.http.host);
+  } catch (e) {
+    await stopApp().catch(() => {});
+    await container.close();
+    throw e;
+  }
   const stopJobs = startJobs(container, oidc);
-  const server: Server = app.listen(config.http.port, config.http.host, () => {
-    logger.info(
-      { url: config.http.publicUrl, database: container.database.kind, sessions: container.redis ? "redis" : "in-process" },
-      "keyward listening",
-    );
-  });
+  const database = container.database.dataDir ? `embedded PGlite in ${container.database.dataDir}` : container.database.kind === "pglite" ? "embedded PGlite in memory" : "PostgreSQL";
+  const sessions = container.redis ? "Redis" : "in-process (lost on restart)";
+  logger.info({ url: config.http.publicUrl, host: config.http.host, port: config.http.port, database: container.database.kind, dataDir: container.database.dataDir, sessions }, "keyward listening");
+  // One line for the person at the terminal (stderr, so stdout stays JSON for log shippers).
+  process.stderr.write(
+    `Keyward is listening on ${config.http.host}:${config.http.port}, public URL ${config.http.publicUrl}; database: ${database}; sessions: ${sessions}. ` +
+      `Next: create an account at ${config.http.appUrl}/register, then sign in at ${config.http.appUrl}/login.\n`,
+  );
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -53,7 +65,29 @@ async function main(): Promise<void> {
   process.on("SIGINT", () => void shutdown("SIGINT"));
 }
 
+/** Binds the port, or fails with a message that says what to do (Express 5 would hand the error to a callback). */
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (e: NodeJS.ErrnoException) => {
+      server.off("listening", onListening);
+      if (e.code === "EADDRINUSE") reject(new StartupError(`Port ${port} on ${host} is already in use (another Keyward, or another program). Stop it, or set PORT to a free port.`));
+      else if (e.code === "EACCES") reject(new StartupError(`Not allowed to listen on port ${port} on ${host}: choose a PORT above 1023, or run with the right to bind it.`));
+      else if (e.code === "EADDRNOTAVAIL") reject(new StartupError(`HOST ${host} is not an address of this machine.`));
+      else reject(e);
+    };
+    const onListening = () => {
+      server.off("error", onError);
+      resolve();
+    };
+    server.once("error", onError);
+    server.once("listening", onListening);
+    server.listen(port, host);
+  });
+}
+
 main().catch((err) => {
-  console.error(err);
+  // What an operator can fix is said in one message; anything else keeps its stack.
+  if (err instanceof StartupError || err instanceof SealedValueError) console.error(`keyward: ${err.message}`);
+  else console.error(err);
   process.exit(1);
 });

@@ -1,4 +1,5 @@
 import { mkdirSync } from "node:fs";
+import { resolve } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
@@ -8,6 +9,7 @@ import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
 import * as schema from "../../schema/index.js";
+import { lockDataDir } from "./dir-lock.js";
 import { projectPath } from "./paths.js";
 
 export type Schema = typeof schema;
@@ -19,6 +21,8 @@ export type Executor = Db | Tx;
 export interface Database {
   readonly db: Db;
   readonly kind: "postgres" | "pglite";
+  /** The embedded database's directory (absolute), when on disk. */
+  readonly dataDir?: string;
   /** Applies pending migrations (from `folder`, default schema/migrations). */
   migrate(folder?: string): Promise<void>;
   ping(): Promise<void>;
@@ -58,15 +62,29 @@ export async function openDatabase(options: { url?: string; dataDir: string; poo
 
   const memory = options.dataDir.startsWith("memory://");
   if (!memory) mkdirSync(options.dataDir, { recursive: true });
-  const client = new PGlite(memory ? "memory://" : options.dataDir);
-  await client.waitReady;
+  const lock = memory ? null : lockDataDir(options.dataDir);
+  let client: PGlite;
+  try {
+    client = new PGlite(memory ? "memory://" : options.dataDir);
+    await client.waitReady;
+  } catch (e) {
+    lock?.release();
+    throw e;
+  }
   const lite = drizzlePglite(client, { schema });
   return {
     db: lite as unknown as Db,
     kind: "pglite",
+    dataDir: memory ? undefined : resolve(options.dataDir),
     migrate: (folder = MIGRATIONS_DIR) => migratePglite(lite, { migrationsFolder: folder }),
     ping: async () => void (await client.query("select 1")),
-    close: () => client.close(),
+    close: async () => {
+      try {
+        await client.close();
+      } finally {
+        lock?.release();
+      }
+    },
   };
 }
 

@@ -1,0 +1,137 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { lockDataDir } from "../../src/infra/dir-lock.js";
+
+/**
+ * `npm start` as a newcomer runs it, as a real process: the banner says where it listens and what
+ * it uses; a second start on the same data directory or port fails at once saying why; keys that
+ * cannot open existing data are named, with what to do, not a crypto stack trace.
+ */
+const key = () => randomBytes(32).toString("base64");
+const K1 = key();
+const children: ChildProcess[] = [];
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+function start(env: Record<string, string>): Started {
+  const base = { ...process.env };
+  delete base.DATABASE_URL;
+  delete base.REDIS_URL;
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    env: { ...base, NODE_ENV: "development", LOG_LEVEL: "warn", HOST: "127.0.0.1", SMTP_HOST: "127.0.0.1", SMTP_PORT: "1", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(child);
+  let out = "";
+  child.stdout!.on("data", (d) => (out += d));
+  child.stderr!.on("data", (d) => (out += d));
+  return { child, output: () => out, exited: new Promise((r) => child.once("exit", (code) => r(code))) };
+}
+
+async function untilListening(s: Started): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (s.output().includes("Keyward is listening")) return;
+    if (s.child.exitCode !== null) throw new Error(`exited early:\n${s.output()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`not listening after 60 s:\n${s.output()}`);
+}
+
+async function stop(s: Started): Promise<void> {
+  s.child.kill("SIGTERM");
+  await s.exited;
+}
+
+const freePort = async (): Promise<number> => {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise((r) => srv.close(r));
+  return port;
+};
+
+afterAll(() => {
+  for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
+});
+
+describe("npm start", () => {
+  const dir = mkdtempSync(join(tmpdir(), "kw-start-"));
+  const data = join(dir, "data");
+
+  it("says in one line where it listens, what it uses and what to do next; a second start fails at once", async () => {
+    const port = await freePort();
+    const first = start({ PORT: String(port), DATA_DIR: data, ENCRYPTION_KEYS: `k1:${K1}` });
+    await untilListening(first);
+    const banner = first.output().split("\n").find((l) => l.startsWith("Keyward is listening"))!;
+    expect(banner).toContain(`127.0.0.1:${port}`);
+    expect(banner).toContain(`embedded PGlite in ${data}`);
+    expect(banner).toContain("sessions: in-process");
+    expect(banner).toMatch(/\/register.*\/login/);
+    expect((await fetch(`http://127.0.0.1:${port}/api/health`)).status).toBe(200);
+
+    // The same data directory: refused before anything is opened.
+    const second = start({ PORT: String(await freePort()), DATA_DIR: data, ENCRYPTION_KEYS: `k1:${K1}` });
+    expect(await second.exited).toBe(1);
+    expect(second.output()).toContain(`The data directory ${data} is in use by another Keyward process (pid ${first.child.pid})`);
+    expect(second.output()).not.toContain("    at ");
+
+    // The same port, another directory: refused, nothing left listening or locked.
+    const other = join(dir, "other");
+    const third = start({ PORT: String(port), DATA_DIR: other, ENCRYPTION_KEYS: `k1:${K1}` });
+    expect(await third.exited).toBe(1);
+    expect(third.output()).toContain(`Port ${port} on 127.0.0.1 is already in use`);
+    expect(third.output()).not.toContain("Keyward is listening");
+    expect(existsSync(join(other, "keyward.lock"))).toBe(false);
+
+    // The first one is still serving.
+    expect((await fetch(`http://127.0.0.1:${port}/api/health`)).status).toBe(200);
+    await stop(first);
+    expect(existsSync(join(data, "keyward.lock"))).toBe(false);
+  }, 180_000);
+
+  it("names the encryption key that cannot open existing data, and how to keep it", async () => {
+    // Same id, other bytes.
+    const changed = start({ PORT: String(await freePort()), DATA_DIR: data, ENCRYPTION_KEYS: `k1:${key()}` });
+    expect(await changed.exited).toBe(1);
+    expect(changed.output()).toContain(`Data sealed under encryption key "k1" cannot be opened with the key ENCRYPTION_KEYS now gives that id`);
+    expect(changed.output()).not.toContain("Unsupported state or unable to authenticate data");
+
+    // The old key dropped instead of kept behind the new one.
+    const replaced = start({ PORT: String(await freePort()), DATA_DIR: data, ENCRYPTION_KEYS: `k2:${key()}` });
+    expect(await replaced.exited).toBe(1);
+    expect(replaced.output()).toContain(`ENCRYPTION_KEYS lists "k2" but not "k1". Keep the old key after the new one`);
+    expect(replaced.output()).not.toContain("    at ");
+
+    // Rotated as told: starts.
+    const rotated = start({ PORT: String(await freePort()), DATA_DIR: data, ENCRYPTION_KEYS: `k2:${key()},k1:${K1}` });
+    await untilListening(rotated);
+    await stop(rotated);
+  }, 180_000);
+});
+
+describe("the data directory lock", () => {
+  it("takes over a lock whose process is gone (a crash), and refuses a live one", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kw-lock-"));
+    const gone = spawn(process.execPath, ["-e", "0"]);
+    await new Promise((r) => gone.once("exit", r));
+    writeFileSync(join(dir, "keyward.lock"), String(gone.pid));
+    const lock = lockDataDir(dir);
+    expect(existsSync(join(dir, "keyward.lock"))).toBe(true);
+
+    const holder = spawn(process.execPath, ["-e", "setTimeout(() => {}, 30000)"]);
+    children.push(holder);
+    lock.release();
+    writeFileSync(join(dir, "keyward.lock"), String(holder.pid));
+    expect(() => lockDataDir(dir)).toThrow(`in use by another Keyward process (pid ${holder.pid})`);
+    holder.kill();
+  });
+});
