@@ -1,7 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, renameSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { createControllerClient, type ControllerClient } from "../../src/modules/networks/controller/index.js";
 
@@ -32,18 +32,41 @@ export interface RealController {
 export async function startZeroTierController(opts: { home?: string; port?: number } = {}): Promise<RealController> {
   if (!existsSync(ZEROTIER_TOOL)) throw new Error(`The ZeroTier controller tool is missing at ${ZEROTIER_TOOL}: set ZEROTIER_TOOL to ../shared/tools/zerotier/controller.mjs`);
   const home = opts.home ?? mkdtempSync(join(tmpdir(), "kw-zt-"));
+  seedIdentity(home);
   let child: ChildProcess;
   let info: { url: string; token: string; address: string; pid: number };
 
   const launch = async (port?: number) => {
     child = spawn(process.execPath, [ZEROTIER_TOOL, "--home", home, ...(port ? ["--port", String(port)] : [])], { stdio: ["pipe", "pipe", "inherit"] });
+    const spawned = child;
     info = await new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error("the ZeroTier controller did not start within 30 s")), 30_000);
-      child.once("exit", (code) => reject(new Error(`the ZeroTier controller exited (${code}) before it answered`)));
-      createInterface({ input: child.stdout! }).once("line", (line) => {
+      let done = false;
+      const finish = (err: Error | null, value?: typeof info) => {
+        if (done) return;
+        done = true;
         clearTimeout(timer);
-        resolve(JSON.parse(line));
-      });
+        if (err) reject(err);
+        else resolve(value!);
+      };
+      const timer = setTimeout(() => finish(new Error("the ZeroTier controller did not start within 30 s")), 30_000);
+      spawned.once("exit", (code) => finish(new Error(`the ZeroTier controller exited (${code}) before it answered`)));
+      createInterface({ input: spawned.stdout! }).once("line", (line) => finish(null, JSON.parse(line)));
+      // On a restart the home already holds the token, so the tool probes at once and its probe (no
+      // timeout of its own) can hang on a daemon still starting: ask the API ourselves as well.
+      if (port && info) {
+        const known = info;
+        void (async () => {
+          while (!done) {
+            await new Promise((r) => setTimeout(r, 200));
+            try {
+              const res = await fetch(`${known.url}/status`, { headers: { "x-zt1-auth": known.token }, signal: AbortSignal.timeout(1000) });
+              if (res.ok) finish(null, { ...known, pid: spawned.pid! });
+            } catch {
+              /* not up yet */
+            }
+          }
+        })();
+      }
     });
   };
   const stopChild = () =>
@@ -115,4 +138,26 @@ async function homeReleased(home: string): Promise<void> {
     }
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * A new controller first generates its identity (a deliberately slow proof of work: ~1 s on an idle
+ * core, many on a loaded CI machine), inside the tool's 10 s readiness window. Tests give every
+ * controller a copy of one identity made once per machine instead: each runs sealed in its own
+ * network namespace, so sharing an address is harmless.
+ */
+function seedIdentity(home: string): void {
+  if (existsSync(join(home, "identity.secret"))) return;
+  const cache = join(tmpdir(), `kw-zt-identity-${process.getuid?.() ?? 0}`);
+  if (!existsSync(join(cache, "identity.secret"))) {
+    const scratch = mkdtempSync(join(tmpdir(), "kw-zt-id-"));
+    execFileSync(join(dirname(ZEROTIER_TOOL), "zerotier-one"), ["-i", "generate", join(scratch, "identity.secret"), join(scratch, "identity.public")], { stdio: "ignore" });
+    // The pair appears at once (a directory rename is atomic); a concurrent run that got there first wins.
+    try {
+      renameSync(scratch, cache);
+    } catch {
+      /* the cache exists */
+    }
+  }
+  for (const f of ["identity.public", "identity.secret"]) copyFileSync(join(cache, f), join(home, f));
 }
