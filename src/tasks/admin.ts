@@ -1,6 +1,7 @@
 import "reflect-metadata";
 import { loadConfig, loadDotEnvFile } from "../config/index.js";
 import { createContainer } from "../container.js";
+import { StartupError } from "../infra/dir-lock.js";
 import { systemContext } from "../lib/request-context.js";
 
 /**
@@ -13,7 +14,15 @@ if (!["promote", "demote"].includes(command ?? "") || !email) {
   console.error("usage: npm run admin -- promote|demote <email>");
   process.exit(2);
 }
-const container = await createContainer((loadDotEnvFile(), loadConfig()));
+let container;
+try {
+  container = await createContainer((loadDotEnvFile(), loadConfig()));
+} catch (e) {
+  if (!(e instanceof StartupError)) throw e;
+  // The embedded database belongs to one process: a running `npm start` holds it.
+  console.error(`${e.message.replace(/ Stop that process.*$/, "")} The embedded database opens in one process at a time: stop \`npm start\`, run this command, then start Keyward again.`);
+  process.exit(1);
+}
 try {
   await container.database.migrate();
   const user = await container.services.adminUsers.setSuperadmin(systemContext("admin-cli"), email, command === "promote");

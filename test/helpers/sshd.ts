@@ -15,9 +15,9 @@ const freePort = () =>
 /**
  * A real OpenSSH sshd on a loopback port, trusting the given user-CA keys and reading a KRL on
  * every attempt. It runs as root (CI does), logs in only with certificates, and offers a host
- * certificate when one is given.
+ * certificate when one is given. `extraConfig` lines are appended (AuthorizedPrincipalsFile, …).
  */
-export async function startSshd(options: { trustedUserCaKeys: string; hostKeyPath: string; hostCertPath?: string; krlPath: string }) {
+export async function startSshd(options: { trustedUserCaKeys: string; hostKeyPath: string; hostCertPath?: string; krlPath: string; extraConfig?: string[] }) {
   const dir = mkdtempSync(join(tmpdir(), "kw-sshd-"));
   mkdirSync("/run/sshd", { recursive: true });
   const port = await freePort();
@@ -41,6 +41,7 @@ export async function startSshd(options: { trustedUserCaKeys: string; hostKeyPat
       "StrictModes no",
       `PidFile ${join(dir, "sshd.pid")}`,
       "LogLevel VERBOSE",
+      ...(options.extraConfig ?? []),
     ].join("\n") + "\n",
   );
   const log: string[] = [];
