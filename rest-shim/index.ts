@@ -29,7 +29,7 @@ export function restRoutes(services: Services, config: Config): RouteDef[] {
     ...mfaRoutes(services, config),
     ...externalAuthRoutes(services, config),
     ...usersRoutes(services),
-    ...orgsRoutes(services),
+    ...orgsRoutes(services, config),
     ...directoryRoutes(services),
     ...apiKeysRoutes(services),
     ...oidcClientsRoutes(services),

@@ -1,11 +1,13 @@
+import type { Config } from "../../src/config/index.js";
 import type { Services } from "../../src/container.js";
+import { setSessionCookie } from "../../src/http/session.js";
 import { createOrgSchema, deleteOrgSchema, transferSchema, updateOrgSchema, addMemberSchema, changeRoleSchema, inviteSchema, acceptInviteSchema } from "../../src/modules/orgs/orgs.schemas.js";
 import { sendData } from "../envelope.js";
 import { input, param, type RouteDef } from "../route.js";
 
 const O = "/organizations/:orgId";
 
-export const orgsRoutes = (s: Services): RouteDef[] => [
+export const orgsRoutes = (s: Services, config: Config): RouteDef[] => [
   {
     method: "post", path: "/organizations", tag: "organizations", auth: "user", body: createOrgSchema, status: 201,
     summary: "Create an organization (you become its owner; at most MAX_ORGS_PER_USER memberships)",
@@ -102,6 +104,8 @@ export const orgsRoutes = (s: Services): RouteDef[] => [
     summary: "Accept an invitation: signed in with the invited address, or registering it (full_name, password)",
     handle: async (req, res) => {
       const { session, ...result } = await s.invites.accept(req.ctx, param(req, "token"), input(req));
+      // The account was created here: a browser is signed in as with /auth/login (a browser session, not remembered).
+      if (session) setSessionCookie(res, config, session.token, null);
       sendData(res, 200, "Invitation accepted", { ...result, ...(session ? { token: session.token, expiresAt: session.expiresAt } : {}) });
     },
   },

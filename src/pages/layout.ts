@@ -1,4 +1,4 @@
-/** The shell every hosted page shares (sign-in, account, consent, device, sign-out). */
+/** The shell every hosted page shares (sign-in, account, consent, device, sign-out, the emailed-link flows). */
 
 export const escapeHtml = (v: string) => v.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -12,8 +12,23 @@ export function pageCsp(formTargets: readonly string[] = []): string {
   return `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action ${forms}; frame-ancestors 'none'; base-uri 'none'`;
 }
 
-export function layout(brand: string, title: string, body: string, scripts = true): string {
-  const js = scripts ? `\n<script src="/assets/webauthn.js" defer></script>\n<script src="/assets/keyward.js" defer></script>` : "";
+/** The logo mark: a key in a rounded square, drawn inline (no request, nothing the CSP must allow). */
+const LOGO = `<svg class="logo" viewBox="0 0 32 32" width="28" height="28" aria-hidden="true" focusable="false">
+<rect class="logo-bg" width="32" height="32" rx="8"/>
+<circle class="logo-fg" cx="11.5" cy="16" r="4.5" fill="none" stroke-width="3"/>
+<path class="logo-fg" d="M16 16h10.5M22.5 16v4.5M26.5 16v3.5" fill="none" stroke-width="3" stroke-linecap="round"/>
+</svg>`;
+
+/** The sign-in and account pages' scripts: what `scripts = true` loads. */
+const DEFAULT_SCRIPTS = ["webauthn.js", "keyward.js"];
+
+/**
+ * One page. `scripts`: true for the sign-in/account scripts, false for none, or the names of the
+ * files under /assets/ this page needs.
+ */
+export function layout(brand: string, title: string, body: string, scripts: boolean | readonly string[] = true): string {
+  const names = scripts === true ? DEFAULT_SCRIPTS : scripts === false ? [] : scripts;
+  const js = names.map((n) => `\n<script src="/assets/${escapeHtml(n)}" defer></script>`).join("");
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -22,8 +37,11 @@ export function layout(brand: string, title: string, body: string, scripts = tru
 <title>${escapeHtml(title)} · ${escapeHtml(brand)}</title>
 <link rel="stylesheet" href="/assets/keyward.css">${js}
 </head>
-<body><main>
+<body>
+<header class="site-header"><a class="brand" href="/">${LOGO}<span>${escapeHtml(brand)}</span></a></header>
+<main>
 ${body}
-</main></body>
+</main>
+</body>
 </html>`;
 }

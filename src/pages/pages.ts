@@ -7,6 +7,7 @@ import { resolveRequestContext } from "../http/context.js";
 import { projectPath } from "../infra/paths.js";
 import { isAppError } from "../lib/errors.js";
 import type { MembershipView } from "../modules/networks/networks.views.js";
+import { registerFlowPages } from "./flows.js";
 import { escapeHtml, layout, pageCsp } from "./layout.js";
 
 const escape = escapeHtml;
@@ -32,8 +33,10 @@ const LOGIN = (brand: string, providers: Array<{ id: string; name: string }>) =>
     <label class="check"><input id="remember" type="checkbox"> Keep me signed in</label>
     <button type="submit">Sign in</button>
   </form>
+  <p class="muted"><a id="forgot-link" href="/forgot-password">Forgot your password?</a></p>
   <button id="passkey" type="button" class="secondary">Sign in with a passkey</button>
   ${providerButtons(providers, "Sign in with")}
+  <p class="foot">New to ${escape(brand)}? <a id="register-link" href="/register">Create an account</a></p>
 </section>
 <section id="mfa-step" hidden aria-live="polite">
   <h2>Second step</h2>
@@ -152,6 +155,7 @@ export function createPagesRouter(container: Container): Router {
     "keyward.js": ["application/javascript", readFileSync(projectPath("src/pages/assets/keyward.js"), "utf8")],
     "keyward.css": ["text/css", readFileSync(projectPath("src/pages/assets/keyward.css"), "utf8")],
     "auto-submit.js": ["application/javascript", readFileSync(projectPath("src/pages/assets/auto-submit.js"), "utf8")],
+    "flows.js": ["application/javascript", readFileSync(projectPath("src/pages/assets/flows.js"), "utf8")],
     // The package's exports hide its UMD bundle: find it next to package.json.
     "webauthn.js": ["application/javascript", readFileSync(join(dirname(require.resolve("@simplewebauthn/browser")), "../dist/bundle/index.umd.min.js"), "utf8")],
   };
@@ -164,6 +168,7 @@ export function createPagesRouter(container: Container): Router {
   });
   const activeProviders = async () => (await services.oauthProviders.listPublic()).filter((p) => p.isActive);
   router.get("/login", async (_req, res) => page(res, brand, "Sign in", LOGIN(brand, await activeProviders())));
+  registerFlowPages(router, container);
 
   /** Pages behind the session cookie: an anonymous visitor is sent to sign in first. */
   const signedIn = (render: (email: string, req: Request) => string | Promise<string>, title: string) => async (req: Request, res: Response) => {

@@ -35,6 +35,10 @@
   }
 
   const loginForm = $("login-form");
+  // Registering instead of signing in keeps the way back (an invitation, a page that asked to sign in).
+  const registerLink = $("register-link");
+  const askedNext = new URLSearchParams(location.search).get("next");
+  if (registerLink && askedNext && nextUrl() === askedNext) registerLink.href = "/register?next=" + encodeURIComponent(askedNext);
   if (loginForm) {
     loginForm.addEventListener("submit", async (e) => {
       e.preventDefault();

@@ -113,7 +113,7 @@ describe("malformed transport on every REST route", () => {
 describe("malformed transport outside the REST table", () => {
   // The OIDC provider reads its own bodies and the hosted pages have no route table: a fixed list.
   const PATHS = ["/api/v1/oidc/token", "/api/v1/oidc/token/introspection", "/api/v1/oidc/token/revocation", "/api/v1/oidc/me", "/api/v1/oidc/auth", "/api/v1/oidc/session/end",
-    "/api/v1/oidc/interaction/%ZZ", "/api/v1/oidc/interaction/%E0%A4%A/confirm", "/api/v1/oidc/reg/%ZZ", "/.well-known/openid-configuration", "/login", "/account", "/cli/authorize", "/assets/%ZZ", "/%ZZ", "/api/health"];
+    "/api/v1/oidc/interaction/%ZZ", "/api/v1/oidc/interaction/%E0%A4%A/confirm", "/api/v1/oidc/reg/%ZZ", "/.well-known/openid-configuration", "/login", "/account", "/cli/authorize", "/", "/register", "/verify-email", "/forgot-password", "/reset-password", "/activate", "/invite", "/assets/%ZZ", "/%ZZ", "/api/health"];
 
   it("answers the OIDC provider's endpoints and the hosted pages without a 5xx", async () => {
     const form = { "content-type": "application/x-www-form-urlencoded" };

@@ -62,6 +62,8 @@ describe("secrets in URLs never reach the request log", () => {
     await app.http.get(`/api/v1/auth/external/github/callback?code=${secret}&state=${secret}`);
     await app.http.get(`/api/v1/oidc/auth?client_id=demo&response_type=code&state=${secret}&nonce=${secret}&code_challenge=${secret}`);
     await app.http.get(`/verify-email?token=${secret}`);
+    // The other emailed-link pages, and a sign-in that will come back to an invitation.
+    for (const path of [`/reset-password?token=${secret}`, `/activate?code=${secret}`, `/invite?token=${secret}`, `/login?next=${encodeURIComponent(`/invite?token=${secret}`)}`]) await app.http.get(path);
     await app.http.get(`/graphql?query=${encodeURIComponent(`{ __typename }`)}&variables=${encodeURIComponent(JSON.stringify({ t: secret }))}`);
     await app.http.get(`/api/v1/auth/audit-logs?page=2&per_page=10&${secret}`, { token: user.token });
 
