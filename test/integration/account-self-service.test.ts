@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
+import { sessionCookie } from "../helpers/http.js";
 import { linkIn, tokenFrom } from "../helpers/smtp-sink.js";
 import { invite, newOrg } from "../factories/orgs.js";
 import { login, newUser, uniqueEmail } from "../factories/users.js";
@@ -130,5 +131,32 @@ describe("declining an invitation", () => {
     const [fresh] = (await app.http.get("/api/v1/users/me/invites", { token: invitee.token })).body.data.invites;
     const gql = await app.http.gql(`mutation($id: ID!) { declineMyInvite(inviteId: $id) { message } }`, { id: fresh.id }, { token: invitee.token });
     expect(gql.data.declineMyInvite.message).toBe("Invitation declined");
+  });
+});
+
+describe("the console page", () => {
+  it("renders the signed-in user's own data, escaped, under a strict CSP; visitors sign in first", async () => {
+    const anonymous = await app.http.get("/account");
+    expect(anonymous.status).toBe(303);
+    expect(anonymous.headers.get("location")).toBe("/login?next=%2Faccount");
+
+    const user = await newUser(app, { fullName: `<img src=x onerror="alert(1)">` });
+    const owner = await newUser(app);
+    const org = await newOrg(app, owner, `Acme <b>& Co</b>`);
+    await invite(app, org.id, owner, user.email);
+    const cookie = sessionCookie((await login(app, user.email)).headers);
+    const res = await app.http.get("/account", { cookie });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-security-policy")).toContain("script-src 'self'");
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    expect(res.text).not.toContain("<img src=x");
+    expect(res.text).toContain("&#60;img src=x onerror=&#34;alert(1)&#34;&#62;");
+    expect(res.text).not.toContain("<b>& Co</b>");
+    expect(res.text).toContain(`data-action="invite-accept"`);
+    // Another person's console shows nothing of this one.
+    const other = await app.http.get("/account", { cookie: sessionCookie((await login(app, owner.email)).headers) });
+    expect(other.text).not.toContain(user.email);
+    // The older address of the passkey page opens the same console.
+    expect((await app.http.get("/account/security", { cookie })).text).toContain(`id="two-step"`);
   });
 });
