@@ -112,7 +112,7 @@ const SSH = ({ keys, certs }: ConsoleData, env: RenderEnv) => {
   <summary>How to add a key</summary>
   <p>A key is added from the computer that holds its private key, which signs a challenge to prove it. With a session token in <code>$T</code>:</p>
   <pre>curl -s -XPOST ${url}/api/v1/ssh/keys -H "authorization: Bearer $T" \\
-  -H 'content-type: application/json' -d "{\\"key\\": \\"$(cat ~/.ssh/id_ed25519.pub)\\"}"
+  -H 'content-type: application/json' -d "{\\"key\\": \\"$(cat ~/.ssh/id_ed25519.pub)\\"}"   # → data.id: $KEY
 curl -s ${url}/api/v1/ssh/keys/$KEY/verify -H "authorization: Bearer $T"   # → data.challenge_text
 ssh-keygen -Y sign -n file -f ~/.ssh/id_ed25519 challenge.txt          # POST challenge.txt.sig back</pre>
 </details>

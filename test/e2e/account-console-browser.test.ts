@@ -92,7 +92,7 @@ describe("the account console in Chromium", () => {
     expect(unlabelled).toEqual([]);
     const nameless = await page.$$eval(".console button", (buttons) => buttons.filter((b) => !(b.getAttribute("aria-label") || b.textContent?.trim())).length);
     expect(nameless).toBe(0);
-    // Keyboard: the first Tab stops in the header, the nav moves focus into its section.
+    // Keyboard: a nav link opened with Enter goes to its section.
     await page.focus(".console-nav a[href='#sessions']");
     await page.keyboard.press("Enter");
     await expect.poll(() => page.evaluate(() => location.hash)).toBe("#sessions");

@@ -13,7 +13,15 @@
     statusBox.textContent = "";
     alertBox.textContent = "";
   }
-  const say = (text) => { alertBox.textContent = ""; statusBox.textContent = text; };
+  // A success message goes after a while (an error stays until the next action): on a phone the
+  // message area sits over the page.
+  let fade = 0;
+  const say = (text) => {
+    alertBox.textContent = "";
+    statusBox.textContent = text;
+    clearTimeout(fade);
+    fade = setTimeout(() => { if (statusBox.textContent === text) statusBox.textContent = ""; }, 10000);
+  };
   const fail = (text) => { statusBox.textContent = ""; alertBox.textContent = text; };
 
   async function api(method, path, body) {
@@ -47,9 +55,14 @@
     return null;
   }
 
-  /** Redraws sections from the page as the server renders it now. */
+  /** Redraws sections from the page as the server renders it now (the action already succeeded). */
   async function refresh(ids) {
-    const res = await fetch(location.pathname, { credentials: "same-origin", headers: { accept: "text/html" } });
+    let res;
+    try {
+      res = await fetch(location.pathname, { credentials: "same-origin", headers: { accept: "text/html" } });
+    } catch {
+      return;
+    }
     if (new URL(res.url).pathname !== location.pathname) return location.assign(res.url);
     const doc = new DOMParser().parseFromString(await res.text(), "text/html");
     for (const id of ids) {
