@@ -56,7 +56,8 @@ export const passwordCredentials = pgTable("password_credentials", {
   updatedAt: updatedAt(),
 });
 
-export const userTokenPurpose = pgEnum("user_token_purpose", ["email_verification", "password_reset", "activation"]);
+/** email_change: the link sent to a new address; the account's address changes when it is opened. */
+export const userTokenPurpose = pgEnum("user_token_purpose", ["email_verification", "password_reset", "activation", "email_change"]);
 
 /** Single-use links sent by email; only the SHA-256 of the token is stored. */
 export const userTokens = pgTable(
@@ -68,6 +69,8 @@ export const userTokens = pgTable(
       .references(() => users.id, { onDelete: "cascade" }),
     purpose: userTokenPurpose("purpose").notNull(),
     tokenHash: varchar("token_hash", { length: 64 }).notNull().unique(),
+    /** The address an email_change link proves (lower-cased); null for every other purpose. */
+    newEmail: varchar("new_email", { length: 320 }),
     expiresAt: tstz("expires_at").notNull(),
     usedAt: tstz("used_at"),
     createdAt: createdAt(),

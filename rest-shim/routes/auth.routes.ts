@@ -60,7 +60,7 @@ export const authRoutes = (s: Services, config: Config): RouteDef[] => [
   },
   {
     method: "post", path: "/auth/verify-email", tag: "auth", auth: "none", body: tokenSchema,
-    summary: "Verify an email address with the emailed token",
+    summary: "Verify an email address with the emailed token (also completes an email change)",
     handle: async (req, res) => sendData(res, 200, "Email address verified", { user: await s.accounts.verifyEmail(req.ctx, input(req)) }),
   },
   {
@@ -88,6 +88,13 @@ export const authRoutes = (s: Services, config: Config): RouteDef[] => [
     handle: async (req, res) => {
       const sessions = await s.mySessions.list(req.ctx);
       sendData(res, 200, "Sessions", { sessions, count: sessions.length });
+    },
+  },
+  {
+    method: "delete", path: "/auth/sessions", tag: "auth", auth: "user", summary: "Sign out your other sessions (the one making the call stays)",
+    handle: async (req, res) => {
+      const { revoked } = await s.mySessions.revokeOthers(req.ctx);
+      sendData(res, 200, revoked === 1 ? "1 other session signed out" : `${revoked} other sessions signed out`, { revoked });
     },
   },
   {

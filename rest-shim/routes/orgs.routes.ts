@@ -121,6 +121,13 @@ export const orgsRoutes = (s: Services, config: Config): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, "Invitation accepted", await s.invites.acceptMine(req.ctx, param(req, "inviteId"))),
   },
   {
+    method: "post", path: "/users/me/invites/:inviteId/decline", tag: "invites", auth: "user", summary: "Decline one of your invitations (the organization may invite you again)",
+    handle: async (req, res) => {
+      await s.invites.declineMine(req.ctx, param(req, "inviteId"));
+      sendData(res, 200, "Invitation declined");
+    },
+  },
+  {
     method: "get", path: "/users/me/organizations", tag: "users", auth: "user", summary: "Your organizations with your role",
     handle: async (req, res) => {
       const organizations = await s.orgs.listMine(req.ctx);

@@ -1,5 +1,5 @@
 import type { Services } from "../../src/container.js";
-import { changePasswordSchema } from "../../src/modules/auth/auth.schemas.js";
+import { changeEmailSchema, changePasswordSchema } from "../../src/modules/auth/auth.schemas.js";
 import { deleteMeSchema, updateMeSchema } from "../../src/modules/users/users.schemas.js";
 import { sendData } from "../envelope.js";
 import { input, type RouteDef } from "../route.js";
@@ -25,5 +25,10 @@ export const usersRoutes = (s: Services): RouteDef[] => [
     method: "post", path: "/users/me/password", tag: "users", auth: "user", body: changePasswordSchema,
     summary: "Change your password (current password required); your other sessions end",
     handle: async (req, res) => sendData(res, 200, (await s.accounts.changePassword(req.ctx, input(req))).message),
+  },
+  {
+    method: "post", path: "/users/me/email", tag: "users", auth: "user", body: changeEmailSchema,
+    summary: "Change your email address (current password required): a link goes to new_email, and the address changes when it is opened (POST /auth/verify-email)",
+    handle: async (req, res) => sendData(res, 200, (await s.accounts.requestEmailChange(req.ctx, input(req))).message),
   },
 ];

@@ -7,6 +7,7 @@ import { resolveRequestContext } from "../http/context.js";
 import { projectPath } from "../infra/paths.js";
 import { isAppError } from "../lib/errors.js";
 import type { MembershipView } from "../modules/networks/networks.views.js";
+import { mountAccountConsole } from "./account-console.js";
 import { registerFlowPages } from "./flows.js";
 import { escapeHtml, layout, pageCsp } from "./layout.js";
 
@@ -48,41 +49,6 @@ const LOGIN = (brand: string, providers: Array<{ id: string; name: string }>) =>
     <button type="submit">Verify</button>
   </form>
 </section>
-<p id="alert" role="alert"></p>`;
-
-/** Who besides the owner can act on the account: the managing organization's admins, or nobody. */
-const MANAGED_BY = (managedBy: { name: string } | null) =>
-  managedBy
-    ? `<p id="managed-by">Your account is managed by <strong>${escape(managedBy.name)}</strong>: while you are a member, its owners and admins can reset your password, remove your second factors, and suspend or delete the account. Leaving ${escape(managedBy.name)} ends this.</p>`
-    : `<p id="managed-by" class="muted">No organization manages your account: only you can change how you sign in.</p>`;
-
-const ACCOUNT = (brand: string, email: string, managedBy: { name: string } | null, providers: Array<{ id: string; name: string }>) => `
-<h1>${escape(brand)}</h1>
-<p>Signed in as <strong id="who">${escape(email)}</strong>.</p>
-${MANAGED_BY(managedBy)}
-<p><a href="/account/security">Passkeys and security</a> · <a href="/network-access">My network access</a></p>
-<section id="linked-accounts">
-  <h2>Linked accounts</h2>
-  <ul id="linked" class="plain" aria-label="Linked accounts"></ul>
-  ${providerButtons(providers, "Link")}
-</section>
-<button id="sign-out" type="button" class="secondary">Sign out</button>
-<p id="alert" role="alert"></p>`;
-
-const SECURITY = (email: string) => `
-<h1>Passkeys</h1>
-<p class="muted">Signed in as ${escape(email)}.</p>
-<ul id="passkeys" class="plain" aria-label="Your passkeys"></ul>
-<label for="passkey-name">Name for the new passkey</label>
-<input id="passkey-name" type="text" maxlength="255" placeholder="e.g. Work laptop">
-<button id="add-passkey" type="button">Add a passkey</button>
-<p id="status" class="muted" role="status"></p>
-<section id="backup-codes" hidden>
-  <h2>Backup codes</h2>
-  <p class="muted">Each works once. Store them somewhere safe: they are not shown again.</p>
-  <pre id="backup-code-list"></pre>
-</section>
-<p><a href="/account">Back</a></p>
 <p id="alert" role="alert"></p>`;
 
 /** The command-line client's sign-in, confirmed by a signed-in user (target: where the CLI listens). */
@@ -176,11 +142,7 @@ export function createPagesRouter(container: Container): Router {
     if (req.ctx?.actor.kind !== "user") return res.redirect(303, `/login?next=${encodeURIComponent(req.originalUrl)}`);
     page(res, brand, title, await render(req.ctx.actor.email, req));
   };
-  router.get(
-    "/account",
-    signedIn(async (email, req) => ACCOUNT(brand, email, (await services.users.getMe(req.ctx!)).managedBy, await activeProviders()), "Account"),
-  );
-  router.get("/account/security", signedIn(SECURITY, "Passkeys"));
+  mountAccountConsole(router, container);
   router.get(
     "/network-access",
     signedIn(async (email, req) => {

@@ -42,13 +42,13 @@ export type Check = (probe: Probe, answer: Answer) => string | null;
  * Sends every probe as every caller, a few at a time (the server runs in the test's process; more
  * would only queue), and returns one line per answer that breaks the contract.
  */
-export function createSweeper(baseUrl: string, authHeader: (caller: Caller) => Promise<Record<string, string>>) {
+export function createSweeper(baseUrl: string, authHeader: (caller: Caller, probe: Probe) => Promise<Record<string, string>>) {
   let sent = 0;
   async function send(probe: Probe, caller: Caller): Promise<Answer> {
     sent += 1;
     const res = await fetch(baseUrl + probe.path, {
       method: probe.method,
-      headers: { ...(probe.headers ?? {}), ...(await authHeader(caller)) },
+      headers: { ...(probe.headers ?? {}), ...(await authHeader(caller, probe)) },
       body: typeof probe.body === "string" || probe.body === undefined ? probe.body : new Uint8Array(probe.body),
       redirect: "manual",
     });

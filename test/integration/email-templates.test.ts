@@ -12,6 +12,8 @@ afterAll(() => app?.close());
 const SAMPLE: TemplateProps = {
   "verify-email": { name: "Vera", email: "vera@example.com", verifyUrl: "https://id.example.com/verify-email?token=v1", expiresInHours: 24 },
   "reset-password": { name: "Rita", resetUrl: "https://id.example.com/reset-password?token=r1", expiresInHours: 2 },
+  "email-change": { name: "Ella", email: "ella.new@example.com", verifyUrl: "https://id.example.com/verify-email?token=c1", expiresInHours: 24 },
+  "email-changed": { name: "Ella", oldEmail: "ella@example.com", newEmail: "ella.new@example.com" },
   "account-exists": { name: "Eve", email: "eve@example.com", resetUrl: "https://id.example.com/forgot-password" },
   "org-invite": { email: "ian@example.com", inviterName: "Olga Owner", organizationName: "Acme Corp", role: "admin", acceptUrl: "https://id.example.com/invite?token=i1", expiresInDays: 7 },
   "invite-accepted": { inviterName: "Olga Owner", memberName: "Nina New", memberEmail: "nina@example.com", organizationName: "Acme Corp", role: "member" },
@@ -35,6 +37,8 @@ const SAMPLE: TemplateProps = {
 const SUBJECTS: Record<keyof TemplateProps, string> = {
   "verify-email": "Verify your Acme ID email address",
   "reset-password": "Reset your Acme ID password",
+  "email-change": "Confirm your new Acme ID email address",
+  "email-changed": "Your Acme ID email address was changed",
   "account-exists": "Sign-up attempt with your Acme ID address",
   "org-invite": "You're invited to join Acme Corp on Acme ID",
   "invite-accepted": "Nina New joined Acme Corp",

@@ -10,6 +10,8 @@ const brand = { name: "Keyward", supportEmail: "help@example.com", publicUrl: "h
 const SAMPLE: TemplateProps = {
   "verify-email": { name: "Ada <b>", email: "ada@example.com", verifyUrl: "https://id.example.com/verify-email?token=abc&x=1", expiresInHours: 24 },
   "reset-password": { name: "Ada", resetUrl: "https://id.example.com/reset-password?token=abc", expiresInHours: 2 },
+  "email-change": { name: "Ada", email: "ada.new@example.com", verifyUrl: "https://id.example.com/verify-email?token=abc", expiresInHours: 24 },
+  "email-changed": { name: "Ada", oldEmail: "ada@example.com", newEmail: "ada.new@example.com" },
   "account-exists": { name: "Ada", email: "ada@example.com", resetUrl: "https://id.example.com/forgot-password" },
   "org-invite": { email: "ada@example.com", inviterName: "Bob", organizationName: "Acme", role: "admin", acceptUrl: "https://id.example.com/invite?token=t", expiresInDays: 7 },
   "invite-accepted": { inviterName: "Bob", memberName: "Ada", memberEmail: "ada@example.com", organizationName: "Acme", role: "member" },

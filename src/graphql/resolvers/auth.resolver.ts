@@ -1,4 +1,4 @@
-import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from "type-graphql";
+import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from "type-graphql";
 import type { Services } from "../../container.js";
 import { clearSessionCookie, setMfaCookie } from "../../http/session.js";
 import { sessionPayload } from "./mfa.resolver.js";
@@ -88,5 +88,11 @@ export class AuthResolver {
   async revokeSession(@Ctx() { ctx }: GqlContext, @Arg("id", () => ID) id: string) {
     await this.s.mySessions.revoke(ctx, id);
     return message("Session revoked");
+  }
+
+  @Authorized()
+  @Mutation(() => Int, { description: "Sign out your other sessions; the number signed out" })
+  async revokeOtherSessions(@Ctx() { ctx }: GqlContext) {
+    return (await this.s.mySessions.revokeOthers(ctx)).revoked;
   }
 }

@@ -160,5 +160,12 @@ export class OrgsResolver {
   acceptMyInvite(@Ctx() { ctx }: GqlContext, @Arg("inviteId", () => ID) inviteId: string) {
     return this.s.invites.acceptMine(ctx, inviteId);
   }
+
+  @Authorized()
+  @Mutation(() => MessagePayload, { description: "Decline one of your invitations" })
+  async declineMyInvite(@Ctx() { ctx }: GqlContext, @Arg("inviteId", () => ID) inviteId: string) {
+    await this.s.invites.declineMine(ctx, inviteId);
+    return message("Invitation declined");
+  }
 }
 

@@ -3,7 +3,7 @@ import { AuditLogArgs, AuditLogPage } from "../types/audit.types.js";
 import type { Services } from "../../container.js";
 import type { GqlContext } from "../context.js";
 import { message, MessagePayload } from "../types/common.types.js";
-import { ChangePasswordInput, DeleteMeInput, Me, UpdateMeInput, User } from "../types/user.types.js";
+import { ChangeEmailInput, ChangePasswordInput, DeleteMeInput, Me, UpdateMeInput, User } from "../types/user.types.js";
 
 @Resolver()
 export class UsersResolver {
@@ -32,6 +32,12 @@ export class UsersResolver {
   @Mutation(() => MessagePayload)
   changePassword(@Ctx() { ctx }: GqlContext, @Arg("input", () => ChangePasswordInput) input: ChangePasswordInput) {
     return this.s.accounts.changePassword(ctx, input);
+  }
+
+  @Authorized()
+  @Mutation(() => MessagePayload, { description: "Change your email address: a link goes to the new one, and the address changes when it is opened" })
+  requestEmailChange(@Ctx() { ctx }: GqlContext, @Arg("input", () => ChangeEmailInput) input: ChangeEmailInput) {
+    return this.s.accounts.requestEmailChange(ctx, input);
   }
 
   @Authorized()

@@ -52,3 +52,9 @@ export class ChangePasswordInput {
   @Field(() => String) newPassword: string;
   @Field(() => String, { nullable: true }) newPasswordConfirm?: string;
 }
+
+@InputType()
+export class ChangeEmailInput {
+  @Field(() => String) newEmail: string;
+  @Field(() => String, { nullable: true, description: "Required when the account has a password" }) password?: string;
+}

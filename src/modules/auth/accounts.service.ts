@@ -1,5 +1,6 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db, Executor } from "../../infra/db.js";
+import { isUniqueViolation } from "../../infra/db-errors.js";
 import { randomToken, sha256Hex, type PasswordHasher } from "../../lib/crypto/index.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { normalizeEmail } from "../../lib/strings.js";
@@ -13,6 +14,7 @@ import { toUserView, type UserView } from "../users/users.views.js";
 import { AuthErrors } from "./auth.errors.js";
 import {
   activateSchema,
+  changeEmailSchema,
   changePasswordSchema,
   emailOnlySchema,
   registerSchema,
@@ -88,24 +90,87 @@ export class AccountsService {
     return { email, message: REGISTER_ACCEPTED };
   }
 
-  /** Consumes a verification link; a superadmin address is promoted once it is proven. */
+  /**
+   * Consumes a verification link: one that proves the account's address, or one sent to a new
+   * address (email change), which becomes the account's address now that it is proven. A
+   * superadmin address is promoted once it is proven.
+   */
   async verifyEmail(ctx: RequestContext, input: unknown): Promise<UserView> {
     const { db, clock, audit, config } = this.deps;
     const { token } = parseInput(tokenSchema, input);
-    return db.transaction(async (tx) => {
-      const now = clock.now();
-      const userId = await userTokensRepository.consume(tx, "email_verification", sha256Hex(token), now);
-      const user = userId ? await usersRepository.findById(tx, userId) : undefined;
+    return db
+      .transaction(async (tx) => {
+        const now = clock.now();
+        const link = await userTokensRepository.consumeEmailLink(tx, sha256Hex(token), now);
+        const found = link ? await usersRepository.findById(tx, link.userId) : undefined;
+        if (!link || !found) throw AuthErrors.invalidLink();
+        const user = link.purpose === "email_change" && link.newEmail ? await this.switchAddress(tx, ctx, found, link.newEmail, now) : found;
+        const promote = config.superadminEmails.includes(user.email) && !user.isSuperadmin;
+        let updated = await usersRepository.markEmailVerified(tx, user, "email_link", now);
+        if (promote) updated = (await usersRepository.update(tx, user.id, { isSuperadmin: true, updatedAt: now }))!;
+        await audit.record(tx, ctx, AuditAction.userEmailVerified, { userId: user.id, resourceType: "user", resourceId: user.id });
+        if (promote) {
+          await audit.record(tx, ctx, AuditAction.userPromoted, { userId: user.id, metadata: { source: "SUPERADMIN_EMAILS" } });
+        }
+        return toUserView(updated);
+      })
+      .catch((e: unknown) => {
+        // Another account took the address between the request and the click.
+        if (isUniqueViolation(e, "users_email_live_uq")) throw AuthErrors.emailTaken();
+        throw e;
+      });
+  }
+
+  /**
+   * Asks to change the signed-in user's address: a link goes to the new address, and the account
+   * keeps its current one until the link is opened (a typo cannot lock the owner out). The answer
+   * is the same whether or not the new address has an account of its own.
+   */
+  async requestEmailChange(ctx: RequestContext, input: unknown): Promise<{ message: string }> {
+    const { db, clock, audit, limits, passwords, config } = this.deps;
+    const actor = requireUser(ctx);
+    const data = parseInput(changeEmailSchema, input);
+    const newEmail = normalizeEmail(data.newEmail);
+    // Each request mails an address the caller names: capped like verification resends.
+    await limits.consume("email-change", config.limits.resendVerification, actor.userId);
+    // The address is how the account is recovered: a borrowed session alone must not move it.
+    const hash = await credentialsRepository.findPasswordHash(db, actor.userId);
+    if (hash) {
+      if (!data.password) throw AuthErrors.passwordRequired();
+      if (!(await passwords.verify(ctx, actor.email, hash, data.password))) throw AuthErrors.currentPasswordIncorrect();
+    }
+    if (newEmail === actor.email) throw AuthErrors.sameEmail();
+    await db.transaction(async (tx) => {
+      const user = await usersRepository.findById(tx, actor.userId);
       if (!user) throw AuthErrors.invalidLink();
-      const promote = config.superadminEmails.includes(user.email) && !user.isSuperadmin;
-      let updated = await usersRepository.markEmailVerified(tx, user, "email_link", now);
-      if (promote) updated = (await usersRepository.update(tx, user.id, { isSuperadmin: true, updatedAt: now }))!;
-      await audit.record(tx, ctx, AuditAction.userEmailVerified, { userId: user.id, resourceType: "user", resourceId: user.id });
-      if (promote) {
-        await audit.record(tx, ctx, AuditAction.userPromoted, { userId: user.id, metadata: { source: "SUPERADMIN_EMAILS" } });
-      }
-      return toUserView(updated);
+      const now = clock.now();
+      // Only the latest request counts.
+      await userTokensRepository.voidAll(tx, user.id, "email_change", now);
+      const token = await this.issueToken(tx, user.id, "email_change", config.emailVerificationTtl, now, newEmail);
+      await this.deps.email.enqueue(tx, "email-change", newEmail, {
+        name: user.fullName ?? user.email,
+        email: newEmail,
+        verifyUrl: `${config.appUrl}/verify-email?token=${encodeURIComponent(token)}`,
+        expiresInHours: Math.round(config.emailVerificationTtl / 3600),
+      });
+      await audit.record(tx, ctx, AuditAction.userEmailChangeRequested, { userId: user.id, metadata: { new_email: newEmail } });
     });
+    return { message: `We sent a link to ${newEmail}. Your address changes when you open it; until then, sign in with ${actor.email}.` };
+  }
+
+  /** The proven new address replaces the old one, and the old address is told. */
+  private async switchAddress(tx: Executor, ctx: RequestContext, user: UserRow, newEmail: string, now: Date): Promise<UserRow> {
+    if (newEmail === user.email) return user;
+    // Another account took the address since the request.
+    if (await usersRepository.findByEmail(tx, newEmail)) throw AuthErrors.emailTaken();
+    const updated = await usersRepository.update(tx, user.id, { email: newEmail, emailVerifiedAt: now, emailVerifiedVia: "email_link", updatedAt: now });
+    if (!updated) throw AuthErrors.invalidLink();
+    // Links mailed to the old address no longer speak for this account.
+    await userTokensRepository.voidAll(tx, user.id, "email_verification", now);
+    await userTokensRepository.voidAll(tx, user.id, "email_change", now);
+    await this.deps.email.enqueue(tx, "email-changed", user.email, { name: user.fullName ?? user.email, oldEmail: user.email, newEmail });
+    await this.deps.audit.record(tx, ctx, AuditAction.userEmailChanged, { userId: user.id, metadata: { old_email: user.email, new_email: newEmail } });
+    return updated;
   }
 
   /** A new verification link for the signed-in user (rate limited per user). */
@@ -272,7 +337,7 @@ export class AccountsService {
     });
   }
 
-  private async issueToken(tx: Executor, userId: string, purpose: UserTokenPurpose, ttl: number, now: Date): Promise<string> {
+  private async issueToken(tx: Executor, userId: string, purpose: UserTokenPurpose, ttl: number, now: Date, newEmail?: string): Promise<string> {
     const token = randomToken(32);
     await userTokensRepository.insert(tx, {
       userId,
@@ -280,6 +345,7 @@ export class AccountsService {
       tokenHash: sha256Hex(token),
       expiresAt: new Date(now.getTime() + ttl * 1000),
       now,
+      ...(newEmail ? { newEmail } : {}),
     });
     return token;
   }

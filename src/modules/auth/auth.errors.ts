@@ -1,4 +1,4 @@
-import { AppError } from "../../lib/errors.js";
+import { AppError, CommonErrors } from "../../lib/errors.js";
 
 export const AuthErrors = {
   // One message for unknown email and wrong password: the answer must not reveal which.
@@ -10,6 +10,8 @@ export const AuthErrors = {
   emailAlreadyVerified: () => new AppError("EMAIL_ALREADY_VERIFIED", 409, "Your email address is already verified"),
   currentPasswordIncorrect: () => new AppError("CURRENT_PASSWORD_INCORRECT", 400, "The current password is incorrect"),
   passwordRequired: () => new AppError("PASSWORD_REQUIRED", 400, "Confirm with your current password"),
+  sameEmail: () => CommonErrors.validation([{ path: "newEmail", message: "is already your email address" }]),
+  emailTaken: () => new AppError("EMAIL_TAKEN", 409, "This address now belongs to another account: the email change was not made"),
   sessionNotFound: () => new AppError("SESSION_NOT_FOUND", 404, "Session not found"),
   invalidRedirect: () =>
     new AppError("INVALID_REDIRECT", 400, "The redirect URL is not allowed: its origin is not in CORS_ORIGINS"),

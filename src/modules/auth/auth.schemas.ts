@@ -44,6 +44,9 @@ export const changePasswordSchema = z
   })
   .superRefine(confirms("newPassword", "newPasswordConfirm", "the new password"));
 
+/** The current password is checked by the service when the account has one. */
+export const changeEmailSchema = z.object({ newEmail: email, password: z.string().max(1024).optional() });
+
 export const tokenRedirectSchema = z.object({ redirect: z.string().max(2048).optional() });
 
 export const activateSchema = z

@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull } from "drizzle-orm";
+import { and, eq, gt, inArray, isNull } from "drizzle-orm";
 import { userTokens } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
 
@@ -6,8 +6,10 @@ export type UserTokenPurpose = (typeof userTokens.purpose.enumValues)[number];
 
 /** Email-link tokens: only their SHA-256 is stored, and each is consumed at most once. */
 export const userTokensRepository = {
-  async insert(db: Executor, v: { userId: string; purpose: UserTokenPurpose; tokenHash: string; expiresAt: Date; now: Date }) {
-    await db.insert(userTokens).values({ userId: v.userId, purpose: v.purpose, tokenHash: v.tokenHash, expiresAt: v.expiresAt, createdAt: v.now });
+  async insert(db: Executor, v: { userId: string; purpose: UserTokenPurpose; tokenHash: string; expiresAt: Date; now: Date; newEmail?: string }) {
+    await db
+      .insert(userTokens)
+      .values({ userId: v.userId, purpose: v.purpose, tokenHash: v.tokenHash, newEmail: v.newEmail ?? null, expiresAt: v.expiresAt, createdAt: v.now });
   },
 
   /**
@@ -23,6 +25,26 @@ export const userTokensRepository = {
       )
       .returning({ userId: userTokens.userId });
     return row?.userId;
+  },
+
+  /**
+   * The verification link of either kind (the same /verify-email page opens both): proving the
+   * current address, or a new one (email_change, which carries the address it proves).
+   */
+  async consumeEmailLink(db: Executor, tokenHash: string, now: Date): Promise<{ userId: string; purpose: UserTokenPurpose; newEmail: string | null } | undefined> {
+    const [row] = await db
+      .update(userTokens)
+      .set({ usedAt: now })
+      .where(
+        and(
+          eq(userTokens.tokenHash, tokenHash),
+          inArray(userTokens.purpose, ["email_verification", "email_change"]),
+          isNull(userTokens.usedAt),
+          gt(userTokens.expiresAt, now),
+        ),
+      )
+      .returning({ userId: userTokens.userId, purpose: userTokens.purpose, newEmail: userTokens.newEmail });
+    return row;
   },
 
   /** Voids a user's outstanding tokens of one purpose (a new link replaces the old ones). */

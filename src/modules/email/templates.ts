@@ -5,6 +5,10 @@
 export interface TemplateProps {
   "verify-email": { name: string; email: string; verifyUrl: string; expiresInHours: number };
   "reset-password": { name: string; resetUrl: string; expiresInHours: number };
+  /** To the new address of an email change: the account switches to it when the link is opened. */
+  "email-change": { name: string; email: string; verifyUrl: string; expiresInHours: number };
+  /** To the old address once the change is made. */
+  "email-changed": { name: string; oldEmail: string; newEmail: string };
   "account-exists": { name: string; email: string; resetUrl: string };
   "org-invite": { email: string; inviterName: string; organizationName: string; role: string; acceptUrl: string; expiresInDays: number };
   "invite-accepted": { inviterName: string; memberName: string; memberEmail: string; organizationName: string; role: string };
@@ -25,6 +29,8 @@ export type TemplateName = keyof TemplateProps;
 export const TEMPLATE_NAMES = [
   "verify-email",
   "reset-password",
+  "email-change",
+  "email-changed",
   "account-exists",
   "org-invite",
   "invite-accepted",

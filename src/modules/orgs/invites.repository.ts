@@ -95,6 +95,16 @@ export const invitesRepository = {
     return row;
   },
 
+  /** The invitee turns an open invitation down: closed like a cancelled one, only when addressed to them. */
+  async decline(db: Executor, id: string, email: string, now: Date): Promise<InviteRow | undefined> {
+    const [row] = await db
+      .update(orgInvites)
+      .set({ cancelledAt: now })
+      .where(and(eq(orgInvites.id, id), eq(orgInvites.email, email), open, gt(orgInvites.expiresAt, now)))
+      .returning(inviteColumns);
+    return row;
+  },
+
   /** Closes an expired open invite so that the address can be invited again. */
   async cancelExpired(db: Executor, organizationId: string, email: string, now: Date) {
     await db

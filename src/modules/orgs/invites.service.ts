@@ -312,6 +312,29 @@ export class InvitesService {
     });
   }
 
+  /**
+   * Turns down one of the caller's pending invitations: it closes, and the organization may invite
+   * the address again. Someone else's invitation is reported as not found.
+   */
+  async declineMine(ctx: RequestContext, inviteId: string): Promise<void> {
+    const { db, clock, audit } = this.deps;
+    const actor = requireUser(ctx);
+    const id = parseId(inviteId, InviteErrors.notFound);
+    await db.transaction(async (tx) => {
+      const user = await usersRepository.findById(tx, actor.userId);
+      // Only the list the caller sees (invitations to their verified address) can be declined.
+      if (!user?.emailVerifiedAt) throw InviteErrors.notFound();
+      const invite = await invitesRepository.decline(tx, id, user.email, clock.now());
+      if (!invite) throw InviteErrors.notFound();
+      await audit.record(tx, ctx, AuditAction.orgInviteDeclined, {
+        organizationId: invite.organizationId,
+        resourceType: "invite",
+        resourceId: invite.id,
+        metadata: { email: invite.email, role: invite.role },
+      });
+    });
+  }
+
   private async join(
     tx: Executor,
     ctx: RequestContext,

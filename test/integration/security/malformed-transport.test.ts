@@ -38,13 +38,20 @@ import { newSuperadmin, newUser, type TestUser } from "../../factories/users.js"
  */
 let app: TestApp;
 let admin: TestUser;
+let bystander: TestUser;
 let orgId: string;
 const capture = captureLogger("info");
 
-/** A fresh session per request: some routes (logout, revoke) end the one they are called with. */
-async function authHeader(caller: Caller): Promise<Record<string, string>> {
+/**
+ * A fresh session per request: some routes (logout, revoke) end the one they are called with.
+ * Signing out every other session would end the sessions of the probes running beside it (and the
+ * admin's own): those requests come from a bystander account of their own.
+ */
+const endsOtherSessions = (probe: Probe) =>
+  (probe.method === "DELETE" && /^\/api\/v1\/auth\/sessions\/?(\?|$)/.test(probe.path)) || String(probe.body ?? "").includes("revokeOtherSessions");
+async function authHeader(caller: Caller, probe?: Probe): Promise<Record<string, string>> {
   if (caller === "anonymous") return {};
-  const session = await app.services.sessions.create(admin.id, { rememberMe: false, ip: null, userAgent: null });
+  const session = await app.services.sessions.create(probe && endsOtherSessions(probe) ? bystander.id : admin.id, { rememberMe: false, ip: null, userAgent: null });
   return { authorization: `Bearer ${session.token}` };
 }
 let sweeper: ReturnType<typeof createSweeper>;
@@ -52,6 +59,7 @@ let sweeper: ReturnType<typeof createSweeper>;
 beforeAll(async () => {
   app = await startTestApp({ NODE_ENV: "production", LOG_LEVEL: "info", RATE_LIMIT_ENABLED: "false" }, { logger: capture.logger });
   admin = await newSuperadmin(app);
+  bystander = await newUser(app);
   sweeper = createSweeper(app.url, authHeader);
 });
 afterAll(() => app?.close());

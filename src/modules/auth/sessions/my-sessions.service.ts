@@ -31,6 +31,14 @@ export class MySessionsService {
     await this.audit.record(this.db, ctx, AuditAction.sessionRevoke, { resourceType: "session", resourceId: sessionId });
   }
 
+  /** Signs out every other session of the caller (all of them when the call carries none); the count ended. */
+  async revokeOthers(ctx: RequestContext): Promise<{ revoked: number }> {
+    const actor = requireUser(ctx);
+    const revoked = await this.sessions.revokeAll(actor.userId, actor.sessionId);
+    await this.audit.record(this.db, ctx, AuditAction.sessionRevokeOthers, { resourceType: "session", metadata: { revoked } });
+    return { revoked };
+  }
+
   /**
    * Hands the current session token to a client that needs it (the CLI, a companion app): as data,
    * or by redirect to a URL whose origin CORS_ORIGINS allows (wildcard entries included).
