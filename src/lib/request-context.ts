@@ -8,6 +8,8 @@ export type Actor =
       isSuperadmin: boolean;
       /** Public id of the session the request came through (null for API keys / tokens). */
       sessionId: string | null;
+      /** When that session's sign-in happened (ms since the epoch); absent for other credentials. */
+      signedInAt?: number;
     };
 
 export interface RequestContext {

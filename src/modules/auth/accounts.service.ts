@@ -138,6 +138,9 @@ export class AccountsService {
     if (hash) {
       if (!data.password) throw AuthErrors.passwordRequired();
       if (!(await passwords.verify(ctx, actor.email, hash, data.password))) throw AuthErrors.currentPasswordIncorrect();
+    } else if (!signedInRecently(actor.signedInAt, clock.now())) {
+      // No password to confirm with (passkey or linked-provider accounts): a fresh sign-in stands in for it.
+      throw AuthErrors.recentSignInRequired();
     }
     if (newEmail === actor.email) throw AuthErrors.sameEmail();
     await db.transaction(async (tx) => {
@@ -166,8 +169,10 @@ export class AccountsService {
     const updated = await usersRepository.update(tx, user.id, { email: newEmail, emailVerifiedAt: now, emailVerifiedVia: "email_link", updatedAt: now });
     if (!updated) throw AuthErrors.invalidLink();
     // Links mailed to the old address no longer speak for this account.
+    // A reset link mailed to the old address would let that mailbox take the account back.
     await userTokensRepository.voidAll(tx, user.id, "email_verification", now);
     await userTokensRepository.voidAll(tx, user.id, "email_change", now);
+    await userTokensRepository.voidAll(tx, user.id, "password_reset", now);
     await this.deps.email.enqueue(tx, "email-changed", user.email, { name: user.fullName ?? user.email, oldEmail: user.email, newEmail });
     await this.deps.audit.record(tx, ctx, AuditAction.userEmailChanged, { userId: user.id, metadata: { old_email: user.email, new_email: newEmail } });
     return updated;
@@ -350,3 +355,9 @@ export class AccountsService {
     return token;
   }
 }
+
+/** How long a sign-in counts as recent enough to stand in for a password (sudo mode). */
+export const RECENT_SIGN_IN_MS = 10 * 60 * 1000;
+
+const signedInRecently = (signedInAt: number | undefined, now: Date): boolean =>
+  signedInAt !== undefined && now.getTime() - signedInAt <= RECENT_SIGN_IN_MS;

@@ -71,7 +71,7 @@ export class ActorService {
     }
     return {
       ...base,
-      actor: { kind: "user", userId: user.id, email: user.email, isSuperadmin: user.isSuperadmin, sessionId: session.id },
+      actor: { kind: "user", userId: user.id, email: user.email, isSuperadmin: user.isSuperadmin, sessionId: session.id, signedInAt: session.createdAt },
     };
   }
 }

@@ -10,6 +10,8 @@ export const AuthErrors = {
   emailAlreadyVerified: () => new AppError("EMAIL_ALREADY_VERIFIED", 409, "Your email address is already verified"),
   currentPasswordIncorrect: () => new AppError("CURRENT_PASSWORD_INCORRECT", 400, "The current password is incorrect"),
   passwordRequired: () => new AppError("PASSWORD_REQUIRED", 400, "Confirm with your current password"),
+  recentSignInRequired: () =>
+    new AppError("RECENT_SIGN_IN_REQUIRED", 403, "Sign in again to confirm it is you (this account has no password), then retry within 10 minutes"),
   sameEmail: () => CommonErrors.validation([{ path: "newEmail", message: "is already your email address" }]),
   emailTaken: () => new AppError("EMAIL_TAKEN", 409, "This address now belongs to another account: the email change was not made"),
   sessionNotFound: () => new AppError("SESSION_NOT_FOUND", 404, "Session not found"),
