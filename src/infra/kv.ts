@@ -14,7 +14,8 @@ export interface KeyValueStore {
   del(key: string): Promise<void>;
   hset(key: string, field: string, value: string, ttlSeconds?: number): Promise<void>;
   hgetall(key: string): Promise<Record<string, string>>;
-  hdel(key: string, field: string): Promise<void>;
+  /** Removes a field; true when this call removed it (of racing callers, exactly one). */
+  hdel(key: string, field: string): Promise<boolean>;
 }
 
 export function createRedisKv(redis: Redis, prefix: string): KeyValueStore {
@@ -35,7 +36,7 @@ export function createRedisKv(redis: Redis, prefix: string): KeyValueStore {
       await multi.exec();
     },
     hgetall: (key) => redis.hgetall(k(key)),
-    hdel: async (key, field) => void (await redis.hdel(k(key), field)),
+    hdel: async (key, field) => (await redis.hdel(k(key), field)) === 1,
   };
 }
 
@@ -83,6 +84,6 @@ export function createMemoryKv(): KeyValueStore {
       data.set(key, entry);
     },
     hgetall: async (key) => Object.fromEntries(hash(key) ?? []),
-    hdel: async (key, field) => void hash(key)?.delete(field),
+    hdel: async (key, field) => hash(key)?.delete(field) ?? false,
   };
 }

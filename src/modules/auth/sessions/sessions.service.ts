@@ -134,18 +134,18 @@ export class SessionsService {
   /** Revokes every session of a user (reset, suspension, deletion), optionally keeping one. */
   async revokeAll(userId: string, exceptSessionId?: string | null): Promise<number> {
     const index = await this.kv.hgetall(indexKey(userId));
-    let count = 0;
-    for (const [id, hash] of Object.entries(index)) {
-      if (id === exceptSessionId) continue;
-      await this.destroy(userId, id, hash);
-      count++;
-    }
-    return count;
+    const ended = await Promise.all(
+      Object.entries(index)
+        .filter(([id]) => id !== exceptSessionId)
+        .map(([id, hash]) => this.destroy(userId, id, hash)),
+    );
+    // Concurrent calls see the same index: each session is counted by the call that removed it.
+    return ended.filter(Boolean).length;
   }
 
-  private async destroy(userId: string, id: string, hash: string): Promise<void> {
+  private async destroy(userId: string, id: string, hash: string): Promise<boolean> {
     await this.records.destroy(hash);
-    await this.kv.hdel(indexKey(userId), id);
+    return this.kv.hdel(indexKey(userId), id);
   }
 
   private toRecord(auth: SessionAuth): StoredSession {
