@@ -162,7 +162,7 @@ const ACTIVATE = (code: string, invite: InviteLookup | null) =>
   code
     ? `
 <h1>Activate your account</h1>
-${invite ? `<p>You were invited to join <strong>${escape(invite.organization.name)}</strong> as ${role(invite.role)}, with <strong>${escape(invite.email)}</strong>.</p>` : `<p>Choose the password for your new account.</p>`}
+${invite ? `<p>You were invited to join <strong>${escape(invite.organization.name)}</strong> as ${escape(role(invite.role))}, with <strong>${escape(invite.email)}</strong>.</p>` : `<p>Choose the password for your new account.</p>`}
 ${invite?.managed ? MANAGED(invite.organization.name) : ""}
 <form id="activate-form" data-api="/auth/activate" data-done="activate-done" data-invalid="activate-invalid" novalidate>
   ${hidden("code", code)}
@@ -190,7 +190,7 @@ ${ALERT}`
 const INVITE = (token: string, inv: InviteLookup, actor: RequestContext["actor"]) => {
   const here = `/invite?token=${encodeURIComponent(token)}`;
   const api = `/invites/${encodeURIComponent(token)}/accept`;
-  const joined = DONE("invite-done", `You joined ${escape(inv.organization.name)}`, `<p class="alert success">You are now ${role(inv.role)} of <strong>${escape(inv.organization.name)}</strong>.</p>
+  const joined = DONE("invite-done", `You joined ${escape(inv.organization.name)}`, `<p class="alert success">You are now ${escape(role(inv.role))} of <strong>${escape(inv.organization.name)}</strong>.</p>
   <a id="invite-continue" class="button" href="/account">Go to your account</a>`);
   let action: string;
   if (actor.kind === "user" && actor.email === inv.email) {

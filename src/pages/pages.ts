@@ -127,7 +127,9 @@ export function createPagesRouter(container: Container): Router {
   };
   const router = Router();
   router.get("/assets/:name", (req, res, next) => {
-    const asset = assets[String(req.params.name)];
+    // Own names only: `__proto__` or `constructor` must not reach Object.prototype.
+    const name = String(req.params.name);
+    const asset = Object.hasOwn(assets, name) ? assets[name] : undefined;
     if (!asset) return next();
     res.setHeader("Cache-Control", "public, max-age=300");
     res.type(asset[0]).send(asset[1]);

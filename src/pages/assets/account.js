@@ -341,8 +341,9 @@
   const params = new URLSearchParams(location.search);
   const linked = params.get("linked");
   const errorType = params.get("error_type");
-  if (linked) say((PROVIDER_NAMES[linked] || "The provider") + " is linked: you can sign in with it.");
-  else if (errorType) fail(LINK_ERRORS[errorType] || "The provider could not be linked. Try again.");
+  const own = (map, key) => (Object.hasOwn(map, key) ? map[key] : undefined);
+  if (linked) say((own(PROVIDER_NAMES, linked) || "The provider") + " is linked: you can sign in with it.");
+  else if (errorType) fail(own(LINK_ERRORS, errorType) || "The provider could not be linked. Try again.");
 
   localizeTimes(document);
   // /account/security (older links and emails) opens at the two-step verification section.

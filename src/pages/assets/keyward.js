@@ -95,7 +95,7 @@
   };
   const params = new URLSearchParams(location.search);
   const errorType = params.get("error_type");
-  if (errorType) say(EXTERNAL_ERRORS[errorType] || "The sign-in could not be completed. Try again.");
+  if (errorType) say((Object.hasOwn(EXTERNAL_ERRORS, errorType) ? EXTERNAL_ERRORS[errorType] : undefined) || "The sign-in could not be completed. Try again.");
   if (loginForm && params.get("mfa")) showMfa(params.get("mfa").split(","));
 
   // External providers: Keyward builds the provider URL (the callback is fixed server-side).
