@@ -1,0 +1,31 @@
+import { login, logout, whoami } from "./commands/auth.js";
+import { keysAdd, keysList, keysRemove } from "./commands/keys.js";
+import { networksActivate, networksDeactivate, networksList } from "./commands/networks.js";
+import { orgs } from "./commands/orgs.js";
+import { sign, status } from "./commands/ssh.js";
+import { createCtx, type Ctx } from "./context.js";
+import type { Io, Result } from "./output.js";
+import type { CommandName, Opts } from "./program.js";
+
+type Handler = (ctx: Ctx, args: unknown[], opts: Opts) => Promise<Result>;
+
+/** Commands that talk to a server, by name. */
+const handlers: Record<Exclude<CommandName, "ssh status">, Handler> = {
+  login: (ctx, _a, o) => login(ctx, o),
+  logout: (ctx) => logout(ctx),
+  whoami: (ctx) => whoami(ctx),
+  orgs: (ctx) => orgs(ctx),
+  "keys add": (ctx, [path], o) => keysAdd(ctx, path as string | undefined, o),
+  "keys list": (ctx) => keysList(ctx),
+  "keys rm": (ctx, [ref]) => keysRemove(ctx, ref as string),
+  "ssh sign": (ctx, _a, o) => sign(ctx, o),
+  "networks list": (ctx, _a, o) => networksList(ctx, o),
+  "networks activate": (ctx, [refs], o) => networksActivate(ctx, (refs as string[]) ?? [], o),
+  "networks deactivate": (ctx, [refs], o) => networksDeactivate(ctx, (refs as string[]) ?? [], o),
+};
+
+export async function dispatch(command: CommandName, args: unknown[], opts: Opts, io: Io): Promise<Result> {
+  // Reading certificates on disk needs no server and no sign-in.
+  if (command === "ssh status") return status(io, (args[0] as string[]) ?? []);
+  return handlers[command](createCtx(io, opts), args, opts);
+}

@@ -1,0 +1,90 @@
+import { Command, InvalidArgumentError, Option, type OutputConfiguration } from "commander";
+
+/** Every runnable command, by its words. */
+export type CommandName =
+  | "login" | "logout" | "whoami" | "orgs"
+  | "keys add" | "keys list" | "keys rm"
+  | "ssh sign" | "ssh status"
+  | "networks list" | "networks activate" | "networks deactivate";
+
+export type Opts = Record<string, any>;
+/** What the parser hands over: the command, its positional arguments, its options. */
+export type Runner = (command: CommandName, args: unknown[], opts: Opts) => Promise<void>;
+
+declare const KEYWARD_VERSION: string | undefined;
+export const VERSION = typeof KEYWARD_VERSION === "string" ? KEYWARD_VERSION : "dev";
+
+const positiveInt = (v: string) => {
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || !Number.isSafeInteger(n) || n <= 0) throw new InvalidArgumentError("must be a positive whole number");
+  return n;
+};
+const collect = (v: string, prev: string[] = []) => [...prev, v];
+
+const EXIT_CODES = `
+Exit codes:
+  0  success              3  not signed in, or the sign-in does not allow it
+  1  error                4  several organizations: choose one with --org-id
+  2  usage                5  server unreachable
+Environment: KEYWARD_SERVER (server address), KEYWARD_CONFIG_DIR (credentials directory),
+KEYWARD_NO_BROWSER=1 (print the sign-in address only), NO_COLOR.`;
+
+/**
+ * The command tree (commander). Parsing is kept apart from running: `run` receives the command and
+ * its parsed arguments, so the grammar and --help are testable without a server.
+ */
+export function buildProgram(run: Runner, output?: OutputConfiguration): Command {
+  const program = new Command("keyward")
+    .configureOutput(output ?? {})
+    .description("Keyward from the terminal: sign in, SSH certificates, network access")
+    .version(VERSION, "-V, --version")
+    .exitOverride()
+    .showSuggestionAfterError(false)
+    .addHelpText("after", EXIT_CODES);
+
+  /** A command that runs: --json and --server on each one, so --help lists them where they apply. */
+  const leaf = (parent: Command, name: string, description: string, command: CommandName, options: { server?: boolean; isDefault?: boolean } = {}) => {
+    const cmd = parent.command(name, { isDefault: options.isDefault }).description(description).option("--json", "machine-readable output on stdout");
+    if (options.server !== false) cmd.addOption(new Option("--server <url>", "Keyward server address (default: KEYWARD_SERVER, then the last login)"));
+    return cmd.action(async (...a: unknown[]) => {
+      const self = a.at(-1) as Command;
+      await run(command, self.processedArgs, self.opts());
+    });
+  };
+
+  leaf(program, "login", "sign in (in a browser on this computer, or with --device on another)", "login")
+    .option("--device", "device flow: show a code to enter in a browser elsewhere")
+    .option("--no-browser", "do not open a browser; print the address only");
+  leaf(program, "logout", "revoke the saved tokens and forget them", "logout");
+  leaf(program, "whoami", "show who you are signed in as", "whoami");
+  leaf(program, "orgs", "list your organizations (the ids --org-id takes)", "orgs");
+
+  const keys = program.command("keys").description("your registered SSH public keys");
+  leaf(keys, "add", "register a public key and prove you hold its private key", "keys add")
+    .argument("[path]", "key file (default: ~/.ssh/id_ed25519, id_ecdsa or id_rsa)")
+    .option("--description <text>", "a note shown in key lists");
+  leaf(keys, "list", "list your registered keys", "keys list");
+  leaf(keys, "rm", "remove a registered key", "keys rm").argument("<key>", "key id, fingerprint or key file");
+
+  const ssh = program.command("ssh").description("SSH certificates");
+  leaf(ssh, "sign", "get a certificate for your key, written to <key>-cert.pub", "ssh sign")
+    .option("--org-id <id>", "the organization to sign in (needed when you belong to several)")
+    .option("--principal <name>", "request this principal (repeatable; default: all yours)", collect)
+    .option("--hours <n>", "validity in hours (default: the organization's)", positiveInt)
+    .option("--key <path>", "key file (default: ~/.ssh/id_ed25519, id_ecdsa or id_rsa)")
+    .option("--list-orgs", "list your organizations and stop");
+  leaf(ssh, "status", "validity left of the certificates on disk", "ssh status", { server: false }).argument("[certificates...]", "certificate files (default: ~/.ssh/*-cert.pub)");
+
+  const networks = program.command("networks").description("network access: your devices and time-boxed activations");
+  leaf(networks, "list", "devices and access with time left (the default)", "networks list", { isDefault: true }).option("--org-id <id>", "only this organization");
+  leaf(networks, "activate", "switch access on for a bounded time", "networks activate")
+    .argument("[networks...]", "network names or membership ids")
+    .option("--all", "every approved membership")
+    .option("--minutes <n>", "how long (default: the network's)", positiveInt)
+    .option("--org-id <id>", "only this organization");
+  leaf(networks, "deactivate", "switch access off now", "networks deactivate")
+    .argument("[networks...]", "network names or membership ids")
+    .option("--all", "everything active")
+    .option("--org-id <id>", "only this organization");
+  return program;
+}
