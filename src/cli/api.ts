@@ -22,7 +22,7 @@ export class Api {
     if (res.status === 401) {
       token = await this.session.accessToken(token);
       res = await this.send(method, path, token, body);
-      if (res.status === 401) throw notSignedIn(this.session.server, "The server refused the saved sign-in");
+      if (res.status === 401) throw notSignedIn(this.session.server, "refused");
     }
     const envelope = (await res.json().catch(() => null)) as Envelope | null;
     if (!res.ok || !envelope?.success) {

@@ -39,8 +39,16 @@ export class ApiError extends Error {
   }
 }
 
-export const notSignedIn = (server: string, why = "Not signed in") =>
-  new CliError(`${why} to ${server}: run \`keyward login\``, ExitCode.AUTH, "NOT_SIGNED_IN", { server });
+const SIGNED_OUT_BECAUSE = {
+  none: "Not signed in to",
+  expired: "The sign-in has expired at",
+  ended: "The sign-in has ended at",
+  refused: "The saved sign-in was refused by",
+};
+
+/** Exit 3: whatever the reason, the remedy is a new login. */
+export const notSignedIn = (server: string, why: keyof typeof SIGNED_OUT_BECAUSE = "none") =>
+  new CliError(`${SIGNED_OUT_BECAUSE[why]} ${server}: run \`keyward login\``, ExitCode.AUTH, "NOT_SIGNED_IN", { server, reason: why });
 
 export interface Failure {
   exitCode: ExitCodeValue;

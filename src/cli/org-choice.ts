@@ -27,7 +27,7 @@ export function orgChoiceNeeded(candidates: OrgCandidate[]): CliError {
 export async function chooseOrg(io: Io, candidates: OrgCandidate[]): Promise<string> {
   if (!io.interactive || candidates.length === 0) throw orgChoiceNeeded(candidates);
   return rawlist(
-    { message: "Sign with which organization?", choices: candidates.map((o) => ({ name: `${o.name}  ${io.err.dim(o.id)}`, value: o.id })) },
+    { message: "Sign with which organization?", choices: candidates.map((o) => ({ name: `${o.name}  ${io.err.dim(o.id)}`, short: o.name, value: o.id })) },
     { output: process.stderr },
   );
 }

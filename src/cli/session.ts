@@ -32,7 +32,7 @@ export class Session {
   }
 
   private async refresh(creds: ServerCredentials): Promise<string> {
-    if (!creds.refreshToken) throw notSignedIn(this.server, "The sign-in expired");
+    if (!creds.refreshToken) throw notSignedIn(this.server, "expired");
     const config = await discover(creds.issuer);
     let tokens: oc.TokenEndpointResponse;
     try {
@@ -41,7 +41,7 @@ export class Session {
       // The grant is gone (revoked, expired, password reset, consent withdrawn): the cached tokens are useless.
       if (e instanceof oc.ResponseBodyError && e.error === "invalid_grant") {
         this.store.remove(this.server);
-        throw notSignedIn(this.server, "The sign-in has ended");
+        throw notSignedIn(this.server, "ended");
       }
       throw e;
     }

@@ -48,7 +48,9 @@ export async function networksList(ctx: Ctx, opts: { orgId?: string }): Promise<
   const text = access.flatMap(({ org, devices, memberships }) => [
     c.bold(org.name) + c.dim(`  ${org.id}`),
     ...(devices.length ? devices.map((d) => `  device  ${d.display_name}  ${c.dim(d.node_id)}  ${d.status}`) : ["  no devices"]),
-    ...memberships.map((m) => `  access  ${m.network_name} on ${m.device_display_name}: ${m.active_session ? c.green(timeLeft(m)) : timeLeft(m)}  ${c.dim(m.id)}`),
+    ...(memberships.length
+      ? memberships.map((m) => `  access  ${m.network_name} on ${m.device_display_name}: ${m.active_session ? c.green(timeLeft(m)) : timeLeft(m)}  ${c.dim(m.id)}`)
+      : ["  no network access"]),
   ]);
   return { json: { organizations: access }, text: text.length ? text : ["No organizations with network access"] };
 }
