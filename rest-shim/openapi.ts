@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { camelToSnake } from "../src/lib/strings.js";
 import type { RouteDef } from "./route.js";
+import { API_SCOPES } from "../src/lib/api-scopes.js";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -57,8 +58,9 @@ export function buildOpenApi(routes: readonly RouteDef[], info: { version: strin
       operationId: `${r.method}${path.replace(/[^A-Za-z0-9]+(\w)?/g, (_, c: string | undefined) => (c ?? "").toUpperCase())}`,
       ...(params.length ? { parameters: params } : {}),
       ...(r.body ? { requestBody: { required: true, content: { "application/json": { schema: toJson(r.body) } } } } : {}),
-      ...(r.auth === "none" ? { security: [] } : {}),
+      ...(r.auth === "none" ? { security: [] } : r.scope ? { security: [{ bearerAuth: [] }, { cookieAuth: [] }, { delegatedToken: [r.scope] }] } : {}),
       "x-keyward-auth": r.auth,
+      ...(r.scope ? { "x-keyward-scope": r.scope } : {}),
       responses: {
         [status]: { description: "Success", content: { "application/json": { schema: { $ref: "#/components/schemas/Envelope" } } } },
         default: { description: "Error (see error.type)", content: { "application/json": { schema: { $ref: "#/components/schemas/Envelope" } } } },
@@ -77,6 +79,14 @@ export function buildOpenApi(routes: readonly RouteDef[], info: { version: strin
     components: {
       securitySchemes: {
         bearerAuth: { type: "http", scheme: "bearer", description: "A session token (kws_…)" },
+        delegatedToken: {
+          type: "oauth2",
+          description:
+            "An OIDC access token for this API (resource indicator <PUBLIC_URL>/api/v1), acting for its user within its scopes; operations without a scope refuse it (INSUFFICIENT_SCOPE)",
+          flows: {
+            authorizationCode: { authorizationUrl: "/api/v1/oidc/authorize", tokenUrl: "/api/v1/oidc/token", refreshUrl: "/api/v1/oidc/token", scopes: API_SCOPES },
+          },
+        },
         cookieAuth: { type: "apiKey", in: "cookie", name: "keyward.sid" },
       },
       schemas: { Envelope: envelope },

@@ -2,6 +2,8 @@ import type { NextFunction, Request, Response, Router } from "express";
 import type { z } from "zod";
 import { AppError } from "../src/lib/errors.js";
 import { toCamel } from "../src/lib/strings.js";
+import type { ApiScope } from "../src/lib/api-scopes.js";
+import { requireScope } from "../src/modules/auth/guards.js";
 
 export type Method = "get" | "post" | "put" | "patch" | "delete";
 
@@ -15,6 +17,11 @@ export interface RouteDef {
   auth: "none" | "user" | "superadmin" | "optional";
   /** Organization-scoped routes: the lowest role that may call it (the tenancy matrix test reads this). */
   org?: "guest" | "member" | "admin" | "owner";
+  /**
+   * The scope a delegated caller (an OIDC access token) needs. Undeclared: delegated callers are
+   * refused (INSUFFICIENT_SCOPE) whatever the route's `auth`; sessions are not affected.
+   */
+  scope?: ApiScope;
   body?: z.ZodType;
   query?: z.ZodType;
   status?: number;
@@ -29,7 +36,12 @@ export const input = (req: Request): unknown => toCamel(req.body ?? {});
 export const queryInput = (req: Request): unknown => toCamel({ ...(req.query as object) });
 
 export function mountRoutes(router: Router, routes: readonly RouteDef[]): void {
-  for (const r of routes) router[r.method](r.path, (req, res) => r.handle(req, res));
+  for (const r of routes) {
+    router[r.method](r.path, (req, res) => {
+      requireScope(req.ctx, r.scope);
+      return r.handle(req, res);
+    });
+  }
 }
 
 /** After every route: a known path with another method is 405 (with Allow), anything else 404. */

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid, varchar } from "drizzle-orm/pg-core";
+import { boolean, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid, varchar } from "drizzle-orm/pg-core";
 import { createdAt, deletedAt, id, tstz, updatedAt } from "./_columns.js";
 import { organizations } from "./orgs.js";
 import { users } from "./users.js";
@@ -23,6 +23,8 @@ export const oidcPayloads = pgTable(
     index("oidc_payloads_user_code_idx").on(t.userCode),
     index("oidc_payloads_uid_idx").on(t.uid),
     index("oidc_payloads_expires_idx").on(t.expiresAt),
+    // "Sign out everywhere", password resets and suspensions end every token of one account.
+    index("oidc_payloads_account_idx").on(sql`(${t.payload}->>'accountId')`),
   ],
 );
 
@@ -45,14 +47,18 @@ export const oidcRefreshTokens = pgTable(
   (t) => [index("oidc_refresh_tokens_grant_idx").on(t.grantId)],
 );
 
-/** Relying parties, registered per organization by its admins. */
+/**
+ * Relying parties, registered per organization by its admins, and Keyward's own built-in clients
+ * (no organization; configured by superadmins, never deleted).
+ */
 export const oidcClients = pgTable(
   "oidc_clients",
   {
     id: id(),
-    organizationId: uuid("organization_id")
-      .notNull()
-      .references(() => organizations.id),
+    organizationId: uuid("organization_id").references(() => organizations.id),
+    builtIn: boolean("built_in").notNull().default(false),
+    /** Keyward API scopes (lib/api-scopes) the client may request for delegated tokens: set by superadmins only. */
+    allowedApiScopes: text("allowed_api_scopes").array().notNull().default(sql`'{}'::text[]`),
     clientId: varchar("client_id", { length: 64 }).notNull(),
     name: varchar("name", { length: 255 }).notNull(),
     redirectUris: text("redirect_uris").array().notNull(),

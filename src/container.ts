@@ -24,6 +24,9 @@ import { MfaService } from "./modules/auth/mfa/mfa.service.js";
 import { PendingLoginStore } from "./modules/auth/mfa/pending-login.js";
 import { SessionIssuer } from "./modules/auth/session-issuer.js";
 import { MfaPolicyService } from "./modules/orgs/mfa-policy.service.js";
+import { DelegatedTokensService } from "./modules/oidc-clients/delegated-tokens.service.js";
+import { OidcClientAdminService } from "./modules/oidc-clients/client-admin.service.js";
+import { apiResource } from "./lib/api-scopes.js";
 import { MySessionsService } from "./modules/auth/sessions/my-sessions.service.js";
 import { SessionsService } from "./modules/auth/sessions/sessions.service.js";
 import { EmailService } from "./modules/email/email.service.js";
@@ -108,7 +111,9 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     account: config.rateLimits.loginAccountWide,
     accountLockSeconds: config.rateLimits.loginAccountWideLock,
   });
-  const actors = new ActorService(db, sessions);
+  const delegatedTokens = new DelegatedTokensService(db, clock, apiResource(config.http.publicUrl));
+  sessions.onRevokeAll((userId) => delegatedTokens.revokeForUser(userId));
+  const actors = new ActorService(db, sessions, delegatedTokens);
   const accounts = new AccountsService({
     db,
     clock,
@@ -193,6 +198,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const health = new HealthService(VERSION, database, redis);
   const oidcClients = new OidcClientsService(db, clock, audit, box);
   const oidcIdentity = new OidcIdentityService(db, clock, audit);
+  const oidcClientAdmin = new OidcClientAdminService(db, clock, audit);
   const oidcKeys = new OidcSigningKeysService(db, clock, box, audit, { rotationDays: config.oidc.keyRotationDays, graceDays: config.oidc.keyGraceDays });
   const ext = config.externalAuth;
   const oauthProviders = new OAuthProvidersService({
@@ -271,6 +277,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       limits,
       health,
       oidcClients,
+      oidcClientAdmin,
       oidcIdentity,
       oidcKeys,
       oauthProviders,

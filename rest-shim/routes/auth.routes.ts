@@ -45,7 +45,7 @@ export const authRoutes = (s: Services, config: Config): RouteDef[] => [
     },
   },
   {
-    method: "get", path: "/auth/me", tag: "auth", auth: "user", summary: "The signed-in user",
+    method: "get", path: "/auth/me", tag: "auth", auth: "user", scope: "profile:read", summary: "The signed-in user",
     handle: async (req, res) => sendData(res, 200, "Current user", { user: await s.users.getMe(req.ctx) }),
   },
   {

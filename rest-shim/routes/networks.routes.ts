@@ -58,7 +58,7 @@ export const networksRoutes = (s: Services): RouteDef[] => [
   },
   // --- portal networks ---
   {
-    method: "get", path: `${O}/networks`, tag: "networks", auth: "user", org: "member", query: listNetworksSchema, summary: "Portal networks (?include_inactive=true)",
+    method: "get", path: `${O}/networks`, tag: "networks", auth: "user", org: "member", scope: "networks:activate", query: listNetworksSchema, summary: "Portal networks (?include_inactive=true)",
     handle: async (req, res) => {
       const networks = await s.portalNetworks.list(req.ctx, org(req), queryInput(req));
       sendData(res, 200, "Networks", { networks, count: networks.length });
@@ -117,7 +117,7 @@ export const networksRoutes = (s: Services): RouteDef[] => [
   },
   // --- devices ---
   {
-    method: "get", path: `${O}/devices`, tag: "networks", auth: "user", org: "member", summary: "Your devices",
+    method: "get", path: `${O}/devices`, tag: "networks", auth: "user", org: "member", scope: "networks:activate", summary: "Your devices",
     handle: async (req, res) => {
       const devices = await s.devices.list(req.ctx, org(req));
       sendData(res, 200, "Devices", { devices, count: devices.length });
@@ -132,7 +132,7 @@ export const networksRoutes = (s: Services): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, "Members imported", await s.devices.importMembers(req.ctx, org(req), input(req))),
   },
   {
-    method: "get", path: `${O}/devices/:deviceId`, tag: "networks", auth: "user", org: "member", summary: "A device and its networks",
+    method: "get", path: `${O}/devices/:deviceId`, tag: "networks", auth: "user", org: "member", scope: "networks:activate", summary: "A device and its networks",
     handle: async (req, res) => sendData(res, 200, "Device", { device: await s.devices.get(req.ctx, org(req), param(req, "deviceId")) }),
   },
   {
@@ -156,7 +156,7 @@ export const networksRoutes = (s: Services): RouteDef[] => [
     handle: async (req, res) => sendData(res, 201, "Access requested", { approval: await s.networkApprovals.request(req.ctx, org(req), input(req)) }),
   },
   {
-    method: "get", path: `${O}/approvals`, tag: "networks", auth: "user", org: "member", summary: "Your approvals",
+    method: "get", path: `${O}/approvals`, tag: "networks", auth: "user", org: "member", scope: "networks:activate", summary: "Your approvals",
     handle: async (req, res) => {
       const approvals = await s.networkApprovals.listMine(req.ctx, org(req));
       sendData(res, 200, "Approvals", { approvals, count: approvals.length });
@@ -182,25 +182,25 @@ export const networksRoutes = (s: Services): RouteDef[] => [
   ),
   // --- memberships and activation ---
   {
-    method: "get", path: `${O}/memberships`, tag: "networks", auth: "user", org: "member", summary: "Your device memberships, with time left",
+    method: "get", path: `${O}/memberships`, tag: "networks", auth: "user", org: "member", scope: "networks:activate", summary: "Your device memberships, with time left",
     handle: async (req, res) => {
       const memberships = await s.networkAccess.memberships(req.ctx, org(req));
       sendData(res, 200, "Memberships", { memberships, count: memberships.length });
     },
   },
   {
-    method: "post", path: `${O}/memberships/activate-all`, tag: "networks", auth: "user", org: "member", body: activateSchema, summary: "Activate every approved device membership at once",
+    method: "post", path: `${O}/memberships/activate-all`, tag: "networks", auth: "user", org: "member", scope: "networks:activate", body: activateSchema, summary: "Activate every approved device membership at once",
     handle: async (req, res) => {
       const { sessions, controllerSynced } = await s.networkAccess.activateAll(req.ctx, org(req), input(req));
       sendData(res, 200, "Activated", { sessions, count: sessions.length, controllerSynced });
     },
   },
   {
-    method: "post", path: `${O}/memberships/:membershipId/activate`, tag: "networks", auth: "user", org: "member", body: activateSchema, summary: "Switch access on for a bounded time",
+    method: "post", path: `${O}/memberships/:membershipId/activate`, tag: "networks", auth: "user", org: "member", scope: "networks:activate", body: activateSchema, summary: "Switch access on for a bounded time",
     handle: async (req, res) => sendData(res, 200, "Activated", await s.networkAccess.activate(req.ctx, org(req), param(req, "membershipId"), input(req))),
   },
   {
-    method: "post", path: `${O}/memberships/:membershipId/deactivate`, tag: "networks", auth: "user", org: "member", summary: "Switch access off now",
+    method: "post", path: `${O}/memberships/:membershipId/deactivate`, tag: "networks", auth: "user", org: "member", scope: "networks:activate", summary: "Switch access off now",
     handle: async (req, res) => sendData(res, 200, "Deactivated", { membership: await s.networkAccess.deactivate(req.ctx, org(req), param(req, "membershipId")) }),
   },
   {

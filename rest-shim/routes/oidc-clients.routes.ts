@@ -1,9 +1,11 @@
 import type { Services } from "../../src/container.js";
 import { createClientSchema, updateClientSchema } from "../../src/modules/oidc-clients/oidc-clients.schemas.js";
+import { configureClientSchema } from "../../src/modules/oidc-clients/client-admin.service.js";
 import { sendData } from "../envelope.js";
 import { input, param, type RouteDef } from "../route.js";
 
 const C = "/organizations/:orgId/clients";
+const A = "/admin/oidc-clients";
 
 export const oidcClientsRoutes = (s: Services): RouteDef[] => [
   {
@@ -53,5 +55,21 @@ export const oidcClientsRoutes = (s: Services): RouteDef[] => [
       await s.oidcClients.revokeConsent(req.ctx, param(req, "clientId"));
       sendData(res, 200, "Consent withdrawn");
     },
+  },
+  {
+    method: "get", path: A, tag: "oidc", auth: "superadmin", summary: "Keyward's built-in clients (the keyward command-line client)",
+    handle: async (req, res) => {
+      const clients = await s.oidcClientAdmin.listBuiltIn(req.ctx);
+      sendData(res, 200, "Built-in clients", { clients, count: clients.length });
+    },
+  },
+  {
+    method: "get", path: `${A}/:clientId`, tag: "oidc", auth: "superadmin", summary: "Any client, built-in or registered by an organization",
+    handle: async (req, res) => sendData(res, 200, "Client", { client: await s.oidcClientAdmin.get(req.ctx, param(req, "clientId")) }),
+  },
+  {
+    method: "patch", path: `${A}/:clientId`, tag: "oidc", auth: "superadmin", body: configureClientSchema,
+    summary: "Set the Keyward API scopes a client may request (allowed_api_scopes; narrowing applies to tokens already issued), or a built-in client's name and token lifetimes",
+    handle: async (req, res) => sendData(res, 200, "Client configured", { client: await s.oidcClientAdmin.configure(req.ctx, param(req, "clientId"), input(req)) }),
   },
 ];

@@ -14,14 +14,14 @@ export const orgsRoutes = (s: Services, config: Config): RouteDef[] => [
     handle: async (req, res) => sendData(res, 201, "Organization created", { organization: await s.orgs.create(req.ctx, input(req)) }),
   },
   {
-    method: "get", path: "/organizations", tag: "organizations", auth: "user", summary: "Your organizations",
+    method: "get", path: "/organizations", tag: "organizations", auth: "user", scope: "orgs:read", summary: "Your organizations",
     handle: async (req, res) => {
       const organizations = await s.orgs.listMine(req.ctx);
       sendData(res, 200, "Organizations", { organizations, count: organizations.length });
     },
   },
   {
-    method: "get", path: O, tag: "organizations", auth: "user", org: "guest", summary: "An organization and its member count",
+    method: "get", path: O, tag: "organizations", auth: "user", scope: "orgs:read", org: "guest", summary: "An organization and its member count",
     handle: async (req, res) => {
       const { memberCount, ...organization } = await s.orgs.get(req.ctx, param(req, "orgId"));
       sendData(res, 200, "Organization", { organization, memberCount });
@@ -128,21 +128,21 @@ export const orgsRoutes = (s: Services, config: Config): RouteDef[] => [
     },
   },
   {
-    method: "get", path: "/users/me/organizations", tag: "users", auth: "user", summary: "Your organizations with your role",
+    method: "get", path: "/users/me/organizations", tag: "users", auth: "user", scope: "orgs:read", summary: "Your organizations with your role",
     handle: async (req, res) => {
       const organizations = await s.orgs.listMine(req.ctx);
       sendData(res, 200, "Organizations", { organizations, count: organizations.length });
     },
   },
   {
-    method: "get", path: "/users/me/organizations/simple", tag: "users", auth: "user", summary: "Your organizations as {id, name, slug, role} (for the CLI)",
+    method: "get", path: "/users/me/organizations/simple", tag: "users", auth: "user", scope: "orgs:read", summary: "Your organizations as {id, name, slug, role} (for the CLI)",
     handle: async (req, res) => {
       const organizations = await s.orgs.listMineSimple(req.ctx);
       sendData(res, 200, "Organizations", { organizations, count: organizations.length });
     },
   },
   {
-    method: "get", path: "/users/me/memberships", tag: "users", auth: "user", summary: "Per organization: your role, departments and principals",
+    method: "get", path: "/users/me/memberships", tag: "users", auth: "user", scope: "orgs:read", summary: "Per organization: your role, departments and principals",
     handle: async (req, res) => sendData(res, 200, "Memberships", { orgs: await s.myDirectory.memberships(req.ctx) }),
   },
   {

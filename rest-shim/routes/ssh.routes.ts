@@ -11,14 +11,14 @@ const CA = "/organizations/:orgId/cas";
 /** SSH keys, certificates and certificate authorities (paths of the original CLI kept). */
 export const sshRoutes = (s: Services): RouteDef[] => [
   {
-    method: "get", path: "/ssh/keys", tag: "ssh", auth: "user", summary: "Your SSH public keys",
+    method: "get", path: "/ssh/keys", tag: "ssh", auth: "user", scope: "ssh:keys", summary: "Your SSH public keys",
     handle: async (req, res) => {
       const keys = await s.sshKeys.list(req.ctx);
       sendData(res, 200, "SSH keys", { keys, count: keys.length });
     },
   },
   {
-    method: "post", path: "/ssh/keys", tag: "ssh", auth: "user", body: addKeySchema, status: 201,
+    method: "post", path: "/ssh/keys", tag: "ssh", auth: "user", scope: "ssh:keys", body: addKeySchema, status: 201,
     summary: "Register a public key (`key` or `public_key`): 201 when new, 200 with the existing key when already yours",
     handle: async (req, res) => {
       const { key, isNew } = await s.sshKeys.add(req.ctx, input(req));
@@ -26,41 +26,41 @@ export const sshRoutes = (s: Services): RouteDef[] => [
     },
   },
   {
-    method: "get", path: K, tag: "ssh", auth: "user", summary: "One of your keys",
+    method: "get", path: K, tag: "ssh", auth: "user", scope: "ssh:keys", summary: "One of your keys",
     handle: async (req, res) => sendData(res, 200, "SSH key", await s.sshKeys.get(req.ctx, param(req, "keyId"))),
   },
   {
-    method: "patch", path: K, tag: "ssh", auth: "user", body: describeKeySchema, summary: "Change a key's description",
+    method: "patch", path: K, tag: "ssh", auth: "user", scope: "ssh:keys", body: describeKeySchema, summary: "Change a key's description",
     handle: async (req, res) => sendData(res, 200, "SSH key updated", await s.sshKeys.updateDescription(req.ctx, param(req, "keyId"), input(req))),
   },
   {
-    method: "patch", path: `${K}/update-description`, tag: "ssh", auth: "user", body: describeKeySchema, summary: "Change a key's description (original path)",
+    method: "patch", path: `${K}/update-description`, tag: "ssh", auth: "user", scope: "ssh:keys", body: describeKeySchema, summary: "Change a key's description (original path)",
     handle: async (req, res) => sendData(res, 200, "SSH key updated", await s.sshKeys.updateDescription(req.ctx, param(req, "keyId"), input(req))),
   },
   {
-    method: "delete", path: K, tag: "ssh", auth: "user", summary: "Delete one of your keys",
+    method: "delete", path: K, tag: "ssh", auth: "user", scope: "ssh:keys", summary: "Delete one of your keys",
     handle: async (req, res) => {
       await s.sshKeys.delete(req.ctx, param(req, "keyId"));
       sendData(res, 200, "SSH key deleted", { status: "deleted" });
     },
   },
   {
-    method: "get", path: `${K}/verify`, tag: "ssh", auth: "user", summary: "A challenge to sign with `ssh-keygen -Y sign -n file`",
+    method: "get", path: `${K}/verify`, tag: "ssh", auth: "user", scope: "ssh:keys", summary: "A challenge to sign with `ssh-keygen -Y sign -n file`",
     handle: async (req, res) => {
       const c = await s.sshKeys.challenge(req.ctx, param(req, "keyId"));
       sendData(res, 200, "Sign the challenge text", new Verbatim({ challenge_text: c.challengeText, validationText: c.validationText, key_id: c.keyId }));
     },
   },
   {
-    method: "post", path: `${K}/verify`, tag: "ssh", auth: "user", body: verifyKeySchema, summary: "Prove possession: the SSHSIG signature of the challenge (armored or base64)",
+    method: "post", path: `${K}/verify`, tag: "ssh", auth: "user", scope: "ssh:keys", body: verifyKeySchema, summary: "Prove possession: the SSHSIG signature of the challenge (armored or base64)",
     handle: async (req, res) => sendData(res, 200, "SSH key verified", await s.sshKeys.verify(req.ctx, param(req, "keyId"), input(req))),
   },
   {
-    method: "get", path: "/ssh/dept-cert-policy", tag: "ssh", auth: "user", summary: "The certificate policy you sign under (?org_id=)",
+    method: "get", path: "/ssh/dept-cert-policy", tag: "ssh", auth: "user", scope: "ssh:sign", summary: "The certificate policy you sign under (?org_id=)",
     handle: async (req, res) => sendData(res, 200, "Certificate policy", { policy: await s.signing.effectivePolicy(req.ctx, (req.query.org_id as string) || undefined) }),
   },
   {
-    method: "post", path: "/ssh/sign", tag: "ssh", auth: "user", body: signUserSchema, status: 201,
+    method: "post", path: "/ssh/sign", tag: "ssh", auth: "user", scope: "ssh:sign", body: signUserSchema, status: 201,
     summary: "Sign a user certificate for one of your keys (org_id selects the organization when you are in several)",
     handle: async (req, res) => sendData(res, 201, "Certificate issued", await s.signing.signUserCertificate(req.ctx, input(req))),
   },
@@ -69,7 +69,7 @@ export const sshRoutes = (s: Services): RouteDef[] => [
     handle: async (req, res) => sendData(res, 201, "Host certificate issued", await s.signing.signHostCertificate(req.ctx, input(req))),
   },
   {
-    method: "get", path: "/ssh/certificates", tag: "ssh", auth: "user", summary: "Your certificates",
+    method: "get", path: "/ssh/certificates", tag: "ssh", auth: "user", scope: "ssh:sign", summary: "Your certificates",
     handle: async (req, res) => {
       const { items, ...page } = await s.certificates.listMine(req.ctx, queryInput(req));
       sendData(res, 200, "Certificates", { certificates: items, ...page });
@@ -87,7 +87,7 @@ export const sshRoutes = (s: Services): RouteDef[] => [
     },
   },
   {
-    method: "get", path: "/ssh/ca/public-key", tag: "ssh", auth: "user", summary: "The active CA public key (?ca_type=user|host&org_id=)",
+    method: "get", path: "/ssh/ca/public-key", tag: "ssh", auth: "user", scope: "ssh:sign", summary: "The active CA public key (?ca_type=user|host&org_id=)",
     handle: async (req, res) =>
       sendData(res, 200, "CA public key", await s.cas.publicKey(req.ctx, { caType: req.query.ca_type as string | undefined, orgId: (req.query.org_id as string) || undefined })),
   },

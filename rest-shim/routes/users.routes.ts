@@ -6,7 +6,7 @@ import { input, type RouteDef } from "../route.js";
 
 export const usersRoutes = (s: Services): RouteDef[] => [
   {
-    method: "get", path: "/users/me", tag: "users", auth: "user", summary: "Your profile",
+    method: "get", path: "/users/me", tag: "users", auth: "user", scope: "profile:read", summary: "Your profile",
     handle: async (req, res) => sendData(res, 200, "Current user", { user: await s.users.getMe(req.ctx) }),
   },
   {

@@ -37,6 +37,10 @@ export function createFormatError(logger: Logger, options: { hideSuggestions: bo
     const original = unwrapResolverError(error);
     const where = { locations: formatted.locations, path: formatted.path };
     if (isAppError(original)) return { message: original.message, ...where, extensions: appErrorExtensions(original) };
+    // A plugin's refusal before execution (scope.ts) wraps the service's own error.
+    if (original instanceof GraphQLError && isAppError(original.originalError)) {
+      return { message: original.originalError.message, ...where, extensions: appErrorExtensions(original.originalError) };
+    }
     const code = formatted.extensions?.code;
     if (typeof code === "string" && (code in GRAPHQL_CODES || (original instanceof GraphQLError && code !== "INTERNAL_SERVER_ERROR"))) {
       let message = formatted.message;

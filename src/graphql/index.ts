@@ -12,6 +12,7 @@ import type { GqlContext } from "./context.js";
 import { appErrorExtensions, createFormatError } from "./format-error.js";
 import { limitsPlugin, maxValueDepthRule } from "./limits.plugin.js";
 import { buildGraphqlSchema } from "./schema.js";
+import { scopePlugin } from "./scope.js";
 
 // The IDE page inlines all of its assets (no CDN); its scripts and styles are inline too.
 const IDE_CSP = "default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval' blob:; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; worker-src 'self' blob:; connect-src 'self'; frame-ancestors 'none'";
@@ -34,6 +35,7 @@ export async function createGraphqlRouter(container: Container): Promise<{ route
     includeStacktraceInErrorResponses: false,
     plugins: [
       ApolloServerPluginLandingPageDisabled(),
+      scopePlugin(() => schema),
       limitsPlugin({
         schema: () => schema,
         maxDepth: config.graphql.maxDepth,
@@ -57,7 +59,7 @@ export async function createGraphqlRouter(container: Container): Promise<{ route
     expressMiddleware(apollo, {
       context: async ({ req, res }) => {
         try {
-          await resolveRequestContext(services.actors, req);
+          await resolveRequestContext(services.actors, req, { acceptDelegated: true });
         } catch (e) {
           if (isAppError(e)) throw new GraphQLError(e.message, { extensions: { code: e.code, http: { status: e.status } } });
           throw e;

@@ -16,25 +16,28 @@ export function bearerToken(req: Request): string | null {
  * Resolves the caller once per request. The bearer header wins over the cookie; the cookie's
  * session was already loaded by express-session, so it costs no second store read.
  */
-export async function resolveRequestContext(actors: ActorService, req: Request): Promise<void> {
+export async function resolveRequestContext(actors: ActorService, req: Request, options: { acceptDelegated?: boolean } = {}): Promise<void> {
   const bearer = bearerToken(req);
   const cookieSession = (req.session as unknown as StoredSession | undefined) ?? null;
   const cookieToken = !bearer && cookieSession?.auth ? req.sessionID : null;
   req.ctx = await actors.resolve({
     bearer,
+    acceptDelegated: options.acceptDelegated ?? false,
     cookieToken,
     cookieSession,
     requestId: req.requestId,
     ip: req.ip ?? null,
     userAgent: req.get("user-agent") ?? null,
   });
-  req.sessionToken = req.ctx.actor.kind === "user" ? (bearer ?? cookieToken) : null;
-  req.authVia = req.sessionToken ? (bearer ? "bearer" : "cookie") : null;
+  const delegated = req.ctx.actor.kind === "user" && req.ctx.actor.delegation !== undefined;
+  req.sessionToken = req.ctx.actor.kind === "user" && !delegated ? (bearer ?? cookieToken) : null;
+  req.authVia = req.ctx.actor.kind === "user" ? (bearer ? "bearer" : "cookie") : null;
 }
 
+/** The API doors: sessions, and delegated access tokens (each route checks its scope). */
 export function contextMiddleware(actors: ActorService) {
   return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
-    await resolveRequestContext(actors, req);
+    await resolveRequestContext(actors, req, { acceptDelegated: true });
     next();
   };
 }

@@ -28,6 +28,13 @@ export const CommonErrors = {
   authRequired: () => new AppError("AUTH_REQUIRED", 401, "Authentication required"),
   invalidToken: () => new AppError("INVALID_TOKEN", 401, "Invalid or expired session"),
   forbidden: (message = "You do not have permission to do this") => new AppError("AUTHORIZATION_ERROR", 403, message),
+  insufficientScope: (required: string | undefined) =>
+    new AppError(
+      "INSUFFICIENT_SCOPE",
+      403,
+      required ? `This token lacks the ${required} scope` : "Delegated tokens cannot do this: sign in to Keyward itself",
+      { required_scope: required ?? null },
+    ),
   notFound: (what = "Resource") => new AppError("NOT_FOUND", 404, `${what} not found`),
   conflict: (message: string) => new AppError("CONFLICT", 409, message),
   rateLimited: (retryAfterSeconds: number) =>

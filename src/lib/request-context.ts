@@ -10,7 +10,19 @@ export type Actor =
       sessionId: string | null;
       /** When that session's sign-in happened (ms since the epoch); absent for other credentials. */
       signedInAt?: number;
+      /**
+       * Present when the caller is an OIDC access token acting for the user: only the operations
+       * its scopes name, never a session's full power (and never superadmin).
+       */
+      delegation?: Delegation;
     };
+
+/** An OIDC access token acting on the user's behalf. */
+export interface Delegation {
+  clientId: string;
+  grantId: string;
+  scopes: ReadonlySet<string>;
+}
 
 export interface RequestContext {
   actor: Actor;

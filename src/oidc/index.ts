@@ -2,6 +2,8 @@ import { Router, type Express, type NextFunction, type Request, type Response } 
 import type { Container } from "../container.js";
 import { AppError } from "../lib/errors.js";
 import type { RateRule } from "../modules/rate-limit/rate-limit.service.js";
+import { API_SCOPE_NAMES, apiResource } from "../lib/api-scopes.js";
+import { ensureBuiltInClients } from "../modules/oidc-clients/builtin-clients.js";
 import { decorateProvider } from "./hooks.js";
 import { interactionRouter } from "./interactions.js";
 import { createKeywardSessionReader } from "./keyward-session.js";
@@ -12,6 +14,7 @@ export { OIDC_PREFIX } from "./provider.js";
 export type { OidcRuntime } from "./runtime.js";
 
 const DISCOVERY = "/.well-known/openid-configuration";
+const PROTECTED_RESOURCE = "/.well-known/oauth-protected-resource";
 
 /** Is this request for the provider (its own CORS rules apply, not the API's)? */
 export const isOidcPath = (path: string) => path === DISCOVERY || path === OIDC_PREFIX || path.startsWith(`${OIDC_PREFIX}/`);
@@ -49,6 +52,7 @@ function edgeLimits(container: Container) {
 export async function mountOidc(app: Express, container: Container): Promise<OidcRuntime> {
   const { config, services, db, clock, logger } = container;
   const keywardUser = createKeywardSessionReader(services.actors);
+  await ensureBuiltInClients(db, clock);
   const runtime = new OidcRuntime(services.oidcKeys, (keys) => {
     const provider = buildProvider({ config, db, clock, box: container.box, clients: services.oidcClients, identity: services.oidcIdentity, keywardUser }, keys);
     decorateProvider(provider, { config, db, logger, audit: services.audit, identity: services.oidcIdentity, login: services.login, keywardUser });
@@ -63,6 +67,16 @@ export async function mountOidc(app: Express, container: Container): Promise<Oid
     res.setHeader("Cache-Control", "public, max-age=86400");
     void runtime.handle(req, res);
   });
+
+  // RFC 9728: how a client learns the API's resource indicator and scopes (the CLI reads it).
+  const resource = apiResource(config.http.publicUrl);
+  const resourceMetadata = { resource, authorization_servers: [config.oidc.issuer], scopes_supported: API_SCOPE_NAMES, bearer_methods_supported: ["header"] };
+  for (const path of [PROTECTED_RESOURCE, `${PROTECTED_RESOURCE}${new URL(resource).pathname}`]) {
+    app.get(path, (_req, res) => {
+      res.setHeader("Cache-Control", "public, max-age=3600");
+      res.json(resourceMetadata);
+    });
+  }
 
   const router = Router();
   router.use(edgeLimits(container));

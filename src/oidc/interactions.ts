@@ -5,6 +5,7 @@ import type { Clock } from "../infra/clock.js";
 import type { KeyValueStore } from "../infra/kv.js";
 import { pageCsp } from "../pages/layout.js";
 import { amrOf, type KeywardUserReader } from "./keyward-session.js";
+import { isApiScope } from "../lib/api-scopes.js";
 import { OIDC_PREFIX, SCOPES } from "./provider.js";
 import type { OidcRuntime } from "./runtime.js";
 import { consentPage, errorPage } from "./views.js";
@@ -32,6 +33,14 @@ function redirectOrigins(details: Details): string[] {
     return [];
   }
 }
+
+const requestedOidcScopes = (found: Details): string[] => String(found.params.scope ?? "").split(" ").filter((s) => SCOPES.includes(s));
+
+/** Keyward API scopes the request asks for and the grant lacks (the provider kept only those the client is allowed). */
+const missingApiScopes = (found: Details): string[] =>
+  Object.values((found.prompt.details.missingResourceScopes as Record<string, string[]> | undefined) ?? {})
+    .flat()
+    .filter(isApiScope);
 
 /**
  * The provider's interaction steps, answered by Keyward's own sign-in: the login step reuses the
@@ -82,14 +91,14 @@ export function interactionRouter(deps: InteractionDeps): Router {
       // The person consenting must be the one the provider signed in.
       if (!user || user.userId !== accountId) return finish(req, res, { error: "login_required", error_description: "The signed-in user changed" }, false);
       const clientId = String(found.params.client_id);
-      const missing = (found.prompt.details.missingOIDCScope as string[] | undefined) ?? [];
+      const missing = [...((found.prompt.details.missingOIDCScope as string[] | undefined) ?? []), ...missingApiScopes(found)];
       const remembered = await identity.rememberedScopes(accountId, clientId);
       if (!found.prompt.reasons.includes("consent_prompt") && missing.every((s) => remembered.has(s))) {
         return approve(req, res, found, user.ctx);
       }
       const client = await identity.clientSummary(clientId);
       if (!client) return finish(req, res, { error: "invalid_client", error_description: "The client no longer exists" }, false);
-      const requested = String(found.params.scope ?? "").split(" ").filter((s) => SCOPES.includes(s));
+      const requested = [...requestedOidcScopes(found), ...missingApiScopes(found)];
       res.setHeader("Content-Security-Policy", pageCsp(redirectOrigins(found)));
       res.setHeader("Cache-Control", "no-store");
       return res.type("html").send(consentPage(brand, { uid: found.uid, clientName: client.name, organizationName: client.organizationName, email: user.email, scopes: requested }));
@@ -134,8 +143,7 @@ export function interactionRouter(deps: InteractionDeps): Router {
     if (d.missingOIDCClaims) grant.addOIDCClaims(d.missingOIDCClaims);
     for (const [indicator, scopes] of Object.entries(d.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(" "));
     const grantId = await grant.save();
-    const requested = String(found.params.scope ?? "").split(" ").filter((s) => SCOPES.includes(s));
-    await identity.rememberConsent(ctx, accountId, clientId, requested);
+    await identity.rememberConsent(ctx, accountId, clientId, [...requestedOidcScopes(found), ...missingApiScopes(found)]);
     await finish(req, res, { consent: { grantId } }, true);
   }
 

@@ -1,10 +1,11 @@
-import Provider, { interactionPolicy, type Account, type Configuration, type KoaContextWithOIDC } from "oidc-provider";
+import Provider, { errors, interactionPolicy, type Account, type Configuration, type KoaContextWithOIDC } from "oidc-provider";
 import type { Config } from "../config/index.js";
 import type { Clock } from "../infra/clock.js";
 import type { Db } from "../infra/db.js";
 import type { PrivateJwk, SecretBox } from "../lib/crypto/index.js";
 import { CLIENT_EXTRA, type OidcClientsService } from "../modules/oidc-clients/oidc-clients.service.js";
 import type { OidcIdentityService } from "../modules/oidc-clients/oidc-identity.service.js";
+import { apiResource, isApiScope } from "../lib/api-scopes.js";
 import { createAdapterFactory } from "./adapter.js";
 import type { KeywardUserReader } from "./keyward-session.js";
 import { renderLogout } from "./logout.js";
@@ -38,6 +39,9 @@ export interface ProviderDeps {
   keywardUser: KeywardUserReader;
 }
 
+/** What a superadmin allowed the client to ask of Keyward's own API (empty: nothing). */
+const apiScopesOf = (client: object | undefined) => ((client as Record<string, unknown> | undefined)?.["urn:keyward:api_scopes"] as string[] | undefined) ?? [];
+
 type ClientTtl = { AccessToken: number; IdToken: number; RefreshToken: number };
 const ttlOf = (client: { [key: string]: unknown } | undefined) => client?.["urn:keyward:ttl"] as ClientTtl | undefined;
 /** The organization that registered the client. */
@@ -67,6 +71,7 @@ export function buildProvider(deps: ProviderDeps, keys: PrivateJwk[]): Provider 
   const { config, identity } = deps;
   const brand = config.email.brand.name;
   const oidc = config.oidc;
+  const api = apiResource(config.http.publicUrl);
 
   const configuration: Configuration = {
     adapter: createAdapterFactory(deps.db, deps.clock, deps.clients, deps.box),
@@ -121,7 +126,10 @@ export function buildProvider(deps: ProviderDeps, keys: PrivateJwk[]): Provider 
       const remembered = await identity.rememberedScopes(accountId, client!.clientId);
       if (remembered.size === 0) return undefined;
       const grant = new ctx.oidc.provider.Grant({ accountId, clientId: client!.clientId });
-      grant.addOIDCScope([...remembered].join(" "));
+      grant.addOIDCScope([...remembered].filter((s) => SCOPES.includes(s)).join(" "));
+      // API scopes count only while the client is still allowed them.
+      const apiScopes = [...remembered].filter((s) => isApiScope(s) && apiScopesOf(client).includes(s));
+      if (apiScopes.length > 0) grant.addResourceScope(api, apiScopes.join(" "));
       await grant.save();
       return grant;
     },
@@ -171,6 +179,20 @@ export function buildProvider(deps: ProviderDeps, keys: PrivateJwk[]): Provider 
         },
         async successSource(ctx) {
           html(ctx, messagePage(brand, "Device connected", `${ctx.oidc.client?.clientName ?? "The device"} is now signed in. You can close this page.`));
+        },
+      },
+      // Delegated access to Keyward's own API (lib/api-scopes): the one resource server there is.
+      resourceIndicators: {
+        enabled: true,
+        // A refresh keeps the resource the grant was given for, so the CLI need not repeat it.
+        useGrantedResource: () => true,
+        async getResourceServerInfo(ctx, indicator, client) {
+          if (indicator !== api) throw new errors.InvalidTarget("unknown resource: the Keyward API is " + api);
+          // A client-only token would act for nobody: delegation needs a user.
+          if (ctx.oidc.params?.grant_type === "client_credentials") throw new errors.InvalidTarget("the Keyward API takes tokens that act for a user");
+          const allowed = apiScopesOf(client).filter(isApiScope);
+          if (allowed.length === 0) throw new errors.InvalidTarget("this client is not allowed to call the Keyward API");
+          return { scope: allowed.join(" "), audience: api, accessTokenFormat: "opaque", accessTokenTTL: ttlOf(client)?.AccessToken ?? 900 };
         },
       },
       rpInitiatedLogout: {

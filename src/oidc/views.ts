@@ -1,3 +1,4 @@
+import { API_SCOPES } from "../lib/api-scopes.js";
 import { escapeHtml as e, layout } from "../pages/layout.js";
 
 /** What each scope gives the client, in the words the consent page uses. */
@@ -7,24 +8,27 @@ export const SCOPE_DESCRIPTIONS: Record<string, string> = {
   profile: "Your name",
   organizations: "Your membership and role in the organization that registered it",
   offline_access: "Stay connected when you are not using it (refresh tokens)",
+  // Keyward's own API, on your behalf (delegated tokens).
+  ...API_SCOPES,
 };
 
 export interface ConsentView {
   uid: string;
   clientName: string;
-  organizationName: string;
+  /** Null for Keyward's own built-in clients. */
+  organizationName: string | null;
   email: string;
   scopes: string[];
 }
 
 export function consentPage(brand: string, v: ConsentView): string {
-  const items = v.scopes.map((s) => `<li>${e(SCOPE_DESCRIPTIONS[s] ?? s)}</li>`).join("\n  ");
+  const items = v.scopes.map((s) => `<li>${e((Object.hasOwn(SCOPE_DESCRIPTIONS, s) ? SCOPE_DESCRIPTIONS[s] : undefined) ?? s)}</li>`).join("\n  ");
   const action = (what: string) => `/api/v1/oidc/interaction/${encodeURIComponent(v.uid)}/${what}`;
   return layout(
     brand,
     "Allow access",
     `<h1><span id="client-name">${e(v.clientName)}</span> wants to access your account</h1>
-<p class="muted">Registered by ${e(v.organizationName)}. Signed in as ${e(v.email)}.</p>
+<p class="muted">${v.organizationName === null ? "Part of Keyward." : `Registered by ${e(v.organizationName)}.`} Signed in as ${e(v.email)}.</p>
 <p>It will be able to:</p>
 <ul id="scopes" class="plain scopes">
   ${items}

@@ -19,3 +19,68 @@ export async function registerClient(app: TestApp, orgId: string, admin: TestUse
   if (res.status !== 201) throw new Error(`register client failed: ${res.status} ${res.text}`);
   return { clientId: res.body.data.client.client_id, clientSecret: res.body.data.client.client_secret };
 }
+
+export const CLI_CLIENT = "keyward-cli";
+export const CLI_REDIRECT = "http://127.0.0.1:47998/callback";
+export const ALL_API_SCOPES = ["profile:read", "orgs:read", "ssh:keys", "ssh:sign", "networks:activate"];
+
+export interface DelegatedTokens {
+  accessToken: string;
+  refreshToken: string | undefined;
+  scope: string;
+  /** Status and body of the token answer (for refusals). */
+  raw: { status: number; body: Record<string, unknown> };
+}
+
+/**
+ * A delegated access token for Keyward's own API, as the CLI gets one: authorization code with PKCE
+ * and the API's resource indicator, the user signed in and consenting in a browser stand-in.
+ */
+export async function delegatedToken(
+  app: TestApp,
+  user: { email: string; password: string },
+  options: { scopes?: string[]; clientId?: string; redirectUri?: string; clientSecret?: string | null } = {},
+): Promise<DelegatedTokens> {
+  const { OidcAgent } = await import("../helpers/oidc-agent.js");
+  const { createHash, randomBytes } = await import("node:crypto");
+  const clientId = options.clientId ?? CLI_CLIENT;
+  const redirectUri = options.redirectUri ?? CLI_REDIRECT;
+  const verifier = randomBytes(32).toString("base64url");
+  const challenge = createHash("sha256").update(verifier).digest("base64url");
+  const resource = `${app.url}/api/v1`;
+  const agent = new OidcAgent(app.url);
+  await agent.signIn(user.email, user.password);
+  const authorize = new URL(`${app.url}/api/v1/oidc/authorize`);
+  const params = {
+    client_id: clientId,
+    response_type: "code",
+    redirect_uri: redirectUri,
+    scope: ["openid", "offline_access", ...(options.scopes ?? ALL_API_SCOPES)].join(" "),
+    resource,
+    state: randomBytes(8).toString("hex"),
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    prompt: "consent",
+  };
+  for (const [k, v] of Object.entries(params)) authorize.searchParams.set(k, v);
+  const stop = await agent.follow(authorize.toString(), redirectUri.replace(/\/callback$|\/cb$/, ""));
+  const code = new URL(stop.url).searchParams.get("code");
+  if (!code) throw new Error(`no code: ${stop.url} ${stop.status} ${stop.body.replace(/[\s\S]*<main[^>]*>/, "").slice(0, 600)}`);
+  const form = new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: redirectUri, code_verifier: verifier });
+  const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded" };
+  if (options.clientSecret) headers.authorization = `Basic ${Buffer.from(`${clientId}:${options.clientSecret}`).toString("base64")}`;
+  else form.set("client_id", clientId);
+  const res = await fetch(`${app.url}/api/v1/oidc/token`, { method: "POST", headers, body: form });
+  const body = (await res.json()) as Record<string, unknown>;
+  return { accessToken: String(body.access_token ?? ""), refreshToken: body.refresh_token as string | undefined, scope: String(body.scope ?? ""), raw: { status: res.status, body } };
+}
+
+/** A refresh grant for a public client (the CLI). */
+export async function refreshDelegated(app: TestApp, refreshToken: string, clientId = CLI_CLIENT): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(`${app.url}/api/v1/oidc/token`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: clientId }),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}

@@ -1,6 +1,7 @@
 import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from "type-graphql";
 import type { Services } from "../../container.js";
 import type { GqlContext } from "../context.js";
+import { scope } from "../scope.js";
 import { message, MessagePayload } from "../types/common.types.js";
 import {
   CertPolicy,
@@ -23,6 +24,7 @@ export class DirectoryResolver {
   constructor(private readonly s: Services) {}
 
   @Authorized()
+  @scope("orgs:read")
   @Query(() => [MyMembership], { description: "Per organization: your role, departments and principals" })
   myMemberships(@Ctx() { ctx }: GqlContext) {
     return this.s.myDirectory.memberships(ctx);

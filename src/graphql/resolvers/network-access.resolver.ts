@@ -1,6 +1,7 @@
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from "type-graphql";
 import type { Services } from "../../container.js";
 import type { GqlContext } from "../context.js";
+import { scope } from "../scope.js";
 import { org } from "../org-extension.js";
 import { message, MessagePayload } from "../types/common.types.js";
 import {
@@ -37,6 +38,7 @@ export class NetworkAccessResolver {
 
   @Authorized()
   @org(OrgRole.member)
+  @scope("networks:activate")
   @Query(() => [Device], { description: "Your devices" })
   myDevices(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string) {
     return this.s.devices.list(ctx, orgId);
@@ -44,6 +46,7 @@ export class NetworkAccessResolver {
 
   @Authorized()
   @org(OrgRole.member)
+  @scope("networks:activate")
   @Query(() => DeviceWithMemberships, { description: "A device and its networks, with time left" })
   device(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("deviceId", () => ID) deviceId: string) {
     return this.s.devices.get(ctx, orgId, deviceId);
@@ -96,6 +99,7 @@ export class NetworkAccessResolver {
 
   @Authorized()
   @org(OrgRole.member)
+  @scope("networks:activate")
   @Query(() => [NetworkApproval], { description: "Your approvals" })
   myNetworkApprovals(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string) {
     return this.s.networkApprovals.listMine(ctx, orgId);
@@ -140,6 +144,7 @@ export class NetworkAccessResolver {
 
   @Authorized()
   @org(OrgRole.member)
+  @scope("networks:activate")
   @Query(() => [NetworkMembership], { description: "Your device memberships, with time left" })
   myNetworkMemberships(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string) {
     return this.s.networkAccess.memberships(ctx, orgId);
@@ -147,6 +152,7 @@ export class NetworkAccessResolver {
 
   @Authorized()
   @org(OrgRole.member)
+  @scope("networks:activate")
   @Mutation(() => ActivationPayload, { description: "Switch access on for a bounded time (default: the network's default lifetime)" })
   activateNetworkMembership(
     @Ctx() { ctx }: GqlContext,
@@ -159,6 +165,7 @@ export class NetworkAccessResolver {
 
   @Authorized()
   @org(OrgRole.member)
+  @scope("networks:activate")
   @Mutation(() => ActivateAllPayload, { description: "Activate every approved device membership at once (lifetimes capped per network)" })
   activateAllNetworkMemberships(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("lifetimeMinutes", () => Int, { nullable: true }) lifetimeMinutes?: number) {
     return this.s.networkAccess.activateAll(ctx, orgId, { lifetimeMinutes: opt(lifetimeMinutes) });
@@ -166,6 +173,7 @@ export class NetworkAccessResolver {
 
   @Authorized()
   @org(OrgRole.member)
+  @scope("networks:activate")
   @Mutation(() => NetworkMembership, { description: "Switch access off now" })
   deactivateNetworkMembership(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("membershipId", () => ID) membershipId: string) {
     return this.s.networkAccess.deactivate(ctx, orgId, membershipId);

@@ -2,6 +2,7 @@ import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from "type-graphq
 import type { Services } from "../../container.js";
 import { SUPERADMIN } from "../auth-checker.js";
 import type { GqlContext } from "../context.js";
+import { scope } from "../scope.js";
 import { org } from "../org-extension.js";
 import { message, MessagePayload } from "../types/common.types.js";
 import {
@@ -73,6 +74,7 @@ export class NetworksResolver {
 
   @Authorized()
   @org(OrgRole.member)
+  @scope("networks:activate")
   @Query(() => [PortalNetwork])
   portalNetworks(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("includeInactive", () => Boolean, { nullable: true }) includeInactive?: boolean) {
     return this.s.portalNetworks.list(ctx, orgId, stripNulls({ includeInactive }));

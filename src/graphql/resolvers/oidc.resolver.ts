@@ -2,7 +2,8 @@ import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from "type-graphq
 import type { Services } from "../../container.js";
 import type { GqlContext } from "../context.js";
 import { org } from "../org-extension.js";
-import { CreatedOidcClient, OidcClient, OidcClientInput, OidcClientSecret, OidcConsent, UpdateOidcClientInput } from "../types/oidc.types.js";
+import { SUPERADMIN } from "../auth-checker.js";
+import { ConfigureOidcClientInput, CreatedOidcClient, OidcClient, OidcClientInput, OidcClientSecret, OidcConsent, UpdateOidcClientInput } from "../types/oidc.types.js";
 import { OrgRole } from "../types/org.types.js";
 
 @Resolver()
@@ -68,5 +69,23 @@ export class OidcResolver {
   async revokeConsent(@Ctx() { ctx }: GqlContext, @Arg("clientId", () => String) clientId: string) {
     await this.s.oidcClients.revokeConsent(ctx, clientId);
     return true;
+  }
+
+  @Authorized(SUPERADMIN)
+  @Query(() => [OidcClient], { description: "Keyward's built-in clients (superadmins)" })
+  builtInOidcClients(@Ctx() { ctx }: GqlContext) {
+    return this.s.oidcClientAdmin.listBuiltIn(ctx);
+  }
+
+  @Authorized(SUPERADMIN)
+  @Query(() => OidcClient, { description: "Any client, built-in or registered by an organization (superadmins)" })
+  adminOidcClient(@Ctx() { ctx }: GqlContext, @Arg("clientId", () => String) clientId: string) {
+    return this.s.oidcClientAdmin.get(ctx, clientId);
+  }
+
+  @Authorized(SUPERADMIN)
+  @Mutation(() => OidcClient, { description: "Set the Keyward API scopes a client may request, or a built-in client's name and lifetimes (superadmins)" })
+  configureOidcClient(@Ctx() { ctx }: GqlContext, @Arg("clientId", () => String) clientId: string, @Arg("input", () => ConfigureOidcClientInput) input: ConfigureOidcClientInput) {
+    return this.s.oidcClientAdmin.configure(ctx, clientId, { ...input });
   }
 }

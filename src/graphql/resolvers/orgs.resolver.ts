@@ -2,6 +2,7 @@ import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from "type-graphq
 import type { Services } from "../../container.js";
 import { setSessionCookie } from "../../http/session.js";
 import type { GqlContext } from "../context.js";
+import { scope } from "../scope.js";
 import { message, MessagePayload } from "../types/common.types.js";
 import {
   AcceptInviteInput,
@@ -26,12 +27,14 @@ export class OrgsResolver {
   constructor(private readonly s: Services) {}
 
   @Authorized()
+  @scope("orgs:read")
   @Query(() => [Organization], { description: "Your organizations with your role" })
   myOrganizations(@Ctx() { ctx }: GqlContext) {
     return this.s.orgs.listMine(ctx);
   }
 
   @Authorized()
+  @scope("orgs:read")
   @Query(() => [SimpleOrganization])
   myOrganizationsSimple(@Ctx() { ctx }: GqlContext) {
     return this.s.orgs.listMineSimple(ctx);
@@ -39,6 +42,7 @@ export class OrgsResolver {
 
   @Authorized()
   @org(OrgRole.guest)
+  @scope("orgs:read")
   @Query(() => Organization)
   organization(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string) {
     return this.s.orgs.get(ctx, orgId);

@@ -1,6 +1,7 @@
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from "type-graphql";
 import type { Services } from "../../container.js";
 import type { GqlContext } from "../context.js";
+import { scope } from "../scope.js";
 import { org } from "../org-extension.js";
 import { message, MessagePayload } from "../types/common.types.js";
 import { OrgRole } from "../types/org.types.js";
@@ -32,30 +33,35 @@ export class SshResolver {
   constructor(private readonly s: Services) {}
 
   @Authorized()
+  @scope("ssh:keys")
   @Query(() => [SshKey])
   mySshKeys(@Ctx() { ctx }: GqlContext) {
     return this.s.sshKeys.list(ctx);
   }
 
   @Authorized()
+  @scope("ssh:keys")
   @Query(() => SshKey)
   sshKey(@Ctx() { ctx }: GqlContext, @Arg("id", () => ID) id: string) {
     return this.s.sshKeys.get(ctx, id);
   }
 
   @Authorized()
+  @scope("ssh:keys")
   @Mutation(() => AddSshKeyPayload, { description: "Idempotent: the same key again returns it with isNew false" })
   addSshKey(@Ctx() { ctx }: GqlContext, @Arg("publicKey", () => String) publicKey: string, @Arg("description", () => String, { nullable: true }) description?: string) {
     return this.s.sshKeys.add(ctx, { publicKey, description: opt(description) });
   }
 
   @Authorized()
+  @scope("ssh:keys")
   @Mutation(() => SshKey)
   updateSshKeyDescription(@Ctx() { ctx }: GqlContext, @Arg("id", () => ID) id: string, @Arg("description", () => String, { nullable: true }) description?: string) {
     return this.s.sshKeys.updateDescription(ctx, id, { description: description ?? null });
   }
 
   @Authorized()
+  @scope("ssh:keys")
   @Mutation(() => MessagePayload)
   async deleteSshKey(@Ctx() { ctx }: GqlContext, @Arg("id", () => ID) id: string) {
     await this.s.sshKeys.delete(ctx, id);
@@ -63,12 +69,14 @@ export class SshResolver {
   }
 
   @Authorized()
+  @scope("ssh:keys")
   @Mutation(() => SshKeyChallenge)
   sshKeyChallenge(@Ctx() { ctx }: GqlContext, @Arg("id", () => ID) id: string) {
     return this.s.sshKeys.challenge(ctx, id);
   }
 
   @Authorized()
+  @scope("ssh:keys")
   @Mutation(() => VerifySshKeyPayload)
   verifySshKey(@Ctx() { ctx }: GqlContext, @Arg("id", () => ID) id: string, @Arg("signature", () => String) signature: string) {
     return this.s.sshKeys.verify(ctx, id, { signature });
@@ -76,12 +84,14 @@ export class SshResolver {
 
   @Authorized()
   @org(OrgRole.member)
+  @scope("ssh:sign")
   @Query(() => EffectiveCertPolicy, { description: "The certificate policy you sign under" })
   myCertPolicy(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID, { nullable: true }) orgId?: string) {
     return this.s.signing.effectivePolicy(ctx, opt(orgId));
   }
 
   @Authorized()
+  @scope("ssh:sign")
   @Mutation(() => SignedCertificate)
   signUserCertificate(@Ctx() { ctx }: GqlContext, @Arg("input", () => SignUserCertificateInput) input: SignUserCertificateInput) {
     return this.s.signing.signUserCertificate(ctx, {
@@ -105,6 +115,7 @@ export class SshResolver {
   }
 
   @Authorized()
+  @scope("ssh:sign")
   @Query(() => CertificatePage)
   mySshCertificates(@Ctx() { ctx }: GqlContext, @Arg("page", () => Int, { nullable: true }) page?: number, @Arg("perPage", () => Int, { nullable: true }) perPage?: number) {
     return this.s.certificates.listMine(ctx, { page: opt(page), perPage: opt(perPage) });
@@ -124,6 +135,7 @@ export class SshResolver {
 
   @Authorized()
   @org(OrgRole.guest)
+  @scope("ssh:sign")
   @Query(() => CaPublicKey)
   caPublicKey(@Ctx() { ctx }: GqlContext, @Arg("caType", () => String, { nullable: true }) caType?: string, @Arg("orgId", () => ID, { nullable: true }) orgId?: string) {
     return this.s.cas.publicKey(ctx, { caType: opt(caType), orgId: opt(orgId) });

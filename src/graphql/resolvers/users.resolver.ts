@@ -2,6 +2,7 @@ import { Arg, Args, Authorized, Ctx, Mutation, Query, Resolver } from "type-grap
 import { AuditLogArgs, AuditLogPage } from "../types/audit.types.js";
 import type { Services } from "../../container.js";
 import type { GqlContext } from "../context.js";
+import { scope } from "../scope.js";
 import { message, MessagePayload } from "../types/common.types.js";
 import { ChangeEmailInput, ChangePasswordInput, DeleteMeInput, Me, UpdateMeInput, User } from "../types/user.types.js";
 
@@ -10,6 +11,7 @@ export class UsersResolver {
   constructor(private readonly s: Services) {}
 
   @Authorized()
+  @scope("profile:read")
   @Query(() => Me, { description: "The signed-in user" })
   me(@Ctx() { ctx }: GqlContext) {
     return this.s.users.getMe(ctx);

@@ -3,7 +3,9 @@ import { Field, ID, InputType, Int, ObjectType } from "type-graphql";
 @ObjectType({ description: "An OpenID Connect relying party registered by an organization" })
 export class OidcClient {
   @Field(() => String) clientId: string;
-  @Field(() => ID) organizationId: string;
+  @Field(() => ID, { nullable: true, description: "Null for Keyward's built-in clients" }) organizationId: string | null;
+  @Field(() => Boolean, { description: "Keyward's own client: no organization owns it; only superadmins configure it" }) builtIn: boolean;
+  @Field(() => [String], { description: "Keyward API scopes the client may request for delegated tokens (set by superadmins)" }) allowedApiScopes: string[];
   @Field(() => String) name: string;
   @Field(() => [String]) redirectUris: string[];
   @Field(() => [String]) postLogoutRedirectUris: string[];
@@ -57,6 +59,16 @@ export class UpdateOidcClientInput {
   @Field(() => [String], { nullable: true }) postLogoutRedirectUris?: string[];
   @Field(() => [String], { nullable: true }) grantTypes?: string[];
   @Field(() => [String], { nullable: true }) corsOrigins?: string[];
+  @Field(() => Int, { nullable: true }) accessTokenTtl?: number;
+  @Field(() => Int, { nullable: true }) idTokenTtl?: number;
+  @Field(() => Int, { nullable: true }) refreshTokenTtl?: number;
+}
+
+@InputType()
+export class ConfigureOidcClientInput {
+  @Field(() => [String], { nullable: true, description: "Keyward API scopes the client may request (profile:read, orgs:read, ssh:keys, ssh:sign, networks:activate)" })
+  allowedApiScopes?: string[];
+  @Field(() => String, { nullable: true }) name?: string;
   @Field(() => Int, { nullable: true }) accessTokenTtl?: number;
   @Field(() => Int, { nullable: true }) idTokenTtl?: number;
   @Field(() => Int, { nullable: true }) refreshTokenTtl?: number;

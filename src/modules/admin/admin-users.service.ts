@@ -17,7 +17,7 @@ import { mfaRepository } from "../auth/mfa/mfa.repository.js";
 import type { MfaHooks } from "../auth/mfa/mfa.service.js";
 import type { AuditEntryView, AuditService } from "../audit/audit.service.js";
 import { credentialsRepository } from "../auth/credentials.repository.js";
-import { requireSuperadmin, requireUser } from "../auth/guards.js";
+import { requirePersonalUser, requireSuperadmin } from "../auth/guards.js";
 import { assertPasswordAcceptable } from "../auth/password-policy.js";
 import type { SessionsService } from "../auth/sessions/sessions.service.js";
 import type { EmailService } from "../email/email.service.js";
@@ -65,7 +65,7 @@ export class AdminUsersService {
 
   async search(ctx: RequestContext, input: unknown): Promise<Page<AdminUserView>> {
     const { db } = this.deps;
-    const actor = requireUser(ctx);
+    const actor = requirePersonalUser(ctx);
     const q = parseInput(adminUsersQuerySchema, input);
     const where: SQL[] = [isNull(users.deletedAt)];
     if (q.q) where.push(or(ilike(users.email, `%${escapeLike(q.q)}%`), ilike(users.fullName, `%${escapeLike(q.q)}%`))!);
@@ -90,7 +90,7 @@ export class AdminUsersService {
   }
 
   async get(ctx: RequestContext, userId: string): Promise<AdminUserView> {
-    const actor = requireUser(ctx);
+    const actor = requirePersonalUser(ctx);
     const target = await reachUser(this.deps.db, actor, userId, { allowSelf: true });
     return this.withOrgs(actor, target);
   }
@@ -98,7 +98,7 @@ export class AdminUsersService {
   /** Suspends an account: its sessions end at once, sign-in is refused, and its owner is told why. */
   async suspend(ctx: RequestContext, userId: string, input: unknown): Promise<UserView> {
     const { db, clock, audit, sessions, email } = this.deps;
-    const actor = requireUser(ctx);
+    const actor = requirePersonalUser(ctx);
     const { reason } = parseInput(suspendSchema, input);
     const { view, offboarded } = await db.transaction(async (tx) => {
       const user = await reachUser(tx, actor, userId, { allowSelf: false, what: "suspend" });
@@ -119,7 +119,7 @@ export class AdminUsersService {
 
   async unsuspend(ctx: RequestContext, userId: string): Promise<UserView> {
     const { db, clock, audit } = this.deps;
-    const actor = requireUser(ctx);
+    const actor = requirePersonalUser(ctx);
     return db.transaction(async (tx) => {
       const user = await reachUser(tx, actor, userId, { allowSelf: false, what: "unsuspend" });
       if (user.status !== "suspended") throw UserErrors.notSuspended();
@@ -148,7 +148,7 @@ export class AdminUsersService {
   /** Sets a new password for the account; every session of it ends. */
   async setPassword(ctx: RequestContext, userId: string, input: unknown): Promise<void> {
     const { db, clock, hasher, audit, sessions } = this.deps;
-    const actor = requireUser(ctx);
+    const actor = requirePersonalUser(ctx);
     const { password } = parseInput(adminPasswordSchema, input);
     const target = await reachUser(db, actor, userId, { allowSelf: false, what: "set a password for" });
     assertPasswordAcceptable(password, target.email);
@@ -170,7 +170,7 @@ export class AdminUsersService {
   /** Soft-deletes an account (`confirm: true` required); refused while it is an organization's only owner. */
   async delete(ctx: RequestContext, userId: string, input: unknown): Promise<void> {
     const { db, clock, audit, sessions } = this.deps;
-    const actor = requireUser(ctx);
+    const actor = requirePersonalUser(ctx);
     parseInput(adminDeleteSchema, input);
     const { id, offboarded } = await db.transaction(async (tx) => {
       const user = await reachUser(tx, actor, userId, { allowSelf: false, what: "delete" });
@@ -189,7 +189,7 @@ export class AdminUsersService {
 
   async restore(ctx: RequestContext, userId: string): Promise<UserView> {
     const { db, clock, audit } = this.deps;
-    const actor = requireUser(ctx);
+    const actor = requirePersonalUser(ctx);
     const id = parseId(userId, UserErrors.notFound);
     try {
       return await db.transaction(async (tx) => {
@@ -211,7 +211,7 @@ export class AdminUsersService {
 
   /** An administered user's MFA methods, without any secret. */
   async mfaMethods(ctx: RequestContext, userId: string) {
-    const actor = requireUser(ctx);
+    const actor = requirePersonalUser(ctx);
     const target = await reachUser(this.deps.db, actor, userId, { allowSelf: true });
     const m = await mfaRepository.methods(this.deps.db, target.id);
     return { webauthn: await mfaRepository.listCredentials(this.deps.db, target.id), totpEnabled: m.totp, backupCodesRemaining: m.backupCodes };
@@ -223,7 +223,7 @@ export class AdminUsersService {
    */
   async removeMfa(ctx: RequestContext, userId: string, input: unknown): Promise<void> {
     const { db, clock, audit, email, mfaHooks } = this.deps;
-    const actor = requireUser(ctx);
+    const actor = requirePersonalUser(ctx);
     const data = parseInput(removeMfaSchema, input);
     await db.transaction(async (tx) => {
       const target = await reachUser(tx, actor, userId, { allowSelf: false, what: "remove MFA from" });

@@ -87,6 +87,7 @@ export const AuditAction = {
   oidcClientUpdated: "oidc.client.updated",
   oidcClientSecretRotated: "oidc.client.secret_rotated",
   oidcClientDeleted: "oidc.client.deleted",
+  oidcClientConfigured: "oidc.client.configured",
   oidcConsentGiven: "oidc.consent.given",
   oidcConsentRevoked: "oidc.consent.revoked",
   oidcGrant: "oidc.grant.success",

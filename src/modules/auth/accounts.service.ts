@@ -22,7 +22,7 @@ import {
   tokenSchema,
 } from "./auth.schemas.js";
 import { credentialsRepository } from "./credentials.repository.js";
-import { requireUser } from "./guards.js";
+import { requirePersonalUser } from "./guards.js";
 import { assertPasswordAcceptable } from "./password-policy.js";
 import type { PasswordVerifier } from "./password-verifier.js";
 import type { SessionsService } from "./sessions/sessions.service.js";
@@ -128,7 +128,7 @@ export class AccountsService {
    */
   async requestEmailChange(ctx: RequestContext, input: unknown): Promise<{ message: string }> {
     const { db, clock, audit, limits, passwords, config } = this.deps;
-    const actor = requireUser(ctx);
+    const actor = requirePersonalUser(ctx);
     const data = parseInput(changeEmailSchema, input);
     const newEmail = normalizeEmail(data.newEmail);
     // Each request mails an address the caller names: capped like verification resends.
@@ -181,7 +181,7 @@ export class AccountsService {
   /** A new verification link for the signed-in user (rate limited per user). */
   async resendVerificationForMe(ctx: RequestContext): Promise<{ message: string }> {
     const { db, audit, limits, config } = this.deps;
-    const actor = requireUser(ctx);
+    const actor = requirePersonalUser(ctx);
     await limits.consume("resend-verification", config.limits.resendVerification, actor.userId);
     await db.transaction(async (tx) => {
       const user = await usersRepository.findById(tx, actor.userId);
@@ -254,7 +254,7 @@ export class AccountsService {
   /** Changes the signed-in user's password; other sessions end, this one stays. */
   async changePassword(ctx: RequestContext, input: unknown): Promise<{ message: string }> {
     const { db, clock, hasher, audit, sessions, passwords } = this.deps;
-    const actor = requireUser(ctx);
+    const actor = requirePersonalUser(ctx);
     const data = parseInput(changePasswordSchema, input);
     const current = await credentialsRepository.findPasswordHash(db, actor.userId);
     if (!(await passwords.verify(ctx, actor.email, current, data.currentPassword))) throw AuthErrors.currentPasswordIncorrect();

@@ -3,11 +3,17 @@ import type { SessionAuth, StoredSession } from "../../infra/session-store.js";
 import { CommonErrors } from "../../lib/errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { usersRepository, type UserRow } from "../users/users.repository.js";
-import type { SessionsService } from "./sessions/sessions.service.js";
+import type { DelegatedTokensService } from "../oidc-clients/delegated-tokens.service.js";
+import { SESSION_TOKEN_PREFIX, type SessionsService } from "./sessions/sessions.service.js";
 
 export interface ActorSource {
   /** Value of `Authorization: Bearer …`, if any. */
   bearer?: string | null;
+  /**
+   * Whether an OIDC access token may stand for the user here (the API doors, which check each
+   * operation's scope). Elsewhere (hosted pages, the provider's own pages) only sessions count.
+   */
+  acceptDelegated?: boolean;
   /** Session token from the signed cookie, with the record express-session already loaded. */
   cookieToken?: string | null;
   cookieSession?: StoredSession | null;
@@ -26,6 +32,7 @@ export class ActorService {
   constructor(
     db: Db,
     private readonly sessions: SessionsService,
+    private readonly delegated: Pick<DelegatedTokensService, "verify">,
   ) {
     this.findUser = usersRepository.prepareFindById(db);
   }
@@ -34,6 +41,11 @@ export class ActorService {
     const base = { requestId: source.requestId, ip: source.ip, userAgent: source.userAgent };
     const anonymous: RequestContext = { ...base, actor: { kind: "anonymous" } };
 
+    if (source.bearer && !source.bearer.startsWith(SESSION_TOKEN_PREFIX)) {
+      const ctx = source.acceptDelegated ? await this.fromAccessToken(source.bearer, base) : null;
+      if (!ctx) throw CommonErrors.invalidToken();
+      return ctx;
+    }
     if (source.bearer) {
       const ctx = await this.fromSessionToken(source.bearer, null, base);
       if (!ctx) throw CommonErrors.invalidToken();
@@ -54,6 +66,17 @@ export class ActorService {
     const base = { requestId: source.requestId, ip: source.ip, userAgent: source.userAgent };
     const ctx = await this.fromSessionToken(source.cookieToken, source.cookieSession, base);
     return ctx ? { ctx, session: source.cookieSession.auth } : null;
+  }
+
+  /** A delegated caller: the user, limited to the token's scopes, never superadmin, no session. */
+  private async fromAccessToken(token: string, base: Omit<RequestContext, "actor">): Promise<RequestContext | null> {
+    const delegation = await this.delegated.verify(token);
+    if (!delegation) return null;
+    const user = await this.findUser(delegation.userId);
+    // Suspended and deleted accounts' tokens stop at once, whatever their expiry.
+    if (!user || user.status !== "active") return null;
+    const { userId: _userId, ...rest } = delegation;
+    return { ...base, actor: { kind: "user", userId: user.id, email: user.email, isSuperadmin: false, sessionId: null, delegation: rest } };
   }
 
   private async fromSessionToken(

@@ -11,7 +11,7 @@ import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
 import { usersRepository } from "../users/users.repository.js";
 import type { RateLimitService, RateRule } from "../rate-limit/rate-limit.service.js";
-import { requireUser } from "./guards.js";
+import { requirePersonalUser } from "./guards.js";
 import type { SessionIssuer } from "./session-issuer.js";
 
 export const CliErrors = {
@@ -79,7 +79,7 @@ export class CliLoginService {
 
   /** Where the CLI waits (the original API's lookup), for the signed-in user's confirmation page. */
   async redirectUrl(ctx: RequestContext, input: unknown): Promise<{ redirectUrl: string }> {
-    requireUser(ctx);
+    requirePersonalUser(ctx);
     const { token } = parseInput(cliLookupSchema, input);
     const pending = await this.pending(token, false);
     return { redirectUrl: pending.redirectUrl };
@@ -90,7 +90,7 @@ export class CliLoginService {
    * and the browser is given the loopback URL carrying its token.
    */
   async authorize(ctx: RequestContext, input: unknown, via: "cookie" | "bearer" | null): Promise<{ redirectUrl: string; expiresAt: Date }> {
-    const actor = requireUser(ctx);
+    const actor = requirePersonalUser(ctx);
     // Only the signed-in browser confirms: a token-holding client (a CLI session, a script) must
     // not mint itself further sessions.
     if (via !== "cookie") throw CliErrors.browserRequired();

@@ -9,7 +9,7 @@ import { normalizeEmail } from "../../lib/strings.js";
 import { parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
-import { requireUser } from "../auth/guards.js";
+import { requirePersonalUser } from "../auth/guards.js";
 import { startMfaChallenge, type MfaChallenge } from "../auth/login.service.js";
 import type { PendingLoginStore } from "../auth/mfa/pending-login.js";
 import type { SessionIssued, SessionIssuer } from "../auth/session-issuer.js";
@@ -78,7 +78,7 @@ export class ExternalAuthService {
     if (raw.redirectUri !== undefined || raw.redirectUrl !== undefined) throw OAuthErrors.redirectUriRefused();
     await limits.consume("oauth", config.rate, ctx.ip ?? "unknown");
     const q = parseInput(authorizeQuerySchema, input);
-    const userId = q.flow === "link" ? requireUser(ctx).userId : null;
+    const userId = q.flow === "link" ? requirePersonalUser(ctx).userId : null;
     const settings = await providers.settings(name);
     const bind = binding && BINDING.test(binding) ? binding : randomToken(32);
     const { state, flow } = await flows.create({ provider: name, flow: q.flow, userId, next: q.next ?? null }, bind);

@@ -4,7 +4,7 @@ import { reachUser } from "../admin/admin-reach.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
 import { credentialsRepository } from "../auth/credentials.repository.js";
-import { requireUser } from "../auth/guards.js";
+import { requirePersonalUser } from "../auth/guards.js";
 import { mfaRepository } from "../auth/mfa/mfa.repository.js";
 import type { SessionsService } from "../auth/sessions/sessions.service.js";
 import { isAppError } from "../../lib/errors.js";
@@ -50,7 +50,7 @@ export class LinkedAccountsService {
   constructor(private readonly deps: LinkedAccountsDeps) {}
 
   async listMine(ctx: RequestContext): Promise<{ linkedAccounts: LinkedAccountView[]; unlinkAvailable: boolean }> {
-    const actor = requireUser(ctx);
+    const actor = requirePersonalUser(ctx);
     const rows = await externalIdentitiesRepository.listForUser(this.deps.db, actor.userId);
     // Unlinking is possible while some other way to sign in would remain.
     const others = await this.otherSignInMethods(this.deps.db, actor.userId);
@@ -59,7 +59,7 @@ export class LinkedAccountsService {
 
   /** Unlinks one provider, as long as the account keeps at least one way to sign in. */
   async unlinkMine(ctx: RequestContext, provider: unknown): Promise<void> {
-    const actor = requireUser(ctx);
+    const actor = requirePersonalUser(ctx);
     const name = this.deps.providers.parseProvider(provider);
     const { db, audit } = this.deps;
     try {
@@ -81,7 +81,7 @@ export class LinkedAccountsService {
   }
 
   async listForUser(ctx: RequestContext, userId: string): Promise<LinkedAccountView[]> {
-    const actor = requireUser(ctx);
+    const actor = requirePersonalUser(ctx);
     const target = await reachUser(this.deps.db, actor, userId, { allowSelf: true });
     return (await externalIdentitiesRepository.listForUser(this.deps.db, target.id)).map(toView);
   }
@@ -92,7 +92,7 @@ export class LinkedAccountsService {
    * password for the account, and the user can reset theirs by email.
    */
   async unlinkForUser(ctx: RequestContext, userId: string, provider: unknown): Promise<void> {
-    const actor = requireUser(ctx);
+    const actor = requirePersonalUser(ctx);
     const name = this.deps.providers.parseProvider(provider);
     const targetId = await this.deps.db.transaction(async (tx) => {
       const target = await reachUser(tx, actor, userId, { allowSelf: false, what: "unlink a provider from" });

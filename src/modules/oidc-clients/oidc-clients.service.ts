@@ -9,7 +9,7 @@ import type { RequestContext } from "../../lib/request-context.js";
 import { parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
-import { requireUser } from "../auth/guards.js";
+import { requirePersonalUser, requireUser } from "../auth/guards.js";
 import { requireOrgAccess } from "../orgs/org-access.js";
 import { clientSchema, createClientSchema, updateClientSchema } from "./oidc-clients.schemas.js";
 
@@ -19,9 +19,11 @@ export const ClientErrors = {
   consentNotFound: () => new AppError("NOT_FOUND", 404, "No consent for that client"),
 };
 
-const columns = {
+export const clientColumns = {
   id: oidcClients.id,
   organizationId: oidcClients.organizationId,
+  builtIn: oidcClients.builtIn,
+  allowedApiScopes: oidcClients.allowedApiScopes,
   clientId: oidcClients.clientId,
   name: oidcClients.name,
   redirectUris: oidcClients.redirectUris,
@@ -35,9 +37,12 @@ const columns = {
   createdAt: oidcClients.createdAt,
   updatedAt: oidcClients.updatedAt,
 };
-type ClientRow = {
+export type ClientRow = {
   id: string;
-  organizationId: string;
+  /** Null for Keyward's built-in clients. */
+  organizationId: string | null;
+  builtIn: boolean;
+  allowedApiScopes: string[];
   clientId: string;
   name: string;
   redirectUris: string[];
@@ -58,9 +63,9 @@ export interface ClientView extends ClientRow {
 
 // Client ids are ours ("kwc_" + hex); anything else cannot name a client (and never reaches SQL).
 const CLIENT_ID = /^[A-Za-z0-9_.-]{1,64}$/;
-const isClientId = (v: unknown): v is string => typeof v === "string" && CLIENT_ID.test(v);
+export const isClientId = (v: unknown): v is string => typeof v === "string" && CLIENT_ID.test(v);
 
-const view = (c: ClientRow): ClientView => ({ ...c, public: c.tokenEndpointAuthMethod === "none" });
+export const view = (c: ClientRow): ClientView => ({ ...c, public: c.tokenEndpointAuthMethod === "none" });
 /** A stored client in the shape registration validates, so an update's result is checked by the same rules. */
 const fieldsOf = (c: ClientRow) => ({
   name: c.name,
@@ -76,18 +81,18 @@ const fieldsOf = (c: ClientRow) => ({
 const secretContext = (clientId: string) => `oidc-client:${clientId}`;
 
 /** Keyward-specific client metadata oidc-provider carries through (extraClientMetadata). */
-export const CLIENT_EXTRA = ["urn:keyward:organization_id", "urn:keyward:cors_origins", "urn:keyward:ttl"] as const;
+export const CLIENT_EXTRA = ["urn:keyward:organization_id", "urn:keyward:cors_origins", "urn:keyward:ttl", "urn:keyward:api_scopes"] as const;
 
 /** OIDC relying parties, registered per organization by its admins. Secrets are shown once and stored sealed. */
 export class OidcClientsService {
   /**
    * The provider reads its client on every request: prepared once. A deleted organization's
-   * clients stop working with it.
+   * clients stop working with it (built-in clients have no organization).
    */
   private readonly findLiveClient = this.db
-    .select({ ...columns, sealed: oidcClients.clientSecretSealed })
+    .select({ ...clientColumns, sealed: oidcClients.clientSecretSealed })
     .from(oidcClients)
-    .innerJoin(organizations, eq(organizations.id, oidcClients.organizationId))
+    .leftJoin(organizations, eq(organizations.id, oidcClients.organizationId))
     .where(and(eq(oidcClients.clientId, sql.placeholder("clientId")), live(oidcClients), live(organizations)))
     .prepare("oidc_client_find_live");
 
@@ -100,7 +105,7 @@ export class OidcClientsService {
 
   async list(ctx: RequestContext, orgId: string): Promise<ClientView[]> {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "clients.manage");
-    const rows = await this.db.select(columns).from(oidcClients).where(and(eq(oidcClients.organizationId, id), live(oidcClients))).orderBy(oidcClients.name);
+    const rows = await this.db.select(clientColumns).from(oidcClients).where(and(eq(oidcClients.organizationId, id), live(oidcClients))).orderBy(oidcClients.name);
     return rows.map(view);
   }
 
@@ -135,7 +140,7 @@ export class OidcClientsService {
           createdAt: now,
           updatedAt: now,
         })
-        .returning(columns);
+        .returning(clientColumns);
       await this.audit.record(tx, ctx, AuditAction.oidcClientCreated, { organizationId: id, resourceType: "oidc_client", resourceId: clientId, metadata: { name: data.name, public: data.public } });
       return { ...view(row!), clientSecret: secret };
     });
@@ -149,7 +154,7 @@ export class OidcClientsService {
       const current = await this.find(id, clientId, tx, true);
       // The client as it would be after the update must pass the rules a registration passes.
       parseInput(clientSchema, { ...fieldsOf(current), ...data });
-      const [row] = await tx.update(oidcClients).set({ ...data, updatedAt: this.clock.now() }).where(eq(oidcClients.id, current.id)).returning(columns);
+      const [row] = await tx.update(oidcClients).set({ ...data, updatedAt: this.clock.now() }).where(eq(oidcClients.id, current.id)).returning(clientColumns);
       await this.audit.record(tx, ctx, AuditAction.oidcClientUpdated, { organizationId: id, resourceType: "oidc_client", resourceId: current.clientId, metadata: { fields: Object.keys(data) } });
       return view(row!);
     });
@@ -193,7 +198,9 @@ export class OidcClientsService {
     const grantTypes = isPublic ? row.grantTypes.filter((g) => g !== "client_credentials") : row.grantTypes;
     // Private-use schemes (com.example.app:/cb) belong to native apps; http(s) URIs stay "web",
     // which keeps loopback redirects matched exactly, port included.
-    const native = row.redirectUris.some((u) => !/^https?:/i.test(u));
+    // which keeps loopback redirects matched exactly, port included. Built-in clients are native
+    // apps (the CLI listens on whichever loopback port is free).
+    const native = row.builtIn || row.redirectUris.some((u) => !/^https?:/i.test(u));
     return {
       client_id: row.clientId,
       application_type: native ? "native" : "web",
@@ -207,6 +214,7 @@ export class OidcClientsService {
       "urn:keyward:organization_id": row.organizationId,
       "urn:keyward:cors_origins": row.corsOrigins,
       "urn:keyward:ttl": { AccessToken: row.accessTokenTtl, IdToken: row.idTokenTtl, RefreshToken: row.refreshTokenTtl },
+      "urn:keyward:api_scopes": row.allowedApiScopes,
     };
   }
 
@@ -222,7 +230,7 @@ export class OidcClientsService {
 
   /** Withdraws consent: the next authorization asks again, and the client's grants for this user end. */
   async revokeConsent(ctx: RequestContext, clientId: string): Promise<void> {
-    const actor = requireUser(ctx);
+    const actor = requirePersonalUser(ctx);
     if (!isClientId(clientId)) throw ClientErrors.consentNotFound();
     await this.db.transaction(async (tx) => {
       const rows = await tx.delete(oidcConsents).where(and(eq(oidcConsents.userId, actor.userId), eq(oidcConsents.clientId, clientId))).returning({ clientId: oidcConsents.clientId });
@@ -246,7 +254,7 @@ export class OidcClientsService {
   private async find(orgId: string, clientId: string, db: Parameters<typeof requireOrgAccess>[0] = this.db, forUpdate = false): Promise<ClientRow> {
     if (!isClientId(clientId)) throw ClientErrors.notFound();
     const query = db
-      .select(columns)
+      .select(clientColumns)
       .from(oidcClients)
       .where(and(eq(oidcClients.organizationId, orgId), eq(oidcClients.clientId, clientId), live(oidcClients)));
     const [row] = forUpdate ? await query.for("update") : await query;

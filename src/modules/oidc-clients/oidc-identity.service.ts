@@ -20,7 +20,8 @@ export interface OidcAccount {
 export interface OidcClientSummary {
   clientId: string;
   name: string;
-  organizationName: string;
+  /** Null for Keyward's own built-in clients. */
+  organizationName: string | null;
 }
 
 const none = () => new Error("not found");
@@ -72,7 +73,7 @@ export class OidcIdentityService {
     const [row] = await this.db
       .select({ clientId: oidcClients.clientId, name: oidcClients.name, organizationName: organizations.name })
       .from(oidcClients)
-      .innerJoin(organizations, eq(organizations.id, oidcClients.organizationId))
+      .leftJoin(organizations, eq(organizations.id, oidcClients.organizationId))
       .where(and(eq(oidcClients.clientId, clientId), live(oidcClients)));
     return row;
   }

@@ -12,7 +12,7 @@ import type { AuditService } from "../audit/audit.service.js";
 import type { AccountsService } from "../auth/accounts.service.js";
 import { activateSchema } from "../auth/auth.schemas.js";
 import { credentialsRepository } from "../auth/credentials.repository.js";
-import { requireUser } from "../auth/guards.js";
+import { requirePersonalUser, requireUser } from "../auth/guards.js";
 import { assertPasswordAcceptable } from "../auth/password-policy.js";
 import type { SessionsService } from "../auth/sessions/sessions.service.js";
 import type { EmailService } from "../email/email.service.js";
@@ -300,7 +300,7 @@ export class InvitesService {
   /** Accepts one of the caller's pending invitations by id (their address must be verified). */
   async acceptMine(ctx: RequestContext, inviteId: string): Promise<AcceptResult> {
     const { db, clock } = this.deps;
-    const actor = requireUser(ctx);
+    const actor = requirePersonalUser(ctx);
     const id = parseId(inviteId, InviteErrors.notFound);
     return db.transaction(async (tx) => {
       const user = await usersRepository.findById(tx, actor.userId);
@@ -318,7 +318,7 @@ export class InvitesService {
    */
   async declineMine(ctx: RequestContext, inviteId: string): Promise<void> {
     const { db, clock, audit } = this.deps;
-    const actor = requireUser(ctx);
+    const actor = requirePersonalUser(ctx);
     const id = parseId(inviteId, InviteErrors.notFound);
     await db.transaction(async (tx) => {
       const user = await usersRepository.findById(tx, actor.userId);

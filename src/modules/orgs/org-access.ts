@@ -3,6 +3,7 @@ import { mfaCompliance } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
 import { MfaErrors } from "../auth/mfa/mfa.errors.js";
 import type { RequestContext, UserActor } from "../../lib/request-context.js";
+import { CommonErrors } from "../../lib/errors.js";
 import { parseId } from "../../lib/validation.js";
 import { requireUser } from "../auth/guards.js";
 import { getActiveMembership, type ActiveMembership } from "./memberships.repository.js";
@@ -34,6 +35,9 @@ const DESCRIBE: Partial<Record<Capability, string>> = {
   "networks.manage": "manage the organization's networks",
 };
 
+/** What an OIDC access token acting for a member may exercise (each route also checks its scope). */
+const DELEGABLE = new Set<Capability>(["org.read", "members.read", "departments.read", "principals.read", "ssh.sign", "networks.use"]);
+
 /**
  * Tenancy guard for every organization-scoped operation. Guard order: signed in; the id is well
  * formed; the caller is an active member (otherwise the organization "does not exist" for them);
@@ -51,6 +55,8 @@ export async function requireOrgAccess(db: Executor, ctx: RequestContext, orgId:
     .from(mfaCompliance)
     .where(and(eq(mfaCompliance.userId, actor.userId), eq(mfaCompliance.organizationId, id)));
   if (standing?.status === "past_due") throw MfaErrors.complianceRequired();
+  // A delegated token reads and uses what a member may; it never administers (whatever the role behind it).
+  if (actor.delegation && !DELEGABLE.has(capability)) throw CommonErrors.insufficientScope(undefined);
   if (!can(membership.role, capability)) {
     throw OrgErrors.forbidden(DESCRIBE[capability] ?? capability.replace(/[._]/g, " "));
   }

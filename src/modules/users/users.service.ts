@@ -11,7 +11,7 @@ import type { CertificatesService } from "../ssh-ca/certificates.service.js";
 import type { AuditService } from "../audit/audit.service.js";
 import { AuthErrors } from "../auth/auth.errors.js";
 import { credentialsRepository } from "../auth/credentials.repository.js";
-import { requireUser } from "../auth/guards.js";
+import { requirePersonalUser, requireUser } from "../auth/guards.js";
 import type { SessionsService } from "../auth/sessions/sessions.service.js";
 import { UserErrors } from "./users.errors.js";
 import { soleOwnedOrganizations } from "../orgs/sole-owner.js";
@@ -47,7 +47,7 @@ export class UsersService {
   }
 
   async updateMe(ctx: RequestContext, input: unknown): Promise<UserView> {
-    const actor = requireUser(ctx);
+    const actor = requirePersonalUser(ctx);
     const data = parseInput(updateMeSchema, input);
     return this.deps.db.transaction(async (tx) => {
       const updated = await usersRepository.update(tx, actor.userId, { ...data, updatedAt: this.deps.clock.now() });
@@ -63,7 +63,7 @@ export class UsersService {
    */
   async deleteMe(ctx: RequestContext, input: unknown): Promise<void> {
     const { db, clock, passwords, audit, sessions } = this.deps;
-    const actor = requireUser(ctx);
+    const actor = requirePersonalUser(ctx);
     const { password } = parseInput(deleteMeSchema, input);
     const hash = await credentialsRepository.findPasswordHash(db, actor.userId);
     if (hash) {

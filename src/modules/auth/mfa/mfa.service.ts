@@ -20,7 +20,7 @@ import type { AuditService } from "../../audit/audit.service.js";
 import { usersRepository } from "../../users/users.repository.js";
 import { AuthErrors } from "../auth.errors.js";
 import { credentialsRepository } from "../credentials.repository.js";
-import { requireUser } from "../guards.js";
+import { requirePersonalUser } from "../guards.js";
 import { registrationOptions, verifyRegistration, WebAuthnError, type RelyingParty } from "../webauthn/webauthn.js";
 import { MfaErrors } from "./mfa.errors.js";
 import { mfaRepository, mfaSecretsRepository, type CredentialView } from "./mfa.repository.js";
@@ -79,7 +79,7 @@ export class MfaService {
 
   async beginWebauthnRegistration(ctx: RequestContext) {
     const { db, kv, rp } = this.deps;
-    const actor = requireUser(ctx);
+    const actor = requirePersonalUser(ctx);
     const user = await usersRepository.findById(db, actor.userId);
     if (!user) throw AuthErrors.invalidLink();
     const existing = await mfaSecretsRepository.credentialsForAuth(db, user.id);
@@ -92,7 +92,7 @@ export class MfaService {
 
   async completeWebauthnRegistration(ctx: RequestContext, input: unknown): Promise<{ credential: CredentialView; backupCodes: string[] | null }> {
     const { db, clock, kv, audit, rp, hooks } = this.deps;
-    const actor = requireUser(ctx);
+    const actor = requirePersonalUser(ctx);
     const data = parseInput(completeRegistrationSchema, input);
     const stored = await kv.take(`webauthn:reg:${data.challengeId}`);
     const challenge = stored ? (JSON.parse(stored) as { challenge: string; userId: string }) : null;
@@ -128,11 +128,11 @@ export class MfaService {
   }
 
   listCredentials(ctx: RequestContext): Promise<CredentialView[]> {
-    return mfaRepository.listCredentials(this.deps.db, requireUser(ctx).userId);
+    return mfaRepository.listCredentials(this.deps.db, requirePersonalUser(ctx).userId);
   }
 
   async renameCredential(ctx: RequestContext, id: string, input: unknown): Promise<CredentialView> {
-    const actor = requireUser(ctx);
+    const actor = requirePersonalUser(ctx);
     const { name } = parseInput(renameSchema, input);
     const row = await mfaRepository.renameCredential(this.deps.db, actor.userId, parseId(id, MfaErrors.credentialNotFound), name);
     if (!row) throw MfaErrors.credentialNotFound();
@@ -142,7 +142,7 @@ export class MfaService {
 
   async deleteCredential(ctx: RequestContext, id: string): Promise<void> {
     const { db, clock, audit, hooks } = this.deps;
-    const actor = requireUser(ctx);
+    const actor = requirePersonalUser(ctx);
     const credentialId = parseId(id, MfaErrors.credentialNotFound);
     await db.transaction(async (tx) => {
       const row = await mfaRepository.deleteCredential(tx, actor.userId, credentialId, clock.now());
@@ -153,7 +153,7 @@ export class MfaService {
   }
 
   async status(ctx: RequestContext) {
-    const actor = requireUser(ctx);
+    const actor = requirePersonalUser(ctx);
     const m = await mfaRepository.methods(this.deps.db, actor.userId);
     const totp = await mfaSecretsRepository.totp(this.deps.db, actor.userId);
     return {
@@ -171,7 +171,7 @@ export class MfaService {
   /** Starts enrollment: a new seed (sealed at rest) and its provisioning URI and QR code. */
   async enrollTotp(ctx: RequestContext) {
     const { db, clock, box, audit, totpIssuer } = this.deps;
-    const actor = requireUser(ctx);
+    const actor = requirePersonalUser(ctx);
     const current = await mfaSecretsRepository.totp(db, actor.userId);
     if (current?.verifiedAt) throw MfaErrors.totpAlreadyEnabled();
     const secret = generateTotpSecret();
@@ -184,7 +184,7 @@ export class MfaService {
   /** Confirms enrollment with a first code; backup codes come with the first MFA method. */
   async verifyTotpEnrollment(ctx: RequestContext, input: unknown): Promise<{ enabled: true; backupCodes: string[] | null }> {
     const { db, clock, box, audit, hooks } = this.deps;
-    const actor = requireUser(ctx);
+    const actor = requirePersonalUser(ctx);
     const { code } = parseInput(codeSchema, input);
     const pending = await mfaSecretsRepository.totp(db, actor.userId);
     if (!pending) throw MfaErrors.totpNotPending();
@@ -204,7 +204,7 @@ export class MfaService {
   /** Removes the authenticator app; re-authentication with the password when the account has one. */
   async disableTotp(ctx: RequestContext, input: unknown): Promise<void> {
     const { db, audit, hooks } = this.deps;
-    const actor = requireUser(ctx);
+    const actor = requirePersonalUser(ctx);
     const { password } = parseInput(passwordSchema, input ?? {});
     await this.reauthenticate(ctx, actor, password);
     await db.transaction(async (tx) => {
@@ -217,7 +217,7 @@ export class MfaService {
   /** New backup codes (the old ones stop working), with the current password. */
   async regenerateBackupCodes(ctx: RequestContext, input: unknown): Promise<{ backupCodes: string[] }> {
     const { db, clock, audit } = this.deps;
-    const actor = requireUser(ctx);
+    const actor = requirePersonalUser(ctx);
     const { password } = parseInput(passwordSchema, input ?? {});
     await this.reauthenticate(ctx, actor, password);
     const m = await mfaRepository.methods(db, actor.userId);

@@ -7,7 +7,7 @@ import { AuditAction } from "../../audit/audit.actions.js";
 import type { AuditService } from "../../audit/audit.service.js";
 import { AuthErrors } from "../auth.errors.js";
 import { tokenRedirectSchema } from "../auth.schemas.js";
-import { requireUser } from "../guards.js";
+import { requirePersonalUser } from "../guards.js";
 import type { SessionsService, SessionView } from "./sessions.service.js";
 
 /** What a signed-in user can do with their own sessions. */
@@ -20,12 +20,12 @@ export class MySessionsService {
   ) {}
 
   list(ctx: RequestContext): Promise<SessionView[]> {
-    const actor = requireUser(ctx);
+    const actor = requirePersonalUser(ctx);
     return this.sessions.list(actor.userId, actor.sessionId);
   }
 
   async revoke(ctx: RequestContext, sessionId: string): Promise<void> {
-    const actor = requireUser(ctx);
+    const actor = requirePersonalUser(ctx);
     // Another user's session id is reported exactly like an unknown one.
     if (!(await this.sessions.revoke(actor.userId, sessionId))) throw AuthErrors.sessionNotFound();
     await this.audit.record(this.db, ctx, AuditAction.sessionRevoke, { resourceType: "session", resourceId: sessionId });
@@ -33,7 +33,7 @@ export class MySessionsService {
 
   /** Signs out every other session of the caller (all of them when the call carries none); the count ended. */
   async revokeOthers(ctx: RequestContext): Promise<{ revoked: number }> {
-    const actor = requireUser(ctx);
+    const actor = requirePersonalUser(ctx);
     const revoked = await this.sessions.revokeAll(actor.userId, actor.sessionId);
     await this.audit.record(this.db, ctx, AuditAction.sessionRevokeOthers, { resourceType: "session", metadata: { revoked } });
     return { revoked };
@@ -44,7 +44,7 @@ export class MySessionsService {
    * or by redirect to a URL whose origin CORS_ORIGINS allows (wildcard entries included).
    */
   tokenHandoff(ctx: RequestContext, token: string, input: unknown): { token: string } | { redirectUrl: string } {
-    requireUser(ctx);
+    requirePersonalUser(ctx);
     const { redirect } = parseInput(tokenRedirectSchema, input);
     if (!redirect) return { token };
     const origin = originOf(redirect);

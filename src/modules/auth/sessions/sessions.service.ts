@@ -38,6 +38,8 @@ const indexKey = (userId: string) => `user-sessions:${userId}`;
  * token. Sessions slide: each use extends the idle deadline, never past the absolute cap.
  */
 export class SessionsService {
+  private readonly revokeAllListeners: Array<(userId: string) => Promise<unknown>> = [];
+
   constructor(
     private readonly records: SessionRecordStore,
     private readonly kv: KeyValueStore,
@@ -131,8 +133,17 @@ export class SessionsService {
     return auth;
   }
 
-  /** Revokes every session of a user (reset, suspension, deletion), optionally keeping one. */
+  /**
+   * Work that must follow every "end all sessions" (reset, sign out everywhere, suspension,
+   * deletion): the OIDC tokens acting for the user end with them.
+   */
+  onRevokeAll(listener: (userId: string) => Promise<unknown>): void {
+    this.revokeAllListeners.push(listener);
+  }
+
+  /** Revokes every session of a user (reset, suspension, deletion), optionally keeping one, and the tokens acting for the user. */
   async revokeAll(userId: string, exceptSessionId?: string | null): Promise<number> {
+    await Promise.all(this.revokeAllListeners.map((listener) => listener(userId)));
     const index = await this.kv.hgetall(indexKey(userId));
     const ended = await Promise.all(
       Object.entries(index)
