@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { launchBrowser } from "../helpers/browser.js";
 import { buildCli, cliUser, loginWithLoopback, runCli, startCli, type CliUser } from "../helpers/cli.js";
+import { OidcAgent } from "../helpers/oidc-agent.js";
 import { newUser } from "../factories/users.js";
 
 /**
@@ -65,6 +66,21 @@ describe("keyward login", () => {
     expect(who.code, who.stderr).toBe(0);
     expect(JSON.parse(who.stdout).user.email).toBe(person.email);
   }, 90_000);
+
+  it("exits 3 with one line when the user cancels the device sign-in", async () => {
+    const person = await newUser(app, { fullName: "Canceller" });
+    const u = cliUser(app.url);
+    const cli = startCli(["login", "--device"], u);
+    const [, verificationUri, code] = await cli.waitFor(/open (\S+) and enter the code (\S+)/);
+    const agent = new OidcAgent(app.url);
+    await agent.signIn(person.email, person.password);
+    const page = await agent.follow(verificationUri!, "never");
+    const entered = await agent.submitForm(verificationUri!, page.body, "op.deviceInputForm", { user_code: code! });
+    await agent.submitForm(verificationUri!, await entered.text(), "op.deviceConfirmForm", { abort: "yes" });
+    const done = await cli.done;
+    expect(done.code).toBe(3);
+    expect(done.stderr.trim().split("\n").at(-1)).toBe("error: Sign-in was denied");
+  }, 60_000);
 
   it("signs in on the loopback redirect, and only the answer carrying its state counts", async () => {
     const person = await newUser(app, { fullName: "Loopback Person" });
