@@ -1,5 +1,7 @@
-// Keyward's hosted pages: sign-in (password, passkey, second factor) and passkey enrollment.
-// No framework, no external assets; the WebAuthn browser helpers come from /assets/webauthn.js.
+// Keyward's hosted pages outside the account console: sign-in (password, passkey, second factor,
+// external providers), the command-line client's sign-in, and network access. The console has its
+// own script (account.js). No framework, no external assets; the WebAuthn browser helpers come
+// from /assets/webauthn.js.
 (function () {
   "use strict";
   const $ = (id) => document.getElementById(id);
@@ -98,43 +100,17 @@
   if (errorType) say((Object.hasOwn(EXTERNAL_ERRORS, errorType) ? EXTERNAL_ERRORS[errorType] : undefined) || "The sign-in could not be completed. Try again.");
   if (loginForm && params.get("mfa")) showMfa(params.get("mfa").split(","));
 
-  // External providers: Keyward builds the provider URL (the callback is fixed server-side).
+  // External sign-in: Keyward builds the provider URL (the callback is fixed server-side).
   document.querySelectorAll("button[data-provider]").forEach((button) => {
     button.addEventListener("click", async () => {
       say("");
       const provider = encodeURIComponent(button.dataset.provider);
       try {
-        const started = loginForm
-          ? await api("/auth/external/" + provider + "/authorize?flow=login&next=" + encodeURIComponent(nextUrl()))
-          : await api("/auth/external/" + provider + "/link", { next: "/account" });
+        const started = await api("/auth/external/" + provider + "/authorize?flow=login&next=" + encodeURIComponent(nextUrl()));
         location.assign(started.authorization_url);
       } catch (err) { say(err.message); }
     });
   });
-
-  const linked = $("linked");
-  if (linked) {
-    const showLinked = async () => {
-      const data = await api("/auth/external/linked-accounts");
-      linked.replaceChildren(...data.linked_accounts.map((a) => {
-        const li = document.createElement("li");
-        li.textContent = a.provider_name + ": " + (a.username || a.email || a.display_name || "linked") + " ";
-        const unlink = document.createElement("button");
-        unlink.type = "button";
-        unlink.className = "secondary";
-        unlink.textContent = "Unlink " + a.provider_name;
-        unlink.disabled = !data.unlink_available;
-        unlink.addEventListener("click", async () => {
-          say("");
-          try { await api("/auth/external/" + encodeURIComponent(a.provider) + "/unlink", undefined, "DELETE"); await showLinked(); } catch (err) { say(err.message); }
-        });
-        li.append(unlink);
-        return li;
-      }));
-      if (!data.linked_accounts.length) { const li = document.createElement("li"); li.textContent = "No linked accounts."; linked.append(li); }
-    };
-    showLinked().catch((err) => say(err.message));
-  }
 
   const cliAllow = $("cli-allow");
   if (cliAllow) cliAllow.addEventListener("click", async () => {
@@ -144,36 +120,6 @@
       location.assign(done.redirect_url);
     } catch (err) { say(err.message); }
   });
-
-  const enroll = $("add-passkey");
-  if (enroll) {
-    enroll.addEventListener("click", async () => {
-      say("");
-      try {
-        const begin = await api("/auth/webauthn/register/begin", {});
-        const response = await SimpleWebAuthnBrowser.startRegistration({ optionsJSON: begin.options });
-        const result = await api("/auth/webauthn/register/complete", { challenge_id: begin.challenge_id, response, name: $("passkey-name").value || undefined });
-        if (result.backup_codes) {
-          $("backup-codes").hidden = false;
-          $("backup-code-list").textContent = result.backup_codes.join("\n");
-        }
-        await listPasskeys();
-        $("status").textContent = "Passkey added.";
-      } catch (err) { say(err.message); }
-    });
-    listPasskeys().catch((err) => say(err.message));
-  }
-
-  async function listPasskeys() {
-    const data = await api("/auth/webauthn/credentials");
-    const list = $("passkeys");
-    list.replaceChildren(...data.credentials.map((c) => {
-      const li = document.createElement("li");
-      li.textContent = c.name + " — added " + new Date(c.created_at).toLocaleDateString();
-      return li;
-    }));
-    if (!data.credentials.length) { const li = document.createElement("li"); li.textContent = "No passkeys yet."; list.append(li); }
-  }
 
   // My network access: switch a device on (the network's default lifetime) or off, then show the new state.
   document.querySelectorAll("[data-network-action]").forEach((button) => {
@@ -191,10 +137,5 @@
         button.disabled = false;
       }
     });
-  });
-
-  const signOut = $("sign-out");
-  if (signOut) signOut.addEventListener("click", async () => {
-    try { await api("/auth/logout", {}); } finally { location.assign("/login"); }
   });
 })();
