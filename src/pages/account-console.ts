@@ -1,8 +1,6 @@
-import { readFileSync } from "node:fs";
 import type { Request, Response, Router } from "express";
 import type { Container, Services } from "../container.js";
 import { resolveRequestContext } from "../http/context.js";
-import { projectPath } from "../infra/paths.js";
 import type { RequestContext } from "../lib/request-context.js";
 import { escapeHtml, layout, pageCsp } from "./layout.js";
 import { SECTIONS, type ConsoleData } from "./account-sections.js";
@@ -74,7 +72,8 @@ export function renderConsole(brand: string, publicUrl: string, data: ConsoleDat
   </div>
 </div>
 <script src="/assets/webauthn.js" defer></script>
-<script src="/assets/account.js" defer></script>`;
+<script src="/assets/account.js" defer></script>
+<script src="/assets/account-two-step.js" defer></script>`;
 }
 
 /**
@@ -84,11 +83,6 @@ export function renderConsole(brand: string, publicUrl: string, data: ConsoleDat
 export function mountAccountConsole(router: Router, container: Container): void {
   const { services, config } = container;
   const brand = config.email.brand.name;
-  const script = readFileSync(projectPath("src/pages/assets/account.js"), "utf8");
-  router.get("/assets/account.js", (_req, res) => {
-    res.setHeader("Cache-Control", "public, max-age=300");
-    res.type("application/javascript").send(script);
-  });
   const show = async (req: Request, res: Response) => {
     await resolveRequestContext(services.actors, req).catch(() => undefined);
     if (req.ctx?.actor.kind !== "user") return res.redirect(303, `/login?next=${encodeURIComponent(req.originalUrl)}`);

@@ -117,11 +117,15 @@ export function createPagesRouter(container: Container): Router {
   const { services, config } = container;
   const brand = config.email.brand.name;
   const require = createRequire(import.meta.url);
+  const file = (name: string, type = "application/javascript"): [string, string] => [type, readFileSync(projectPath(`src/pages/assets/${name}`), "utf8")];
   const assets: Record<string, [string, string]> = {
-    "keyward.js": ["application/javascript", readFileSync(projectPath("src/pages/assets/keyward.js"), "utf8")],
-    "keyward.css": ["text/css", readFileSync(projectPath("src/pages/assets/keyward.css"), "utf8")],
-    "auto-submit.js": ["application/javascript", readFileSync(projectPath("src/pages/assets/auto-submit.js"), "utf8")],
-    "flows.js": ["application/javascript", readFileSync(projectPath("src/pages/assets/flows.js"), "utf8")],
+    "keyward.js": file("keyward.js"),
+    "keyward.css": file("keyward.css", "text/css"),
+    "auto-submit.js": file("auto-submit.js"),
+    "flows.js": file("flows.js"),
+    // The account console's: the shell and actions, then the two-step section's actions.
+    "account.js": file("account.js"),
+    "account-two-step.js": file("account-two-step.js"),
     // The package's exports hide its UMD bundle: find it next to package.json.
     "webauthn.js": ["application/javascript", readFileSync(join(dirname(require.resolve("@simplewebauthn/browser")), "../dist/bundle/index.umd.min.js"), "utf8")],
   };

@@ -1,11 +1,14 @@
 // Keyward's account console (/account). The server renders every section; this script runs the
 // actions against the REST API (same origin, the session cookie; the API checks Origin on writes),
 // then redraws the sections that changed from a fresh copy of the page, and says what happened in
-// #status (success) or #alert (error). No framework, no external assets; WebAuthn comes from
-// /assets/webauthn.js.
+// #status (success) or #alert (error). The two-step verification section's actions live in
+// account-two-step.js, loaded after this file, which adds them through window.KeywardConsole.
+// No framework, no external assets, and no HTML written from data: text goes in as textContent,
+// markup only ever comes from the server's own rendering of this page.
 (function () {
   "use strict";
   const $ = (id) => document.getElementById(id);
+  const own = (map, key) => (Object.hasOwn(map, key) ? map[key] : undefined);
   const statusBox = $("status");
   const alertBox = $("alert");
 
@@ -128,13 +131,6 @@
     return body;
   };
 
-  function showBackupCodes(codes) {
-    if (!codes || !codes.length) return;
-    const box = $("backup-codes");
-    $("backup-code-list").textContent = codes.join("\n");
-    box.hidden = false;
-  }
-
   async function copy(target) {
     const text = target.textContent;
     try {
@@ -203,49 +199,6 @@
       await refresh(["sessions"]);
       return message + ".";
     },
-    "totp-start": async (b) => {
-      const { data } = await api("POST", "/auth/totp/enroll", {});
-      $("totp-qr").src = data.qr_code;
-      $("totp-secret").textContent = data.secret;
-      $("totp-uri").href = data.provisioning_uri;
-      const box = $("totp-setup");
-      box.hidden = false;
-      b.hidden = true;
-      $("totp-code").focus();
-      return "Scan the QR code with your authenticator app, then enter the code it shows.";
-    },
-    "totp-cancel": async () => {
-      $("totp-setup").hidden = true;
-      const start = $("totp-start");
-      start.hidden = false;
-      start.focus();
-      return "Authenticator app setup cancelled.";
-    },
-    "passkey-add": async () => {
-      const begin = await api("POST", "/auth/webauthn/register/begin", {});
-      let response;
-      try {
-        response = await SimpleWebAuthnBrowser.startRegistration({ optionsJSON: begin.data.options });
-      } catch (err) {
-        throw new Error(err.name === "NotAllowedError" ? "No passkey was created: the request was cancelled or timed out." : err.message);
-      }
-      const name = $("passkey-name").value.trim();
-      const { data } = await api("POST", "/auth/webauthn/register/complete", { challenge_id: begin.data.challenge_id, response, name: name || undefined });
-      showBackupCodes(data.backup_codes);
-      await refresh(["two-step", "linked-accounts"]);
-      return "Passkey added.";
-    },
-    "passkey-remove": async (b) => {
-      await api("DELETE", "/auth/webauthn/credentials/" + encodeURIComponent(b.dataset.id));
-      await refresh(["two-step", "linked-accounts"]);
-      return "Passkey " + b.dataset.name + " removed.";
-    },
-    "backup-done": async () => {
-      $("backup-code-list").textContent = "";
-      $("backup-codes").hidden = true;
-      $("backup-state").focus();
-      return "";
-    },
     toggle: async (b) => {
       const target = $(b.dataset.target);
       target.hidden = !target.hidden;
@@ -275,32 +228,6 @@
       await refresh(["sessions"]);
       return message;
     },
-    "totp-confirm": async (f) => {
-      const { data } = await api("POST", "/auth/totp/verify-enrollment", { code: f.elements.code.value.replace(/\s+/g, "") });
-      showBackupCodes(data.backup_codes);
-      await refresh(["two-step", "linked-accounts"]);
-      if (data.backup_codes) $("backup-codes").focus();
-      return "Authenticator app turned on." + (data.backup_codes ? " Store your backup codes now." : "");
-    },
-    "totp-disable": async (f) => {
-      await api("DELETE", "/auth/totp/disable", formBody(f));
-      await refresh(["two-step", "linked-accounts"]);
-      return "Authenticator app turned off.";
-    },
-    "passkey-rename": async (f) => {
-      const name = f.elements.name.value.trim();
-      await api("PATCH", "/auth/webauthn/credentials/" + encodeURIComponent(f.dataset.id), { name });
-      await refresh(["two-step"]);
-      return "Passkey renamed to " + name + ".";
-    },
-    "backup-regenerate": async (f) => {
-      const { data } = await api("POST", "/auth/totp/regenerate-backup-codes", formBody(f));
-      f.reset();
-      showBackupCodes(data.backup_codes);
-      await refresh(["two-step"]);
-      $("backup-codes").focus();
-      return "New backup codes made: the previous ones no longer work.";
-    },
   };
 
   document.addEventListener("click", (e) => {
@@ -315,13 +242,14 @@
         return "";
       });
     }
-    const action = ACTIONS[button.dataset.action];
+    // Own names only: data-action="constructor" must not reach Object.prototype.
+    const action = own(ACTIONS, button.dataset.action);
     if (action) run(button, () => action(button));
   });
 
   document.addEventListener("submit", (e) => {
     const form = e.target.closest("form[data-form]");
-    const handler = form && FORMS[form.dataset.form];
+    const handler = form && own(FORMS, form.dataset.form);
     if (!handler) return;
     e.preventDefault();
     run(form.querySelector("button[type=submit]") || form, () => handler(form), form);
@@ -341,15 +269,19 @@
   const params = new URLSearchParams(location.search);
   const linked = params.get("linked");
   const errorType = params.get("error_type");
-  const own = (map, key) => (Object.hasOwn(map, key) ? map[key] : undefined);
   if (linked) say((own(PROVIDER_NAMES, linked) || "The provider") + " is linked: you can sign in with it.");
   else if (errorType) fail(own(LINK_ERRORS, errorType) || "The provider could not be linked. Try again.");
 
   localizeTimes(document);
-  // /account/security (older links and emails) opens at the two-step verification section.
-  if (location.pathname === "/account/security" && !location.hash) {
-    const heading = $("two-step-title");
-    heading.scrollIntoView();
-    heading.focus();
-  }
+
+  // What account-two-step.js needs to add its actions; nothing else reads it.
+  window.KeywardConsole = Object.freeze({
+    api,
+    refresh,
+    formBody,
+    add(actions, forms) {
+      Object.assign(ACTIONS, actions);
+      Object.assign(FORMS, forms);
+    },
+  });
 })();
