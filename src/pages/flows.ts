@@ -153,7 +153,8 @@ ${ALERT}`
 type InviteLookup = { email: string; organization: { id: string; name: string }; role: string; userExists: boolean; managed: boolean };
 
 const ROLE_WORDS: Record<string, string> = { owner: "an owner", admin: "an administrator", member: "a member", guest: "a guest" };
-const role = (r: string) => ROLE_WORDS[r] ?? r;
+// Own keys only: a role named `constructor` must not turn into a function (and a 500).
+const role = (r: string) => (Object.hasOwn(ROLE_WORDS, r) ? ROLE_WORDS[r]! : r);
 
 const MANAGED = (org: string) =>
   `<p class="muted" id="managed-notice">Your account will be managed by <strong>${escape(org)}</strong>: while you are a member, its owners and admins can reset your password, remove your second factors, and suspend or delete the account.</p>`;

@@ -1,6 +1,10 @@
 /** The shell every hosted page shares (sign-in, account, consent, device, sign-out, the emailed-link flows). */
 
-export const escapeHtml = (v: string) => v.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/**
+ * For text and double-quoted attribute values: `&` (no entity passes through), `<` and `>` (no
+ * tag), both quotes (no way out of a value), and the backtick, which old parsers took for a quote.
+ */
+export const escapeHtml = (v: string) => v.replace(/[&<>"'`]/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
  * Hosted pages load nothing from elsewhere and run no inline script. Forms post to this origin;

@@ -84,7 +84,7 @@ type OrgAccessList = { orgId: string; orgName: string; memberships: MembershipVi
 /** One line per device and network: what it is, where, whether it is on and for how long, and the button. */
 const NETWORK_ROW = (orgId: string, m: MembershipView) => {
   const on = m.activeSession !== null;
-  const status = on ? `on, ${m.activeSession!.minutesLeft} min left` : (STATE_WORDS[m.state] ?? m.state);
+  const status = on ? `on, ${m.activeSession!.minutesLeft} min left` : (Object.hasOwn(STATE_WORDS, m.state) ? STATE_WORDS[m.state]! : m.state);
   const action = on
     ? `<button type="button" class="secondary" data-network-action="deactivate" data-org="${escape(orgId)}" data-membership="${escape(m.id)}">Switch off</button>`
     : m.approvedForActivation

@@ -1,0 +1,459 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { createContext, runInContext, runInNewContext } from "node:vm";
+import * as oc from "openid-client";
+import { describe, expect, it } from "vitest";
+import { escapeHtml } from "../../../src/pages/layout.js";
+import { externalIdpSuite, githubAccount, newBrowser, runExternalFlow } from "../../helpers/external-idp.js";
+import { sessionCookie } from "../../helpers/http.js";
+import { OidcAgent } from "../../helpers/oidc-agent.js";
+import { discover } from "../../helpers/oidc-rp.js";
+import { SoftAuthenticator } from "../../helpers/soft-authenticator.js";
+import { linkIn, tokenFrom } from "../../helpers/smtp-sink.js";
+import { REDIRECT, registerClient } from "../../factories/oidc.js";
+import { addManagedMember, invite, newOrg } from "../../factories/orgs.js";
+import { makeKey } from "../../factories/ssh.js";
+import { newUser, uniqueEmail } from "../../factories/users.js";
+
+/**
+ * The hosted pages attacked with markup: every name, address, comment, login and query value an
+ * attacker can choose is stored or sent with script payloads, then each page that shows it is
+ * fetched. A payload may appear only as text: escaped, never as a tag, an attribute, an event
+ * handler, a script or a javascript: URL. The pages run under a CSP with no inline script, their
+ * scripts write no HTML, and `next` only ever leads to a path on this site.
+ */
+const suite = externalIdpSuite();
+
+const SCRIPT = "<script>alert(1)</script>";
+const ATTR = `"><img src=x onerror=alert(1)>`;
+const SINGLE = `'><svg onload=alert(1)>`;
+const TICK = "`${alert(document.cookie)}`";
+const JS_URL = "javascript:alert(1)";
+/** Every payload at once: fits the 255 characters names may have. */
+const HOSTILE = `X ${SCRIPT} ${ATTR} ${SINGLE} ${TICK} ${JS_URL}`;
+
+/** The entities a browser decodes in attribute values (escapeHtml writes decimal references). */
+const decode = (v: string) => v.replace(/&#(\d+);/g, (_m, n) => String.fromCharCode(Number(n))).replace(/&amp;/g, "&").replace(/&quot;/g, '"');
+
+/**
+ * The page holds no markup an attacker wrote: the raw payloads are absent, and read tag by tag
+ * (escaped values hold no `>` or `"`, so a tag ends at the first `>`), no tag carries an event
+ * handler, a script is only ever one of the page's own files, and no URL attribute runs script.
+ */
+function expectInert(html: string, where: string): void {
+  for (const raw of [SCRIPT, ATTR, SINGLE, "<img src=x", "<svg onload", "<script>alert"]) expect(html, `${where}: raw ${raw}`).not.toContain(raw);
+  for (const [, name, attrs] of html.matchAll(/<([a-zA-Z][\w-]*)([^>]*)>/g)) {
+    const names = attrs!.replace(/"[^"]*"/g, '""');
+    expect(names, `${where}: <${name}${attrs}>`).not.toMatch(/(^|\s)on[a-z]+\s*=/i);
+    expect(names, `${where}: <${name}${attrs}> has an unquoted value`).not.toMatch(/=\s*[^\s"]/);
+    if (name!.toLowerCase() === "script") expect(attrs, where).toMatch(/^ src="\/assets\/[a-z0-9-]+\.js" defer$/);
+    expect(["iframe", "object", "embed", "base", "svg", "img"].includes(name!.toLowerCase()) && !/id="totp-qr"|class="logo"/.test(attrs!), `${where}: <${name}${attrs}>`).toBe(false);
+    for (const [, attr, value] of attrs!.matchAll(/\s([a-zA-Z:-]+)="([^"]*)"/g)) {
+      if (/^(href|src|action|formaction|xlink:href)$/i.test(attr!)) {
+        expect(decode(value!).replace(/[\s\u0000-\u001f]/g, ""), `${where}: ${attr}="${value}"`).not.toMatch(/^(javascript|data:text|vbscript):?/i);
+      }
+    }
+  }
+  expect(html.match(/<\/script>/g)?.length ?? 0, where).toBe(html.match(/<script /g)?.length ?? 0);
+}
+
+/** The payload is on the page, escaped (so the data was really shown, and shown as text). */
+const expectEscaped = (html: string, value: string, where: string) => expect(html, where).toContain(escapeHtml(value));
+
+/** A hosted page, fetched like a browser, with the headers every such page must carry. */
+async function getPage(path: string, cookie?: string, expected = 200): Promise<string> {
+  const res = await suite.app.http.get(path, { cookie, headers: { accept: "text/html" } });
+  expect(res.status, `${path}: ${res.text.slice(0, 200)}`).toBe(expected);
+  expect(res.headers.get("content-type"), path).toMatch(/^text\/html/);
+  expect(res.headers.get("x-content-type-options"), path).toBe("nosniff");
+  expectStrictCsp(res.headers.get("content-security-policy"), path);
+  return res.text;
+}
+
+/** No inline script or style, no eval, nothing from elsewhere, no framing, no <base>. */
+function expectStrictCsp(csp: string | null, where: string): void {
+  expect(csp, where).toBeTruthy();
+  const directives = new Map(csp!.split(";").map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k!, v]));
+  expect(directives.get("default-src"), where).toEqual(["'none'"]);
+  expect(directives.get("script-src"), where).toEqual(["'self'"]);
+  expect(directives.get("style-src"), where).toEqual(["'self'"]);
+  expect(directives.get("frame-ancestors"), where).toEqual(["'none'"]);
+  expect(directives.get("base-uri"), where).toEqual(["'none'"]);
+  expect(csp, where).not.toMatch(/unsafe-|\*|http:|https:|data:[^;]*script/);
+}
+
+const cookieOf = async (user: { email: string; password: string }, headers: Record<string, string> = {}) => {
+  const res = await suite.app.http.post("/api/v1/auth/login", { email: user.email, password: user.password }, { headers });
+  expect(res.status, res.text).toBe(200);
+  return sessionCookie(res.headers);
+};
+
+describe("the account console shows hostile data as text", () => {
+  it("profile, organizations, invitations, the managing organization and its MFA deadline", async () => {
+    const { app } = suite;
+    const owner = await newUser(app);
+    const org = await newOrg(app, owner, HOSTILE);
+    const member = await addManagedMember(app, org.id, owner);
+    const policy = await app.http.request("PUT", `/api/v1/organizations/${org.id}/security-policy`, { token: owner.token, body: { mfa_policy_mode: "required" } });
+    expect(policy.status, policy.text).toBe(200);
+    expect((await app.http.patch("/api/v1/users/me", { full_name: HOSTILE }, { token: member.token })).status).toBe(200);
+    const inviter = await newUser(app);
+    const other = await newOrg(app, inviter, `${HOSTILE} 2`);
+    await invite(app, other.id, inviter, member.email);
+
+    const html = await getPage("/account", await cookieOf(member));
+    expectInert(html, "/account");
+    expect(html).toContain(`value="${escapeHtml(HOSTILE)}"`);
+    expect(html).toMatch(new RegExp(`id="managed-by"[^>]*>Your account is managed by <strong>${escapeRe(escapeHtml(HOSTILE))}</strong>`));
+    expect(html).toContain(`Required by ${escapeHtml(HOSTILE)}`);
+    expect(html).toContain(`data-name="${escapeHtml(HOSTILE)}"`);
+    expect(html).toContain(`aria-label="Leave ${escapeHtml(HOSTILE)}"`);
+    expect(html).toContain(`data-confirm="Leave ${escapeHtml(HOSTILE)}? You lose access to everything it gives you."`);
+    expectEscaped(html, `${HOSTILE} 2`, "invitation");
+  });
+
+  it("SSH keys named by their comment or their description", async () => {
+    const { app } = suite;
+    const user = await newUser(app);
+    const key = makeKey();
+    const byComment = `${key.pub.split(" ").slice(0, 2).join(" ")} ${HOSTILE}`;
+    const added = await app.http.post("/api/v1/ssh/keys", { key: byComment }, { token: user.token });
+    expect([200, 201], added.text).toContain(added.status);
+    const described = await app.http.post("/api/v1/ssh/keys", { key: makeKey("ecdsa").pub, description: `${HOSTILE} described` }, { token: user.token });
+    expect([200, 201], described.text).toContain(described.status);
+
+    const html = await getPage("/account", await cookieOf(user));
+    expectInert(html, "/account ssh");
+    const comment = (await app.http.get("/api/v1/ssh/keys", { token: user.token })).body.data.keys.find((k: { id: string }) => k.id === added.body.data.id).key_comment;
+    expect(comment).toContain("<script>");
+    expect(html).toContain(`<strong>${escapeHtml(comment)}</strong>`);
+    expect(html).toContain(`aria-label="Remove SSH key ${escapeHtml(comment)}"`);
+    expectEscaped(html, `${HOSTILE} described`, "described key");
+  });
+
+  it("sessions described by a hostile User-Agent", async () => {
+    const user = await newUser(suite.app);
+    // No browser recognised: the device is the agent's first word (up to a space or "/"), which
+    // can still be markup.
+    const device = `"><script>alert(1)<!--`;
+    await cookieOf(user, { "user-agent": `${device} ${HOSTILE}` });
+    await cookieOf(user, { "user-agent": `Mozilla/5.0 (X11; Linux x86_64) ${ATTR} Chrome/120.0 Safari/537.36` });
+    const html = await getPage("/account", await cookieOf(user));
+    expectInert(html, "/account sessions");
+    expect(html).toContain(`<strong>${escapeHtml(device)}</strong>`);
+    expect(html).toContain(`data-name="${escapeHtml(device)}"`);
+    expect(html).toContain("Chrome on Linux");
+  });
+
+  it("passkeys with a hostile name, in text, attributes and the rename field", async () => {
+    const { app } = suite;
+    const user = await newUser(app);
+    // Signed in before the passkey turns two-step verification on.
+    const cookie = await cookieOf(user);
+    const begin = await app.http.post("/api/v1/auth/webauthn/register/begin", {}, { token: user.token });
+    const authenticator = new SoftAuthenticator(app.url, "localhost");
+    const done = await app.http.post(
+      "/api/v1/auth/webauthn/register/complete",
+      { challenge_id: begin.body.data.challenge_id, response: authenticator.register(begin.body.data.options), name: HOSTILE },
+      { token: user.token },
+    );
+    expect(done.status, done.text).toBe(201);
+    const html = await getPage("/account", cookie);
+    expectInert(html, "/account passkeys");
+    expect(html).toContain(`<strong>${escapeHtml(HOSTILE)}</strong>`);
+    expect(html).toContain(`aria-label="Rename passkey ${escapeHtml(HOSTILE)}"`);
+    expect(html).toMatch(new RegExp(`name="name" type="text" maxlength="255" required value="${escapeRe(escapeHtml(HOSTILE))}"`));
+  });
+
+  it("a linked GitHub account whose login and name are hostile", async () => {
+    const { app, idps } = suite;
+    const user = await newUser(app);
+    idps.github.signIn(githubAccount(user.email, { login: HOSTILE, name: HOSTILE }));
+    const linked = await runExternalFlow(app, newBrowser(app), "github", { flow: "link" }, user.token);
+    expect(linked.landing?.searchParams.get("linked"), JSON.stringify(linked.body)).toBe("github");
+    const html = await getPage("/account", await cookieOf(user));
+    expectInert(html, "/account linked");
+    expect(html).toContain(`GitHub: ${escapeHtml(HOSTILE)}`);
+  });
+
+  it("an application (OIDC client) with a hostile name, on the consent page and in the console", async () => {
+    const { app } = suite;
+    const admin = await newUser(app);
+    const org = await newOrg(app, admin, `${HOSTILE} RP owner`);
+    const client = await registerClient(app, org.id, admin, { name: HOSTILE });
+    const user = await newUser(app);
+    const agent = new OidcAgent(app.url);
+    await agent.signIn(user.email, user.password);
+    const config = await discover(app.url, client);
+    const verifier = oc.randomPKCECodeVerifier();
+    const url = oc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: "openid email", code_challenge: await oc.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256" });
+
+    const consent = await agent.follow(url.toString(), REDIRECT, "stop");
+    expect(consent.status).toBe(200);
+    expectInert(consent.body, "consent page");
+    expectEscaped(consent.body, HOSTILE, "consent page");
+    expect((await agent.follow(url.toString(), REDIRECT, "allow")).url.startsWith(REDIRECT)).toBe(true);
+
+    const html = await getPage("/account", await cookieOf(user));
+    expectInert(html, "/account consents");
+    expect(html).toContain(`<strong>${escapeHtml(HOSTILE)}</strong>`);
+    expect(html).toContain(`aria-label="Withdraw access of ${escapeHtml(HOSTILE)}"`);
+  });
+});
+
+describe("the emailed-link pages show hostile data and query values as text", () => {
+  it("the invitation page, for a visitor, the invitee and someone else, names the organization escaped", async () => {
+    const { app } = suite;
+    const owner = await newUser(app);
+    const org = await newOrg(app, owner, `${HOSTILE} invites`);
+    const invitee = await newUser(app);
+    const token = await invite(app, org.id, owner, invitee.email);
+    const newcomer = await invite(app, org.id, owner, uniqueEmail("newcomer"));
+    const stranger = await newUser(app);
+    for (const [who, cookie, t] of [
+      ["visitor, existing account", undefined, token],
+      ["visitor, new account", undefined, newcomer],
+      ["invitee", await cookieOf(invitee), token],
+      ["someone else", await cookieOf(stranger), token],
+    ] as const) {
+      const html = await getPage(`/invite?token=${encodeURIComponent(t)}`, cookie);
+      expectInert(html, `/invite as ${who}`);
+      expect(html).toContain(`<title>Join ${escapeHtml(`${HOSTILE} invites`)} · `);
+      expect(html).toContain(`<dd id="invite-org">${escapeHtml(`${HOSTILE} invites`)}</dd>`);
+    }
+  });
+
+  it("the activation link of a provisioned account names the managing organization escaped", async () => {
+    const { app } = suite;
+    const owner = await newUser(app);
+    const org = await newOrg(app, owner, `${HOSTILE} provisions`);
+    const email = uniqueEmail("provisioned");
+    expect((await app.http.post(`/api/v1/organizations/${org.id}/members`, { email, role: "member" }, { token: owner.token })).status).toBe(201);
+    await app.flushEmails();
+    const code = tokenFrom(linkIn(app.mail.lastWith(email, "/activate?code="), "/activate"), "code");
+    const html = await getPage(`/activate?code=${encodeURIComponent(code)}`);
+    expectInert(html, "/activate");
+    expect(html).toContain(`id="managed-notice">Your account will be managed by <strong>${escapeHtml(`${HOSTILE} provisions`)}</strong>`);
+  });
+
+  it("tokens, codes and error parameters from the URL stay inside their attribute or are not shown at all", async () => {
+    const q = encodeURIComponent(HOSTILE);
+    for (const [path, field] of [
+      [`/verify-email?token=${q}`, "token"],
+      [`/reset-password?token=${q}`, "token"],
+      [`/activate?code=${q}`, "code"],
+    ] as const) {
+      const html = await getPage(path);
+      expectInert(html, path);
+      expect(html, path).toContain(`<input type="hidden" name="${field}" value="${escapeHtml(HOSTILE)}">`);
+    }
+    // An unknown invitation answers in the service's words, not the link's.
+    const unknown = await getPage(`/invite?token=${q}`, undefined, 404);
+    expectInert(unknown, "/invite unknown");
+    expect(unknown).not.toContain("alert(1)");
+    // The sign-in page is static: its script reads error_type and next, the server echoes neither.
+    for (const path of [`/login?error_type=${q}&error=${q}&next=${q}&mfa=${q}`, `/?next=${q}`, `/forgot-password?email=${q}`, `/register?next=${q}&email=${q}`]) {
+      const html = await getPage(path);
+      expectInert(html, path);
+      expect(html, path).not.toContain("alert(1)");
+    }
+    // The command-line sign-in: an unknown token is named only inside its data attribute, if at all.
+    const user = await newUser(suite.app);
+    const cli = await getPage(`/cli/authorize?cli_token=${q}`, await cookieOf(user));
+    expectInert(cli, "/cli/authorize");
+    expect(cli).not.toContain("alert(1)");
+  });
+
+  it("a repeated query parameter is treated as absent, not joined into the page", async () => {
+    const html = await getPage(`/verify-email?token=a&token=${encodeURIComponent(ATTR)}`);
+    expectInert(html, "/verify-email repeated");
+    expect(html).not.toContain('name="token"');
+  });
+});
+
+describe("next: only a path on this site", () => {
+  const EVIL_NEXT = ["//evil.example", "//evil.example/account", "/\\evil.example", "\\\\evil.example", "https://evil.example/", "javascript:alert(1)", "JavaScript:alert(1)//", "/\t/evil.example", " /account", "/account\nx", "data:text/html,<script>alert(1)</script>"];
+
+  it("the registration page carries only a same-site path on to sign-in", async () => {
+    for (const next of EVIL_NEXT) {
+      const html = await getPage(`/register?next=${encodeURIComponent(next)}`);
+      expect(html, next).not.toMatch(/href="\/login\?next=/);
+      expect(html, next).toContain(`href="/login"`);
+    }
+    const html = await getPage(`/register?next=${encodeURIComponent("/invite?token=abc")}`);
+    expect(html).toContain(`href="/login?next=${escapeHtml(encodeURIComponent("/invite?token=abc"))}"`);
+  });
+
+  it("an external sign-in refuses to come back anywhere else", async () => {
+    for (const next of EVIL_NEXT) {
+      const res = await suite.app.http.get(`/api/v1/auth/external/github/authorize?flow=login&next=${encodeURIComponent(next)}`);
+      expect(res.status, next).toBe(400);
+    }
+  });
+
+  it("the sign-in page's script goes to /account after signing in unless next is a same-site path", async () => {
+    for (const next of EVIL_NEXT) {
+      const run = await runLoginScript(`?next=${encodeURIComponent(next)}`);
+      expect(run.assigned, next).toEqual(["/account"]);
+      expect(run.registerHref, next).toBe("/register");
+    }
+    for (const next of ["/account/security", "/invite?token=abc", "/api/v1/oidc/interaction/x", "/%2F%2Fevil.example"]) {
+      const run = await runLoginScript(`?next=${encodeURIComponent(next)}`);
+      expect(run.assigned, next).toEqual([next]);
+      expect(run.registerHref).toBe(`/register?next=${encodeURIComponent(next)}`);
+    }
+    // A crafted error code shows our own generic words, never the link's text.
+    const crafted = await runLoginScript(`?error_type=${encodeURIComponent(HOSTILE)}&error=${encodeURIComponent(HOSTILE)}`, false);
+    expect(crafted.alert).toBe("The sign-in could not be completed. Try again.");
+    expect((await runLoginScript("?error_type=__proto__", false)).alert).toBe("The sign-in could not be completed. Try again.");
+  });
+
+  it("the console's script shows only its own words for a link outcome", async () => {
+    for (const search of [`?linked=${encodeURIComponent(HOSTILE)}`, "?linked=__proto__", `?error_type=${encodeURIComponent(HOSTILE)}`, "?error_type=constructor"]) {
+      const texts = runConsoleScript(search).messages().join(" ");
+      expect(texts, search).not.toMatch(/alert|script|function|object/i);
+      expect(texts.length, search).toBeGreaterThan(0);
+    }
+  });
+
+  it("the console runs only its own actions: the two-step file's are added, Object.prototype's are not", async () => {
+    const page = runConsoleScript("");
+    for (const action of ["constructor", "__proto__", "toString", "hasOwnProperty", "add"]) {
+      await page.click(action);
+      expect(page.messages(), action).toEqual([]);
+    }
+    // An action of account-two-step.js, run by account.js.
+    page.byId("totp-setup").hidden = false;
+    await page.click("totp-cancel");
+    expect(page.byId("totp-setup").hidden).toBe(true);
+    expect(page.messages()).toEqual(["Authenticator app setup cancelled."]);
+  });
+});
+
+describe("the pages' own scripts and assets", () => {
+  const ASSETS = new URL("../../../src/pages/assets/", import.meta.url);
+  const scripts = readdirSync(ASSETS).filter((f) => f.endsWith(".js"));
+
+  it("write no HTML: text goes in with textContent, markup only comes from the server's own page", () => {
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const file of scripts) {
+      const source = readFileSync(new URL(file, ASSETS), "utf8");
+      expect(source, file).not.toMatch(/\.innerHTML|\.outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function|setTimeout\(\s*["'`]|\.setAttribute\(\s*["']on/);
+      expect(source, file).not.toMatch(/createContextualFragment|srcdoc/);
+    }
+  });
+
+  it("every script and stylesheet a page references is served, with its type and nosniff", async () => {
+    const user = await newUser(suite.app);
+    const cookie = await cookieOf(user);
+    const pages = await Promise.all(["/", "/login", "/register", "/verify-email", "/forgot-password", "/reset-password?token=x", "/activate?code=x", "/network-access", "/cli/authorize"].map((p) => getPage(p, cookie)));
+    pages.push(await getPage("/account", cookie));
+    const referenced = new Set(pages.flatMap((html) => [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!)));
+    expect(referenced).toContain("/assets/account.js");
+    expect(referenced).toContain("/assets/account-two-step.js");
+    expect(referenced).toContain("/assets/keyward.js");
+    for (const path of referenced) {
+      const res = await fetch(suite.app.url + path);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get("content-type"), path).toMatch(path.endsWith(".css") ? /^text\/css/ : /^application\/javascript/);
+      expect(res.headers.get("x-content-type-options"), path).toBe("nosniff");
+    }
+    for (const path of ["/assets/__proto__", "/assets/constructor", "/assets/..%2Fpages.ts", "/assets/keyward.js%00"]) {
+      expect((await fetch(suite.app.url + path)).status, path).toBe(404);
+    }
+  });
+
+  it("escapeHtml encodes every character that can end a text run, a quoted value or a template", () => {
+    expect(escapeHtml(`&<>"'\``)).toBe("&#38;&#60;&#62;&#34;&#39;&#96;");
+    expect(escapeHtml("&#60;")).toBe("&#38;#60;");
+    expect(escapeHtml("plain text, unchanged")).toBe("plain text, unchanged");
+  });
+});
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** A stand-in element: enough of the DOM for the scripts' start-up and their handlers. */
+function fakeElement(id: string) {
+  const listeners: Record<string, (e: unknown) => unknown> = {};
+  return {
+    id,
+    hidden: false,
+    disabled: false,
+    isConnected: true,
+    value: "",
+    checked: false,
+    href: id === "register-link" ? "/register" : "",
+    textContent: "",
+    dataset: {} as Record<string, string>,
+    listeners,
+    focus() {},
+    scrollIntoView() {},
+    closest: (): null => null,
+    addEventListener(type: string, fn: (e: unknown) => unknown) {
+      listeners[type] = fn;
+    },
+  };
+}
+
+/** Elements by id, made on first use. */
+function fakeDom() {
+  const elements = new Map<string, ReturnType<typeof fakeElement>>();
+  return (id: string) => {
+    if (!elements.has(id)) elements.set(id, fakeElement(id));
+    return elements.get(id)!;
+  };
+}
+
+const scriptSource = (name: string) => readFileSync(new URL(`../../../src/pages/assets/${name}`, import.meta.url), "utf8");
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+/**
+ * Runs the sign-in page's script (keyward.js) on /login with `search`, answers the password sign-in
+ * with success, and reports where the script sent the browser.
+ */
+async function runLoginScript(search: string, submit = true) {
+  const byId = fakeDom();
+  const assigned: string[] = [];
+  runInNewContext(scriptSource("keyward.js"), {
+    document: { getElementById: byId, querySelectorAll: () => [] },
+    location: { search, pathname: "/login", assign: (u: string) => assigned.push(String(u)), reload() {} },
+    URLSearchParams,
+    fetch: async () => ({ ok: true, status: 200, json: async () => ({ success: true, data: {} }) }),
+  });
+  if (submit) {
+    await byId("login-form").listeners.submit!({ preventDefault() {} });
+    await tick();
+  }
+  return { assigned, registerHref: byId("register-link").href, alert: byId("alert").textContent };
+}
+
+/** The console's scripts, in the order the page loads them. */
+const CONSOLE_SCRIPTS = ["account.js", "account-two-step.js"];
+
+/**
+ * Runs the console's scripts on /account with `search`. `messages` is what its message areas
+ * say; `click` presses a button with that data-action.
+ */
+function runConsoleScript(search: string) {
+  const byId = fakeDom();
+  const onDocument: Record<string, (e: unknown) => void> = {};
+  const noop = () => {};
+  const context = createContext({
+    document: { getElementById: byId, querySelectorAll: () => [], addEventListener: (type: string, fn: (e: unknown) => void) => (onDocument[type] = fn) },
+    location: { search, pathname: "/account", hash: "", assign: noop },
+    URLSearchParams,
+    setTimeout: noop,
+    clearTimeout: noop,
+  });
+  context.window = context;
+  for (const name of CONSOLE_SCRIPTS) runInContext(scriptSource(name), context);
+  return {
+    byId,
+    messages: () => [byId("status").textContent, byId("alert").textContent].filter(Boolean),
+    async click(action: string) {
+      const button = fakeElement(`button-${action}`);
+      button.dataset.action = action;
+      onDocument.click!({ target: { closest: () => button } });
+      await tick();
+    },
+  };
+}
