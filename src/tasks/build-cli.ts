@@ -1,4 +1,4 @@
-import { chmodSync, readFileSync } from "node:fs";
+import { chmodSync, readFileSync, renameSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
@@ -10,10 +10,14 @@ import { build } from "esbuild";
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const { version } = JSON.parse(readFileSync(`${root}package.json`, "utf8")) as { version: string };
 
+const out = `${root}dist/cli/keyward.mjs`;
+const tmp = `${out}.${process.pid}.tmp`;
 await build({
   absWorkingDir: root,
   entryPoints: ["src/cli/keyward.ts"],
-  outfile: "dist/cli/keyward.mjs",
+  // Written aside and renamed into place: a build running beside another (parallel test files) or
+  // beside a running keyward never exposes a half-written file.
+  outfile: tmp,
   bundle: true,
   platform: "node",
   format: "esm",
@@ -25,5 +29,6 @@ await build({
   legalComments: "none",
   logLevel: "warning",
 });
-chmodSync(`${root}dist/cli/keyward.mjs`, 0o755);
+chmodSync(tmp, 0o755);
+renameSync(tmp, out);
 console.log("built dist/cli/keyward.mjs");
