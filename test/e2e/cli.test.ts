@@ -6,7 +6,7 @@ import { startTestApp, type TestApp } from "../helpers/app.js";
 import { launchBrowser } from "../helpers/browser.js";
 import { buildCli, cliUser, loginWithLoopback, runCli, startCli, type CliUser } from "../helpers/cli.js";
 import { OidcAgent } from "../helpers/oidc-agent.js";
-import { newUser } from "../factories/users.js";
+import { newSuperadmin, newUser } from "../factories/users.js";
 
 /**
  * The built `keyward` client as a subprocess against a running Keyward: sign-in with the device
@@ -162,4 +162,27 @@ describe("keyward logout", () => {
     expect(out.code).toBe(5);
     expect(out.stderr.trim().split("\n")).toHaveLength(1);
   });
+});
+
+describe("a token without the scope", () => {
+  it("exits 3 naming the refusal when the client is no longer allowed a scope the command needs", async () => {
+    const person = await newUser(app, { fullName: "Scoped Person" });
+    const u = cliUser(app.url);
+    expect((await loginWithLoopback(app.url, person, u)).code).toBe(0);
+    const operator = await newSuperadmin(app);
+    const all = ["profile:read", "orgs:read", "ssh:keys", "ssh:sign", "networks:activate"];
+    const allow = (scopes: string[]) => app.http.patch("/api/v1/admin/oidc-clients/keyward-cli", { allowed_api_scopes: scopes }, { token: operator.token });
+    expect((await allow(all.filter((s) => s !== "orgs:read"))).status).toBe(200);
+    try {
+      const out = await runCli(["orgs", "--json"], u);
+      expect(out.code).toBe(3);
+      expect(out.stderr.trim().split("\n")).toHaveLength(1);
+      expect(out.stderr).toContain("keyward login");
+      expect(JSON.parse(out.stdout).error).toMatchObject({ type: "INSUFFICIENT_SCOPE", exit_code: 3 });
+      // What the token still covers keeps working.
+      expect((await runCli(["whoami"], u)).code).toBe(0);
+    } finally {
+      await allow(all);
+    }
+  }, 60_000);
 });
