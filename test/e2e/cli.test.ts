@@ -128,6 +128,31 @@ describe("keyward login", () => {
   }, 60_000);
 });
 
+describe("keyward login again", () => {
+  it("replaces the old sign-in: the new tokens work and the old refresh token is dead", async () => {
+    const person = await newUser(app, { fullName: "Twice Person" });
+    const u = cliUser(app.url);
+    // The same browser both times: the provider may hand the second login the same grant.
+    const browserSession = new OidcAgent(app.url);
+    await browserSession.signIn(person.email, person.password);
+    expect((await loginWithLoopback(app.url, person, u, [], browserSession)).code).toBe(0);
+    const first = saved(u);
+    const again = await loginWithLoopback(app.url, person, u, [], browserSession);
+    expect(again.code, again.stderr).toBe(0);
+    const second = saved(u);
+    expect(second.refreshToken).not.toBe(first.refreshToken);
+    const who = await runCli(["whoami"], u);
+    expect(who.code, who.stderr).toBe(0);
+    expect((await app.http.get("/api/v1/auth/me", { token: second.accessToken })).status).toBe(200);
+    const old = await fetch(`${app.url}/api/v1/oidc/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: first.refreshToken, client_id: "keyward-cli" }).toString(),
+    });
+    expect((await old.json()).error).toBe("invalid_grant");
+  }, 60_000);
+});
+
 describe("keyward logout", () => {
   it("revokes the tokens at the server and forgets them", async () => {
     const person = await newUser(app, { fullName: "Logout Person" });

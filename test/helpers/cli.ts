@@ -99,13 +99,20 @@ export function startCliInPty(args: string[], user: CliUser): CliProcess {
  * `keyward login` on the loopback redirect, with the browser played by OidcAgent: sign in, follow
  * the printed address through consent to the CLI's 127.0.0.1 listener, and deliver the answer.
  */
-export async function loginWithLoopback(origin: string, person: { email: string; password: string }, user: CliUser, args: string[] = []): Promise<CliRun & { consentShown: boolean }> {
+export async function loginWithLoopback(
+  origin: string,
+  person: { email: string; password: string },
+  user: CliUser,
+  args: string[] = [],
+  browser?: import("./oidc-agent.js").OidcAgent,
+): Promise<CliRun & { consentShown: boolean }> {
   const { OidcAgent } = await import("./oidc-agent.js");
   const cli = startCli(["login", ...args], user);
   const [url] = await cli.waitFor(/https?:\/\/\S+\/authorize\?\S+/);
   const redirectUri = new URL(url!).searchParams.get("redirect_uri")!;
-  const agent = new OidcAgent(origin);
-  await agent.signIn(person.email, person.password);
+  // A given agent is a browser that is already signed in (its session and grants carry over).
+  const agent = browser ?? new OidcAgent(origin);
+  if (!browser) await agent.signIn(person.email, person.password);
   const stop = await agent.follow(url!, redirectUri);
   if (!stop.url.startsWith(redirectUri)) throw new Error(`authorization stopped at ${stop.url} (${stop.status}): ${stop.body.slice(0, 300)}`);
   const delivered = await fetch(stop.url);

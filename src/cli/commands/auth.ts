@@ -1,5 +1,4 @@
 import open from "open";
-import * as oc from "openid-client";
 import type { Ctx } from "../context.js";
 import { CliError, toFailure } from "../errors.js";
 import { browserLogin } from "../login-browser.js";
@@ -28,6 +27,9 @@ export async function login(ctx: Ctx, opts: { device?: boolean; browser?: boolea
   const meta = await resourceMetadata(server);
   const config = await discover(meta.issuer);
   const noBrowser = opts.browser === false || ctx.env.KEYWARD_NO_BROWSER === "1";
+  // A new login replaces the old one, which is ended first rather than left live. Not afterwards:
+  // the provider may give the new login the same grant, and revoking a token revokes its grant.
+  if (store.get(server)) await revokeAndForget(store, server);
   const tokens = opts.device
     ? await deviceLogin(config, io, meta.resource)
     : await browserLogin(config, {
@@ -38,10 +40,7 @@ export async function login(ctx: Ctx, opts: { device?: boolean; browser?: boolea
           io.stderr("Waiting for the browser…");
         },
       });
-  const previous = store.get(server);
   store.save(server, { issuer: meta.issuer, resource: meta.resource, clientId: CLIENT_ID, ...tokenFields(tokens) }, true);
-  // A new login replaces the old grant: end it rather than leave a live refresh token behind.
-  if (previous?.refreshToken) await oc.tokenRevocation(config, previous.refreshToken, { token_type_hint: "refresh_token" }).catch(() => {});
   const { user } = await ctx.api.get<Me>("/auth/me");
   const creds = ctx.session.credentials();
   store.save(server, { ...creds, user: { id: user.id, email: user.email, name: user.full_name ?? null } });
