@@ -54,9 +54,8 @@ export async function browserLogin(config: oc.Configuration, options: BrowserLog
       code_challenge_method: "S256",
       state,
       nonce,
-      // OpenID Connect honours offline_access (a refresh token) only with prompt=consent (Core §11);
-      // without it the provider drops the scope and the sign-in would die with its first access token.
-      prompt: "consent",
+      // No prompt=consent: Keyward issues its own CLI a refresh token once the user has consented
+      // (first sign-in only), where OpenID Connect would drop offline_access without it.
     });
     await options.present(url.toString());
     const returned = await callback;

@@ -42,6 +42,9 @@ export interface ProviderDeps {
 /** What a superadmin allowed the client to ask of Keyward's own API (empty: nothing). */
 const apiScopesOf = (client: object | undefined) => ((client as Record<string, unknown> | undefined)?.["urn:keyward:api_scopes"] as string[] | undefined) ?? [];
 
+/** Keyward's own clients (the CLI): first-party, no organization. */
+const isBuiltIn = (client: object | undefined) => (client as Record<string, unknown> | undefined)?.["urn:keyward:built_in"] === true;
+
 type ClientTtl = { AccessToken: number; IdToken: number; RefreshToken: number };
 const ttlOf = (client: { [key: string]: unknown } | undefined) => client?.["urn:keyward:ttl"] as ClientTtl | undefined;
 /** The organization that registered the client. */
@@ -138,6 +141,11 @@ export function buildProvider(deps: ProviderDeps, keys: PrivateJwk[]): Provider 
       url: (_ctx, interaction) => `${OIDC_PREFIX}/interaction/${interaction.uid}`,
     },
     rotateRefreshToken: true,
+    // OpenID Connect grants offline_access only with prompt=consent (Core §11), which would show the
+    // consent page at every sign-in. Keyward's own CLI gets its refresh token (not bound to the
+    // browser's session) once the user has consented, as a first-party client.
+    issueRefreshToken: async (_ctx, client, code) => client.grantTypeAllowed("refresh_token") && (code.scopes.has("offline_access") || isBuiltIn(client)),
+    expiresWithSession: async (ctx, code) => !code.scopes.has("offline_access") && !isBuiltIn(ctx.oidc.client),
     ttl: {
       AccessToken: (_ctx, token, client) => token.resourceServer?.accessTokenTTL ?? ttlOf(client)?.AccessToken ?? 3600,
       ClientCredentials: (_ctx, token, client) => token.resourceServer?.accessTokenTTL ?? ttlOf(client)?.AccessToken ?? 3600,

@@ -28,6 +28,8 @@ export interface DelegatedTokens {
   accessToken: string;
   refreshToken: string | undefined;
   scope: string;
+  /** Whether the user was shown the consent page. */
+  consentShown: boolean;
   /** Status and body of the token answer (for refusals). */
   raw: { status: number; body: Record<string, unknown> };
 }
@@ -39,7 +41,7 @@ export interface DelegatedTokens {
 export async function delegatedToken(
   app: TestApp,
   user: { email: string; password: string },
-  options: { scopes?: string[]; clientId?: string; redirectUri?: string; clientSecret?: string | null } = {},
+  options: { scopes?: string[]; clientId?: string; redirectUri?: string; clientSecret?: string | null; prompt?: string | null; agent?: import("../helpers/oidc-agent.js").OidcAgent } = {},
 ): Promise<DelegatedTokens> {
   const { OidcAgent } = await import("../helpers/oidc-agent.js");
   const { createHash, randomBytes } = await import("node:crypto");
@@ -48,8 +50,8 @@ export async function delegatedToken(
   const verifier = randomBytes(32).toString("base64url");
   const challenge = createHash("sha256").update(verifier).digest("base64url");
   const resource = `${app.url}/api/v1`;
-  const agent = new OidcAgent(app.url);
-  await agent.signIn(user.email, user.password);
+  const agent = options.agent ?? new OidcAgent(app.url);
+  if (!options.agent) await agent.signIn(user.email, user.password);
   const authorize = new URL(`${app.url}/api/v1/oidc/authorize`);
   const params = {
     client_id: clientId,
@@ -60,7 +62,7 @@ export async function delegatedToken(
     state: randomBytes(8).toString("hex"),
     code_challenge: challenge,
     code_challenge_method: "S256",
-    prompt: "consent",
+    ...(options.prompt === null ? {} : { prompt: options.prompt ?? "consent" }),
   };
   for (const [k, v] of Object.entries(params)) authorize.searchParams.set(k, v);
   const stop = await agent.follow(authorize.toString(), redirectUri.replace(/\/callback$|\/cb$/, ""));
@@ -72,7 +74,7 @@ export async function delegatedToken(
   else form.set("client_id", clientId);
   const res = await fetch(`${app.url}/api/v1/oidc/token`, { method: "POST", headers, body: form });
   const body = (await res.json()) as Record<string, unknown>;
-  return { accessToken: String(body.access_token ?? ""), refreshToken: body.refresh_token as string | undefined, scope: String(body.scope ?? ""), raw: { status: res.status, body } };
+  return { accessToken: String(body.access_token ?? ""), refreshToken: body.refresh_token as string | undefined, scope: String(body.scope ?? ""), consentShown: stop.consentShown, raw: { status: res.status, body } };
 }
 
 /** A refresh grant for a public client (the CLI). */

@@ -187,6 +187,25 @@ describe("what a delegated token is", () => {
   });
 });
 
+describe("the built-in keyward-cli client", () => {
+  it("asks for consent once, and gets a refresh token that outlives the browser's sign-in", async () => {
+    const { OidcAgent } = await import("../helpers/oidc-agent.js");
+    const u = await newUser(app);
+    const browser = new OidcAgent(app.url);
+    await browser.signIn(u.email, u.password);
+    const first = await delegatedToken(app, u, { agent: browser, prompt: null });
+    expect(first.consentShown).toBe(true);
+    expect(first.refreshToken).toBeTruthy();
+    const second = await delegatedToken(app, u, { agent: browser, prompt: null });
+    expect(second.consentShown).toBe(false);
+    expect(second.refreshToken).toBeTruthy();
+    // Signing the browser out of Keyward leaves the CLI signed in (its own grant, not the browser's session).
+    expect((await browser.fetch(`${app.url}/api/v1/auth/logout`, { method: "POST", headers: { origin: app.url } })).status).toBe(200);
+    expect((await app.http.get("/api/v1/auth/me", { token: second.accessToken })).status).toBe(200);
+    expect((await refreshDelegated(app, second.refreshToken!)).status).toBe(200);
+  });
+});
+
 describe("which clients may ask", () => {
   it("refuses the API to a client no superadmin allowed, and honours narrowing at once", async () => {
     const admin = await newUser(app);

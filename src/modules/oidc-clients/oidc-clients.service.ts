@@ -81,7 +81,7 @@ const fieldsOf = (c: ClientRow) => ({
 const secretContext = (clientId: string) => `oidc-client:${clientId}`;
 
 /** Keyward-specific client metadata oidc-provider carries through (extraClientMetadata). */
-export const CLIENT_EXTRA = ["urn:keyward:organization_id", "urn:keyward:cors_origins", "urn:keyward:ttl", "urn:keyward:api_scopes"] as const;
+export const CLIENT_EXTRA = ["urn:keyward:organization_id", "urn:keyward:cors_origins", "urn:keyward:ttl", "urn:keyward:api_scopes", "urn:keyward:built_in"] as const;
 
 /** OIDC relying parties, registered per organization by its admins. Secrets are shown once and stored sealed. */
 export class OidcClientsService {
@@ -215,6 +215,7 @@ export class OidcClientsService {
       "urn:keyward:cors_origins": row.corsOrigins,
       "urn:keyward:ttl": { AccessToken: row.accessTokenTtl, IdToken: row.idTokenTtl, RefreshToken: row.refreshTokenTtl },
       "urn:keyward:api_scopes": row.allowedApiScopes,
+      "urn:keyward:built_in": row.builtIn,
     };
   }
 
