@@ -5,3 +5,17 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
   }
   return false;
 }
+
+/**
+ * Runs `work` and turns a unique violation of a named constraint into that constraint's own error
+ * (e.g. `{ users_email_live_uq: AuthErrors.emailTaken }`); any other failure passes through.
+ * The one place the try/catch around a uniqueness-guarded write is written.
+ */
+export async function uniqueOr<T>(work: () => Promise<T>, errors: Record<string, () => Error>): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    for (const [constraint, error] of Object.entries(errors)) if (isUniqueViolation(e, constraint)) throw error();
+    throw e;
+  }
+}
