@@ -38,7 +38,8 @@ export const queryInput = (req: Request): unknown => toCamel({ ...(req.query as 
 export function mountRoutes(router: Router, routes: readonly RouteDef[]): void {
   for (const r of routes) {
     router[r.method](r.path, (req, res) => {
-      requireScope(req.ctx, r.scope);
+      // Routers without caller resolution (health) have no caller to hold to a scope.
+      if (req.ctx) requireScope(req.ctx, r.scope);
       return r.handle(req, res);
     });
   }
