@@ -101,7 +101,12 @@ export class AccountsService {
     return db
       .transaction(async (tx) => {
         const now = clock.now();
-        const link = await userTokensRepository.consumeEmailLink(tx, sha256Hex(token), now);
+        const hash = sha256Hex(token);
+        // The account's row is locked before any of its links is spent: opening several links of
+        // one account at once (each voids the others) then runs one after another, not into a deadlock.
+        const owner = await userTokensRepository.findEmailLinkOwner(tx, hash, now);
+        if (!owner || !(await usersRepository.lockById(tx, owner))) throw AuthErrors.invalidLink();
+        const link = await userTokensRepository.consumeEmailLink(tx, hash, now);
         const found = link ? await usersRepository.findById(tx, link.userId) : undefined;
         if (!link || !found) throw AuthErrors.invalidLink();
         const user = link.purpose === "email_change" && link.newEmail ? await this.switchAddress(tx, ctx, found, link.newEmail, now) : found;

@@ -27,6 +27,15 @@ export const userTokensRepository = {
     return row?.userId;
   },
 
+  /** Whose account an unspent, unexpired email link belongs to (no lock, nothing changes). */
+  async findEmailLinkOwner(db: Executor, tokenHash: string, now: Date): Promise<string | undefined> {
+    const [row] = await db
+      .select({ userId: userTokens.userId })
+      .from(userTokens)
+      .where(and(eq(userTokens.tokenHash, tokenHash), inArray(userTokens.purpose, ["email_verification", "email_change"]), isNull(userTokens.usedAt), gt(userTokens.expiresAt, now)));
+    return row?.userId;
+  },
+
   /**
    * The verification link of either kind (the same /verify-email page opens both): proving the
    * current address, or a new one (email_change, which carries the address it proves).
