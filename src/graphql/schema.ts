@@ -2,22 +2,46 @@ import "reflect-metadata";
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from "graphql";
 import { buildSchema } from "type-graphql";
 import type { Services } from "../container.js";
+import { AdminResolver } from "./admin/admin.resolver.js";
+import { ApiKeysResolver } from "./api-keys/api-keys.resolver.js";
+import { AuditResolver } from "./audit/audit.resolver.js";
 import { authChecker } from "./auth-checker.js";
-import { AdminResolver } from "./resolvers/admin.resolver.js";
-import { AuthResolver } from "./resolvers/auth.resolver.js";
-import { UsersResolver } from "./resolvers/users.resolver.js";
-import { ApiKeysResolver } from "./resolvers/api-keys.resolver.js";
-import { DirectoryResolver } from "./resolvers/directory.resolver.js";
-import { OrgsResolver } from "./resolvers/orgs.resolver.js";
-import { SshResolver } from "./resolvers/ssh.resolver.js";
-import { MiscResolver } from "./resolvers/misc.resolver.js";
-import { MfaResolver } from "./resolvers/mfa.resolver.js";
-import { OidcResolver } from "./resolvers/oidc.resolver.js";
-import { ExternalAuthResolver } from "./resolvers/external-auth.resolver.js";
-import { NetworksResolver } from "./resolvers/networks.resolver.js";
-import { NetworkAccessResolver } from "./resolvers/network-access.resolver.js";
+import { AuthResolver } from "./auth/auth.resolver.js";
+import { ContactResolver } from "./contact/contact.resolver.js";
+import { DirectoryResolver } from "./directory/directory.resolver.js";
+import { EmailResolver } from "./email/email.resolver.js";
+import { ExternalAuthResolver } from "./external-auth/external-auth.resolver.js";
+import { HealthResolver } from "./health/health.resolver.js";
+import { InvitesResolver } from "./invites/invites.resolver.js";
+import { MfaResolver } from "./mfa/mfa.resolver.js";
+import { NetworkAccessResolver } from "./network-access/network-access.resolver.js";
+import { NetworksResolver } from "./networks/networks.resolver.js";
+import { OidcResolver } from "./oidc/oidc.resolver.js";
+import { OrgsResolver } from "./orgs/orgs.resolver.js";
+import { SshCaResolver } from "./ssh-ca/ssh-ca.resolver.js";
+import { SshKeysResolver } from "./ssh-keys/ssh-keys.resolver.js";
+import { UsersResolver } from "./users/users.resolver.js";
 
-const RESOLVERS = [AuthResolver, UsersResolver, AdminResolver, OrgsResolver, DirectoryResolver, ApiKeysResolver, SshResolver, MiscResolver, MfaResolver, OidcResolver, ExternalAuthResolver, NetworksResolver, NetworkAccessResolver] as const;
+const RESOLVERS = [
+  HealthResolver,
+  AuthResolver,
+  UsersResolver,
+  AdminResolver,
+  OrgsResolver,
+  InvitesResolver,
+  DirectoryResolver,
+  ApiKeysResolver,
+  AuditResolver,
+  SshKeysResolver,
+  SshCaResolver,
+  MfaResolver,
+  OidcResolver,
+  ExternalAuthResolver,
+  NetworksResolver,
+  NetworkAccessResolver,
+  EmailResolver,
+  ContactResolver,
+] as const;
 
 /** Builds the schema with resolver instances made once from the services (no DI framework). */
 export async function buildGraphqlSchema(services: Services): Promise<GraphQLSchema> {
