@@ -1,4 +1,5 @@
 import { Field, ID, Int, ObjectType } from "type-graphql";
+import { Paged } from "../common/paged.js";
 import { OrgRole } from "../common/org-role.js";
 import { WebauthnCredential } from "../mfa/mfa.types.js";
 import { ManagingOrganization, User } from "../users/users.types.js";
@@ -17,13 +18,7 @@ export class AdminUser extends User {
 }
 
 @ObjectType()
-export class AdminUserPage {
-  @Field(() => [AdminUser]) items: AdminUser[];
-  @Field(() => Int) count: number;
-  @Field(() => Int) page: number;
-  @Field(() => Int) perPage: number;
-  @Field(() => Int) pages: number;
-}
+export class AdminUserPage extends Paged(AdminUser) {}
 
 @ObjectType()
 export class UserMfaMethods {

@@ -1,5 +1,6 @@
 import { GraphQLJSONObject } from "graphql-scalars";
 import { ArgsType, Field, ID, Int, ObjectType } from "type-graphql";
+import { Paged } from "../common/paged.js";
 
 @ObjectType({ description: "One audit record" })
 export class AuditEntry {
@@ -19,13 +20,7 @@ export class AuditEntry {
 }
 
 @ObjectType()
-export class AuditLogPage {
-  @Field(() => [AuditEntry]) items: AuditEntry[];
-  @Field(() => Int) count: number;
-  @Field(() => Int) page: number;
-  @Field(() => Int) perPage: number;
-  @Field(() => Int) pages: number;
-}
+export class AuditLogPage extends Paged(AuditEntry) {}
 
 @ArgsType()
 export class AuditLogArgs {

@@ -1,4 +1,5 @@
 import { Field, ID, Int, ObjectType } from "type-graphql";
+import { Paged } from "../common/paged.js";
 
 @ObjectType()
 export class OutboxEmail {
@@ -15,13 +16,7 @@ export class OutboxEmail {
 }
 
 @ObjectType()
-export class OutboxPage {
-  @Field(() => [OutboxEmail]) items: OutboxEmail[];
-  @Field(() => Int) count: number;
-  @Field(() => Int) page: number;
-  @Field(() => Int) perPage: number;
-  @Field(() => Int) pages: number;
-}
+export class OutboxPage extends Paged(OutboxEmail) {}
 
 @ObjectType()
 export class RetriedEmail {

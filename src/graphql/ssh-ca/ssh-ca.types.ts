@@ -1,5 +1,6 @@
 import { GraphQLJSONObject } from "graphql-scalars";
 import { Field, ID, InputType, Int, ObjectType } from "type-graphql";
+import { Paged } from "../common/paged.js";
 
 @ObjectType()
 export class PreviousCaKey {
@@ -79,13 +80,7 @@ export class SignedCertificate extends Certificate {
 }
 
 @ObjectType()
-export class CertificatePage {
-  @Field(() => [Certificate]) items: Certificate[];
-  @Field(() => Int) count: number;
-  @Field(() => Int) page: number;
-  @Field(() => Int) perPage: number;
-  @Field(() => Int) pages: number;
-}
+export class CertificatePage extends Paged(Certificate) {}
 
 @InputType()
 export class SignUserCertificateInput {
