@@ -4,6 +4,7 @@ import { SUPERADMIN } from "../auth-checker.js";
 import type { GqlContext } from "../context.js";
 import { AuditLogPage } from "../audit/audit.types.js";
 import { message, MessagePayload } from "../common/common.types.js";
+import { omitNulls } from "../common/nulls.js";
 import { User } from "../users/users.types.js";
 import { AdminUser, AdminUserPage, UserMfaMethods } from "./admin.types.js";
 
@@ -20,7 +21,7 @@ export class AdminResolver {
     @Arg("page", () => Int, { nullable: true }) page?: number,
     @Arg("perPage", () => Int, { nullable: true }) perPage?: number,
   ) {
-    return this.s.adminUsers.search(ctx, { q: q ?? undefined, page: page ?? undefined, perPage: perPage ?? undefined });
+    return this.s.adminUsers.search(ctx, omitNulls({ q, page, perPage }));
   }
 
   @Authorized()
@@ -32,7 +33,7 @@ export class AdminResolver {
   @Authorized()
   @Mutation(() => User, { description: "Suspend an account: its sessions end at once" })
   suspendUser(@Ctx() { ctx }: GqlContext, @Arg("userId", () => ID) userId: string, @Arg("reason", () => String, { nullable: true }) reason?: string) {
-    return this.s.adminUsers.suspend(ctx, userId, { reason: reason ?? undefined });
+    return this.s.adminUsers.suspend(ctx, userId, omitNulls({ reason }));
   }
 
   @Authorized()
@@ -75,7 +76,7 @@ export class AdminResolver {
     @Arg("page", () => Int, { nullable: true }) page?: number,
     @Arg("perPage", () => Int, { nullable: true }) perPage?: number,
   ) {
-    return this.s.adminUsers.userAudit(ctx, userId, { page: page ?? undefined, perPage: perPage ?? undefined });
+    return this.s.adminUsers.userAudit(ctx, userId, omitNulls({ page, perPage }));
   }
 
   @Authorized()
@@ -92,7 +93,7 @@ export class AdminResolver {
     @Arg("method", () => String) method: string,
     @Arg("credentialId", () => ID, { nullable: true }) credentialId?: string,
   ) {
-    await this.s.adminUsers.removeMfa(ctx, userId, { method, credentialId: credentialId ?? undefined });
+    await this.s.adminUsers.removeMfa(ctx, userId, omitNulls({ method, credentialId }));
     return message("MFA removed");
   }
 }

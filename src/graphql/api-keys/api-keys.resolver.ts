@@ -1,5 +1,6 @@
 import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from "type-graphql";
 import type { Services } from "../../container.js";
+import { omitNulls } from "../common/nulls.js";
 import { OrgRole } from "../common/org-role.js";
 import type { GqlContext } from "../context.js";
 import { org } from "../org-extension.js";
@@ -39,6 +40,6 @@ export class ApiKeysResolver {
     @Arg("keyId", () => ID) keyId: string,
     @Arg("reason", () => String, { nullable: true }) reason?: string,
   ) {
-    return this.s.apiKeys.revoke(ctx, orgId, keyId, { reason: reason ?? undefined });
+    return this.s.apiKeys.revoke(ctx, orgId, keyId, omitNulls({ reason }));
   }
 }

@@ -1,5 +1,6 @@
 import { Arg, Authorized, Ctx, ID, Int, Query, Resolver } from "type-graphql";
 import type { Services } from "../../container.js";
+import { omitNulls } from "../common/nulls.js";
 import { OrgRole } from "../common/org-role.js";
 import type { GqlContext } from "../context.js";
 import { org } from "../org-extension.js";
@@ -21,6 +22,6 @@ export class AuditResolver {
     @Arg("limit", () => Int, { nullable: true }) limit?: number,
     @Arg("cursor", () => String, { nullable: true }) cursor?: string,
   ) {
-    return this.s.activity.list(ctx, orgId, { userId: userId ?? undefined, action: action ?? undefined, limit: limit ?? undefined, cursor: cursor ?? undefined });
+    return this.s.activity.list(ctx, orgId, omitNulls({ userId, action, limit, cursor }));
   }
 }

@@ -1,6 +1,7 @@
 import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from "type-graphql";
 import type { Services } from "../../container.js";
 import { message, MessagePayload } from "../common/common.types.js";
+import { omitNulls } from "../common/nulls.js";
 import { OrgRole } from "../common/org-role.js";
 import type { GqlContext } from "../context.js";
 import { org } from "../org-extension.js";
@@ -127,7 +128,7 @@ export class DirectoryResolver {
     @Arg("departmentId", () => ID) departmentId: string,
     @Arg("input", () => CertPolicyInput) input: CertPolicyInput,
   ) {
-    return this.s.departments.putCertPolicy(ctx, orgId, departmentId, stripNulls(input));
+    return this.s.departments.putCertPolicy(ctx, orgId, departmentId, omitNulls(input));
   }
 
   @Authorized()
@@ -232,7 +233,3 @@ export class DirectoryResolver {
   }
 }
 
-/** GraphQL sends null for omitted nullable input fields; "not given" is what the service means. */
-function stripNulls<T extends object>(input: T): Partial<T> {
-  return Object.fromEntries(Object.entries(input).filter(([, v]) => v !== null && v !== undefined)) as Partial<T>;
-}

@@ -1,5 +1,6 @@
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from "type-graphql";
 import type { Services } from "../../container.js";
+import { omitNulls } from "../common/nulls.js";
 import { SUPERADMIN } from "../auth-checker.js";
 import type { GqlContext } from "../context.js";
 import { OutboxPage, RetriedEmail } from "./email.types.js";
@@ -17,7 +18,7 @@ export class EmailResolver {
     @Arg("page", () => Int, { nullable: true }) page?: number,
     @Arg("perPage", () => Int, { nullable: true }) perPage?: number,
   ) {
-    return this.s.outbox.list(ctx, { status: status ?? undefined, page: page ?? undefined, perPage: perPage ?? undefined });
+    return this.s.outbox.list(ctx, omitNulls({ status, page, perPage }));
   }
 
   @Authorized(SUPERADMIN)

@@ -5,6 +5,7 @@ import { mfaTokenOf } from "../../http/session.js";
 import { AuthPayload } from "../auth/auth.types.js";
 import { sessionPayload } from "../auth/session-payload.js";
 import { message, MessagePayload } from "../common/common.types.js";
+import { omitNulls } from "../common/nulls.js";
 import { OrgRole } from "../common/org-role.js";
 import type { GqlContext } from "../context.js";
 import { org } from "../org-extension.js";
@@ -25,7 +26,7 @@ export class MfaResolver {
     @Arg("isBackupCode", () => Boolean, { nullable: true }) isBackupCode?: boolean,
     @Arg("mfaToken", () => String, { nullable: true }) mfaToken?: string,
   ) {
-    return sessionPayload(c.res, c.config, await this.s.mfaLogin.completeWithCode(c.ctx, { code, isBackupCode: isBackupCode ?? undefined, mfaToken: token(c, mfaToken) }));
+    return sessionPayload(c.res, c.config, await this.s.mfaLogin.completeWithCode(c.ctx, omitNulls({ code, isBackupCode, mfaToken: token(c, mfaToken) })));
   }
 
   @Mutation(() => WebauthnOptions)
@@ -55,7 +56,7 @@ export class MfaResolver {
     @Arg("response", () => GraphQLJSON) response: unknown,
     @Arg("rememberMe", () => Boolean, { nullable: true }) rememberMe?: boolean,
   ) {
-    return sessionPayload(c.res, c.config, await this.s.mfaLogin.completePasskey(c.ctx, { challengeId, response, rememberMe: rememberMe ?? undefined }));
+    return sessionPayload(c.res, c.config, await this.s.mfaLogin.completePasskey(c.ctx, omitNulls({ challengeId, response, rememberMe })));
   }
 
   @Authorized()
@@ -72,7 +73,7 @@ export class MfaResolver {
     @Arg("response", () => GraphQLJSON) response: unknown,
     @Arg("name", () => String, { nullable: true }) name?: string,
   ) {
-    return this.s.mfa.completeWebauthnRegistration(ctx, { challengeId, response, name: name ?? undefined });
+    return this.s.mfa.completeWebauthnRegistration(ctx, omitNulls({ challengeId, response, name }));
   }
 
   @Authorized()
@@ -115,14 +116,14 @@ export class MfaResolver {
   @Authorized()
   @Mutation(() => MessagePayload)
   async disableTotp(@Ctx() { ctx }: GqlContext, @Arg("password", () => String, { nullable: true }) password?: string) {
-    await this.s.mfa.disableTotp(ctx, { password: password ?? undefined });
+    await this.s.mfa.disableTotp(ctx, omitNulls({ password }));
     return message("Authenticator app removed");
   }
 
   @Authorized()
   @Mutation(() => BackupCodes)
   regenerateBackupCodes(@Ctx() { ctx }: GqlContext, @Arg("password", () => String, { nullable: true }) password?: string) {
-    return this.s.mfa.regenerateBackupCodes(ctx, { password: password ?? undefined });
+    return this.s.mfa.regenerateBackupCodes(ctx, omitNulls({ password }));
   }
 
   @Authorized()
@@ -142,7 +143,7 @@ export class MfaResolver {
   @org(OrgRole.admin)
   @Mutation(() => SecurityPolicy)
   updateOrgSecurityPolicy(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("input", () => SecurityPolicyInput) input: SecurityPolicyInput) {
-    return this.s.mfaPolicy.putPolicy(ctx, orgId, Object.fromEntries(Object.entries(input).filter(([, v]) => v !== null && v !== undefined)));
+    return this.s.mfaPolicy.putPolicy(ctx, orgId, omitNulls(input));
   }
 
   @Authorized()

@@ -1,6 +1,7 @@
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from "type-graphql";
 import type { Services } from "../../container.js";
 import { message, MessagePayload } from "../common/common.types.js";
+import { omitNulls } from "../common/nulls.js";
 import { OrgRole } from "../common/org-role.js";
 import type { GqlContext } from "../context.js";
 import { org } from "../org-extension.js";
@@ -24,10 +25,6 @@ import {
   RequestNetworkAccessInput,
   UpdateDeviceInput,
 } from "./network-access.types.js";
-
-const opt = <T>(v: T | null | undefined): T | undefined => v ?? undefined;
-/** Optional input fields a client sent as null: absent, so the service applies its defaults. */
-const stripNulls = <T extends object>(input: T): Partial<T> => Object.fromEntries(Object.entries(input).filter(([, v]) => v !== null && v !== undefined)) as Partial<T>;
 
 /**
  * Governed ZeroTier networks, people's side: devices, access requests and decisions, time-boxed
@@ -59,7 +56,7 @@ export class NetworkAccessResolver {
   @org(OrgRole.member)
   @Mutation(() => RegisterDevicePayload, { description: "Register a device; it joins every network you are approved for" })
   registerDevice(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("input", () => RegisterDeviceInput) input: RegisterDeviceInput) {
-    return this.s.devices.create(ctx, orgId, stripNulls(input));
+    return this.s.devices.create(ctx, orgId, omitNulls(input));
   }
 
   @Authorized()
@@ -88,7 +85,7 @@ export class NetworkAccessResolver {
   @org(OrgRole.admin)
   @Mutation(() => ImportNetworkMembersPayload, { description: "Import a network's controller members as people's devices" })
   importNetworkMembers(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("input", () => ImportNetworkMembersInput) input: ImportNetworkMembersInput) {
-    return this.s.devices.importMembers(ctx, orgId, { portalNetworkId: input.portalNetworkId, assignments: input.assignments.map((a) => stripNulls(a)) });
+    return this.s.devices.importMembers(ctx, orgId, { portalNetworkId: input.portalNetworkId, assignments: input.assignments.map((a) => omitNulls(a)) });
   }
 
   // --- approvals ---
@@ -97,7 +94,7 @@ export class NetworkAccessResolver {
   @org(OrgRole.member)
   @Mutation(() => NetworkApproval, { description: "Ask for access to a network" })
   requestNetworkAccess(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("input", () => RequestNetworkAccessInput) input: RequestNetworkAccessInput) {
-    return this.s.networkApprovals.request(ctx, orgId, stripNulls(input));
+    return this.s.networkApprovals.request(ctx, orgId, omitNulls(input));
   }
 
   @Authorized()
@@ -112,35 +109,35 @@ export class NetworkAccessResolver {
   @org(OrgRole.member)
   @Query(() => [NetworkApproval], { description: "Managers: requests waiting for a decision" })
   pendingNetworkApprovals(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("networkId", () => ID, { nullable: true }) networkId?: string) {
-    return this.s.networkApprovals.pending(ctx, orgId, { networkId: opt(networkId) });
+    return this.s.networkApprovals.pending(ctx, orgId, omitNulls({ networkId }));
   }
 
   @Authorized()
   @org(OrgRole.member)
   @Mutation(() => NetworkApproval, { description: "Managers: grant a member access directly" })
   assignNetworkAccess(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("input", () => AssignNetworkAccessInput) input: AssignNetworkAccessInput) {
-    return this.s.networkApprovals.assign(ctx, orgId, stripNulls(input));
+    return this.s.networkApprovals.assign(ctx, orgId, omitNulls(input));
   }
 
   @Authorized()
   @org(OrgRole.member)
   @Mutation(() => NetworkApproval, { description: "Managers: approve a request" })
   approveNetworkAccess(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("approvalId", () => ID) approvalId: string, @Arg("reason", () => String, { nullable: true }) reason?: string) {
-    return this.s.networkApprovals.approve(ctx, orgId, approvalId, { reason: opt(reason) });
+    return this.s.networkApprovals.approve(ctx, orgId, approvalId, omitNulls({ reason }));
   }
 
   @Authorized()
   @org(OrgRole.member)
   @Mutation(() => NetworkApproval, { description: "Managers: reject a request" })
   rejectNetworkAccess(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("approvalId", () => ID) approvalId: string, @Arg("reason", () => String, { nullable: true }) reason?: string) {
-    return this.s.networkApprovals.reject(ctx, orgId, approvalId, { reason: opt(reason) });
+    return this.s.networkApprovals.reject(ctx, orgId, approvalId, omitNulls({ reason }));
   }
 
   @Authorized()
   @org(OrgRole.member)
   @Mutation(() => NetworkApproval, { description: "Managers: revoke access (activations end, devices come off)" })
   revokeNetworkAccess(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("approvalId", () => ID) approvalId: string, @Arg("reason", () => String, { nullable: true }) reason?: string) {
-    return this.s.networkApprovals.revoke(ctx, orgId, approvalId, { reason: opt(reason) });
+    return this.s.networkApprovals.revoke(ctx, orgId, approvalId, omitNulls({ reason }));
   }
 
   // --- memberships and activation ---
@@ -163,7 +160,7 @@ export class NetworkAccessResolver {
     @Arg("membershipId", () => ID) membershipId: string,
     @Arg("lifetimeMinutes", () => Int, { nullable: true }) lifetimeMinutes?: number,
   ) {
-    return this.s.networkAccess.activate(ctx, orgId, membershipId, { lifetimeMinutes: opt(lifetimeMinutes) });
+    return this.s.networkAccess.activate(ctx, orgId, membershipId, omitNulls({ lifetimeMinutes }));
   }
 
   @Authorized()
@@ -171,7 +168,7 @@ export class NetworkAccessResolver {
   @scope("networks:activate")
   @Mutation(() => ActivateAllPayload, { description: "Activate every approved device membership at once (lifetimes capped per network)" })
   activateAllNetworkMemberships(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("lifetimeMinutes", () => Int, { nullable: true }) lifetimeMinutes?: number) {
-    return this.s.networkAccess.activateAll(ctx, orgId, { lifetimeMinutes: opt(lifetimeMinutes) });
+    return this.s.networkAccess.activateAll(ctx, orgId, omitNulls({ lifetimeMinutes }));
   }
 
   @Authorized()
@@ -226,7 +223,7 @@ export class NetworkAccessResolver {
   @org(OrgRole.admin)
   @Mutation(() => KillSwitchPayload, { description: "Cut a person off at once: activations end, devices deauthorized, access suspended until lifted" })
   triggerKillSwitch(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("input", () => KillSwitchInput) input: KillSwitchInput) {
-    return this.s.networkAccess.killSwitch(ctx, orgId, stripNulls(input));
+    return this.s.networkAccess.killSwitch(ctx, orgId, omitNulls(input));
   }
 
   @Authorized()

@@ -2,6 +2,7 @@ import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from "type-graphq
 import type { Services } from "../../container.js";
 import { SUPERADMIN } from "../auth-checker.js";
 import { message, MessagePayload } from "../common/common.types.js";
+import { omitNulls } from "../common/nulls.js";
 import { OrgRole } from "../common/org-role.js";
 import type { GqlContext } from "../context.js";
 import { org } from "../org-extension.js";
@@ -17,9 +18,6 @@ import {
   UpdatePortalNetworkInput,
 } from "./networks.types.js";
 import { NetworkApproval, NetworkMembership } from "../network-access/network-access.types.js";
-
-/** Optional input fields a client sent as null: absent, so the service applies its defaults. */
-const stripNulls = <T extends object>(input: T): Partial<T> => Object.fromEntries(Object.entries(input).filter(([, v]) => v !== null && v !== undefined)) as Partial<T>;
 
 /**
  * Governed ZeroTier networks, administration side: the controller connection, portal networks and
@@ -42,7 +40,7 @@ export class NetworksResolver {
   @org(OrgRole.admin)
   @Mutation(() => NetworkControllerConfig, { description: "Connect a controller: saved only after a live connectivity test" })
   configureNetworkController(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("input", () => NetworkControllerInput) input: NetworkControllerInput) {
-    return this.s.networkController.put(ctx, orgId, stripNulls(input));
+    return this.s.networkController.put(ctx, orgId, omitNulls(input));
   }
 
   @Authorized()
@@ -74,7 +72,7 @@ export class NetworksResolver {
   @scope("networks:activate")
   @Query(() => [PortalNetwork])
   portalNetworks(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("includeInactive", () => Boolean, { nullable: true }) includeInactive?: boolean) {
-    return this.s.portalNetworks.list(ctx, orgId, stripNulls({ includeInactive }));
+    return this.s.portalNetworks.list(ctx, orgId, omitNulls({ includeInactive }));
   }
 
   @Authorized()
@@ -88,7 +86,7 @@ export class NetworksResolver {
   @org(OrgRole.admin)
   @Mutation(() => PortalNetwork, { description: "Add a portal network (it must exist at the controller)" })
   createPortalNetwork(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("input", () => CreatePortalNetworkInput) input: CreatePortalNetworkInput) {
-    return this.s.portalNetworks.create(ctx, orgId, stripNulls(input));
+    return this.s.portalNetworks.create(ctx, orgId, omitNulls(input));
   }
 
   @Authorized()

@@ -6,6 +6,11 @@ import { SUPERADMIN } from "../auth-checker.js";
 import { ConfigureOidcClientInput, CreatedOidcClient, OidcClient, OidcClientInput, OidcClientSecret, OidcConsent, UpdateOidcClientInput } from "./oidc.types.js";
 import { OrgRole } from "../common/org-role.js";
 
+/**
+ * OpenID Connect relying parties and the consents users gave them. Client inputs go to the service
+ * as sent, nulls included: it refuses a null field (VALIDATION_ERROR, as REST answers a JSON null)
+ * rather than reading it as "default", so no omitNulls here.
+ */
 @Resolver()
 export class OidcResolver {
   constructor(private readonly s: Services) {}
@@ -28,7 +33,7 @@ export class OidcResolver {
   @org(OrgRole.admin)
   @Mutation(() => CreatedOidcClient, { description: "A confidential client's secret is in the answer, once" })
   createOidcClient(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("input", () => OidcClientInput) input: OidcClientInput) {
-    return this.s.oidcClients.create(ctx, orgId, { ...input });
+    return this.s.oidcClients.create(ctx, orgId, input);
   }
 
   @Authorized()
@@ -40,7 +45,7 @@ export class OidcResolver {
     @Arg("clientId", () => String) clientId: string,
     @Arg("input", () => UpdateOidcClientInput) input: UpdateOidcClientInput,
   ) {
-    return this.s.oidcClients.update(ctx, orgId, clientId, { ...input });
+    return this.s.oidcClients.update(ctx, orgId, clientId, input);
   }
 
   @Authorized()
@@ -86,6 +91,6 @@ export class OidcResolver {
   @Authorized(SUPERADMIN)
   @Mutation(() => OidcClient, { description: "Set the Keyward API scopes a client may request, or a built-in client's name and lifetimes (superadmins)" })
   configureOidcClient(@Ctx() { ctx }: GqlContext, @Arg("clientId", () => String) clientId: string, @Arg("input", () => ConfigureOidcClientInput) input: ConfigureOidcClientInput) {
-    return this.s.oidcClientAdmin.configure(ctx, clientId, { ...input });
+    return this.s.oidcClientAdmin.configure(ctx, clientId, input);
   }
 }

@@ -1,6 +1,7 @@
 import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from "type-graphql";
 import type { Services } from "../../container.js";
 import { message, MessagePayload } from "../common/common.types.js";
+import { omitNulls } from "../common/nulls.js";
 import { OrgRole } from "../common/org-role.js";
 import type { GqlContext } from "../context.js";
 import { org } from "../org-extension.js";
@@ -51,7 +52,7 @@ export class OrgsResolver {
   @org(OrgRole.owner)
   @Mutation(() => MessagePayload)
   async deleteOrganization(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("confirm", () => Boolean, { nullable: true }) confirm?: boolean) {
-    await this.s.orgs.delete(ctx, orgId, { confirm: confirm ?? undefined });
+    await this.s.orgs.delete(ctx, orgId, omitNulls({ confirm }));
     return message("Organization deleted");
   }
 

@@ -4,6 +4,7 @@ import type { GqlContext } from "../context.js";
 import { scope } from "../scope.js";
 import { org } from "../org-extension.js";
 import { message, MessagePayload } from "../common/common.types.js";
+import { omitNulls } from "../common/nulls.js";
 import { OrgRole } from "../common/org-role.js";
 import {
   CaPublicKey,
@@ -22,8 +23,6 @@ import {
   UpdateCaInput,
 } from "./ssh-ca.types.js";
 
-const opt = <T>(v: T | null | undefined): T | undefined => v ?? undefined;
-
 /** SSH certificates: the organization's CAs, signing under department policy, issued certificates. */
 @Resolver()
 export class SshCaResolver {
@@ -34,38 +33,27 @@ export class SshCaResolver {
   @scope("ssh:sign")
   @Query(() => EffectiveCertPolicy, { description: "The certificate policy you sign under" })
   myCertPolicy(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID, { nullable: true }) orgId?: string) {
-    return this.s.signing.effectivePolicy(ctx, opt(orgId));
+    return this.s.signing.effectivePolicy(ctx, omitNulls(orgId));
   }
 
   @Authorized()
   @scope("ssh:sign")
   @Mutation(() => SignedCertificate)
   signUserCertificate(@Ctx() { ctx }: GqlContext, @Arg("input", () => SignUserCertificateInput) input: SignUserCertificateInput) {
-    return this.s.signing.signUserCertificate(ctx, {
-      keyId: opt(input.keyId),
-      principals: opt(input.principals),
-      expiryHours: opt(input.expiryHours),
-      orgId: opt(input.orgId),
-    });
+    return this.s.signing.signUserCertificate(ctx, omitNulls(input));
   }
 
   @Authorized()
   @Mutation(() => SignedCertificate)
   signHostCertificate(@Ctx() { ctx }: GqlContext, @Arg("input", () => SignHostCertificateInput) input: SignHostCertificateInput) {
-    return this.s.signing.signHostCertificate(ctx, {
-      hostPublicKey: input.hostPublicKey,
-      principals: input.principals,
-      validityHours: opt(input.validityHours),
-      caId: opt(input.caId),
-      orgId: opt(input.orgId),
-    });
+    return this.s.signing.signHostCertificate(ctx, omitNulls(input));
   }
 
   @Authorized()
   @scope("ssh:sign")
   @Query(() => CertificatePage)
   mySshCertificates(@Ctx() { ctx }: GqlContext, @Arg("page", () => Int, { nullable: true }) page?: number, @Arg("perPage", () => Int, { nullable: true }) perPage?: number) {
-    return this.s.certificates.listMine(ctx, { page: opt(page), perPage: opt(perPage) });
+    return this.s.certificates.listMine(ctx, omitNulls({ page, perPage }));
   }
 
   @Authorized()
@@ -77,7 +65,7 @@ export class SshCaResolver {
   @Authorized()
   @Mutation(() => Certificate)
   revokeCertificate(@Ctx() { ctx }: GqlContext, @Arg("id", () => ID) id: string, @Arg("reason", () => String, { nullable: true }) reason?: string) {
-    return this.s.certificates.revoke(ctx, id, { reason: opt(reason) });
+    return this.s.certificates.revoke(ctx, id, omitNulls({ reason }));
   }
 
   @Authorized()
@@ -85,7 +73,7 @@ export class SshCaResolver {
   @scope("ssh:sign")
   @Query(() => CaPublicKey)
   caPublicKey(@Ctx() { ctx }: GqlContext, @Arg("caType", () => String, { nullable: true }) caType?: string, @Arg("orgId", () => ID, { nullable: true }) orgId?: string) {
-    return this.s.cas.publicKey(ctx, { caType: opt(caType), orgId: opt(orgId) });
+    return this.s.cas.publicKey(ctx, omitNulls({ caType, orgId }));
   }
 
   @Authorized()
@@ -99,7 +87,7 @@ export class SshCaResolver {
   @org(OrgRole.admin)
   @Mutation(() => CertificateAuthority)
   createCertificateAuthority(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("input", () => CreateCaInput) input: CreateCaInput) {
-    return this.s.cas.create(ctx, orgId, Object.fromEntries(Object.entries(input).filter(([, v]) => v !== null && v !== undefined)));
+    return this.s.cas.create(ctx, orgId, omitNulls(input));
   }
 
   @Authorized()
@@ -127,7 +115,7 @@ export class SshCaResolver {
     @Arg("keyType", () => String, { nullable: true }) keyType?: string,
     @Arg("reason", () => String, { nullable: true }) reason?: string,
   ) {
-    return this.s.cas.rotate(ctx, orgId, caId, { keyType: opt(keyType), reason: opt(reason) });
+    return this.s.cas.rotate(ctx, orgId, caId, omitNulls({ keyType, reason }));
   }
 
   @Authorized()
@@ -147,7 +135,7 @@ export class SshCaResolver {
     @Arg("page", () => Int, { nullable: true }) page?: number,
     @Arg("perPage", () => Int, { nullable: true }) perPage?: number,
   ) {
-    return this.s.certificates.listForOrg(ctx, orgId, { userId: opt(userId), page: opt(page), perPage: opt(perPage) });
+    return this.s.certificates.listForOrg(ctx, orgId, omitNulls({ userId, page, perPage }));
   }
 
   @Authorized()
@@ -159,7 +147,7 @@ export class SshCaResolver {
     @Arg("action", () => String, { nullable: true }) action?: string,
     @Arg("page", () => Int, { nullable: true }) page?: number,
   ) {
-    return (await this.s.certificates.auditLog(ctx, orgId, { action: opt(action), page: opt(page) })).items;
+    return (await this.s.certificates.auditLog(ctx, orgId, omitNulls({ action, page }))).items;
   }
 
   @Authorized()
@@ -171,6 +159,6 @@ export class SshCaResolver {
     @Arg("userId", () => ID) userId: string,
     @Arg("reason", () => String, { nullable: true }) reason?: string,
   ) {
-    return this.s.certificates.revokeUser(ctx, orgId, userId, { reason: opt(reason) });
+    return this.s.certificates.revokeUser(ctx, orgId, userId, omitNulls({ reason }));
   }
 }

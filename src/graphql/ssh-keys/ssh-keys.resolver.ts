@@ -1,11 +1,10 @@
 import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from "type-graphql";
 import type { Services } from "../../container.js";
 import { message, MessagePayload } from "../common/common.types.js";
+import { omitNulls } from "../common/nulls.js";
 import type { GqlContext } from "../context.js";
 import { scope } from "../scope.js";
 import { AddSshKeyPayload, SshKey, SshKeyChallenge, VerifySshKeyPayload } from "./ssh-keys.types.js";
-
-const opt = <T>(v: T | null | undefined): T | undefined => v ?? undefined;
 
 /** A user's SSH public keys and the proof of possession that verifies them. */
 @Resolver()
@@ -30,7 +29,7 @@ export class SshKeysResolver {
   @scope("ssh:keys")
   @Mutation(() => AddSshKeyPayload, { description: "Idempotent: the same key again returns it with isNew false" })
   addSshKey(@Ctx() { ctx }: GqlContext, @Arg("publicKey", () => String) publicKey: string, @Arg("description", () => String, { nullable: true }) description?: string) {
-    return this.s.sshKeys.add(ctx, { publicKey, description: opt(description) });
+    return this.s.sshKeys.add(ctx, omitNulls({ publicKey, description }));
   }
 
   @Authorized()

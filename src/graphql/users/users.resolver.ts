@@ -2,6 +2,7 @@ import { Arg, Args, Authorized, Ctx, Mutation, Query, Resolver } from "type-grap
 import type { Services } from "../../container.js";
 import { AuditLogArgs, AuditLogPage } from "../audit/audit.types.js";
 import { message, MessagePayload } from "../common/common.types.js";
+import { omitNulls } from "../common/nulls.js";
 import type { GqlContext } from "../context.js";
 import { scope } from "../scope.js";
 import { DeleteMeInput, Me, UpdateMeInput, User } from "./users.types.js";
@@ -33,6 +34,6 @@ export class UsersResolver {
   @Authorized()
   @Query(() => AuditLogPage, { description: "Your own audit log, newest first" })
   myAuditLog(@Ctx() { ctx }: GqlContext, @Args(() => AuditLogArgs) args: AuditLogArgs) {
-    return this.s.users.listMyAuditLog(ctx, { action: args.action ?? undefined, page: args.page ?? undefined, perPage: args.perPage ?? undefined });
+    return this.s.users.listMyAuditLog(ctx, omitNulls(args));
   }
 }
