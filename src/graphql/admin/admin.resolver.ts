@@ -1,10 +1,10 @@
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from "type-graphql";
 import type { Services } from "../../container.js";
-import { SUPERADMIN } from "../auth-checker.js";
-import type { GqlContext } from "../context.js";
 import { AuditLogPage } from "../audit/audit.types.js";
+import { SUPERADMIN } from "../auth-checker.js";
 import { message, MessagePayload } from "../common/common.types.js";
 import { omitNulls } from "../common/nulls.js";
+import type { GqlContext } from "../context.js";
 import { User } from "../users/users.types.js";
 import { AdminUser, AdminUserPage, UserMfaMethods } from "./admin.types.js";
 

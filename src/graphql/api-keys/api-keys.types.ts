@@ -1,7 +1,8 @@
 import { Field, ID, InputType, ObjectType } from "type-graphql";
+import type { ViewOf } from "../common/views.js";
 
 @ObjectType()
-export class ApiKey {
+export class ApiKey implements ViewOf<"apiKeys", "list"> {
   @Field(() => ID) id: string;
   @Field(() => ID) organizationId: string;
   @Field(() => String) name: string;
@@ -16,7 +17,7 @@ export class ApiKey {
 }
 
 @ObjectType()
-export class CreatedApiKey extends ApiKey {
+export class CreatedApiKey extends ApiKey implements ViewOf<"apiKeys", "create"> {
   @Field(() => String, { description: "The secret: shown this once, never again" }) key: string;
 }
 

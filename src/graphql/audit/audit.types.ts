@@ -1,9 +1,12 @@
 import { GraphQLJSONObject } from "graphql-scalars";
 import { ArgsType, Field, ID, Int, ObjectType } from "type-graphql";
 import { Paged } from "../common/paged.js";
+import type { ViewOf } from "../common/views.js";
+
+type AuditEntryView = ViewOf<"activity", "list">["items"][number];
 
 @ObjectType({ description: "One audit record" })
-export class AuditEntry {
+export class AuditEntry implements AuditEntryView {
   @Field(() => ID) id: string;
   @Field(() => Date) createdAt: Date;
   @Field(() => String) action: string;
@@ -30,7 +33,7 @@ export class AuditLogArgs {
 }
 
 @ObjectType()
-export class ActivityPage {
+export class ActivityPage implements ViewOf<"activity", "list"> {
   @Field(() => [AuditEntry]) items: AuditEntry[];
   @Field(() => String, { nullable: true, description: "Pass as `cursor` for the next page" }) nextCursor: string | null;
 }

@@ -1,4 +1,5 @@
 import { Field, ID, InputType, ObjectType } from "type-graphql";
+import type { ViewOf } from "../common/views.js";
 import { User } from "../users/users.types.js";
 
 @InputType()
@@ -10,7 +11,7 @@ export class RegisterInput {
 }
 
 @ObjectType()
-export class RegisterPayload {
+export class RegisterPayload implements ViewOf<"accounts", "register"> {
   @Field(() => String) email: string;
   @Field(() => String) message: string;
 }
@@ -22,6 +23,8 @@ export class LoginInput {
   @Field(() => Boolean, { nullable: true, defaultValue: false }) rememberMe?: boolean;
 }
 
+// Assembled by the transport (sessionPayload, login's MFA step) from what the services return; the
+// one object type with no view to implement.
 @ObjectType({
   description:
     "A sign-in step. Either a session (user, sessionId; the token travels in the HttpOnly cookie only) or, with MFA enrolled, mfaRequired with the methods to finish with",
@@ -42,7 +45,7 @@ export class ResetPasswordInput {
 }
 
 @ObjectType({ description: "One of the signed-in user's sessions" })
-export class Session {
+export class Session implements ViewOf<"mySessions", "list"> {
   @Field(() => ID) id: string;
   @Field(() => String, { nullable: true }) ipAddress: string | null;
   @Field(() => String, { nullable: true }) userAgent: string | null;

@@ -1,8 +1,9 @@
 import { Field, ID, InputType, Int, ObjectType } from "type-graphql";
 import { OrgRole } from "../common/org-role.js";
+import type { ViewOf } from "../common/views.js";
 
 @ObjectType()
-export class Department {
+export class Department implements ViewOf<"departments", "get"> {
   @Field(() => ID) id: string;
   @Field(() => ID) organizationId: string;
   @Field(() => String) name: string;
@@ -27,7 +28,7 @@ export class UpdateDepartmentInput {
 }
 
 @ObjectType()
-export class DirectoryMember {
+export class DirectoryMember implements ViewOf<"departments", "addMember"> {
   @Field(() => ID) userId: string;
   @Field(() => String) email: string;
   @Field(() => String, { nullable: true }) fullName: string | null;
@@ -35,7 +36,7 @@ export class DirectoryMember {
 }
 
 @ObjectType()
-export class Principal {
+export class Principal implements ViewOf<"principals", "get"> {
   @Field(() => ID) id: string;
   @Field(() => ID) organizationId: string;
   @Field(() => String) name: string;
@@ -57,7 +58,7 @@ export class UpdatePrincipalInput {
 }
 
 @ObjectType()
-export class CertPolicy {
+export class CertPolicy implements ViewOf<"departments", "getCertPolicy"> {
   @Field(() => ID) departmentId: string;
   @Field(() => Boolean) allowUserExpiry: boolean;
   @Field(() => Int) defaultExpiryHours: number;
@@ -78,16 +79,22 @@ export class CertPolicyInput {
   @Field(() => [String], { nullable: true }) customExtensions?: string[];
 }
 
+type MyDepartmentView = ViewOf<"myDirectory", "memberships">["departments"][number];
+
 @ObjectType()
-export class MyDepartment {
+export class MyDepartment implements MyDepartmentView {
   @Field(() => ID) id: string;
   @Field(() => String) name: string;
   @Field(() => String, { nullable: true }) description: string | null;
   @Field(() => Boolean) canSudo: boolean;
 }
 
+// One type for two lists: memberships() says which department a principal comes through
+// (viaDepartment), principals() whether it is held directly (direct); each list fills its own.
+type MyPrincipalView = Omit<ViewOf<"myDirectory", "memberships">["principals"][number], "viaDepartment">;
+
 @ObjectType()
-export class MyPrincipal {
+export class MyPrincipal implements MyPrincipalView {
   @Field(() => ID) id: string;
   @Field(() => String) name: string;
   @Field(() => String, { nullable: true }) description: string | null;
@@ -95,21 +102,25 @@ export class MyPrincipal {
   @Field(() => Boolean, { nullable: true }) direct?: boolean;
 }
 
+type MyMembershipView = ViewOf<"myDirectory", "memberships">;
+
 @ObjectType()
-export class MyMembership {
+export class MyMembership implements MyMembershipView {
   @Field(() => ID) orgId: string;
   @Field(() => String) orgName: string;
   @Field(() => OrgRole) role: OrgRole;
   @Field(() => [MyDepartment]) departments: MyDepartment[];
-  @Field(() => [MyPrincipal]) principals: MyPrincipal[];
+  @Field(() => [MyPrincipal]) principals: MyMembershipView["principals"];
 }
 
+type MyOrgPrincipalsView = ViewOf<"myDirectory", "principals">;
+
 @ObjectType()
-export class MyOrgPrincipals {
+export class MyOrgPrincipals implements MyOrgPrincipalsView {
   @Field(() => ID) orgId: string;
   @Field(() => String) orgName: string;
   @Field(() => OrgRole) role: OrgRole;
   @Field(() => Boolean) isAdmin: boolean;
-  @Field(() => [MyPrincipal]) myPrincipals: MyPrincipal[];
-  @Field(() => [MyPrincipal], { description: "Every principal of the organization (admins only)" }) allPrincipals: MyPrincipal[];
+  @Field(() => [MyPrincipal]) myPrincipals: MyOrgPrincipalsView["myPrincipals"];
+  @Field(() => [MyPrincipal], { description: "Every principal of the organization (admins only)" }) allPrincipals: MyOrgPrincipalsView["allPrincipals"];
 }

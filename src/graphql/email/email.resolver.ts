@@ -1,7 +1,7 @@
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from "type-graphql";
 import type { Services } from "../../container.js";
-import { omitNulls } from "../common/nulls.js";
 import { SUPERADMIN } from "../auth-checker.js";
+import { omitNulls } from "../common/nulls.js";
 import type { GqlContext } from "../context.js";
 import { OutboxPage, RetriedEmail } from "./email.types.js";
 

@@ -1,12 +1,15 @@
 import { Field, ID, Int, ObjectType } from "type-graphql";
 import { Paged } from "../common/paged.js";
+import type { ViewOf } from "../common/views.js";
+
+type OutboxEmailView = ViewOf<"outbox", "list">["items"][number];
 
 @ObjectType()
-export class OutboxEmail {
+export class OutboxEmail implements OutboxEmailView {
   @Field(() => ID) id: string;
   @Field(() => String) template: string;
   @Field(() => String) toAddress: string;
-  @Field(() => String) status: string;
+  @Field(() => String) status: OutboxEmailView["status"];
   @Field(() => Int) attempts: number;
   @Field(() => Date) nextAttemptAt: Date;
   @Field(() => String, { nullable: true }) lastError: string | null;
@@ -19,6 +22,6 @@ export class OutboxEmail {
 export class OutboxPage extends Paged(OutboxEmail) {}
 
 @ObjectType()
-export class RetriedEmail {
+export class RetriedEmail implements ViewOf<"outbox", "retry"> {
   @Field(() => ID) id: string;
 }

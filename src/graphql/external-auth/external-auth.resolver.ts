@@ -1,7 +1,7 @@
 import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from "type-graphql";
 import type { Services } from "../../container.js";
-import type { GqlContext } from "../context.js";
 import { setOAuthBindingCookie, oauthBindingOf } from "../../http/session.js";
+import type { GqlContext } from "../context.js";
 import { ExternalFlowStart, ExternalProvider, LinkedAccount, LinkedAccounts, OAuthProviderConfig, OAuthProviderConfigInput } from "./external-auth.types.js";
 
 /** Sign in with GitHub / Google: everything except the browser redirects, which are REST-only. */

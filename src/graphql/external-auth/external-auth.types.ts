@@ -1,23 +1,28 @@
 import { Field, InputType, ObjectType } from "type-graphql";
+import type { ViewOf } from "../common/views.js";
+
+type ExternalProviderSettingsView = ViewOf<"oauthProviders", "listPublic">["settings"];
 
 @ObjectType({ description: "Settings a client needs to present an external provider" })
-export class ExternalProviderSettings {
+export class ExternalProviderSettings implements ExternalProviderSettingsView {
   @Field(() => Boolean) requiresDomain: boolean;
   @Field(() => Boolean) supportsRefreshTokens: boolean;
 }
 
+type ExternalProviderView = ViewOf<"oauthProviders", "listPublic">;
+
 @ObjectType({ description: "An external identity provider users can sign in with" })
-export class ExternalProvider {
-  @Field(() => String, { description: "github or google" }) id: string;
+export class ExternalProvider implements ExternalProviderView {
+  @Field(() => String, { description: "github or google" }) id: ExternalProviderView["id"];
   @Field(() => String) name: string;
-  @Field(() => String, { description: "oauth2 or oidc" }) type: string;
+  @Field(() => String, { description: "oauth2 or oidc" }) type: ExternalProviderView["type"];
   @Field(() => Boolean) isConfigured: boolean;
   @Field(() => Boolean) isActive: boolean;
   @Field(() => ExternalProviderSettings) settings: ExternalProviderSettings;
 }
 
 @ObjectType({ description: "An external account linked to a Keyward account" })
-export class LinkedAccount {
+export class LinkedAccount implements ViewOf<"linkedAccounts", "listForUser"> {
   @Field(() => String) provider: string;
   @Field(() => String) providerName: string;
   @Field(() => String, { nullable: true }) email: string | null;
@@ -30,16 +35,18 @@ export class LinkedAccount {
 }
 
 @ObjectType()
-export class LinkedAccounts {
+export class LinkedAccounts implements ViewOf<"linkedAccounts", "listMine"> {
   @Field(() => [LinkedAccount]) linkedAccounts: LinkedAccount[];
   @Field(() => Boolean, { description: "False when unlinking would leave no way to sign in" }) unlinkAvailable: boolean;
 }
 
+type ProviderConfigView = ViewOf<"oauthProviders", "list">;
+
 @ObjectType({ description: "A provider's configuration as a superadmin sees it: never the secret" })
-export class OAuthProviderConfig {
-  @Field(() => String) provider: string;
+export class OAuthProviderConfig implements ProviderConfigView {
+  @Field(() => String) provider: ProviderConfigView["provider"];
   @Field(() => String) name: string;
-  @Field(() => String, { description: "database, environment or none" }) source: string;
+  @Field(() => String, { description: "database, environment or none" }) source: ProviderConfigView["source"];
   @Field(() => String, { nullable: true }) clientId: string | null;
   @Field(() => [String]) scopes: string[];
   @Field(() => Boolean) isEnabled: boolean;
@@ -57,7 +64,7 @@ export class OAuthProviderConfigInput {
 }
 
 @ObjectType({ description: "Send the browser to authorizationUrl; the flow is bound to this browser by a cookie" })
-export class ExternalFlowStart {
+export class ExternalFlowStart implements Pick<ViewOf<"externalAuth", "start">, "authorizationUrl" | "state"> {
   @Field(() => String) authorizationUrl: string;
   @Field(() => String) state: string;
 }

@@ -1,9 +1,10 @@
 import { Field, ID, InputType, ObjectType } from "type-graphql";
 import { OrgRole } from "../common/org-role.js";
+import type { ViewOf } from "../common/views.js";
 import { User } from "../users/users.types.js";
 
 @ObjectType()
-export class Invite {
+export class Invite implements ViewOf<"invites", "list"> {
   @Field(() => ID) id: string;
   @Field(() => String) email: string;
   @Field(() => OrgRole) role: OrgRole;
@@ -26,14 +27,16 @@ export class AddMemberInput {
   @Field(() => String, { nullable: true }) fullName?: string;
 }
 
+type OrgRefView = ViewOf<"invites", "lookup">["organization"];
+
 @ObjectType()
-export class OrgRef {
+export class OrgRef implements OrgRefView {
   @Field(() => ID) id: string;
   @Field(() => String) name: string;
 }
 
 @ObjectType()
-export class InvitePreview {
+export class InvitePreview implements ViewOf<"invites", "lookup"> {
   @Field(() => String) email: string;
   @Field(() => OrgRef) organization: OrgRef;
   @Field(() => OrgRole) role: OrgRole;
@@ -50,14 +53,14 @@ export class AcceptInviteInput {
 }
 
 @ObjectType()
-export class AcceptInvitePayload {
+export class AcceptInvitePayload implements ViewOf<"invites", "acceptMine"> {
   @Field(() => OrgRef) organization: OrgRef;
   @Field(() => OrgRole) role: OrgRole;
   @Field(() => User) user: User;
 }
 
 @ObjectType()
-export class MyInvite {
+export class MyInvite implements ViewOf<"invites", "listMine"> {
   @Field(() => ID) id: string;
   @Field(() => OrgRef) organization: OrgRef;
   @Field(() => OrgRole) role: OrgRole;

@@ -1,4 +1,6 @@
 import { Field, ID, InputType, Int, ObjectType } from "type-graphql";
+import type { ApprovalView, DeviceView, KillSwitchView, MembershipView, SessionView } from "../../modules/networks/networks.views.js";
+import type { ViewOf } from "../common/views.js";
 import { DeviceStatus, KillSwitchScope } from "../networks/networks.enums.js";
 
 // People's side of governed networks: devices, approvals, memberships and activations, and the
@@ -7,7 +9,7 @@ import { DeviceStatus, KillSwitchScope } from "../networks/networks.enums.js";
 // --- memberships and activations ---
 
 @ObjectType()
-export class RunningActivation {
+export class RunningActivation implements NonNullable<MembershipView["activeSession"]> {
   @Field(() => ID) id: string;
   @Field(() => Date) authenticatedAt: Date;
   @Field(() => Date) expiresAt: Date;
@@ -15,13 +17,13 @@ export class RunningActivation {
 }
 
 @ObjectType({ description: "One device on one network, with the device's and its owner's names" })
-export class NetworkMembership {
+export class NetworkMembership implements MembershipView {
   @Field(() => ID) id: string;
   @Field(() => ID) userId: string;
   @Field(() => ID) deviceId: string;
   @Field(() => ID) portalNetworkId: string;
   @Field(() => ID, { nullable: true }) userNetworkApprovalId: string | null;
-  @Field(() => String, { description: "pending_request, pending_manager_approval, approved_inactive, active_authorized, activation_expired, suspended, revoked, …" }) state: string;
+  @Field(() => String, { description: "pending_request, pending_manager_approval, approved_inactive, active_authorized, activation_expired, suspended, revoked, …" }) state: MembershipView["state"];
   @Field(() => Boolean) joinSeen: boolean;
   @Field(() => Boolean) currentlyAuthorized: boolean;
   @Field(() => Boolean, { description: "It can be switched on" }) approvedForActivation: boolean;
@@ -36,14 +38,14 @@ export class NetworkMembership {
 }
 
 @ObjectType()
-export class ActivationSession {
+export class ActivationSession implements SessionView {
   @Field(() => ID) id: string;
   @Field(() => ID) deviceNetworkMembershipId: string;
   @Field(() => ID) userId: string;
   @Field(() => Date) authenticatedAt: Date;
   @Field(() => Date) expiresAt: Date;
   @Field(() => Date, { nullable: true }) endedAt: Date | null;
-  @Field(() => String, { nullable: true, description: "expired, logout, kill_switch, manual_revoke, approval_revoked, admin_action" }) endReason: string | null;
+  @Field(() => String, { nullable: true, description: "expired, logout, kill_switch, manual_revoke, approval_revoked, admin_action" }) endReason: SessionView["endReason"];
   @Field(() => ID, { nullable: true }) createdBy: string | null;
   @Field(() => Boolean) isExpired: boolean;
   @Field(() => Boolean) isActive: boolean;
@@ -51,7 +53,7 @@ export class ActivationSession {
 }
 
 @ObjectType({ description: "A running activation with the device's, owner's and network's names" })
-export class NetworkSession extends ActivationSession {
+export class NetworkSession extends ActivationSession implements ViewOf<"networkAccess", "sessions"> {
   @Field(() => String) nodeId: string;
   @Field(() => String, { nullable: true }) deviceNickname: string | null;
   @Field(() => String) ownerEmail: string;
@@ -61,14 +63,14 @@ export class NetworkSession extends ActivationSession {
 }
 
 @ObjectType()
-export class ActivationPayload {
+export class ActivationPayload implements ViewOf<"networkAccess", "activate"> {
   @Field(() => ActivationSession) session: ActivationSession;
   @Field(() => NetworkMembership) membership: NetworkMembership;
   @Field(() => Boolean, { description: "False when the controller could not be reached: the activation stands and reconciliation applies it" }) controllerSynced: boolean;
 }
 
 @ObjectType()
-export class ActivateAllPayload {
+export class ActivateAllPayload implements ViewOf<"networkAccess", "activateAll"> {
   @Field(() => [ActivationSession]) sessions: ActivationSession[];
   @Field(() => Boolean) controllerSynced: boolean;
 }
@@ -76,7 +78,7 @@ export class ActivateAllPayload {
 // --- devices ---
 
 @ObjectType({ description: "A person's device: its ZeroTier node id and the names people know it by" })
-export class Device {
+export class Device implements DeviceView {
   @Field(() => ID) id: string;
   @Field(() => ID) organizationId: string;
   @Field(() => ID) userId: string;
@@ -92,7 +94,7 @@ export class Device {
 }
 
 @ObjectType()
-export class DeviceWithMemberships extends Device {
+export class DeviceWithMemberships extends Device implements ViewOf<"devices", "get"> {
   @Field(() => [NetworkMembership]) memberships: NetworkMembership[];
 }
 
@@ -115,7 +117,7 @@ export class UpdateDeviceInput {
 }
 
 @ObjectType()
-export class RegisterDevicePayload {
+export class RegisterDevicePayload implements ViewOf<"devices", "create"> {
   @Field(() => Device) device: Device;
   @Field(() => Int, { description: "Networks it joined at once (its owner was approved for them)" }) membershipsCreated: number;
 }
@@ -133,14 +135,16 @@ export class ImportNetworkMembersInput {
   @Field(() => [ImportMemberAssignment], { description: "Controller members not listed are left alone" }) assignments: ImportMemberAssignment[];
 }
 
+type SkippedNetworkMemberView = ViewOf<"devices", "importMembers">["skipped"][number];
+
 @ObjectType()
-export class SkippedNetworkMember {
+export class SkippedNetworkMember implements SkippedNetworkMemberView {
   @Field(() => String) nodeId: string;
   @Field(() => String) reason: string;
 }
 
 @ObjectType()
-export class ImportNetworkMembersPayload {
+export class ImportNetworkMembersPayload implements ViewOf<"devices", "importMembers"> {
   @Field(() => Int) imported: number;
   @Field(() => [SkippedNetworkMember]) skipped: SkippedNetworkMember[];
 }
@@ -148,13 +152,13 @@ export class ImportNetworkMembersPayload {
 // --- approvals ---
 
 @ObjectType({ description: "A person's standing on a network: requested or assigned, then decided" })
-export class NetworkApproval {
+export class NetworkApproval implements ApprovalView {
   @Field(() => ID) id: string;
   @Field(() => ID) userId: string;
   @Field(() => ID) portalNetworkId: string;
   @Field(() => ID, { nullable: true }) grantedByUserId: string | null;
-  @Field(() => String, { description: "requested or assigned" }) grantType: string;
-  @Field(() => String, { description: "pending, approved, rejected, revoked, suspended" }) state: string;
+  @Field(() => String, { description: "requested or assigned" }) grantType: ApprovalView["grantType"];
+  @Field(() => String, { description: "pending, approved, rejected, revoked, suspended" }) state: ApprovalView["state"];
   @Field(() => String, { nullable: true }) justification: string | null;
   @Field(() => String, { nullable: true }) decisionReason: string | null;
   @Field(() => Date, { nullable: true }) decidedAt: Date | null;
@@ -181,7 +185,7 @@ export class AssignNetworkAccessInput {
 // --- kill switch ---
 
 @ObjectType()
-export class KillSwitchEvent {
+export class KillSwitchEvent implements KillSwitchView {
   @Field(() => ID) id: string;
   @Field(() => ID, { nullable: true, description: "null for a global kill switch" }) organizationId: string | null;
   @Field(() => ID) targetUserId: string;
@@ -206,7 +210,7 @@ export class KillSwitchInput {
 }
 
 @ObjectType()
-export class KillSwitchPayload {
+export class KillSwitchPayload implements ViewOf<"networkAccess", "killSwitch"> {
   @Field(() => KillSwitchEvent) event: KillSwitchEvent;
   @Field(() => Boolean) controllerSynced: boolean;
 }

@@ -1,10 +1,12 @@
 import { Field, ID, InputType, Int, ObjectType } from "type-graphql";
+import type { PortalNetworkView } from "../../modules/networks/networks.views.js";
+import type { ViewOf } from "../common/views.js";
 import { ControllerMode, NetworkEnvironment, NetworkRequestMode } from "./networks.enums.js";
 
 // --- controller connection ---
 
 @ObjectType({ description: "The organization's controller connection. Its API token is never returned" })
-export class NetworkControllerConfig {
+export class NetworkControllerConfig implements ViewOf<"networkController", "get"> {
   @Field(() => Boolean) configured: boolean;
   @Field(() => ControllerMode, { nullable: true }) ztApiMode: ControllerMode | null;
   @Field(() => String, { nullable: true }) ztApiUrl: string | null;
@@ -21,7 +23,7 @@ export class NetworkControllerInput {
 }
 
 @ObjectType({ description: "A network as the controller knows it" })
-export class ControllerNetwork {
+export class ControllerNetwork implements ViewOf<"portalNetworks", "available"> {
   @Field(() => ID, { description: "The 16-hex ZeroTier network id" }) id: string;
   @Field(() => String) name: string;
   @Field(() => String, { nullable: true }) description: string | null;
@@ -30,7 +32,7 @@ export class ControllerNetwork {
 // --- portal networks ---
 
 @ObjectType({ description: "A ZeroTier network whose access Keyward governs" })
-export class PortalNetwork {
+export class PortalNetwork implements PortalNetworkView {
   @Field(() => ID) id: string;
   @Field(() => ID) organizationId: string;
   @Field(() => String) name: string;
@@ -71,7 +73,7 @@ export class UpdatePortalNetworkInput {
 }
 
 @ObjectType()
-export class NetworkManager {
+export class NetworkManager implements ViewOf<"portalNetworks", "managers"> {
   @Field(() => ID) userId: string;
   @Field(() => String) email: string;
   @Field(() => String, { nullable: true }) fullName: string | null;
@@ -79,15 +81,17 @@ export class NetworkManager {
 
 // --- reconciliation ---
 
+type ReconcileErrorView = ViewOf<"networkReconcile", "reconcileOrg">["errors"][number];
+
 @ObjectType()
-export class ReconcileError {
+export class ReconcileError implements ReconcileErrorView {
   @Field(() => ID) networkId: string;
   @Field(() => String) zerotierNetworkId: string;
   @Field(() => String) error: string;
 }
 
 @ObjectType()
-export class ReconcileReport {
+export class ReconcileReport implements ViewOf<"networkReconcile", "reconcileOrg"> {
   @Field(() => Int) networksProcessed: number;
   @Field(() => Int, { description: "Authorizations and deauthorizations made at the controller" }) changes: number;
   @Field(() => Int, { description: "Activations that ran out in this pass" }) expired: number;

@@ -1,10 +1,10 @@
 import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from "type-graphql";
 import type { Services } from "../../container.js";
+import { SUPERADMIN } from "../auth-checker.js";
+import { OrgRole } from "../common/org-role.js";
 import type { GqlContext } from "../context.js";
 import { org } from "../org-extension.js";
-import { SUPERADMIN } from "../auth-checker.js";
 import { ConfigureOidcClientInput, CreatedOidcClient, OidcClient, OidcClientInput, OidcClientSecret, OidcConsent, UpdateOidcClientInput } from "./oidc.types.js";
-import { OrgRole } from "../common/org-role.js";
 
 /**
  * OpenID Connect relying parties and the consents users gave them. Client inputs go to the service

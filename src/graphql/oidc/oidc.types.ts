@@ -1,7 +1,11 @@
 import { Field, ID, InputType, Int, ObjectType } from "type-graphql";
+import type { ViewOf } from "../common/views.js";
+
+// GraphQL names a client by its clientId alone (REST also serves the row id).
+type OidcClientView = Omit<ViewOf<"oidcClients", "get">, "id">;
 
 @ObjectType({ description: "An OpenID Connect relying party registered by an organization" })
-export class OidcClient {
+export class OidcClient implements OidcClientView {
   @Field(() => String) clientId: string;
   @Field(() => ID, { nullable: true, description: "Null for Keyward's built-in clients" }) organizationId: string | null;
   @Field(() => Boolean, { description: "Keyward's own client: no organization owns it; only superadmins configure it" }) builtIn: boolean;
@@ -21,18 +25,18 @@ export class OidcClient {
 }
 
 @ObjectType()
-export class CreatedOidcClient extends OidcClient {
+export class CreatedOidcClient extends OidcClient implements Omit<ViewOf<"oidcClients", "create">, "id"> {
   @Field(() => String, { nullable: true, description: "Shown once; null for public clients" }) clientSecret: string | null;
 }
 
 @ObjectType()
-export class OidcClientSecret {
+export class OidcClientSecret implements ViewOf<"oidcClients", "rotateSecret"> {
   @Field(() => String) clientId: string;
   @Field(() => String, { description: "Shown once" }) clientSecret: string;
 }
 
 @ObjectType({ description: "An application the user allowed to access their account" })
-export class OidcConsent {
+export class OidcConsent implements ViewOf<"oidcClients", "myConsents"> {
   @Field(() => String) clientId: string;
   @Field(() => String) clientName: string;
   @Field(() => [String]) scopes: string[];

@@ -1,8 +1,10 @@
 import { Field, ID, InputType, Int, ObjectType } from "type-graphql";
+import type { OrganizationView, SimpleOrgView } from "../../modules/orgs/orgs.views.js";
 import { OrgRole } from "../common/org-role.js";
+import type { ViewOf } from "../common/views.js";
 
 @ObjectType()
-export class Organization {
+export class Organization implements OrganizationView {
   @Field(() => ID) id: string;
   @Field(() => String) name: string;
   @Field(() => String) slug: string;
@@ -15,7 +17,7 @@ export class Organization {
 }
 
 @ObjectType()
-export class SimpleOrganization {
+export class SimpleOrganization implements SimpleOrgView {
   @Field(() => ID) id: string;
   @Field(() => String) name: string;
   @Field(() => String) slug: string;
@@ -38,7 +40,7 @@ export class UpdateOrganizationInput {
 }
 
 @ObjectType()
-export class Member {
+export class Member implements ViewOf<"members", "list"> {
   @Field(() => ID) userId: string;
   @Field(() => String) email: string;
   @Field(() => String, { nullable: true }) fullName: string | null;
@@ -48,14 +50,18 @@ export class Member {
   @Field(() => Date) joinedAt: Date;
 }
 
+type TransferOwnershipView = ViewOf<"orgs", "transferOwnership">;
+// One type for both sides of a transfer; the service pins each side's role (admin, owner).
+type RoleHolderView = Omit<TransferOwnershipView["newOwner"], "role">;
+
 @ObjectType()
-export class RoleHolder {
+export class RoleHolder implements RoleHolderView {
   @Field(() => ID) userId: string;
   @Field(() => OrgRole) role: OrgRole;
 }
 
 @ObjectType()
-export class TransferOwnershipPayload {
-  @Field(() => RoleHolder) previousOwner: RoleHolder;
-  @Field(() => RoleHolder) newOwner: RoleHolder;
+export class TransferOwnershipPayload implements TransferOwnershipView {
+  @Field(() => RoleHolder) previousOwner: TransferOwnershipView["previousOwner"];
+  @Field(() => RoleHolder) newOwner: TransferOwnershipView["newOwner"];
 }

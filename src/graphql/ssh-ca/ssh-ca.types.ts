@@ -1,21 +1,27 @@
 import { GraphQLJSONObject } from "graphql-scalars";
 import { Field, ID, InputType, Int, ObjectType } from "type-graphql";
+import type { CertificateView } from "../../modules/ssh-ca/certificates.views.js";
 import { Paged } from "../common/paged.js";
+import type { ViewOf } from "../common/views.js";
+
+type PreviousCaKeyView = ViewOf<"cas", "list">["previousKeys"][number];
 
 @ObjectType()
-export class PreviousCaKey {
+export class PreviousCaKey implements PreviousCaKeyView {
   @Field(() => String) publicKey: string;
   @Field(() => String) fingerprint: string;
   @Field(() => Date, { nullable: true }) trustedUntil: Date | null;
 }
 
+type CaView = ViewOf<"cas", "list">;
+
 @ObjectType()
-export class CertificateAuthority {
+export class CertificateAuthority implements CaView {
   @Field(() => ID) id: string;
   @Field(() => ID) organizationId: string;
   @Field(() => String) name: string;
   @Field(() => String, { nullable: true }) description: string | null;
-  @Field(() => String) caType: string;
+  @Field(() => String) caType: CaView["caType"];
   @Field(() => String) keyType: string;
   @Field(() => String) publicKey: string;
   @Field(() => String) fingerprint: string;
@@ -45,19 +51,19 @@ export class UpdateCaInput {
 }
 
 @ObjectType()
-export class RotateCaPayload {
+export class RotateCaPayload implements ViewOf<"cas", "rotate"> {
   @Field(() => CertificateAuthority) ca: CertificateAuthority;
   @Field(() => String) oldFingerprint: string;
 }
 
 @ObjectType()
-export class Certificate {
+export class Certificate implements CertificateView {
   @Field(() => ID) id: string;
   @Field(() => ID) organizationId: string;
   @Field(() => ID) caId: string;
   @Field(() => ID, { nullable: true }) userId: string | null;
   @Field(() => ID, { nullable: true }) sshKeyId: string | null;
-  @Field(() => String) certType: string;
+  @Field(() => String) certType: CertificateView["certType"];
   @Field(() => String, { description: "Decimal: serials are 64-bit" }) serial: string;
   @Field(() => String) keyId: string;
   @Field(() => [String]) principals: string[];
@@ -66,7 +72,7 @@ export class Certificate {
   @Field(() => Date) validBefore: Date;
   @Field(() => String) publicKeyFingerprint: string;
   @Field(() => String, { description: "The -cert.pub line" }) certificate: string;
-  @Field(() => String) status: string;
+  @Field(() => String) status: CertificateView["status"];
   @Field(() => Boolean) revoked: boolean;
   @Field(() => Date, { nullable: true }) revokedAt: Date | null;
   @Field(() => String, { nullable: true }) revokeReason: string | null;
@@ -74,7 +80,7 @@ export class Certificate {
 }
 
 @ObjectType()
-export class SignedCertificate extends Certificate {
+export class SignedCertificate extends Certificate implements ViewOf<"signing", "signUserCertificate"> {
   @Field(() => ID) certId: string;
   @Field(() => String) organizationName: string;
 }
@@ -100,7 +106,7 @@ export class SignHostCertificateInput {
 }
 
 @ObjectType()
-export class SshServerConfig {
+export class SshServerConfig implements ViewOf<"cas", "serverConfig"> {
   @Field(() => String, { description: "Paste into the file TrustedUserCAKeys names" }) trustedUserCaKeys: string;
   @Field(() => String, { description: "Lines for known_hosts" }) knownHosts: string;
   @Field(() => [String]) userCaKeys: string[];
@@ -108,7 +114,7 @@ export class SshServerConfig {
 }
 
 @ObjectType()
-export class EffectiveCertPolicy {
+export class EffectiveCertPolicy implements ViewOf<"signing", "effectivePolicy"> {
   @Field(() => ID) organizationId: string;
   @Field(() => Boolean) allowUserExpiry: boolean;
   @Field(() => Int) defaultExpiryHours: number;
@@ -116,8 +122,11 @@ export class EffectiveCertPolicy {
   @Field(() => [String]) extensions: string[];
 }
 
+// Fields REST serves that GraphQL has never exposed: a new view field must be exposed or named here.
+type CertificateAuditEntryView = Omit<ViewOf<"certificates", "auditLog">["items"][number], "userAgent" | "requestId">;
+
 @ObjectType()
-export class CertificateAuditEntry {
+export class CertificateAuditEntry implements CertificateAuditEntryView {
   @Field(() => ID) id: string;
   @Field(() => Date) createdAt: Date;
   @Field(() => ID, { nullable: true }) organizationId: string | null;
@@ -131,12 +140,15 @@ export class CertificateAuditEntry {
 }
 
 @ObjectType()
-export class RevokedCount {
+export class RevokedCount implements ViewOf<"certificates", "revokeUser"> {
   @Field(() => Int) revoked: number;
 }
 
+// source is a constant ("db") kept for the original REST client; GraphQL never had it.
+type CaPublicKeyView = Omit<ViewOf<"cas", "publicKey">, "source">;
+
 @ObjectType()
-export class CaPublicKey {
+export class CaPublicKey implements CaPublicKeyView {
   @Field(() => String) publicKey: string;
   @Field(() => String) fingerprint: string;
   @Field(() => String) caName: string;

@@ -1,4 +1,5 @@
 import { Field, ID, InputType, ObjectType, registerEnumType } from "type-graphql";
+import type { MeView, UserView } from "../../modules/users/users.views.js";
 
 export enum UserStatus {
   active = "active",
@@ -8,7 +9,7 @@ export enum UserStatus {
 registerEnumType(UserStatus, { name: "UserStatus" });
 
 @ObjectType({ description: "An account" })
-export class User {
+export class User implements UserView {
   @Field(() => ID) id: string;
   @Field(() => String) email: string;
   @Field(() => String, { nullable: true }) fullName: string | null;
@@ -23,13 +24,13 @@ export class User {
 }
 
 @ObjectType({ description: "The organization that manages an account: its owners and admins administer the account's credentials" })
-export class ManagingOrganization {
+export class ManagingOrganization implements NonNullable<MeView["managedBy"]> {
   @Field(() => ID) id: string;
   @Field(() => String) name: string;
 }
 
 @ObjectType({ description: "The signed-in user, with facts only they see" })
-export class Me extends User {
+export class Me extends User implements MeView {
   @Field(() => Boolean) hasPassword: boolean;
   @Field(() => ManagingOrganization, { nullable: true, description: "Null: the account is yours alone (only Keyward's operators can act on it)" })
   managedBy: ManagingOrganization | null;
