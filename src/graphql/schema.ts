@@ -22,35 +22,43 @@ import { SshCaResolver } from "./ssh-ca/ssh-ca.resolver.js";
 import { SshKeysResolver } from "./ssh-keys/ssh-keys.resolver.js";
 import { UsersResolver } from "./users/users.resolver.js";
 
-const RESOLVERS = [
-  HealthResolver,
-  AuthResolver,
-  UsersResolver,
-  AdminResolver,
-  OrgsResolver,
-  InvitesResolver,
-  DirectoryResolver,
-  ApiKeysResolver,
-  AuditResolver,
-  SshKeysResolver,
-  SshCaResolver,
-  MfaResolver,
-  OidcResolver,
-  ExternalAuthResolver,
-  NetworksResolver,
-  NetworkAccessResolver,
-  EmailResolver,
-  ContactResolver,
-] as const;
+/** The named services only: a resolver gets what its constructor's Pick asks for, nothing more. */
+const pick = <K extends keyof Services>(s: Services, ...keys: K[]): Pick<Services, K> =>
+  Object.fromEntries(keys.map((k) => [k, s[k]])) as Pick<Services, K>;
 
-/** Builds the schema with resolver instances made once from the services (no DI framework). */
+/** Every resolver, made once from the services it calls (no DI framework). */
+function createResolvers(s: Services) {
+  return [
+    new HealthResolver(pick(s, "health")),
+    new AuthResolver(pick(s, "accounts", "login", "mySessions")),
+    new UsersResolver(pick(s, "users")),
+    new AdminResolver(pick(s, "adminUsers")),
+    new OrgsResolver(pick(s, "orgs", "members")),
+    new InvitesResolver(pick(s, "invites")),
+    new DirectoryResolver(pick(s, "myDirectory", "departments", "principals")),
+    new ApiKeysResolver(pick(s, "apiKeys")),
+    new AuditResolver(pick(s, "activity")),
+    new SshKeysResolver(pick(s, "sshKeys")),
+    new SshCaResolver(pick(s, "cas", "signing", "certificates")),
+    new MfaResolver(pick(s, "mfa", "mfaLogin", "mfaPolicy")),
+    new OidcResolver(pick(s, "oidcClients", "oidcClientAdmin")),
+    new ExternalAuthResolver(pick(s, "externalAuth", "linkedAccounts", "oauthProviders")),
+    new NetworksResolver(pick(s, "networkController", "portalNetworks", "networkReconcile")),
+    new NetworkAccessResolver(pick(s, "devices", "networkApprovals", "networkAccess")),
+    new EmailResolver(pick(s, "outbox")),
+    new ContactResolver(pick(s, "contact")),
+  ];
+}
+
+/** Builds the schema over the resolver instances; type-graphql asks the container for them by class. */
 export async function buildGraphqlSchema(services: Services): Promise<GraphQLSchema> {
-  const instances = new Map<unknown, unknown>(RESOLVERS.map((R) => [R, new R(services)]));
+  const instances = createResolvers(services);
+  const [first, ...rest] = instances.map((r) => r.constructor);
   return buildSchema({
-    resolvers: RESOLVERS,
+    resolvers: [first!, ...rest],
     authChecker,
     validate: false,
-    container: { get: (cls) => instances.get(cls) },
+    container: { get: (cls) => instances.find((r) => r.constructor === cls) },
   });
 }
 

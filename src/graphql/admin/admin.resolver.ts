@@ -11,7 +11,7 @@ import { AdminUser, AdminUserPage, UserMfaMethods } from "./admin.types.js";
 /** Account administration: superadmins over everyone, org owners/admins over their members (the service decides). */
 @Resolver()
 export class AdminResolver {
-  constructor(private readonly s: Services) {}
+  constructor(private readonly s: Pick<Services, "adminUsers">) {}
 
   @Authorized()
   @Query(() => AdminUserPage, { description: "Accounts you administer" })

@@ -8,7 +8,7 @@ import { ApiKey, ApiKeyInput, CreatedApiKey, UpdateApiKeyInput } from "./api-key
 
 @Resolver()
 export class ApiKeysResolver {
-  constructor(private readonly s: Services) {}
+  constructor(private readonly s: Pick<Services, "apiKeys">) {}
 
   @Authorized()
   @org(OrgRole.admin)

@@ -9,7 +9,7 @@ import { ActivityPage } from "./audit.types.js";
 /** Audit records read by capability: an organization's activity (a user's own log is in users/, an account's in admin/). */
 @Resolver()
 export class AuditResolver {
-  constructor(private readonly s: Services) {}
+  constructor(private readonly s: Pick<Services, "activity">) {}
 
   @Authorized()
   @org(OrgRole.admin)

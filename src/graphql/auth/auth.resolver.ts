@@ -10,7 +10,7 @@ import { sessionPayload } from "./session-payload.js";
 /** Accounts, password sign-in and the signed-in user's sessions. */
 @Resolver()
 export class AuthResolver {
-  constructor(private readonly s: Services) {}
+  constructor(private readonly s: Pick<Services, "accounts" | "login" | "mySessions">) {}
 
   @Mutation(() => RegisterPayload, { description: "Create an account; the same answer for an address that already has one" })
   register(@Ctx() { ctx }: GqlContext, @Arg("input", () => RegisterInput) input: RegisterInput) {

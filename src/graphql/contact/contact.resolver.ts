@@ -6,7 +6,7 @@ import { ContactInput } from "./contact.types.js";
 
 @Resolver()
 export class ContactResolver {
-  constructor(private readonly s: Services) {}
+  constructor(private readonly s: Pick<Services, "contact">) {}
 
   @Mutation(() => MessagePayload, { description: "The public contact form" })
   submitContact(@Ctx() { ctx }: GqlContext, @Arg("input", () => ContactInput) input: ContactInput) {

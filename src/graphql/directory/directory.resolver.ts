@@ -22,7 +22,7 @@ import {
 
 @Resolver()
 export class DirectoryResolver {
-  constructor(private readonly s: Services) {}
+  constructor(private readonly s: Pick<Services, "departments" | "myDirectory" | "principals">) {}
 
   @Authorized()
   @scope("orgs:read")

@@ -8,7 +8,7 @@ import { OutboxPage, RetriedEmail } from "./email.types.js";
 /** The email outbox, for superadmins: what was sent, what failed, and a retry. */
 @Resolver()
 export class EmailResolver {
-  constructor(private readonly s: Services) {}
+  constructor(private readonly s: Pick<Services, "outbox">) {}
 
   @Authorized(SUPERADMIN)
   @Query(() => OutboxPage)

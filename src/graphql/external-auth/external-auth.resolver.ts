@@ -7,7 +7,7 @@ import { ExternalFlowStart, ExternalProvider, LinkedAccount, LinkedAccounts, OAu
 /** Sign in with GitHub / Google: everything except the browser redirects, which are REST-only. */
 @Resolver()
 export class ExternalAuthResolver {
-  constructor(private readonly s: Services) {}
+  constructor(private readonly s: Pick<Services, "externalAuth" | "linkedAccounts" | "oauthProviders">) {}
 
   @Query(() => [ExternalProvider])
   externalProviders() {

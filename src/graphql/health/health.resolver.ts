@@ -4,7 +4,7 @@ import { Health } from "./health.types.js";
 
 @Resolver()
 export class HealthResolver {
-  constructor(private readonly s: Services) {}
+  constructor(private readonly s: Pick<Services, "health">) {}
 
   @Query(() => Health, { description: "Liveness of the service" })
   health(): Health {

@@ -10,7 +10,7 @@ import { AcceptInviteInput, AcceptInvitePayload, ActivateAccountInput, AddMember
 /** Joining an organization by consent: invitations, and activating an account an organization created. */
 @Resolver()
 export class InvitesResolver {
-  constructor(private readonly s: Services) {}
+  constructor(private readonly s: Pick<Services, "invites">) {}
 
   @Authorized()
   @org(OrgRole.admin)

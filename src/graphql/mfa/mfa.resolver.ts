@@ -17,7 +17,7 @@ const token = (ctx: GqlContext, given?: string | null) => given ?? mfaTokenOf(ct
 /** Second factors: signing in with them, enrolling them, and an organization's MFA policy. */
 @Resolver()
 export class MfaResolver {
-  constructor(private readonly s: Services) {}
+  constructor(private readonly s: Pick<Services, "mfa" | "mfaLogin" | "mfaPolicy">) {}
 
   @Mutation(() => AuthPayload, { description: "Second factor: a TOTP or backup code (mfaToken defaults to the browser's cookie)" })
   async completeMfaWithCode(

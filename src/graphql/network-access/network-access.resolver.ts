@@ -32,7 +32,7 @@ import {
  */
 @Resolver()
 export class NetworkAccessResolver {
-  constructor(private readonly s: Services) {}
+  constructor(private readonly s: Pick<Services, "devices" | "networkAccess" | "networkApprovals">) {}
 
   // --- devices ---
 

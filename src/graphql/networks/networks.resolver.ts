@@ -25,7 +25,7 @@ import { NetworkApproval, NetworkMembership } from "../network-access/network-ac
  */
 @Resolver()
 export class NetworksResolver {
-  constructor(private readonly s: Services) {}
+  constructor(private readonly s: Pick<Services, "networkController" | "networkReconcile" | "portalNetworks">) {}
 
   // --- controller connection ---
 

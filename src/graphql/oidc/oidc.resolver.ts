@@ -13,7 +13,7 @@ import { ConfigureOidcClientInput, CreatedOidcClient, OidcClient, OidcClientInpu
  */
 @Resolver()
 export class OidcResolver {
-  constructor(private readonly s: Services) {}
+  constructor(private readonly s: Pick<Services, "oidcClientAdmin" | "oidcClients">) {}
 
   @Authorized()
   @org(OrgRole.admin)

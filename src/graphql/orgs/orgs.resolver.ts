@@ -11,7 +11,7 @@ import { CreateOrganizationInput, Member, Organization, SimpleOrganization, Tran
 /** Organizations and their members (people join through invites/). */
 @Resolver()
 export class OrgsResolver {
-  constructor(private readonly s: Services) {}
+  constructor(private readonly s: Pick<Services, "members" | "orgs">) {}
 
   @Authorized()
   @scope("orgs:read")

@@ -26,7 +26,7 @@ import {
 /** SSH certificates: the organization's CAs, signing under department policy, issued certificates. */
 @Resolver()
 export class SshCaResolver {
-  constructor(private readonly s: Services) {}
+  constructor(private readonly s: Pick<Services, "cas" | "certificates" | "signing">) {}
 
   @Authorized()
   @org(OrgRole.member)

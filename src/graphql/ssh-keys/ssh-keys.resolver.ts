@@ -9,7 +9,7 @@ import { AddSshKeyPayload, SshKey, SshKeyChallenge, VerifySshKeyPayload } from "
 /** A user's SSH public keys and the proof of possession that verifies them. */
 @Resolver()
 export class SshKeysResolver {
-  constructor(private readonly s: Services) {}
+  constructor(private readonly s: Pick<Services, "sshKeys">) {}
 
   @Authorized()
   @scope("ssh:keys")

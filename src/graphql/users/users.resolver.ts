@@ -9,7 +9,7 @@ import { DeleteMeInput, Me, UpdateMeInput, User } from "./users.types.js";
 
 @Resolver()
 export class UsersResolver {
-  constructor(private readonly s: Services) {}
+  constructor(private readonly s: Pick<Services, "users">) {}
 
   @Authorized()
   @scope("profile:read")
