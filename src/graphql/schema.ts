@@ -8,7 +8,7 @@ import { AuditResolver } from "./audit/audit.resolver.js";
 import { authChecker } from "./auth-checker.js";
 import { AuthResolver } from "./auth/auth.resolver.js";
 import { ContactResolver } from "./contact/contact.resolver.js";
-import { DirectoryResolver } from "./directory/directory.resolver.js";
+import { DepartmentsResolver, DirectoryResolver, PrincipalsResolver } from "./directory/directory.resolver.js";
 import { EmailResolver } from "./email/email.resolver.js";
 import { ExternalAuthResolver } from "./external-auth/external-auth.resolver.js";
 import { HealthResolver } from "./health/health.resolver.js";
@@ -35,7 +35,9 @@ function createResolvers(s: Services) {
     new AdminResolver(pick(s, "adminUsers")),
     new OrgsResolver(pick(s, "orgs", "members")),
     new InvitesResolver(pick(s, "invites")),
-    new DirectoryResolver(pick(s, "myDirectory", "departments", "principals")),
+    new DirectoryResolver(pick(s, "myDirectory")),
+    new DepartmentsResolver(pick(s, "departments")),
+    new PrincipalsResolver(pick(s, "principals")),
     new ApiKeysResolver(pick(s, "apiKeys")),
     new AuditResolver(pick(s, "activity")),
     new SshKeysResolver(pick(s, "sshKeys")),

@@ -11,7 +11,6 @@ import {
   CertPolicyInput,
   Department,
   DepartmentInput,
-  DirectoryMember,
   MyMembership,
   MyOrgPrincipals,
   Principal,
@@ -19,10 +18,12 @@ import {
   UpdateDepartmentInput,
   UpdatePrincipalInput,
 } from "./directory.types.js";
+import { orgGroupResolver } from "./org-group.resolver.js";
 
+/** The signed-in user's own place in the directory, across organizations. */
 @Resolver()
 export class DirectoryResolver {
-  constructor(private readonly s: Pick<Services, "departments" | "myDirectory" | "principals">) {}
+  constructor(private readonly s: Pick<Services, "myDirectory">) {}
 
   @Authorized()
   @scope("orgs:read")
@@ -36,75 +37,11 @@ export class DirectoryResolver {
   myPrincipals(@Ctx() { ctx }: GqlContext) {
     return this.s.myDirectory.principals(ctx);
   }
+}
 
-  @Authorized()
-  @org(OrgRole.guest)
-  @Query(() => [Department])
-  departments(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string) {
-    return this.s.departments.list(ctx, orgId);
-  }
-
-  @Authorized()
-  @org(OrgRole.guest)
-  @Query(() => Department)
-  department(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("departmentId", () => ID) departmentId: string) {
-    return this.s.departments.get(ctx, orgId, departmentId);
-  }
-
-  @Authorized()
-  @org(OrgRole.admin)
-  @Mutation(() => Department)
-  createDepartment(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("input", () => DepartmentInput) input: DepartmentInput) {
-    return this.s.departments.create(ctx, orgId, input);
-  }
-
-  @Authorized()
-  @org(OrgRole.admin)
-  @Mutation(() => Department)
-  updateDepartment(
-    @Ctx() { ctx }: GqlContext,
-    @Arg("orgId", () => ID) orgId: string,
-    @Arg("departmentId", () => ID) departmentId: string,
-    @Arg("input", () => UpdateDepartmentInput) input: UpdateDepartmentInput,
-  ) {
-    return this.s.departments.update(ctx, orgId, departmentId, input);
-  }
-
-  @Authorized()
-  @org(OrgRole.admin)
-  @Mutation(() => MessagePayload)
-  async deleteDepartment(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("departmentId", () => ID) departmentId: string) {
-    await this.s.departments.delete(ctx, orgId, departmentId);
-    return message("Department deleted");
-  }
-
-  @Authorized()
-  @org(OrgRole.guest)
-  @Query(() => [DirectoryMember])
-  departmentMembers(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("departmentId", () => ID) departmentId: string) {
-    return this.s.departments.listMembers(ctx, orgId, departmentId);
-  }
-
-  @Authorized()
-  @org(OrgRole.admin)
-  @Mutation(() => DirectoryMember)
-  addDepartmentMember(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("departmentId", () => ID) departmentId: string, @Arg("email", () => String) email: string) {
-    return this.s.departments.addMember(ctx, orgId, departmentId, { email });
-  }
-
-  @Authorized()
-  @org(OrgRole.admin)
-  @Mutation(() => MessagePayload)
-  async removeDepartmentMember(
-    @Ctx() { ctx }: GqlContext,
-    @Arg("orgId", () => ID) orgId: string,
-    @Arg("departmentId", () => ID) departmentId: string,
-    @Arg("userId", () => ID) userId: string,
-  ) {
-    await this.s.departments.removeMember(ctx, orgId, departmentId, userId);
-    return message("Member removed");
-  }
-
+/** Departments: the shared group operations, plus their principals and certificate policy. */
+@Resolver()
+export class DepartmentsResolver extends orgGroupResolver({ service: "departments", name: "Department", Item: Department, Input: DepartmentInput, UpdateInput: UpdateDepartmentInput }) {
   @Authorized()
   @org(OrgRole.guest)
   @Query(() => [Principal])
@@ -130,75 +67,11 @@ export class DirectoryResolver {
   ) {
     return this.s.departments.putCertPolicy(ctx, orgId, departmentId, omitNulls(input));
   }
+}
 
-  @Authorized()
-  @org(OrgRole.guest)
-  @Query(() => [Principal])
-  principals(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string) {
-    return this.s.principals.list(ctx, orgId);
-  }
-
-  @Authorized()
-  @org(OrgRole.guest)
-  @Query(() => Principal)
-  principal(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("principalId", () => ID) principalId: string) {
-    return this.s.principals.get(ctx, orgId, principalId);
-  }
-
-  @Authorized()
-  @org(OrgRole.admin)
-  @Mutation(() => Principal)
-  createPrincipal(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("input", () => PrincipalInput) input: PrincipalInput) {
-    return this.s.principals.create(ctx, orgId, input);
-  }
-
-  @Authorized()
-  @org(OrgRole.admin)
-  @Mutation(() => Principal)
-  updatePrincipal(
-    @Ctx() { ctx }: GqlContext,
-    @Arg("orgId", () => ID) orgId: string,
-    @Arg("principalId", () => ID) principalId: string,
-    @Arg("input", () => UpdatePrincipalInput) input: UpdatePrincipalInput,
-  ) {
-    return this.s.principals.update(ctx, orgId, principalId, input);
-  }
-
-  @Authorized()
-  @org(OrgRole.admin)
-  @Mutation(() => MessagePayload)
-  async deletePrincipal(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("principalId", () => ID) principalId: string) {
-    await this.s.principals.delete(ctx, orgId, principalId);
-    return message("Principal deleted");
-  }
-
-  @Authorized()
-  @org(OrgRole.guest)
-  @Query(() => [DirectoryMember])
-  principalMembers(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("principalId", () => ID) principalId: string) {
-    return this.s.principals.listMembers(ctx, orgId, principalId);
-  }
-
-  @Authorized()
-  @org(OrgRole.admin)
-  @Mutation(() => DirectoryMember)
-  addPrincipalMember(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("principalId", () => ID) principalId: string, @Arg("email", () => String) email: string) {
-    return this.s.principals.addMember(ctx, orgId, principalId, { email });
-  }
-
-  @Authorized()
-  @org(OrgRole.admin)
-  @Mutation(() => MessagePayload)
-  async removePrincipalMember(
-    @Ctx() { ctx }: GqlContext,
-    @Arg("orgId", () => ID) orgId: string,
-    @Arg("principalId", () => ID) principalId: string,
-    @Arg("userId", () => ID) userId: string,
-  ) {
-    await this.s.principals.removeMember(ctx, orgId, principalId, userId);
-    return message("Member removed");
-  }
-
+/** Principals: the shared group operations, plus the departments that grant them. */
+@Resolver()
+export class PrincipalsResolver extends orgGroupResolver({ service: "principals", name: "Principal", Item: Principal, Input: PrincipalInput, UpdateInput: UpdatePrincipalInput }) {
   @Authorized()
   @org(OrgRole.guest)
   @Query(() => [Department])
@@ -232,4 +105,3 @@ export class DirectoryResolver {
     return message("Principal unlinked from department");
   }
 }
-
