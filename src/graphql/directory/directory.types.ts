@@ -27,6 +27,7 @@ export class UpdateDepartmentInput {
   @Field(() => Boolean, { nullable: true }) canSudo?: boolean;
 }
 
+// What adding a member answers; the member listings add addedAt.
 @ObjectType()
 export class DirectoryMember implements ViewOf<"departments", "addMember"> {
   @Field(() => ID) userId: string;
