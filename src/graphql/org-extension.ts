@@ -1,5 +1,5 @@
 import { Extensions } from "type-graphql";
-import type { OrgRole } from "./types/org.types.js";
+import type { OrgRole } from "./common/org-role.js";
 
 /**
  * Marks an organization-scoped operation with the lowest role that may call it. The services

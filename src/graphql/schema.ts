@@ -2,31 +2,65 @@ import "reflect-metadata";
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from "graphql";
 import { buildSchema } from "type-graphql";
 import type { Services } from "../container.js";
+import { AdminResolver } from "./admin/admin.resolver.js";
+import { ApiKeysResolver } from "./api-keys/api-keys.resolver.js";
+import { AuditResolver } from "./audit/audit.resolver.js";
 import { authChecker } from "./auth-checker.js";
-import { AdminResolver } from "./resolvers/admin.resolver.js";
-import { AuthResolver } from "./resolvers/auth.resolver.js";
-import { UsersResolver } from "./resolvers/users.resolver.js";
-import { ApiKeysResolver } from "./resolvers/api-keys.resolver.js";
-import { DirectoryResolver } from "./resolvers/directory.resolver.js";
-import { OrgsResolver } from "./resolvers/orgs.resolver.js";
-import { SshResolver } from "./resolvers/ssh.resolver.js";
-import { MiscResolver } from "./resolvers/misc.resolver.js";
-import { MfaResolver } from "./resolvers/mfa.resolver.js";
-import { OidcResolver } from "./resolvers/oidc.resolver.js";
-import { ExternalAuthResolver } from "./resolvers/external-auth.resolver.js";
-import { NetworksResolver } from "./resolvers/networks.resolver.js";
-import { NetworkAccessResolver } from "./resolvers/network-access.resolver.js";
+import { AuthResolver } from "./auth/auth.resolver.js";
+import { ContactResolver } from "./contact/contact.resolver.js";
+import { DepartmentsResolver, DirectoryResolver, PrincipalsResolver } from "./directory/directory.resolver.js";
+import { EmailResolver } from "./email/email.resolver.js";
+import { ExternalAuthResolver } from "./external-auth/external-auth.resolver.js";
+import { HealthResolver } from "./health/health.resolver.js";
+import { InvitesResolver } from "./invites/invites.resolver.js";
+import { MfaResolver } from "./mfa/mfa.resolver.js";
+import { NetworkAccessResolver } from "./network-access/network-access.resolver.js";
+import { NetworksResolver } from "./networks/networks.resolver.js";
+import { OidcResolver } from "./oidc/oidc.resolver.js";
+import { OrgsResolver } from "./orgs/orgs.resolver.js";
+import { SshCaResolver } from "./ssh-ca/ssh-ca.resolver.js";
+import { SshKeysResolver } from "./ssh-keys/ssh-keys.resolver.js";
+import { UsersResolver } from "./users/users.resolver.js";
 
-const RESOLVERS = [AuthResolver, UsersResolver, AdminResolver, OrgsResolver, DirectoryResolver, ApiKeysResolver, SshResolver, MiscResolver, MfaResolver, OidcResolver, ExternalAuthResolver, NetworksResolver, NetworkAccessResolver] as const;
+/** The named services only: a resolver gets what its constructor's Pick asks for, nothing more. */
+const pick = <K extends keyof Services>(s: Services, ...keys: K[]): Pick<Services, K> =>
+  Object.fromEntries(keys.map((k) => [k, s[k]])) as Pick<Services, K>;
 
-/** Builds the schema with resolver instances made once from the services (no DI framework). */
+/** Every resolver, made once from the services it calls (no DI framework). */
+function createResolvers(s: Services) {
+  return [
+    new HealthResolver(pick(s, "health")),
+    new AuthResolver(pick(s, "accounts", "login", "mySessions")),
+    new UsersResolver(pick(s, "users")),
+    new AdminResolver(pick(s, "adminUsers")),
+    new OrgsResolver(pick(s, "orgs", "members")),
+    new InvitesResolver(pick(s, "invites")),
+    new DirectoryResolver(pick(s, "myDirectory")),
+    new DepartmentsResolver(pick(s, "departments")),
+    new PrincipalsResolver(pick(s, "principals")),
+    new ApiKeysResolver(pick(s, "apiKeys")),
+    new AuditResolver(pick(s, "activity")),
+    new SshKeysResolver(pick(s, "sshKeys")),
+    new SshCaResolver(pick(s, "cas", "signing", "certificates")),
+    new MfaResolver(pick(s, "mfa", "mfaLogin", "mfaPolicy")),
+    new OidcResolver(pick(s, "oidcClients", "oidcClientAdmin")),
+    new ExternalAuthResolver(pick(s, "externalAuth", "linkedAccounts", "oauthProviders")),
+    new NetworksResolver(pick(s, "networkController", "portalNetworks", "networkReconcile")),
+    new NetworkAccessResolver(pick(s, "devices", "networkApprovals", "networkAccess")),
+    new EmailResolver(pick(s, "outbox")),
+    new ContactResolver(pick(s, "contact")),
+  ];
+}
+
+/** Builds the schema over the resolver instances; type-graphql asks the container for them by class. */
 export async function buildGraphqlSchema(services: Services): Promise<GraphQLSchema> {
-  const instances = new Map<unknown, unknown>(RESOLVERS.map((R) => [R, new R(services)]));
+  const instances = createResolvers(services);
+  const [first, ...rest] = instances.map((r) => r.constructor);
   return buildSchema({
-    resolvers: RESOLVERS,
+    resolvers: [first!, ...rest],
     authChecker,
     validate: false,
-    container: { get: (cls) => instances.get(cls) },
+    container: { get: (cls) => instances.find((r) => r.constructor === cls) },
   });
 }
 

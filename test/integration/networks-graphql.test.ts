@@ -1,7 +1,7 @@
 import { isObjectType } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildGraphqlSchema } from "../../src/graphql/schema.js";
-import { ControllerMode, DeviceStatus, KillSwitchScope, NetworkEnvironment, NetworkRequestMode } from "../../src/graphql/types/networks.types.js";
+import { ControllerMode, DeviceStatus, KillSwitchScope, NetworkEnvironment, NetworkRequestMode } from "../../src/graphql/networks/networks.enums.js";
 import { controllerConfigSchema, environments, killSwitchSchema, requestModes, updateDeviceSchema } from "../../src/modules/networks/networks.schemas.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { startZeroTierController, type RealController } from "../helpers/zerotier.js";

@@ -1,0 +1,34 @@
+import { Field, ID, InputType, ObjectType } from "type-graphql";
+import type { ViewOf } from "../common/views.js";
+
+@ObjectType()
+export class ApiKey implements ViewOf<"apiKeys", "list"> {
+  @Field(() => ID) id: string;
+  @Field(() => ID) organizationId: string;
+  @Field(() => String) name: string;
+  @Field(() => String, { nullable: true }) description: string | null;
+  @Field(() => String, { description: "The key's public start, to recognise it" }) prefix: string;
+  @Field(() => ID, { nullable: true }) createdBy: string | null;
+  @Field(() => Date, { nullable: true }) lastUsedAt: Date | null;
+  @Field(() => Date, { nullable: true }) revokedAt: Date | null;
+  @Field(() => String, { nullable: true }) revokeReason: string | null;
+  @Field(() => Date) createdAt: Date;
+  @Field(() => Date) updatedAt: Date;
+}
+
+@ObjectType()
+export class CreatedApiKey extends ApiKey implements ViewOf<"apiKeys", "create"> {
+  @Field(() => String, { description: "The secret: shown this once, never again" }) key: string;
+}
+
+@InputType()
+export class ApiKeyInput {
+  @Field(() => String) name: string;
+  @Field(() => String, { nullable: true }) description?: string;
+}
+
+@InputType()
+export class UpdateApiKeyInput {
+  @Field(() => String, { nullable: true }) name?: string;
+  @Field(() => String, { nullable: true }) description?: string | null;
+}

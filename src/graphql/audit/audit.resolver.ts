@@ -1,0 +1,27 @@
+import { Arg, Authorized, Ctx, ID, Int, Query, Resolver } from "type-graphql";
+import type { Services } from "../../container.js";
+import { omitNulls } from "../common/nulls.js";
+import { OrgRole } from "../common/org-role.js";
+import type { GqlContext } from "../context.js";
+import { org } from "../org-extension.js";
+import { ActivityPage } from "./audit.types.js";
+
+/** Audit records read by capability: an organization's activity (a user's own log is in users/, an account's in admin/). */
+@Resolver()
+export class AuditResolver {
+  constructor(private readonly s: Pick<Services, "activity">) {}
+
+  @Authorized()
+  @org(OrgRole.admin)
+  @Query(() => ActivityPage, { description: "The organization's audit records, newest first" })
+  organizationActivity(
+    @Ctx() { ctx }: GqlContext,
+    @Arg("orgId", () => ID) orgId: string,
+    @Arg("userId", () => ID, { nullable: true }) userId?: string,
+    @Arg("action", () => String, { nullable: true }) action?: string,
+    @Arg("limit", () => Int, { nullable: true }) limit?: number,
+    @Arg("cursor", () => String, { nullable: true }) cursor?: string,
+  ) {
+    return this.s.activity.list(ctx, orgId, omitNulls({ userId, action, limit, cursor }));
+  }
+}

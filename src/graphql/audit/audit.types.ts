@@ -1,0 +1,39 @@
+import { GraphQLJSONObject } from "graphql-scalars";
+import { ArgsType, Field, ID, Int, ObjectType } from "type-graphql";
+import { Paged } from "../common/paged.js";
+import type { ViewOf } from "../common/views.js";
+
+type AuditEntryView = ViewOf<"activity", "list">["items"][number];
+
+@ObjectType({ description: "One audit record" })
+export class AuditEntry implements AuditEntryView {
+  @Field(() => ID) id: string;
+  @Field(() => Date) createdAt: Date;
+  @Field(() => String) action: string;
+  @Field(() => ID, { nullable: true }) actorId: string | null;
+  @Field(() => ID, { nullable: true }) userId: string | null;
+  @Field(() => ID, { nullable: true }) organizationId: string | null;
+  @Field(() => String, { nullable: true }) resourceType: string | null;
+  @Field(() => String, { nullable: true }) resourceId: string | null;
+  @Field(() => Boolean) success: boolean;
+  @Field(() => String, { nullable: true }) ipAddress: string | null;
+  @Field(() => String, { nullable: true }) userAgent: string | null;
+  @Field(() => String, { nullable: true }) requestId: string | null;
+  @Field(() => GraphQLJSONObject) metadata: Record<string, unknown>;
+}
+
+@ObjectType()
+export class AuditLogPage extends Paged(AuditEntry) {}
+
+@ArgsType()
+export class AuditLogArgs {
+  @Field(() => String, { nullable: true }) action?: string;
+  @Field(() => Int, { nullable: true }) page?: number;
+  @Field(() => Int, { nullable: true }) perPage?: number;
+}
+
+@ObjectType()
+export class ActivityPage implements ViewOf<"activity", "list"> {
+  @Field(() => [AuditEntry]) items: AuditEntry[];
+  @Field(() => String, { nullable: true, description: "Pass as `cursor` for the next page" }) nextCursor: string | null;
+}

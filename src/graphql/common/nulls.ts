@@ -1,0 +1,20 @@
+/** An input object or a bag of arguments with its nulls gone (the keys are absent, not undefined). */
+export type WithoutNulls<T> = { [K in keyof T]: Exclude<T[K], null> };
+
+/**
+ * The one null-to-undefined mapping between GraphQL and the services. GraphQL hands a nullable
+ * argument or input field the client left out (or sent as null) to the resolver as null; to a
+ * service "not given" is an absent key, so its zod defaults and `??` fallbacks apply. Shallow: a
+ * JSON argument's inner nulls are the client's data.
+ *
+ * Not for inputs where null means something: update inputs where `description: null` clears the
+ * field, and inputs whose service refuses null (VALIDATION_ERROR, as REST answers a JSON null) go to
+ * the service as they are.
+ */
+export function omitNulls<T extends object>(input: T): WithoutNulls<T>;
+export function omitNulls<T extends string | number | boolean>(value: T | null | undefined): T | undefined;
+export function omitNulls(value: unknown): unknown {
+  if (value === null || value === undefined) return undefined;
+  if (typeof value !== "object") return value;
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined));
+}

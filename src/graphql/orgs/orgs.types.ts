@@ -1,0 +1,67 @@
+import { Field, ID, InputType, Int, ObjectType } from "type-graphql";
+import type { OrganizationView, SimpleOrgView } from "../../modules/orgs/orgs.views.js";
+import { OrgRole } from "../common/org-role.js";
+import type { ViewOf } from "../common/views.js";
+
+@ObjectType()
+export class Organization implements OrganizationView {
+  @Field(() => ID) id: string;
+  @Field(() => String) name: string;
+  @Field(() => String) slug: string;
+  @Field(() => String, { nullable: true }) description: string | null;
+  @Field(() => String, { nullable: true }) logoUrl: string | null;
+  @Field(() => OrgRole, { description: "Your role in it" }) role: OrgRole;
+  @Field(() => Int, { nullable: true }) memberCount?: number;
+  @Field(() => Date) createdAt: Date;
+  @Field(() => Date) updatedAt: Date;
+}
+
+@ObjectType()
+export class SimpleOrganization implements SimpleOrgView {
+  @Field(() => ID) id: string;
+  @Field(() => String) name: string;
+  @Field(() => String) slug: string;
+  @Field(() => OrgRole) role: OrgRole;
+}
+
+@InputType()
+export class CreateOrganizationInput {
+  @Field(() => String) name: string;
+  @Field(() => String, { nullable: true, description: "Derived from the name when absent" }) slug?: string;
+  @Field(() => String, { nullable: true }) description?: string;
+  @Field(() => String, { nullable: true }) logoUrl?: string;
+}
+
+@InputType()
+export class UpdateOrganizationInput {
+  @Field(() => String, { nullable: true }) name?: string;
+  @Field(() => String, { nullable: true }) description?: string | null;
+  @Field(() => String, { nullable: true }) logoUrl?: string | null;
+}
+
+@ObjectType()
+export class Member implements ViewOf<"members", "list"> {
+  @Field(() => ID) userId: string;
+  @Field(() => String) email: string;
+  @Field(() => String, { nullable: true }) fullName: string | null;
+  @Field(() => String, { nullable: true }) avatarUrl: string | null;
+  @Field(() => String) status: string;
+  @Field(() => OrgRole) role: OrgRole;
+  @Field(() => Date) joinedAt: Date;
+}
+
+type TransferOwnershipView = ViewOf<"orgs", "transferOwnership">;
+// One type for both sides of a transfer; the service pins each side's role (admin, owner).
+type RoleHolderView = Omit<TransferOwnershipView["newOwner"], "role">;
+
+@ObjectType()
+export class RoleHolder implements RoleHolderView {
+  @Field(() => ID) userId: string;
+  @Field(() => OrgRole) role: OrgRole;
+}
+
+@ObjectType()
+export class TransferOwnershipPayload implements TransferOwnershipView {
+  @Field(() => RoleHolder) previousOwner: TransferOwnershipView["previousOwner"];
+  @Field(() => RoleHolder) newOwner: TransferOwnershipView["newOwner"];
+}

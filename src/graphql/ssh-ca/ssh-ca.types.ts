@@ -1,0 +1,157 @@
+import { GraphQLJSONObject } from "graphql-scalars";
+import { Field, ID, InputType, Int, ObjectType } from "type-graphql";
+import type { CertificateView } from "../../modules/ssh-ca/certificates.views.js";
+import { Paged } from "../common/paged.js";
+import type { ViewOf } from "../common/views.js";
+
+type PreviousCaKeyView = ViewOf<"cas", "list">["previousKeys"][number];
+
+@ObjectType()
+export class PreviousCaKey implements PreviousCaKeyView {
+  @Field(() => String) publicKey: string;
+  @Field(() => String) fingerprint: string;
+  @Field(() => Date, { nullable: true }) trustedUntil: Date | null;
+}
+
+type CaView = ViewOf<"cas", "list">;
+
+@ObjectType()
+export class CertificateAuthority implements CaView {
+  @Field(() => ID) id: string;
+  @Field(() => ID) organizationId: string;
+  @Field(() => String) name: string;
+  @Field(() => String, { nullable: true }) description: string | null;
+  @Field(() => String) caType: CaView["caType"];
+  @Field(() => String) keyType: string;
+  @Field(() => String) publicKey: string;
+  @Field(() => String) fingerprint: string;
+  @Field(() => Int) defaultValidityHours: number;
+  @Field(() => Int) maxValidityHours: number;
+  @Field(() => [PreviousCaKey]) previousKeys: PreviousCaKey[];
+  @Field(() => Date) createdAt: Date;
+  @Field(() => Date) updatedAt: Date;
+}
+
+@InputType()
+export class CreateCaInput {
+  @Field(() => String) name: string;
+  @Field(() => String, { nullable: true }) description?: string;
+  @Field(() => String, { nullable: true, description: "user (default) or host" }) caType?: string;
+  @Field(() => String, { nullable: true, description: "ed25519 (default), ecdsa or rsa" }) keyType?: string;
+  @Field(() => Int, { nullable: true }) defaultCertValidityHours?: number;
+  @Field(() => Int, { nullable: true }) maxCertValidityHours?: number;
+}
+
+@InputType()
+export class UpdateCaInput {
+  @Field(() => String, { nullable: true }) name?: string;
+  @Field(() => String, { nullable: true }) description?: string | null;
+  @Field(() => Int, { nullable: true }) defaultCertValidityHours?: number;
+  @Field(() => Int, { nullable: true }) maxCertValidityHours?: number;
+}
+
+@ObjectType()
+export class RotateCaPayload implements ViewOf<"cas", "rotate"> {
+  @Field(() => CertificateAuthority) ca: CertificateAuthority;
+  @Field(() => String) oldFingerprint: string;
+}
+
+@ObjectType()
+export class Certificate implements CertificateView {
+  @Field(() => ID) id: string;
+  @Field(() => ID) organizationId: string;
+  @Field(() => ID) caId: string;
+  @Field(() => ID, { nullable: true }) userId: string | null;
+  @Field(() => ID, { nullable: true }) sshKeyId: string | null;
+  @Field(() => String) certType: CertificateView["certType"];
+  @Field(() => String, { description: "Decimal: serials are 64-bit" }) serial: string;
+  @Field(() => String) keyId: string;
+  @Field(() => [String]) principals: string[];
+  @Field(() => [String]) extensions: string[];
+  @Field(() => Date) validAfter: Date;
+  @Field(() => Date) validBefore: Date;
+  @Field(() => String) publicKeyFingerprint: string;
+  @Field(() => String, { description: "The -cert.pub line" }) certificate: string;
+  @Field(() => String) status: CertificateView["status"];
+  @Field(() => Boolean) revoked: boolean;
+  @Field(() => Date, { nullable: true }) revokedAt: Date | null;
+  @Field(() => String, { nullable: true }) revokeReason: string | null;
+  @Field(() => Date) createdAt: Date;
+}
+
+@ObjectType()
+export class SignedCertificate extends Certificate implements ViewOf<"signing", "signUserCertificate"> {
+  @Field(() => ID) certId: string;
+  @Field(() => String) organizationName: string;
+}
+
+@ObjectType()
+export class CertificatePage extends Paged(Certificate) {}
+
+@InputType()
+export class SignUserCertificateInput {
+  @Field(() => ID, { nullable: true, description: "Your SSH key (default: your newest verified key)" }) keyId?: string;
+  @Field(() => [String], { nullable: true, description: "Default: every principal you hold" }) principals?: string[];
+  @Field(() => Int, { nullable: true }) expiryHours?: number;
+  @Field(() => ID, { nullable: true, description: "Required when you belong to several signing organizations" }) orgId?: string;
+}
+
+@InputType()
+export class SignHostCertificateInput {
+  @Field(() => String) hostPublicKey: string;
+  @Field(() => [String]) principals: string[];
+  @Field(() => Int, { nullable: true }) validityHours?: number;
+  @Field(() => ID, { nullable: true }) caId?: string;
+  @Field(() => ID, { nullable: true }) orgId?: string;
+}
+
+@ObjectType()
+export class SshServerConfig implements ViewOf<"cas", "serverConfig"> {
+  @Field(() => String, { description: "Paste into the file TrustedUserCAKeys names" }) trustedUserCaKeys: string;
+  @Field(() => String, { description: "Lines for known_hosts" }) knownHosts: string;
+  @Field(() => [String]) userCaKeys: string[];
+  @Field(() => [String]) hostCaKeys: string[];
+}
+
+@ObjectType()
+export class EffectiveCertPolicy implements ViewOf<"signing", "effectivePolicy"> {
+  @Field(() => ID) organizationId: string;
+  @Field(() => Boolean) allowUserExpiry: boolean;
+  @Field(() => Int) defaultExpiryHours: number;
+  @Field(() => Int) maxExpiryHours: number;
+  @Field(() => [String]) extensions: string[];
+}
+
+// Fields REST serves that GraphQL has never exposed: a new view field must be exposed or named here.
+type CertificateAuditEntryView = Omit<ViewOf<"certificates", "auditLog">["items"][number], "userAgent" | "requestId">;
+
+@ObjectType()
+export class CertificateAuditEntry implements CertificateAuditEntryView {
+  @Field(() => ID) id: string;
+  @Field(() => Date) createdAt: Date;
+  @Field(() => ID, { nullable: true }) organizationId: string | null;
+  @Field(() => ID, { nullable: true }) certificateId: string | null;
+  @Field(() => ID, { nullable: true }) userId: string | null;
+  @Field(() => String) action: string;
+  @Field(() => Boolean) success: boolean;
+  @Field(() => String, { nullable: true }) message: string | null;
+  @Field(() => String, { nullable: true }) ipAddress: string | null;
+  @Field(() => GraphQLJSONObject) metadata: Record<string, unknown>;
+}
+
+@ObjectType()
+export class RevokedCount implements ViewOf<"certificates", "revokeUser"> {
+  @Field(() => Int) revoked: number;
+}
+
+// source is a constant ("db") kept for the original REST client; GraphQL never had it.
+type CaPublicKeyView = Omit<ViewOf<"cas", "publicKey">, "source">;
+
+@ObjectType()
+export class CaPublicKey implements CaPublicKeyView {
+  @Field(() => String) publicKey: string;
+  @Field(() => String) fingerprint: string;
+  @Field(() => String) caName: string;
+  @Field(() => String) caType: string;
+  @Field(() => ID) organizationId: string;
+}
