@@ -20,7 +20,7 @@ export const departmentColumns = {
   createdAt: departments.createdAt,
   updatedAt: departments.updatedAt,
 };
-export type DepartmentRow = { id: string; organizationId: string; name: string; description: string | null; canSudo: boolean; createdAt: Date; updatedAt: Date };
+export type DepartmentRow = Pick<typeof departments.$inferSelect, keyof typeof departmentColumns>;
 
 export const principalColumns = {
   id: principals.id,
@@ -30,7 +30,7 @@ export const principalColumns = {
   createdAt: principals.createdAt,
   updatedAt: principals.updatedAt,
 };
-export type PrincipalRow = { id: string; organizationId: string; name: string; description: string | null; createdAt: Date; updatedAt: Date };
+export type PrincipalRow = Pick<typeof principals.$inferSelect, keyof typeof principalColumns>;
 
 const memberUserColumns = { userId: users.id, email: users.email, fullName: users.fullName };
 

@@ -4,15 +4,6 @@ import type { Executor } from "../../infra/db.js";
 import { live } from "../../infra/soft-delete.js";
 import type { OrgRole } from "./permissions.js";
 
-export interface ActiveMembership {
-  membershipId: string;
-  organizationId: string;
-  organizationName: string;
-  organizationSlug: string;
-  role: OrgRole;
-  joinedAt: Date;
-}
-
 const activeColumns = {
   membershipId: activeMemberships.membershipId,
   organizationId: activeMemberships.organizationId,
@@ -21,6 +12,9 @@ const activeColumns = {
   role: activeMemberships.role,
   joinedAt: activeMemberships.joinedAt,
 };
+
+/** One live membership of a live organization (a row of the active_memberships view). */
+export type ActiveMembership = Pick<typeof activeMemberships.$inferSelect, keyof typeof activeColumns>;
 
 /**
  * "Which organizations is this user in?" — live memberships of live organizations, through the

@@ -14,15 +14,7 @@ export const orgColumns = {
   updatedAt: organizations.updatedAt,
 };
 
-export type OrgRow = {
-  id: string;
-  name: string;
-  slug: string;
-  description: string | null;
-  logoUrl: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-};
+export type OrgRow = Pick<typeof organizations.$inferSelect, keyof typeof orgColumns>;
 
 export const orgsRepository = {
   async findById(db: Executor, id: string): Promise<OrgRow | undefined> {
