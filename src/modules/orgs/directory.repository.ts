@@ -191,6 +191,14 @@ export const directoryRepository = {
     return rows.length === 1;
   },
 
+  /** Takes the user out of every department and principal of the organization (membership ended). */
+  async removeUserFromOrganization(db: Executor, organizationId: string, userId: string): Promise<void> {
+    const deptIds = db.select({ id: departments.id }).from(departments).where(eq(departments.organizationId, organizationId));
+    await db.delete(departmentMembers).where(and(eq(departmentMembers.userId, userId), inArray(departmentMembers.departmentId, deptIds)));
+    const principalIds = db.select({ id: principals.id }).from(principals).where(eq(principals.organizationId, organizationId));
+    await db.delete(principalMembers).where(and(eq(principalMembers.userId, userId), inArray(principalMembers.principalId, principalIds)));
+  },
+
   /** A user's departments in the given organizations. */
   userDepartments: (db: Executor, userId: string, orgIds: string[]) =>
     orgIds.length === 0
