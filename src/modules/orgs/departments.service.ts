@@ -1,6 +1,6 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db, Executor } from "../../infra/db.js";
-import { isUniqueViolation } from "../../infra/db-errors.js";
+import { uniqueOr } from "../../infra/db-errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
@@ -53,33 +53,31 @@ export class DepartmentsService {
   async create(ctx: RequestContext, orgId: string, input: unknown): Promise<DepartmentRow> {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "departments.manage");
     const data = parseInput(departmentSchema, input);
-    try {
-      return await this.db.transaction(async (tx) => {
-        const dept = await directoryRepository.insertDepartment(tx, { organizationId: id, ...data, now: this.clock.now() });
-        await this.audit.record(tx, ctx, AuditAction.departmentCreate, { organizationId: id, resourceType: "department", resourceId: dept.id, metadata: data });
-        return dept;
-      });
-    } catch (e) {
-      if (isUniqueViolation(e, "departments_org_name_live_uq")) throw DirectoryErrors.departmentExists();
-      throw e;
-    }
+    return uniqueOr(
+      () =>
+        this.db.transaction(async (tx) => {
+          const dept = await directoryRepository.insertDepartment(tx, { organizationId: id, ...data, now: this.clock.now() });
+          await this.audit.record(tx, ctx, AuditAction.departmentCreate, { organizationId: id, resourceType: "department", resourceId: dept.id, metadata: data });
+          return dept;
+        }),
+      { departments_org_name_live_uq: DirectoryErrors.departmentExists },
+    );
   }
 
   async update(ctx: RequestContext, orgId: string, deptId: string, input: unknown): Promise<DepartmentRow> {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "departments.manage");
     const dept = parseId(deptId, DirectoryErrors.departmentNotFound);
     const data = parseInput(updateDepartmentSchema, input);
-    try {
-      return await this.db.transaction(async (tx) => {
-        const row = await directoryRepository.updateDepartment(tx, id, dept, { ...data, updatedAt: this.clock.now() });
-        if (!row) throw DirectoryErrors.departmentNotFound();
-        await this.audit.record(tx, ctx, AuditAction.departmentUpdate, { organizationId: id, resourceType: "department", resourceId: dept, metadata: data });
-        return row;
-      });
-    } catch (e) {
-      if (isUniqueViolation(e, "departments_org_name_live_uq")) throw DirectoryErrors.departmentExists();
-      throw e;
-    }
+    return uniqueOr(
+      () =>
+        this.db.transaction(async (tx) => {
+          const row = await directoryRepository.updateDepartment(tx, id, dept, { ...data, updatedAt: this.clock.now() });
+          if (!row) throw DirectoryErrors.departmentNotFound();
+          await this.audit.record(tx, ctx, AuditAction.departmentUpdate, { organizationId: id, resourceType: "department", resourceId: dept, metadata: data });
+          return row;
+        }),
+      { departments_org_name_live_uq: DirectoryErrors.departmentExists },
+    );
   }
 
   async delete(ctx: RequestContext, orgId: string, deptId: string): Promise<void> {

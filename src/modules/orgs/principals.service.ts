@@ -1,6 +1,6 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db, Executor } from "../../infra/db.js";
-import { isUniqueViolation } from "../../infra/db-errors.js";
+import { uniqueOr } from "../../infra/db-errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
@@ -34,33 +34,31 @@ export class PrincipalsService {
   async create(ctx: RequestContext, orgId: string, input: unknown): Promise<PrincipalRow> {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "principals.manage");
     const data = parseInput(principalSchema, input);
-    try {
-      return await this.db.transaction(async (tx) => {
-        const row = await directoryRepository.insertPrincipal(tx, { organizationId: id, ...data, now: this.clock.now() });
-        await this.audit.record(tx, ctx, AuditAction.principalCreate, { organizationId: id, resourceType: "principal", resourceId: row.id, metadata: data });
-        return row;
-      });
-    } catch (e) {
-      if (isUniqueViolation(e, "principals_org_name_live_uq")) throw DirectoryErrors.principalExists();
-      throw e;
-    }
+    return uniqueOr(
+      () =>
+        this.db.transaction(async (tx) => {
+          const row = await directoryRepository.insertPrincipal(tx, { organizationId: id, ...data, now: this.clock.now() });
+          await this.audit.record(tx, ctx, AuditAction.principalCreate, { organizationId: id, resourceType: "principal", resourceId: row.id, metadata: data });
+          return row;
+        }),
+      { principals_org_name_live_uq: DirectoryErrors.principalExists },
+    );
   }
 
   async update(ctx: RequestContext, orgId: string, principalId: string, input: unknown): Promise<PrincipalRow> {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "principals.manage");
     const pid = parseId(principalId, DirectoryErrors.principalNotFound);
     const data = parseInput(updatePrincipalSchema, input);
-    try {
-      return await this.db.transaction(async (tx) => {
-        const row = await directoryRepository.updatePrincipal(tx, id, pid, { ...data, updatedAt: this.clock.now() });
-        if (!row) throw DirectoryErrors.principalNotFound();
-        await this.audit.record(tx, ctx, AuditAction.principalUpdate, { organizationId: id, resourceType: "principal", resourceId: pid, metadata: data });
-        return row;
-      });
-    } catch (e) {
-      if (isUniqueViolation(e, "principals_org_name_live_uq")) throw DirectoryErrors.principalExists();
-      throw e;
-    }
+    return uniqueOr(
+      () =>
+        this.db.transaction(async (tx) => {
+          const row = await directoryRepository.updatePrincipal(tx, id, pid, { ...data, updatedAt: this.clock.now() });
+          if (!row) throw DirectoryErrors.principalNotFound();
+          await this.audit.record(tx, ctx, AuditAction.principalUpdate, { organizationId: id, resourceType: "principal", resourceId: pid, metadata: data });
+          return row;
+        }),
+      { principals_org_name_live_uq: DirectoryErrors.principalExists },
+    );
   }
 
   async delete(ctx: RequestContext, orgId: string, principalId: string): Promise<void> {
