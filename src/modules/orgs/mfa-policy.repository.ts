@@ -55,7 +55,7 @@ export const securityPolicyRepository = {
   async tryLockCompliancePass(tx: Executor): Promise<boolean> {
     // 7420002: an arbitrary constant naming this pass's lock.
     const [lock] = resultRows<{ locked: boolean }>(await tx.execute(sql`select pg_try_advisory_xact_lock(7420002) as locked`));
-    return lock?.locked === true;
+    return !!lock?.locked;
   },
 };
 
