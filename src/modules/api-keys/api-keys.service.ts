@@ -1,8 +1,5 @@
-import { and, desc, eq, isNull } from "drizzle-orm";
-import { apiKeys, organizations } from "../../../schema/index.js";
 import type { Clock } from "../../infra/clock.js";
 import type { Db, Executor } from "../../infra/db.js";
-import { live } from "../../infra/soft-delete.js";
 import { randomHex, randomToken, sha256Hex } from "../../lib/crypto/index.js";
 import { AppError } from "../../lib/errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
@@ -10,6 +7,8 @@ import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
 import { requireOrgAccess } from "../orgs/org-access.js";
+import { apiKeysPrivilegedRepository } from "./api-keys.privileged.repository.js";
+import { apiKeysRepository, type ApiKeyRow } from "./api-keys.repository.js";
 import { createApiKeySchema as createSchema, revokeApiKeySchema as revokeSchema, updateApiKeySchema as updateSchema } from "./api-keys.schemas.js";
 
 /** Recognisable by secret scanners; the part after the public id is the 256-bit secret. */
@@ -20,34 +19,13 @@ export const ApiKeyErrors = {
   alreadyRevoked: () => new AppError("ALREADY_REVOKED", 409, "The API key is already revoked"),
 };
 
+export type ApiKeyView = ApiKeyRow;
 
-const columns = {
-  id: apiKeys.id,
-  organizationId: apiKeys.organizationId,
-  name: apiKeys.name,
-  description: apiKeys.description,
-  prefix: apiKeys.prefix,
-  createdBy: apiKeys.createdBy,
-  lastUsedAt: apiKeys.lastUsedAt,
-  revokedAt: apiKeys.revokedAt,
-  revokeReason: apiKeys.revokeReason,
-  createdAt: apiKeys.createdAt,
-  updatedAt: apiKeys.updatedAt,
-};
-
-export type ApiKeyView = {
-  id: string;
+/** Who a presented API key speaks for: one organization, through one key. */
+export interface ApiKeyCaller {
+  keyId: string;
   organizationId: string;
-  name: string;
-  description: string | null;
-  prefix: string;
-  createdBy: string | null;
-  lastUsedAt: Date | null;
-  revokedAt: Date | null;
-  revokeReason: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-};
+}
 
 /** Organization API keys for machines (the sudo check on servers, scripts). Secrets are shown once. */
 export class ApiKeysService {
@@ -59,7 +37,7 @@ export class ApiKeysService {
 
   async list(ctx: RequestContext, orgId: string): Promise<ApiKeyView[]> {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "api_keys.manage");
-    return this.db.select(columns).from(apiKeys).where(and(eq(apiKeys.organizationId, id), live(apiKeys))).orderBy(desc(apiKeys.createdAt));
+    return apiKeysRepository.listForOrganization(this.db, id);
   }
 
   /** Creates a key; the returned `key` is the only time the secret is ever seen. */
@@ -69,13 +47,9 @@ export class ApiKeysService {
     const prefix = `${API_KEY_PREFIX}${randomHex(6)}`;
     const key = `${prefix}_${randomToken(32)}`;
     return this.db.transaction(async (tx) => {
-      const now = this.clock.now();
-      const [row] = await tx
-        .insert(apiKeys)
-        .values({ organizationId: id, name: data.name, description: data.description, prefix, keyHash: sha256Hex(key), createdBy: actor.userId, createdAt: now, updatedAt: now })
-        .returning(columns);
-      await this.audit.record(tx, ctx, AuditAction.apiKeyCreate, { organizationId: id, resourceType: "api_key", resourceId: row!.id, metadata: { name: data.name, prefix } });
-      return { ...row!, key };
+      const row = await apiKeysRepository.insert(tx, { organizationId: id, ...data, prefix, keyHash: sha256Hex(key), createdBy: actor.userId, now: this.clock.now() });
+      await this.audit.record(tx, ctx, AuditAction.apiKeyCreate, { organizationId: id, resourceType: "api_key", resourceId: row.id, metadata: { name: data.name, prefix } });
+      return { ...row, key };
     });
   }
 
@@ -84,11 +58,7 @@ export class ApiKeysService {
     const kid = parseId(keyId, ApiKeyErrors.notFound);
     const data = parseInput(updateSchema, input);
     return this.db.transaction(async (tx) => {
-      const [row] = await tx
-        .update(apiKeys)
-        .set({ ...data, updatedAt: this.clock.now() })
-        .where(and(eq(apiKeys.id, kid), eq(apiKeys.organizationId, id), live(apiKeys)))
-        .returning(columns);
+      const row = await apiKeysRepository.update(tx, id, kid, { ...data, updatedAt: this.clock.now() });
       if (!row) throw ApiKeyErrors.notFound();
       await this.audit.record(tx, ctx, AuditAction.apiKeyUpdate, { organizationId: id, resourceType: "api_key", resourceId: kid, metadata: { fields: Object.keys(data) } });
       return row;
@@ -101,30 +71,30 @@ export class ApiKeysService {
     const kid = parseId(keyId, ApiKeyErrors.notFound);
     const { reason } = parseInput(revokeSchema, input ?? {});
     return this.db.transaction(async (tx) => {
-      const [current] = await tx.select(columns).from(apiKeys).where(and(eq(apiKeys.id, kid), eq(apiKeys.organizationId, id), live(apiKeys)));
+      const current = await apiKeysRepository.find(tx, id, kid);
       if (!current) throw ApiKeyErrors.notFound();
       if (current.revokedAt) throw ApiKeyErrors.alreadyRevoked();
-      const now = this.clock.now();
-      const [row] = await tx.update(apiKeys).set({ revokedAt: now, revokeReason: reason ?? null, updatedAt: now }).where(eq(apiKeys.id, kid)).returning(columns);
+      const row = await apiKeysRepository.revoke(tx, kid, reason ?? null, this.clock.now());
       await this.audit.record(tx, ctx, AuditAction.apiKeyRevoke, { organizationId: id, resourceType: "api_key", resourceId: kid, metadata: { reason } });
-      return row!;
+      return row;
     });
   }
 
   /**
-   * Privileged lookup for machine callers: the organization a presented key belongs to, when the
-   * key is live and not revoked. Touches last_used_at.
+   * Machine callers: the organization (and key) a presented secret speaks for, when the key is
+   * live and not revoked and its organization live; null otherwise. Touches last_used_at. The
+   * hash never leaves this module.
    */
-  async authenticate(db: Executor, presented: string): Promise<{ keyId: string; organizationId: string } | null> {
+  async authenticate(secret: string): Promise<ApiKeyCaller | null>;
+  /** @deprecated Pass the secret alone (`authenticate(secret)`); kept until sudo.service.ts is switched. */
+  async authenticate(db: Executor, secret: string): Promise<ApiKeyCaller | null>;
+  async authenticate(first: string | Executor, second?: string): Promise<ApiKeyCaller | null> {
+    const [db, presented] = typeof first === "string" ? [this.db, first] : [first, second ?? ""];
+    // Not shaped like a key (or absurdly long): no hashing, no query.
     if (!presented.startsWith(API_KEY_PREFIX) || presented.length > 200) return null;
-    // A key dies with its organization: a deleted organization's servers get no answers.
-    const [row] = await db
-      .select({ id: apiKeys.id, organizationId: apiKeys.organizationId })
-      .from(apiKeys)
-      .innerJoin(organizations, and(eq(organizations.id, apiKeys.organizationId), live(organizations)))
-      .where(and(eq(apiKeys.keyHash, sha256Hex(presented)), live(apiKeys), isNull(apiKeys.revokedAt)));
+    const row = await apiKeysPrivilegedRepository.findKeyByHashPrivileged(db, sha256Hex(presented));
     if (!row) return null;
-    await db.update(apiKeys).set({ lastUsedAt: this.clock.now() }).where(eq(apiKeys.id, row.id));
+    await apiKeysRepository.touchLastUsed(db, row.id, this.clock.now());
     return { keyId: row.id, organizationId: row.organizationId };
   }
 }

@@ -1,10 +1,9 @@
-import { and, count, desc, eq, type SQL } from "drizzle-orm";
-import { auditLogs } from "../../../schema/index.js";
 import type { Clock } from "../../infra/clock.js";
 import type { Executor } from "../../infra/db.js";
 import { redact } from "../../lib/redact.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import type { AuditActionName } from "./audit.actions.js";
+import { auditRepository, type AuditEntryRow } from "./audit.repository.js";
 
 export interface AuditDetails {
   userId?: string | null;
@@ -16,37 +15,8 @@ export interface AuditDetails {
   errorMessage?: string;
 }
 
-export interface AuditEntryView {
-  id: string;
-  createdAt: Date;
-  action: string;
-  actorId: string | null;
-  userId: string | null;
-  organizationId: string | null;
-  resourceType: string | null;
-  resourceId: string | null;
-  success: boolean;
-  ipAddress: string | null;
-  userAgent: string | null;
-  requestId: string | null;
-  metadata: Record<string, unknown>;
-}
-
-export const auditColumns = {
-  id: auditLogs.id,
-  createdAt: auditLogs.createdAt,
-  action: auditLogs.action,
-  actorId: auditLogs.actorId,
-  userId: auditLogs.userId,
-  organizationId: auditLogs.organizationId,
-  resourceType: auditLogs.resourceType,
-  resourceId: auditLogs.resourceId,
-  success: auditLogs.success,
-  ipAddress: auditLogs.ipAddress,
-  userAgent: auditLogs.userAgent,
-  requestId: auditLogs.requestId,
-  metadata: auditLogs.metadata,
-};
+/** One record as readers see it: the row's named columns, nothing else. */
+export type AuditEntryView = AuditEntryRow;
 
 export class AuditService {
   constructor(private readonly clock: Clock) {}
@@ -57,7 +27,7 @@ export class AuditService {
    */
   async record(db: Executor, ctx: RequestContext, action: AuditActionName, details: AuditDetails = {}): Promise<void> {
     const actorId = ctx.actor.kind === "user" ? ctx.actor.userId : null;
-    await db.insert(auditLogs).values({
+    await auditRepository.insert(db, {
       createdAt: this.clock.now(),
       action,
       actorId,
@@ -75,19 +45,7 @@ export class AuditService {
   }
 
   /** Records about one user, newest first (their own activity log), one page at a time. */
-  async listForUser(db: Executor, userId: string, filter: { action?: string; page: number; perPage: number }) {
-    const where: SQL[] = [eq(auditLogs.userId, userId)];
-    if (filter.action) where.push(eq(auditLogs.action, filter.action));
-    const [items, [total]] = await Promise.all([
-      db
-        .select(auditColumns)
-        .from(auditLogs)
-        .where(and(...where))
-        .orderBy(desc(auditLogs.createdAt))
-        .limit(filter.perPage)
-        .offset((filter.page - 1) * filter.perPage) as Promise<AuditEntryView[]>,
-      db.select({ n: count() }).from(auditLogs).where(and(...where)),
-    ]);
-    return { items, total: total?.n ?? 0 };
+  async listForUser(db: Executor, userId: string, filter: { action?: string; page: number; perPage: number }): Promise<{ items: AuditEntryView[]; total: number }> {
+    return auditRepository.listForUser(db, userId, { action: filter.action, limit: filter.perPage, offset: (filter.page - 1) * filter.perPage });
   }
 }

@@ -1,12 +1,12 @@
 import sanitizeHtml from "sanitize-html";
 import { z } from "zod";
-import { contactSubmissions } from "../../../schema/index.js";
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseInput } from "../../lib/validation.js";
 import type { EmailService } from "../email/email.service.js";
 import type { RateLimitService, RateRule } from "../rate-limit/rate-limit.service.js";
+import { contactRepository } from "./contact.repository.js";
 
 /** The public form's fields. `website` is a honeypot: people never see it, bots fill it in. */
 export const ContactSchema = z.object({
@@ -42,7 +42,7 @@ export class ContactService {
     const fields = { name: clean(data.name), email: clean(data.email), subject: clean(data.subject), message: clean(data.message) };
     await this.db.transaction(async (tx) => {
       const now = this.clock.now();
-      await tx.insert(contactSubmissions).values({ ...fields, ipAddress: ctx.ip?.slice(0, 45), userAgent: ctx.userAgent, createdAt: now });
+      await contactRepository.insert(tx, { ...fields, ipAddress: ctx.ip?.slice(0, 45), userAgent: ctx.userAgent, createdAt: now });
       await this.email.enqueue(tx, "contact-notification", this.config.notifyEmail, { ...fields, submittedAt: now.toISOString() });
     });
     return { message: CONTACT_ACCEPTED };

@@ -1,6 +1,4 @@
-import { count, eq } from "drizzle-orm";
 import { z } from "zod";
-import { emailOutbox } from "../../../schema/index.js";
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
 import { AppError } from "../../lib/errors.js";
@@ -26,11 +24,11 @@ export class OutboxAdminService {
   async list(ctx: RequestContext, input: unknown) {
     requireSuperadmin(ctx);
     const q = parseInput(listSchema, input ?? {});
-    const [items, [total]] = await Promise.all([
+    const [items, total] = await Promise.all([
       outboxRepository.list(this.db, { status: q.status, limit: q.perPage, offset: (q.page - 1) * q.perPage }),
-      this.db.select({ n: count() }).from(emailOutbox).where(q.status ? eq(emailOutbox.status, q.status) : undefined),
+      outboxRepository.count(this.db, q.status),
     ]);
-    return toPage(items, total?.n ?? 0, q.page, q.perPage);
+    return toPage(items, total, q.page, q.perPage);
   }
 
   async retry(ctx: RequestContext, emailId: string): Promise<{ id: string }> {

@@ -1,4 +1,4 @@
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, count, desc, eq, sql } from "drizzle-orm";
 import { emailOutbox } from "../../../schema/index.js";
 import { resultRows, type Executor } from "../../infra/db.js";
 
@@ -81,6 +81,11 @@ export const outboxRepository = {
       .orderBy(desc(emailOutbox.createdAt))
       .limit(filter.limit)
       .offset(filter.offset),
+
+  async count(db: Executor, status?: OutboxStatus): Promise<number> {
+    const [row] = await db.select({ n: count() }).from(emailOutbox).where(status ? eq(emailOutbox.status, status) : undefined);
+    return row?.n ?? 0;
+  },
 
   /** Puts a dead or failed message back in the queue with a fresh attempt budget. */
   requeue: (db: Executor, id: string, now: Date) =>

@@ -1,15 +1,14 @@
 import type { Clock } from "../../infra/clock.js";
-import type { Db, Executor } from "../../infra/db.js";
-import { isUniqueViolation } from "../../infra/db-errors.js";
+import type { Db } from "../../infra/db.js";
 import type { RequestContext } from "../../lib/request-context.js";
-import { parseId, parseInput } from "../../lib/validation.js";
+import { parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
-import { findOrgMemberByEmail } from "./directory-members.js";
 import { DirectoryErrors } from "./directory.errors.js";
 import { directoryRepository, type DepartmentRow } from "./directory.repository.js";
 import { requireOrgAccess } from "./org-access.js";
-import { certPolicySchema, departmentSchema, emailSchema, STANDARD_EXTENSIONS, updateDepartmentSchema } from "./orgs.schemas.js";
+import { OrgGroupService, type OrgGroupKind } from "./org-groups.service.js";
+import { certPolicySchema, departmentSchema, STANDARD_EXTENSIONS, updateDepartmentSchema } from "./orgs.schemas.js";
 
 export interface CertPolicyView {
   departmentId: string;
@@ -33,93 +32,39 @@ export const DEFAULT_CERT_POLICY = {
   customExtensions: [] as string[],
 };
 
-export class DepartmentsService {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly audit: AuditService,
-  ) {}
+const DEPARTMENTS: OrgGroupKind<DepartmentRow, typeof departmentSchema, typeof updateDepartmentSchema> = {
+  resourceType: "department",
+  read: "departments.read",
+  manage: "departments.manage",
+  createSchema: departmentSchema,
+  updateSchema: updateDepartmentSchema,
+  nameTaken: { constraint: "departments_org_name_live_uq", error: DirectoryErrors.departmentExists },
+  notFound: DirectoryErrors.departmentNotFound,
+  alreadyMember: DirectoryErrors.alreadyInDepartment,
+  actions: {
+    create: AuditAction.departmentCreate,
+    update: AuditAction.departmentUpdate,
+    delete: AuditAction.departmentDelete,
+    memberAdd: AuditAction.departmentMemberAdd,
+    memberRemove: AuditAction.departmentMemberRemove,
+  },
+  repo: {
+    list: directoryRepository.listDepartments,
+    find: directoryRepository.findDepartment,
+    insert: directoryRepository.insertDepartment,
+    update: directoryRepository.updateDepartment,
+    softDelete: (db, orgId, id, now) => directoryRepository.updateDepartment(db, orgId, id, { deletedAt: now, updatedAt: now }),
+    deleteLinks: directoryRepository.deleteDepartmentLinks,
+    listMembers: directoryRepository.listDepartmentMembers,
+    addMember: directoryRepository.addDepartmentMember,
+    removeMember: directoryRepository.removeDepartmentMember,
+  },
+};
 
-  async list(ctx: RequestContext, orgId: string): Promise<DepartmentRow[]> {
-    const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "departments.read");
-    return directoryRepository.listDepartments(this.db, id);
-  }
-
-  async get(ctx: RequestContext, orgId: string, deptId: string): Promise<DepartmentRow> {
-    const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "departments.read");
-    return this.find(id, deptId);
-  }
-
-  async create(ctx: RequestContext, orgId: string, input: unknown): Promise<DepartmentRow> {
-    const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "departments.manage");
-    const data = parseInput(departmentSchema, input);
-    try {
-      return await this.db.transaction(async (tx) => {
-        const dept = await directoryRepository.insertDepartment(tx, { organizationId: id, ...data, now: this.clock.now() });
-        await this.audit.record(tx, ctx, AuditAction.departmentCreate, { organizationId: id, resourceType: "department", resourceId: dept.id, metadata: data });
-        return dept;
-      });
-    } catch (e) {
-      if (isUniqueViolation(e, "departments_org_name_live_uq")) throw DirectoryErrors.departmentExists();
-      throw e;
-    }
-  }
-
-  async update(ctx: RequestContext, orgId: string, deptId: string, input: unknown): Promise<DepartmentRow> {
-    const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "departments.manage");
-    const dept = parseId(deptId, DirectoryErrors.departmentNotFound);
-    const data = parseInput(updateDepartmentSchema, input);
-    try {
-      return await this.db.transaction(async (tx) => {
-        const row = await directoryRepository.updateDepartment(tx, id, dept, { ...data, updatedAt: this.clock.now() });
-        if (!row) throw DirectoryErrors.departmentNotFound();
-        await this.audit.record(tx, ctx, AuditAction.departmentUpdate, { organizationId: id, resourceType: "department", resourceId: dept, metadata: data });
-        return row;
-      });
-    } catch (e) {
-      if (isUniqueViolation(e, "departments_org_name_live_uq")) throw DirectoryErrors.departmentExists();
-      throw e;
-    }
-  }
-
-  async delete(ctx: RequestContext, orgId: string, deptId: string): Promise<void> {
-    const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "departments.manage");
-    const dept = parseId(deptId, DirectoryErrors.departmentNotFound);
-    await this.db.transaction(async (tx) => {
-      const now = this.clock.now();
-      const row = await directoryRepository.updateDepartment(tx, id, dept, { deletedAt: now, updatedAt: now });
-      if (!row) throw DirectoryErrors.departmentNotFound();
-      await directoryRepository.deleteDepartmentLinks(tx, dept);
-      await this.audit.record(tx, ctx, AuditAction.departmentDelete, { organizationId: id, resourceType: "department", resourceId: dept, metadata: { name: row.name } });
-    });
-  }
-
-  async listMembers(ctx: RequestContext, orgId: string, deptId: string) {
-    const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "departments.read");
-    const dept = await this.find(id, deptId);
-    return directoryRepository.listDepartmentMembers(this.db, dept.id);
-  }
-
-  async addMember(ctx: RequestContext, orgId: string, deptId: string, input: unknown) {
-    const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "departments.manage");
-    const { email } = parseInput(emailSchema, input);
-    return this.db.transaction(async (tx) => {
-      const dept = await this.find(id, deptId, tx);
-      const user = await findOrgMemberByEmail(tx, id, email);
-      if (!(await directoryRepository.addDepartmentMember(tx, dept.id, user.id, this.clock.now()))) throw DirectoryErrors.alreadyInDepartment();
-      await this.audit.record(tx, ctx, AuditAction.departmentMemberAdd, { organizationId: id, userId: user.id, resourceType: "department", resourceId: dept.id });
-      return { userId: user.id, email: user.email, fullName: user.fullName };
-    });
-  }
-
-  async removeMember(ctx: RequestContext, orgId: string, deptId: string, userId: string): Promise<void> {
-    const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "departments.manage");
-    const target = parseId(userId, DirectoryErrors.notAMember);
-    await this.db.transaction(async (tx) => {
-      const dept = await this.find(id, deptId, tx);
-      if (!(await directoryRepository.removeDepartmentMember(tx, dept.id, target))) throw DirectoryErrors.notAMember();
-      await this.audit.record(tx, ctx, AuditAction.departmentMemberRemove, { organizationId: id, userId: target, resourceType: "department", resourceId: dept.id });
-    });
+/** Departments: groups of members that principals are granted through, with a certificate policy and sudo. */
+export class DepartmentsService extends OrgGroupService<DepartmentRow, typeof departmentSchema, typeof updateDepartmentSchema> {
+  constructor(db: Db, clock: Clock, audit: AuditService) {
+    super(db, clock, audit, DEPARTMENTS);
   }
 
   async listPrincipals(ctx: RequestContext, orgId: string, deptId: string) {
@@ -170,11 +115,5 @@ export class DepartmentsService {
       standardExtensions: [...STANDARD_EXTENSIONS],
       isDefault: !stored,
     };
-  }
-
-  async find(orgId: string, deptId: string, db: Executor = this.db): Promise<DepartmentRow> {
-    const dept = await directoryRepository.findDepartment(db, orgId, parseId(deptId, DirectoryErrors.departmentNotFound));
-    if (!dept) throw DirectoryErrors.departmentNotFound();
-    return dept;
   }
 }

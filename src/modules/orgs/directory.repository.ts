@@ -20,7 +20,7 @@ export const departmentColumns = {
   createdAt: departments.createdAt,
   updatedAt: departments.updatedAt,
 };
-export type DepartmentRow = { id: string; organizationId: string; name: string; description: string | null; canSudo: boolean; createdAt: Date; updatedAt: Date };
+export type DepartmentRow = Pick<typeof departments.$inferSelect, keyof typeof departmentColumns>;
 
 export const principalColumns = {
   id: principals.id,
@@ -30,7 +30,7 @@ export const principalColumns = {
   createdAt: principals.createdAt,
   updatedAt: principals.updatedAt,
 };
-export type PrincipalRow = { id: string; organizationId: string; name: string; description: string | null; createdAt: Date; updatedAt: Date };
+export type PrincipalRow = Pick<typeof principals.$inferSelect, keyof typeof principalColumns>;
 
 const memberUserColumns = { userId: users.id, email: users.email, fullName: users.fullName };
 
@@ -189,6 +189,14 @@ export const directoryRepository = {
       .where(and(eq(departmentPrincipals.departmentId, departmentId), eq(departmentPrincipals.principalId, principalId)))
       .returning({ id: departmentPrincipals.principalId });
     return rows.length === 1;
+  },
+
+  /** Takes the user out of every department and principal of the organization (membership ended). */
+  async removeUserFromOrganization(db: Executor, organizationId: string, userId: string): Promise<void> {
+    const deptIds = db.select({ id: departments.id }).from(departments).where(eq(departments.organizationId, organizationId));
+    await db.delete(departmentMembers).where(and(eq(departmentMembers.userId, userId), inArray(departmentMembers.departmentId, deptIds)));
+    const principalIds = db.select({ id: principals.id }).from(principals).where(eq(principals.organizationId, organizationId));
+    await db.delete(principalMembers).where(and(eq(principalMembers.userId, userId), inArray(principalMembers.principalId, principalIds)));
   },
 
   /** A user's departments in the given organizations. */

@@ -15,16 +15,7 @@ const inviteColumns = {
   createdAt: orgInvites.createdAt,
 };
 
-export type InviteRow = {
-  id: string;
-  organizationId: string;
-  email: string;
-  role: OrgRole;
-  invitedBy: string;
-  expiresAt: Date;
-  provisionsAccount: boolean;
-  createdAt: Date;
-};
+export type InviteRow = Pick<typeof orgInvites.$inferSelect, keyof typeof inviteColumns>;
 
 const open = and(isNull(orgInvites.acceptedAt), isNull(orgInvites.cancelledAt));
 
@@ -93,6 +84,11 @@ export const invitesRepository = {
       .where(and(eq(orgInvites.id, id), eq(orgInvites.organizationId, organizationId), open))
       .returning(inviteColumns);
     return row;
+  },
+
+  /** Closes every open invite of an organization (it is being deleted). */
+  async cancelAllOpen(db: Executor, organizationId: string, now: Date): Promise<void> {
+    await db.update(orgInvites).set({ cancelledAt: now }).where(and(eq(orgInvites.organizationId, organizationId), open));
   },
 
   /** The invitee turns an open invitation down: closed like a cancelled one, only when addressed to them. */

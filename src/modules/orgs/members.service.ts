@@ -1,5 +1,3 @@
-import { and, eq, inArray } from "drizzle-orm";
-import { departmentMembers, departments, principalMembers, principals } from "../../../schema/index.js";
 import type { Clock } from "../../infra/clock.js";
 import type { Db, Executor } from "../../infra/db.js";
 import type { RequestContext } from "../../lib/request-context.js";
@@ -9,6 +7,7 @@ import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
 import type { CertificatesService } from "../ssh-ca/certificates.service.js";
 import { usersRepository } from "../users/users.repository.js";
+import { directoryRepository } from "./directory.repository.js";
 import { getActiveMembership, membershipsRepository } from "./memberships.repository.js";
 import { requireOrgAccess } from "./org-access.js";
 import { OrgErrors } from "./orgs.errors.js";
@@ -119,9 +118,6 @@ export class MembersService {
     const now = this.deps.clock.now();
     await membershipsRepository.softDelete(tx, orgId, userId, now);
     await usersRepository.releaseFromOrganization(tx, userId, orgId);
-    const deptIds = tx.select({ id: departments.id }).from(departments).where(eq(departments.organizationId, orgId));
-    await tx.delete(departmentMembers).where(and(eq(departmentMembers.userId, userId), inArray(departmentMembers.departmentId, deptIds)));
-    const principalIds = tx.select({ id: principals.id }).from(principals).where(eq(principals.organizationId, orgId));
-    await tx.delete(principalMembers).where(and(eq(principalMembers.userId, userId), inArray(principalMembers.principalId, principalIds)));
+    await directoryRepository.removeUserFromOrganization(tx, orgId, userId);
   }
 }

@@ -1,17 +1,8 @@
-import { and, count, eq } from "drizzle-orm";
+import { and, count, eq, inArray, ne, sql } from "drizzle-orm";
 import { activeMemberships, orgMemberships, organizations, users } from "../../../schema/index.js";
-import type { Executor } from "../../infra/db.js";
+import { resultRows, type Executor } from "../../infra/db.js";
 import { live } from "../../infra/soft-delete.js";
 import type { OrgRole } from "./permissions.js";
-
-export interface ActiveMembership {
-  membershipId: string;
-  organizationId: string;
-  organizationName: string;
-  organizationSlug: string;
-  role: OrgRole;
-  joinedAt: Date;
-}
 
 const activeColumns = {
   membershipId: activeMemberships.membershipId,
@@ -21,6 +12,9 @@ const activeColumns = {
   role: activeMemberships.role,
   joinedAt: activeMemberships.joinedAt,
 };
+
+/** One live membership of a live organization (a row of the active_memberships view). */
+export type ActiveMembership = Pick<typeof activeMemberships.$inferSelect, keyof typeof activeColumns>;
 
 /**
  * "Which organizations is this user in?" — live memberships of live organizations, through the
@@ -46,6 +40,18 @@ export async function getActiveMembership(db: Executor, userId: string, organiza
 export async function countActiveMemberships(db: Executor, userId: string): Promise<number> {
   const [row] = await db.select({ n: count() }).from(activeMemberships).where(eq(activeMemberships.userId, userId));
   return row?.n ?? 0;
+}
+
+/**
+ * The same count under a statement timeout of its own (`timeoutMs`), restored afterwards. Run it
+ * in a savepoint: a timeout aborts what it runs in.
+ */
+export async function countActiveMembershipsWithin(sp: Executor, userId: string, timeoutMs: number): Promise<number> {
+  const [previous] = resultRows<{ t: string }>(await sp.execute(sql`select current_setting('statement_timeout') as t`));
+  await sp.execute(sql`select set_config('statement_timeout', ${String(timeoutMs)}, true)`);
+  const n = await countActiveMemberships(sp, userId);
+  await sp.execute(sql`select set_config('statement_timeout', ${previous?.t ?? "0"}, true)`);
+  return n;
 }
 
 export const membershipsRepository = {
@@ -100,6 +106,15 @@ export const membershipsRepository = {
       .for("update");
     return rows.length > 0;
   },
+
+  /** Live memberships of the given organizations held by anyone but `userId`. */
+  othersIn: (db: Executor, organizationIds: string[], userId: string): Promise<Array<{ organizationId: string; role: OrgRole }>> =>
+    organizationIds.length === 0
+      ? Promise.resolve([])
+      : db
+          .select({ organizationId: orgMemberships.organizationId, role: orgMemberships.role })
+          .from(orgMemberships)
+          .where(and(inArray(orgMemberships.organizationId, organizationIds), ne(orgMemberships.userId, userId), live(orgMemberships))),
 
   /** Members with their user fields, for listings. */
   async listMembers(db: Executor, organizationId: string) {

@@ -1,11 +1,7 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
-import { mfaCompliance, orgMemberships, orgSecurityPolicies, organizations, users } from "../../../schema/index.js";
 import type { Clock } from "../../infra/clock.js";
 import type { Db, Executor } from "../../infra/db.js";
-import { resultRows } from "../../infra/db.js";
 import type { Logger } from "../../infra/logger.js";
-import { live } from "../../infra/soft-delete.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { systemContext } from "../../lib/request-context.js";
 import { parseId, parseInput } from "../../lib/validation.js";
@@ -16,6 +12,7 @@ import { mfaRepository } from "../auth/mfa/mfa.repository.js";
 import type { MfaHooks } from "../auth/mfa/mfa.service.js";
 import type { EmailService } from "../email/email.service.js";
 import { getActiveMemberships } from "./memberships.repository.js";
+import { complianceRepository, securityPolicyRepository } from "./mfa-policy.repository.js";
 import { requireOrgAccess } from "./org-access.js";
 import { OrgErrors } from "./orgs.errors.js";
 
@@ -53,16 +50,9 @@ export class MfaPolicyService implements MfaHooks {
     const data = parseInput(policySchema, input);
     return this.db.transaction(async (tx) => {
       const now = this.clock.now();
-      const [row] = await tx
-        .insert(orgSecurityPolicies)
-        .values({ organizationId: id, ...data, updatedBy: actor.userId, updatedAt: now })
-        .onConflictDoUpdate({
-          target: orgSecurityPolicies.organizationId,
-          set: { ...data, updatedBy: actor.userId, updatedAt: now, policyVersion: sql`${orgSecurityPolicies.policyVersion} + 1` },
-        })
-        .returning({ version: orgSecurityPolicies.policyVersion });
-      if (data.mfaPolicyMode === "required") await this.reconcileOrg(tx, id, row!.version, data.mfaGracePeriodDays, now);
-      else await tx.update(mfaCompliance).set({ status: "not_applicable", updatedAt: now }).where(eq(mfaCompliance.organizationId, id));
+      const version = await securityPolicyRepository.upsert(tx, id, data, actor.userId, now);
+      if (data.mfaPolicyMode === "required") await this.reconcileOrg(tx, id, version, data.mfaGracePeriodDays, now);
+      else await complianceRepository.markAllNotApplicable(tx, id, now);
       await this.audit.record(tx, ctx, AuditAction.mfaPolicyUpdated, { organizationId: id, metadata: data });
       return { ...(await this.policy(tx, id)) };
     });
@@ -71,21 +61,7 @@ export class MfaPolicyService implements MfaHooks {
   /** Each member's standing (admins). */
   async compliance(ctx: RequestContext, orgId: string) {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "members.manage");
-    const rows = await this.db
-      .select({
-        userId: orgMemberships.userId,
-        userEmail: users.email,
-        userName: users.fullName,
-        status: mfaCompliance.status,
-        deadlineAt: mfaCompliance.deadlineAt,
-        compliantAt: mfaCompliance.compliantAt,
-        lastNotifiedAt: mfaCompliance.lastNotifiedAt,
-      })
-      .from(orgMemberships)
-      .innerJoin(users, eq(users.id, orgMemberships.userId))
-      .leftJoin(mfaCompliance, and(eq(mfaCompliance.userId, orgMemberships.userId), eq(mfaCompliance.organizationId, orgMemberships.organizationId)))
-      .where(and(eq(orgMemberships.organizationId, id), live(orgMemberships), live(users)))
-      .orderBy(users.email);
+    const rows = await complianceRepository.listMembers(this.db, id);
     return rows.map((r) => ({ ...r, status: r.status ?? "not_applicable" }));
   }
 
@@ -93,9 +69,7 @@ export class MfaPolicyService implements MfaHooks {
   async myCompliance(ctx: RequestContext) {
     const actor = requireUser(ctx);
     const orgs = await getActiveMemberships(this.db, actor.userId);
-    const rows = orgs.length
-      ? await this.db.select().from(mfaCompliance).where(and(eq(mfaCompliance.userId, actor.userId), inArray(mfaCompliance.organizationId, orgs.map((o) => o.organizationId))))
-      : [];
+    const rows = await complianceRepository.ofUser(this.db, actor.userId, orgs.map((o) => o.organizationId));
     return orgs.map((o) => {
       const r = rows.find((x) => x.organizationId === o.organizationId);
       return { organizationId: o.organizationId, organizationName: o.organizationName, status: r?.status ?? "not_applicable", deadlineAt: r?.deadlineAt ?? null };
@@ -107,7 +81,7 @@ export class MfaPolicyService implements MfaHooks {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "members.manage");
     const target = parseId(userId, OrgErrors.memberNotFound);
     return this.db.transaction(async (tx) => {
-      const [row] = await tx.select().from(mfaCompliance).where(and(eq(mfaCompliance.userId, target), eq(mfaCompliance.organizationId, id)));
+      const row = await complianceRepository.find(tx, target, id);
       if (!row) throw OrgErrors.memberNotFound();
       if (row.status !== "in_grace" && row.status !== "past_due") return { sent: false };
       await this.remind(tx, ctx, target, id, row.deadlineAt ?? this.clock.now(), null);
@@ -121,24 +95,19 @@ export class MfaPolicyService implements MfaHooks {
    */
   async runCompliance(): Promise<{ reminders: number; restricted: number } | null> {
     return this.db.transaction(async (tx) => {
-      const [lock] = resultRows<{ locked: boolean }>(await tx.execute(sql`select pg_try_advisory_xact_lock(7420002) as locked`));
-      if (!lock?.locked) return null;
+      if (!(await securityPolicyRepository.tryLockCompliancePass(tx))) return null;
       const now = this.clock.now();
       const ctx = systemContext("mfa-compliance-job");
       let reminders = 0;
       let restricted = 0;
-      const policies = await tx
-        .select({ organizationId: orgSecurityPolicies.organizationId, version: orgSecurityPolicies.policyVersion, grace: orgSecurityPolicies.mfaGracePeriodDays, notify: orgSecurityPolicies.notifyDaysBefore })
-        .from(orgSecurityPolicies)
-        .innerJoin(organizations, eq(organizations.id, orgSecurityPolicies.organizationId))
-        .where(and(eq(orgSecurityPolicies.mfaPolicyMode, "required"), live(organizations)));
+      const policies = await securityPolicyRepository.listRequired(tx);
       for (const p of policies) {
         await this.reconcileOrg(tx, p.organizationId, p.version, p.grace, now);
-        const rows = await tx.select().from(mfaCompliance).where(and(eq(mfaCompliance.organizationId, p.organizationId), inArray(mfaCompliance.status, ["in_grace", "past_due"])));
+        const rows = await complianceRepository.listOpen(tx, p.organizationId);
         for (const row of rows) {
           const deadline = row.deadlineAt ?? now;
           if (row.status === "in_grace" && now >= deadline) {
-            await tx.update(mfaCompliance).set({ status: "past_due", updatedAt: now }).where(and(eq(mfaCompliance.userId, row.userId), eq(mfaCompliance.organizationId, row.organizationId)));
+            await complianceRepository.markPastDue(tx, row.userId, row.organizationId, now);
             await this.audit.record(tx, ctx, AuditAction.mfaPastDue, { userId: row.userId, organizationId: row.organizationId });
             restricted++;
             continue;
@@ -164,27 +133,19 @@ export class MfaPolicyService implements MfaHooks {
   /** Hook: the user enrolled a method, so every in-grace or past-due standing becomes compliant. */
   async enrolled(tx: Executor, userId: string): Promise<void> {
     const now = this.clock.now();
-    const rows = await tx
-      .update(mfaCompliance)
-      .set({ status: "compliant", compliantAt: now, updatedAt: now })
-      .where(and(eq(mfaCompliance.userId, userId), inArray(mfaCompliance.status, ["in_grace", "past_due"])))
-      .returning({ organizationId: mfaCompliance.organizationId });
-    for (const r of rows) await this.audit.record(tx, systemContext("mfa"), AuditAction.mfaCompliant, { userId, organizationId: r.organizationId });
+    const orgIds = await complianceRepository.markCompliant(tx, userId, now);
+    for (const organizationId of orgIds) await this.audit.record(tx, systemContext("mfa"), AuditAction.mfaCompliant, { userId, organizationId });
   }
 
   /** Hook: the user removed a method; with none left, compliance falls back to the original deadline. */
   async removed(tx: Executor, userId: string): Promise<void> {
     const m = await mfaRepository.methods(tx, userId);
     if (m.webauthn > 0 || m.totp) return;
-    const now = this.clock.now();
-    await tx
-      .update(mfaCompliance)
-      .set({ status: sql`case when ${mfaCompliance.deadlineAt} is not null and ${mfaCompliance.deadlineAt} <= ${now.toISOString()}::timestamptz then 'past_due'::mfa_compliance_status else 'in_grace'::mfa_compliance_status end`, compliantAt: null, updatedAt: now })
-      .where(and(eq(mfaCompliance.userId, userId), eq(mfaCompliance.status, "compliant")));
+    await complianceRepository.reopenCompliant(tx, userId, this.clock.now());
   }
 
   private async policy(db: Executor, orgId: string) {
-    const [row] = await db.select().from(orgSecurityPolicies).where(eq(orgSecurityPolicies.organizationId, orgId));
+    const row = await securityPolicyRepository.find(db, orgId);
     return {
       organizationId: orgId,
       mfaPolicyMode: row?.mfaPolicyMode ?? "optional",
@@ -196,47 +157,38 @@ export class MfaPolicyService implements MfaHooks {
 
   /** Gives every member without a standing (or with a stale one) their status under the policy. */
   private async reconcileOrg(tx: Executor, orgId: string, version: number, graceDays: number, now: Date): Promise<void> {
-    const members = await tx
-      .select({ userId: orgMemberships.userId, status: mfaCompliance.status, policyVersion: mfaCompliance.policyVersion })
-      .from(orgMemberships)
-      .leftJoin(mfaCompliance, and(eq(mfaCompliance.userId, orgMemberships.userId), eq(mfaCompliance.organizationId, orgMemberships.organizationId)))
-      .where(and(eq(orgMemberships.organizationId, orgId), live(orgMemberships)));
+    const members = await complianceRepository.listMemberStandings(tx, orgId);
     for (const m of members) {
       if (m.status && m.status !== "not_applicable" && m.policyVersion === version) continue;
       if (m.status === "in_grace" || m.status === "past_due" || m.status === "compliant") {
-        if (m.policyVersion !== version) await tx.update(mfaCompliance).set({ policyVersion: version }).where(and(eq(mfaCompliance.userId, m.userId), eq(mfaCompliance.organizationId, orgId)));
+        if (m.policyVersion !== version) await complianceRepository.setPolicyVersion(tx, m.userId, orgId, version);
         continue;
       }
       const methods = await mfaRepository.methods(tx, m.userId);
       const has = methods.webauthn > 0 || methods.totp;
-      const values = {
-        status: has ? ("compliant" as const) : ("in_grace" as const),
+      await complianceRepository.upsert(tx, m.userId, orgId, {
+        status: has ? "compliant" : "in_grace",
         policyVersion: version,
         deadlineAt: new Date(now.getTime() + graceDays * DAY),
         compliantAt: has ? now : null,
-        remindersSent: [] as string[],
+        remindersSent: [],
         updatedAt: now,
-      };
-      await tx.insert(mfaCompliance).values({ userId: m.userId, organizationId: orgId, ...values }).onConflictDoUpdate({ target: [mfaCompliance.userId, mfaCompliance.organizationId], set: values });
+      });
     }
   }
 
   private async remind(tx: Executor, ctx: RequestContext, userId: string, orgId: string, deadline: Date, step: Step | null): Promise<void> {
     const now = this.clock.now();
-    const [user] = await tx.select({ email: users.email, fullName: users.fullName }).from(users).where(eq(users.id, userId));
-    const [org] = await tx.select({ name: organizations.name }).from(organizations).where(eq(organizations.id, orgId));
-    if (!user || !org) return;
-    await this.email.enqueue(tx, "mfa-deadline-reminder", user.email, {
-      name: user.fullName ?? user.email,
-      organizationName: org.name,
+    const recipient = await complianceRepository.reminderRecipient(tx, userId, orgId);
+    if (!recipient) return;
+    await this.email.enqueue(tx, "mfa-deadline-reminder", recipient.email, {
+      name: recipient.fullName ?? recipient.email,
+      organizationName: recipient.organizationName,
       deadline: deadline.toISOString().slice(0, 10),
       daysLeft: Math.max(0, Math.ceil((deadline.getTime() - now.getTime()) / DAY)),
       enrollUrl: `${this.config.appUrl}/account/security`,
     });
-    await tx
-      .update(mfaCompliance)
-      .set({ lastNotifiedAt: now, updatedAt: now, ...(step ? { remindersSent: sql`array_append(${mfaCompliance.remindersSent}, ${step})` } : {}) })
-      .where(and(eq(mfaCompliance.userId, userId), eq(mfaCompliance.organizationId, orgId)));
+    await complianceRepository.markNotified(tx, userId, orgId, now, step);
     await this.audit.record(tx, ctx, AuditAction.mfaReminderSent, { userId, organizationId: orgId, metadata: { step: step ?? "manual" } });
   }
 }

@@ -1,8 +1,6 @@
-import { sql } from "drizzle-orm";
 import type { Executor } from "../../infra/db.js";
-import { resultRows } from "../../infra/db.js";
 import type { Logger } from "../../infra/logger.js";
-import { countActiveMemberships } from "./memberships.repository.js";
+import { countActiveMembershipsWithin } from "./memberships.repository.js";
 import { OrgErrors } from "./orgs.errors.js";
 
 export interface OrgLimitConfig {
@@ -22,13 +20,7 @@ export interface OrgLimitConfig {
 export async function assertBelowOrgLimit(tx: Executor, userId: string, config: OrgLimitConfig, logger: Logger): Promise<void> {
   let current: number;
   try {
-    current = await tx.transaction(async (sp) => {
-      const [previous] = resultRows<{ t: string }>(await sp.execute(sql`select current_setting('statement_timeout') as t`));
-      await sp.execute(sql`select set_config('statement_timeout', ${String(config.countTimeoutMs)}, true)`);
-      const n = await countActiveMemberships(sp, userId);
-      await sp.execute(sql`select set_config('statement_timeout', ${previous?.t ?? "0"}, true)`);
-      return n;
-    });
+    current = await tx.transaction((sp) => countActiveMembershipsWithin(sp, userId, config.countTimeoutMs));
   } catch (err) {
     logger.warn({ err, userId }, "organization count failed: the per-user organization limit was not enforced");
     return;

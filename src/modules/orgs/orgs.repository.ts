@@ -1,7 +1,8 @@
-import { and, eq, inArray, isNull } from "drizzle-orm";
-import { orgInvites, organizations } from "../../../schema/index.js";
+import { and, eq, inArray } from "drizzle-orm";
+import { organizations } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
 import { live } from "../../infra/soft-delete.js";
+import { invitesRepository } from "./invites.repository.js";
 import { membershipsRepository } from "./memberships.repository.js";
 
 export const orgColumns = {
@@ -14,15 +15,7 @@ export const orgColumns = {
   updatedAt: organizations.updatedAt,
 };
 
-export type OrgRow = {
-  id: string;
-  name: string;
-  slug: string;
-  description: string | null;
-  logoUrl: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-};
+export type OrgRow = Pick<typeof organizations.$inferSelect, keyof typeof orgColumns>;
 
 export const orgsRepository = {
   async findById(db: Executor, id: string): Promise<OrgRow | undefined> {
@@ -53,17 +46,10 @@ export const orgsRepository = {
     return row;
   },
 
-  async cancelOpenInvites(db: Executor, organizationId: string, now: Date) {
-    await db
-      .update(orgInvites)
-      .set({ cancelledAt: now })
-      .where(and(eq(orgInvites.organizationId, organizationId), isNull(orgInvites.acceptedAt), isNull(orgInvites.cancelledAt)));
-  },
-
   /** Soft-deletes an organization with its memberships, and closes its open invites. */
   async softDelete(db: Executor, organizationId: string, now: Date) {
     await orgsRepository.update(db, organizationId, { deletedAt: now, updatedAt: now });
     await membershipsRepository.softDeleteAllOfOrg(db, organizationId, now);
-    await orgsRepository.cancelOpenInvites(db, organizationId, now);
+    await invitesRepository.cancelAllOpen(db, organizationId, now);
   },
 };

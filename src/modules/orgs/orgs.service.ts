@@ -1,6 +1,6 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db, Executor, Tx } from "../../infra/db.js";
-import { isUniqueViolation } from "../../infra/db-errors.js";
+import { isUniqueViolation, uniqueOr } from "../../infra/db-errors.js";
 import type { Logger } from "../../infra/logger.js";
 import { randomHex } from "../../lib/crypto/index.js";
 import type { RequestContext } from "../../lib/request-context.js";
@@ -42,6 +42,28 @@ export function slugify(name: string): string {
   return s.length >= 2 ? s : `org-${s}`.replace(/-$/, "") + (s.length === 0 ? randomHex(3) : "");
 }
 
+const SLUG_UQ = "organizations_slug_live_uq";
+
+/** A base slug and two random-suffixed fallbacks. */
+const slugCandidates = (base: string) => [base, `${base}-${randomHex(2)}`, `${base}-${randomHex(4)}`];
+
+/**
+ * Runs `attempt` with each candidate slug until one is free: a unique violation on the slug moves
+ * on to the next (`skipFirst` says the first is known taken); the last candidate's failure, like
+ * any other, is the caller's.
+ */
+async function withFreeSlug<T>(candidates: string[], attempt: (slug: string) => Promise<T>, skipFirst?: (slug: string) => Promise<boolean>): Promise<T> {
+  for (const [i, slug] of candidates.entries()) {
+    if (i === 0 && skipFirst && (await skipFirst(slug))) continue;
+    try {
+      return await attempt(slug);
+    } catch (e) {
+      if (!isUniqueViolation(e, SLUG_UQ) || i === candidates.length - 1) throw e;
+    }
+  }
+  throw OrgErrors.slugTaken();
+}
+
 export class OrgsService {
   constructor(private readonly deps: OrgsDeps) {}
 
@@ -61,25 +83,9 @@ export class OrgsService {
         return this.insertOwned(tx, ctx, actor.userId, { ...data, slug });
       });
 
-    if (data.slug) {
-      try {
-        return await attempt(data.slug);
-      } catch (e) {
-        if (isUniqueViolation(e, "organizations_slug_live_uq")) throw OrgErrors.slugTaken();
-        throw e;
-      }
-    }
-    const base = slugify(data.name);
-    const candidates = [base, `${base}-${randomHex(2)}`, `${base}-${randomHex(4)}`];
-    for (const [i, slug] of candidates.entries()) {
-      if (i === 0 && (await orgsRepository.slugExists(db, slug))) continue;
-      try {
-        return await attempt(slug);
-      } catch (e) {
-        if (!isUniqueViolation(e, "organizations_slug_live_uq") || i === candidates.length - 1) throw e;
-      }
-    }
-    throw OrgErrors.slugTaken();
+    const slug = data.slug;
+    if (slug) return uniqueOr(() => attempt(slug), { [SLUG_UQ]: OrgErrors.slugTaken });
+    return withFreeSlug(slugCandidates(slugify(data.name)), attempt, (s) => orgsRepository.slugExists(db, s));
   }
 
   /**
@@ -91,17 +97,8 @@ export class OrgsService {
     await assertBelowOrgLimit(tx, owner.id, limit, logger);
     const handle = owner.email.split("@")[0]!;
     const name = `${owner.fullName?.trim() || handle}'s organization`.slice(0, 255);
-    const base = slugify(handle);
-    const candidates = [base, `${base}-${randomHex(2)}`, `${base}-${randomHex(4)}`];
-    for (const [i, slug] of candidates.entries()) {
-      try {
-        // A savepoint per attempt: a taken slug must not abort the caller's transaction.
-        return await tx.transaction((sp) => this.insertOwned(sp, ctx, owner.id, { name, slug }));
-      } catch (e) {
-        if (!isUniqueViolation(e, "organizations_slug_live_uq") || i === candidates.length - 1) throw e;
-      }
-    }
-    throw OrgErrors.slugTaken();
+    // A savepoint per attempt: a taken slug must not abort the caller's transaction.
+    return withFreeSlug(slugCandidates(slugify(handle)), (slug) => tx.transaction((sp) => this.insertOwned(sp, ctx, owner.id, { name, slug })));
   }
 
   private async insertOwned(tx: Executor, ctx: RequestContext, ownerId: string, data: { name: string; slug: string; description?: string; logoUrl?: string }): Promise<OrganizationView> {

@@ -1,8 +1,5 @@
-import { and, inArray, ne } from "drizzle-orm";
-import { orgMemberships } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
-import { live } from "../../infra/soft-delete.js";
-import { getActiveMemberships } from "./memberships.repository.js";
+import { getActiveMemberships, membershipsRepository } from "./memberships.repository.js";
 
 /**
  * Organizations the user is the only owner of, split by whether anyone else is in them: those
@@ -11,10 +8,7 @@ import { getActiveMemberships } from "./memberships.repository.js";
 export async function soleOwnedOrganizations(db: Executor, userId: string) {
   const owned = (await getActiveMemberships(db, userId)).filter((m) => m.role === "owner");
   if (owned.length === 0) return { withOthers: [], alone: [] };
-  const others = await db
-    .select({ organizationId: orgMemberships.organizationId, role: orgMemberships.role })
-    .from(orgMemberships)
-    .where(and(inArray(orgMemberships.organizationId, owned.map((o) => o.organizationId)), ne(orgMemberships.userId, userId), live(orgMemberships)));
+  const others = await membershipsRepository.othersIn(db, owned.map((o) => o.organizationId), userId);
   const withOthers: Array<{ id: string; name: string }> = [];
   const alone: Array<{ id: string; name: string }> = [];
   for (const o of owned) {

@@ -1,0 +1,20 @@
+import { and, eq, isNull } from "drizzle-orm";
+import { apiKeys, organizations } from "../../../schema/index.js";
+import type { Executor } from "../../infra/db.js";
+import { live } from "../../infra/soft-delete.js";
+
+/**
+ * Privileged: the only reader of API-key hashes (ARCHITECTURE rule 7). Imported by the API-key
+ * service alone; callers get `authenticate(secret)` from it, never a hash.
+ */
+export const apiKeysPrivilegedRepository = {
+  /** The live, unrevoked key with this hash, of a live organization: a key dies with its organization. */
+  async findKeyByHashPrivileged(db: Executor, keyHash: string): Promise<{ id: string; organizationId: string } | undefined> {
+    const [row] = await db
+      .select({ id: apiKeys.id, organizationId: apiKeys.organizationId })
+      .from(apiKeys)
+      .innerJoin(organizations, and(eq(organizations.id, apiKeys.organizationId), live(organizations)))
+      .where(and(eq(apiKeys.keyHash, keyHash), live(apiKeys), isNull(apiKeys.revokedAt)));
+    return row;
+  },
+};

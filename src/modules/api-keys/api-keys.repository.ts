@@ -1,0 +1,59 @@
+import { and, desc, eq } from "drizzle-orm";
+import { apiKeys } from "../../../schema/index.js";
+import type { Executor } from "../../infra/db.js";
+import { live } from "../../infra/soft-delete.js";
+
+/** Everything about a key but its hash. */
+const columns = {
+  id: apiKeys.id,
+  organizationId: apiKeys.organizationId,
+  name: apiKeys.name,
+  description: apiKeys.description,
+  prefix: apiKeys.prefix,
+  createdBy: apiKeys.createdBy,
+  lastUsedAt: apiKeys.lastUsedAt,
+  revokedAt: apiKeys.revokedAt,
+  revokeReason: apiKeys.revokeReason,
+  createdAt: apiKeys.createdAt,
+  updatedAt: apiKeys.updatedAt,
+};
+
+export type ApiKeyRow = Pick<typeof apiKeys.$inferSelect, keyof typeof columns>;
+
+/** Organization API keys, always scoped to their organization. The hash is written, never read, here. */
+export const apiKeysRepository = {
+  listForOrganization: (db: Executor, organizationId: string): Promise<ApiKeyRow[]> =>
+    db.select(columns).from(apiKeys).where(and(eq(apiKeys.organizationId, organizationId), live(apiKeys))).orderBy(desc(apiKeys.createdAt)),
+
+  async find(db: Executor, organizationId: string, id: string): Promise<ApiKeyRow | undefined> {
+    const [row] = await db.select(columns).from(apiKeys).where(and(eq(apiKeys.id, id), eq(apiKeys.organizationId, organizationId), live(apiKeys)));
+    return row;
+  },
+
+  async insert(db: Executor, v: { organizationId: string; name: string; description?: string; prefix: string; keyHash: string; createdBy: string; now: Date }): Promise<ApiKeyRow> {
+    const [row] = await db
+      .insert(apiKeys)
+      .values({ organizationId: v.organizationId, name: v.name, description: v.description, prefix: v.prefix, keyHash: v.keyHash, createdBy: v.createdBy, createdAt: v.now, updatedAt: v.now })
+      .returning(columns);
+    return row!;
+  },
+
+  /** Renames or redescribes a live key of the organization; undefined when there is none. */
+  async update(db: Executor, organizationId: string, id: string, values: { name?: string; description?: string | null; updatedAt: Date }): Promise<ApiKeyRow | undefined> {
+    const [row] = await db
+      .update(apiKeys)
+      .set(values)
+      .where(and(eq(apiKeys.id, id), eq(apiKeys.organizationId, organizationId), live(apiKeys)))
+      .returning(columns);
+    return row;
+  },
+
+  async revoke(db: Executor, id: string, reason: string | null, now: Date): Promise<ApiKeyRow> {
+    const [row] = await db.update(apiKeys).set({ revokedAt: now, revokeReason: reason, updatedAt: now }).where(eq(apiKeys.id, id)).returning(columns);
+    return row!;
+  },
+
+  async touchLastUsed(db: Executor, id: string, now: Date): Promise<void> {
+    await db.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, id));
+  },
+};

@@ -1,0 +1,74 @@
+import { and, count, desc, eq, sql, type SQL } from "drizzle-orm";
+import { auditLogs } from "../../../schema/index.js";
+import type { Executor } from "../../infra/db.js";
+
+/** What a reader sees of a record (everything but the error message, which stays in the table). */
+export const auditColumns = {
+  id: auditLogs.id,
+  createdAt: auditLogs.createdAt,
+  action: auditLogs.action,
+  actorId: auditLogs.actorId,
+  userId: auditLogs.userId,
+  organizationId: auditLogs.organizationId,
+  resourceType: auditLogs.resourceType,
+  resourceId: auditLogs.resourceId,
+  success: auditLogs.success,
+  ipAddress: auditLogs.ipAddress,
+  userAgent: auditLogs.userAgent,
+  requestId: auditLogs.requestId,
+  metadata: auditLogs.metadata,
+};
+
+export type AuditEntryRow = Pick<typeof auditLogs.$inferSelect, keyof typeof auditColumns>;
+export type AuditInsert = typeof auditLogs.$inferInsert;
+
+/** A position in an organization's activity: the (created_at, id) of the last record seen. */
+export interface ActivityPosition {
+  createdAt: Date;
+  id: string;
+}
+
+/** The audit log: append-only (a trigger refuses UPDATE and DELETE), read newest first. */
+export const auditRepository = {
+  async insert(db: Executor, values: AuditInsert): Promise<void> {
+    await db.insert(auditLogs).values(values);
+  },
+
+  /** Records about one user, newest first, one offset page with the total. */
+  async listForUser(db: Executor, userId: string, filter: { action?: string; limit: number; offset: number }) {
+    const where: SQL[] = [eq(auditLogs.userId, userId)];
+    if (filter.action) where.push(eq(auditLogs.action, filter.action));
+    const [items, [total]] = await Promise.all([
+      db
+        .select(auditColumns)
+        .from(auditLogs)
+        .where(and(...where))
+        .orderBy(desc(auditLogs.createdAt))
+        .limit(filter.limit)
+        .offset(filter.offset),
+      db.select({ n: count() }).from(auditLogs).where(and(...where)),
+    ]);
+    return { items: items as AuditEntryRow[], total: total?.n ?? 0 };
+  },
+
+  /**
+   * An organization's records, newest first, filterable by user and action, strictly after
+   * `before` in that order. Keyset pagination on (created_at, id) walks an index, so page 1,000
+   * costs what page 1 costs.
+   */
+  async listForOrganization(db: Executor, organizationId: string, filter: { userId?: string; action?: string; before?: ActivityPosition; limit: number }): Promise<AuditEntryRow[]> {
+    const where: SQL[] = [eq(auditLogs.organizationId, organizationId)];
+    if (filter.userId) where.push(eq(auditLogs.userId, filter.userId));
+    if (filter.action) where.push(eq(auditLogs.action, filter.action));
+    if (filter.before) {
+      // A row comparison, not an OR: PostgreSQL turns it into an index range start.
+      where.push(sql`(${auditLogs.createdAt}, ${auditLogs.id}) < (${filter.before.createdAt.toISOString()}::timestamptz, ${filter.before.id}::uuid)`);
+    }
+    return (await db
+      .select(auditColumns)
+      .from(auditLogs)
+      .where(and(...where))
+      .orderBy(desc(auditLogs.createdAt), desc(auditLogs.id))
+      .limit(filter.limit)) as AuditEntryRow[];
+  },
+};

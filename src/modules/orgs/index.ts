@@ -1,0 +1,51 @@
+import type { Clock } from "../../infra/clock.js";
+import type { Db } from "../../infra/db.js";
+import type { Logger } from "../../infra/logger.js";
+import type { AuditService } from "../audit/audit.service.js";
+import type { EmailService } from "../email/email.service.js";
+import type { NetworkOffboarding } from "../networks/offboarding.js";
+import type { CertificatesService } from "../ssh-ca/certificates.service.js";
+import { DepartmentsService } from "./departments.service.js";
+import { InvitesService, type InvitesDeps } from "./invites.service.js";
+import { MembersService } from "./members.service.js";
+import { MfaPolicyService } from "./mfa-policy.service.js";
+import { MyDirectoryService } from "./my-directory.service.js";
+import type { OrgLimitConfig } from "./org-limit.js";
+import { OrgsService } from "./orgs.service.js";
+import { PrincipalsService } from "./principals.service.js";
+
+// What other modules may use: the tenancy guard and "which organizations is this user in?".
+export { requireOrgAccess, type OrgAccess } from "./org-access.js";
+export { getActiveMembership, getActiveMemberships, type ActiveMembership } from "./memberships.repository.js";
+export { soleOwnedOrganizations } from "./sole-owner.js";
+
+export interface OrgsModuleDeps {
+  db: Db;
+  clock: Clock;
+  audit: AuditService;
+  email: EmailService;
+  logger: Logger;
+  certificates: Pick<CertificatesService, "revokeForOffboarding" | "revokeAllOfOrganization">;
+  networks: Pick<NetworkOffboarding, "personLeft" | "organizationDeleted" | "apply">;
+  limit: OrgLimitConfig;
+  appUrl: string;
+  /** What invitations need beyond the above (accounts, sessions, limits, their config). */
+  invites: Omit<InvitesDeps, "db" | "clock" | "audit" | "email" | "logger">;
+}
+
+/** Organizations, their members, invitations, departments, principals and MFA policy (rule 15). */
+export function createOrgsModule(deps: OrgsModuleDeps) {
+  const { db, clock, audit, email, logger, certificates, networks, limit } = deps;
+  const departments = new DepartmentsService(db, clock, audit);
+  return {
+    orgs: new OrgsService({ db, clock, audit, certificates, networks, logger, limit }),
+    members: new MembersService({ db, clock, audit, certificates, networks }),
+    invites: new InvitesService({ db, clock, audit, email, logger, ...deps.invites }),
+    departments,
+    principals: new PrincipalsService(db, clock, audit, departments),
+    myDirectory: new MyDirectoryService(db),
+    mfaPolicy: new MfaPolicyService(db, clock, audit, email, logger, { appUrl: deps.appUrl }),
+  };
+}
+
+export type OrgsModule = ReturnType<typeof createOrgsModule>;
