@@ -16,6 +16,7 @@ export class OidcClient {
   @Field(() => Int) accessTokenTtl: number;
   @Field(() => Int) idTokenTtl: number;
   @Field(() => Int) refreshTokenTtl: number;
+  @Field(() => String, { description: "JWS algorithm of the client's ID tokens: RS256 or ES256" }) idTokenSignedResponseAlg: string;
   @Field(() => Date) createdAt: Date;
   @Field(() => Date) updatedAt: Date;
 }
@@ -50,6 +51,7 @@ export class OidcClientInput {
   @Field(() => Int, { nullable: true }) accessTokenTtl?: number;
   @Field(() => Int, { nullable: true }) idTokenTtl?: number;
   @Field(() => Int, { nullable: true }) refreshTokenTtl?: number;
+  @Field(() => String, { nullable: true, description: "RS256 (default) or ES256" }) idTokenSignedResponseAlg?: string;
 }
 
 @InputType()
@@ -62,6 +64,7 @@ export class UpdateOidcClientInput {
   @Field(() => Int, { nullable: true }) accessTokenTtl?: number;
   @Field(() => Int, { nullable: true }) idTokenTtl?: number;
   @Field(() => Int, { nullable: true }) refreshTokenTtl?: number;
+  @Field(() => String, { nullable: true, description: "RS256 or ES256" }) idTokenSignedResponseAlg?: string;
 }
 
 @InputType()
