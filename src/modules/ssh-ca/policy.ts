@@ -16,7 +16,13 @@ export interface EffectivePolicy {
   extensions: string[];
 }
 
-export const DEFAULT_POLICY: StoredPolicy = {
+/**
+ * The one default certificate policy: what a department without a stored policy has (shown by the
+ * department's policy page, completed by a partial update) and what signing applies to a member
+ * of no department. Users cannot pick their expiry, 1 h by default, 24 h at most, all five
+ * standard extensions.
+ */
+export const DEFAULT_CERT_POLICY: StoredPolicy = {
   allowUserExpiry: false,
   defaultExpiryHours: 1,
   maxExpiryHours: 24,
@@ -33,7 +39,7 @@ const intersect = (lists: string[][]) => (lists.length === 0 ? [] : lists.reduce
  * but stay under the maximum.
  */
 export function mergePolicies(policies: StoredPolicy[], isAdmin: boolean): EffectivePolicy {
-  const list = policies.length > 0 ? policies : [DEFAULT_POLICY];
+  const list = policies.length > 0 ? policies : [DEFAULT_CERT_POLICY];
   const maxExpiryHours = Math.min(...list.map((p) => p.maxExpiryHours));
   return {
     allowUserExpiry: isAdmin || list.every((p) => p.allowUserExpiry),

@@ -18,21 +18,7 @@ export const sshKeyColumns = {
   createdAt: sshKeys.createdAt,
   updatedAt: sshKeys.updatedAt,
 };
-export type SshKeyRow = {
-  id: string;
-  userId: string;
-  publicKey: string;
-  fingerprint: string;
-  keyType: "ed25519" | "ecdsa" | "rsa";
-  keyBits: number;
-  keyComment: string | null;
-  description: string | null;
-  verifiedAt: Date | null;
-  verifyText: string | null;
-  verifyTextCreatedAt: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
-};
+export type SshKeyRow = { [K in keyof typeof sshKeyColumns]: (typeof sshKeys.$inferSelect)[K] };
 
 export const sshKeysRepository = {
   /** A key of this user (another user's key is "not found"). */
