@@ -1,6 +1,6 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db, Executor } from "../../infra/db.js";
-import { isUniqueViolation } from "../../infra/db-errors.js";
+import { uniqueOr } from "../../infra/db-errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
@@ -221,13 +221,9 @@ export class ApprovalsService {
     });
   }
 
-  private async guardUnique<T>(run: () => Promise<T>): Promise<T> {
-    try {
-      return await run();
-    } catch (e) {
-      if (isUniqueViolation(e, "network_approvals_user_network_live_uq")) throw NetworkErrors.approvalExists();
-      throw e;
-    }
+  /** A second live approval for the same person and network (a concurrent request or grant) is refused. */
+  private guardUnique<T>(run: () => Promise<T>): Promise<T> {
+    return uniqueOr(run, { network_approvals_user_network_live_uq: NetworkErrors.approvalExists });
   }
 }
 

@@ -1,6 +1,6 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
-import { isUniqueViolation } from "../../infra/db-errors.js";
+import { uniqueOr } from "../../infra/db-errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { normalizeEmail } from "../../lib/strings.js";
 import { parseId, parseInput } from "../../lib/validation.js";
@@ -46,31 +46,31 @@ export class DevicesService {
   async create(ctx: RequestContext, orgId: string, input: unknown): Promise<{ device: DeviceView; membershipsCreated: number }> {
     const { orgId: id, actor } = await requireOrgAccess(this.db, ctx, orgId, "networks.use");
     const data = parseInput(createDeviceSchema, input);
-    try {
-      return await this.db.transaction(async (tx) => {
-        const now = this.clock.now();
-        const device = await networksRepository.insertDevice(tx, {
-          organizationId: id,
-          userId: actor.userId,
-          nodeId: data.nodeId,
-          nickname: data.nickname,
-          hostname: data.hostname,
-          assetTag: data.assetTag,
-          serialNumber: data.serialNumber,
-          createdAt: now,
-          updatedAt: now,
-        });
-        const approvals = await networksRepository.approvedNetworksOfUser(tx, id, actor.userId);
-        for (const a of approvals) {
-          await networksRepository.insertMembership(tx, { organizationId: id, userId: actor.userId, deviceId: device.id, portalNetworkId: a.portalNetworkId, approvalId: a.id, state: "approved_inactive", createdAt: now, updatedAt: now });
-        }
-        await this.audit.record(tx, ctx, AuditAction.deviceRegistered, { organizationId: id, resourceType: "device", resourceId: device.id, metadata: { node_id: device.nodeId, nickname: device.nickname } });
-        return { device: toDeviceView(device), membershipsCreated: approvals.length };
-      });
-    } catch (e) {
-      if (isUniqueViolation(e, "devices_org_node_live_uq")) throw NetworkErrors.deviceExists();
-      throw e;
-    }
+    // The same node registered twice at once: the unique index decides.
+    return uniqueOr(
+      () =>
+        this.db.transaction(async (tx) => {
+          const now = this.clock.now();
+          const device = await networksRepository.insertDevice(tx, {
+            organizationId: id,
+            userId: actor.userId,
+            nodeId: data.nodeId,
+            nickname: data.nickname,
+            hostname: data.hostname,
+            assetTag: data.assetTag,
+            serialNumber: data.serialNumber,
+            createdAt: now,
+            updatedAt: now,
+          });
+          const approvals = await networksRepository.approvedNetworksOfUser(tx, id, actor.userId);
+          for (const a of approvals) {
+            await networksRepository.insertMembership(tx, { organizationId: id, userId: actor.userId, deviceId: device.id, portalNetworkId: a.portalNetworkId, approvalId: a.id, state: "approved_inactive", createdAt: now, updatedAt: now });
+          }
+          await this.audit.record(tx, ctx, AuditAction.deviceRegistered, { organizationId: id, resourceType: "device", resourceId: device.id, metadata: { node_id: device.nodeId, nickname: device.nickname } });
+          return { device: toDeviceView(device), membershipsCreated: approvals.length };
+        }),
+      { devices_org_node_live_uq: NetworkErrors.deviceExists },
+    );
   }
 
   async get(ctx: RequestContext, orgId: string, deviceId: string): Promise<DeviceView & { memberships: MembershipView[] }> {

@@ -1,6 +1,6 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
-import { isUniqueViolation } from "../../infra/db-errors.js";
+import { uniqueOr } from "../../infra/db-errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
@@ -149,23 +149,22 @@ export class PortalNetworksService {
     userId: string,
     data: { name: string; zerotierNetworkId: string; description?: string | null } & Partial<Pick<PortalNetworkRow, "environment" | "requestMode" | "defaultActivationLifetimeMinutes" | "maxActivationLifetimeMinutes">>,
   ): Promise<PortalNetworkView> {
-    try {
-      const row = await this.db.transaction(async (tx) => {
-        const now = this.clock.now();
-        const created = await networksRepository.insertNetwork(tx, { ...data, organizationId: orgId, ownerUserId: userId, createdAt: now, updatedAt: now });
-        await this.audit.record(tx, ctx, AuditAction.networkCreated, {
-          organizationId: orgId,
-          resourceType: "portal_network",
-          resourceId: created.id,
-          metadata: { name: created.name, zerotier_network_id: created.zerotierNetworkId, request_mode: created.requestMode },
-        });
-        return created;
-      });
-      return toNetworkView(row);
-    } catch (e) {
-      if (isUniqueViolation(e, "portal_networks_org_ztid_live_uq")) throw NetworkErrors.networkExists();
-      throw e;
-    }
+    const row = await uniqueOr(
+      () =>
+        this.db.transaction(async (tx) => {
+          const now = this.clock.now();
+          const created = await networksRepository.insertNetwork(tx, { ...data, organizationId: orgId, ownerUserId: userId, createdAt: now, updatedAt: now });
+          await this.audit.record(tx, ctx, AuditAction.networkCreated, {
+            organizationId: orgId,
+            resourceType: "portal_network",
+            resourceId: created.id,
+            metadata: { name: created.name, zerotier_network_id: created.zerotierNetworkId, request_mode: created.requestMode },
+          });
+          return created;
+        }),
+      { portal_networks_org_ztid_live_uq: NetworkErrors.networkExists },
+    );
+    return toNetworkView(row);
   }
 
   private async withCounts(rows: PortalNetworkRow[]): Promise<PortalNetworkView[]> {
