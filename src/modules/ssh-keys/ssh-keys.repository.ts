@@ -1,4 +1,4 @@
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, isNull } from "drizzle-orm";
 import { sshKeys } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
 import { live } from "../../infra/soft-delete.js";
@@ -35,9 +35,17 @@ export const sshKeysRepository = {
   listForUser: (db: Executor, userId: string): Promise<SshKeyRow[]> =>
     db.select(sshKeyColumns).from(sshKeys).where(and(eq(sshKeys.userId, userId), live(sshKeys))).orderBy(desc(sshKeys.createdAt)),
 
-  async insert(db: Executor, v: Omit<typeof sshKeys.$inferInsert, "id">): Promise<SshKeyRow> {
-    const [row] = await db.insert(sshKeys).values(v).returning(sshKeyColumns);
-    return row!;
+  /**
+   * Registers a key unless this user already has it live (the partial unique index decides, also
+   * between two concurrent adds): undefined when it was already there.
+   */
+  async insertIfAbsent(db: Executor, v: Omit<typeof sshKeys.$inferInsert, "id">): Promise<SshKeyRow | undefined> {
+    const [row] = await db
+      .insert(sshKeys)
+      .values(v)
+      .onConflictDoNothing({ target: [sshKeys.userId, sshKeys.fingerprint], where: isNull(sshKeys.deletedAt) })
+      .returning(sshKeyColumns);
+    return row;
   },
 
   async update(db: Executor, userId: string, id: string, values: Partial<typeof sshKeys.$inferInsert>): Promise<SshKeyRow | undefined> {
