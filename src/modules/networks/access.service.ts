@@ -7,7 +7,7 @@ import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
 import { getActiveMembership } from "../orgs/memberships.repository.js";
 import { requireOrgAccess, type OrgAccess } from "../orgs/org-access.js";
-import { can, roleRank } from "../orgs/permissions.js";
+import { can } from "../orgs/permissions.js";
 import type { ControllerSync } from "./controller-sync.js";
 import { NetworkErrors } from "./networks.errors.js";
 import { activationSessionsRepository } from "./activation-sessions.repository.js";
@@ -16,7 +16,8 @@ import { deviceMembershipsRepository } from "./device-memberships.repository.js"
 import { devicesRepository } from "./devices.repository.js";
 import { killSwitchRepository } from "./kill-switch.repository.js";
 import { portalNetworksRepository } from "./portal-networks.repository.js";
-import type { EndReason, MembershipRow, PortalNetworkRow } from "./networks.repository.js";
+import type { EndReason, MembershipRow } from "./networks.repository.js";
+import { activationMinutes, killSwitchNetworks, requireOutranks } from "./network-access.js";
 import { activateSchema, killSwitchSchema } from "./networks.schemas.js";
 import { isActivatable, toKillSwitchView, toMembershipView, toSessionView, type KillSwitchView, type MembershipView, type SessionView } from "./networks.views.js";
 
@@ -161,10 +162,10 @@ export class AccessService {
     if (data.scope === "global" && !access.actor.isSuperadmin) throw CommonErrors.forbidden("Only superadmins can trigger a global kill switch");
     const target = await getActiveMembership(this.db, data.targetUserId, access.orgId);
     if (!target && !(data.scope === "global" && access.actor.isSuperadmin)) throw CommonErrors.notFound("User");
-    await this.requireOutranks(this.db, access, data.targetUserId);
+    await requireOutranks(this.db, access, data.targetUserId);
     const { event, touched } = await this.db.transaction(async (tx) => {
       await killSwitchRepository.lockPerson(tx, data.targetUserId);
-      const networkIds = await this.scopeNetworks(tx, access.orgId, data.scope, data.networkIds ?? [], data.targetUserId);
+      const networkIds = await killSwitchNetworks(tx, access.orgId, data.scope, data.networkIds ?? [], data.targetUserId);
       const now = this.clock.now();
       const memberships = await deviceMembershipsRepository.membershipsOfUser(tx, data.targetUserId, { networkIds });
       const ended = await activationSessionsRepository.endSessions(tx, memberships.map((m) => m.id), "kill_switch", now);
@@ -204,14 +205,14 @@ export class AccessService {
       if (found.liftedAt) return toKillSwitchView(found);
       // Lifting is as strong as triggering: the lifter must outrank the person, and what a superadmin
       // switched off only a superadmin switches back on.
-      await this.requireOutranks(tx, access, found.targetUserId);
+      await requireOutranks(tx, access, found.targetUserId);
       if (!access.actor.isSuperadmin && (await killSwitchRepository.isSuperadmin(tx, found.triggeredByUserId))) {
         throw CommonErrors.forbidden("Only a superadmin can lift a kill switch a superadmin triggered");
       }
       await killSwitchRepository.lockPerson(tx, found.targetUserId);
       const now = this.clock.now();
       const lifted = await killSwitchRepository.updateKillSwitch(tx, found.id, { liftedAt: now, liftedByUserId: access.actor.userId });
-      const networkIds = await this.scopeNetworks(tx, access.orgId, found.scope, found.networkIds ?? [], found.targetUserId);
+      const networkIds = await killSwitchNetworks(tx, access.orgId, found.scope, found.networkIds ?? [], found.targetUserId);
       // Another kill switch still in force keeps its networks suspended.
       const free: string[] = [];
       for (const nid of networkIds) {
@@ -231,15 +232,6 @@ export class AccessService {
     return (await killSwitchRepository.killSwitchHistory(this.db, id)).map((r) => toKillSwitchView(r.event, { email: r.targetEmail, fullName: r.targetName }));
   }
 
-  /** Owners and superadmins act on anyone; other managers only on people below their own role. */
-  private async requireOutranks(db: Executor, access: OrgAccess, targetUserId: string): Promise<void> {
-    if (access.actor.isSuperadmin || access.membership.role === "owner") return;
-    const target = await getActiveMembership(db, targetUserId, access.orgId);
-    if (target && roleRank(access.membership.role) <= roleRank(target.role)) {
-      throw CommonErrors.forbidden("You can only use the kill switch on people below your role");
-    }
-  }
-
   /** Checks and records one activation inside the caller's transaction (the person's lock is held). */
   private async start(tx: Executor, ctx: RequestContext, access: OrgAccess, m: MembershipRow, requested: number | undefined, opts: { strict: boolean }) {
     const network = await portalNetworksRepository.network(tx, access.orgId, m.portalNetworkId);
@@ -250,7 +242,7 @@ export class AccessService {
     if (approval?.state !== "approved" || !isActivatable(m.state)) throw NetworkErrors.notApproved();
     const device = await devicesRepository.device(tx, access.orgId, m.deviceId);
     if (!device || device.status !== "active") throw NetworkErrors.deviceNotFound();
-    const minutes = lifetime(network, requested, opts.strict);
+    const minutes = activationMinutes(network, requested, opts.strict);
     const now = this.clock.now();
     // A renewal replaces the running activation: one open activation per device and network.
     await activationSessionsRepository.endSessions(tx, [m.id], "logout", now);
@@ -293,29 +285,8 @@ export class AccessService {
     await this.sync.apply([id]);
   }
 
-  /** The networks a kill switch covers: the organization's, the named ones (of this organization), or all of the person's. */
-  private async scopeNetworks(tx: Executor, orgId: string, scope: "organization" | "global" | "selected_networks", named: string[], userId: string): Promise<string[]> {
-    if (scope === "global") return deviceMembershipsRepository.networkIdsOfPerson(tx, userId);
-    const own = (await portalNetworksRepository.listNetworks(tx, orgId, true)).map((n) => n.id);
-    if (scope === "organization") return own;
-    const unknown = named.filter((id) => !own.includes(id));
-    if (unknown.length > 0) throw NetworkErrors.networkNotFound();
-    return [...new Set(named)];
-  }
-
   private async views(where: { orgId: string; userId?: string; ids?: string[] }): Promise<MembershipView[]> {
     const now = this.clock.now();
     return (await deviceMembershipsRepository.enrichedMemberships(this.db, where, now)).map((m) => toMembershipView(m, now));
   }
-}
-
-/** The activation's length: the request (or the network's default), within the network's maximum. */
-function lifetime(network: PortalNetworkRow, requested: number | undefined, strict: boolean): number {
-  const minutes = requested ?? network.defaultActivationLifetimeMinutes;
-  const max = network.maxActivationLifetimeMinutes;
-  if (max != null && minutes > max) {
-    if (strict) throw NetworkErrors.lifetimeTooLong(max);
-    return max;
-  }
-  return minutes;
 }
