@@ -121,8 +121,12 @@ describe("ID token signing algorithm", () => {
     const header = headerOf(tokens.id_token!);
     expect(header.alg).toBe("RS256");
     expect((await jwks()).find((k) => k.kid === header.kid)).toMatchObject({ alg: "RS256", kty: "RSA" });
-    const flow = await authorize(await verifyingRp(confidential, "ES256"), member);
-    await expect(oc.authorizationCodeGrant(await verifyingRp(confidential, "ES256"), new URL(flow.stop.url), { pkceCodeVerifier: flow.verifier, expectedState: flow.state, expectedNonce: flow.nonce })).rejects.toThrow(/alg/i);
+    const expectsEs256 = await verifyingRp(confidential, "ES256");
+    const flow = await authorize(expectsEs256, member);
+    const err = await oc.authorizationCodeGrant(expectsEs256, new URL(flow.stop.url), { pkceCodeVerifier: flow.verifier, expectedState: flow.state, expectedNonce: flow.nonce }).catch((e: Error & { cause?: Error & { cause?: unknown } }) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect((err as Error & { cause: Error }).cause.message).toBe('unexpected JWT "alg" header parameter');
+    expect((err as Error & { cause: { cause: unknown } }).cause.cause).toMatchObject({ header: { alg: "RS256" }, expected: "ES256" });
   });
 
   it("switches a client to ES256 by update, and refuses an algorithm it does not offer", async () => {
