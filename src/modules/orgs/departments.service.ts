@@ -10,7 +10,6 @@ import { DirectoryErrors } from "./directory.errors.js";
 import { directoryRepository, type DepartmentRow } from "./directory.repository.js";
 import { requireOrgAccess } from "./org-access.js";
 import { certPolicySchema, departmentSchema, emailSchema, STANDARD_EXTENSIONS, updateDepartmentSchema } from "./orgs.schemas.js";
-import { DEFAULT_CERT_POLICY, type StoredPolicy } from "../ssh-ca/policy.js";
 
 export interface CertPolicyView {
   departmentId: string;
@@ -24,6 +23,15 @@ export interface CertPolicyView {
   standardExtensions: string[];
   isDefault: boolean;
 }
+
+/** Without a stored policy: users cannot pick their expiry, 1 h by default, 24 h at most, all five extensions. */
+export const DEFAULT_CERT_POLICY = {
+  allowUserExpiry: false,
+  defaultExpiryHours: 1,
+  maxExpiryHours: 24,
+  allowedExtensions: [...STANDARD_EXTENSIONS] as string[],
+  customExtensions: [] as string[],
+};
 
 export class DepartmentsService {
   constructor(
@@ -149,7 +157,7 @@ export class DepartmentsService {
     });
   }
 
-  private policyView(departmentId: string, stored: StoredPolicy | undefined): CertPolicyView {
+  private policyView(departmentId: string, stored: typeof DEFAULT_CERT_POLICY | undefined): CertPolicyView {
     const p = stored ?? DEFAULT_CERT_POLICY;
     return {
       departmentId,

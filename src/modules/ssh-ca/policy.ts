@@ -1,4 +1,6 @@
-import { STANDARD_EXTENSIONS } from "../orgs/orgs.schemas.js";
+// The one default certificate policy (a department without a stored one; a member of no department)
+// is the departments' own: signing applies exactly what the department policy page shows.
+import { DEFAULT_CERT_POLICY } from "../orgs/departments.service.js";
 import { CaErrors } from "./ssh-ca.errors.js";
 
 export interface StoredPolicy {
@@ -15,20 +17,6 @@ export interface EffectivePolicy {
   maxExpiryHours: number;
   extensions: string[];
 }
-
-/**
- * The one default certificate policy: what a department without a stored policy has (shown by the
- * department's policy page, completed by a partial update) and what signing applies to a member
- * of no department. Users cannot pick their expiry, 1 h by default, 24 h at most, all five
- * standard extensions.
- */
-export const DEFAULT_CERT_POLICY: StoredPolicy = {
-  allowUserExpiry: false,
-  defaultExpiryHours: 1,
-  maxExpiryHours: 24,
-  allowedExtensions: [...STANDARD_EXTENSIONS],
-  customExtensions: [],
-};
 
 const intersect = (lists: string[][]) => (lists.length === 0 ? [] : lists.reduce((acc, l) => acc.filter((x) => l.includes(x))));
 
