@@ -71,6 +71,8 @@ export const oidcClients = pgTable(
     accessTokenTtl: integer("access_token_ttl").notNull().default(3600),
     idTokenTtl: integer("id_token_ttl").notNull().default(3600),
     refreshTokenTtl: integer("refresh_token_ttl").notNull().default(2592000),
+    /** JWS algorithm of the client's ID tokens: "RS256" (the OpenID Connect default) or "ES256". */
+    idTokenSignedResponseAlg: varchar("id_token_signed_response_alg", { length: 16 }).notNull().default("RS256"),
     createdBy: uuid("created_by").references(() => users.id),
     createdAt: createdAt(),
     updatedAt: updatedAt(),

@@ -4,7 +4,7 @@ import { oidcPayloads, oidcRefreshTokens } from "../../schema/index.js";
 import type { Clock } from "../infra/clock.js";
 import { sha256Hex, type SecretBox } from "../lib/crypto/index.js";
 import type { Db } from "../infra/db.js";
-import type { OidcClientsService } from "../modules/oidc-clients/oidc-clients.service.js";
+import type { OidcClientsService } from "../modules/oidc-clients/index.js";
 
 const GRANT_INDEXED = new Set(["AccessToken", "AuthorizationCode", "RefreshToken", "DeviceCode", "BackchannelAuthenticationRequest", "PreAuthorizedCode"]);
 

@@ -9,7 +9,7 @@ import { anonymousContext, type RequestContext } from "../lib/request-context.js
 import { AuditAction, type AuditActionName } from "../modules/audit/audit.actions.js";
 import type { AuditService } from "../modules/audit/audit.service.js";
 import type { LoginService } from "../modules/auth/login.service.js";
-import type { OidcIdentityService } from "../modules/oidc-clients/oidc-identity.service.js";
+import type { OidcIdentityService } from "../modules/oidc-clients/index.js";
 import { pageCsp } from "../pages/layout.js";
 import type { KeywardUserReader } from "./keyward-session.js";
 import { replaceSilentLogout } from "./logout.js";

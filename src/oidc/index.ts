@@ -3,7 +3,7 @@ import type { Container } from "../container.js";
 import { AppError } from "../lib/errors.js";
 import type { RateRule } from "../modules/rate-limit/rate-limit.service.js";
 import { API_SCOPE_NAMES, apiResource } from "../lib/api-scopes.js";
-import { ensureBuiltInClients } from "../modules/oidc-clients/builtin-clients.js";
+import { ensureBuiltInClients } from "../modules/oidc-clients/index.js";
 import { decorateProvider } from "./hooks.js";
 import { interactionRouter } from "./interactions.js";
 import { createKeywardSessionReader } from "./keyward-session.js";

@@ -1,6 +1,6 @@
 import { Router, type NextFunction, type Request, type Response } from "express";
 import { errors, type InteractionResults } from "oidc-provider";
-import type { OidcIdentityService } from "../modules/oidc-clients/oidc-identity.service.js";
+import type { OidcIdentityService } from "../modules/oidc-clients/index.js";
 import type { Clock } from "../infra/clock.js";
 import type { KeyValueStore } from "../infra/kv.js";
 import { pageCsp } from "../pages/layout.js";

@@ -1,6 +1,6 @@
 import type Provider from "oidc-provider";
 import type { PrivateJwk } from "../lib/crypto/index.js";
-import type { OidcSigningKeysService } from "../modules/oidc-clients/signing-keys.service.js";
+import type { OidcSigningKeysService } from "../modules/oidc-clients/index.js";
 
 type Handler = ReturnType<Provider["callback"]>;
 

@@ -1,3 +1,4 @@
+import { createPublicKey, verify as verifySignature, type JsonWebKey } from "node:crypto";
 import { sql } from "drizzle-orm";
 import * as oc from "openid-client";
 import { resultRows } from "../../src/infra/db.js";
@@ -89,6 +90,55 @@ describe("discovery and keys", () => {
     const jwks = (await (await fetch(`${app.url}/api/v1/oidc/jwks`)).json()) as { keys: Record<string, string>[] };
     expect(jwks.keys.map((k) => k.alg).sort()).toEqual(["ES256", "RS256"]);
     for (const key of jwks.keys) expect(key.d).toBeUndefined();
+  });
+});
+
+describe("ID token signing algorithm", () => {
+  /** A relying party that expects `alg` and checks every ID token's signature against the provider's JWKS. */
+  const verifyingRp = (c: RegisteredClient, alg: string) =>
+    oc.discovery(new URL(app.url), c.clientId, { client_secret: c.clientSecret!, id_token_signed_response_alg: alg }, oc.ClientSecretBasic(c.clientSecret!), {
+      execute: [oc.allowInsecureRequests, oc.enableNonRepudiationChecks],
+    });
+  const jwks = async () => ((await (await fetch(`${app.url}/api/v1/oidc/jwks`)).json()) as { keys: (JsonWebKey & { kid: string; alg: string })[] }).keys;
+  const headerOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split(".")[0]!, "base64url").toString()) as { alg: string; kid: string };
+
+  it("signs with ES256 for a client registered with it, verified by openid-client against the JWKS", async () => {
+    const es = await registerClient(app, org.id, admin, { id_token_signed_response_alg: "ES256" });
+    const { tokens } = await signInAndGetTokens(await verifyingRp(es, "ES256"), member);
+    expect(tokens.claims()).toMatchObject({ iss: app.url, aud: es.clientId, sub: member.id });
+    const idToken = tokens.id_token!;
+    const header = headerOf(idToken);
+    expect(header.alg).toBe("ES256");
+    // The published key with that kid verifies the signature (independently of openid-client).
+    const key = (await jwks()).find((k) => k.kid === header.kid);
+    expect(key).toMatchObject({ alg: "ES256", kty: "EC", crv: "P-256" });
+    const [h, p, sig] = idToken.split(".");
+    expect(verifySignature("sha256", Buffer.from(`${h}.${p}`), { key: createPublicKey({ key: key!, format: "jwk" }), dsaEncoding: "ieee-p1363" }, Buffer.from(sig!, "base64url"))).toBe(true);
+  });
+
+  it("keeps RS256 as the default, and a relying party expecting ES256 refuses an RS256 token", async () => {
+    const { tokens } = await signInAndGetTokens(await verifyingRp(confidential, "RS256"), member);
+    const header = headerOf(tokens.id_token!);
+    expect(header.alg).toBe("RS256");
+    expect((await jwks()).find((k) => k.kid === header.kid)).toMatchObject({ alg: "RS256", kty: "RSA" });
+    const expectsEs256 = await verifyingRp(confidential, "ES256");
+    const flow = await authorize(expectsEs256, member);
+    const err = await oc.authorizationCodeGrant(expectsEs256, new URL(flow.stop.url), { pkceCodeVerifier: flow.verifier, expectedState: flow.state, expectedNonce: flow.nonce }).catch((e: Error & { cause?: Error & { cause?: unknown } }) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect((err as Error & { cause: Error }).cause.message).toBe('unexpected JWT "alg" header parameter');
+    expect((err as Error & { cause: { cause: unknown } }).cause.cause).toMatchObject({ header: { alg: "RS256" }, expected: "ES256" });
+  });
+
+  it("switches a client to ES256 by update, and refuses an algorithm it does not offer", async () => {
+    const c = await registerClient(app, org.id, admin);
+    const refused = await app.http.patch(`/api/v1/organizations/${org.id}/clients/${c.clientId}`, { id_token_signed_response_alg: "HS256" }, { token: admin.token });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.type).toBe("VALIDATION_ERROR");
+    const patched = await app.http.patch(`/api/v1/organizations/${org.id}/clients/${c.clientId}`, { id_token_signed_response_alg: "ES256" }, { token: admin.token });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body.data.client.id_token_signed_response_alg).toBe("ES256");
+    const { tokens } = await signInAndGetTokens(await verifyingRp(c, "ES256"), member);
+    expect(headerOf(tokens.id_token!).alg).toBe("ES256");
   });
 });
 

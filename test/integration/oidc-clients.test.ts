@@ -123,6 +123,36 @@ describe("registered clients", () => {
     expect(restMember.status).toBe(403);
   });
 
+  // Issue 16: discovery offered ES256 for ID tokens, but no client could choose it.
+  it("lets a client choose its ID token algorithm (RS256 by default, or ES256) through REST and GraphQL", async () => {
+    const rest = await app.http.post(`/api/v1/organizations/${org.id}/clients`, { name: "Default alg", redirect_uris: [REDIRECT] }, { token: admin.token });
+    expect(rest.body.data.client.id_token_signed_response_alg).toBe("RS256");
+    const refused = await app.http.post(`/api/v1/organizations/${org.id}/clients`, { name: "HMAC", redirect_uris: [REDIRECT], id_token_signed_response_alg: "HS256" }, { token: admin.token });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details.errors[0].path).toBe("id_token_signed_response_alg");
+    const create = await app.http.gql(
+      `mutation($orgId: ID!, $input: OidcClientInput!) { createOidcClient(orgId: $orgId, input: $input) { clientId idTokenSignedResponseAlg } }`,
+      { orgId: org.id, input: { name: "EC", redirectUris: [REDIRECT], idTokenSignedResponseAlg: "ES256" } },
+      { token: admin.token },
+    );
+    expect(create.errors).toBeUndefined();
+    expect(create.data.createOidcClient.idTokenSignedResponseAlg).toBe("ES256");
+    const clientId = create.data.createOidcClient.clientId as string;
+    expect((await app.http.get(`/api/v1/organizations/${org.id}/clients/${clientId}`, { token: admin.token })).body.data.client.id_token_signed_response_alg).toBe("ES256");
+    const back = await app.http.gql(
+      `mutation($orgId: ID!, $clientId: String!, $input: UpdateOidcClientInput!) { updateOidcClient(orgId: $orgId, clientId: $clientId, input: $input) { idTokenSignedResponseAlg } }`,
+      { orgId: org.id, clientId, input: { idTokenSignedResponseAlg: "RS256" } },
+      { token: admin.token },
+    );
+    expect(back.data.updateOidcClient.idTokenSignedResponseAlg).toBe("RS256");
+    const bad = await app.http.gql(
+      `mutation($orgId: ID!, $clientId: String!, $input: UpdateOidcClientInput!) { updateOidcClient(orgId: $orgId, clientId: $clientId, input: $input) { idTokenSignedResponseAlg } }`,
+      { orgId: org.id, clientId, input: { idTokenSignedResponseAlg: "none" } },
+      { token: admin.token },
+    );
+    expect(bad.errors[0].extensions.code).toBe("VALIDATION_ERROR");
+  });
+
   // Issue 12: an update used to skip the rules a registration enforces.
   describe("updates keep the registration rules (checked on the client after the update)", () => {
     const patch = (c: RegisteredClient, body: Record<string, unknown>) => app.http.patch(`/api/v1/organizations/${org.id}/clients/${c.clientId}`, body, { token: admin.token });

@@ -43,6 +43,19 @@ describe("SSH keys", () => {
     expect(gql.data.addSshKey).toMatchObject({ isNew: false, key: { id: first.body.data.id } });
   });
 
+  it("registers a key once when the same add arrives several times at once, and again after it was deleted", async () => {
+    const carol = await newUser(app);
+    const key = makeKey();
+    const adds = await Promise.all(Array.from({ length: 5 }, () => app.http.post("/api/v1/ssh/keys", { key: key.pub }, { token: carol.token })));
+    expect(adds.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 201]);
+    expect(new Set(adds.map((r) => r.body.data.id)).size).toBe(1);
+    const id = adds[0]!.body.data.id as string;
+    expect((await app.http.delete(`/api/v1/ssh/keys/${id}`, { token: carol.token })).status).toBe(200);
+    const again = await app.http.post("/api/v1/ssh/keys", { key: key.pub }, { token: carol.token });
+    expect(again.status).toBe(201);
+    expect(again.body.data.id).not.toBe(id);
+  });
+
   it("refuses private keys, certificates and garbage without echoing them", async () => {
     const user = await newUser(app);
     const key = makeKey();

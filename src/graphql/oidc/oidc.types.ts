@@ -20,6 +20,7 @@ export class OidcClient implements OidcClientView {
   @Field(() => Int) accessTokenTtl: number;
   @Field(() => Int) idTokenTtl: number;
   @Field(() => Int) refreshTokenTtl: number;
+  @Field(() => String, { description: "JWS algorithm of the client's ID tokens: RS256 or ES256" }) idTokenSignedResponseAlg: string;
   @Field(() => Date) createdAt: Date;
   @Field(() => Date) updatedAt: Date;
 }
@@ -54,6 +55,7 @@ export class OidcClientInput {
   @Field(() => Int, { nullable: true }) accessTokenTtl?: number;
   @Field(() => Int, { nullable: true }) idTokenTtl?: number;
   @Field(() => Int, { nullable: true }) refreshTokenTtl?: number;
+  @Field(() => String, { nullable: true, description: "RS256 (default) or ES256" }) idTokenSignedResponseAlg?: string;
 }
 
 @InputType()
@@ -66,6 +68,7 @@ export class UpdateOidcClientInput {
   @Field(() => Int, { nullable: true }) accessTokenTtl?: number;
   @Field(() => Int, { nullable: true }) idTokenTtl?: number;
   @Field(() => Int, { nullable: true }) refreshTokenTtl?: number;
+  @Field(() => String, { nullable: true, description: "RS256 or ES256" }) idTokenSignedResponseAlg?: string;
 }
 
 @InputType()

@@ -7,10 +7,17 @@ import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
 import { getActiveMembership } from "../orgs/memberships.repository.js";
 import { requireOrgAccess, type OrgAccess } from "../orgs/org-access.js";
-import { can, roleRank } from "../orgs/permissions.js";
+import { can } from "../orgs/permissions.js";
 import type { ControllerSync } from "./controller-sync.js";
 import { NetworkErrors } from "./networks.errors.js";
-import { networksRepository, type EndReason, type MembershipRow, type PortalNetworkRow } from "./networks.repository.js";
+import { activationSessionsRepository } from "./activation-sessions.repository.js";
+import { approvalsRepository } from "./approvals.repository.js";
+import { deviceMembershipsRepository } from "./device-memberships.repository.js";
+import { devicesRepository } from "./devices.repository.js";
+import { killSwitchRepository } from "./kill-switch.repository.js";
+import { portalNetworksRepository } from "./portal-networks.repository.js";
+import type { EndReason, MembershipRow } from "./networks.repository.js";
+import { activationMinutes, killSwitchNetworks, requireOutranks } from "./network-access.js";
 import { activateSchema, killSwitchSchema } from "./networks.schemas.js";
 import { isActivatable, toKillSwitchView, toMembershipView, toSessionView, type KillSwitchView, type MembershipView, type SessionView } from "./networks.views.js";
 
@@ -46,8 +53,8 @@ export class AccessService {
     const { lifetimeMinutes } = parseInput(activateSchema, input ?? {});
     const id = parseId(membershipId, NetworkErrors.membershipNotFound);
     const session = await this.db.transaction(async (tx) => {
-      await networksRepository.lockPerson(tx, access.actor.userId);
-      const m = await networksRepository.membership(tx, access.orgId, id);
+      await killSwitchRepository.lockPerson(tx, access.actor.userId);
+      const m = await deviceMembershipsRepository.membership(tx, access.orgId, id);
       if (!m || m.userId !== access.actor.userId) throw NetworkErrors.membershipNotFound();
       return this.start(tx, ctx, access, m, lifetimeMinutes, { strict: true });
     });
@@ -61,11 +68,11 @@ export class AccessService {
     const access = await requireOrgAccess(this.db, ctx, orgId, "networks.use");
     const { lifetimeMinutes } = parseInput(activateSchema, input ?? {});
     const sessions = await this.db.transaction(async (tx) => {
-      await networksRepository.lockPerson(tx, access.actor.userId);
+      await killSwitchRepository.lockPerson(tx, access.actor.userId);
       const out = [];
-      for (const m of await networksRepository.membershipsOfUser(tx, access.actor.userId, { orgId: access.orgId })) {
+      for (const m of await deviceMembershipsRepository.membershipsOfUser(tx, access.actor.userId, { orgId: access.orgId })) {
         if (!isActivatable(m.state)) continue;
-        const network = await networksRepository.network(tx, access.orgId, m.portalNetworkId);
+        const network = await portalNetworksRepository.network(tx, access.orgId, m.portalNetworkId);
         if (!network?.isActive) continue;
         out.push(await this.start(tx, ctx, access, m, lifetimeMinutes, { strict: false }));
       }
@@ -80,7 +87,7 @@ export class AccessService {
     const access = await requireOrgAccess(this.db, ctx, orgId, "networks.use");
     const id = parseId(membershipId, NetworkErrors.membershipNotFound);
     await this.db.transaction(async (tx) => {
-      const m = await networksRepository.membership(tx, access.orgId, id);
+      const m = await deviceMembershipsRepository.membership(tx, access.orgId, id);
       if (!m || m.userId !== access.actor.userId) throw NetworkErrors.membershipNotFound();
       // Only running access is switched off; any other state (pending, suspended, expired) stays as it is.
       if (m.state !== "active_authorized") return;
@@ -111,7 +118,7 @@ export class AccessService {
   async sessions(ctx: RequestContext, orgId: string) {
     const access = await requireOrgAccess(this.db, ctx, orgId, "networks.use");
     const now = this.clock.now();
-    const rows = await networksRepository.activeSessionsOfOrg(this.db, access.orgId, now);
+    const rows = await activationSessionsRepository.activeSessionsOfOrg(this.db, access.orgId, now);
     const visible = can(access.membership.role, "networks.manage") ? rows : rows.filter((r) => r.session.userId === access.actor.userId);
     return visible.map((r) => ({
       ...toSessionView(r.session, now),
@@ -130,11 +137,11 @@ export class AccessService {
     const id = parseId(sessionId, NetworkErrors.sessionNotFound);
     const admin = can(access.membership.role, "networks.manage");
     const membershipId = await this.db.transaction(async (tx) => {
-      const s = await networksRepository.session(tx, access.orgId, id);
+      const s = await activationSessionsRepository.session(tx, access.orgId, id);
       if (!s || (s.userId !== access.actor.userId && !admin)) throw NetworkErrors.sessionNotFound();
       // Ending what already ended is a no-op: it must not reach the renewal that replaced it.
       if (s.endedAt) return null;
-      const m = await networksRepository.membership(tx, access.orgId, s.membershipId);
+      const m = await deviceMembershipsRepository.membership(tx, access.orgId, s.membershipId);
       if (!m) throw NetworkErrors.sessionNotFound();
       const state = m.state === "active_authorized" ? "approved_inactive" : undefined;
       await this.end(tx, ctx, access.orgId, [m], s.userId === access.actor.userId ? "logout" : "manual_revoke", { state });
@@ -155,16 +162,16 @@ export class AccessService {
     if (data.scope === "global" && !access.actor.isSuperadmin) throw CommonErrors.forbidden("Only superadmins can trigger a global kill switch");
     const target = await getActiveMembership(this.db, data.targetUserId, access.orgId);
     if (!target && !(data.scope === "global" && access.actor.isSuperadmin)) throw CommonErrors.notFound("User");
-    await this.requireOutranks(this.db, access, data.targetUserId);
+    await requireOutranks(this.db, access, data.targetUserId);
     const { event, touched } = await this.db.transaction(async (tx) => {
-      await networksRepository.lockPerson(tx, data.targetUserId);
-      const networkIds = await this.scopeNetworks(tx, access.orgId, data.scope, data.networkIds ?? [], data.targetUserId);
+      await killSwitchRepository.lockPerson(tx, data.targetUserId);
+      const networkIds = await killSwitchNetworks(tx, access.orgId, data.scope, data.networkIds ?? [], data.targetUserId);
       const now = this.clock.now();
-      const memberships = await networksRepository.membershipsOfUser(tx, data.targetUserId, { networkIds });
-      const ended = await networksRepository.endSessions(tx, memberships.map((m) => m.id), "kill_switch", now);
-      await networksRepository.updateMemberships(tx, memberships.map((m) => m.id), { state: "suspended", updatedAt: now });
-      await networksRepository.setApprovalStates(tx, data.targetUserId, networkIds, "approved", "suspended", now);
-      const event = await networksRepository.insertKillSwitch(tx, {
+      const memberships = await deviceMembershipsRepository.membershipsOfUser(tx, data.targetUserId, { networkIds });
+      const ended = await activationSessionsRepository.endSessions(tx, memberships.map((m) => m.id), "kill_switch", now);
+      await deviceMembershipsRepository.updateMemberships(tx, memberships.map((m) => m.id), { state: "suspended", updatedAt: now });
+      await approvalsRepository.setApprovalStates(tx, data.targetUserId, networkIds, "approved", "suspended", now);
+      const event = await killSwitchRepository.insertKillSwitch(tx, {
         organizationId: data.scope === "global" ? null : access.orgId,
         targetUserId: data.targetUserId,
         scope: data.scope,
@@ -192,29 +199,29 @@ export class AccessService {
     const access = await requireOrgAccess(this.db, ctx, orgId, "networks.manage");
     const id = parseId(eventId, NetworkErrors.killSwitchNotFound);
     return this.db.transaction(async (tx) => {
-      const found = await networksRepository.killSwitch(tx, id);
+      const found = await killSwitchRepository.killSwitch(tx, id);
       const visible = found && (found.organizationId === access.orgId || (found.organizationId === null && access.actor.isSuperadmin));
       if (!found || !visible) throw NetworkErrors.killSwitchNotFound();
       if (found.liftedAt) return toKillSwitchView(found);
       // Lifting is as strong as triggering: the lifter must outrank the person, and what a superadmin
       // switched off only a superadmin switches back on.
-      await this.requireOutranks(tx, access, found.targetUserId);
-      if (!access.actor.isSuperadmin && (await networksRepository.isSuperadmin(tx, found.triggeredByUserId))) {
+      await requireOutranks(tx, access, found.targetUserId);
+      if (!access.actor.isSuperadmin && (await killSwitchRepository.isSuperadmin(tx, found.triggeredByUserId))) {
         throw CommonErrors.forbidden("Only a superadmin can lift a kill switch a superadmin triggered");
       }
-      await networksRepository.lockPerson(tx, found.targetUserId);
+      await killSwitchRepository.lockPerson(tx, found.targetUserId);
       const now = this.clock.now();
-      const lifted = await networksRepository.updateKillSwitch(tx, found.id, { liftedAt: now, liftedByUserId: access.actor.userId });
-      const networkIds = await this.scopeNetworks(tx, access.orgId, found.scope, found.networkIds ?? [], found.targetUserId);
+      const lifted = await killSwitchRepository.updateKillSwitch(tx, found.id, { liftedAt: now, liftedByUserId: access.actor.userId });
+      const networkIds = await killSwitchNetworks(tx, access.orgId, found.scope, found.networkIds ?? [], found.targetUserId);
       // Another kill switch still in force keeps its networks suspended.
       const free: string[] = [];
       for (const nid of networkIds) {
-        const n = await networksRepository.networkAnyOrg(tx, nid);
-        if (n && !(await networksRepository.killSwitchInForce(tx, found.targetUserId, n))) free.push(nid);
+        const n = await portalNetworksRepository.networkAnyOrg(tx, nid);
+        if (n && !(await killSwitchRepository.killSwitchInForce(tx, found.targetUserId, n))) free.push(nid);
       }
-      await networksRepository.setApprovalStates(tx, found.targetUserId, free, "suspended", "approved", now);
-      const suspended = (await networksRepository.membershipsOfUser(tx, found.targetUserId, { networkIds: free })).filter((m) => m.state === "suspended");
-      await networksRepository.updateMemberships(tx, suspended.map((m) => m.id), { state: "approved_inactive", updatedAt: now });
+      await approvalsRepository.setApprovalStates(tx, found.targetUserId, free, "suspended", "approved", now);
+      const suspended = (await deviceMembershipsRepository.membershipsOfUser(tx, found.targetUserId, { networkIds: free })).filter((m) => m.state === "suspended");
+      await deviceMembershipsRepository.updateMemberships(tx, suspended.map((m) => m.id), { state: "approved_inactive", updatedAt: now });
       await this.audit.record(tx, ctx, AuditAction.killSwitchLifted, { organizationId: access.orgId, userId: found.targetUserId, resourceType: "kill_switch_event", resourceId: found.id });
       return toKillSwitchView(lifted);
     });
@@ -222,33 +229,24 @@ export class AccessService {
 
   async killSwitchHistory(ctx: RequestContext, orgId: string): Promise<KillSwitchView[]> {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "networks.manage");
-    return (await networksRepository.killSwitchHistory(this.db, id)).map((r) => toKillSwitchView(r.event, { email: r.targetEmail, fullName: r.targetName }));
-  }
-
-  /** Owners and superadmins act on anyone; other managers only on people below their own role. */
-  private async requireOutranks(db: Executor, access: OrgAccess, targetUserId: string): Promise<void> {
-    if (access.actor.isSuperadmin || access.membership.role === "owner") return;
-    const target = await getActiveMembership(db, targetUserId, access.orgId);
-    if (target && roleRank(access.membership.role) <= roleRank(target.role)) {
-      throw CommonErrors.forbidden("You can only use the kill switch on people below your role");
-    }
+    return (await killSwitchRepository.killSwitchHistory(this.db, id)).map((r) => toKillSwitchView(r.event, { email: r.targetEmail, fullName: r.targetName }));
   }
 
   /** Checks and records one activation inside the caller's transaction (the person's lock is held). */
   private async start(tx: Executor, ctx: RequestContext, access: OrgAccess, m: MembershipRow, requested: number | undefined, opts: { strict: boolean }) {
-    const network = await networksRepository.network(tx, access.orgId, m.portalNetworkId);
+    const network = await portalNetworksRepository.network(tx, access.orgId, m.portalNetworkId);
     if (!network || !network.isActive) throw NetworkErrors.networkNotFound();
-    if (await networksRepository.killSwitchInForce(tx, m.userId, network)) throw NetworkErrors.suspended();
-    const approval = m.approvalId ? await networksRepository.approvalById(tx, m.approvalId) : undefined;
+    if (await killSwitchRepository.killSwitchInForce(tx, m.userId, network)) throw NetworkErrors.suspended();
+    const approval = m.approvalId ? await approvalsRepository.approvalById(tx, m.approvalId) : undefined;
     if (approval?.state === "suspended" || m.state === "suspended") throw NetworkErrors.suspended();
     if (approval?.state !== "approved" || !isActivatable(m.state)) throw NetworkErrors.notApproved();
-    const device = await networksRepository.device(tx, access.orgId, m.deviceId);
+    const device = await devicesRepository.device(tx, access.orgId, m.deviceId);
     if (!device || device.status !== "active") throw NetworkErrors.deviceNotFound();
-    const minutes = lifetime(network, requested, opts.strict);
+    const minutes = activationMinutes(network, requested, opts.strict);
     const now = this.clock.now();
     // A renewal replaces the running activation: one open activation per device and network.
-    await networksRepository.endSessions(tx, [m.id], "logout", now);
-    const session = await networksRepository.insertSession(tx, {
+    await activationSessionsRepository.endSessions(tx, [m.id], "logout", now);
+    const session = await activationSessionsRepository.insertSession(tx, {
       organizationId: access.orgId,
       membershipId: m.id,
       userId: m.userId,
@@ -256,7 +254,7 @@ export class AccessService {
       expiresAt: new Date(now.getTime() + minutes * 60_000),
       createdBy: access.actor.userId,
     });
-    await networksRepository.updateMemberships(tx, [m.id], { state: "active_authorized", updatedAt: now });
+    await deviceMembershipsRepository.updateMemberships(tx, [m.id], { state: "active_authorized", updatedAt: now });
     await this.audit.record(tx, ctx, AuditAction.activationStarted, {
       organizationId: access.orgId,
       resourceType: "activation_session",
@@ -269,8 +267,8 @@ export class AccessService {
   private async end(tx: Executor, ctx: RequestContext, orgId: string, memberships: MembershipRow[], reason: EndReason, then: { state?: MembershipRow["state"]; remove?: boolean }) {
     const now = this.clock.now();
     const ids = memberships.map((m) => m.id);
-    const ended = await networksRepository.endSessions(tx, ids, reason, now);
-    await networksRepository.updateMemberships(tx, ids, { ...(then.state ? { state: then.state } : {}), ...(then.remove ? { state: "revoked", deletedAt: now } : {}), updatedAt: now });
+    const ended = await activationSessionsRepository.endSessions(tx, ids, reason, now);
+    await deviceMembershipsRepository.updateMemberships(tx, ids, { ...(then.state ? { state: then.state } : {}), ...(then.remove ? { state: "revoked", deletedAt: now } : {}), updatedAt: now });
     for (const s of ended) {
       await this.audit.record(tx, ctx, AuditAction.activationEnded, { organizationId: orgId, userId: s.userId, resourceType: "activation_session", resourceId: s.id, metadata: { reason, membership_id: s.membershipId } });
     }
@@ -279,7 +277,7 @@ export class AccessService {
   private async removeMembership(ctx: RequestContext, access: OrgAccess, membershipId: string, opts: { self: boolean }): Promise<void> {
     const id = parseId(membershipId, NetworkErrors.membershipNotFound);
     await this.db.transaction(async (tx) => {
-      const m = await networksRepository.membership(tx, access.orgId, id);
+      const m = await deviceMembershipsRepository.membership(tx, access.orgId, id);
       if (!m || (opts.self && m.userId !== access.actor.userId)) throw NetworkErrors.membershipNotFound();
       await this.end(tx, ctx, access.orgId, [m], opts.self ? "logout" : "admin_action", { remove: true });
       await this.audit.record(tx, ctx, AuditAction.membershipRemoved, { organizationId: access.orgId, userId: m.userId, resourceType: "device_membership", resourceId: m.id });
@@ -287,29 +285,8 @@ export class AccessService {
     await this.sync.apply([id]);
   }
 
-  /** The networks a kill switch covers: the organization's, the named ones (of this organization), or all of the person's. */
-  private async scopeNetworks(tx: Executor, orgId: string, scope: "organization" | "global" | "selected_networks", named: string[], userId: string): Promise<string[]> {
-    if (scope === "global") return networksRepository.networkIdsOfPerson(tx, userId);
-    const own = (await networksRepository.listNetworks(tx, orgId, true)).map((n) => n.id);
-    if (scope === "organization") return own;
-    const unknown = named.filter((id) => !own.includes(id));
-    if (unknown.length > 0) throw NetworkErrors.networkNotFound();
-    return [...new Set(named)];
-  }
-
   private async views(where: { orgId: string; userId?: string; ids?: string[] }): Promise<MembershipView[]> {
     const now = this.clock.now();
-    return (await networksRepository.enrichedMemberships(this.db, where, now)).map((m) => toMembershipView(m, now));
+    return (await deviceMembershipsRepository.enrichedMemberships(this.db, where, now)).map((m) => toMembershipView(m, now));
   }
-}
-
-/** The activation's length: the request (or the network's default), within the network's maximum. */
-function lifetime(network: PortalNetworkRow, requested: number | undefined, strict: boolean): number {
-  const minutes = requested ?? network.defaultActivationLifetimeMinutes;
-  const max = network.maxActivationLifetimeMinutes;
-  if (max != null && minutes > max) {
-    if (strict) throw NetworkErrors.lifetimeTooLong(max);
-    return max;
-  }
-  return minutes;
 }

@@ -1,6 +1,6 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db, Executor } from "../../infra/db.js";
-import { isUniqueViolation } from "../../infra/db-errors.js";
+import { uniqueOr } from "../../infra/db-errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
@@ -14,7 +14,13 @@ import type { ControllerSync } from "./controller-sync.js";
 import { initialState } from "./devices.service.js";
 import { isNetworkManager, requireNetwork, requireNetworkManager } from "./network-access.js";
 import { NetworkErrors } from "./networks.errors.js";
-import { networksRepository, type ApprovalRow, type PortalNetworkRow } from "./networks.repository.js";
+import { activationSessionsRepository } from "./activation-sessions.repository.js";
+import { approvalsRepository } from "./approvals.repository.js";
+import { deviceMembershipsRepository } from "./device-memberships.repository.js";
+import { devicesRepository } from "./devices.repository.js";
+import { killSwitchRepository } from "./kill-switch.repository.js";
+import { portalNetworksRepository } from "./portal-networks.repository.js";
+import type { ApprovalRow, PortalNetworkRow } from "./networks.repository.js";
 import { assignApprovalSchema, decideSchema, pendingQuerySchema, requestApprovalSchema } from "./networks.schemas.js";
 import { toApprovalView, type ApprovalView } from "./networks.views.js";
 
@@ -44,14 +50,14 @@ export class ApprovalsService {
     const { network, actor } = access;
     if (!network.isActive) throw NetworkErrors.networkNotFound();
     if (network.requestMode === "invite_only") throw NetworkErrors.inviteOnly();
-    const device = data.deviceId ? await networksRepository.device(this.db, access.orgId, parseId(data.deviceId, NetworkErrors.deviceNotFound)) : undefined;
+    const device = data.deviceId ? await devicesRepository.device(this.db, access.orgId, parseId(data.deviceId, NetworkErrors.deviceNotFound)) : undefined;
     if (data.deviceId && (!device || device.userId !== actor.userId)) throw NetworkErrors.deviceNotFound();
     const open = network.requestMode === "open";
     const approval = await this.guardUnique(() =>
       this.db.transaction(async (tx) => {
         const now = this.clock.now();
-        if (await networksRepository.killSwitchInForce(tx, actor.userId, network)) throw NetworkErrors.suspended();
-        const created = await networksRepository.insertApproval(tx, {
+        if (await killSwitchRepository.killSwitchInForce(tx, actor.userId, network)) throw NetworkErrors.suspended();
+        const created = await approvalsRepository.insertApproval(tx, {
           organizationId: access.orgId,
           userId: actor.userId,
           portalNetworkId: network.id,
@@ -71,7 +77,7 @@ export class ApprovalsService {
         await this.attachDevices(tx, created, device ? [device.id] : null, now);
         if (!open) {
           const requester = await usersRepository.findById(tx, actor.userId);
-          for (const m of await networksRepository.managerContacts(tx, access.orgId, network.id)) {
+          for (const m of await portalNetworksRepository.managerContacts(tx, access.orgId, network.id)) {
             if (m.email === actor.email) continue;
             await this.email.enqueue(tx, "network-access-request", m.email, {
               managerName: m.fullName ?? m.email,
@@ -92,7 +98,7 @@ export class ApprovalsService {
 
   async listMine(ctx: RequestContext, orgId: string): Promise<ApprovalView[]> {
     const { orgId: id, actor } = await requireOrgAccess(this.db, ctx, orgId, "networks.use");
-    return (await networksRepository.approvalsOfUser(this.db, id, actor.userId)).map((a) => toApprovalView(a));
+    return (await approvalsRepository.approvalsOfUser(this.db, id, actor.userId)).map((a) => toApprovalView(a));
   }
 
   /** Pending requests a manager can decide: every network for admins, their own networks for named managers. */
@@ -104,9 +110,9 @@ export class ApprovalsService {
       const { network } = await requireNetworkManager(this.db, ctx, access.orgId, q.networkId);
       networkIds = [network.id];
     } else if (!can(access.membership.role, "networks.manage")) {
-      networkIds = await networksRepository.managedNetworkIds(this.db, access.orgId, access.actor.userId);
+      networkIds = await portalNetworksRepository.managedNetworkIds(this.db, access.orgId, access.actor.userId);
     }
-    return (await networksRepository.pendingApprovals(this.db, access.orgId, networkIds)).map((r) => toApprovalView(r.approval, { email: r.email, fullName: r.fullName, networkName: r.networkName }));
+    return (await approvalsRepository.pendingApprovals(this.db, access.orgId, networkIds)).map((r) => toApprovalView(r.approval, { email: r.email, fullName: r.fullName, networkName: r.networkName }));
   }
 
   approve(ctx: RequestContext, orgId: string, approvalId: string, input: unknown = {}) {
@@ -133,8 +139,8 @@ export class ApprovalsService {
     const approval = await this.guardUnique(() =>
       this.db.transaction(async (tx) => {
         const now = this.clock.now();
-        if (await networksRepository.killSwitchInForce(tx, data.targetUserId, access.network)) throw NetworkErrors.suspended();
-        const created = await networksRepository.insertApproval(tx, {
+        if (await killSwitchRepository.killSwitchInForce(tx, data.targetUserId, access.network)) throw NetworkErrors.suspended();
+        const created = await approvalsRepository.insertApproval(tx, {
           organizationId: access.orgId,
           userId: data.targetUserId,
           portalNetworkId: access.network.id,
@@ -160,9 +166,9 @@ export class ApprovalsService {
     const { reason } = parseInput(decideSchema, input ?? {});
     const id = parseId(approvalId, NetworkErrors.approvalNotFound);
     const { approval, touched } = await this.db.transaction(async (tx) => {
-      const current = await networksRepository.approval(tx, access.orgId, id);
+      const current = await approvalsRepository.approval(tx, access.orgId, id);
       if (!current) throw NetworkErrors.approvalNotFound();
-      const network = await networksRepository.lockNetwork(tx, access.orgId, current.portalNetworkId);
+      const network = await portalNetworksRepository.lockNetwork(tx, access.orgId, current.portalNetworkId);
       if (!network) throw NetworkErrors.approvalNotFound();
       if (!(await isNetworkManager(tx, access, network.id))) {
         // A plain member learns nothing about others' requests.
@@ -173,21 +179,21 @@ export class ApprovalsService {
       if (!allowed[action].includes(current.state)) throw NetworkErrors.invalidTransition(current.state, action);
       if (action === "approve") {
         // No standing is granted to someone a kill switch has cut off (its lift restores what it suspended).
-        await networksRepository.lockPerson(tx, current.userId);
-        if (await networksRepository.killSwitchInForce(tx, current.userId, network)) throw NetworkErrors.suspended();
+        await killSwitchRepository.lockPerson(tx, current.userId);
+        if (await killSwitchRepository.killSwitchInForce(tx, current.userId, network)) throw NetworkErrors.suspended();
       }
       const now = this.clock.now();
       const state = action === "approve" ? "approved" : action === "reject" ? "rejected" : "revoked";
-      const updated = await networksRepository.updateApproval(tx, current.id, { state, grantedByUserId: access.actor.userId, decidedAt: now, decisionReason: reason, updatedAt: now });
-      const memberships = await networksRepository.membershipsOfUser(tx, current.userId, { networkIds: [network.id] });
+      const updated = await approvalsRepository.updateApproval(tx, current.id, { state, grantedByUserId: access.actor.userId, decidedAt: now, decisionReason: reason, updatedAt: now });
+      const memberships = await deviceMembershipsRepository.membershipsOfUser(tx, current.userId, { networkIds: [network.id] });
       const ids = memberships.map((m) => m.id);
       let ended: string[] = [];
       if (action === "approve") {
         const waiting = memberships.filter((m) => m.state === "pending_manager_approval" || m.state === "pending_request").map((m) => m.id);
-        await networksRepository.updateMemberships(tx, waiting, { state: "approved_inactive", approvalId: current.id, updatedAt: now });
+        await deviceMembershipsRepository.updateMemberships(tx, waiting, { state: "approved_inactive", approvalId: current.id, updatedAt: now });
       } else {
-        if (action === "revoke") ended = (await networksRepository.endSessions(tx, ids, "approval_revoked", now)).map((s) => s.membershipId);
-        await networksRepository.updateMemberships(tx, ids, { state: action === "reject" ? "rejected" : "revoked", updatedAt: now });
+        if (action === "revoke") ended = (await activationSessionsRepository.endSessions(tx, ids, "approval_revoked", now)).map((s) => s.membershipId);
+        await deviceMembershipsRepository.updateMemberships(tx, ids, { state: action === "reject" ? "rejected" : "revoked", updatedAt: now });
       }
       const auditAction = action === "approve" ? AuditAction.approvalApproved : action === "reject" ? AuditAction.approvalRejected : AuditAction.approvalRevoked;
       await this.audit.record(tx, ctx, auditAction, { organizationId: access.orgId, userId: current.userId, resourceType: "network_approval", resourceId: current.id, metadata: { network_id: network.id, reason, sessions_ended: ended.length } });
@@ -200,11 +206,11 @@ export class ApprovalsService {
 
   /** The person's devices on the network follow the approval (the named one, or every existing membership). */
   private async attachDevices(tx: Executor, approval: ApprovalRow, deviceIds: string[] | null, now: Date): Promise<void> {
-    const existing = await networksRepository.membershipsOfUser(tx, approval.userId, { networkIds: [approval.portalNetworkId] });
-    await networksRepository.updateMemberships(tx, existing.map((m) => m.id), { approvalId: approval.id, state: initialState(approval), updatedAt: now });
+    const existing = await deviceMembershipsRepository.membershipsOfUser(tx, approval.userId, { networkIds: [approval.portalNetworkId] });
+    await deviceMembershipsRepository.updateMemberships(tx, existing.map((m) => m.id), { approvalId: approval.id, state: initialState(approval), updatedAt: now });
     for (const deviceId of deviceIds ?? []) {
       if (existing.some((m) => m.deviceId === deviceId)) continue;
-      await networksRepository.insertMembership(tx, { organizationId: approval.organizationId, userId: approval.userId, deviceId, portalNetworkId: approval.portalNetworkId, approvalId: approval.id, state: initialState(approval), createdAt: now, updatedAt: now });
+      await deviceMembershipsRepository.insertMembership(tx, { organizationId: approval.organizationId, userId: approval.userId, deviceId, portalNetworkId: approval.portalNetworkId, approvalId: approval.id, state: initialState(approval), createdAt: now, updatedAt: now });
     }
   }
 
@@ -221,13 +227,9 @@ export class ApprovalsService {
     });
   }
 
-  private async guardUnique<T>(run: () => Promise<T>): Promise<T> {
-    try {
-      return await run();
-    } catch (e) {
-      if (isUniqueViolation(e, "network_approvals_user_network_live_uq")) throw NetworkErrors.approvalExists();
-      throw e;
-    }
+  /** A second live approval for the same person and network (a concurrent request or grant) is refused. */
+  private guardUnique<T>(run: () => Promise<T>): Promise<T> {
+    return uniqueOr(run, { network_approvals_user_network_live_uq: NetworkErrors.approvalExists });
   }
 }
 

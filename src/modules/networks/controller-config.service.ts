@@ -8,7 +8,8 @@ import type { AuditService } from "../audit/audit.service.js";
 import { requireOrgAccess } from "../orgs/org-access.js";
 import { ControllerError, type ControllerClient, type ControllerConfig } from "./controller/index.js";
 import { NetworkErrors } from "./networks.errors.js";
-import { networksRepository } from "./networks.repository.js";
+import { readControllerConnectionPrivileged } from "./controller-token.repository.js";
+import { controllerRepository } from "./controller.repository.js";
 import { controllerConfigSchema } from "./networks.schemas.js";
 
 export interface ControllerSettings {
@@ -58,7 +59,7 @@ export class ControllerConfigService {
 
   async get(ctx: RequestContext, orgId: string): Promise<ControllerConfigView> {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "networks.manage");
-    const row = await networksRepository.controller(this.db, id);
+    const row = await controllerRepository.controller(this.db, id);
     return {
       configured: !!row,
       ztApiMode: row?.mode ?? null,
@@ -77,7 +78,7 @@ export class ControllerConfigService {
     const status = await atController(() => this.makeClient({ mode: data.ztApiMode, baseUrl, token: data.ztApiToken }).test());
     const now = this.clock.now();
     await this.db.transaction(async (tx) => {
-      await networksRepository.upsertController(tx, {
+      await controllerRepository.upsertController(tx, {
         organizationId: id,
         mode: data.ztApiMode,
         baseUrl,
@@ -101,14 +102,14 @@ export class ControllerConfigService {
   async remove(ctx: RequestContext, orgId: string): Promise<void> {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "networks.manage");
     await this.db.transaction(async (tx) => {
-      if (!(await networksRepository.deleteController(tx, id))) throw NetworkErrors.controllerNotConfigured();
+      if (!(await controllerRepository.deleteController(tx, id))) throw NetworkErrors.controllerNotConfigured();
       await this.audit.record(tx, ctx, AuditAction.networkControllerRemoved, { organizationId: id, resourceType: "network_controller", resourceId: id });
     });
   }
 
   /** The organization's controller client, or null when none is configured. Privileged: it unseals the token. */
   async clientFor(db: Executor, orgId: string): Promise<ControllerClient | null> {
-    const row = await networksRepository.controller(db, orgId);
+    const row = await readControllerConnectionPrivileged(db, orgId);
     if (!row) return null;
     return this.makeClient({ mode: row.mode, baseUrl: row.baseUrl, token: this.box.decryptString(row.tokenSealed, tokenContext(orgId)) });
   }

@@ -3,7 +3,7 @@ import type { Db } from "../../infra/db.js";
 import type { Logger } from "../../infra/logger.js";
 import { ControllerError } from "./controller/index.js";
 import type { ControllerConfigService } from "./controller-config.service.js";
-import { networksRepository } from "./networks.repository.js";
+import { deviceMembershipsRepository } from "./device-memberships.repository.js";
 
 export interface SyncResult {
   /** Memberships whose controller state now matches Keyward's intent. */
@@ -26,7 +26,7 @@ export class ControllerSync {
   ) {}
 
   async apply(membershipIds: string[]): Promise<SyncResult> {
-    const targets = await networksRepository.syncTargets(this.db, [...new Set(membershipIds)], this.clock.now());
+    const targets = await deviceMembershipsRepository.syncTargets(this.db, [...new Set(membershipIds)], this.clock.now());
     const result: SyncResult = { applied: 0, pending: 0 };
     const clients = new Map<string, Awaited<ReturnType<ControllerConfigService["clientFor"]>>>();
     for (const t of targets) {
@@ -42,13 +42,13 @@ export class ControllerSync {
         // A kill switch or deactivation may have committed (and deauthorized) while this authorization
         // was on its way: look again, so the later call cannot leave the device on.
         if (authorized) {
-          const [now] = await networksRepository.syncTargets(this.db, [t.membershipId], this.clock.now());
+          const [now] = await deviceMembershipsRepository.syncTargets(this.db, [t.membershipId], this.clock.now());
           if (!now?.desired) {
             await client.setAuthorized(t.zerotierNetworkId, t.nodeId, false);
             authorized = false;
           }
         }
-        await networksRepository.updateMemberships(this.db, [t.membershipId], { currentlyAuthorized: authorized, lastSyncedAt: this.clock.now() });
+        await deviceMembershipsRepository.updateMemberships(this.db, [t.membershipId], { currentlyAuthorized: authorized, lastSyncedAt: this.clock.now() });
         result.applied++;
       } catch (e) {
         if (!(e instanceof ControllerError)) throw e;

@@ -1,6 +1,6 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
-import { isUniqueViolation } from "../../infra/db-errors.js";
+import { uniqueOr } from "../../infra/db-errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { normalizeEmail } from "../../lib/strings.js";
 import { parseId, parseInput } from "../../lib/validation.js";
@@ -14,7 +14,12 @@ import { atController, type ControllerConfigService } from "./controller-config.
 import type { ControllerSync } from "./controller-sync.js";
 import { requireNetwork } from "./network-access.js";
 import { NetworkErrors } from "./networks.errors.js";
-import { networksRepository, type ApprovalRow, type DeviceRow, type MembershipState } from "./networks.repository.js";
+import { activationSessionsRepository } from "./activation-sessions.repository.js";
+import { approvalsRepository } from "./approvals.repository.js";
+import { deviceMembershipsRepository } from "./device-memberships.repository.js";
+import { devicesRepository } from "./devices.repository.js";
+import { killSwitchRepository } from "./kill-switch.repository.js";
+import type { ApprovalRow, DeviceRow, MembershipState } from "./networks.repository.js";
 import { createDeviceSchema, importMembersSchema, updateDeviceSchema } from "./networks.schemas.js";
 import { toDeviceView, toMembershipView, type DeviceView, type MembershipView } from "./networks.views.js";
 
@@ -37,8 +42,8 @@ export class DevicesService {
   async list(ctx: RequestContext, orgId: string): Promise<DeviceView[]> {
     const { orgId: id, actor } = await requireOrgAccess(this.db, ctx, orgId, "networks.use");
     const now = this.clock.now();
-    const rows = await networksRepository.devicesOfUser(this.db, id, actor.userId);
-    const memberships = await networksRepository.enrichedMemberships(this.db, { orgId: id, userId: actor.userId }, now);
+    const rows = await devicesRepository.devicesOfUser(this.db, id, actor.userId);
+    const memberships = await deviceMembershipsRepository.enrichedMemberships(this.db, { orgId: id, userId: actor.userId }, now);
     return rows.map((d) => toDeviceView(d, memberships.filter((m) => m.membership.deviceId === d.id && m.sessionId).length));
   }
 
@@ -46,37 +51,37 @@ export class DevicesService {
   async create(ctx: RequestContext, orgId: string, input: unknown): Promise<{ device: DeviceView; membershipsCreated: number }> {
     const { orgId: id, actor } = await requireOrgAccess(this.db, ctx, orgId, "networks.use");
     const data = parseInput(createDeviceSchema, input);
-    try {
-      return await this.db.transaction(async (tx) => {
-        const now = this.clock.now();
-        const device = await networksRepository.insertDevice(tx, {
-          organizationId: id,
-          userId: actor.userId,
-          nodeId: data.nodeId,
-          nickname: data.nickname,
-          hostname: data.hostname,
-          assetTag: data.assetTag,
-          serialNumber: data.serialNumber,
-          createdAt: now,
-          updatedAt: now,
-        });
-        const approvals = await networksRepository.approvedNetworksOfUser(tx, id, actor.userId);
-        for (const a of approvals) {
-          await networksRepository.insertMembership(tx, { organizationId: id, userId: actor.userId, deviceId: device.id, portalNetworkId: a.portalNetworkId, approvalId: a.id, state: "approved_inactive", createdAt: now, updatedAt: now });
-        }
-        await this.audit.record(tx, ctx, AuditAction.deviceRegistered, { organizationId: id, resourceType: "device", resourceId: device.id, metadata: { node_id: device.nodeId, nickname: device.nickname } });
-        return { device: toDeviceView(device), membershipsCreated: approvals.length };
-      });
-    } catch (e) {
-      if (isUniqueViolation(e, "devices_org_node_live_uq")) throw NetworkErrors.deviceExists();
-      throw e;
-    }
+    // The same node registered twice at once: the unique index decides.
+    return uniqueOr(
+      () =>
+        this.db.transaction(async (tx) => {
+          const now = this.clock.now();
+          const device = await devicesRepository.insertDevice(tx, {
+            organizationId: id,
+            userId: actor.userId,
+            nodeId: data.nodeId,
+            nickname: data.nickname,
+            hostname: data.hostname,
+            assetTag: data.assetTag,
+            serialNumber: data.serialNumber,
+            createdAt: now,
+            updatedAt: now,
+          });
+          const approvals = await approvalsRepository.approvedNetworksOfUser(tx, id, actor.userId);
+          for (const a of approvals) {
+            await deviceMembershipsRepository.insertMembership(tx, { organizationId: id, userId: actor.userId, deviceId: device.id, portalNetworkId: a.portalNetworkId, approvalId: a.id, state: "approved_inactive", createdAt: now, updatedAt: now });
+          }
+          await this.audit.record(tx, ctx, AuditAction.deviceRegistered, { organizationId: id, resourceType: "device", resourceId: device.id, metadata: { node_id: device.nodeId, nickname: device.nickname } });
+          return { device: toDeviceView(device), membershipsCreated: approvals.length };
+        }),
+      { devices_org_node_live_uq: NetworkErrors.deviceExists },
+    );
   }
 
   async get(ctx: RequestContext, orgId: string, deviceId: string): Promise<DeviceView & { memberships: MembershipView[] }> {
     const { access, device } = await this.ownDevice(ctx, orgId, deviceId, { adminMay: true });
     const now = this.clock.now();
-    const memberships = (await networksRepository.enrichedMemberships(this.db, { orgId: access.orgId, userId: device.userId }, now)).filter((m) => m.membership.deviceId === device.id);
+    const memberships = (await deviceMembershipsRepository.enrichedMemberships(this.db, { orgId: access.orgId, userId: device.userId }, now)).filter((m) => m.membership.deviceId === device.id);
     return { ...toDeviceView(device, memberships.filter((m) => m.sessionId).length), memberships: memberships.map((m) => toMembershipView(m, now)) };
   }
 
@@ -84,7 +89,7 @@ export class DevicesService {
     const { access, device } = await this.ownDevice(ctx, orgId, deviceId, { adminMay: false });
     const data = parseInput(updateDeviceSchema, input);
     const updated = await this.db.transaction(async (tx) => {
-      const row = await networksRepository.updateDevice(tx, device.id, { ...data, updatedAt: this.clock.now() });
+      const row = await devicesRepository.updateDevice(tx, device.id, { ...data, updatedAt: this.clock.now() });
       await this.audit.record(tx, ctx, AuditAction.deviceUpdated, { organizationId: access.orgId, resourceType: "device", resourceId: device.id, metadata: { fields: Object.keys(data) } });
       return row;
     });
@@ -105,23 +110,23 @@ export class DevicesService {
     const { network } = await requireNetwork(this.db, ctx, access.orgId, networkId);
     if (!network.isActive) throw NetworkErrors.networkNotFound();
     const membershipId = await this.db.transaction(async (tx) => {
-      const existing = await networksRepository.membershipOf(tx, device.id, network.id);
+      const existing = await deviceMembershipsRepository.membershipOf(tx, device.id, network.id);
       if (existing) return existing.id;
-      await networksRepository.lockPerson(tx, device.userId);
-      if (await networksRepository.killSwitchInForce(tx, device.userId, network)) throw NetworkErrors.suspended();
+      await killSwitchRepository.lockPerson(tx, device.userId);
+      if (await killSwitchRepository.killSwitchInForce(tx, device.userId, network)) throw NetworkErrors.suspended();
       const now = this.clock.now();
-      let approval = await networksRepository.liveApproval(tx, device.userId, network.id);
+      let approval = await approvalsRepository.liveApproval(tx, device.userId, network.id);
       // Open networks approve whoever asks.
       if (!approval && network.requestMode === "open") {
-        approval = await networksRepository.insertApproval(tx, { organizationId: access.orgId, userId: device.userId, portalNetworkId: network.id, grantType: "requested", state: "approved", decidedAt: now, createdAt: now, updatedAt: now });
+        approval = await approvalsRepository.insertApproval(tx, { organizationId: access.orgId, userId: device.userId, portalNetworkId: network.id, grantType: "requested", state: "approved", decidedAt: now, createdAt: now, updatedAt: now });
         await this.audit.record(tx, ctx, AuditAction.approvalApproved, { organizationId: access.orgId, userId: device.userId, resourceType: "network_approval", resourceId: approval.id, metadata: { network_id: network.id, automatic: true } });
       }
-      const m = await networksRepository.insertMembership(tx, { organizationId: access.orgId, userId: device.userId, deviceId: device.id, portalNetworkId: network.id, approvalId: approval?.id, state: initialState(approval), createdAt: now, updatedAt: now });
+      const m = await deviceMembershipsRepository.insertMembership(tx, { organizationId: access.orgId, userId: device.userId, deviceId: device.id, portalNetworkId: network.id, approvalId: approval?.id, state: initialState(approval), createdAt: now, updatedAt: now });
       await this.audit.record(tx, ctx, AuditAction.membershipJoined, { organizationId: access.orgId, resourceType: "device_membership", resourceId: m.id, metadata: { device_id: device.id, network_id: network.id, state: m.state } });
       return m.id;
     });
     const now = this.clock.now();
-    return toMembershipView((await networksRepository.enrichedMemberships(this.db, { orgId: access.orgId, ids: [membershipId] }, now))[0]!, now);
+    return toMembershipView((await deviceMembershipsRepository.enrichedMemberships(this.db, { orgId: access.orgId, ids: [membershipId] }, now))[0]!, now);
   }
 
   /**
@@ -151,25 +156,25 @@ export class DevicesService {
           continue;
         }
         // Import grants standing; a person cut off by a kill switch gets none until it is lifted.
-        await networksRepository.lockPerson(tx, user.id);
-        if (await networksRepository.killSwitchInForce(tx, user.id, network)) {
+        await killSwitchRepository.lockPerson(tx, user.id);
+        if (await killSwitchRepository.killSwitchInForce(tx, user.id, network)) {
           skipped.push({ nodeId: a.nodeId, reason: "access suspended by a kill switch" });
           continue;
         }
-        let device = await networksRepository.deviceByNode(tx, id, a.nodeId);
+        let device = await devicesRepository.deviceByNode(tx, id, a.nodeId);
         if (device && device.userId !== user.id) {
           skipped.push({ nodeId: a.nodeId, reason: "registered to someone else" });
           continue;
         }
-        device ??= await networksRepository.insertDevice(tx, { organizationId: id, userId: user.id, nodeId: a.nodeId, nickname: a.nickname ?? member.name, createdAt: now, updatedAt: now });
-        let approval = await networksRepository.liveApproval(tx, user.id, network.id);
-        approval ??= await networksRepository.insertApproval(tx, { organizationId: id, userId: user.id, portalNetworkId: network.id, grantType: "assigned", state: "approved", grantedByUserId: actor.userId, justification: "Imported from the controller", decidedAt: now, createdAt: now, updatedAt: now });
-        if (await networksRepository.membershipOf(tx, device.id, network.id)) {
+        device ??= await devicesRepository.insertDevice(tx, { organizationId: id, userId: user.id, nodeId: a.nodeId, nickname: a.nickname ?? member.name, createdAt: now, updatedAt: now });
+        let approval = await approvalsRepository.liveApproval(tx, user.id, network.id);
+        approval ??= await approvalsRepository.insertApproval(tx, { organizationId: id, userId: user.id, portalNetworkId: network.id, grantType: "assigned", state: "approved", grantedByUserId: actor.userId, justification: "Imported from the controller", decidedAt: now, createdAt: now, updatedAt: now });
+        if (await deviceMembershipsRepository.membershipOf(tx, device.id, network.id)) {
           skipped.push({ nodeId: a.nodeId, reason: "already imported" });
           continue;
         }
         const keep = member.authorized && approval.state === "approved";
-        const m = await networksRepository.insertMembership(tx, {
+        const m = await deviceMembershipsRepository.insertMembership(tx, {
           organizationId: id,
           userId: user.id,
           deviceId: device.id,
@@ -182,7 +187,7 @@ export class DevicesService {
           updatedAt: now,
         });
         if (keep) {
-          await networksRepository.insertSession(tx, {
+          await activationSessionsRepository.insertSession(tx, {
             organizationId: id,
             membershipId: m.id,
             userId: user.id,
@@ -200,7 +205,7 @@ export class DevicesService {
 
   private async ownDevice(ctx: RequestContext, orgId: string, deviceId: string, opts: { adminMay: boolean }): Promise<{ access: OrgAccess; device: DeviceRow }> {
     const access = await requireOrgAccess(this.db, ctx, orgId, "networks.use");
-    const device = await networksRepository.device(this.db, access.orgId, parseId(deviceId, NetworkErrors.deviceNotFound));
+    const device = await devicesRepository.device(this.db, access.orgId, parseId(deviceId, NetworkErrors.deviceNotFound));
     const mayAdmin = opts.adminMay && can(access.membership.role, "networks.manage");
     // Someone else's device does not exist for a plain member.
     if (!device || (device.userId !== access.actor.userId && !mayAdmin)) throw NetworkErrors.deviceNotFound();
@@ -210,16 +215,16 @@ export class DevicesService {
   private async endAccess(ctx: RequestContext, orgId: string, device: DeviceRow, reason: "logout" | "admin_action", opts: { remove: boolean }): Promise<void> {
     const ids = await this.db.transaction(async (tx) => {
       const now = this.clock.now();
-      const memberships = await networksRepository.membershipsOfUser(tx, device.userId, { orgId, deviceId: device.id });
+      const memberships = await deviceMembershipsRepository.membershipsOfUser(tx, device.userId, { orgId, deviceId: device.id });
       const ids = memberships.map((m) => m.id);
-      await networksRepository.endSessions(tx, ids, reason, now);
+      await activationSessionsRepository.endSessions(tx, ids, reason, now);
       if (opts.remove) {
-        await networksRepository.updateMemberships(tx, ids, { state: "revoked", deletedAt: now, updatedAt: now });
-        await networksRepository.updateDevice(tx, device.id, { deletedAt: now, updatedAt: now });
+        await deviceMembershipsRepository.updateMemberships(tx, ids, { state: "revoked", deletedAt: now, updatedAt: now });
+        await devicesRepository.updateDevice(tx, device.id, { deletedAt: now, updatedAt: now });
         await this.audit.record(tx, ctx, AuditAction.deviceDeleted, { organizationId: orgId, userId: device.userId, resourceType: "device", resourceId: device.id, metadata: { node_id: device.nodeId } });
       } else {
         const active = memberships.filter((m) => m.state === "active_authorized").map((m) => m.id);
-        await networksRepository.updateMemberships(tx, active, { state: "approved_inactive", updatedAt: now });
+        await deviceMembershipsRepository.updateMemberships(tx, active, { state: "approved_inactive", updatedAt: now });
       }
       return ids;
     });

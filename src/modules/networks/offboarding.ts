@@ -4,7 +4,11 @@ import type { RequestContext } from "../../lib/request-context.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
 import type { ControllerSync } from "./controller-sync.js";
-import { networksRepository } from "./networks.repository.js";
+import { activationSessionsRepository } from "./activation-sessions.repository.js";
+import { approvalsRepository } from "./approvals.repository.js";
+import { deviceMembershipsRepository } from "./device-memberships.repository.js";
+import { killSwitchRepository } from "./kill-switch.repository.js";
+import { portalNetworksRepository } from "./portal-networks.repository.js";
 
 /**
  * Network access ends with the standing that granted it: leaving or being removed from an
@@ -22,16 +26,16 @@ export class NetworkOffboarding {
   /** Returns the memberships to take off the controller once the transaction has committed. */
   async personLeft(tx: Executor, ctx: RequestContext, v: { userId: string; organizationId?: string; why: "left" | "suspended" | "deleted" }): Promise<string[]> {
     const now = this.clock.now();
-    await networksRepository.lockPerson(tx, v.userId);
-    const memberships = await networksRepository.membershipsOfUser(tx, v.userId, { orgId: v.organizationId });
+    await killSwitchRepository.lockPerson(tx, v.userId);
+    const memberships = await deviceMembershipsRepository.membershipsOfUser(tx, v.userId, { orgId: v.organizationId });
     const ids = memberships.map((m) => m.id);
-    const ended = await networksRepository.endSessions(tx, ids, "admin_action", now);
+    const ended = await activationSessionsRepository.endSessions(tx, ids, "admin_action", now);
     if (v.why === "suspended") {
       // Suspension can be lifted: standing stays, running access ends.
-      await networksRepository.updateMemberships(tx, memberships.filter((m) => m.state === "active_authorized").map((m) => m.id), { state: "approved_inactive", updatedAt: now });
+      await deviceMembershipsRepository.updateMemberships(tx, memberships.filter((m) => m.state === "active_authorized").map((m) => m.id), { state: "approved_inactive", updatedAt: now });
     } else {
-      await networksRepository.updateMemberships(tx, ids, { state: "revoked", deletedAt: now, updatedAt: now });
-      await networksRepository.revokeStanding(tx, v.userId, v.organizationId, now);
+      await deviceMembershipsRepository.updateMemberships(tx, ids, { state: "revoked", deletedAt: now, updatedAt: now });
+      await approvalsRepository.revokeStanding(tx, v.userId, v.organizationId, now);
     }
     for (const s of ended) {
       await this.audit.record(tx, ctx, AuditAction.activationEnded, { organizationId: s.organizationId, userId: s.userId, resourceType: "activation_session", resourceId: s.id, metadata: { reason: `account_${v.why}` } });
@@ -42,14 +46,14 @@ export class NetworkOffboarding {
   /** The organization is deleted: every activation ends and its networks are cleaned up at the controller. */
   async organizationDeleted(tx: Executor, ctx: RequestContext, organizationId: string): Promise<string[]> {
     const now = this.clock.now();
-    const networks = await networksRepository.listNetworks(tx, organizationId, true);
+    const networks = await portalNetworksRepository.listNetworks(tx, organizationId, true);
     const ids: string[] = [];
     for (const n of networks) {
-      const memberships = await networksRepository.membershipsOfNetwork(tx, n.id);
+      const memberships = await deviceMembershipsRepository.membershipsOfNetwork(tx, n.id);
       ids.push(...memberships.map((m) => m.id));
-      await networksRepository.endSessions(tx, memberships.map((m) => m.id), "admin_action", now);
-      await networksRepository.updateMemberships(tx, memberships.map((m) => m.id), { state: "revoked", updatedAt: now });
-      await networksRepository.updateNetwork(tx, n.id, { deletedAt: now, isActive: false, updatedAt: now });
+      await activationSessionsRepository.endSessions(tx, memberships.map((m) => m.id), "admin_action", now);
+      await deviceMembershipsRepository.updateMemberships(tx, memberships.map((m) => m.id), { state: "revoked", updatedAt: now });
+      await portalNetworksRepository.updateNetwork(tx, n.id, { deletedAt: now, isActive: false, updatedAt: now });
     }
     if (networks.length > 0) await this.audit.record(tx, ctx, AuditAction.networkDeleted, { organizationId, metadata: { reason: "organization deleted", networks: networks.length } });
     return ids;

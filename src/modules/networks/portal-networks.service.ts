@@ -1,6 +1,6 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
-import { isUniqueViolation } from "../../infra/db-errors.js";
+import { uniqueOr } from "../../infra/db-errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
@@ -13,7 +13,11 @@ import type { ControllerSync } from "./controller-sync.js";
 import type { ControllerNetwork } from "./controller/index.js";
 import { requireNetwork, requireNetworkManager } from "./network-access.js";
 import { NetworkErrors } from "./networks.errors.js";
-import { networksRepository, type PortalNetworkRow } from "./networks.repository.js";
+import { activationSessionsRepository } from "./activation-sessions.repository.js";
+import { approvalsRepository } from "./approvals.repository.js";
+import { deviceMembershipsRepository } from "./device-memberships.repository.js";
+import { portalNetworksRepository } from "./portal-networks.repository.js";
+import type { PortalNetworkRow } from "./networks.repository.js";
 import { createNetworkSchema, importNetworksSchema, listNetworksSchema, managersSchema, updateNetworkSchema } from "./networks.schemas.js";
 import { toApprovalView, toMembershipView, toNetworkView, type ApprovalView, type MembershipView, type PortalNetworkView } from "./networks.views.js";
 
@@ -30,7 +34,7 @@ export class PortalNetworksService {
   async list(ctx: RequestContext, orgId: string, query: unknown = {}): Promise<PortalNetworkView[]> {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "networks.use");
     const q = parseInput(listNetworksSchema, query);
-    const rows = await networksRepository.listNetworks(this.db, id, q.includeInactive ?? false);
+    const rows = await portalNetworksRepository.listNetworks(this.db, id, q.includeInactive ?? false);
     return this.withCounts(rows);
   }
 
@@ -56,12 +60,12 @@ export class PortalNetworksService {
     const max = data.maxActivationLifetimeMinutes === undefined ? network.maxActivationLifetimeMinutes : data.maxActivationLifetimeMinutes;
     if (max != null && def > max) throw CommonErrors.badRequest(`default_activation_lifetime_minutes (${def}) must not exceed max_activation_lifetime_minutes (${max})`);
     const updated = await this.db.transaction(async (tx) => {
-      const row = await networksRepository.updateNetwork(tx, network.id, { ...data, updatedAt: this.clock.now() });
+      const row = await portalNetworksRepository.updateNetwork(tx, network.id, { ...data, updatedAt: this.clock.now() });
       await this.audit.record(tx, ctx, AuditAction.networkUpdated, { organizationId: id, resourceType: "portal_network", resourceId: network.id, metadata: { fields: Object.keys(data) } });
       return row;
     });
     // Switching a network off takes its devices off at once.
-    if (data.isActive === false) await this.sync.apply((await networksRepository.membershipsOfNetwork(this.db, network.id)).map((m) => m.id));
+    if (data.isActive === false) await this.sync.apply((await deviceMembershipsRepository.membershipsOfNetwork(this.db, network.id)).map((m) => m.id));
     return (await this.withCounts([updated]))[0]!;
   }
 
@@ -73,26 +77,26 @@ export class PortalNetworksService {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "networks.manage");
     const nid = parseId(networkId, NetworkErrors.networkNotFound);
     const memberships = await this.db.transaction(async (tx) => {
-      const network = await networksRepository.lockNetwork(tx, id, nid);
+      const network = await portalNetworksRepository.lockNetwork(tx, id, nid);
       if (!network) throw NetworkErrors.networkNotFound();
       const now = this.clock.now();
-      const rows = await networksRepository.membershipsOfNetwork(tx, network.id);
+      const rows = await deviceMembershipsRepository.membershipsOfNetwork(tx, network.id);
       const ids = rows.map((m) => m.id);
-      await networksRepository.endSessions(tx, ids, "admin_action", now);
-      await networksRepository.updateMemberships(tx, ids, { state: "revoked", updatedAt: now });
-      await networksRepository.updateNetwork(tx, network.id, { deletedAt: now, isActive: false, updatedAt: now });
+      await activationSessionsRepository.endSessions(tx, ids, "admin_action", now);
+      await deviceMembershipsRepository.updateMemberships(tx, ids, { state: "revoked", updatedAt: now });
+      await portalNetworksRepository.updateNetwork(tx, network.id, { deletedAt: now, isActive: false, updatedAt: now });
       await this.audit.record(tx, ctx, AuditAction.networkDeleted, { organizationId: id, resourceType: "portal_network", resourceId: network.id, metadata: { name: network.name, memberships: ids.length } });
       return ids;
     });
     const result = await this.sync.apply(memberships);
-    if (result.pending === 0) await networksRepository.updateNetwork(this.db, nid, { cleanedUpAt: this.clock.now() });
+    if (result.pending === 0) await portalNetworksRepository.updateNetwork(this.db, nid, { cleanedUpAt: this.clock.now() });
   }
 
   /** The controller's networks the organization has not imported yet. */
   async available(ctx: RequestContext, orgId: string): Promise<ControllerNetwork[]> {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "networks.manage");
     const client = await this.controllers.requireClient(this.db, id);
-    const [all, imported] = await Promise.all([atController(() => client.listNetworks()), networksRepository.importedNetworkIds(this.db, id)]);
+    const [all, imported] = await Promise.all([atController(() => client.listNetworks()), portalNetworksRepository.importedNetworkIds(this.db, id)]);
     const known = new Set(imported);
     return all.filter((n) => !known.has(n.id));
   }
@@ -114,17 +118,17 @@ export class PortalNetworksService {
   async members(ctx: RequestContext, orgId: string, networkId: string): Promise<MembershipView[]> {
     const { orgId: id, network } = await requireNetworkManager(this.db, ctx, orgId, networkId);
     const now = this.clock.now();
-    return (await networksRepository.enrichedMemberships(this.db, { orgId: id, networkId: network.id }, now)).map((m) => toMembershipView(m, now));
+    return (await deviceMembershipsRepository.enrichedMemberships(this.db, { orgId: id, networkId: network.id }, now)).map((m) => toMembershipView(m, now));
   }
 
   async requests(ctx: RequestContext, orgId: string, networkId: string): Promise<ApprovalView[]> {
     const { orgId: id, network } = await requireNetworkManager(this.db, ctx, orgId, networkId);
-    return (await networksRepository.pendingApprovals(this.db, id, [network.id])).map((r) => toApprovalView(r.approval, { email: r.email, fullName: r.fullName, networkName: r.networkName }));
+    return (await approvalsRepository.pendingApprovals(this.db, id, [network.id])).map((r) => toApprovalView(r.approval, { email: r.email, fullName: r.fullName, networkName: r.networkName }));
   }
 
   async managers(ctx: RequestContext, orgId: string, networkId: string) {
     const { network } = await requireNetwork(this.db, ctx, orgId, networkId);
-    return networksRepository.managers(this.db, network);
+    return portalNetworksRepository.managers(this.db, network);
   }
 
   /** Names the network's managers (besides owners and admins); each must be a member of the organization. */
@@ -137,10 +141,10 @@ export class PortalNetworksService {
       if (!(await getActiveMembership(this.db, userId, id))) throw CommonErrors.badRequest(`user_ids: ${userId} is not a member of this organization`);
     }
     await this.db.transaction(async (tx) => {
-      await networksRepository.replaceManagers(tx, network.id, unique, actor.userId, this.clock.now());
+      await portalNetworksRepository.replaceManagers(tx, network.id, unique, actor.userId, this.clock.now());
       await this.audit.record(tx, ctx, AuditAction.networkManagersSet, { organizationId: id, resourceType: "portal_network", resourceId: network.id, metadata: { managers: unique } });
     });
-    return networksRepository.managers(this.db, network);
+    return portalNetworksRepository.managers(this.db, network);
   }
 
   private async insert(
@@ -149,27 +153,26 @@ export class PortalNetworksService {
     userId: string,
     data: { name: string; zerotierNetworkId: string; description?: string | null } & Partial<Pick<PortalNetworkRow, "environment" | "requestMode" | "defaultActivationLifetimeMinutes" | "maxActivationLifetimeMinutes">>,
   ): Promise<PortalNetworkView> {
-    try {
-      const row = await this.db.transaction(async (tx) => {
-        const now = this.clock.now();
-        const created = await networksRepository.insertNetwork(tx, { ...data, organizationId: orgId, ownerUserId: userId, createdAt: now, updatedAt: now });
-        await this.audit.record(tx, ctx, AuditAction.networkCreated, {
-          organizationId: orgId,
-          resourceType: "portal_network",
-          resourceId: created.id,
-          metadata: { name: created.name, zerotier_network_id: created.zerotierNetworkId, request_mode: created.requestMode },
-        });
-        return created;
-      });
-      return toNetworkView(row);
-    } catch (e) {
-      if (isUniqueViolation(e, "portal_networks_org_ztid_live_uq")) throw NetworkErrors.networkExists();
-      throw e;
-    }
+    const row = await uniqueOr(
+      () =>
+        this.db.transaction(async (tx) => {
+          const now = this.clock.now();
+          const created = await portalNetworksRepository.insertNetwork(tx, { ...data, organizationId: orgId, ownerUserId: userId, createdAt: now, updatedAt: now });
+          await this.audit.record(tx, ctx, AuditAction.networkCreated, {
+            organizationId: orgId,
+            resourceType: "portal_network",
+            resourceId: created.id,
+            metadata: { name: created.name, zerotier_network_id: created.zerotierNetworkId, request_mode: created.requestMode },
+          });
+          return created;
+        }),
+      { portal_networks_org_ztid_live_uq: NetworkErrors.networkExists },
+    );
+    return toNetworkView(row);
   }
 
   private async withCounts(rows: PortalNetworkRow[]): Promise<PortalNetworkView[]> {
-    const counts = await networksRepository.networkCounts(this.db, rows.map((r) => r.id), this.clock.now());
+    const counts = await portalNetworksRepository.networkCounts(this.db, rows.map((r) => r.id), this.clock.now());
     return rows.map((r) => toNetworkView(r, counts.get(r.id)));
   }
 }

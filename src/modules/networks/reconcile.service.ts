@@ -10,7 +10,11 @@ import { requireUser } from "../auth/guards.js";
 import { requireOrgAccess } from "../orgs/org-access.js";
 import { ControllerError, type ControllerClient } from "./controller/index.js";
 import type { ControllerConfigService } from "./controller-config.service.js";
-import { networksRepository, type PortalNetworkRow } from "./networks.repository.js";
+import { activationSessionsRepository } from "./activation-sessions.repository.js";
+import { deviceMembershipsRepository } from "./device-memberships.repository.js";
+import { leasesRepository } from "./leases.repository.js";
+import { portalNetworksRepository } from "./portal-networks.repository.js";
+import type { PortalNetworkRow } from "./networks.repository.js";
 
 export interface ReconcileReport {
   networksProcessed: number;
@@ -49,7 +53,7 @@ export class ReconcileService {
     const now = this.clock.now();
     // The lease lapses just before the next tick, so a crashed holder delays one pass at most.
     const until = new Date(now.getTime() + Math.floor(this.config.intervalMs * 0.9));
-    if (!(await networksRepository.claimLease(this.db, LEASE, this.instance, now, until))) return null;
+    if (!(await leasesRepository.claimLease(this.db, LEASE, this.instance, now, until))) return null;
     return this.run(systemContext("network-reconcile"));
   }
 
@@ -69,7 +73,7 @@ export class ReconcileService {
     const now = this.clock.now();
     const report: ReconcileReport = { networksProcessed: 0, changes: 0, expired: 0, errors: [], controllerCalls: 0 };
     const expired = await this.db.transaction(async (tx) => {
-      const ended = await networksRepository.expireSessions(tx, now, orgId);
+      const ended = await activationSessionsRepository.expireSessions(tx, now, orgId);
       for (const s of ended) {
         await this.audit.record(tx, ctx, AuditAction.activationEnded, { organizationId: s.organizationId, userId: s.userId, resourceType: "activation_session", resourceId: s.id, metadata: { reason: "expired", membership_id: s.membershipId } });
       }
@@ -77,7 +81,7 @@ export class ReconcileService {
     });
     report.expired = expired;
     const clients = new Map<string, ControllerClient | null>();
-    for (const network of await networksRepository.networksToReconcile(this.db, orgId)) {
+    for (const network of await portalNetworksRepository.networksToReconcile(this.db, orgId)) {
       if (!clients.has(network.organizationId)) clients.set(network.organizationId, await this.controllers.clientFor(this.db, network.organizationId));
       const client = clients.get(network.organizationId);
       if (!client) {
@@ -101,7 +105,7 @@ export class ReconcileService {
     report.controllerCalls++;
     const remote = await client.listMembers(nwid);
     const governed = network.deletedAt === null;
-    const known = await networksRepository.membershipNodes(this.db, network.id, now);
+    const known = await deviceMembershipsRepository.membershipNodes(this.db, network.id, now);
     const desired = new Set(known.filter((k) => k.desired).map((k) => k.nodeId));
     const knownNodes = new Set(known.map((k) => k.nodeId));
     const authorizedNow = new Set<string>();
@@ -141,9 +145,9 @@ export class ReconcileService {
       const authorized = authorizedNow.has(k.nodeId);
       const joined = k.joinSeen || seen.has(k.nodeId);
       if (k.currentlyAuthorized !== authorized || k.joinSeen !== joined) {
-        await networksRepository.updateMemberships(this.db, [k.membershipId], { currentlyAuthorized: authorized, joinSeen: joined, lastSyncedAt: now });
+        await deviceMembershipsRepository.updateMemberships(this.db, [k.membershipId], { currentlyAuthorized: authorized, joinSeen: joined, lastSyncedAt: now });
       }
     }
-    if (!governed) await networksRepository.updateNetwork(this.db, network.id, { cleanedUpAt: now });
+    if (!governed) await portalNetworksRepository.updateNetwork(this.db, network.id, { cleanedUpAt: now });
   }
 }

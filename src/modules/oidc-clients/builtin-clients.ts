@@ -1,7 +1,7 @@
-import { oidcClients } from "../../../schema/index.js";
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
 import { API_SCOPE_NAMES } from "../../lib/api-scopes.js";
+import { oidcClientsRepository } from "./oidc-clients.repository.js";
 
 /** The `keyward` command-line client: public (PKCE), loopback redirect on any port, device grant. */
 export const KEYWARD_CLI_CLIENT_ID = "keyward-cli";
@@ -28,8 +28,5 @@ const BUILT_IN = [
  */
 export async function ensureBuiltInClients(db: Db, clock: Clock): Promise<void> {
   const now = clock.now();
-  await db
-    .insert(oidcClients)
-    .values(BUILT_IN.map((c) => ({ ...c, organizationId: null, builtIn: true, createdAt: now, updatedAt: now })))
-    .onConflictDoNothing({ target: oidcClients.clientId });
+  await oidcClientsRepository.insertMissing(db, BUILT_IN.map((c) => ({ ...c, organizationId: null, builtIn: true, createdAt: now, updatedAt: now })));
 }

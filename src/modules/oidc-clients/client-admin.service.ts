@@ -1,16 +1,15 @@
-import { and, asc, eq } from "drizzle-orm";
 import { z } from "zod";
-import { oidcClients } from "../../../schema/index.js";
 import type { Clock } from "../../infra/clock.js";
-import type { Db } from "../../infra/db.js";
-import { live } from "../../infra/soft-delete.js";
+import type { Db, Executor } from "../../infra/db.js";
 import { API_SCOPE_NAMES } from "../../lib/api-scopes.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
 import { requireSuperadmin } from "../auth/guards.js";
-import { ClientErrors, clientColumns, isClientId, view, type ClientView } from "./oidc-clients.service.js";
+import { ClientErrors } from "./oidc-clients.errors.js";
+import { oidcClientsRepository } from "./oidc-clients.repository.js";
+import { isClientId, view, type ClientView } from "./oidc-clients.service.js";
 
 /** What only an operator decides: which Keyward API scopes a client may ask for, and the built-in clients' lifetimes. */
 export const configureClientSchema = z
@@ -37,8 +36,7 @@ export class OidcClientAdminService {
   /** Keyward's built-in clients. */
   async listBuiltIn(ctx: RequestContext): Promise<ClientView[]> {
     requireSuperadmin(ctx);
-    const rows = await this.db.select(clientColumns).from(oidcClients).where(and(eq(oidcClients.builtIn, true), live(oidcClients))).orderBy(asc(oidcClients.clientId));
-    return rows.map(view);
+    return (await oidcClientsRepository.listBuiltIn(this.db)).map(view);
   }
 
   async get(ctx: RequestContext, clientId: string): Promise<ClientView> {
@@ -53,24 +51,20 @@ export class OidcClientAdminService {
     return this.db.transaction(async (tx) => {
       const current = await this.find(tx, clientId);
       const allowedApiScopes = data.allowedApiScopes ? [...new Set(data.allowedApiScopes)].sort() : undefined;
-      const [row] = await tx
-        .update(oidcClients)
-        .set({ ...data, ...(allowedApiScopes ? { allowedApiScopes } : {}), updatedAt: this.clock.now() })
-        .where(eq(oidcClients.id, current.id))
-        .returning(clientColumns);
+      const row = await oidcClientsRepository.update(tx, current.id, { ...data, ...(allowedApiScopes ? { allowedApiScopes } : {}), updatedAt: this.clock.now() });
       await this.audit.record(tx, ctx, AuditAction.oidcClientConfigured, {
         organizationId: current.organizationId ?? undefined,
         resourceType: "oidc_client",
         resourceId: current.clientId,
         metadata: { fields: Object.keys(data), ...(allowedApiScopes ? { allowed_api_scopes: allowedApiScopes, previous_api_scopes: current.allowedApiScopes } : {}) },
       });
-      return view(row!);
+      return view(row);
     });
   }
 
-  private async find(db: Pick<Db, "select">, clientId: string) {
+  private async find(db: Executor, clientId: string) {
     if (!isClientId(clientId)) throw ClientErrors.notFound();
-    const [row] = await db.select(clientColumns).from(oidcClients).where(and(eq(oidcClients.clientId, clientId), live(oidcClients)));
+    const row = await oidcClientsRepository.find(db, clientId);
     if (!row) throw ClientErrors.notFound();
     return row;
   }

@@ -1,18 +1,13 @@
-import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
-import { alias, type AnyPgColumn } from "drizzle-orm/pg-core";
-import { oidcClients, oidcPayloads, oidcRefreshTokens } from "../../../schema/index.js";
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
-import { live } from "../../infra/soft-delete.js";
 import { isApiScope } from "../../lib/api-scopes.js";
 import { sha256Hex } from "../../lib/crypto/index.js";
 import type { Delegation } from "../../lib/request-context.js";
+import { oidcPayloadsRepository } from "./oidc-payloads.repository.js";
 
 export interface DelegatedToken extends Delegation {
   userId: string;
 }
-
-const notExpired = (expiresAt: AnyPgColumn, now: unknown) => or(isNull(expiresAt), gt(expiresAt, now));
 
 /**
  * OIDC access tokens issued for Keyward's own API (resource indicator `apiResource`), read from the
@@ -22,35 +17,14 @@ const notExpired = (expiresAt: AnyPgColumn, now: unknown) => or(isNull(expiresAt
  * allowed now, so narrowing a client's scopes takes effect at once.
  */
 export class DelegatedTokensService {
-  private readonly find;
+  /** Checked on every API request that carries a bearer token: prepared once. */
+  private readonly find = oidcPayloadsRepository.prepareLiveAccessToken(this.db);
 
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly audience: string,
-  ) {
-    const grant = alias(oidcPayloads, "grant");
-    const session = alias(oidcPayloads, "browser_session");
-    const token = oidcPayloads;
-    const now = sql.placeholder("now");
-    this.find = db
-      .select({ payload: token.payload, allowed: oidcClients.allowedApiScopes })
-      .from(token)
-      .innerJoin(grant, and(eq(grant.type, "Grant"), eq(grant.id, sql`encode(sha256(convert_to(${token.grantId}, 'UTF8')), 'hex')`), notExpired(grant.expiresAt, now)))
-      .innerJoin(oidcClients, and(eq(oidcClients.clientId, sql`${token.payload}->>'clientId'`), live(oidcClients)))
-      .where(
-        and(
-          eq(token.type, "AccessToken"),
-          eq(token.id, sql.placeholder("id")),
-          notExpired(token.expiresAt, now),
-          sql`(coalesce((${token.payload}->>'expiresWithSession')::boolean, false) = false or exists (
-            select 1 from ${oidcPayloads} as "browser_session" where ${session.type} = 'Session' and ${session.uid} = ${token.payload}->>'sessionUid'
-              and ${session.payload}->>'accountId' = ${token.payload}->>'accountId'
-              and (${session.expiresAt} is null or ${session.expiresAt} > ${now})))`,
-        ),
-      )
-      .prepare("oidc_delegated_token_find");
-  }
+  ) {}
 
   /** The delegation a bearer value carries, or null when it is not a live access token for this API. */
   async verify(value: string): Promise<DelegatedToken | null> {
@@ -72,10 +46,6 @@ export class DelegatedTokensService {
    * everywhere", suspension and deletion. Returns how many provider rows went.
    */
   async revokeForUser(userId: string): Promise<number> {
-    return this.db.transaction(async (tx) => {
-      const rows = await tx.delete(oidcPayloads).where(sql`${oidcPayloads.payload}->>'accountId' = ${userId}`).returning({ id: oidcPayloads.id });
-      await tx.delete(oidcRefreshTokens).where(eq(oidcRefreshTokens.accountId, userId));
-      return rows.length;
-    });
+    return this.db.transaction((tx) => oidcPayloadsRepository.deleteForAccount(tx, userId));
   }
 }

@@ -16,6 +16,9 @@ const origin = z
     }
   }, "must be an origin like https://app.example.com (no path)");
 
+/** JWS algorithms a client may choose for its ID tokens (the provider holds one active key of each). */
+export const ID_TOKEN_SIGNING_ALGS = ["RS256", "ES256"] as const;
+
 export const GRANT_TYPES = ["authorization_code", "refresh_token", "client_credentials", "urn:ietf:params:oauth:grant-type:device_code"] as const;
 
 const fields = {
@@ -29,6 +32,8 @@ const fields = {
   accessTokenTtl: z.number().int().min(60).max(86_400),
   idTokenTtl: z.number().int().min(60).max(86_400),
   refreshTokenTtl: z.number().int().min(300).max(31_536_000),
+  /** RS256 is the OpenID Connect default; ES256 gives smaller tokens for relying parties that verify it. */
+  idTokenSignedResponseAlg: z.enum(ID_TOKEN_SIGNING_ALGS),
 };
 
 type ClientShape = { [K in keyof typeof fields]: z.output<(typeof fields)[K]> };
@@ -60,6 +65,7 @@ export const createClientSchema = z
     accessTokenTtl: fields.accessTokenTtl.default(3600),
     idTokenTtl: fields.idTokenTtl.default(3600),
     refreshTokenTtl: fields.refreshTokenTtl.default(2_592_000),
+    idTokenSignedResponseAlg: fields.idTokenSignedResponseAlg.default("RS256"),
   })
   .superRefine(clientInvariants);
 
@@ -80,5 +86,6 @@ export const updateClientSchema = z
     accessTokenTtl: fields.accessTokenTtl.optional(),
     idTokenTtl: fields.idTokenTtl.optional(),
     refreshTokenTtl: fields.refreshTokenTtl.optional(),
+    idTokenSignedResponseAlg: fields.idTokenSignedResponseAlg.optional(),
   })
   .refine((v) => Object.keys(v).length > 0, "nothing to update");

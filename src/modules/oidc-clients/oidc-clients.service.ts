@@ -1,61 +1,21 @@
-import { and, eq, sql } from "drizzle-orm";
-import { oidcClients, oidcConsents, oidcPayloads, oidcRefreshTokens, organizations } from "../../../schema/index.js";
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
-import { live } from "../../infra/soft-delete.js";
 import { randomHex, randomToken, type SecretBox } from "../../lib/crypto/index.js";
-import { AppError } from "../../lib/errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
 import { requirePersonalUser, requireUser } from "../auth/guards.js";
 import { requireOrgAccess } from "../orgs/org-access.js";
+import { prepareLiveClientWithSecretPrivileged, type ClientWithSealedSecret } from "./client-secret.repository.js";
+import { ClientErrors } from "./oidc-clients.errors.js";
+import { oidcClientsRepository, type ClientRow } from "./oidc-clients.repository.js";
 import { clientSchema, createClientSchema, updateClientSchema } from "./oidc-clients.schemas.js";
+import { oidcConsentsRepository, type ConsentView } from "./oidc-consents.repository.js";
+import { oidcPayloadsRepository } from "./oidc-payloads.repository.js";
 
-export const ClientErrors = {
-  notFound: () => new AppError("CLIENT_NOT_FOUND", 404, "Client not found"),
-  notConfidential: () => new AppError("BAD_REQUEST", 400, "A public client has no secret to rotate"),
-  consentNotFound: () => new AppError("NOT_FOUND", 404, "No consent for that client"),
-};
-
-export const clientColumns = {
-  id: oidcClients.id,
-  organizationId: oidcClients.organizationId,
-  builtIn: oidcClients.builtIn,
-  allowedApiScopes: oidcClients.allowedApiScopes,
-  clientId: oidcClients.clientId,
-  name: oidcClients.name,
-  redirectUris: oidcClients.redirectUris,
-  postLogoutRedirectUris: oidcClients.postLogoutRedirectUris,
-  grantTypes: oidcClients.grantTypes,
-  tokenEndpointAuthMethod: oidcClients.tokenEndpointAuthMethod,
-  corsOrigins: oidcClients.corsOrigins,
-  accessTokenTtl: oidcClients.accessTokenTtl,
-  idTokenTtl: oidcClients.idTokenTtl,
-  refreshTokenTtl: oidcClients.refreshTokenTtl,
-  createdAt: oidcClients.createdAt,
-  updatedAt: oidcClients.updatedAt,
-};
-export type ClientRow = {
-  id: string;
-  /** Null for Keyward's built-in clients. */
-  organizationId: string | null;
-  builtIn: boolean;
-  allowedApiScopes: string[];
-  clientId: string;
-  name: string;
-  redirectUris: string[];
-  postLogoutRedirectUris: string[];
-  grantTypes: string[];
-  tokenEndpointAuthMethod: string;
-  corsOrigins: string[];
-  accessTokenTtl: number;
-  idTokenTtl: number;
-  refreshTokenTtl: number;
-  createdAt: Date;
-  updatedAt: Date;
-};
+export { ClientErrors } from "./oidc-clients.errors.js";
+export type { ClientRow } from "./oidc-clients.repository.js";
 
 export interface ClientView extends ClientRow {
   public: boolean;
@@ -77,6 +37,7 @@ const fieldsOf = (c: ClientRow) => ({
   accessTokenTtl: c.accessTokenTtl,
   idTokenTtl: c.idTokenTtl,
   refreshTokenTtl: c.refreshTokenTtl,
+  idTokenSignedResponseAlg: c.idTokenSignedResponseAlg,
 });
 const secretContext = (clientId: string) => `oidc-client:${clientId}`;
 
@@ -85,16 +46,8 @@ export const CLIENT_EXTRA = ["urn:keyward:organization_id", "urn:keyward:cors_or
 
 /** OIDC relying parties, registered per organization by its admins. Secrets are shown once and stored sealed. */
 export class OidcClientsService {
-  /**
-   * The provider reads its client on every request: prepared once. A deleted organization's
-   * clients stop working with it (built-in clients have no organization).
-   */
-  private readonly findLiveClient = this.db
-    .select({ ...clientColumns, sealed: oidcClients.clientSecretSealed })
-    .from(oidcClients)
-    .leftJoin(organizations, eq(organizations.id, oidcClients.organizationId))
-    .where(and(eq(oidcClients.clientId, sql.placeholder("clientId")), live(oidcClients), live(organizations)))
-    .prepare("oidc_client_find_live");
+  /** The provider reads its client on every request: prepared once (privileged: it carries the sealed secret). */
+  private readonly findLiveClient = prepareLiveClientWithSecretPrivileged(this.db);
 
   constructor(
     private readonly db: Db,
@@ -105,13 +58,12 @@ export class OidcClientsService {
 
   async list(ctx: RequestContext, orgId: string): Promise<ClientView[]> {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "clients.manage");
-    const rows = await this.db.select(clientColumns).from(oidcClients).where(and(eq(oidcClients.organizationId, id), live(oidcClients))).orderBy(oidcClients.name);
-    return rows.map(view);
+    return (await oidcClientsRepository.listForOrg(this.db, id)).map(view);
   }
 
   async get(ctx: RequestContext, orgId: string, clientId: string): Promise<ClientView> {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "clients.manage");
-    return view(await this.find(id, clientId));
+    return view(await this.find(this.db, id, clientId));
   }
 
   async create(ctx: RequestContext, orgId: string, input: unknown): Promise<ClientView & { clientSecret: string | null }> {
@@ -121,28 +73,26 @@ export class OidcClientsService {
     const secret = data.public ? null : randomToken(32);
     return this.db.transaction(async (tx) => {
       const now = this.clock.now();
-      const [row] = await tx
-        .insert(oidcClients)
-        .values({
-          organizationId: id,
-          clientId,
-          name: data.name,
-          redirectUris: data.redirectUris,
-          postLogoutRedirectUris: data.postLogoutRedirectUris,
-          grantTypes: data.grantTypes,
-          tokenEndpointAuthMethod: data.public ? "none" : "client_secret_basic",
-          clientSecretSealed: secret ? this.box.encrypt(secret, secretContext(clientId)) : null,
-          corsOrigins: data.corsOrigins,
-          accessTokenTtl: data.accessTokenTtl,
-          idTokenTtl: data.idTokenTtl,
-          refreshTokenTtl: data.refreshTokenTtl,
-          createdBy: actor.userId,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .returning(clientColumns);
+      const row = await oidcClientsRepository.insert(tx, {
+        organizationId: id,
+        clientId,
+        name: data.name,
+        redirectUris: data.redirectUris,
+        postLogoutRedirectUris: data.postLogoutRedirectUris,
+        grantTypes: data.grantTypes,
+        tokenEndpointAuthMethod: data.public ? "none" : "client_secret_basic",
+        clientSecretSealed: secret ? this.box.encrypt(secret, secretContext(clientId)) : null,
+        corsOrigins: data.corsOrigins,
+        accessTokenTtl: data.accessTokenTtl,
+        idTokenTtl: data.idTokenTtl,
+        refreshTokenTtl: data.refreshTokenTtl,
+        idTokenSignedResponseAlg: data.idTokenSignedResponseAlg,
+        createdBy: actor.userId,
+        createdAt: now,
+        updatedAt: now,
+      });
       await this.audit.record(tx, ctx, AuditAction.oidcClientCreated, { organizationId: id, resourceType: "oidc_client", resourceId: clientId, metadata: { name: data.name, public: data.public } });
-      return { ...view(row!), clientSecret: secret };
+      return { ...view(row), clientSecret: secret };
     });
   }
 
@@ -151,12 +101,12 @@ export class OidcClientsService {
     const data = parseInput(updateClientSchema, input);
     return this.db.transaction(async (tx) => {
       // Locked: two concurrent updates, each valid alone, must not combine into an invalid client.
-      const current = await this.find(id, clientId, tx, true);
+      const current = await this.find(tx, id, clientId, true);
       // The client as it would be after the update must pass the rules a registration passes.
       parseInput(clientSchema, { ...fieldsOf(current), ...data });
-      const [row] = await tx.update(oidcClients).set({ ...data, updatedAt: this.clock.now() }).where(eq(oidcClients.id, current.id)).returning(clientColumns);
+      const row = await oidcClientsRepository.update(tx, current.id, { ...data, updatedAt: this.clock.now() });
       await this.audit.record(tx, ctx, AuditAction.oidcClientUpdated, { organizationId: id, resourceType: "oidc_client", resourceId: current.clientId, metadata: { fields: Object.keys(data) } });
-      return view(row!);
+      return view(row);
     });
   }
 
@@ -164,10 +114,10 @@ export class OidcClientsService {
   async rotateSecret(ctx: RequestContext, orgId: string, clientId: string): Promise<{ clientId: string; clientSecret: string }> {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "clients.manage");
     return this.db.transaction(async (tx) => {
-      const current = await this.find(id, clientId, tx);
+      const current = await this.find(tx, id, clientId);
       if (current.tokenEndpointAuthMethod === "none") throw ClientErrors.notConfidential();
       const secret = randomToken(32);
-      await tx.update(oidcClients).set({ clientSecretSealed: this.box.encrypt(secret, secretContext(current.clientId)), updatedAt: this.clock.now() }).where(eq(oidcClients.id, current.id));
+      await oidcClientsRepository.replaceSealedSecret(tx, current.id, this.box.encrypt(secret, secretContext(current.clientId)), this.clock.now());
       await this.audit.record(tx, ctx, AuditAction.oidcClientSecretRotated, { organizationId: id, resourceType: "oidc_client", resourceId: current.clientId });
       return { clientId: current.clientId, clientSecret: secret };
     });
@@ -177,16 +127,18 @@ export class OidcClientsService {
   async delete(ctx: RequestContext, orgId: string, clientId: string): Promise<void> {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "clients.manage");
     await this.db.transaction(async (tx) => {
-      const current = await this.find(id, clientId, tx);
-      const now = this.clock.now();
-      await tx.update(oidcClients).set({ deletedAt: now, updatedAt: now }).where(eq(oidcClients.id, current.id));
-      await tx.delete(oidcPayloads).where(eq(sqlClientId(), current.clientId));
-      await tx.delete(oidcConsents).where(eq(oidcConsents.clientId, current.clientId));
+      const current = await this.find(tx, id, clientId);
+      await oidcClientsRepository.softDelete(tx, current.id, this.clock.now());
+      await oidcPayloadsRepository.deleteForClient(tx, current.clientId);
+      await oidcConsentsRepository.deleteForClient(tx, current.clientId);
       await this.audit.record(tx, ctx, AuditAction.oidcClientDeleted, { organizationId: id, resourceType: "oidc_client", resourceId: current.clientId });
     });
   }
 
-  /** The client as oidc-provider wants it (the adapter's Client model); undefined when unknown or deleted. */
+  /**
+   * The client as oidc-provider wants it (the adapter's Client model), its secret included;
+   * undefined when unknown or deleted. Only src/oidc/adapter.ts calls this.
+   */
   async providerMetadata(clientId: string): Promise<Record<string, unknown> | undefined> {
     if (!isClientId(clientId)) return undefined;
     const [row] = await this.findLiveClient.execute({ clientId });
@@ -197,20 +149,21 @@ export class OidcClientsService {
     // anyway (older data, a manual edit) still never gets that grant.
     const grantTypes = isPublic ? row.grantTypes.filter((g) => g !== "client_credentials") : row.grantTypes;
     // Private-use schemes (com.example.app:/cb) belong to native apps; http(s) URIs stay "web",
-    // which keeps loopback redirects matched exactly, port included.
     // which keeps loopback redirects matched exactly, port included. Built-in clients are native
     // apps (the CLI listens on whichever loopback port is free).
     const native = row.builtIn || row.redirectUris.some((u) => !/^https?:/i.test(u));
+    const secret = this.clientSecretPrivileged(row);
     return {
       client_id: row.clientId,
       application_type: native ? "native" : "web",
       client_name: row.name,
-      ...(row.sealed ? { client_secret: this.box.decryptString(row.sealed, secretContext(row.clientId)) } : {}),
+      ...(secret ? { client_secret: secret } : {}),
       token_endpoint_auth_method: row.tokenEndpointAuthMethod,
       redirect_uris: row.redirectUris,
       post_logout_redirect_uris: row.postLogoutRedirectUris,
       grant_types: grantTypes,
       response_types: grantTypes.includes("authorization_code") ? ["code"] : [],
+      id_token_signed_response_alg: row.idTokenSignedResponseAlg,
       "urn:keyward:organization_id": row.organizationId,
       "urn:keyward:cors_origins": row.corsOrigins,
       "urn:keyward:ttl": { AccessToken: row.accessTokenTtl, IdToken: row.idTokenTtl, RefreshToken: row.refreshTokenTtl },
@@ -220,13 +173,9 @@ export class OidcClientsService {
   }
 
   /** The signed-in user's remembered consents. */
-  async myConsents(ctx: RequestContext) {
+  async myConsents(ctx: RequestContext): Promise<ConsentView[]> {
     const actor = requireUser(ctx);
-    return this.db
-      .select({ clientId: oidcConsents.clientId, clientName: oidcClients.name, scopes: oidcConsents.scopes, updatedAt: oidcConsents.updatedAt })
-      .from(oidcConsents)
-      .innerJoin(oidcClients, eq(oidcClients.clientId, oidcConsents.clientId))
-      .where(eq(oidcConsents.userId, actor.userId));
+    return oidcConsentsRepository.listForUser(this.db, actor.userId);
   }
 
   /** Withdraws consent: the next authorization asks again, and the client's grants for this user end. */
@@ -234,36 +183,29 @@ export class OidcClientsService {
     const actor = requirePersonalUser(ctx);
     if (!isClientId(clientId)) throw ClientErrors.consentNotFound();
     await this.db.transaction(async (tx) => {
-      const rows = await tx.delete(oidcConsents).where(and(eq(oidcConsents.userId, actor.userId), eq(oidcConsents.clientId, clientId))).returning({ clientId: oidcConsents.clientId });
-      if (rows.length === 0) throw ClientErrors.consentNotFound();
-      await tx.delete(oidcPayloads).where(and(eq(sqlClientId(), clientId), eq(sqlAccountId(), actor.userId)));
+      if (!(await oidcConsentsRepository.delete(tx, actor.userId, clientId))) throw ClientErrors.consentNotFound();
+      await oidcPayloadsRepository.deleteForClientAndAccount(tx, clientId, actor.userId);
       await this.audit.record(tx, ctx, AuditAction.oidcConsentRevoked, { resourceType: "oidc_client", resourceId: clientId });
     });
   }
 
   /** Deletes expired provider rows (codes, tokens, sessions, interactions): the purge job. */
-  async purgeExpired(): Promise<number> {
-    const now = this.clock.now().toISOString();
-    const rows = await this.db
-      .delete(oidcPayloads)
-      .where(sql`${oidcPayloads.expiresAt} is not null and ${oidcPayloads.expiresAt} < ${now}::timestamptz`)
-      .returning({ id: oidcPayloads.id });
-    await this.db.delete(oidcRefreshTokens).where(sql`${oidcRefreshTokens.expiresAt} is not null and ${oidcRefreshTokens.expiresAt} < ${now}::timestamptz`);
-    return rows.length;
+  purgeExpired(): Promise<number> {
+    return oidcPayloadsRepository.deleteExpired(this.db, this.clock.now());
   }
 
-  private async find(orgId: string, clientId: string, db: Parameters<typeof requireOrgAccess>[0] = this.db, forUpdate = false): Promise<ClientRow> {
+  /**
+   * Privileged: the client's secret in clear (null for a public client). Its one use is handing
+   * the client to oidc-provider, which authenticates the client with it; no API answer carries it.
+   */
+  private clientSecretPrivileged(row: ClientWithSealedSecret): string | null {
+    return row.sealedSecret ? this.box.decryptString(row.sealedSecret, secretContext(row.clientId)) : null;
+  }
+
+  private async find(db: Parameters<typeof oidcClientsRepository.findInOrg>[0], orgId: string, clientId: string, forUpdate = false): Promise<ClientRow> {
     if (!isClientId(clientId)) throw ClientErrors.notFound();
-    const query = db
-      .select(clientColumns)
-      .from(oidcClients)
-      .where(and(eq(oidcClients.organizationId, orgId), eq(oidcClients.clientId, clientId), live(oidcClients)));
-    const [row] = forUpdate ? await query.for("update") : await query;
+    const row = await oidcClientsRepository.findInOrg(db, orgId, clientId, { forUpdate });
     if (!row) throw ClientErrors.notFound();
     return row;
   }
 }
-
-// Tokens, codes and grants carry clientId and accountId inside their payload.
-const sqlClientId = () => sql<string>`${oidcPayloads.payload}->>'clientId'`;
-const sqlAccountId = () => sql<string>`${oidcPayloads.payload}->>'accountId'`;

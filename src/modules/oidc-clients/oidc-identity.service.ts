@@ -1,13 +1,13 @@
-import { and, eq, sql } from "drizzle-orm";
-import { oidcClients, oidcConsents, organizations, users } from "../../../schema/index.js";
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
-import { live } from "../../infra/soft-delete.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseId } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
 import { getActiveMembership } from "../orgs/memberships.repository.js";
+import { prepareActiveAccount } from "./oidc-accounts.repository.js";
+import { oidcClientsRepository } from "./oidc-clients.repository.js";
+import { oidcConsentsRepository } from "./oidc-consents.repository.js";
 
 export interface OidcAccount {
   userId: string;
@@ -32,11 +32,7 @@ const none = () => new Error("not found");
  */
 export class OidcIdentityService {
   /** Read on every token the provider issues: prepared once. */
-  private readonly findActive = this.db
-    .select({ userId: users.id, email: users.email, verifiedAt: users.emailVerifiedAt, name: users.fullName, updatedAt: users.updatedAt })
-    .from(users)
-    .where(and(eq(users.id, sql.placeholder("id")), eq(users.status, "active"), live(users)))
-    .prepare("oidc_account_find");
+  private readonly findActive = prepareActiveAccount(this.db);
 
   constructor(
     private readonly db: Db,
@@ -70,34 +66,19 @@ export class OidcIdentityService {
 
   /** Name and owner of a client, for the consent and device pages. */
   async clientSummary(clientId: string): Promise<OidcClientSummary | undefined> {
-    const [row] = await this.db
-      .select({ clientId: oidcClients.clientId, name: oidcClients.name, organizationName: organizations.name })
-      .from(oidcClients)
-      .leftJoin(organizations, eq(organizations.id, oidcClients.organizationId))
-      .where(and(eq(oidcClients.clientId, clientId), live(oidcClients)));
-    return row;
+    return oidcClientsRepository.summary(this.db, clientId);
   }
 
   /** The scopes this user already agreed to give this client. */
   async rememberedScopes(userId: string, clientId: string): Promise<Set<string>> {
-    const [row] = await this.db
-      .select({ scopes: oidcConsents.scopes })
-      .from(oidcConsents)
-      .where(and(eq(oidcConsents.userId, userId), eq(oidcConsents.clientId, clientId)));
-    return new Set(row?.scopes ?? []);
+    return new Set(await oidcConsentsRepository.scopesOf(this.db, userId, clientId));
   }
 
   /** Records consent (adding to what was given before) and audits it. */
   async rememberConsent(ctx: RequestContext, userId: string, clientId: string, scopes: string[]): Promise<void> {
     const now = this.clock.now();
     await this.db.transaction(async (tx) => {
-      await tx
-        .insert(oidcConsents)
-        .values({ userId, clientId, scopes: [...new Set(scopes)].sort(), createdAt: now, updatedAt: now })
-        .onConflictDoUpdate({
-          target: [oidcConsents.userId, oidcConsents.clientId],
-          set: { scopes: sql`array(select distinct unnest(${oidcConsents.scopes} || excluded.scopes) order by 1)`, updatedAt: now },
-        });
+      await oidcConsentsRepository.add(tx, { userId, clientId, scopes, now });
       await this.audit.record(tx, ctx, AuditAction.oidcConsentGiven, { userId, resourceType: "oidc_client", resourceId: clientId, metadata: { scopes } });
     });
   }

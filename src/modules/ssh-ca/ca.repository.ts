@@ -14,17 +14,7 @@ export const caColumns = {
   createdAt: certificateAuthorities.createdAt,
   updatedAt: certificateAuthorities.updatedAt,
 };
-export type CaRow = {
-  id: string;
-  organizationId: string;
-  name: string;
-  description: string | null;
-  caType: "user" | "host";
-  defaultValidityHours: number;
-  maxValidityHours: number;
-  createdAt: Date;
-  updatedAt: Date;
-};
+export type CaRow = { [K in keyof typeof caColumns]: (typeof certificateAuthorities.$inferSelect)[K] };
 
 export const caKeyColumns = {
   id: caKeys.id,
@@ -37,17 +27,7 @@ export const caKeyColumns = {
   trustedUntil: caKeys.trustedUntil,
   createdAt: caKeys.createdAt,
 };
-export type CaKeyRow = {
-  id: string;
-  caId: string;
-  keyType: "ed25519" | "ecdsa" | "rsa";
-  publicKey: string;
-  fingerprint: string;
-  isActive: boolean;
-  rotatedAt: Date | null;
-  trustedUntil: Date | null;
-  createdAt: Date;
-};
+export type CaKeyRow = { [K in keyof typeof caKeyColumns]: (typeof caKeys.$inferSelect)[K] };
 
 /** Every authority query goes through a live CA of a live organization. */
 const liveCa = and(live(certificateAuthorities), sql`exists (select 1 from ${organizations} o where o.id = ${certificateAuthorities.organizationId} and o.deleted_at is null)`);
@@ -133,12 +113,3 @@ export const caRepository = {
     await db.update(caKeys).set({ isActive: false, rotatedAt: now, trustedUntil: now }).where(and(eq(caKeys.caId, caId), isNull(caKeys.rotatedAt)));
   },
 };
-
-/**
- * Privileged: the sealed private key of a CA key. Only the signing service imports this
- * (ARCHITECTURE rule 7); the value is unsealed in memory, used, and never returned or logged.
- */
-export async function readSealedCaPrivateKey(db: Executor, caKeyId: string): Promise<string | undefined> {
-  const [row] = await db.select({ sealed: caKeys.privateKeySealed }).from(caKeys).where(eq(caKeys.id, caKeyId));
-  return row?.sealed;
-}

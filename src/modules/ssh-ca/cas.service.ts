@@ -1,17 +1,17 @@
+import type { z } from "zod";
 import type { Clock } from "../../infra/clock.js";
 import type { Db, Executor } from "../../infra/db.js";
-import { isUniqueViolation } from "../../infra/db-errors.js";
+import { uniqueOr } from "../../infra/db-errors.js";
 import { uuid, type SecretBox } from "../../lib/crypto/index.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { generateCaKey, type GeneratedCaKey, type SshKeyType } from "../../lib/ssh/index.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
-import { requireUser } from "../auth/guards.js";
-import { getActiveMemberships } from "../orgs/memberships.repository.js";
 import { requireOrgAccess } from "../orgs/org-access.js";
 import type { RateLimitService, RateRule } from "../rate-limit/rate-limit.service.js";
 import { caRepository, type CaKeyRow, type CaRow } from "./ca.repository.js";
+import { chooseOrganization } from "./choose-organization.js";
 import { CaErrors } from "./ssh-ca.errors.js";
 import { createCaSchema, rotateCaSchema, updateCaSchema } from "./ssh-ca.schemas.js";
 
@@ -52,33 +52,33 @@ export class CasService {
     await this.spendKeygen(id);
     // Key generation (seconds for RSA-4096) happens before the transaction opens.
     const generated = await generateCaKey(data.keyType, keyComment(id, data.caType));
-    try {
-      return await this.db.transaction(async (tx) => {
-        const now = this.clock.now();
-        const ca = await caRepository.insert(tx, {
-          organizationId: id,
-          name: data.name,
-          description: data.description,
-          caType: data.caType,
-          defaultValidityHours: data.defaultCertValidityHours,
-          maxValidityHours: data.maxCertValidityHours,
-          createdBy: actor.userId,
-          createdAt: now,
-          updatedAt: now,
-        });
-        const key = await this.addKey(tx, ca, data.keyType, generated, now);
-        await this.audit.record(tx, ctx, AuditAction.caCreated, {
-          organizationId: id,
-          resourceType: "ca",
-          resourceId: ca.id,
-          metadata: { name: ca.name, ca_type: ca.caType, key_type: data.keyType, fingerprint: key.fingerprint },
-        });
-        return this.view(ca, [key]);
-      });
-    } catch (e) {
-      if (isUniqueViolation(e, "certificate_authorities_org_type_live_uq")) throw CaErrors.duplicateType(data.caType);
-      throw e;
-    }
+    // Two creations of the same type at once: the unique index decides, the loser gets the same answer as a later one.
+    return uniqueOr(() => this.db.transaction((tx) => this.insertCa(tx, ctx, id, actor.userId, data, generated)), {
+      certificate_authorities_org_type_live_uq: () => CaErrors.duplicateType(data.caType),
+    });
+  }
+
+  private async insertCa(tx: Executor, ctx: RequestContext, orgId: string, userId: string, data: z.output<typeof createCaSchema>, generated: GeneratedCaKey): Promise<CaView> {
+    const now = this.clock.now();
+    const ca = await caRepository.insert(tx, {
+      organizationId: orgId,
+      name: data.name,
+      description: data.description,
+      caType: data.caType,
+      defaultValidityHours: data.defaultCertValidityHours,
+      maxValidityHours: data.maxCertValidityHours,
+      createdBy: userId,
+      createdAt: now,
+      updatedAt: now,
+    });
+    const key = await this.addKey(tx, ca, data.keyType, generated, now);
+    await this.audit.record(tx, ctx, AuditAction.caCreated, {
+      organizationId: orgId,
+      resourceType: "ca",
+      resourceId: ca.id,
+      metadata: { name: ca.name, ca_type: ca.caType, key_type: data.keyType, fingerprint: key.fingerprint },
+    });
+    return this.view(ca, [key]);
   }
 
   async update(ctx: RequestContext, orgId: string, caId: string, input: unknown): Promise<CaView> {
@@ -169,18 +169,9 @@ export class CasService {
 
   /** The active public key of a CA type (GET /ssh/ca/public-key): in org_id, or the caller's only such org. */
   async publicKey(ctx: RequestContext, input: { caType?: string; orgId?: string }) {
-    const actor = requireUser(ctx);
     const caType = input.caType === "host" ? "host" : "user";
-    let orgId = input.orgId;
-    if (orgId) orgId = (await requireOrgAccess(this.db, ctx, orgId, "org.read")).orgId;
-    else {
-      const mine = (await getActiveMemberships(this.db, actor.userId)).map((m) => m.organizationId);
-      const withCa = await caRepository.orgsWithCa(this.db, mine, caType);
-      if (withCa.length > 1) throw CaErrors.ambiguous((await getActiveMemberships(this.db, actor.userId)).filter((m) => withCa.includes(m.organizationId)).map((m) => ({ id: m.organizationId, name: m.organizationName })));
-      // An organization found implicitly passes the same checks as a named one.
-      if (withCa[0]) orgId = (await requireOrgAccess(this.db, ctx, withCa[0], "org.read")).orgId;
-    }
-    const ca = orgId ? await caRepository.findByType(this.db, orgId, caType) : undefined;
+    const membership = await chooseOrganization(this.db, ctx, { orgId: input.orgId, capability: "org.read", withCa: caType, none: () => CaErrors.notConfiguredFor(caType) });
+    const ca = await caRepository.findByType(this.db, membership.organizationId, caType);
     const key = ca ? await caRepository.activeKey(this.db, ca.id) : undefined;
     if (!ca || !key) throw CaErrors.notConfiguredFor(caType);
     return { publicKey: key.publicKey, fingerprint: key.fingerprint, caName: ca.name, caType, organizationId: ca.organizationId, source: "db" };

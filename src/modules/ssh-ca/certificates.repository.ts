@@ -23,26 +23,7 @@ export const certColumns = {
   revokeReason: sshCertificates.revokeReason,
   createdAt: sshCertificates.createdAt,
 };
-export type CertRow = {
-  id: string;
-  organizationId: string;
-  caId: string;
-  caKeyId: string;
-  userId: string | null;
-  sshKeyId: string | null;
-  certType: "user" | "host";
-  serial: bigint;
-  keyId: string;
-  principals: string[];
-  extensions: string[];
-  validAfter: Date;
-  validBefore: Date;
-  publicKeyFingerprint: string;
-  certificate: string;
-  revokedAt: Date | null;
-  revokeReason: string | null;
-  createdAt: Date;
-};
+export type CertRow = { [K in keyof typeof certColumns]: (typeof sshCertificates.$inferSelect)[K] };
 
 export const certificatesRepository = {
   /** The next serial: one sequence for every CA, so concurrent signers never collide. */

@@ -1,4 +1,6 @@
-import { STANDARD_EXTENSIONS } from "../orgs/orgs.schemas.js";
+// The one default certificate policy (a department without a stored one; a member of no department)
+// is the departments' own: signing applies exactly what the department policy page shows.
+import { DEFAULT_CERT_POLICY } from "../orgs/departments.service.js";
 import { CaErrors } from "./ssh-ca.errors.js";
 
 export interface StoredPolicy {
@@ -16,14 +18,6 @@ export interface EffectivePolicy {
   extensions: string[];
 }
 
-export const DEFAULT_POLICY: StoredPolicy = {
-  allowUserExpiry: false,
-  defaultExpiryHours: 1,
-  maxExpiryHours: 24,
-  allowedExtensions: [...STANDARD_EXTENSIONS],
-  customExtensions: [],
-};
-
 const intersect = (lists: string[][]) => (lists.length === 0 ? [] : lists.reduce((acc, l) => acc.filter((x) => l.includes(x))));
 
 /**
@@ -33,7 +27,7 @@ const intersect = (lists: string[][]) => (lists.length === 0 ? [] : lists.reduce
  * but stay under the maximum.
  */
 export function mergePolicies(policies: StoredPolicy[], isAdmin: boolean): EffectivePolicy {
-  const list = policies.length > 0 ? policies : [DEFAULT_POLICY];
+  const list = policies.length > 0 ? policies : [DEFAULT_CERT_POLICY];
   const maxExpiryHours = Math.min(...list.map((p) => p.maxExpiryHours));
   return {
     allowUserExpiry: isAdmin || list.every((p) => p.allowUserExpiry),

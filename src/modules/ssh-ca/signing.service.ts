@@ -10,13 +10,13 @@ import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
 import { requireUser } from "../auth/guards.js";
 import { directoryRepository } from "../orgs/directory.repository.js";
-import { getActiveMemberships, type ActiveMembership } from "../orgs/memberships.repository.js";
-import { requireOrgAccess } from "../orgs/org-access.js";
-import { can, isAdminRole } from "../orgs/permissions.js";
+import { isAdminRole } from "../orgs/permissions.js";
 import { SshKeyErrors } from "../ssh-keys/ssh-keys.errors.js";
 import { sshKeysRepository, type SshKeyRow } from "../ssh-keys/ssh-keys.repository.js";
-import { caRepository, readSealedCaPrivateKey, type CaKeyRow, type CaRow } from "./ca.repository.js";
+import { readCaPrivateKeyPrivileged } from "./ca-private-key.repository.js";
 import { caKeyContext } from "./cas.service.js";
+import { hostAuthority, userAuthority, type Authority } from "./authority.js";
+import { chooseOrganization } from "./choose-organization.js";
 import { certificatesRepository, type CertRow } from "./certificates.repository.js";
 import { toCertificateView, type CertificateView } from "./certificates.views.js";
 import { mergePolicies, resolveLifetimeHours, resolvePrincipals, type EffectivePolicy, type StoredPolicy } from "./policy.js";
@@ -26,15 +26,6 @@ import { signHostSchema, signUserSchema } from "./ssh-ca.schemas.js";
 export interface SigningConfig {
   requireVerifiedKeys: boolean;
   backdateSeconds: number;
-}
-
-interface Authority {
-  orgId: string;
-  orgName: string;
-  orgSlug: string;
-  membership: ActiveMembership;
-  ca: CaRow;
-  caKey: CaKeyRow;
 }
 
 export interface SignedCertificate extends CertificateView {
@@ -78,7 +69,7 @@ export class SigningService {
     // 1. The key: the caller's own, verified when verification is required.
     const key = await this.resolveKey(actor, req.keyId ?? req.certId);
     // 2. The organization and its active user CA.
-    const authority = await this.chooseAuthority(ctx, actor, req.orgId, "user");
+    const authority = await userAuthority(this.db, ctx, req.orgId);
     try {
       // 3. The department policy, merged over the caller's departments in that organization.
       const admin = isAdminRole(authority.membership.role);
@@ -114,7 +105,7 @@ export class SigningService {
       if (e instanceof SshKeyError) throw SshKeyErrors.invalid("WRONG_KEY_MATERIAL", e.message);
       throw e;
     }
-    const authority = await this.hostAuthority(ctx, req.orgId, req.caId);
+    const authority = await hostAuthority(this.db, ctx, req.orgId, req.caId);
     const hours = Math.min(req.validityHours ?? authority.ca.defaultValidityHours, authority.ca.maxValidityHours);
     if (req.validityHours && req.validityHours > authority.ca.maxValidityHours) throw CaErrors.expiryTooLong(authority.ca.maxValidityHours);
     return this.issue(ctx, authority, {
@@ -132,16 +123,8 @@ export class SigningService {
   /** The policy a member would sign under in an organization (GET /ssh/dept-cert-policy). */
   async effectivePolicy(ctx: RequestContext, orgId?: string): Promise<EffectivePolicy & { organizationId: string }> {
     const actor = requireUser(ctx);
-    let membership: ActiveMembership;
-    if (orgId) membership = (await requireOrgAccess(this.db, ctx, orgId, "ssh.sign")).membership;
-    else {
-      // The policy does not depend on a CA: any organization the caller may sign in counts.
-      const signable = (await getActiveMemberships(this.db, actor.userId)).filter((m) => can(m.role, "ssh.sign"));
-      if (signable.length > 1) throw CaErrors.ambiguous(signable.map((m) => ({ id: m.organizationId, name: m.organizationName })));
-      if (signable.length === 0) throw CaErrors.noSigningOrganization();
-      // An organization found implicitly passes the same checks as a named one (MFA compliance included).
-      membership = (await requireOrgAccess(this.db, ctx, signable[0]!.organizationId, "ssh.sign")).membership;
-    }
+    // The policy does not depend on a CA: any organization the caller may sign in counts.
+    const membership = await chooseOrganization(this.db, ctx, { orgId, capability: "ssh.sign", none: CaErrors.noSigningOrganization });
     return { organizationId: membership.organizationId, ...(await this.policyFor(actor.userId, membership.organizationId, isAdminRole(membership.role))) };
   }
 
@@ -157,60 +140,6 @@ export class SigningService {
     if (!key) throw SshKeyErrors.notFound();
     if (this.config.requireVerifiedKeys && !key.verifiedAt) throw CaErrors.keyNotVerified();
     return key;
-  }
-
-  /**
-   * Guard order: an explicit org_id must be one the caller may sign in; without it, exactly one
-   * candidate organization (member role or above, with an active user CA) is used; several are
-   * ambiguous and listed; none means no CA is configured.
-   */
-  private async chooseAuthority(ctx: RequestContext, actor: UserActor, orgId: string | undefined, type: "user" | "host"): Promise<Authority> {
-    let membership: ActiveMembership;
-    if (orgId) {
-      membership = (await requireOrgAccess(this.db, ctx, orgId, "ssh.sign")).membership;
-    } else {
-      const signable = (await getActiveMemberships(this.db, actor.userId)).filter((m) => can(m.role, "ssh.sign"));
-      const withCa = new Set(await caRepository.orgsWithCa(this.db, signable.map((m) => m.organizationId), type));
-      const candidates = signable.filter((m) => withCa.has(m.organizationId));
-      if (candidates.length === 0) throw CaErrors.notConfigured();
-      if (candidates.length > 1) throw CaErrors.ambiguous(candidates.map((m) => ({ id: m.organizationId, name: m.organizationName })));
-      // An organization found implicitly passes the same checks as a named one: leaving out org_id
-      // must not skip an organization's MFA deadline.
-      membership = (await requireOrgAccess(this.db, ctx, candidates[0]!.organizationId, "ssh.sign")).membership;
-    }
-    const ca = await caRepository.findByType(this.db, membership.organizationId, type);
-    const caKey = ca ? await caRepository.activeKey(this.db, ca.id) : undefined;
-    if (!ca || !caKey) throw CaErrors.notConfiguredFor(type);
-    return { orgId: membership.organizationId, orgName: membership.organizationName, orgSlug: membership.organizationSlug, membership, ca, caKey };
-  }
-
-  private async hostAuthority(ctx: RequestContext, orgId: string | undefined, caId: string | undefined): Promise<Authority> {
-    const actor = requireUser(ctx);
-    if (!orgId && caId) {
-      // Find the organization through the CA, among the caller's own organizations only.
-      for (const m of await getActiveMemberships(this.db, actor.userId)) {
-        if (await caRepository.find(this.db, m.organizationId, caId)) {
-          orgId = m.organizationId;
-          break;
-        }
-      }
-      if (!orgId) throw CaErrors.notFound();
-    }
-    if (!orgId) {
-      const admin = (await getActiveMemberships(this.db, actor.userId)).filter((m) => can(m.role, "ca.manage"));
-      const withCa = new Set(await caRepository.orgsWithCa(this.db, admin.map((m) => m.organizationId), "host"));
-      const candidates = admin.filter((m) => withCa.has(m.organizationId));
-      if (candidates.length === 0) throw CaErrors.notConfiguredFor("host");
-      if (candidates.length > 1) throw CaErrors.ambiguous(candidates.map((m) => ({ id: m.organizationId, name: m.organizationName })));
-      orgId = candidates[0]!.organizationId;
-    }
-    const { membership } = await requireOrgAccess(this.db, ctx, orgId, "ca.manage");
-    const ca = caId ? await caRepository.find(this.db, membership.organizationId, caId) : await caRepository.findByType(this.db, membership.organizationId, "host");
-    if (!ca) throw caId ? CaErrors.notFound() : CaErrors.notConfiguredFor("host");
-    if (ca.caType !== "host") throw CaErrors.wrongCaType();
-    const caKey = await caRepository.activeKey(this.db, ca.id);
-    if (!caKey) throw CaErrors.notConfiguredFor("host");
-    return { orgId: membership.organizationId, orgName: membership.organizationName, orgSlug: membership.organizationSlug, membership, ca, caKey };
   }
 
   private async policyFor(userId: string, orgId: string, admin: boolean): Promise<EffectivePolicy> {
@@ -241,7 +170,7 @@ export class SigningService {
     const now = this.clock.now();
     const validAfter = new Date(now.getTime() - this.config.backdateSeconds * 1000);
     const validBefore = new Date(now.getTime() + r.hours * 3600_000);
-    const caPrivate = await this.caPrivateKey(authority.caKey.id);
+    const caPrivate = await this.caPrivateKeyPrivileged(authority.caKey.id);
     const caBlob = Buffer.from(authority.caKey.publicKey.split(" ")[1]!, "base64");
 
     const row = await this.db.transaction(async (tx) => {
@@ -319,10 +248,11 @@ export class SigningService {
     await this.audit.record(this.db, ctx, AuditAction.certFailed, { organizationId: orgId, success: false, errorMessage: message });
   }
 
-  private async caPrivateKey(caKeyId: string): Promise<KeyObject> {
+  /** Privileged: the CA's private key, unsealed in memory for signing and kept in the cache, never returned. */
+  private async caPrivateKeyPrivileged(caKeyId: string): Promise<KeyObject> {
     const cached = this.keyCache.get(caKeyId);
     if (cached) return cached;
-    const sealed = await readSealedCaPrivateKey(this.db, caKeyId);
+    const sealed = await readCaPrivateKeyPrivileged(this.db, caKeyId);
     if (!sealed) throw CaErrors.signingFailed();
     const key = loadPrivateKey(this.box.decryptString(sealed, caKeyContext(caKeyId)));
     if (this.keyCache.size >= KEY_CACHE_MAX) this.keyCache.delete(this.keyCache.keys().next().value!);

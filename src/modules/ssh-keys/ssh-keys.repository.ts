@@ -1,4 +1,4 @@
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, isNull } from "drizzle-orm";
 import { sshKeys } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
 import { live } from "../../infra/soft-delete.js";
@@ -18,21 +18,7 @@ export const sshKeyColumns = {
   createdAt: sshKeys.createdAt,
   updatedAt: sshKeys.updatedAt,
 };
-export type SshKeyRow = {
-  id: string;
-  userId: string;
-  publicKey: string;
-  fingerprint: string;
-  keyType: "ed25519" | "ecdsa" | "rsa";
-  keyBits: number;
-  keyComment: string | null;
-  description: string | null;
-  verifiedAt: Date | null;
-  verifyText: string | null;
-  verifyTextCreatedAt: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
-};
+export type SshKeyRow = { [K in keyof typeof sshKeyColumns]: (typeof sshKeys.$inferSelect)[K] };
 
 export const sshKeysRepository = {
   /** A key of this user (another user's key is "not found"). */
@@ -49,9 +35,17 @@ export const sshKeysRepository = {
   listForUser: (db: Executor, userId: string): Promise<SshKeyRow[]> =>
     db.select(sshKeyColumns).from(sshKeys).where(and(eq(sshKeys.userId, userId), live(sshKeys))).orderBy(desc(sshKeys.createdAt)),
 
-  async insert(db: Executor, v: Omit<typeof sshKeys.$inferInsert, "id">): Promise<SshKeyRow> {
-    const [row] = await db.insert(sshKeys).values(v).returning(sshKeyColumns);
-    return row!;
+  /**
+   * Registers a key unless this user already has it live (the partial unique index decides, also
+   * between two concurrent adds): undefined when it was already there.
+   */
+  async insertIfAbsent(db: Executor, v: Omit<typeof sshKeys.$inferInsert, "id">): Promise<SshKeyRow | undefined> {
+    const [row] = await db
+      .insert(sshKeys)
+      .values(v)
+      .onConflictDoNothing({ target: [sshKeys.userId, sshKeys.fingerprint], where: isNull(sshKeys.deletedAt) })
+      .returning(sshKeyColumns);
+    return row;
   },
 
   async update(db: Executor, userId: string, id: string, values: Partial<typeof sshKeys.$inferInsert>): Promise<SshKeyRow | undefined> {

@@ -1,6 +1,5 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
-import { isUniqueViolation } from "../../infra/db-errors.js";
 import { randomHex } from "../../lib/crypto/index.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parsePublicKey, SshKeyError, verifySshSignature } from "../../lib/ssh/index.js";
@@ -74,31 +73,27 @@ export class SshKeysService {
     }
     const existing = await sshKeysRepository.findByFingerprint(this.db, actor.userId, parsed.fingerprint);
     if (existing) return { key: toSshKeyView(existing), isNew: false };
-    try {
-      return await this.db.transaction(async (tx) => {
-        const now = this.clock.now();
-        const row = await sshKeysRepository.insert(tx, {
-          userId: actor.userId,
-          publicKey: parsed.line,
-          fingerprint: parsed.fingerprint,
-          keyType: parsed.type,
-          keyBits: parsed.bits,
-          keyComment: parsed.comment,
-          description: data.description ?? parsed.comment,
-          createdAt: now,
-          updatedAt: now,
-        });
-        await this.audit.record(tx, ctx, AuditAction.sshKeyAdded, { resourceType: "ssh_key", resourceId: row.id, metadata: { fingerprint: parsed.fingerprint, key_type: parsed.type } });
-        return { key: toSshKeyView(row), isNew: true };
+    const added = await this.db.transaction(async (tx) => {
+      const now = this.clock.now();
+      const row = await sshKeysRepository.insertIfAbsent(tx, {
+        userId: actor.userId,
+        publicKey: parsed.line,
+        fingerprint: parsed.fingerprint,
+        keyType: parsed.type,
+        keyBits: parsed.bits,
+        keyComment: parsed.comment,
+        description: data.description ?? parsed.comment,
+        createdAt: now,
+        updatedAt: now,
       });
-    } catch (e) {
-      // The same key added twice at once: the loser answers like a repeat add.
-      if (isUniqueViolation(e, "ssh_keys_user_fingerprint_live_uq")) {
-        const row = await sshKeysRepository.findByFingerprint(this.db, actor.userId, parsed.fingerprint);
-        if (row) return { key: toSshKeyView(row), isNew: false };
-      }
-      throw e;
-    }
+      if (row) await this.audit.record(tx, ctx, AuditAction.sshKeyAdded, { resourceType: "ssh_key", resourceId: row.id, metadata: { fingerprint: parsed.fingerprint, key_type: parsed.type } });
+      return row;
+    });
+    if (added) return { key: toSshKeyView(added), isNew: true };
+    // The same key added twice at once: the later one answers like a repeat add.
+    const row = await sshKeysRepository.findByFingerprint(this.db, actor.userId, parsed.fingerprint);
+    if (!row) throw new Error("ssh key vanished after a concurrent add");
+    return { key: toSshKeyView(row), isNew: false };
   }
 
   async list(ctx: RequestContext): Promise<SshKeyView[]> {

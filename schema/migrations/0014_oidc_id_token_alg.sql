@@ -1,0 +1,1 @@
+ALTER TABLE "oidc_clients" ADD COLUMN "id_token_signed_response_alg" varchar(16) DEFAULT 'RS256' NOT NULL;

@@ -1,0 +1,62 @@
+import { and, asc, eq, gt, inArray, isNull, lte } from "drizzle-orm";
+import { activationSessions, deviceMemberships, devices, portalNetworks, users } from "../../../schema/index.js";
+import type { Executor } from "../../infra/db.js";
+import { sessionColumns, type SessionRow, type EndReason } from "./networks.repository.js";
+
+/** Activations: the time-boxed sessions that keep a device authorized. */
+export const activationSessionsRepository = {
+  async insertSession(db: Executor, v: typeof activationSessions.$inferInsert): Promise<SessionRow> {
+    const [row] = await db.insert(activationSessions).values(v).returning(sessionColumns);
+    return row!;
+  },
+
+  /** Ends the open sessions of these memberships; returns the ended ones. */
+  async endSessions(db: Executor, membershipIds: string[], reason: EndReason, now: Date): Promise<SessionRow[]> {
+    if (membershipIds.length === 0) return [];
+    return db
+      .update(activationSessions)
+      .set({ endedAt: now, endReason: reason })
+      .where(and(inArray(activationSessions.membershipId, membershipIds), isNull(activationSessions.endedAt)))
+      .returning(sessionColumns);
+  },
+
+  session: async (db: Executor, orgId: string, id: string): Promise<SessionRow | undefined> =>
+    (await db.select(sessionColumns).from(activationSessions).where(and(eq(activationSessions.id, id), eq(activationSessions.organizationId, orgId))).for("update"))[0],
+
+  /** Open sessions whose time is up (of one organization, or all): ended as expired by the reconciliation. */
+  async expireSessions(db: Executor, now: Date, orgId?: string): Promise<SessionRow[]> {
+    const ended = await db
+      .update(activationSessions)
+      .set({ endedAt: now, endReason: "expired" })
+      .where(and(isNull(activationSessions.endedAt), lte(activationSessions.expiresAt, now), orgId ? eq(activationSessions.organizationId, orgId) : undefined))
+      .returning(sessionColumns);
+    const ids = ended.map((s) => s.membershipId);
+    if (ids.length > 0) {
+      await db
+        .update(deviceMemberships)
+        .set({ state: "activation_expired", updatedAt: now })
+        .where(and(inArray(deviceMemberships.id, ids), eq(deviceMemberships.state, "active_authorized")));
+    }
+    return ended;
+  },
+
+  async activeSessionsOfOrg(db: Executor, orgId: string, now: Date) {
+    return db
+      .select({
+        session: sessionColumns,
+        nodeId: devices.nodeId,
+        deviceNickname: devices.nickname,
+        ownerEmail: users.email,
+        ownerName: users.fullName,
+        networkId: portalNetworks.id,
+        networkName: portalNetworks.name,
+      })
+      .from(activationSessions)
+      .innerJoin(deviceMemberships, eq(deviceMemberships.id, activationSessions.membershipId))
+      .innerJoin(devices, eq(devices.id, deviceMemberships.deviceId))
+      .innerJoin(users, eq(users.id, activationSessions.userId))
+      .innerJoin(portalNetworks, eq(portalNetworks.id, deviceMemberships.portalNetworkId))
+      .where(and(eq(activationSessions.organizationId, orgId), isNull(activationSessions.endedAt), gt(activationSessions.expiresAt, now)))
+      .orderBy(asc(activationSessions.expiresAt));
+  },
+};

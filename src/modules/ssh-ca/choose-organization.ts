@@ -1,0 +1,39 @@
+import type { Executor } from "../../infra/db.js";
+import type { AppError } from "../../lib/errors.js";
+import type { RequestContext } from "../../lib/request-context.js";
+import { requireUser } from "../auth/guards.js";
+import { getActiveMemberships, type ActiveMembership } from "../orgs/memberships.repository.js";
+import { requireOrgAccess } from "../orgs/org-access.js";
+import { can, type Capability } from "../orgs/permissions.js";
+import { caRepository } from "./ca.repository.js";
+import { CaErrors } from "./ssh-ca.errors.js";
+
+export interface OrganizationChoice {
+  /** The org_id the caller named, if any. */
+  orgId: string | undefined;
+  /** What the caller must be allowed to do there; without org_id, only such organizations are candidates. */
+  capability: Capability;
+  /** Without org_id, only organizations with a live CA of this type are candidates. */
+  withCa?: "user" | "host";
+  /** The error when no organization is a candidate. */
+  none: () => AppError;
+}
+
+/**
+ * The one choice of organization for an SSH request (signing, host signing, the effective policy,
+ * the CA public key). Guard order: a named org_id must be one the caller may act in with the
+ * capability; without it, exactly one candidate is used; several are ambiguous and listed
+ * (MULTIPLE_ORGS_AMBIGUOUS, so the CLI can offer them); none is `choice.none()`.
+ */
+export async function chooseOrganization(db: Executor, ctx: RequestContext, choice: OrganizationChoice): Promise<ActiveMembership> {
+  if (choice.orgId) return (await requireOrgAccess(db, ctx, choice.orgId, choice.capability)).membership;
+  const actor = requireUser(ctx);
+  const allowed = (await getActiveMemberships(db, actor.userId)).filter((m) => can(m.role, choice.capability));
+  const withCa = choice.withCa ? new Set(await caRepository.orgsWithCa(db, allowed.map((m) => m.organizationId), choice.withCa)) : null;
+  const candidates = withCa ? allowed.filter((m) => withCa.has(m.organizationId)) : allowed;
+  if (candidates.length === 0) throw choice.none();
+  if (candidates.length > 1) throw CaErrors.ambiguous(candidates.map((m) => ({ id: m.organizationId, name: m.organizationName })));
+  // An organization found implicitly passes the same checks as a named one: leaving out org_id
+  // must not skip an organization's MFA deadline or a delegated token's limits.
+  return (await requireOrgAccess(db, ctx, candidates[0]!.organizationId, choice.capability)).membership;
+}
