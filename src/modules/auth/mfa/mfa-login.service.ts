@@ -13,7 +13,8 @@ import { AuthErrors } from "../auth.errors.js";
 import type { SessionIssued, SessionIssuer } from "../session-issuer.js";
 import { assertionIdentity, authenticationOptions, verifyAuthentication, WebAuthnError, type RelyingParty } from "../webauthn/webauthn.js";
 import { MfaErrors } from "./mfa.errors.js";
-import { mfaRepository, mfaSecretsRepository } from "./mfa.repository.js";
+import { mfaSecretsRepository } from "./mfa-secrets.repository.js";
+import { mfaRepository } from "./mfa.repository.js";
 import { hashBackupCode, type BackupCodeKey } from "./mfa.service.js";
 import type { PendingLogin, PendingLoginStore } from "./pending-login.js";
 

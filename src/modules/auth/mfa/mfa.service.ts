@@ -13,17 +13,17 @@ import {
   type SecretBox,
 } from "../../../lib/crypto/index.js";
 import type { RequestContext } from "../../../lib/request-context.js";
-import type { PasswordVerifier } from "../password-verifier.js";
 import { parseId, parseInput } from "../../../lib/validation.js";
 import { AuditAction } from "../../audit/audit.actions.js";
 import type { AuditService } from "../../audit/audit.service.js";
 import { usersRepository } from "../../users/users.repository.js";
 import { AuthErrors } from "../auth.errors.js";
-import { credentialsRepository } from "../credentials.repository.js";
+import type { CredentialsService } from "../credentials.service.js";
 import { requirePersonalUser } from "../guards.js";
 import { registrationOptions, verifyRegistration, WebAuthnError, type RelyingParty } from "../webauthn/webauthn.js";
 import { MfaErrors } from "./mfa.errors.js";
-import { mfaRepository, mfaSecretsRepository, type CredentialView } from "./mfa.repository.js";
+import { mfaSecretsRepository } from "./mfa-secrets.repository.js";
+import { mfaRepository, type CredentialView } from "./mfa.repository.js";
 
 export const BACKUP_CODE_COUNT = 10;
 const CHALLENGE_TTL = 300;
@@ -49,13 +49,20 @@ export interface MfaDeps {
   clock: Clock;
   kv: KeyValueStore;
   box: SecretBox;
-  passwords: PasswordVerifier;
+  credentials: CredentialsService;
   audit: AuditService;
   rp: RelyingParty;
   totpIssuer: string;
   /** Keys for the backup codes' keyed hashes, current first (derived from the master encryption keys). */
   backupCodeKeys: BackupCodeKey[];
   hooks: MfaHooks;
+}
+
+/** What a removal takes: one WebAuthn credential, all of them, the authenticator app, or everything with the backup codes. */
+export interface MfaRemoval {
+  method: "webauthn" | "totp" | "all";
+  /** With "webauthn": only this credential. */
+  credentialId?: string;
 }
 
 export interface BackupCodeKey {
@@ -141,15 +148,42 @@ export class MfaService {
   }
 
   async deleteCredential(ctx: RequestContext, id: string): Promise<void> {
-    const { db, clock, audit, hooks } = this.deps;
+    const { db, audit } = this.deps;
     const actor = requirePersonalUser(ctx);
     const credentialId = parseId(id, MfaErrors.credentialNotFound);
     await db.transaction(async (tx) => {
-      const row = await mfaRepository.deleteCredential(tx, actor.userId, credentialId, clock.now());
-      if (!row) throw MfaErrors.credentialNotFound();
-      await hooks.removed(tx, actor.userId);
-      await audit.record(tx, ctx, AuditAction.webauthnDeleted, { resourceType: "webauthn_credential", resourceId: row.id });
+      if (!(await this.removeMethods(tx, actor.userId, { method: "webauthn", credentialId }))) throw MfaErrors.credentialNotFound();
+      await audit.record(tx, ctx, AuditAction.webauthnDeleted, { resourceType: "webauthn_credential", resourceId: credentialId });
     });
+  }
+
+  /** An account's enrolled methods, without any secret (for its administrators too). */
+  async methodsOf(userId: string) {
+    const { db } = this.deps;
+    const m = await mfaRepository.methods(db, userId);
+    return { webauthn: await mfaRepository.listCredentials(db, userId), totpEnabled: m.totp, backupCodesRemaining: m.backupCodes };
+  }
+
+  /**
+   * THE removal of second factors, for the owner (self-service) and for an administrator within
+   * reach alike, in the caller's transaction; organizations' MFA compliance follows. Returns what
+   * went, in words for the owner's email, or null when there was nothing of that kind to remove.
+   */
+  async removeMethods(tx: Executor, userId: string, removal: MfaRemoval): Promise<string | null> {
+    const now = this.deps.clock.now();
+    let removed: string;
+    if (removal.method === "webauthn" && removal.credentialId) {
+      if (!(await mfaRepository.deleteCredential(tx, userId, removal.credentialId, now))) return null;
+      removed = "one passkey or security key";
+    } else {
+      const webauthn = removal.method !== "totp" ? await mfaRepository.deleteAllCredentials(tx, userId, now) : 0;
+      const totp = removal.method !== "webauthn" ? await mfaRepository.deleteTotp(tx, userId) : false;
+      if (removal.method === "all") await mfaRepository.replaceBackupCodes(tx, userId, [], now);
+      else if (webauthn === 0 && !totp) return null;
+      removed = removal.method === "all" ? "every method and the backup codes" : removal.method === "totp" ? "the authenticator app" : "every passkey and security key";
+    }
+    await this.deps.hooks.removed(tx, userId);
+    return removed;
   }
 
   async status(ctx: RequestContext) {
@@ -203,23 +237,22 @@ export class MfaService {
 
   /** Removes the authenticator app; re-authentication with the password when the account has one. */
   async disableTotp(ctx: RequestContext, input: unknown): Promise<void> {
-    const { db, audit, hooks } = this.deps;
+    const { db, audit, credentials } = this.deps;
     const actor = requirePersonalUser(ctx);
     const { password } = parseInput(passwordSchema, input ?? {});
-    await this.reauthenticate(ctx, actor, password);
+    await credentials.confirmCurrentPassword(ctx, actor, password, "pass");
     await db.transaction(async (tx) => {
-      if (!(await mfaRepository.deleteTotp(tx, actor.userId))) throw MfaErrors.totpNotEnabled();
-      await hooks.removed(tx, actor.userId);
+      if (!(await this.removeMethods(tx, actor.userId, { method: "totp" }))) throw MfaErrors.totpNotEnabled();
       await audit.record(tx, ctx, AuditAction.totpDisabled);
     });
   }
 
   /** New backup codes (the old ones stop working), with the current password. */
   async regenerateBackupCodes(ctx: RequestContext, input: unknown): Promise<{ backupCodes: string[] }> {
-    const { db, clock, audit } = this.deps;
+    const { db, clock, audit, credentials } = this.deps;
     const actor = requirePersonalUser(ctx);
     const { password } = parseInput(passwordSchema, input ?? {});
-    await this.reauthenticate(ctx, actor, password);
+    await credentials.confirmCurrentPassword(ctx, actor, password, "pass");
     const m = await mfaRepository.methods(db, actor.userId);
     if (m.webauthn === 0 && !m.totp) throw MfaErrors.methodNotAvailable("Multi-factor authentication");
     return db.transaction(async (tx) => {
@@ -227,14 +260,6 @@ export class MfaService {
       await audit.record(tx, ctx, AuditAction.backupCodesRegenerated);
       return { backupCodes: codes };
     });
-  }
-
-  private async reauthenticate(ctx: RequestContext, actor: { userId: string; email: string }, password: string | undefined): Promise<void> {
-    const hash = await credentialsRepository.findPasswordHash(this.deps.db, actor.userId);
-    if (!hash) return;
-    if (!password) throw AuthErrors.passwordRequired();
-    // Counted like a sign-in: a stolen session cannot guess the password here.
-    if (!(await this.deps.passwords.verify(ctx, actor.email, hash, password))) throw AuthErrors.currentPasswordIncorrect();
   }
 
   private async issueBackupCodesIfNone(tx: Executor, userId: string, now: Date): Promise<string[] | null> {
