@@ -31,7 +31,7 @@ export const userTokensRepository = {
    * The verification link of either kind (the same /verify-email page opens both): proving the
    * current address, or a new one (email_change, which carries the address it proves).
    */
-  async consumeEmailLink(db: Executor, tokenHash: string, now: Date): Promise<{ userId: string; purpose: UserTokenPurpose; newEmail: string | null } | undefined> {
+  async consumeEmailLink(db: Executor, tokenHash: string, now: Date): Promise<Pick<typeof userTokens.$inferSelect, "userId" | "purpose" | "newEmail"> | undefined> {
     const [row] = await db
       .update(userTokens)
       .set({ usedAt: now })

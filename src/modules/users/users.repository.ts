@@ -50,7 +50,7 @@ export const usersRepository = {
   },
 
   /** The user, whether a password is set, and the name of the organization managing it, in one round trip. */
-  async findByIdWithPasswordFlag(db: Executor, id: string): Promise<(UserRow & { hasPassword: boolean; managedByName: string | null }) | undefined> {
+  async findByIdWithPasswordFlag(db: Executor, id: string): Promise<(UserRow & { hasPassword: boolean; managedByName: (typeof organizations.$inferSelect)["name"] | null }) | undefined> {
     const [row] = await db
       .select({ ...userColumns, hasPassword: sql<boolean>`${passwordCredentials.userId} is not null`, managedByName: organizations.name })
       .from(users)
