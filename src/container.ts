@@ -90,7 +90,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const corsOrigins = createOriginMatcher(config.cors.origins);
 
   const audit = new AuditService(clock);
-  const limits = new RateLimitService({ enabled: config.rateLimits.enabled, redis, prefix: config.redis.keyPrefix });
+  const limits = new RateLimitService({ enabled: config.rateLimits.enabled, redis, prefix: config.redis.keyPrefix, clock });
   const emailTransport = overrides.emailTransport ?? createEmailTransport(config, logger);
   const email = new EmailService({
     db,
