@@ -8,7 +8,6 @@ import {
   hmacSha256Hex,
   matchTotp,
   randomHex,
-  randomToken,
   totpUri,
   type SecretBox,
 } from "../../../lib/crypto/index.js";
@@ -24,9 +23,9 @@ import { registrationOptions, verifyRegistration, WebAuthnError, type RelyingPar
 import { MfaErrors } from "./mfa.errors.js";
 import { mfaSecretsRepository } from "./mfa-secrets.repository.js";
 import { mfaRepository, type CredentialView } from "./mfa.repository.js";
+import { WebAuthnChallenges } from "./webauthn-challenges.js";
 
 export const BACKUP_CODE_COUNT = 10;
-const CHALLENGE_TTL = 300;
 const TOTP_CONTEXT = (userId: string) => `totp:${userId}`;
 
 const completeRegistrationSchema = z.object({
@@ -80,29 +79,31 @@ export const hashBackupCode = (keys: BackupCodeKey[], code: string): string[] =>
 
 /** Enrolling and managing the signed-in user's second factors. */
 export class MfaService {
-  constructor(private readonly deps: MfaDeps) {}
+  private readonly challenges: WebAuthnChallenges;
+
+  constructor(private readonly deps: MfaDeps) {
+    this.challenges = new WebAuthnChallenges(deps.kv, deps.clock, "reg");
+  }
 
   // --- WebAuthn ------------------------------------------------------------------------------
 
   async beginWebauthnRegistration(ctx: RequestContext) {
-    const { db, kv, rp } = this.deps;
+    const { db, rp } = this.deps;
     const actor = requirePersonalUser(ctx);
     const user = await usersRepository.findById(db, actor.userId);
     if (!user) throw AuthErrors.invalidLink();
     const existing = await mfaSecretsRepository.credentialsForAuth(db, user.id);
     const options = await registrationOptions(rp, { id: user.id, email: user.email, displayName: user.fullName ?? user.email }, existing);
-    const challengeId = randomToken(18);
     // Single-use and short-lived: the completion takes it.
-    await kv.set(`webauthn:reg:${challengeId}`, JSON.stringify({ challenge: options.challenge, userId: user.id }), CHALLENGE_TTL);
+    const challengeId = await this.challenges.issue(options.challenge, user.id);
     return { challengeId, options };
   }
 
   async completeWebauthnRegistration(ctx: RequestContext, input: unknown): Promise<{ credential: CredentialView; backupCodes: string[] | null }> {
-    const { db, clock, kv, audit, rp, hooks } = this.deps;
+    const { db, clock, audit, rp, hooks } = this.deps;
     const actor = requirePersonalUser(ctx);
     const data = parseInput(completeRegistrationSchema, input);
-    const stored = await kv.take(`webauthn:reg:${data.challengeId}`);
-    const challenge = stored ? (JSON.parse(stored) as { challenge: string; userId: string }) : null;
+    const challenge = await this.challenges.take(data.challengeId);
     // Another user's challenge is as good as none.
     if (!challenge || challenge.userId !== actor.userId) throw MfaErrors.challengeExpired();
     let verified;
