@@ -95,6 +95,7 @@ export class AccountsService {
     const verify = () =>
       db.transaction(async (tx) => {
         const now = clock.now();
+        await this.lockAccountOfLink(tx, ["email_verification", "email_change"], sha256Hex(token), now);
         const link = await userTokensRepository.consumeEmailLink(tx, sha256Hex(token), now);
         const found = link ? await usersRepository.findById(tx, link.userId) : undefined;
         if (!link || !found) throw AuthErrors.invalidLink();
@@ -219,6 +220,7 @@ export class AccountsService {
     // A policy failure throws inside the transaction, so the link is not spent by a rejected password.
     const user = await db.transaction(async (tx) => {
       const now = clock.now();
+      await this.lockAccountOfLink(tx, ["password_reset"], tokenHash, now);
       const userId = await userTokensRepository.consume(tx, "password_reset", tokenHash, now);
       const found = userId ? await usersRepository.findById(tx, userId) : undefined;
       if (!found || found.status !== "active") throw AuthErrors.invalidLink();
@@ -309,6 +311,16 @@ export class AccountsService {
       verifyUrl: `${config.appUrl}/verify-email?token=${encodeURIComponent(token)}`,
       expiresInHours: Math.round(config.emailVerificationTtl / 3600),
     });
+  }
+
+  /**
+   * Opening a link voids the account's other links of its kind. Two links of one account opened at
+   * once would each hold its own token and wait for the other's (a deadlock on PostgreSQL): the
+   * account row is locked first, so they queue, and the second finds its link voided.
+   */
+  private async lockAccountOfLink(tx: Executor, purposes: UserTokenPurpose[], tokenHash: string, now: Date): Promise<void> {
+    const userId = await userTokensRepository.findUsableOwner(tx, purposes, tokenHash, now);
+    if (userId) await usersRepository.lockById(tx, userId);
   }
 
   private async issueToken(tx: Executor, userId: string, purpose: UserTokenPurpose, ttl: number, now: Date, newEmail?: string): Promise<string> {

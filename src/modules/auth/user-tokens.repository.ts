@@ -13,6 +13,19 @@ export const userTokensRepository = {
   },
 
   /**
+   * The account a still-usable token of one of `purposes` belongs to, without taking the token: the
+   * caller locks the account first, so concurrent links of one account queue on the account row
+   * instead of deadlocking on each other's token rows.
+   */
+  async findUsableOwner(db: Executor, purposes: UserTokenPurpose[], tokenHash: string, now: Date): Promise<string | undefined> {
+    const [row] = await db
+      .select({ userId: userTokens.userId })
+      .from(userTokens)
+      .where(and(eq(userTokens.tokenHash, tokenHash), inArray(userTokens.purpose, purposes), isNull(userTokens.usedAt), gt(userTokens.expiresAt, now)));
+    return row?.userId;
+  },
+
+  /**
    * Marks a valid token used and returns its user. The conditional update is the single-use guard:
    * of two concurrent requests with the same token, only one gets a row back.
    */
