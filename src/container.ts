@@ -16,7 +16,7 @@ import { AccountsService } from "./modules/auth/accounts.service.js";
 import { ActorService } from "./modules/auth/actor.service.js";
 import { createNetworksModule } from "./modules/networks/index.js";
 import type { ClientFactory } from "./modules/networks/controller-config.service.js";
-import { PasswordVerifier } from "./modules/auth/password-verifier.js";
+import { CredentialsService } from "./modules/auth/credentials.service.js";
 import { LoginService } from "./modules/auth/login.service.js";
 import { CliLoginService } from "./modules/auth/cli-login.service.js";
 import { MfaLoginService } from "./modules/auth/mfa/mfa-login.service.js";
@@ -90,7 +90,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const corsOrigins = createOriginMatcher(config.cors.origins);
 
   const audit = new AuditService(clock);
-  const limits = new RateLimitService({ enabled: config.rateLimits.enabled, redis, prefix: config.redis.keyPrefix });
+  const limits = new RateLimitService({ enabled: config.rateLimits.enabled, redis, prefix: config.redis.keyPrefix, clock });
   const emailTransport = overrides.emailTransport ?? createEmailTransport(config, logger);
   const email = new EmailService({
     db,
@@ -104,24 +104,24 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   });
 
   const sessions = new SessionsService(sessionStores.records, kv, clock, config.session);
-  const passwords = new PasswordVerifier(hasher, limits, {
+  const lockout = {
     failures: config.rateLimits.loginAccountFailures,
     baseSeconds: config.rateLimits.loginLockoutBase,
     maxSeconds: config.rateLimits.loginLockoutMax,
     account: config.rateLimits.loginAccountWide,
     accountLockSeconds: config.rateLimits.loginAccountWideLock,
-  });
+  };
+  const credentials = new CredentialsService({ db, clock, hasher, limits, lockout });
   const delegatedTokens = new DelegatedTokensService(db, clock, apiResource(config.http.publicUrl));
   sessions.onRevokeAll((userId) => delegatedTokens.revokeForUser(userId));
   const actors = new ActorService(db, sessions, delegatedTokens);
   const accounts = new AccountsService({
     db,
     clock,
-    hasher,
     audit,
     email,
     limits,
-    passwords,
+    credentials,
     sessions,
     config: {
       appUrl: config.http.appUrl,
@@ -136,13 +136,12 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const pendingLogins = new PendingLoginStore(kv, clock, config.mfa.pendingTtl);
   const login = new LoginService({
     db,
-    hasher,
     audit,
     limits,
     sessions,
     issuer,
     pending: pendingLogins,
-    passwords,
+    credentials,
     config: { loginIp: config.rateLimits.loginIp },
   });
   const mySessions = new MySessionsService(db, sessions, audit, corsOrigins);
@@ -158,9 +157,11 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   });
   // Offboarding (removal, suspension, deletion) revokes SSH certificates: built before those services.
   const certificates = new CertificatesService(db, clock, audit);
-  const users = new UsersService({ db, clock, passwords, audit, sessions, certificates, networks: networks.networkOffboarding });
+  const users = new UsersService({ db, clock, credentials, audit, sessions, certificates, networks: networks.networkOffboarding });
   const mfaPolicy = new MfaPolicyService(db, clock, audit, email, logger, { appUrl: config.http.appUrl });
-  const adminUsers = new AdminUsersService({ db, clock, hasher, passwords, audit, sessions, email, certificates, networks: networks.networkOffboarding, mfaHooks: mfaPolicy });
+  const backupCodeKeys = config.crypto.encryptionKeys.map((k) => ({ id: k.id, key: deriveKey(k.key, "keyward backup codes") }));
+  const mfa = new MfaService({ db, clock, kv, box, credentials, audit, rp: config.mfa.rp, totpIssuer: config.mfa.totpIssuer, backupCodeKeys, hooks: mfaPolicy });
+  const adminUsers = new AdminUsersService({ db, clock, credentials, mfa, audit, sessions, email, certificates, networks: networks.networkOffboarding });
   const orgLimit = config.orgs;
   const orgs = new OrgsService({ db, clock, audit, certificates, networks: networks.networkOffboarding, logger, limit: orgLimit });
   const members = new MembersService({ db, clock, audit, certificates, networks: networks.networkOffboarding });
@@ -168,7 +169,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     db,
     accounts,
     clock,
-    hasher,
+    credentials,
     audit,
     email,
     sessions,
@@ -190,8 +191,6 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   });
   const signing = new SigningService(db, clock, audit, caBox, config.ssh);
   const sudo = new SudoService(db, apiKeys, audit, () => clock.now());
-  const backupCodeKeys = config.crypto.encryptionKeys.map((k) => ({ id: k.id, key: deriveKey(k.key, "keyward backup codes") }));
-  const mfa = new MfaService({ db, clock, kv, box, passwords, audit, rp: config.mfa.rp, totpIssuer: config.mfa.totpIssuer, backupCodeKeys, hooks: mfaPolicy });
   const mfaLogin = new MfaLoginService({ db, clock, kv, box, audit, limits, issuer, pending: pendingLogins, rp: config.mfa.rp, backupCodeKeys, rate: config.mfa.rate });
   const contact = new ContactService(db, clock, email, limits, { notifyEmail: config.email.contactNotifyEmail, rate: config.rateLimits.contact });
   const outbox = new OutboxAdminService(db, clock, audit);
@@ -215,6 +214,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     clock,
     logger,
     audit,
+    credentials,
     limits,
     providers: oauthProviders,
     flows: new OAuthFlowStore(kv, clock, ext.flowTtl),
@@ -233,7 +233,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     issuer,
     config: { publicUrl: config.http.publicUrl, appUrl: config.http.appUrl, ttl: ext.cliLoginTtl, rate: ext.cliLoginRate },
   });
-  const linkedAccounts = new LinkedAccountsService({ db, sessions, audit, providers: oauthProviders });
+  const linkedAccounts = new LinkedAccountsService({ db, credentials, sessions, audit, providers: oauthProviders });
 
   return {
     config,

@@ -153,6 +153,19 @@ describe("WebAuthn", () => {
     expect(wrongOrigin.body.error.type).toBe("WEBAUTHN_REGISTRATION_FAILED");
   });
 
+  it("refuses a challenge answered after its five minutes, measured on the service clock", async () => {
+    const user = await newUser(app);
+    const { authenticator } = await enrollPasskey(user);
+    const begin = await app.http.post("/api/v1/auth/webauthn/login/begin", {});
+    const regBegin = await app.http.post("/api/v1/auth/webauthn/register/begin", {}, { token: user.token });
+    app.clock.advance(301);
+    const late = await app.http.post("/api/v1/auth/webauthn/login/complete", { challenge_id: begin.body.data.challenge_id, response: authenticator.assert(begin.body.data.options) });
+    expect(late.body.error.type).toBe("WEBAUTHN_CHALLENGE_EXPIRED");
+    const response = new SoftAuthenticator(app.url, "localhost").register(regBegin.body.data.options);
+    const lateRegistration = await app.http.post("/api/v1/auth/webauthn/register/complete", { challenge_id: regBegin.body.data.challenge_id, response }, { token: user.token });
+    expect(lateRegistration.body.error.type).toBe("WEBAUTHN_CHALLENGE_EXPIRED");
+  });
+
   it("works through GraphQL too", async () => {
     const user = await newUser(app);
     const authenticator = new SoftAuthenticator(app.url, "localhost");

@@ -1,24 +1,18 @@
-import { and, count, eq, ilike, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
-import { users } from "../../../schema/index.js";
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
-import { isUniqueViolation } from "../../infra/db-errors.js";
-import type { PasswordHasher } from "../../lib/crypto/index.js";
+import { uniqueOr } from "../../infra/db-errors.js";
 import { AppError } from "../../lib/errors.js";
 import { toPage, type Page } from "../../lib/pagination.js";
 import type { RequestContext, UserActor } from "../../lib/request-context.js";
 import type { NetworkOffboarding } from "../networks/offboarding.js";
-import type { PasswordVerifier } from "../auth/password-verifier.js";
 import { normalizeEmail } from "../../lib/strings.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { z } from "zod";
 import { AuditAction } from "../audit/audit.actions.js";
-import { mfaRepository } from "../auth/mfa/mfa.repository.js";
-import type { MfaHooks } from "../auth/mfa/mfa.service.js";
+import type { MfaService } from "../auth/mfa/mfa.service.js";
 import type { AuditEntryView, AuditService } from "../audit/audit.service.js";
-import { credentialsRepository } from "../auth/credentials.repository.js";
+import type { CredentialsService } from "../auth/credentials.service.js";
 import { requirePersonalUser, requireSuperadmin } from "../auth/guards.js";
-import { assertPasswordAcceptable } from "../auth/password-policy.js";
 import type { SessionsService } from "../auth/sessions/sessions.service.js";
 import type { EmailService } from "../email/email.service.js";
 import type { CertificatesService } from "../ssh-ca/certificates.service.js";
@@ -26,7 +20,7 @@ import { getActiveMemberships } from "../orgs/memberships.repository.js";
 import { adminDeleteSchema, adminPasswordSchema, adminUsersQuerySchema } from "../orgs/orgs.schemas.js";
 import { isAdminRole, type OrgRole } from "../orgs/permissions.js";
 import { UserErrors } from "../users/users.errors.js";
-import { userColumns, usersRepository, type UserRow } from "../users/users.repository.js";
+import { usersRepository, type UserRow } from "../users/users.repository.js";
 import { auditQuerySchema, suspendSchema } from "../users/users.schemas.js";
 import { toUserView, type UserView } from "../users/users.views.js";
 import { soleOwnedOrganizations } from "../orgs/sole-owner.js";
@@ -42,14 +36,13 @@ export interface AdminUserView extends UserView {
 export interface AdminUsersDeps {
   db: Db;
   clock: Clock;
-  hasher: PasswordHasher;
-  passwords: Pick<PasswordVerifier, "clearLocks">;
+  credentials: Pick<CredentialsService, "hashNewPassword" | "setPassword" | "clearLocks">;
+  mfa: Pick<MfaService, "methodsOf" | "removeMethods">;
   audit: AuditService;
   sessions: SessionsService;
   email: EmailService;
   certificates: Pick<CertificatesService, "revokeForOffboarding">;
   networks: Pick<NetworkOffboarding, "personLeft" | "organizationDeleted" | "apply">;
-  mfaHooks: MfaHooks;
 }
 
 const removeMfaSchema = z.object({ method: z.enum(["totp", "webauthn", "all"]), credentialId: z.uuid().optional() });
@@ -67,20 +60,15 @@ export class AdminUsersService {
     const { db } = this.deps;
     const actor = requirePersonalUser(ctx);
     const q = parseInput(adminUsersQuerySchema, input);
-    const where: SQL[] = [isNull(users.deletedAt)];
-    if (q.q) where.push(or(ilike(users.email, `%${escapeLike(q.q)}%`), ilike(users.fullName, `%${escapeLike(q.q)}%`))!);
+    let managedBy: string[] | undefined;
     if (!actor.isSuperadmin) {
       // Organization admins administer the accounts their organizations manage, and no others.
-      const adminOrgs = (await getActiveMemberships(db, actor.userId)).filter((m) => isAdminRole(m.role)).map((m) => m.organizationId);
-      if (adminOrgs.length === 0) throw AdminErrors.notAllowed();
-      where.push(inArray(users.managedByOrganizationId, adminOrgs));
+      managedBy = (await getActiveMemberships(db, actor.userId)).filter((m) => isAdminRole(m.role)).map((m) => m.organizationId);
+      if (managedBy.length === 0) throw AdminErrors.notAllowed();
     }
-    const [rows, [total]] = await Promise.all([
-      db.select(userColumns).from(users).where(and(...where)).orderBy(users.email).limit(q.perPage).offset((q.page - 1) * q.perPage),
-      db.select({ n: count() }).from(users).where(and(...where)),
-    ]);
+    const { rows, total } = await usersRepository.search(db, { text: q.q, managedBy, limit: q.perPage, offset: (q.page - 1) * q.perPage });
     const items = await Promise.all(rows.map((u) => this.withOrgs(actor, u)));
-    return toPage(items, total?.n ?? 0, q.page, q.perPage);
+    return toPage(items, total, q.page, q.perPage);
   }
 
   /** Superadmins: every account, whatever organization it is in. */
@@ -147,24 +135,22 @@ export class AdminUsersService {
 
   /** Sets a new password for the account; every session of it ends. */
   async setPassword(ctx: RequestContext, userId: string, input: unknown): Promise<void> {
-    const { db, clock, hasher, audit, sessions } = this.deps;
+    const { db, clock, credentials, audit, sessions } = this.deps;
     const actor = requirePersonalUser(ctx);
     const { password } = parseInput(adminPasswordSchema, input);
     const target = await reachUser(db, actor, userId, { allowSelf: false, what: "set a password for" });
-    assertPasswordAcceptable(password, target.email);
-    const hash = await hasher.hash(password);
+    const newPassword = await credentials.hashNewPassword(password, target.email);
     await db.transaction(async (tx) => {
       // Still within reach after the slow hash (the account may have left the organization meanwhile).
       await reachUser(tx, actor, target.id, { allowSelf: false, what: "set a password for" });
-      const now = clock.now();
-      await credentialsRepository.setPasswordHash(tx, target.id, hash, now);
+      await credentials.setPassword(tx, target.id, newPassword);
       // A pending account becomes usable once an administrator sets its password.
-      if (target.status === "pending_activation") await usersRepository.update(tx, target.id, { status: "active", updatedAt: now });
+      if (target.status === "pending_activation") await usersRepository.update(tx, target.id, { status: "active", updatedAt: clock.now() });
       await audit.record(tx, ctx, AuditAction.userPasswordSetByAdmin, { userId: target.id, resourceType: "user", resourceId: target.id });
     });
     await sessions.revokeAll(target.id);
     // The owner gets the new password from an administrator: a guesser's lock must not keep them out.
-    await this.deps.passwords.clearLocks(target.email);
+    await credentials.clearLocks(target.email);
   }
 
   /** Soft-deletes an account (`confirm: true` required); refused while it is an organization's only owner. */
@@ -191,30 +177,27 @@ export class AdminUsersService {
     const { db, clock, audit } = this.deps;
     const actor = requirePersonalUser(ctx);
     const id = parseId(userId, UserErrors.notFound);
-    try {
-      return await db.transaction(async (tx) => {
-        const [deleted] = await tx.select(userColumns).from(users).where(and(eq(users.id, id), sql`${users.deletedAt} is not null`));
+    const restore = () =>
+      db.transaction(async (tx) => {
+        const deleted = await usersRepository.findDeleted(tx, id);
         if (!deleted) {
           if (await usersRepository.findById(tx, id)) throw AdminErrors.notDeleted();
           throw UserErrors.notFound();
         }
         await assertReach(tx, actor, deleted, { allowSelf: false, what: "restore" });
-        const [restored] = await tx.update(users).set({ deletedAt: null, updatedAt: clock.now() }).where(eq(users.id, id)).returning(userColumns);
+        const restored = await usersRepository.restore(tx, id, clock.now());
         await audit.record(tx, ctx, AuditAction.userRestore, { userId: id, resourceType: "user", resourceId: id });
         return toUserView(restored!);
       });
-    } catch (e) {
-      if (isUniqueViolation(e, "users_email_live_uq")) throw AdminErrors.emailTaken();
-      throw e;
-    }
+    // Another account took the address while this one was deleted.
+    return uniqueOr(restore, { users_email_live_uq: AdminErrors.emailTaken });
   }
 
   /** An administered user's MFA methods, without any secret. */
   async mfaMethods(ctx: RequestContext, userId: string) {
     const actor = requirePersonalUser(ctx);
     const target = await reachUser(this.deps.db, actor, userId, { allowSelf: true });
-    const m = await mfaRepository.methods(this.deps.db, target.id);
-    return { webauthn: await mfaRepository.listCredentials(this.deps.db, target.id), totpEnabled: m.totp, backupCodesRemaining: m.backupCodes };
+    return this.deps.mfa.methodsOf(target.id);
   }
 
   /**
@@ -222,24 +205,13 @@ export class AdminUsersService {
    * everything), audited, and tells the account's owner by email.
    */
   async removeMfa(ctx: RequestContext, userId: string, input: unknown): Promise<void> {
-    const { db, clock, audit, email, mfaHooks } = this.deps;
+    const { db, audit, email, mfa } = this.deps;
     const actor = requirePersonalUser(ctx);
     const data = parseInput(removeMfaSchema, input);
     await db.transaction(async (tx) => {
       const target = await reachUser(tx, actor, userId, { allowSelf: false, what: "remove MFA from" });
-      const now = clock.now();
-      let removed: string;
-      if (data.method === "webauthn" && data.credentialId) {
-        if (!(await mfaRepository.deleteCredential(tx, target.id, data.credentialId, now))) throw UserErrors.notFound();
-        removed = "one passkey or security key";
-      } else {
-        const webauthn = data.method !== "totp" ? await mfaRepository.deleteAllCredentials(tx, target.id, now) : 0;
-        const totp = data.method !== "webauthn" ? await mfaRepository.deleteTotp(tx, target.id) : false;
-        if (data.method === "all") await mfaRepository.replaceBackupCodes(tx, target.id, [], now);
-        removed = data.method === "all" ? "every method and the backup codes" : data.method === "totp" ? "the authenticator app" : "every passkey and security key";
-        if (webauthn === 0 && !totp && data.method !== "all") throw UserErrors.notFound();
-      }
-      await mfaHooks.removed(tx, target.id);
+      const removed = await mfa.removeMethods(tx, target.id, data);
+      if (!removed) throw UserErrors.notFound();
       await email.enqueue(tx, "mfa-removed", target.email, { name: target.fullName ?? target.email, adminEmail: actor.email, removed });
       await audit.record(tx, ctx, AuditAction.adminMfaRemoved, { userId: target.id, resourceType: "user", resourceId: target.id, metadata: data });
     });
@@ -293,5 +265,3 @@ export class AdminUsersService {
     };
   }
 }
-
-const escapeLike = (v: string) => v.replace(/[\\%_]/g, (c) => `\\${c}`);

@@ -1,7 +1,7 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db, Executor } from "../../infra/db.js";
-import { isUniqueViolation } from "../../infra/db-errors.js";
-import { randomToken, sha256Hex, type PasswordHasher } from "../../lib/crypto/index.js";
+import { uniqueOr } from "../../infra/db-errors.js";
+import { randomToken, sha256Hex } from "../../lib/crypto/index.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { normalizeEmail } from "../../lib/strings.js";
 import { parseInput } from "../../lib/validation.js";
@@ -21,10 +21,8 @@ import {
   resetPasswordSchema,
   tokenSchema,
 } from "./auth.schemas.js";
-import { credentialsRepository } from "./credentials.repository.js";
+import type { CredentialsService } from "./credentials.service.js";
 import { requirePersonalUser } from "./guards.js";
-import { assertPasswordAcceptable } from "./password-policy.js";
-import type { PasswordVerifier } from "./password-verifier.js";
 import type { SessionsService } from "./sessions/sessions.service.js";
 import { userTokensRepository, type UserTokenPurpose } from "./user-tokens.repository.js";
 
@@ -40,11 +38,10 @@ export interface AccountsConfig {
 export interface AccountsDeps {
   db: Db;
   clock: Clock;
-  hasher: PasswordHasher;
   audit: AuditService;
   email: EmailService;
   limits: RateLimitService;
-  passwords: PasswordVerifier;
+  credentials: CredentialsService;
   sessions: SessionsService;
   config: AccountsConfig;
 }
@@ -63,13 +60,12 @@ export class AccountsService {
    * the same answer, and its owner gets an email saying someone tried: the response reveals nothing.
    */
   async register(ctx: RequestContext, input: unknown): Promise<{ email: string; message: string }> {
-    const { db, clock, hasher, audit, limits, config } = this.deps;
+    const { db, audit, limits, credentials, config } = this.deps;
     await limits.consume("register", config.limits.register, ctx.ip ?? "unknown");
     const data = parseInput(registerSchema, input);
     const email = normalizeEmail(data.email);
-    assertPasswordAcceptable(data.password, email);
     // Hash before looking the address up, so both branches take the same time.
-    const passwordHash = await hasher.hash(data.password);
+    const password = await credentials.hashNewPassword(data.password, email);
 
     await db.transaction(async (tx) => {
       const existing = await usersRepository.findByEmail(tx, email);
@@ -81,9 +77,7 @@ export class AccountsService {
         });
         return;
       }
-      const now = clock.now();
-      const user = await usersRepository.insert(tx, { email, fullName: data.fullName ?? null, isSuperadmin: false, now });
-      await credentialsRepository.setPasswordHash(tx, user.id, passwordHash, now);
+      const user = await credentials.createAccount(tx, { email, fullName: data.fullName ?? null, password });
       await this.sendVerification(tx, user);
       await audit.record(tx, ctx, AuditAction.userRegister, { userId: user.id, resourceType: "user", resourceId: user.id });
     });
@@ -98,15 +92,11 @@ export class AccountsService {
   async verifyEmail(ctx: RequestContext, input: unknown): Promise<UserView> {
     const { db, clock, audit, config } = this.deps;
     const { token } = parseInput(tokenSchema, input);
-    return db
-      .transaction(async (tx) => {
+    const verify = () =>
+      db.transaction(async (tx) => {
         const now = clock.now();
-        const hash = sha256Hex(token);
-        // The account's row is locked before any of its links is spent: opening several links of
-        // one account at once (each voids the others) then runs one after another, not into a deadlock.
-        const owner = await userTokensRepository.findEmailLinkOwner(tx, hash, now);
-        if (!owner || !(await usersRepository.lockById(tx, owner))) throw AuthErrors.invalidLink();
-        const link = await userTokensRepository.consumeEmailLink(tx, hash, now);
+        await this.lockAccountOfLink(tx, ["email_verification", "email_change"], sha256Hex(token), now);
+        const link = await userTokensRepository.consumeEmailLink(tx, sha256Hex(token), now);
         const found = link ? await usersRepository.findById(tx, link.userId) : undefined;
         if (!link || !found) throw AuthErrors.invalidLink();
         const user = link.purpose === "email_change" && link.newEmail ? await this.switchAddress(tx, ctx, found, link.newEmail, now) : found;
@@ -118,12 +108,9 @@ export class AccountsService {
           await audit.record(tx, ctx, AuditAction.userPromoted, { userId: user.id, metadata: { source: "SUPERADMIN_EMAILS" } });
         }
         return toUserView(updated);
-      })
-      .catch((e: unknown) => {
-        // Another account took the address between the request and the click.
-        if (isUniqueViolation(e, "users_email_live_uq")) throw AuthErrors.emailTaken();
-        throw e;
       });
+    // Another account took the address between the request and the click.
+    return uniqueOr(verify, { users_email_live_uq: AuthErrors.emailTaken });
   }
 
   /**
@@ -132,21 +119,15 @@ export class AccountsService {
    * is the same whether or not the new address has an account of its own.
    */
   async requestEmailChange(ctx: RequestContext, input: unknown): Promise<{ message: string }> {
-    const { db, clock, audit, limits, passwords, config } = this.deps;
+    const { db, clock, audit, limits, credentials, config } = this.deps;
     const actor = requirePersonalUser(ctx);
     const data = parseInput(changeEmailSchema, input);
     const newEmail = normalizeEmail(data.newEmail);
     // Each request mails an address the caller names: capped like verification resends.
     await limits.consume("email-change", config.limits.resendVerification, actor.userId);
-    // The address is how the account is recovered: a borrowed session alone must not move it.
-    const hash = await credentialsRepository.findPasswordHash(db, actor.userId);
-    if (hash) {
-      if (!data.password) throw AuthErrors.passwordRequired();
-      if (!(await passwords.verify(ctx, actor.email, hash, data.password))) throw AuthErrors.currentPasswordIncorrect();
-    } else if (!signedInRecently(actor.signedInAt, clock.now())) {
-      // No password to confirm with (passkey or linked-provider accounts): a fresh sign-in stands in for it.
-      throw AuthErrors.recentSignInRequired();
-    }
+    // The address is how the account is recovered: a borrowed session alone must not move it
+    // (passkey or linked-provider accounts confirm with a fresh sign-in instead).
+    await credentials.confirmCurrentPassword(ctx, actor, data.password, "recent-sign-in");
     if (newEmail === actor.email) throw AuthErrors.sameEmail();
     await db.transaction(async (tx) => {
       const user = await usersRepository.findById(tx, actor.userId);
@@ -232,18 +213,18 @@ export class AccountsService {
 
   /** Sets a new password from a reset link; the link dies and every session of the account ends. */
   async resetPassword(ctx: RequestContext, input: unknown): Promise<{ message: string }> {
-    const { db, clock, hasher, audit, limits, sessions, config } = this.deps;
+    const { db, clock, credentials, audit, limits, sessions, config } = this.deps;
     await limits.consume("reset-password", config.limits.resetPassword, ctx.ip ?? "unknown");
     const data = parseInput(resetPasswordSchema, input);
     const tokenHash = sha256Hex(data.token);
     // A policy failure throws inside the transaction, so the link is not spent by a rejected password.
     const user = await db.transaction(async (tx) => {
       const now = clock.now();
+      await this.lockAccountOfLink(tx, ["password_reset"], tokenHash, now);
       const userId = await userTokensRepository.consume(tx, "password_reset", tokenHash, now);
       const found = userId ? await usersRepository.findById(tx, userId) : undefined;
       if (!found || found.status !== "active") throw AuthErrors.invalidLink();
-      assertPasswordAcceptable(data.password, found.email);
-      await credentialsRepository.setPasswordHash(tx, found.id, await hasher.hash(data.password), now);
+      await credentials.setPassword(tx, found.id, await credentials.hashNewPassword(data.password, found.email));
       // Following the link proved control of the address.
       await usersRepository.markEmailVerified(tx, found, "email_link", now);
       await userTokensRepository.voidAll(tx, found.id, "password_reset", now);
@@ -252,43 +233,29 @@ export class AccountsService {
     });
     await sessions.revokeAll(user.id);
     // The link proved control of the address: a guesser's lock no longer keeps the owner out.
-    await this.deps.passwords.clearLocks(user.email, ctx);
+    await credentials.clearLocks(user.email, ctx);
     return { message: "Your password was reset. Sign in with the new password." };
   }
 
   /** Changes the signed-in user's password; other sessions end, this one stays. */
   async changePassword(ctx: RequestContext, input: unknown): Promise<{ message: string }> {
-    const { db, clock, hasher, audit, sessions, passwords } = this.deps;
+    const { db, audit, sessions, credentials } = this.deps;
     const actor = requirePersonalUser(ctx);
     const data = parseInput(changePasswordSchema, input);
-    const current = await credentialsRepository.findPasswordHash(db, actor.userId);
-    if (!(await passwords.verify(ctx, actor.email, current, data.currentPassword))) throw AuthErrors.currentPasswordIncorrect();
-    assertPasswordAcceptable(data.newPassword, actor.email, "newPassword");
-    const hash = await hasher.hash(data.newPassword);
+    // Without a current password there is nothing to change (a reset link sets the first one).
+    await credentials.confirmCurrentPassword(ctx, actor, data.currentPassword, "refuse");
+    const password = await credentials.hashNewPassword(data.newPassword, actor.email, "newPassword");
     await db.transaction(async (tx) => {
-      await credentialsRepository.setPasswordHash(tx, actor.userId, hash, clock.now());
+      await credentials.setPassword(tx, actor.userId, password);
       await audit.record(tx, ctx, AuditAction.userPasswordChange, { userId: actor.userId });
     });
     await sessions.revokeAll(actor.userId, actor.sessionId);
     return { message: "Password changed. Your other sessions were signed out." };
   }
 
-  /**
-   * Creates an account an organization admin asked for (no password yet, status
-   * pending_activation) and emails its owner a single-use link to choose one. Runs inside the
-   * caller's transaction so the membership and the email come with it or not at all.
-   */
-  async createPendingAccount(tx: Executor, v: { email: string; fullName?: string; inviterName: string; organizationName: string }): Promise<UserRow> {
-    const now = this.deps.clock.now();
-    const user = await usersRepository.insert(tx, { email: v.email, fullName: v.fullName ?? null, isSuperadmin: false, now });
-    await usersRepository.update(tx, user.id, { status: "pending_activation" });
-    await this.sendActivation(tx, { ...user, status: "pending_activation" }, v.inviterName, v.organizationName);
-    return { ...user, status: "pending_activation" };
-  }
-
   /** Sets the first password of a pending account from its activation link; the address is proven. */
   async activate(ctx: RequestContext, input: unknown): Promise<{ message: string }> {
-    const { db, clock, hasher, audit, limits, config } = this.deps;
+    const { db, clock, credentials, audit, limits, config } = this.deps;
     await limits.consume("reset-password", config.limits.resetPassword, ctx.ip ?? "unknown");
     const data = parseInput(activateSchema, input);
     await db.transaction(async (tx) => {
@@ -296,8 +263,7 @@ export class AccountsService {
       const userId = await userTokensRepository.consume(tx, "activation", sha256Hex(data.code), now);
       const user = userId ? await usersRepository.findById(tx, userId) : undefined;
       if (!user || user.status !== "pending_activation") throw AuthErrors.invalidLink();
-      assertPasswordAcceptable(data.password, user.email);
-      await credentialsRepository.setPasswordHash(tx, user.id, await hasher.hash(data.password), now);
+      await credentials.setPassword(tx, user.id, await credentials.hashNewPassword(data.password, user.email));
       await usersRepository.update(tx, user.id, { status: "active", fullName: data.fullName ?? user.fullName, updatedAt: now });
       await usersRepository.markEmailVerified(tx, user, "email_link", now);
       await audit.record(tx, ctx, AuditAction.userActivate, { userId: user.id });
@@ -347,6 +313,16 @@ export class AccountsService {
     });
   }
 
+  /**
+   * Opening a link voids the account's other links of its kind. Two links of one account opened at
+   * once would each hold its own token and wait for the other's (a deadlock on PostgreSQL): the
+   * account row is locked first, so they queue, and the second finds its link voided.
+   */
+  private async lockAccountOfLink(tx: Executor, purposes: UserTokenPurpose[], tokenHash: string, now: Date): Promise<void> {
+    const userId = await userTokensRepository.findUsableOwner(tx, purposes, tokenHash, now);
+    if (userId) await usersRepository.lockById(tx, userId);
+  }
+
   private async issueToken(tx: Executor, userId: string, purpose: UserTokenPurpose, ttl: number, now: Date, newEmail?: string): Promise<string> {
     const token = randomToken(32);
     await userTokensRepository.insert(tx, {
@@ -360,9 +336,3 @@ export class AccountsService {
     return token;
   }
 }
-
-/** How long a sign-in counts as recent enough to stand in for a password (sudo mode). */
-export const RECENT_SIGN_IN_MS = 10 * 60 * 1000;
-
-const signedInRecently = (signedInAt: number | undefined, now: Date): boolean =>
-  signedInAt !== undefined && now.getTime() - signedInAt <= RECENT_SIGN_IN_MS;

@@ -3,8 +3,8 @@ import { passwordCredentials } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
 
 /**
- * Privileged: the only reader of password hashes. Imported by the auth services alone
- * (ARCHITECTURE rule 7).
+ * Privileged: the only reader of password hashes. Imported by the credentials service alone
+ * (ARCHITECTURE rule 7; eslint.config.js enforces it).
  */
 export const credentialsRepository = {
   async findPasswordHash(db: Executor, userId: string): Promise<string | undefined> {
@@ -13,6 +13,11 @@ export const credentialsRepository = {
       .from(passwordCredentials)
       .where(eq(passwordCredentials.userId, userId));
     return row?.hash;
+  },
+
+  async hasPassword(db: Executor, userId: string): Promise<boolean> {
+    const rows = await db.select({ userId: passwordCredentials.userId }).from(passwordCredentials).where(eq(passwordCredentials.userId, userId));
+    return rows.length > 0;
   },
 
   async setPasswordHash(db: Executor, userId: string, hash: string, now: Date): Promise<void> {

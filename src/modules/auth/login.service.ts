@@ -1,5 +1,4 @@
 import type { Db } from "../../infra/db.js";
-import type { PasswordHasher } from "../../lib/crypto/index.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { normalizeEmail } from "../../lib/strings.js";
 import { parseInput } from "../../lib/validation.js";
@@ -9,10 +8,9 @@ import type { RateLimitService, RateRule } from "../rate-limit/rate-limit.servic
 import { usersRepository, type UserRow } from "../users/users.repository.js";
 import { AuthErrors } from "./auth.errors.js";
 import { loginSchema } from "./auth.schemas.js";
-import { credentialsRepository } from "./credentials.repository.js";
+import type { CredentialsService } from "./credentials.service.js";
 import { mfaRepository } from "./mfa/mfa.repository.js";
 import type { PendingLoginStore } from "./mfa/pending-login.js";
-import type { PasswordVerifier } from "./password-verifier.js";
 import type { SessionIssued, SessionIssuer } from "./session-issuer.js";
 import type { SessionsService } from "./sessions/sessions.service.js";
 
@@ -51,13 +49,12 @@ export async function startMfaChallenge(
 
 export interface LoginDeps {
   db: Db;
-  hasher: PasswordHasher;
   audit: AuditService;
   limits: RateLimitService;
   sessions: SessionsService;
   issuer: SessionIssuer;
   pending: PendingLoginStore;
-  passwords: PasswordVerifier;
+  credentials: CredentialsService;
   config: { loginIp: RateRule };
 }
 
@@ -70,16 +67,16 @@ export class LoginService {
    * An account with MFA never gets a session from the password alone.
    */
   async loginWithPassword(ctx: RequestContext, input: unknown): Promise<LoginOutcome> {
-    const { db, hasher, audit, limits, issuer, passwords, config } = this.deps;
+    const { db, audit, limits, issuer, credentials, config } = this.deps;
     // Slows password spraying from one address.
     await limits.consume("login-ip", config.loginIp, ctx.ip ?? "unknown");
     const data = parseInput(loginSchema, input);
     const email = normalizeEmail(data.email);
 
     const user = await usersRepository.findByEmail(db, email);
-    const hash = user ? await credentialsRepository.findPasswordHash(db, user.id) : undefined;
-    // Counted before hashing, per account and client; unknown accounts cost the same (no timing oracle).
-    const valid = await passwords.verify(ctx, email, hash, data.password);
+    // Counted before hashing, per account and client; unknown accounts cost the same (no timing
+    // oracle). A hash made with older parameters is upgraded on success.
+    const valid = await credentials.verifySignIn(ctx, email, user, data.password);
     if (!user || !valid) {
       await audit.record(db, ctx, AuditAction.userLoginFailed, {
         userId: user?.id ?? null,
@@ -93,10 +90,6 @@ export class LoginService {
       await audit.record(db, ctx, AuditAction.userLoginFailed, { userId: user.id, success: false, metadata: { reason: user.status } });
       throw AuthErrors.accountSuspended();
     }
-
-    // Parameters were raised since this hash was made: upgrade it while we hold the password.
-    const rehash = hasher.needsRehash(hash!) ? await hasher.hash(data.password) : null;
-    if (rehash) await credentialsRepository.setPasswordHash(db, user.id, rehash, new Date());
 
     const challenge = await startMfaChallenge(this.deps, ctx, user, { rememberMe: data.rememberMe, method: "password" });
     if (challenge) return challenge;

@@ -13,6 +13,19 @@ export const userTokensRepository = {
   },
 
   /**
+   * The account a still-usable token of one of `purposes` belongs to, without taking the token: the
+   * caller locks the account first, so concurrent links of one account queue on the account row
+   * instead of deadlocking on each other's token rows.
+   */
+  async findUsableOwner(db: Executor, purposes: UserTokenPurpose[], tokenHash: string, now: Date): Promise<string | undefined> {
+    const [row] = await db
+      .select({ userId: userTokens.userId })
+      .from(userTokens)
+      .where(and(eq(userTokens.tokenHash, tokenHash), inArray(userTokens.purpose, purposes), isNull(userTokens.usedAt), gt(userTokens.expiresAt, now)));
+    return row?.userId;
+  },
+
+  /**
    * Marks a valid token used and returns its user. The conditional update is the single-use guard:
    * of two concurrent requests with the same token, only one gets a row back.
    */
@@ -27,20 +40,11 @@ export const userTokensRepository = {
     return row?.userId;
   },
 
-  /** Whose account an unspent, unexpired email link belongs to (no lock, nothing changes). */
-  async findEmailLinkOwner(db: Executor, tokenHash: string, now: Date): Promise<string | undefined> {
-    const [row] = await db
-      .select({ userId: userTokens.userId })
-      .from(userTokens)
-      .where(and(eq(userTokens.tokenHash, tokenHash), inArray(userTokens.purpose, ["email_verification", "email_change"]), isNull(userTokens.usedAt), gt(userTokens.expiresAt, now)));
-    return row?.userId;
-  },
-
   /**
    * The verification link of either kind (the same /verify-email page opens both): proving the
    * current address, or a new one (email_change, which carries the address it proves).
    */
-  async consumeEmailLink(db: Executor, tokenHash: string, now: Date): Promise<{ userId: string; purpose: UserTokenPurpose; newEmail: string | null } | undefined> {
+  async consumeEmailLink(db: Executor, tokenHash: string, now: Date): Promise<Pick<typeof userTokens.$inferSelect, "userId" | "purpose" | "newEmail"> | undefined> {
     const [row] = await db
       .update(userTokens)
       .set({ usedAt: now })

@@ -1,6 +1,6 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
-import { isUniqueViolation } from "../../infra/db-errors.js";
+import { isUniqueViolation, uniqueOr } from "../../infra/db-errors.js";
 import type { Logger } from "../../infra/logger.js";
 import { pkceChallenge, randomToken } from "../../lib/crypto/index.js";
 import { AppError, isAppError } from "../../lib/errors.js";
@@ -9,6 +9,7 @@ import { normalizeEmail } from "../../lib/strings.js";
 import { parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
+import type { CredentialsService } from "../auth/credentials.service.js";
 import { requirePersonalUser } from "../auth/guards.js";
 import { startMfaChallenge, type MfaChallenge } from "../auth/login.service.js";
 import type { PendingLoginStore } from "../auth/mfa/pending-login.js";
@@ -29,6 +30,7 @@ export interface ExternalAuthDeps {
   clock: Clock;
   logger: Logger;
   audit: AuditService;
+  credentials: Pick<CredentialsService, "createAccount">;
   limits: RateLimitService;
   providers: OAuthProvidersService;
   flows: OAuthFlowStore;
@@ -207,27 +209,21 @@ export class ExternalAuthService {
    * account is never merged silently: its owner must sign in and link.
    */
   private async register(ctx: RequestContext, profile: ExternalProfile, label: string): Promise<UserRow> {
-    const { db, clock, audit, orgs } = this.deps;
+    const { db, clock, audit, credentials, orgs } = this.deps;
     if (!profile.email) throw OAuthErrors.emailRequired(label);
     if (!profile.emailVerified) throw OAuthErrors.emailUnverified(label);
     const email = normalizeEmail(profile.email);
-    try {
-      return await db.transaction(async (tx) => {
-        if (await usersRepository.findByEmail(tx, email)) throw OAuthErrors.accountExists(label);
-        const now = clock.now();
-        const inserted = await usersRepository.insert(tx, { email, fullName: profile.displayName?.slice(0, 255) ?? null, isSuperadmin: false, now });
-        const user = await usersRepository.markEmailVerified(tx, inserted, "provider", now);
-        await externalIdentitiesRepository.insert(tx, user.id, profile, now);
-        const asUser = actingAs(ctx, user);
-        await audit.record(tx, asUser, AuditAction.externalRegister, { resourceType: "user", resourceId: user.id, metadata: { provider: profile.provider, subject: profile.subject } });
-        await orgs.createPersonal(tx, asUser, user);
-        return user;
-      });
-    } catch (e) {
-      // The same address registered concurrently: answer as the winner would be answered.
-      if (isUniqueViolation(e, "users_email_live_uq")) throw OAuthErrors.accountExists(label);
-      throw e;
-    }
+    return db.transaction(async (tx) => {
+      const accountExists = () => OAuthErrors.accountExists(label);
+      if (await usersRepository.findByEmail(tx, email)) throw accountExists();
+      // The same address registered concurrently: answered as the winner would be answered.
+      const user = await credentials.createAccount(tx, { email, fullName: profile.displayName?.slice(0, 255) ?? null, verifiedVia: "provider" }, { emailTaken: accountExists });
+      await externalIdentitiesRepository.insert(tx, user.id, profile, clock.now());
+      const asUser = actingAs(ctx, user);
+      await audit.record(tx, asUser, AuditAction.externalRegister, { resourceType: "user", resourceId: user.id, metadata: { provider: profile.provider, subject: profile.subject } });
+      await orgs.createPersonal(tx, asUser, user);
+      return user;
+    });
   }
 
   /**
@@ -250,16 +246,16 @@ export class ExternalAuthService {
     if (existing) throw OAuthErrors.identityTaken(label);
     // Stops linking someone else's identity, or one that merely claims this address.
     if (!this.emailAuthorizes(user.email, profile)) throw OAuthErrors.emailMismatch(label);
-    try {
-      await db.transaction(async (tx) => {
+    const insert = () =>
+      db.transaction(async (tx) => {
         await externalIdentitiesRepository.insert(tx, user.id, profile, clock.now());
         await audit.record(tx, asUser, AuditAction.externalLinked, { metadata: { provider: profile.provider, subject: profile.subject, email: profile.email } });
       });
-    } catch (e) {
-      if (isUniqueViolation(e, "external_identities_user_provider_uq")) throw OAuthErrors.providerAlreadyLinked(label);
-      if (isUniqueViolation(e, "external_identities_subject_uq")) throw OAuthErrors.identityTaken(label);
-      throw e;
-    }
+    // A concurrent link of this provider to the account, or of this identity to another account.
+    await uniqueOr(insert, {
+      external_identities_user_provider_uq: () => OAuthErrors.providerAlreadyLinked(label),
+      external_identities_subject_uq: () => OAuthErrors.identityTaken(label),
+    });
     return { redirectTo: this.landing(flow, profile.provider, { kind: "linked" }) };
   }
 

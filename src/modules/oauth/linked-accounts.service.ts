@@ -3,7 +3,7 @@ import type { RequestContext } from "../../lib/request-context.js";
 import { reachUser } from "../admin/admin-reach.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
-import { credentialsRepository } from "../auth/credentials.repository.js";
+import type { CredentialsService } from "../auth/credentials.service.js";
 import { requirePersonalUser } from "../auth/guards.js";
 import { mfaRepository } from "../auth/mfa/mfa.repository.js";
 import type { SessionsService } from "../auth/sessions/sessions.service.js";
@@ -28,6 +28,7 @@ export interface LinkedAccountView {
 
 export interface LinkedAccountsDeps {
   db: Db;
+  credentials: Pick<CredentialsService, "hasPassword">;
   sessions: SessionsService;
   audit: AuditService;
   providers: OAuthProvidersService;
@@ -112,7 +113,7 @@ export class LinkedAccountsService {
 
   /** Ways in besides external identities: a password, or a passkey (usernameless sign-in). */
   private async otherSignInMethods(db: Executor, userId: string): Promise<number> {
-    const [hash, mfa] = await Promise.all([credentialsRepository.findPasswordHash(db, userId), mfaRepository.methods(db, userId)]);
-    return (hash ? 1 : 0) + mfa.webauthn;
+    const [password, mfa] = await Promise.all([this.deps.credentials.hasPassword(db, userId), mfaRepository.methods(db, userId)]);
+    return (password ? 1 : 0) + mfa.webauthn;
   }
 }

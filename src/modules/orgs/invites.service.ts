@@ -2,7 +2,7 @@ import type { Clock } from "../../infra/clock.js";
 import type { Db, Executor } from "../../infra/db.js";
 import { isUniqueViolation } from "../../infra/db-errors.js";
 import type { Logger } from "../../infra/logger.js";
-import { randomToken, sha256Hex, type PasswordHasher } from "../../lib/crypto/index.js";
+import { randomToken, sha256Hex } from "../../lib/crypto/index.js";
 import { AppError, CommonErrors } from "../../lib/errors.js";
 import { actingAs, type RequestContext } from "../../lib/request-context.js";
 import { maskEmail, normalizeEmail } from "../../lib/strings.js";
@@ -11,9 +11,8 @@ import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
 import type { AccountsService } from "../auth/accounts.service.js";
 import { activateSchema } from "../auth/auth.schemas.js";
-import { credentialsRepository } from "../auth/credentials.repository.js";
+import type { CredentialsService } from "../auth/credentials.service.js";
 import { requirePersonalUser, requireUser } from "../auth/guards.js";
-import { assertPasswordAcceptable } from "../auth/password-policy.js";
 import type { SessionsService } from "../auth/sessions/sessions.service.js";
 import type { EmailService } from "../email/email.service.js";
 import type { RateLimitService, RateRule } from "../rate-limit/rate-limit.service.js";
@@ -73,7 +72,7 @@ export interface InvitesDeps {
   db: Db;
   accounts: AccountsService;
   clock: Clock;
-  hasher: PasswordHasher;
+  credentials: Pick<CredentialsService, "hashNewPassword" | "createAccount">;
   audit: AuditService;
   email: EmailService;
   sessions: SessionsService;
@@ -262,30 +261,21 @@ export class InvitesService {
     invite: InviteRow & { organizationName: string },
     data: { password?: string; fullName?: string },
   ): Promise<Omit<AcceptResult, "session">> {
-    const { db, clock, hasher } = this.deps;
+    const { db, credentials } = this.deps;
     if (await usersRepository.findByEmail(db, invite.email)) throw InviteErrors.accountExists(invite.email);
     if (!data.password) throw CommonErrors.validation([{ path: "password", message: "is required to create your account" }]);
-    assertPasswordAcceptable(data.password, invite.email);
-    const passwordHash = await hasher.hash(data.password);
-    return db
-      .transaction(async (tx) => {
-        const now = clock.now();
-        const inserted = await usersRepository.insert(tx, { email: invite.email, fullName: data.fullName ?? null, isSuperadmin: false, now });
-        await credentialsRepository.setPasswordHash(tx, inserted.id, passwordHash, now);
-        const managedBy = invite.provisionsAccount ? invite.organizationId : null;
-        if (managedBy) await usersRepository.update(tx, inserted.id, { managedByOrganizationId: managedBy });
-        const user = await usersRepository.markEmailVerified(tx, { ...inserted, managedByOrganizationId: managedBy }, "email_link", now);
-        await this.deps.audit.record(tx, actingAs(ctx, user), AuditAction.userRegister, {
-          userId: user.id,
-          metadata: { via: "invite", ...(managedBy ? { managed_by: managedBy } : {}) },
-        });
-        return this.join(tx, ctx, invite, user, { proveEmail: false });
-      })
-      .catch((e: unknown) => {
-        // A concurrent accept registered this address first: the invitation is spent.
-        if (isUniqueViolation(e, "users_email_live_uq")) throw InviteErrors.alreadyUsed();
-        throw e;
+    const password = await credentials.hashNewPassword(data.password, invite.email);
+    return db.transaction(async (tx) => {
+      const managedBy = invite.provisionsAccount ? invite.organizationId : null;
+      // The link proves the address. A concurrent accept that registered it first spent the invitation.
+      const account = { email: invite.email, fullName: data.fullName ?? null, password, managedBy, verifiedVia: "email_link" } as const;
+      const user = await credentials.createAccount(tx, account, { emailTaken: InviteErrors.alreadyUsed });
+      await this.deps.audit.record(tx, actingAs(ctx, user), AuditAction.userRegister, {
+        userId: user.id,
+        metadata: { via: "invite", ...(managedBy ? { managed_by: managedBy } : {}) },
       });
+      return this.join(tx, ctx, invite, user, { proveEmail: false });
+    });
   }
 
   /** Pending invitations for the caller's verified address. */

@@ -1,11 +1,9 @@
 import type { Redis } from "ioredis";
-import {
-  RateLimiterMemory,
-  RateLimiterRedis,
-  RateLimiterRes,
-  type RateLimiterAbstract,
-} from "rate-limiter-flexible";
+import type { Clock } from "../../infra/clock.js";
 import { CommonErrors } from "../../lib/errors.js";
+import { createMemoryRateStore } from "./memory.store.js";
+import type { RateLimitStore, RateWindow } from "./rate-limit.store.js";
+import { createRedisRateStore } from "./redis.store.js";
 
 export interface RateRule {
   points: number;
@@ -33,50 +31,42 @@ export interface GuardedAttempt {
   succeeded(): Promise<void>;
 }
 
-const DAY = 24 * 3600;
+const DAY_MS = 24 * 3600 * 1000;
 const SETTLED: GuardedAttempt = { succeeded: async () => {} };
+// A lock is a window whose count is above 1; taking the gate is the one hit a window allows.
+const LOCKED = 2;
+const GATE_MS = 1000;
 
 export interface RateLimitOptions {
   enabled: boolean;
   redis?: Redis;
   prefix: string;
+  /** Windows and locks run on this clock (tests advance it instead of sleeping). */
+  clock: Clock;
 }
 
 /**
  * The one limiter: every security limit (login, register, reset, resend, contact, MFA) goes through
  * it. On Redis the counters are shared by every instance; in the embedded mode they live in memory.
+ * Either way the windows are measured on the injected clock.
  */
 export class RateLimitService {
-  private readonly limiters = new Map<string, RateLimiterAbstract>();
+  private readonly store: RateLimitStore;
 
-  constructor(private readonly options: RateLimitOptions) {}
-
-  private limiter(name: string, rule: RateRule): RateLimiterAbstract {
-    const id = `${name}:${rule.points}:${rule.duration}`;
-    let limiter = this.limiters.get(id);
-    if (!limiter) {
-      const base = { keyPrefix: `${this.options.prefix}rl:${name}`, points: rule.points, duration: rule.duration };
-      limiter = this.options.redis
-        ? new RateLimiterRedis({ ...base, storeClient: this.options.redis, useRedisPackage: false })
-        : new RateLimiterMemory(base);
-      this.limiters.set(id, limiter);
-    }
-    return limiter;
+  constructor(private readonly options: RateLimitOptions) {
+    this.store = options.redis ? createRedisRateStore(options.redis, options.prefix) : createMemoryRateStore();
   }
 
-  /** Spends one point; throws 429 RATE_LIMIT_EXCEEDED (with Retry-After) when the rule is exhausted. */
+  /** Spends `points`; throws 429 RATE_LIMIT_EXCEEDED (with Retry-After) when the rule is exhausted. */
   async consume(name: string, rule: RateRule, key: string, points = 1): Promise<void> {
     if (!this.options.enabled) return;
-    try {
-      await this.limiter(name, rule).consume(key, points);
-    } catch (e) {
-      if (e instanceof RateLimiterRes) throw CommonErrors.rateLimited(Math.max(1, Math.ceil(e.msBeforeNext / 1000)));
-      throw e;
-    }
+    const now = this.now();
+    const w = await this.store.add(`${name}:${key}`, points, rule.duration * 1000, now);
+    if (w.count > rule.points) throw limited(w, now);
   }
 
-  async reset(name: string, rule: RateRule, key: string): Promise<void> {
-    await this.limiter(name, rule).delete(key);
+  async reset(name: string, _rule: RateRule, key: string): Promise<void> {
+    await this.store.delete(`${name}:${key}`);
   }
 
   /**
@@ -87,42 +77,42 @@ export class RateLimitService {
    */
   async beginAttempt(name: string, rule: LockoutRule, account: string, client: string): Promise<GuardedAttempt> {
     if (!this.options.enabled) return SETTLED;
+    const { store } = this;
+    const now = this.now();
     const pair = `${account}|${client}`;
-    const pairGate = this.lockLimiter(`${name}:pair`);
-    const accountGate = this.lockLimiter(`${name}:account`);
-    await this.assertOpen(pairGate, pair);
-    await this.assertOpen(accountGate, account);
+    const pairGate = `${name}:pair:lock:${pair}`;
+    const accountGate = `${name}:account:lock:${account}`;
+    const pairFailures = `${name}:pair-fail:${pair}`;
+    const accountFailures = `${name}:account-fail:${account}`;
+    await this.assertOpen(pairGate, now);
+    await this.assertOpen(accountGate, now);
 
-    const pairFailures = this.counter(`${name}:pair-fail`, DAY);
-    const n = (await pairFailures.penalty(pair, 1)).consumedPoints;
+    const n = (await store.add(pairFailures, 1, DAY_MS, now)).count;
     if (n >= rule.failures) {
       // The last attempt of the budget (or the first after a lock) must win the gate: only one passes.
-      try {
-        await pairGate.consume(pair);
-      } catch (e) {
-        await pairFailures.reward(pair, 1);
-        if (e instanceof RateLimiterRes) throw CommonErrors.rateLimited(Math.max(1, Math.ceil(e.msBeforeNext / 1000)));
-        throw e;
+      const gate = await store.add(pairGate, 1, GATE_MS, now);
+      if (gate.count > 1) {
+        await store.add(pairFailures, -1, DAY_MS, now);
+        throw limited(gate, now);
       }
-      await pairGate.block(pair, Math.min(rule.maxSeconds, rule.baseSeconds * 2 ** Math.min(n - rule.failures, 30)));
+      await store.set(pairGate, LOCKED, Math.min(rule.maxSeconds, rule.baseSeconds * 2 ** Math.min(n - rule.failures, 30)) * 1000, now);
     }
 
-    const accountFailures = this.counter(`${name}:account-fail`, rule.account.duration);
-    const m = (await accountFailures.penalty(account, 1)).consumedPoints;
+    const m = (await store.add(accountFailures, 1, rule.account.duration * 1000, now)).count;
     if (m > rule.account.points) {
       // A short pause for everyone, after which the count starts again.
-      await accountGate.block(account, rule.accountLockSeconds);
-      await accountFailures.delete(account);
-      await pairFailures.reward(pair, 1);
-      if (n >= rule.failures) await pairGate.delete(pair);
+      await store.set(accountGate, LOCKED, rule.accountLockSeconds * 1000, now);
+      await store.delete(accountFailures);
+      await store.add(pairFailures, -1, DAY_MS, now);
+      if (n >= rule.failures) await store.delete(pairGate);
       throw CommonErrors.rateLimited(rule.accountLockSeconds);
     }
 
     return {
       succeeded: async () => {
-        await pairFailures.delete(pair);
-        await pairGate.delete(pair);
-        await accountFailures.reward(account, 1);
+        await store.delete(pairFailures);
+        await store.delete(pairGate);
+        await store.add(accountFailures, -1, rule.account.duration * 1000, this.now());
       },
     };
   }
@@ -131,25 +121,23 @@ export class RateLimitService {
    * Someone proved control of the account (a reset link, an administrator set the password): its
    * account-wide lock ends, and so does the lock of the client that proved it.
    */
-  async clearLocks(name: string, rule: LockoutRule, account: string, client?: string): Promise<void> {
+  async clearLocks(name: string, _rule: LockoutRule, account: string, client?: string): Promise<void> {
     if (!this.options.enabled) return;
-    await this.counter(`${name}:account-fail`, rule.account.duration).delete(account);
-    await this.lockLimiter(`${name}:account`).delete(account);
+    await this.store.delete(`${name}:account-fail:${account}`);
+    await this.store.delete(`${name}:account:lock:${account}`);
     if (client === undefined) return;
-    await this.counter(`${name}:pair-fail`, DAY).delete(`${account}|${client}`);
-    await this.lockLimiter(`${name}:pair`).delete(`${account}|${client}`);
+    await this.store.delete(`${name}:pair-fail:${account}|${client}`);
+    await this.store.delete(`${name}:pair:lock:${account}|${client}`);
   }
 
-  private async assertOpen(gate: RateLimiterAbstract, key: string): Promise<void> {
-    const res = await gate.get(key);
-    if (res && res.consumedPoints > 1) throw CommonErrors.rateLimited(Math.max(1, Math.ceil(res.msBeforeNext / 1000)));
+  private async assertOpen(gate: string, now: number): Promise<void> {
+    const w = await this.store.get(gate, now);
+    if (w && w.count > 1) throw limited(w, now);
   }
 
-  private counter(name: string, duration: number): RateLimiterAbstract {
-    return this.limiter(name, { points: Number.MAX_SAFE_INTEGER, duration });
-  }
-
-  private lockLimiter(name: string): RateLimiterAbstract {
-    return this.limiter(`${name}:lock`, { points: 1, duration: 1 });
+  private now(): number {
+    return this.options.clock.now().getTime();
   }
 }
+
+const limited = (w: RateWindow, now: number) => CommonErrors.rateLimited(Math.max(1, Math.ceil((w.resetAt - now) / 1000)));

@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, count, eq, ilike, inArray, isNotNull, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../infra/db.js";
 import { organizations, passwordCredentials, users } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
@@ -24,21 +24,11 @@ export const userColumns = {
 export type UserStatus = (typeof users.status.enumValues)[number];
 export type EmailVerifiedVia = NonNullable<(typeof users.$inferSelect)["emailVerifiedVia"]>;
 
-export type UserRow = {
-  id: string;
-  email: string;
-  fullName: string | null;
-  avatarUrl: string | null;
-  emailVerifiedAt: Date | null;
-  emailVerifiedVia: EmailVerifiedVia | null;
-  managedByOrganizationId: string | null;
-  status: UserStatus;
-  isSuperadmin: boolean;
-  suspendedAt: Date | null;
-  lastLoginAt: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
-};
+/** A user as services see it: the columns of `userColumns`, typed from the table. */
+export type UserRow = Pick<typeof users.$inferSelect, keyof typeof userColumns>;
+
+/** What a new account starts with; everything else takes the table's defaults. */
+export type NewUser = Pick<typeof users.$inferInsert, "email" | "fullName" | "isSuperadmin" | "managedByOrganizationId" | "emailVerifiedAt" | "emailVerifiedVia">;
 
 export const usersRepository = {
   async findById(db: Executor, id: string): Promise<UserRow | undefined> {
@@ -60,7 +50,7 @@ export const usersRepository = {
   },
 
   /** The user, whether a password is set, and the name of the organization managing it, in one round trip. */
-  async findByIdWithPasswordFlag(db: Executor, id: string): Promise<(UserRow & { hasPassword: boolean; managedByName: string | null }) | undefined> {
+  async findByIdWithPasswordFlag(db: Executor, id: string): Promise<(UserRow & { hasPassword: boolean; managedByName: (typeof organizations.$inferSelect)["name"] | null }) | undefined> {
     const [row] = await db
       .select({ ...userColumns, hasPassword: sql<boolean>`${passwordCredentials.userId} is not null`, managedByName: organizations.name })
       .from(users)
@@ -81,11 +71,9 @@ export const usersRepository = {
     return row;
   },
 
-  async insert(db: Executor, values: { email: string; fullName: string | null; isSuperadmin: boolean; now: Date }): Promise<UserRow> {
-    const [row] = await db
-      .insert(users)
-      .values({ email: values.email, fullName: values.fullName, isSuperadmin: values.isSuperadmin, createdAt: values.now, updatedAt: values.now })
-      .returning(userColumns);
+  async insert(db: Executor, values: NewUser & { now: Date }): Promise<UserRow> {
+    const { now, ...user } = values;
+    const [row] = await db.insert(users).values({ ...user, createdAt: now, updatedAt: now }).returning(userColumns);
     return row!;
   },
 
@@ -108,6 +96,36 @@ export const usersRepository = {
     return row ?? user;
   },
 
+  /**
+   * A page of live accounts, by address, whose address or name contains `text` (case-insensitive),
+   * limited to the accounts managed by `managedBy` when given.
+   */
+  async search(db: Executor, q: { text?: string; managedBy?: string[]; limit: number; offset: number }): Promise<{ rows: UserRow[]; total: number }> {
+    const where: SQL[] = [live(users)];
+    if (q.text) {
+      const pattern = `%${escapeLike(q.text)}%`;
+      where.push(or(ilike(users.email, pattern), ilike(users.fullName, pattern))!);
+    }
+    if (q.managedBy) where.push(inArray(users.managedByOrganizationId, q.managedBy));
+    const [rows, [total]] = await Promise.all([
+      db.select(userColumns).from(users).where(and(...where)).orderBy(users.email).limit(q.limit).offset(q.offset),
+      db.select({ n: count() }).from(users).where(and(...where)),
+    ]);
+    return { rows, total: total?.n ?? 0 };
+  },
+
+  /** A soft-deleted account (the only query that sees deleted rows). */
+  async findDeleted(db: Executor, id: string): Promise<UserRow | undefined> {
+    const [row] = await db.select(userColumns).from(users).where(and(eq(users.id, id), isNotNull(users.deletedAt)));
+    return row;
+  },
+
+  /** Brings a soft-deleted account back; a unique violation when its address was taken meanwhile. */
+  async restore(db: Executor, id: string, now: Date): Promise<UserRow | undefined> {
+    const [row] = await db.update(users).set({ deletedAt: null, updatedAt: now }).where(and(eq(users.id, id), isNotNull(users.deletedAt))).returning(userColumns);
+    return row;
+  },
+
   /** Ends an organization's management of an account (it left, or was removed from, that organization). */
   async releaseFromOrganization(db: Executor, userId: string, organizationId: string): Promise<void> {
     await db.update(users).set({ managedByOrganizationId: null }).where(and(eq(users.id, userId), eq(users.managedByOrganizationId, organizationId)));
@@ -118,5 +136,7 @@ export const usersRepository = {
     await db.update(users).set({ managedByOrganizationId: null }).where(eq(users.managedByOrganizationId, organizationId));
   },
 };
+
+const escapeLike = (v: string) => v.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 const VIA_STRENGTH: Record<EmailVerifiedVia, number> = { email_link: 3, provider: 2, superadmin: 1 };

@@ -2,15 +2,13 @@ import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import type { NetworkOffboarding } from "../networks/offboarding.js";
-import type { PasswordVerifier } from "../auth/password-verifier.js";
 import { parseInput } from "../../lib/validation.js";
 import { toPage, type Page } from "../../lib/pagination.js";
 import type { AuditEntryView } from "../audit/audit.service.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { CertificatesService } from "../ssh-ca/certificates.service.js";
 import type { AuditService } from "../audit/audit.service.js";
-import { AuthErrors } from "../auth/auth.errors.js";
-import { credentialsRepository } from "../auth/credentials.repository.js";
+import type { CredentialsService } from "../auth/credentials.service.js";
 import { requirePersonalUser, requireUser } from "../auth/guards.js";
 import type { SessionsService } from "../auth/sessions/sessions.service.js";
 import { UserErrors } from "./users.errors.js";
@@ -24,7 +22,7 @@ import { toUserView, type MeView, type UserView } from "./users.views.js";
 export interface UsersDeps {
   db: Db;
   clock: Clock;
-  passwords: PasswordVerifier;
+  credentials: CredentialsService;
   audit: AuditService;
   sessions: SessionsService;
   certificates: Pick<CertificatesService, "revokeForOffboarding" | "revokeAllOfOrganization">;
@@ -62,14 +60,10 @@ export class UsersService {
    * every query. A destructive step, so the current password is asked for when the account has one.
    */
   async deleteMe(ctx: RequestContext, input: unknown): Promise<void> {
-    const { db, clock, passwords, audit, sessions } = this.deps;
+    const { db, clock, credentials, audit, sessions } = this.deps;
     const actor = requirePersonalUser(ctx);
     const { password } = parseInput(deleteMeSchema, input);
-    const hash = await credentialsRepository.findPasswordHash(db, actor.userId);
-    if (hash) {
-      if (!password) throw AuthErrors.passwordRequired();
-      if (!(await passwords.verify(ctx, actor.email, hash, password))) throw AuthErrors.currentPasswordIncorrect();
-    }
+    await credentials.confirmCurrentPassword(ctx, actor, password, "pass");
     const offboarded = await db.transaction(async (tx) => {
       const now = clock.now();
       const offboarded: string[] = [];

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Clock } from "../../../infra/clock.js";
 import type { Db } from "../../../infra/db.js";
 import type { KeyValueStore } from "../../../infra/kv.js";
-import { matchTotp, randomToken, type SecretBox } from "../../../lib/crypto/index.js";
+import { matchTotp, type SecretBox } from "../../../lib/crypto/index.js";
 import type { RequestContext } from "../../../lib/request-context.js";
 import { parseInput } from "../../../lib/validation.js";
 import { AuditAction } from "../../audit/audit.actions.js";
@@ -13,11 +13,12 @@ import { AuthErrors } from "../auth.errors.js";
 import type { SessionIssued, SessionIssuer } from "../session-issuer.js";
 import { assertionIdentity, authenticationOptions, verifyAuthentication, WebAuthnError, type RelyingParty } from "../webauthn/webauthn.js";
 import { MfaErrors } from "./mfa.errors.js";
-import { mfaRepository, mfaSecretsRepository } from "./mfa.repository.js";
+import { mfaSecretsRepository } from "./mfa-secrets.repository.js";
+import { mfaRepository } from "./mfa.repository.js";
 import { hashBackupCode, type BackupCodeKey } from "./mfa.service.js";
 import type { PendingLogin, PendingLoginStore } from "./pending-login.js";
+import { WebAuthnChallenges } from "./webauthn-challenges.js";
 
-const CHALLENGE_TTL = 300;
 const tokenSchema = z.object({ mfaToken: z.string().min(1).max(128) });
 const codeSchema = tokenSchema.extend({ code: z.string().trim().min(1).max(64), isBackupCode: z.boolean().optional() });
 const assertionSchema = z.object({
@@ -47,7 +48,11 @@ export interface MfaLoginDeps {
  * rate limited per account, and a suspended account is refused at every step.
  */
 export class MfaLoginService {
-  constructor(private readonly deps: MfaLoginDeps) {}
+  private readonly challenges: WebAuthnChallenges;
+
+  constructor(private readonly deps: MfaLoginDeps) {
+    this.challenges = new WebAuthnChallenges(deps.kv, deps.clock, "auth");
+  }
 
   async completeWithCode(ctx: RequestContext, input: unknown): Promise<SessionIssued> {
     const data = parseInput(codeSchema, input);
@@ -114,9 +119,7 @@ export class MfaLoginService {
   }
 
   private async challenge(options: Awaited<ReturnType<typeof authenticationOptions>>, userId: string | null) {
-    const challengeId = randomToken(18);
-    await this.deps.kv.set(`webauthn:auth:${challengeId}`, JSON.stringify({ challenge: options.challenge, userId }), CHALLENGE_TTL);
-    return { challengeId, options };
+    return { challengeId: await this.challenges.issue(options.challenge, userId), options };
   }
 
   /**
@@ -125,9 +128,8 @@ export class MfaLoginService {
    * origin and RP ID verify; the counter moves forward (a regression is refused and audited).
    */
   private async verifyAssertion(ctx: RequestContext, challengeId: string, response: unknown, expectedUser: string | null): Promise<string> {
-    const { db, clock, kv, audit, rp } = this.deps;
-    const raw = await kv.take(`webauthn:auth:${challengeId}`);
-    const stored = raw ? (JSON.parse(raw) as { challenge: string; userId: string | null }) : null;
+    const { db, clock, audit, rp } = this.deps;
+    const stored = await this.challenges.take(challengeId);
     if (!stored || stored.userId !== expectedUser) throw MfaErrors.challengeExpired();
     let identity;
     try {

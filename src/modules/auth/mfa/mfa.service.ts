@@ -8,25 +8,24 @@ import {
   hmacSha256Hex,
   matchTotp,
   randomHex,
-  randomToken,
   totpUri,
   type SecretBox,
 } from "../../../lib/crypto/index.js";
 import type { RequestContext } from "../../../lib/request-context.js";
-import type { PasswordVerifier } from "../password-verifier.js";
 import { parseId, parseInput } from "../../../lib/validation.js";
 import { AuditAction } from "../../audit/audit.actions.js";
 import type { AuditService } from "../../audit/audit.service.js";
 import { usersRepository } from "../../users/users.repository.js";
 import { AuthErrors } from "../auth.errors.js";
-import { credentialsRepository } from "../credentials.repository.js";
+import type { CredentialsService } from "../credentials.service.js";
 import { requirePersonalUser } from "../guards.js";
 import { registrationOptions, verifyRegistration, WebAuthnError, type RelyingParty } from "../webauthn/webauthn.js";
 import { MfaErrors } from "./mfa.errors.js";
-import { mfaRepository, mfaSecretsRepository, type CredentialView } from "./mfa.repository.js";
+import { mfaSecretsRepository } from "./mfa-secrets.repository.js";
+import { mfaRepository, type CredentialView } from "./mfa.repository.js";
+import { WebAuthnChallenges } from "./webauthn-challenges.js";
 
 export const BACKUP_CODE_COUNT = 10;
-const CHALLENGE_TTL = 300;
 const TOTP_CONTEXT = (userId: string) => `totp:${userId}`;
 
 const completeRegistrationSchema = z.object({
@@ -49,13 +48,20 @@ export interface MfaDeps {
   clock: Clock;
   kv: KeyValueStore;
   box: SecretBox;
-  passwords: PasswordVerifier;
+  credentials: CredentialsService;
   audit: AuditService;
   rp: RelyingParty;
   totpIssuer: string;
   /** Keys for the backup codes' keyed hashes, current first (derived from the master encryption keys). */
   backupCodeKeys: BackupCodeKey[];
   hooks: MfaHooks;
+}
+
+/** What a removal takes: one WebAuthn credential, all of them, the authenticator app, or everything with the backup codes. */
+export interface MfaRemoval {
+  method: "webauthn" | "totp" | "all";
+  /** With "webauthn": only this credential. */
+  credentialId?: string;
 }
 
 export interface BackupCodeKey {
@@ -73,29 +79,31 @@ export const hashBackupCode = (keys: BackupCodeKey[], code: string): string[] =>
 
 /** Enrolling and managing the signed-in user's second factors. */
 export class MfaService {
-  constructor(private readonly deps: MfaDeps) {}
+  private readonly challenges: WebAuthnChallenges;
+
+  constructor(private readonly deps: MfaDeps) {
+    this.challenges = new WebAuthnChallenges(deps.kv, deps.clock, "reg");
+  }
 
   // --- WebAuthn ------------------------------------------------------------------------------
 
   async beginWebauthnRegistration(ctx: RequestContext) {
-    const { db, kv, rp } = this.deps;
+    const { db, rp } = this.deps;
     const actor = requirePersonalUser(ctx);
     const user = await usersRepository.findById(db, actor.userId);
     if (!user) throw AuthErrors.invalidLink();
     const existing = await mfaSecretsRepository.credentialsForAuth(db, user.id);
     const options = await registrationOptions(rp, { id: user.id, email: user.email, displayName: user.fullName ?? user.email }, existing);
-    const challengeId = randomToken(18);
     // Single-use and short-lived: the completion takes it.
-    await kv.set(`webauthn:reg:${challengeId}`, JSON.stringify({ challenge: options.challenge, userId: user.id }), CHALLENGE_TTL);
+    const challengeId = await this.challenges.issue(options.challenge, user.id);
     return { challengeId, options };
   }
 
   async completeWebauthnRegistration(ctx: RequestContext, input: unknown): Promise<{ credential: CredentialView; backupCodes: string[] | null }> {
-    const { db, clock, kv, audit, rp, hooks } = this.deps;
+    const { db, clock, audit, rp, hooks } = this.deps;
     const actor = requirePersonalUser(ctx);
     const data = parseInput(completeRegistrationSchema, input);
-    const stored = await kv.take(`webauthn:reg:${data.challengeId}`);
-    const challenge = stored ? (JSON.parse(stored) as { challenge: string; userId: string }) : null;
+    const challenge = await this.challenges.take(data.challengeId);
     // Another user's challenge is as good as none.
     if (!challenge || challenge.userId !== actor.userId) throw MfaErrors.challengeExpired();
     let verified;
@@ -141,15 +149,42 @@ export class MfaService {
   }
 
   async deleteCredential(ctx: RequestContext, id: string): Promise<void> {
-    const { db, clock, audit, hooks } = this.deps;
+    const { db, audit } = this.deps;
     const actor = requirePersonalUser(ctx);
     const credentialId = parseId(id, MfaErrors.credentialNotFound);
     await db.transaction(async (tx) => {
-      const row = await mfaRepository.deleteCredential(tx, actor.userId, credentialId, clock.now());
-      if (!row) throw MfaErrors.credentialNotFound();
-      await hooks.removed(tx, actor.userId);
-      await audit.record(tx, ctx, AuditAction.webauthnDeleted, { resourceType: "webauthn_credential", resourceId: row.id });
+      if (!(await this.removeMethods(tx, actor.userId, { method: "webauthn", credentialId }))) throw MfaErrors.credentialNotFound();
+      await audit.record(tx, ctx, AuditAction.webauthnDeleted, { resourceType: "webauthn_credential", resourceId: credentialId });
     });
+  }
+
+  /** An account's enrolled methods, without any secret (for its administrators too). */
+  async methodsOf(userId: string) {
+    const { db } = this.deps;
+    const m = await mfaRepository.methods(db, userId);
+    return { webauthn: await mfaRepository.listCredentials(db, userId), totpEnabled: m.totp, backupCodesRemaining: m.backupCodes };
+  }
+
+  /**
+   * THE removal of second factors, for the owner (self-service) and for an administrator within
+   * reach alike, in the caller's transaction; organizations' MFA compliance follows. Returns what
+   * went, in words for the owner's email, or null when there was nothing of that kind to remove.
+   */
+  async removeMethods(tx: Executor, userId: string, removal: MfaRemoval): Promise<string | null> {
+    const now = this.deps.clock.now();
+    let removed: string;
+    if (removal.method === "webauthn" && removal.credentialId) {
+      if (!(await mfaRepository.deleteCredential(tx, userId, removal.credentialId, now))) return null;
+      removed = "one passkey or security key";
+    } else {
+      const webauthn = removal.method !== "totp" ? await mfaRepository.deleteAllCredentials(tx, userId, now) : 0;
+      const totp = removal.method !== "webauthn" ? await mfaRepository.deleteTotp(tx, userId) : false;
+      if (removal.method === "all") await mfaRepository.replaceBackupCodes(tx, userId, [], now);
+      else if (webauthn === 0 && !totp) return null;
+      removed = removal.method === "all" ? "every method and the backup codes" : removal.method === "totp" ? "the authenticator app" : "every passkey and security key";
+    }
+    await this.deps.hooks.removed(tx, userId);
+    return removed;
   }
 
   async status(ctx: RequestContext) {
@@ -203,23 +238,22 @@ export class MfaService {
 
   /** Removes the authenticator app; re-authentication with the password when the account has one. */
   async disableTotp(ctx: RequestContext, input: unknown): Promise<void> {
-    const { db, audit, hooks } = this.deps;
+    const { db, audit, credentials } = this.deps;
     const actor = requirePersonalUser(ctx);
     const { password } = parseInput(passwordSchema, input ?? {});
-    await this.reauthenticate(ctx, actor, password);
+    await credentials.confirmCurrentPassword(ctx, actor, password, "pass");
     await db.transaction(async (tx) => {
-      if (!(await mfaRepository.deleteTotp(tx, actor.userId))) throw MfaErrors.totpNotEnabled();
-      await hooks.removed(tx, actor.userId);
+      if (!(await this.removeMethods(tx, actor.userId, { method: "totp" }))) throw MfaErrors.totpNotEnabled();
       await audit.record(tx, ctx, AuditAction.totpDisabled);
     });
   }
 
   /** New backup codes (the old ones stop working), with the current password. */
   async regenerateBackupCodes(ctx: RequestContext, input: unknown): Promise<{ backupCodes: string[] }> {
-    const { db, clock, audit } = this.deps;
+    const { db, clock, audit, credentials } = this.deps;
     const actor = requirePersonalUser(ctx);
     const { password } = parseInput(passwordSchema, input ?? {});
-    await this.reauthenticate(ctx, actor, password);
+    await credentials.confirmCurrentPassword(ctx, actor, password, "pass");
     const m = await mfaRepository.methods(db, actor.userId);
     if (m.webauthn === 0 && !m.totp) throw MfaErrors.methodNotAvailable("Multi-factor authentication");
     return db.transaction(async (tx) => {
@@ -227,14 +261,6 @@ export class MfaService {
       await audit.record(tx, ctx, AuditAction.backupCodesRegenerated);
       return { backupCodes: codes };
     });
-  }
-
-  private async reauthenticate(ctx: RequestContext, actor: { userId: string; email: string }, password: string | undefined): Promise<void> {
-    const hash = await credentialsRepository.findPasswordHash(this.deps.db, actor.userId);
-    if (!hash) return;
-    if (!password) throw AuthErrors.passwordRequired();
-    // Counted like a sign-in: a stolen session cannot guess the password here.
-    if (!(await this.deps.passwords.verify(ctx, actor.email, hash, password))) throw AuthErrors.currentPasswordIncorrect();
   }
 
   private async issueBackupCodesIfNone(tx: Executor, userId: string, now: Date): Promise<string[] | null> {

@@ -1,0 +1,186 @@
+// The layering rules of ARCHITECTURE.md (7, 9, 15 and the house diagram), checked by a tool instead
+// of by memory. One rule, `keyward/boundaries`, reads the table below: who may import what. Paths are
+// relative to the project root; an import is matched on what it resolves to, so "../x.js" and
+// "../../m/x.js" are judged alike. `npm run lint` runs it; .ci/run fails on a violation.
+import { dirname, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "eslint/config";
+import tseslint from "typescript-eslint";
+
+const ROOT = dirname(fileURLToPath(import.meta.url));
+
+/**
+ * TEMPORARY (issue 16): files that still query the database outside a repository, each being fixed
+ * in its own branch (orgs, api-keys, audit, email, contact, oidc-clients). Remove an entry when its
+ * queries have moved; the list must end empty.
+ */
+const TEMPORARY_DATA_OVERRIDES = [
+  "src/modules/api-keys/api-keys.service.ts",
+  "src/modules/audit/audit.service.ts",
+  "src/modules/contact/contact.service.ts",
+  "src/modules/email/outbox-admin.service.ts",
+  "src/modules/oidc-clients/builtin-clients.ts",
+  "src/modules/oidc-clients/client-admin.service.ts",
+  "src/modules/oidc-clients/delegated-tokens.service.ts",
+  "src/modules/oidc-clients/oidc-clients.service.ts",
+  "src/modules/oidc-clients/oidc-identity.service.ts",
+  "src/modules/oidc-clients/signing-keys.service.ts",
+  "src/modules/orgs/activity.service.ts",
+  "src/modules/orgs/members.service.ts",
+  "src/modules/orgs/mfa-policy.service.ts",
+  "src/modules/orgs/org-access.ts",
+  "src/modules/orgs/org-limit.ts",
+  "src/modules/orgs/sole-owner.ts",
+];
+
+/** Adapters: each protocol library is imported in one place only (rule 9). */
+const adapter = (libraries, folder) => ({
+  files: ["src/**", "rest-shim/**"],
+  ignores: [`${folder}/**`],
+  modules: libraries.flatMap((l) => [l, `${l}/**`]),
+  message: `only ${folder}/ imports this library (ARCHITECTURE rule 9)`,
+});
+
+/** Privileged repositories (credential reads, rule 7): one entry per secret, with the services that need it. */
+const privileged = (module, what, allowed, importNames) => ({
+  files: ["src/**", "rest-shim/**"],
+  ignores: allowed,
+  modules: [module],
+  importNames,
+  message: `${what} are read by ${allowed.join(", ")} only (ARCHITECTURE rule 7)`,
+});
+
+const BOUNDARIES = [
+  {
+    // Services own transactions and call repositories; only repositories build queries (rules 7, 15).
+    files: ["src/modules/**"],
+    ignores: ["src/modules/**/*.repository.ts", ...TEMPORARY_DATA_OVERRIDES],
+    modules: ["drizzle-orm", "drizzle-orm/**", "schema/**"],
+    allowTypeImports: ["schema/**"],
+    message: "only *.repository.ts files in src/modules query the database: move the query into the aggregate's repository and pass `tx` (ARCHITECTURE rules 7, 15)",
+  },
+  privileged("src/modules/auth/credentials.repository", "password hashes", ["src/modules/auth/credentials.service.ts"]),
+  privileged("src/modules/auth/mfa/mfa-secrets.repository", "WebAuthn public keys and TOTP seeds", [
+    "src/modules/auth/mfa/mfa.service.ts",
+    "src/modules/auth/mfa/mfa-login.service.ts",
+  ]),
+  privileged("src/modules/ssh-ca/ca.repository", "CA private keys", ["src/modules/ssh-ca/signing.service.ts"], ["readSealedCaPrivateKey"]),
+  {
+    // A new secret gets a `*-secrets.repository.ts` of its own (the API-key hash lookup, …): only the
+    // services beside it import it, until an entry above names other readers.
+    files: ["src/**", "rest-shim/**"],
+    modules: ["src/modules/**/*-secrets.repository"],
+    sameFolderOnly: true,
+    message: "a *-secrets.repository is privileged: only the services in its own folder import it (ARCHITECTURE rule 7)",
+  },
+  adapter(["@simplewebauthn/server"], "src/modules/auth/webauthn"),
+  adapter(["oidc-provider"], "src/oidc"),
+  adapter(["sshpk"], "src/lib/ssh"),
+  adapter(["mjml", "resend", "nodemailer"], "src/modules/email"),
+  {
+    // Services know nothing of the doors (the house diagram, rule 1).
+    files: ["src/modules/**"],
+    modules: ["express", "express/**", "type-graphql", "type-graphql/**", "@apollo/server", "@apollo/server/**", "src/graphql/**", "src/oidc/**", "rest-shim/**"],
+    message: "src/modules does not depend on a transport (express, GraphQL, the OIDC provider): the doors call the services, not the reverse",
+  },
+  {
+    // The command-line client talks to Keyward over HTTP only; it is bundled on its own.
+    files: ["src/cli/**"],
+    modules: ["**"],
+    projectOnly: true,
+    except: ["src/cli/**"],
+    message: "src/cli imports nothing from the rest of the project: it uses the REST API over HTTP",
+  },
+];
+
+// --- the rule -------------------------------------------------------------------------------------
+
+const globRegex = (glob) =>
+  new RegExp(
+    `^${glob
+      .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+      .replace(/\*\*\//g, "\u0000")
+      .replace(/\*\*/g, "\u0001")
+      .replace(/\*/g, "[^/]*")
+      .replace(/\u0000/g, "(?:.*/)?")
+      .replace(/\u0001/g, ".*")}$`,
+  );
+const matcher = (globs = []) => {
+  const res = globs.map(globRegex);
+  return (path) => res.some((re) => re.test(path));
+};
+const toPosix = (p) => p.split(sep).join("/");
+
+/** What an import names: a project path without extension ("src/modules/x/y"), or the package specifier. */
+function resolveImport(importer, source) {
+  if (!source.startsWith(".")) return { id: source, project: false };
+  const id = toPosix(relative(ROOT, resolve(dirname(importer), source))).replace(/\.(?:[cm]?[jt]s|tsx?)$/, "");
+  return { id, project: true };
+}
+
+const compiled = BOUNDARIES.map((b) => ({
+  ...b,
+  inFiles: matcher(b.files),
+  exempt: matcher(b.ignores),
+  target: matcher(b.modules),
+  excepted: matcher(b.except),
+  typeOk: matcher(b.allowTypeImports),
+}));
+
+/** @type {import("eslint").Rule.RuleModule} */
+const boundaries = {
+  meta: { type: "problem", docs: { description: "Keyward's layering: who may import what (eslint.config.js)" }, schema: [] },
+  create(context) {
+    const file = toPosix(relative(ROOT, context.filename));
+    const rules = compiled.filter((b) => b.inFiles(file) && !b.exempt(file));
+    if (rules.length === 0) return {};
+    /** @param {any} sourceNode @param {{ typeOnly: boolean, names: string[] | null }} what */
+    const check = (sourceNode, what) => {
+      if (!sourceNode || typeof sourceNode.value !== "string") return;
+      const { id, project } = resolveImport(context.filename, sourceNode.value);
+      for (const b of rules) {
+        if (b.projectOnly && !project) continue;
+        if (!b.target(id) || b.excepted(id)) continue;
+        if (what.typeOnly && b.typeOk(id)) continue;
+        if (b.sameFolderOnly && dirname(id) === dirname(file) && /\.service\.ts$/.test(file)) continue;
+        // Restricted names only: other names from the same module are fine.
+        if (b.importNames && what.names && !what.names.some((n) => b.importNames.includes(n))) continue;
+        context.report({ node: sourceNode, message: `'${sourceNode.value}': ${b.message}` });
+        return; // one problem per import: the first rule that refuses it says why
+      }
+    };
+    // The names an import takes; null when it takes the whole module (default or namespace import).
+    const named = (specifiers) =>
+      specifiers.some((s) => s.type !== "ImportSpecifier" && s.type !== "ExportSpecifier")
+        ? null
+        : specifiers.map((s) => {
+            const n = s.type === "ImportSpecifier" ? s.imported : s.local;
+            return n.type === "Identifier" ? n.name : n.value;
+          });
+    return {
+      ImportDeclaration(node) {
+        const typeOnly = node.importKind === "type" || (node.specifiers.length > 0 && node.specifiers.every((s) => s.importKind === "type"));
+        check(node.source, { typeOnly, names: named(node.specifiers) });
+      },
+      ExportNamedDeclaration(node) {
+        if (node.source) check(node.source, { typeOnly: node.exportKind === "type", names: named(node.specifiers) });
+      },
+      ExportAllDeclaration(node) {
+        check(node.source, { typeOnly: node.exportKind === "type", names: null });
+      },
+      ImportExpression(node) {
+        if (node.source.type === "Literal") check(node.source, { typeOnly: false, names: null });
+      },
+    };
+  },
+};
+
+export default defineConfig([
+  { ignores: ["dist/**", "node_modules/**", "schema/migrations/**", "src/pages/assets/**"] },
+  {
+    files: ["**/*.ts"],
+    languageOptions: { parser: tseslint.parser, sourceType: "module" },
+    plugins: { keyward: { rules: { boundaries } } },
+    rules: { "keyward/boundaries": "error" },
+  },
+]);

@@ -1,0 +1,80 @@
+import { Redis } from "ioredis";
+import { afterAll, describe, expect, it } from "vitest";
+import { ManualClock } from "../../src/infra/clock.js";
+import { RateLimitService, type LockoutRule } from "../../src/modules/rate-limit/rate-limit.service.js";
+
+/**
+ * The limiter's windows and locks run on the injected clock, in both stores: nothing here sleeps.
+ * Redis is used when REDIS_URL is set (the PostgreSQL + Redis pass), the in-process store otherwise.
+ */
+const redis = process.env.REDIS_URL ? new Redis(process.env.REDIS_URL) : undefined;
+const prefix = `kwtest:rl:${Math.random().toString(36).slice(2, 10)}:`;
+afterAll(async () => {
+  if (!redis) return;
+  const keys = await redis.keys(`${prefix}*`);
+  if (keys.length) await redis.del(...keys);
+  await redis.quit();
+});
+
+const limiter = (clock: ManualClock) => new RateLimitService({ enabled: true, redis, prefix, clock });
+const retryAfter = async (work: Promise<unknown>): Promise<number> => {
+  const e = await work.then(() => null, (err: unknown) => err);
+  expect(e).toMatchObject({ code: "RATE_LIMIT_EXCEEDED", status: 429 });
+  return (e as { details: { retry_after: number } }).details.retry_after;
+};
+let seq = 0;
+const key = () => `k${seq++}`;
+
+describe(`rate limiter on the injected clock (${redis ? "Redis" : "memory"} store)`, () => {
+  it("refuses past the window's points and lets through again once the clock passes the window", async () => {
+    const clock = new ManualClock();
+    const limits = limiter(clock);
+    const rule = { points: 2, duration: 3600 };
+    const k = key();
+    await limits.consume("test", rule, k);
+    await limits.consume("test", rule, k);
+    expect(await retryAfter(limits.consume("test", rule, k))).toBeGreaterThan(3590);
+    clock.advance(3599);
+    await expect(limits.consume("test", rule, k)).rejects.toMatchObject({ status: 429 });
+    clock.advance(2);
+    await expect(limits.consume("test", rule, k)).resolves.toBeUndefined();
+  });
+
+  it("locks a password guesser for base × 2^k seconds, measured on the clock, and a success gives the budget back", async () => {
+    const clock = new ManualClock();
+    const limits = limiter(clock);
+    const rule: LockoutRule = { failures: 2, baseSeconds: 600, maxSeconds: 3600, account: { points: 100, duration: 3600 }, accountLockSeconds: 30 };
+    const account = `${key()}@example.com`;
+    await limits.beginAttempt("pw", rule, account, "1.2.3.4");
+    await limits.beginAttempt("pw", rule, account, "1.2.3.4"); // the last of the budget: checked, then locked
+    expect(await retryAfter(limits.beginAttempt("pw", rule, account, "1.2.3.4"))).toBe(600);
+    // Another client of the same account is not locked out by the guesser.
+    await (await limits.beginAttempt("pw", rule, account, "5.6.7.8")).succeeded();
+    clock.advance(600);
+    await limits.beginAttempt("pw", rule, account, "1.2.3.4"); // one attempt after the lock, which starts a longer one
+    expect(await retryAfter(limits.beginAttempt("pw", rule, account, "1.2.3.4"))).toBe(1200);
+    clock.advance(1200);
+    const attempt = await limits.beginAttempt("pw", rule, account, "1.2.3.4");
+    await attempt.succeeded();
+    // The right password: the whole budget is back.
+    await limits.beginAttempt("pw", rule, account, "1.2.3.4");
+    await limits.beginAttempt("pw", rule, account, "1.2.3.4");
+    await expect(limits.beginAttempt("pw", rule, account, "1.2.3.4")).rejects.toMatchObject({ status: 429 });
+  });
+
+  it("pauses the whole account briefly past the account-wide budget, and clearLocks ends it", async () => {
+    const clock = new ManualClock();
+    const limits = limiter(clock);
+    const rule: LockoutRule = { failures: 100, baseSeconds: 1, maxSeconds: 1, account: { points: 3, duration: 3600 }, accountLockSeconds: 120 };
+    const account = `${key()}@example.com`;
+    for (let i = 0; i < 3; i++) await limits.beginAttempt("pw", rule, account, `10.0.0.${i}`);
+    expect(await retryAfter(limits.beginAttempt("pw", rule, account, "10.0.0.9"))).toBe(120);
+    await expect(limits.beginAttempt("pw", rule, account, "10.0.0.10")).rejects.toMatchObject({ status: 429 });
+    clock.advance(121);
+    await expect(limits.beginAttempt("pw", rule, account, "10.0.0.10")).resolves.toBeDefined();
+    for (let i = 0; i < 3; i++) await limits.beginAttempt("pw", rule, account, `10.0.1.${i}`).catch(() => undefined);
+    await expect(limits.beginAttempt("pw", rule, account, "10.0.0.11")).rejects.toMatchObject({ status: 429 });
+    await limits.clearLocks("pw", rule, account);
+    await expect(limits.beginAttempt("pw", rule, account, "10.0.0.11")).resolves.toBeDefined();
+  });
+});
