@@ -14,24 +14,7 @@ const ROOT = dirname(fileURLToPath(import.meta.url));
  * in its own branch (orgs, api-keys, audit, email, contact, oidc-clients). Remove an entry when its
  * queries have moved; the list must end empty.
  */
-const TEMPORARY_DATA_OVERRIDES = [
-  "src/modules/api-keys/api-keys.service.ts",
-  "src/modules/audit/audit.service.ts",
-  "src/modules/contact/contact.service.ts",
-  "src/modules/email/outbox-admin.service.ts",
-  "src/modules/oidc-clients/builtin-clients.ts",
-  "src/modules/oidc-clients/client-admin.service.ts",
-  "src/modules/oidc-clients/delegated-tokens.service.ts",
-  "src/modules/oidc-clients/oidc-clients.service.ts",
-  "src/modules/oidc-clients/oidc-identity.service.ts",
-  "src/modules/oidc-clients/signing-keys.service.ts",
-  "src/modules/orgs/activity.service.ts",
-  "src/modules/orgs/members.service.ts",
-  "src/modules/orgs/mfa-policy.service.ts",
-  "src/modules/orgs/org-access.ts",
-  "src/modules/orgs/org-limit.ts",
-  "src/modules/orgs/sole-owner.ts",
-];
+const TEMPORARY_DATA_OVERRIDES = [];
 
 /** Adapters: each protocol library is imported in one place only (rule 9). */
 const adapter = (libraries, folder) => ({

@@ -1,10 +1,14 @@
 import type { Db } from "../../infra/db.js";
 import type { SessionAuth, StoredSession } from "../../infra/session-store.js";
 import { CommonErrors } from "../../lib/errors.js";
-import type { RequestContext } from "../../lib/request-context.js";
+import type { Delegation, RequestContext } from "../../lib/request-context.js";
 import { usersRepository, type UserRow } from "../users/users.repository.js";
-import type { DelegatedTokensService } from "../oidc-clients/delegated-tokens.service.js";
 import { SESSION_TOKEN_PREFIX, type SessionsService } from "./sessions/sessions.service.js";
+
+/** Checks an OIDC access token for Keyward's API (the oidc-clients module implements it). */
+export interface DelegatedTokenVerifier {
+  verify(value: string): Promise<(Delegation & { userId: string }) | null>;
+}
 
 export interface ActorSource {
   /** Value of `Authorization: Bearer …`, if any. */
@@ -32,7 +36,7 @@ export class ActorService {
   constructor(
     db: Db,
     private readonly sessions: SessionsService,
-    private readonly delegated: Pick<DelegatedTokensService, "verify">,
+    private readonly delegated: DelegatedTokenVerifier,
   ) {
     this.findUser = usersRepository.prepareFindById(db);
   }

@@ -1,3 +1,15 @@
+import type { Config } from "../../config/index.js";
+import type { Clock } from "../../infra/clock.js";
+import type { Db } from "../../infra/db.js";
+import { apiResource } from "../../lib/api-scopes.js";
+import type { SecretBox } from "../../lib/crypto/index.js";
+import type { AuditService } from "../audit/audit.service.js";
+import { OidcClientAdminService } from "./client-admin.service.js";
+import { DelegatedTokensService } from "./delegated-tokens.service.js";
+import { OidcClientsService } from "./oidc-clients.service.js";
+import { OidcIdentityService } from "./oidc-identity.service.js";
+import { OidcSigningKeysService } from "./signing-keys.service.js";
+
 /**
  * OpenID Connect clients: the relying parties organizations register, Keyward's built-in clients,
  * and what the provider (src/oidc) needs about them: each client's metadata, the people it may
@@ -15,3 +27,23 @@ export { CLIENT_EXTRA, OidcClientsService, isClientId, type ClientView } from ".
 export type { ConsentView } from "./oidc-consents.repository.js";
 export { OidcIdentityService, type OidcAccount, type OidcClientSummary } from "./oidc-identity.service.js";
 export { OidcSigningKeysService, type SigningKeySet } from "./signing-keys.service.js";
+
+export interface OidcModuleDeps {
+  db: Db;
+  clock: Clock;
+  box: SecretBox;
+  audit: AuditService;
+  config: Pick<Config, "http" | "oidc">;
+}
+
+/** Everything the OpenID Connect provider (src/oidc) and the doors need about clients and tokens (rule 15). */
+export function createOidcModule(deps: OidcModuleDeps) {
+  const { db, clock, box, audit, config } = deps;
+  return {
+    oidcClients: new OidcClientsService(db, clock, audit, box),
+    oidcClientAdmin: new OidcClientAdminService(db, clock, audit),
+    oidcIdentity: new OidcIdentityService(db, clock, audit),
+    oidcKeys: new OidcSigningKeysService(db, clock, box, audit, { rotationDays: config.oidc.keyRotationDays, graceDays: config.oidc.keyGraceDays }),
+    delegatedTokens: new DelegatedTokensService(db, clock, apiResource(config.http.publicUrl)),
+  };
+}

@@ -1,3 +1,4 @@
+import type { Config } from "../../config/index.js";
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
 import type { Logger } from "../../infra/logger.js";
@@ -8,7 +9,6 @@ import type { CertificatesService } from "../ssh-ca/certificates.service.js";
 import { DepartmentsService } from "./departments.service.js";
 import { InvitesService, type InvitesDeps } from "./invites.service.js";
 import { MembersService } from "./members.service.js";
-import { MfaPolicyService } from "./mfa-policy.service.js";
 import { MyDirectoryService } from "./my-directory.service.js";
 import type { OrgLimitConfig } from "./org-limit.js";
 import { OrgsService } from "./orgs.service.js";
@@ -27,24 +27,24 @@ export interface OrgsModuleDeps {
   logger: Logger;
   certificates: Pick<CertificatesService, "revokeForOffboarding" | "revokeAllOfOrganization">;
   networks: Pick<NetworkOffboarding, "personLeft" | "organizationDeleted" | "apply">;
-  limit: OrgLimitConfig;
-  appUrl: string;
-  /** What invitations need beyond the above (accounts, sessions, limits, their config). */
-  invites: Omit<InvitesDeps, "db" | "clock" | "audit" | "email" | "logger">;
+  config: Pick<Config, "orgs" | "http" | "tokens" | "rateLimits">;
+  /** What invitations need beyond the above: accounts, credentials, sessions, limits. */
+  invites: Omit<InvitesDeps, "db" | "clock" | "audit" | "email" | "logger" | "config">;
 }
 
-/** Organizations, their members, invitations, departments, principals and MFA policy (rule 15). */
+/** Organizations, their members, invitations, departments and principals (rule 15). */
 export function createOrgsModule(deps: OrgsModuleDeps) {
-  const { db, clock, audit, email, logger, certificates, networks, limit } = deps;
+  const { db, clock, audit, email, logger, certificates, networks, config } = deps;
+  const limit: OrgLimitConfig = config.orgs;
+  const invitesConfig = { appUrl: config.http.appUrl, inviteTtl: config.tokens.inviteTtl, limit, rate: config.rateLimits.invites };
   const departments = new DepartmentsService(db, clock, audit);
   return {
     orgs: new OrgsService({ db, clock, audit, certificates, networks, logger, limit }),
     members: new MembersService({ db, clock, audit, certificates, networks }),
-    invites: new InvitesService({ db, clock, audit, email, logger, ...deps.invites }),
+    invites: new InvitesService({ db, clock, audit, email, logger, ...deps.invites, config: invitesConfig }),
     departments,
     principals: new PrincipalsService(db, clock, audit, departments),
     myDirectory: new MyDirectoryService(db),
-    mfaPolicy: new MfaPolicyService(db, clock, audit, email, logger, { appUrl: deps.appUrl }),
   };
 }
 

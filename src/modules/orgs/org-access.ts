@@ -5,7 +5,7 @@ import { CommonErrors } from "../../lib/errors.js";
 import { parseId } from "../../lib/validation.js";
 import { requireUser } from "../auth/guards.js";
 import { getActiveMembership, type ActiveMembership } from "./memberships.repository.js";
-import { complianceRepository } from "./mfa-policy.repository.js";
+import { isPastMfaDeadline } from "../auth/mfa/mfa-policy.service.js";
 import { OrgErrors } from "./orgs.errors.js";
 import { can, CAPABILITIES, type Capability } from "./permissions.js";
 
@@ -49,7 +49,7 @@ export async function requireOrgAccess(db: Executor, ctx: RequestContext, orgId:
   // Not a member: answer as if the organization did not exist (no probing of other tenants).
   if (!membership) throw OrgErrors.notFound();
   // Past an organization's MFA deadline without MFA: restricted until the member enrolls.
-  if ((await complianceRepository.findStatus(db, actor.userId, id)) === "past_due") throw MfaErrors.complianceRequired();
+  if (await isPastMfaDeadline(db, actor.userId, id)) throw MfaErrors.complianceRequired();
   // A delegated token reads and uses what a member may; it never administers (whatever the role behind it).
   if (actor.delegation && !DELEGABLE.has(capability)) throw CommonErrors.insufficientScope(undefined);
   if (!can(membership.role, capability)) {

@@ -1,20 +1,19 @@
 import { z } from "zod";
-import type { Clock } from "../../infra/clock.js";
-import type { Db, Executor } from "../../infra/db.js";
-import type { Logger } from "../../infra/logger.js";
-import type { RequestContext } from "../../lib/request-context.js";
-import { systemContext } from "../../lib/request-context.js";
-import { parseId, parseInput } from "../../lib/validation.js";
-import { AuditAction } from "../audit/audit.actions.js";
-import type { AuditService } from "../audit/audit.service.js";
-import { requireUser } from "../auth/guards.js";
-import { mfaRepository } from "../auth/mfa/mfa.repository.js";
-import type { MfaHooks } from "../auth/mfa/mfa.service.js";
-import type { EmailService } from "../email/email.service.js";
-import { getActiveMemberships } from "./memberships.repository.js";
+import type { Clock } from "../../../infra/clock.js";
+import type { Db, Executor } from "../../../infra/db.js";
+import type { Logger } from "../../../infra/logger.js";
+import type { RequestContext } from "../../../lib/request-context.js";
+import { systemContext } from "../../../lib/request-context.js";
+import { parseId, parseInput } from "../../../lib/validation.js";
+import { AuditAction } from "../../audit/audit.actions.js";
+import type { AuditService } from "../../audit/audit.service.js";
+import { requireUser } from "../guards.js";
+import { mfaRepository } from "./mfa.repository.js";
+import type { MfaHooks } from "./mfa.service.js";
+import type { EmailService } from "../../email/email.service.js";
 import { complianceRepository, securityPolicyRepository } from "./mfa-policy.repository.js";
-import { requireOrgAccess } from "./org-access.js";
-import { OrgErrors } from "./orgs.errors.js";
+import { getActiveMemberships, requireOrgAccess } from "../../orgs/index.js";
+import { OrgErrors } from "../../orgs/orgs.errors.js";
 
 const DAY = 86_400_000;
 export const policySchema = z.object({
@@ -191,4 +190,12 @@ export class MfaPolicyService implements MfaHooks {
     await complianceRepository.markNotified(tx, userId, orgId, now, step);
     await this.audit.record(tx, ctx, AuditAction.mfaReminderSent, { userId, organizationId: orgId, metadata: { step: step ?? "manual" } });
   }
+}
+
+/**
+ * Whether a member is past an organization's MFA deadline without MFA (the tenancy guard restricts
+ * them until they enroll). The one reading of compliance other modules make.
+ */
+export async function isPastMfaDeadline(db: Executor, userId: string, organizationId: string): Promise<boolean> {
+  return (await complianceRepository.findStatus(db, userId, organizationId)) === "past_due";
 }

@@ -1,8 +1,8 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
-import { mfaCompliance, orgMemberships, orgSecurityPolicies, organizations, users } from "../../../schema/index.js";
-import type { Executor } from "../../infra/db.js";
-import { resultRows } from "../../infra/db.js";
-import { live } from "../../infra/soft-delete.js";
+import { mfaCompliance, orgMemberships, orgSecurityPolicies, organizations, users } from "../../../../schema/index.js";
+import type { Executor } from "../../../infra/db.js";
+import { resultRows } from "../../../infra/db.js";
+import { live } from "../../../infra/soft-delete.js";
 
 type PolicyRow = typeof orgSecurityPolicies.$inferSelect;
 type StandingRow = typeof mfaCompliance.$inferSelect;

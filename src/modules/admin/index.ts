@@ -1,0 +1,7 @@
+import type { AdminUsersDeps } from "./admin-users.service.js";
+import { AdminUsersService } from "./admin-users.service.js";
+
+/** Acting on other people's accounts, under the one admin-reach rule (admin-reach.ts, rule 16). */
+export function createAdminModule(deps: AdminUsersDeps) {
+  return { adminUsers: new AdminUsersService(deps) };
+}

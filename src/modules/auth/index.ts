@@ -1,0 +1,89 @@
+import type { Config } from "../../config/index.js";
+import type { Clock } from "../../infra/clock.js";
+import type { Db } from "../../infra/db.js";
+import type { KeyValueStore } from "../../infra/kv.js";
+import type { Logger } from "../../infra/logger.js";
+import type { SessionRecordStore } from "../../infra/session-store.js";
+import { deriveKey, type PasswordHasher, type SecretBox } from "../../lib/crypto/index.js";
+import type { OriginMatcher } from "../../lib/origins.js";
+import type { AuditService } from "../audit/audit.service.js";
+import type { EmailService } from "../email/email.service.js";
+import type { RateLimitService } from "../rate-limit/rate-limit.service.js";
+import { AccountsService } from "./accounts.service.js";
+import { ActorService, type DelegatedTokenVerifier } from "./actor.service.js";
+import { CliLoginService } from "./cli-login.service.js";
+import { CredentialsService } from "./credentials.service.js";
+import { LoginService } from "./login.service.js";
+import { MfaLoginService } from "./mfa/mfa-login.service.js";
+import { MfaPolicyService } from "./mfa/mfa-policy.service.js";
+import { MfaService } from "./mfa/mfa.service.js";
+import { PendingLoginStore } from "./mfa/pending-login.js";
+import { SessionIssuer } from "./session-issuer.js";
+import { MySessionsService } from "./sessions/my-sessions.service.js";
+import { SessionsService } from "./sessions/sessions.service.js";
+
+export interface AuthModuleDeps {
+  db: Db;
+  clock: Clock;
+  kv: KeyValueStore;
+  box: SecretBox;
+  hasher: PasswordHasher;
+  logger: Logger;
+  audit: AuditService;
+  email: EmailService;
+  limits: RateLimitService;
+  sessionRecords: SessionRecordStore;
+  corsOrigins: OriginMatcher;
+  /** OIDC access tokens acting for a user (the oidc-clients module checks them). */
+  delegatedTokens: DelegatedTokenVerifier & { revokeForUser(userId: string): Promise<unknown> };
+  config: Pick<Config, "http" | "session" | "tokens" | "mfa" | "superadminEmails" | "rateLimits" | "externalAuth" | "crypto">;
+}
+
+/**
+ * Who is calling and how they prove it: credentials, sessions (cookie and bearer), caller
+ * resolution, sign-in with its second step, MFA with the organizations' MFA policy, and the
+ * command-line sign-in bridge (rule 15).
+ */
+export function createAuthModule(deps: AuthModuleDeps) {
+  const { db, clock, kv, box, audit, email, limits, logger, config } = deps;
+  const rl = config.rateLimits;
+  const sessions = new SessionsService(deps.sessionRecords, kv, clock, config.session);
+  // Every "end all sessions" ends the OIDC tokens acting for the user too.
+  sessions.onRevokeAll((userId) => deps.delegatedTokens.revokeForUser(userId));
+  const lockout = { failures: rl.loginAccountFailures, baseSeconds: rl.loginLockoutBase, maxSeconds: rl.loginLockoutMax, account: rl.loginAccountWide, accountLockSeconds: rl.loginAccountWideLock };
+  const credentials = new CredentialsService({ db, clock, hasher: deps.hasher, limits, lockout });
+  const issuer = new SessionIssuer(db, clock, audit, sessions);
+  const pending = new PendingLoginStore(kv, clock, config.mfa.pendingTtl);
+  const appUrl = config.http.appUrl;
+  const tokens = config.tokens;
+  const accountsConfig = { appUrl, ...tokens, superadminEmails: config.superadminEmails, limits: rl };
+  const backupCodeKeys = config.crypto.encryptionKeys.map((k) => ({ id: k.id, key: deriveKey(k.key, "keyward backup codes") }));
+  const mfaPolicy = new MfaPolicyService(db, clock, audit, email, logger, { appUrl });
+  const { rp, totpIssuer } = config.mfa;
+  const ext = config.externalAuth;
+  return {
+    sessions,
+    credentials,
+    issuer,
+    pendingLogins: pending,
+    actors: new ActorService(db, sessions, deps.delegatedTokens),
+    accounts: new AccountsService({ db, clock, audit, email, limits, credentials, sessions, config: accountsConfig }),
+    login: new LoginService({ db, audit, limits, sessions, issuer, pending, credentials, config: { loginIp: rl.loginIp } }),
+    mySessions: new MySessionsService(db, sessions, audit, deps.corsOrigins),
+    mfa: new MfaService({ db, clock, kv, box, credentials, audit, rp, totpIssuer, backupCodeKeys, hooks: mfaPolicy }),
+    mfaLogin: new MfaLoginService({ db, clock, kv, box, audit, limits, issuer, pending, rp, backupCodeKeys, rate: config.mfa.rate }),
+    mfaPolicy,
+    cliLogin: new CliLoginService({
+      db,
+      limits,
+      clock,
+      kv,
+      logger,
+      audit,
+      issuer,
+      config: { publicUrl: config.http.publicUrl, appUrl, ttl: ext.cliLoginTtl, rate: ext.cliLoginRate },
+    }),
+  };
+}
+
+export type AuthModule = ReturnType<typeof createAuthModule>;

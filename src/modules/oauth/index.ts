@@ -1,0 +1,58 @@
+import type { Config } from "../../config/index.js";
+import type { Clock } from "../../infra/clock.js";
+import type { Db } from "../../infra/db.js";
+import type { KeyValueStore } from "../../infra/kv.js";
+import type { Logger } from "../../infra/logger.js";
+import type { SecretBox } from "../../lib/crypto/index.js";
+import type { AuditService } from "../audit/audit.service.js";
+import type { CredentialsService } from "../auth/credentials.service.js";
+import type { PendingLoginStore } from "../auth/mfa/pending-login.js";
+import type { SessionIssuer } from "../auth/session-issuer.js";
+import type { SessionsService } from "../auth/sessions/sessions.service.js";
+import type { OrgsService } from "../orgs/orgs.service.js";
+import type { RateLimitService } from "../rate-limit/rate-limit.service.js";
+import { ExternalAuthService } from "./external-auth.service.js";
+import { LinkedAccountsService } from "./linked-accounts.service.js";
+import { OAuthFlowStore } from "./oauth-flow.store.js";
+import { OAuthProvidersService } from "./oauth-providers.service.js";
+import { GithubClient } from "./providers/github.client.js";
+import { GoogleClient } from "./providers/google.client.js";
+
+export interface OAuthModuleDeps {
+  db: Db;
+  clock: Clock;
+  kv: KeyValueStore;
+  box: SecretBox;
+  logger: Logger;
+  audit: AuditService;
+  limits: RateLimitService;
+  credentials: CredentialsService;
+  sessions: SessionsService;
+  issuer: SessionIssuer;
+  pending: PendingLoginStore;
+  orgs: OrgsService;
+  config: Pick<Config, "externalAuth" | "http">;
+}
+
+/** Sign-in with GitHub and Google: providers' configuration, the flows, and linked accounts (rule 15). */
+export function createOAuthModule(deps: OAuthModuleDeps) {
+  const { db, clock, box, audit, config } = deps;
+  const ext = config.externalAuth;
+  const oauthProviders = new OAuthProvidersService({
+    db,
+    clock,
+    box,
+    audit,
+    clients: { github: new GithubClient(ext.github), google: new GoogleClient(ext.google.issuer) },
+    env: { github: ext.github, google: ext.google },
+    callbackBase: ext.callbackBase,
+  });
+  const externalAuth = new ExternalAuthService({
+    ...deps,
+    providers: oauthProviders,
+    flows: new OAuthFlowStore(deps.kv, clock, ext.flowTtl),
+    config: { publicUrl: config.http.publicUrl, appUrl: config.http.appUrl, rate: ext.rate },
+  });
+  const linkedAccounts = new LinkedAccountsService({ db, credentials: deps.credentials, sessions: deps.sessions, audit, providers: oauthProviders });
+  return { oauthProviders, externalAuth, linkedAccounts };
+}

@@ -1,0 +1,38 @@
+import type { Config } from "../../config/index.js";
+import type { Clock } from "../../infra/clock.js";
+import type { Db } from "../../infra/db.js";
+import { createSecretBox } from "../../lib/crypto/index.js";
+import type { ApiKeysService } from "../api-keys/api-keys.service.js";
+import type { AuditService } from "../audit/audit.service.js";
+import type { RateLimitService } from "../rate-limit/rate-limit.service.js";
+import { CasService } from "./cas.service.js";
+import { CertificatesService } from "./certificates.service.js";
+import { SigningService } from "./signing.service.js";
+import { SudoService } from "./sudo.service.js";
+
+export interface SshCaModuleDeps {
+  db: Db;
+  clock: Clock;
+  audit: AuditService;
+  limits: RateLimitService;
+  apiKeys: ApiKeysService;
+  config: Pick<Config, "ssh" | "crypto">;
+}
+
+/**
+ * The per-organization SSH certificate authorities: CA keys (sealed under their own keys,
+ * CA_ENCRYPTION_KEYS), the signing pipeline, issued certificates and revocation, sudo checks.
+ */
+export function createSshCaModule(deps: SshCaModuleDeps) {
+  const { db, clock, audit, config } = deps;
+  const ssh = config.ssh;
+  const caBox = createSecretBox(config.crypto.caKeys);
+  return {
+    certificates: new CertificatesService(db, clock, audit),
+    cas: new CasService(db, clock, audit, caBox, deps.limits, { rotationOverlapHours: ssh.rotationOverlapHours, maxPreviousKeys: ssh.maxPreviousKeys, keygenRate: ssh.keygenRate }),
+    signing: new SigningService(db, clock, audit, caBox, ssh),
+    sudo: new SudoService(db, deps.apiKeys, audit, () => clock.now()),
+  };
+}
+
+export type SshCaModule = ReturnType<typeof createSshCaModule>;
