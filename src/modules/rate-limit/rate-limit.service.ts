@@ -1,9 +1,7 @@
 import type { Redis } from "ioredis";
 import type { Clock } from "../../infra/clock.js";
 import { CommonErrors } from "../../lib/errors.js";
-import { createMemoryRateStore } from "./memory.store.js";
-import type { RateLimitStore, RateWindow } from "./rate-limit.store.js";
-import { createRedisRateStore } from "./redis.store.js";
+import { createRateStore, type RateLimitStore } from "./rate-limit.store.js";
 
 export interface RateRule {
   points: number;
@@ -33,9 +31,6 @@ export interface GuardedAttempt {
 
 const DAY_MS = 24 * 3600 * 1000;
 const SETTLED: GuardedAttempt = { succeeded: async () => {} };
-// A lock is a window whose count is above 1; taking the gate is the one hit a window allows.
-const LOCKED = 2;
-const GATE_MS = 1000;
 
 export interface RateLimitOptions {
   enabled: boolean;
@@ -47,14 +42,19 @@ export interface RateLimitOptions {
 
 /**
  * The one limiter: every security limit (login, register, reset, resend, contact, MFA) goes through
- * it. On Redis the counters are shared by every instance; in the embedded mode they live in memory.
- * Either way the windows are measured on the injected clock.
+ * it. rate-limiter-flexible keeps the counters and locks (RateLimiterRedis, shared by every instance,
+ * when Redis is configured; RateLimiterMemory in the embedded mode), and they are measured on the
+ * injected clock: see rate-limit.store.ts.
+ *
+ * Windows are aligned to the clock (a rule of `duration` seconds counts from one multiple of it to
+ * the next, and Retry-After is the time to the next), not started by their first hit; the failures
+ * that set the back-off of a (account, client) pair are counted per UTC day.
  */
 export class RateLimitService {
   private readonly store: RateLimitStore;
 
   constructor(private readonly options: RateLimitOptions) {
-    this.store = options.redis ? createRedisRateStore(options.redis, options.prefix) : createMemoryRateStore();
+    this.store = createRateStore(options);
   }
 
   /** Spends `points`; throws 429 RATE_LIMIT_EXCEEDED (with Retry-After) when the rule is exhausted. */
@@ -62,11 +62,11 @@ export class RateLimitService {
     if (!this.options.enabled) return;
     const now = this.now();
     const w = await this.store.add(`${name}:${key}`, points, rule.duration * 1000, now);
-    if (w.count > rule.points) throw limited(w, now);
+    if (w.count > rule.points) throw limited(w.resetAt, now);
   }
 
-  async reset(name: string, _rule: RateRule, key: string): Promise<void> {
-    await this.store.delete(`${name}:${key}`);
+  async reset(name: string, rule: RateRule, key: string): Promise<void> {
+    await this.store.clear(`${name}:${key}`, rule.duration * 1000, this.now());
   }
 
   /**
@@ -79,40 +79,37 @@ export class RateLimitService {
     if (!this.options.enabled) return SETTLED;
     const { store } = this;
     const now = this.now();
-    const pair = `${account}|${client}`;
-    const pairGate = `${name}:pair:lock:${pair}`;
-    const accountGate = `${name}:account:lock:${account}`;
-    const pairFailures = `${name}:pair-fail:${pair}`;
-    const accountFailures = `${name}:account-fail:${account}`;
-    await this.assertOpen(pairGate, now);
-    await this.assertOpen(accountGate, now);
+    const accountMs = rule.account.duration * 1000;
+    const { pairLock, accountLock, pairFailures, accountFailures } = keys(name, account, client);
+    const seen = await this.assertOpen(pairLock, now);
+    await this.assertOpen(accountLock, now);
 
     const n = (await store.add(pairFailures, 1, DAY_MS, now)).count;
     if (n >= rule.failures) {
       // The last attempt of the budget (or the first after a lock) must win the gate: only one passes.
-      const gate = await store.add(pairGate, 1, GATE_MS, now);
-      if (gate.count > 1) {
+      if (!(await store.claim(pairLock, seen))) {
         await store.add(pairFailures, -1, DAY_MS, now);
-        throw limited(gate, now);
+        throw limited(await store.lockOf(pairLock), now);
       }
-      await store.set(pairGate, LOCKED, Math.min(rule.maxSeconds, rule.baseSeconds * 2 ** Math.min(n - rule.failures, 30)) * 1000, now);
+      await store.lock(pairLock, now + Math.min(rule.maxSeconds, rule.baseSeconds * 2 ** Math.min(n - rule.failures, 30)) * 1000, now);
     }
 
-    const m = (await store.add(accountFailures, 1, rule.account.duration * 1000, now)).count;
+    const m = (await store.add(accountFailures, 1, accountMs, now)).count;
     if (m > rule.account.points) {
       // A short pause for everyone, after which the count starts again.
-      await store.set(accountGate, LOCKED, rule.accountLockSeconds * 1000, now);
-      await store.delete(accountFailures);
+      await store.lock(accountLock, now + rule.accountLockSeconds * 1000, now);
+      await store.clear(accountFailures, accountMs, now);
       await store.add(pairFailures, -1, DAY_MS, now);
-      if (n >= rule.failures) await store.delete(pairGate);
+      if (n >= rule.failures) await store.unlock(pairLock);
       throw CommonErrors.rateLimited(rule.accountLockSeconds);
     }
 
     return {
       succeeded: async () => {
-        await store.delete(pairFailures);
-        await store.delete(pairGate);
-        await store.add(accountFailures, -1, rule.account.duration * 1000, this.now());
+        await store.clear(pairFailures, DAY_MS, this.now());
+        await store.unlock(pairLock);
+        // Given back to the window it was taken from (if that one is over, nothing changes).
+        await store.add(accountFailures, -1, accountMs, now);
       },
     };
   }
@@ -121,23 +118,35 @@ export class RateLimitService {
    * Someone proved control of the account (a reset link, an administrator set the password): its
    * account-wide lock ends, and so does the lock of the client that proved it.
    */
-  async clearLocks(name: string, _rule: LockoutRule, account: string, client?: string): Promise<void> {
+  async clearLocks(name: string, rule: LockoutRule, account: string, client?: string): Promise<void> {
     if (!this.options.enabled) return;
-    await this.store.delete(`${name}:account-fail:${account}`);
-    await this.store.delete(`${name}:account:lock:${account}`);
+    const now = this.now();
+    const { pairLock, accountLock, pairFailures, accountFailures } = keys(name, account, client ?? "");
+    await this.store.clear(accountFailures, rule.account.duration * 1000, now);
+    await this.store.unlock(accountLock);
     if (client === undefined) return;
-    await this.store.delete(`${name}:pair-fail:${account}|${client}`);
-    await this.store.delete(`${name}:pair:lock:${account}|${client}`);
+    await this.store.clear(pairFailures, DAY_MS, now);
+    await this.store.unlock(pairLock);
   }
 
-  private async assertOpen(gate: string, now: number): Promise<void> {
-    const w = await this.store.get(gate, now);
-    if (w && w.count > 1) throw limited(w, now);
+  /** Throws 429 while the lock runs; otherwise returns what it holds, for a later claim of its gate. */
+  private async assertOpen(lock: string, now: number): Promise<number> {
+    const until = await this.store.lockOf(lock);
+    if (until > now) throw limited(until, now);
+    return until;
   }
 
   private now(): number {
-    return this.options.clock.now().getTime();
+    return Math.floor(this.options.clock.now().getTime());
   }
 }
 
-const limited = (w: RateWindow, now: number) => CommonErrors.rateLimited(Math.max(1, Math.ceil((w.resetAt - now) / 1000)));
+const keys = (name: string, account: string, client: string) => ({
+  pairLock: `${name}:pair:lock:${account}|${client}`,
+  accountLock: `${name}:account:lock:${account}`,
+  pairFailures: `${name}:pair-fail:${account}|${client}`,
+  accountFailures: `${name}:account-fail:${account}`,
+});
+
+/** 429 with the seconds until `until` (at least one). */
+const limited = (until: number, now: number) => CommonErrors.rateLimited(Math.max(1, Math.ceil((until - now) / 1000)));
