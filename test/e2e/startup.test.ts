@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { lockDataDir } from "../../src/infra/dir-lock.js";
+import { freePort, killServerProcesses, startServerProcess, stopServerProcess, untilListening, type ServerProcess } from "../helpers/server-process.js";
 
 /**
  * `npm start` as a newcomer runs it, as a real process: the banner says where it listens and what
@@ -14,52 +14,12 @@ import { lockDataDir } from "../../src/infra/dir-lock.js";
  */
 const key = () => randomBytes(32).toString("base64");
 const K1 = key();
+const start = (env: Record<string, string>): ServerProcess => startServerProcess(["--import", "tsx", "src/main.ts"], env);
+const stop = stopServerProcess;
 const children: ChildProcess[] = [];
 
-interface Started {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-function start(env: Record<string, string>): Started {
-  const base = { ...process.env };
-  delete base.DATABASE_URL;
-  delete base.REDIS_URL;
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-    env: { ...base, NODE_ENV: "development", LOG_LEVEL: "warn", HOST: "127.0.0.1", SMTP_HOST: "127.0.0.1", SMTP_PORT: "1", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(child);
-  let out = "";
-  child.stdout!.on("data", (d) => (out += d));
-  child.stderr!.on("data", (d) => (out += d));
-  return { child, output: () => out, exited: new Promise((r) => child.once("exit", (code) => r(code))) };
-}
-
-async function untilListening(s: Started): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (s.output().includes("Keyward is listening")) return;
-    if (s.child.exitCode !== null) throw new Error(`exited early:\n${s.output()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`not listening after 60 s:\n${s.output()}`);
-}
-
-async function stop(s: Started): Promise<void> {
-  s.child.kill("SIGTERM");
-  await s.exited;
-}
-
-const freePort = async (): Promise<number> => {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-};
-
 afterAll(() => {
+  killServerProcesses();
   for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
 });
 
