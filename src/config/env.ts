@@ -1,157 +1,242 @@
 import { z } from "zod";
 
 /**
- * Every environment variable Keyward reads, parsed once. Nothing outside src/config reads process.env.
- * Durations are seconds. Secret lists are comma-separated with the current secret first, so they can rotate.
+ * Every environment variable Keyward reads, parsed once, each with its meaning: `.env.example` and
+ * docs/configuration.md are generated from these sections (`npm run config:docs`; a test fails when
+ * they drift). Nothing outside src/config reads process.env. Durations are seconds unless the name
+ * says _MS. Secret lists are comma-separated with the current secret first, so they can rotate.
  */
-const bool = (fallback: boolean) =>
-  z
-    .enum(["true", "false", "1", "0", "yes", "no"])
-    .optional()
-    .transform((v) => (v === undefined ? fallback : ["true", "1", "yes"].includes(v)));
+export interface VarDoc {
+  /** How the value is written, for the reference. */
+  kind: string;
+  /** The value when unset, as written in the environment ("" when there is none). */
+  fallback: string;
+  description: string;
+}
 
-const int = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
+const doc = <T extends z.ZodType>(schema: T, kind: string, fallback: string, description: string): T =>
+  schema.meta({ keyward: { kind, fallback, description } satisfies VarDoc });
 
-const list = z
-  .string()
-  .optional()
-  .transform((v) => (v ?? "").split(",").map((s) => s.trim()).filter(Boolean));
+/** The documentation of one variable's schema (every entry of ENV_SECTIONS has one). */
+export const varDoc = (schema: z.ZodType): VarDoc => (schema.meta() as { keyward: VarDoc }).keyward;
+
+const bool = (fallback: boolean, description: string) =>
+  doc(
+    z
+      .enum(["true", "false", "1", "0", "yes", "no"])
+      .optional()
+      .transform((v) => (v === undefined ? fallback : ["true", "1", "yes"].includes(v))),
+    "boolean",
+    String(fallback),
+    description,
+  );
+
+const int = (fallback: number, min: number, description: string) =>
+  doc(z.coerce.number().int().min(min).default(fallback), `integer ≥ ${min}`, String(fallback), description);
+
+function str(fallback: string, description: string): z.ZodDefault<z.ZodString>;
+function str(fallback: undefined, description: string): z.ZodOptional<z.ZodString>;
+function str(fallback: string | undefined, description: string): z.ZodType {
+  return fallback === undefined ? doc(z.string().optional(), "string", "", description) : doc(z.string().default(fallback), "string", fallback, description);
+}
+
+function url(fallback: string, description: string): z.ZodDefault<z.ZodURL>;
+function url(fallback: undefined, description: string): z.ZodOptional<z.ZodURL>;
+function url(fallback: string | undefined, description: string): z.ZodType {
+  return fallback === undefined ? doc(z.url().optional(), "URL", "", description) : doc(z.url().default(fallback), "URL", fallback, description);
+}
+
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T, fallback: T[number], description: string) =>
+  doc(z.enum(values).default(fallback as never), values.join(" | "), fallback, description);
+
+const list = (description: string) =>
+  doc(
+    z
+      .string()
+      .optional()
+      .transform((v) => (v ?? "").split(",").map((s) => s.trim()).filter(Boolean)),
+    "comma-separated list",
+    "",
+    description,
+  );
 
 /** "<points>/<seconds>", e.g. "3/3600" = 3 per hour. */
-const rate = (fallback: string) =>
-  z
-    .string()
-    .default(fallback)
-    .refine((v) => /^\d+\/\d+$/.test(v), "expected <points>/<seconds>, e.g. 5/3600")
-    .transform((v) => {
-      const [points, duration] = v.split("/").map(Number) as [number, number];
-      return { points, duration };
-    });
+const rate = (fallback: string, description: string) =>
+  doc(
+    z
+      .string()
+      .default(fallback)
+      .refine((v) => /^\d+\/\d+$/.test(v), "expected <points>/<seconds>, e.g. 5/3600")
+      .transform((v) => {
+        const [points, duration] = v.split("/").map(Number) as [number, number];
+        return { points, duration };
+      }),
+    "<points>/<seconds>",
+    fallback,
+    description,
+  );
 
-export const envSchema = z.object({
-  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
-  HOST: z.string().default("0.0.0.0"),
-  PORT: int(8080),
-  PUBLIC_URL: z.url().optional(),
-  APP_URL: z.url().optional(),
-  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  TRUST_PROXY: z.string().default("false"),
-  BODY_LIMIT: z.string().default("100kb"),
+const runtime = {
+  NODE_ENV: oneOf(["development", "production", "test"], "development", "production refuses development secrets and keys"),
+  HOST: str("0.0.0.0", "the address to listen on (127.0.0.1: loopback only)"),
+  PORT: int(8080, 0, "the port to listen on"),
+  PUBLIC_URL: url(undefined, "the origin users reach (issuer, cookies, links); default http://localhost:PORT; https => Secure __Host- cookie + HSTS"),
+  APP_URL: url(undefined, "where email links point (web app); default PUBLIC_URL"),
+  LOG_LEVEL: oneOf(["fatal", "error", "warn", "info", "debug", "trace", "silent"], "info", "JSON log level on stdout"),
+  TRUST_PROXY: str("false", 'Express "trust proxy": false, true, a hop count, or proxy addresses/subnets'),
+  BODY_LIMIT: str("100kb", "JSON body limit (413 beyond)"),
+};
 
-  DATABASE_URL: z.string().optional(),
-  DATA_DIR: z.string().default("./data"),
-  MIGRATE_ON_START: bool(true),
-  REDIS_URL: z.string().optional(),
-  REDIS_KEY_PREFIX: z.string().default("keyward:"),
+const storage = {
+  DATABASE_URL: str(undefined, "postgres://user:pass@host:5432/keyward; unset: PGlite on disk under DATA_DIR"),
+  DATA_DIR: str("./data", 'embedded database directory ("memory://" for a throw-away database)'),
+  MIGRATE_ON_START: bool(true, "apply pending migrations at start (npm run db:migrate does it by hand)"),
+  REDIS_URL: str(undefined, "redis://host:6379/0; unset: in-process session and rate-limit stores"),
+  REDIS_KEY_PREFIX: str("keyward:", "prefix of every Redis key"),
+};
 
-  SESSION_SECRET: list,
-  SESSION_COOKIE_NAME: z.string().optional(),
-  SESSION_IDLE_TIMEOUT: int(8 * 3600, 60),
-  SESSION_ABSOLUTE_TIMEOUT: int(24 * 3600, 60),
-  SESSION_REMEMBER_ME_IDLE_TIMEOUT: int(7 * 24 * 3600, 60),
-  SESSION_REMEMBER_ME_ABSOLUTE_TIMEOUT: int(30 * 24 * 3600, 60),
-  ENCRYPTION_KEYS: list,
-  CA_KEY_ENCRYPTION_KEY: list,
+const secrets = {
+  SESSION_SECRET: list(">= 32 characters; a list rotates (the first signs cookies, all verify); required in production"),
+  SESSION_COOKIE_NAME: str(undefined, "default keyward.sid (__Host-keyward.sid over https)"),
+  SESSION_IDLE_TIMEOUT: int(8 * 3600, 60, "a session ends after this long without a request"),
+  SESSION_ABSOLUTE_TIMEOUT: int(24 * 3600, 60, "a session ends this long after sign-in at the latest"),
+  SESSION_REMEMBER_ME_IDLE_TIMEOUT: int(7 * 24 * 3600, 60, "idle timeout with remember-me"),
+  SESSION_REMEMBER_ME_ABSOLUTE_TIMEOUT: int(30 * 24 * 3600, 60, "absolute timeout with remember-me"),
+  ENCRYPTION_KEYS: list("secrets at rest (AES-256-GCM): id:base64(32 bytes),older-id:...; the first seals, all open; required in production"),
+  CA_KEY_ENCRYPTION_KEY: list("master key(s) for SSH CA private keys, same format; default ENCRYPTION_KEYS"),
+};
 
-  SSH_REQUIRE_VERIFIED_KEYS: bool(true),
-  SSH_VERIFY_CHALLENGE_TTL: int(24 * 3600, 60),
-  SSH_CERT_BACKDATE_SECONDS: int(300, 0),
-  SSH_CA_ROTATION_OVERLAP_HOURS: int(7 * 24, 0),
-  SSH_MAX_PRINCIPALS: int(256, 1),
-  SSH_CA_MAX_PREVIOUS_KEYS: int(2, 0),
-  ZEROTIER_CONTROLLER_URLS: list,
-  ZEROTIER_CENTRAL_URL: z.url().optional(),
-  NETWORK_RECONCILE_INTERVAL_MS: int(60_000, 1000),
-  NETWORK_CONTROLLER_TIMEOUT_MS: int(5000, 100),
-  NETWORK_CONTROLLER_RETRIES: int(3, 0),
-  RATE_LIMIT_CA_KEYGEN: rate("10/3600"),
+const ssh = {
+  SSH_REQUIRE_VERIFIED_KEYS: bool(true, "only keys with a proof of possession (ssh-keygen -Y sign) get certificates"),
+  SSH_VERIFY_CHALLENGE_TTL: int(24 * 3600, 60, "how long a proof-of-possession challenge stays valid"),
+  SSH_CERT_BACKDATE_SECONDS: int(300, 0, "certificates start this far in the past (clock skew)"),
+  SSH_CA_ROTATION_OVERLAP_HOURS: int(7 * 24, 0, "after a rotation the previous CA key stays trusted this many hours"),
+  SSH_MAX_PRINCIPALS: int(256, 1, "principals in one certificate at the most"),
+  SSH_CA_MAX_PREVIOUS_KEYS: int(2, 0, "retired keys a CA still publishes during overlaps; older ones stop being trusted at the next rotation"),
+  RATE_LIMIT_CA_KEYGEN: rate("10/3600", "CA creations + rotations per organization (each generates a key)"),
+};
 
-  ARGON2_MEMORY_KIB: int(19456, 19456),
-  ARGON2_TIME_COST: int(2, 2),
-  ARGON2_PARALLELISM: int(1, 1),
+const networks = {
+  ZEROTIER_CONTROLLER_URLS: list("allowed self-hosted controller URL prefixes, e.g. http://10.0.0.5:9993 (empty: ZeroTier Central only)"),
+  ZEROTIER_CENTRAL_URL: url(undefined, "ZeroTier Central stand-in for tests; ignored in production (https://api.zerotier.com/api/v1)"),
+  NETWORK_RECONCILE_INTERVAL_MS: int(60_000, 1000, "reconciliation tick (one instance per tick)"),
+  NETWORK_CONTROLLER_TIMEOUT_MS: int(5000, 100, "per controller request"),
+  NETWORK_CONTROLLER_RETRIES: int(3, 0, "retries of 429, 5xx and unreachable answers, with back-off"),
+};
 
-  EMAIL_VERIFICATION_TTL: int(24 * 3600, 60),
-  PASSWORD_RESET_TTL: int(2 * 3600, 60),
-  ACTIVATION_TTL: int(72 * 3600, 60),
-  INVITE_TTL: int(7 * 24 * 3600, 60),
+const passwords = {
+  ARGON2_MEMORY_KIB: int(19456, 19456, "argon2id memory (OWASP minimum 19 MiB); raising a parameter rehashes at next sign-in"),
+  ARGON2_TIME_COST: int(2, 2, "argon2id iterations"),
+  ARGON2_PARALLELISM: int(1, 1, "argon2id lanes"),
+  EMAIL_VERIFICATION_TTL: int(24 * 3600, 60, "verification links"),
+  PASSWORD_RESET_TTL: int(2 * 3600, 60, "password reset links"),
+  ACTIVATION_TTL: int(72 * 3600, 60, "activation links of accounts an admin created"),
+  INVITE_TTL: int(7 * 24 * 3600, 60, "organization invitations"),
+};
 
-  MAX_ORGS_PER_USER: int(10, 1),
-  ORG_COUNT_TIMEOUT_MS: int(2000, 1),
+const orgs = {
+  MAX_ORGS_PER_USER: int(10, 1, "creating or joining beyond it is refused (ORG_LIMIT_REACHED)"),
+  ORG_COUNT_TIMEOUT_MS: int(2000, 1, "if counting fails or takes longer, the change proceeds (logged)"),
+  CORS_ORIGINS: list('exact origins, "*" or patterns like https://*.example.com; also the allow-list for /auth/token redirects'),
+  CORS_SUPPORTS_CREDENTIALS: bool(true, 'with "*", the request\'s Origin is echoed instead of "*"'),
+  SUPERADMIN_EMAILS: list("verified accounts with these addresses become superadmins"),
+};
 
-  CORS_ORIGINS: list,
-  CORS_SUPPORTS_CREDENTIALS: bool(true),
+const mfa = {
+  WEBAUTHN_RP_ID: str(undefined, "default: PUBLIC_URL's host name (WebAuthn needs a domain, not an IP)"),
+  WEBAUTHN_RP_NAME: str(undefined, "default: BRAND_NAME"),
+  WEBAUTHN_ORIGINS: list("origins allowed in ceremonies; default PUBLIC_URL"),
+  MFA_PENDING_TTL: int(300, 30, "how long a password-verified sign-in waits for its second factor"),
+  RATE_LIMIT_MFA: rate("10/900", "second-factor attempts per account"),
+  GRAPHQL_MAX_DEPTH: int(10, 2, "deepest GraphQL selection accepted"),
+  GRAPHQL_MAX_COMPLEXITY: int(1000, 10, "most expensive GraphQL operation accepted"),
+  GRAPHQL_IDE: bool(false, "GraphiQL + introspection for everyone (always on in development; superadmins always)"),
+};
 
-  SUPERADMIN_EMAILS: list,
-  WEBAUTHN_RP_ID: z.string().optional(),
-  WEBAUTHN_RP_NAME: z.string().optional(),
-  WEBAUTHN_ORIGINS: list,
-  MFA_PENDING_TTL: int(300, 30),
-  RATE_LIMIT_MFA: rate("10/900"),
-  GRAPHQL_MAX_DEPTH: int(10, 2),
-  GRAPHQL_MAX_COMPLEXITY: int(1000, 10),
-  GRAPHQL_IDE: bool(false),
+const oidc = {
+  OIDC_CODE_TTL: int(600, 10, "authorization code lifetime"),
+  OIDC_REQUIRE_PKCE: bool(true, "PKCE (S256) for confidential clients too; public clients always need it"),
+  OIDC_DEVICE_CODE_TTL: int(600, 60, "device authorization grant: how long a user code waits"),
+  OIDC_SESSION_TTL: int(14 * 24 * 3600, 300, "the provider's own browser session (it also ends with the Keyward session)"),
+  OIDC_KEY_ROTATION_DAYS: int(90, 1, "a new RS256 and ES256 signing key after this many days"),
+  OIDC_KEY_GRACE_DAYS: int(30, 1, "a retired key stays in the JWKS this many days"),
+  OIDC_PURGE_INTERVAL_MS: int(15 * 60 * 1000, 1000, "how often expired codes, tokens and sessions are deleted"),
+  RATE_LIMIT_OIDC_AUTHORIZE: rate("60/60", "per client address: authorization, device and interaction pages"),
+  RATE_LIMIT_OIDC_TOKEN: rate("600/60", "per client address: token, introspection, revocation, device authorization"),
+  RATE_LIMIT_OIDC_USERINFO: rate("600/60", "per client address: userinfo"),
+};
 
-  OIDC_CODE_TTL: int(600, 10),
-  OIDC_REQUIRE_PKCE: bool(true),
-  OIDC_DEVICE_CODE_TTL: int(600, 60),
-  OIDC_SESSION_TTL: int(14 * 24 * 3600, 300),
-  OIDC_KEY_ROTATION_DAYS: int(90, 1),
-  OIDC_KEY_GRACE_DAYS: int(30, 1),
-  OIDC_PURGE_INTERVAL_MS: int(15 * 60 * 1000, 1000),
-  RATE_LIMIT_OIDC_AUTHORIZE: rate("60/60"),
-  RATE_LIMIT_OIDC_TOKEN: rate("600/60"),
-  RATE_LIMIT_OIDC_USERINFO: rate("600/60"),
+const external = {
+  GITHUB_CLIENT_ID: str(undefined, "fallback when a superadmin has not configured GitHub (PUT /api/v1/admin/oauth/providers/github)"),
+  GITHUB_CLIENT_SECRET: str(undefined, "with GITHUB_CLIENT_ID"),
+  GITHUB_SCOPES: str("read:user user:email", "scopes asked of GitHub"),
+  GITHUB_OAUTH_URL: url("https://github.com", "base URL: https, or http on loopback (local stand-ins)"),
+  GITHUB_API_URL: url("https://api.github.com", "base URL of GitHub's API"),
+  GOOGLE_CLIENT_ID: str(undefined, "fallback when a superadmin has not configured Google"),
+  GOOGLE_CLIENT_SECRET: str(undefined, "with GOOGLE_CLIENT_ID"),
+  GOOGLE_SCOPES: str("openid email profile", "scopes asked of Google"),
+  GOOGLE_ISSUER: url("https://accounts.google.com", "discovery, keys and endpoints come from here"),
+  OAUTH_FLOW_TTL: int(600, 30, "how long a started sign-in or link may take; state is single-use"),
+  CLI_LOGIN_TTL: int(600, 30, "how long a command-line sign-in (/api/v1/token_please) waits for the browser"),
+  RATE_LIMIT_CLI_LOGIN: rate("30/300", "command-line sign-ins started per client address"),
+  RATE_LIMIT_OAUTH: rate("60/300", "flow starts and callbacks per client address"),
+};
 
-  // Sign in with GitHub / Google. Client credentials here are the fallback when a superadmin has
-  // not configured the provider; base URLs point tests at local stand-ins.
-  GITHUB_CLIENT_ID: z.string().optional(),
-  GITHUB_CLIENT_SECRET: z.string().optional(),
-  GITHUB_SCOPES: z.string().default("read:user user:email"),
-  GITHUB_OAUTH_URL: z.url().default("https://github.com"),
-  GITHUB_API_URL: z.url().default("https://api.github.com"),
-  GOOGLE_CLIENT_ID: z.string().optional(),
-  GOOGLE_CLIENT_SECRET: z.string().optional(),
-  GOOGLE_SCOPES: z.string().default("openid email profile"),
-  GOOGLE_ISSUER: z.url().default("https://accounts.google.com"),
-  OAUTH_FLOW_TTL: int(600, 30),
-  CLI_LOGIN_TTL: int(600, 30),
-  RATE_LIMIT_CLI_LOGIN: rate("30/300"),
-  RATE_LIMIT_OAUTH: rate("60/300"),
+const limits = {
+  RATE_LIMIT_ENABLED: bool(true, "every limit below on or off"),
+  RATE_LIMIT_LOGIN_IP: rate("100/3600", "sign-in attempts per client address"),
+  RATE_LIMIT_LOGIN_ACCOUNT_FAILURES: int(5, 1, "failed password checks on one account from one address before that address is locked out of it"),
+  RATE_LIMIT_LOGIN_LOCKOUT_BASE: int(30, 1, "that address's first lock, doubling per further failure"),
+  RATE_LIMIT_LOGIN_LOCKOUT_MAX: int(3600, 1, "the longest such lock"),
+  RATE_LIMIT_LOGIN_ACCOUNT_WIDE: rate("20/900", "failures on one account from all addresses before a short lock for everyone"),
+  RATE_LIMIT_LOGIN_ACCOUNT_WIDE_LOCK: int(120, 1, "that lock: kept short so a guesser cannot keep the owner out"),
+  RATE_LIMIT_REGISTER: rate("50/3600", "registrations per client address"),
+  RATE_LIMIT_FORGOT_PASSWORD: rate("20/3600", "reset requests per client address"),
+  RATE_LIMIT_RESET_PASSWORD: rate("30/3600", "reset attempts per client address"),
+  RATE_LIMIT_RESEND_VERIFICATION: rate("3/3600", "verification resends per account"),
+  RATE_LIMIT_INVITES: rate("100/3600", "invitations sent per organization"),
+  RATE_LIMIT_CONTACT: rate("5/3600", "contact-form submissions per client address"),
+  RATE_LIMIT_API_IP: rate("1200/60", "coarse per-address limit on /api/v1"),
+};
 
-  RATE_LIMIT_ENABLED: bool(true),
-  RATE_LIMIT_LOGIN_IP: rate("100/3600"),
-  RATE_LIMIT_LOGIN_ACCOUNT_FAILURES: int(5, 1),
-  RATE_LIMIT_LOGIN_LOCKOUT_BASE: int(30, 1),
-  RATE_LIMIT_LOGIN_LOCKOUT_MAX: int(3600, 1),
-  RATE_LIMIT_LOGIN_ACCOUNT_WIDE: rate("20/900"),
-  RATE_LIMIT_LOGIN_ACCOUNT_WIDE_LOCK: int(120, 1),
-  RATE_LIMIT_REGISTER: rate("50/3600"),
-  RATE_LIMIT_FORGOT_PASSWORD: rate("20/3600"),
-  RATE_LIMIT_RESET_PASSWORD: rate("30/3600"),
-  RATE_LIMIT_RESEND_VERIFICATION: rate("3/3600"),
-  RATE_LIMIT_INVITES: rate("100/3600"),
-  RATE_LIMIT_CONTACT: rate("5/3600"),
-  RATE_LIMIT_API_IP: rate("1200/60"),
+const email = {
+  EMAIL_PROVIDER: oneOf(["log", "smtp", "resend", "sendgrid"], "log", "log writes emails to the log (embedded default)"),
+  RESEND_API_KEY: str(undefined, "with EMAIL_PROVIDER=resend"),
+  RESEND_BASE_URL: url("https://api.resend.com", "Resend's API"),
+  SENDGRID_API_KEY: str(undefined, "with EMAIL_PROVIDER=sendgrid"),
+  SENDGRID_BASE_URL: url("https://api.sendgrid.com", "SendGrid's API"),
+  CONTACT_NOTIFY_EMAIL: str(undefined, "where contact-form messages go (default SUPPORT_EMAIL)"),
+  EMAIL_FROM: str("Keyward <no-reply@keyward.local>", "sender of every email"),
+  SMTP_HOST: str("localhost", "with EMAIL_PROVIDER=smtp"),
+  SMTP_PORT: int(587, 1, "SMTP port"),
+  SMTP_SECURE: bool(false, "implicit TLS (port 465)"),
+  SMTP_REQUIRE_TLS: bool(false, "insist on STARTTLS"),
+  SMTP_USERNAME: str(undefined, "SMTP authentication"),
+  SMTP_PASSWORD: str(undefined, "SMTP authentication"),
+  EMAIL_WORKER_INTERVAL_MS: int(2000, 50, "how often the outbox is sent"),
+  EMAIL_MAX_ATTEMPTS: int(8, 1, "then the message is parked as dead"),
+  BRAND_NAME: str("Keyward", "product name in emails and pages"),
+  BRAND_LOGO_URL: url(undefined, "logo in emails"),
+  SUPPORT_EMAIL: str("support@keyward.local", "shown in emails and pages"),
+};
 
-  EMAIL_PROVIDER: z.enum(["log", "smtp", "resend", "sendgrid"]).default("log"),
-  RESEND_API_KEY: z.string().optional(),
-  RESEND_BASE_URL: z.url().default("https://api.resend.com"),
-  SENDGRID_API_KEY: z.string().optional(),
-  SENDGRID_BASE_URL: z.url().default("https://api.sendgrid.com"),
-  CONTACT_NOTIFY_EMAIL: z.string().optional(),
-  EMAIL_FROM: z.string().default("Keyward <no-reply@keyward.local>"),
-  SMTP_HOST: z.string().default("localhost"),
-  SMTP_PORT: int(587, 1),
-  SMTP_SECURE: bool(false),
-  SMTP_REQUIRE_TLS: bool(false),
-  SMTP_USERNAME: z.string().optional(),
-  SMTP_PASSWORD: z.string().optional(),
-  EMAIL_WORKER_INTERVAL_MS: int(2000, 50),
-  EMAIL_MAX_ATTEMPTS: int(8, 1),
-  BRAND_NAME: z.string().default("Keyward"),
-  BRAND_LOGO_URL: z.url().optional(),
-  SUPPORT_EMAIL: z.string().default("support@keyward.local"),
-});
+/** The sections of the configuration reference, in order. */
+export const ENV_SECTIONS: readonly { title: string; vars: Record<string, z.ZodType> }[] = [
+  { title: "Runtime", vars: runtime },
+  { title: "Storage", vars: storage },
+  { title: "Sessions and secrets", vars: secrets },
+  { title: "SSH certificate authority", vars: ssh },
+  { title: "Network access (ZeroTier)", vars: networks },
+  { title: "Passwords and links", vars: passwords },
+  { title: "Organizations, cross-origin and operators", vars: orgs },
+  { title: "MFA and GraphQL", vars: mfa },
+  { title: "OpenID Connect provider (issuer = PUBLIC_URL's origin)", vars: oidc },
+  { title: "Sign in with GitHub / Google (register PUBLIC_URL/api/v1/auth/external/{github|google}/callback)", vars: external },
+  { title: "Rate limits (windows aligned to the clock)", vars: limits },
+  { title: "Email", vars: email },
+];
+
+export const envSchema = z.object({ ...runtime, ...storage, ...secrets, ...ssh, ...networks, ...passwords, ...orgs, ...mfa, ...oidc, ...external, ...limits, ...email });
 
 export type Env = z.input<typeof envSchema>;
 export type ParsedEnv = z.output<typeof envSchema>;
