@@ -48,6 +48,7 @@ const BOUNDARIES = [
     "src/modules/auth/mfa/mfa-login.service.ts",
   ]),
   privileged("src/modules/ssh-ca/ca.repository", "CA private keys", ["src/modules/ssh-ca/signing.service.ts"], ["readSealedCaPrivateKey"]),
+  privileged("src/modules/keys/sealed-values.repository", "the ciphertexts of every sealed value", ["src/modules/keys/reseal.service.ts"]),
   {
     // A new secret gets a `*-secrets.repository.ts` of its own (the API-key hash lookup, …): only the
     // services beside it import it, until an entry above names other readers.

@@ -16,6 +16,7 @@ import { createAuthModule } from "./modules/auth/index.js";
 import { createContactModule } from "./modules/contact/index.js";
 import { createEmailModule, createEmailTransport, type EmailTransport } from "./modules/email/index.js";
 import { createHealthModule } from "./modules/health/index.js";
+import { createKeysModule } from "./modules/keys/index.js";
 import type { ClientFactory } from "./modules/networks/controller-config.service.js";
 import { createNetworksModule } from "./modules/networks/index.js";
 import { createOAuthModule } from "./modules/oauth/index.js";
@@ -49,6 +50,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const kv = redis ? createRedisKv(redis, config.redis.keyPrefix) : createMemoryKv();
   const sessionStores = createSessionStores(redis, config.redis.keyPrefix);
   const box = createSecretBox(config.crypto.encryptionKeys);
+  const caBox = createSecretBox(config.crypto.caKeys);
   const corsOrigins = createOriginMatcher(config.cors.origins);
   const limits = new RateLimitService({ enabled: config.rateLimits.enabled, redis, prefix: config.redis.keyPrefix, clock });
   const base = { db, clock, logger };
@@ -64,7 +66,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const networks = createNetworksModule({ ...base, audit, email, box, config: networkConfig, makeClient: overrides.controllerClient });
   const { apiKeys } = createApiKeysModule({ ...base, audit });
   // Offboarding (removal, suspension, deletion) revokes certificates and network access.
-  const sshCa = createSshCaModule({ ...base, audit, limits, apiKeys, config });
+  const sshCa = createSshCaModule({ ...base, audit, limits, apiKeys, caBox, config });
   const offboarding = { certificates: sshCa.certificates, networks: networks.networkOffboarding };
   const { credentials, sessions } = auth;
   const orgs = createOrgsModule({ ...base, ...offboarding, audit, email, config, invites: { accounts: auth.accounts, credentials, sessions, limits } });
@@ -82,6 +84,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     ...createSshKeysModule({ ...base, audit, config: { verifyChallengeTtl: config.ssh.verifyChallengeTtl } }),
     ...createContactModule({ ...base, email, limits, config: { notifyEmail: config.email.contactNotifyEmail, rate: config.rateLimits.contact } }),
     ...createHealthModule({ version: VERSION, database, redis }),
+    ...createKeysModule({ db, box, caBox, audit }),
     outbox: mail.outbox,
     apiKeys,
     activity,

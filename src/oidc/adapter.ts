@@ -2,7 +2,7 @@ import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
 import type { Adapter, AdapterPayload } from "oidc-provider";
 import { oidcPayloads, oidcRefreshTokens } from "../../schema/index.js";
 import type { Clock } from "../infra/clock.js";
-import { sha256Hex, type SecretBox } from "../lib/crypto/index.js";
+import { sha256Hex, type SecretBox, sealContexts } from "../lib/crypto/index.js";
 import type { Db } from "../infra/db.js";
 import type { OidcClientsService } from "../modules/oidc-clients/index.js";
 
@@ -15,7 +15,7 @@ const GRANT_INDEXED = new Set(["AccessToken", "AuthorizationCode", "RefreshToken
 const keyOf = (id: string) => sha256Hex(id);
 // Models also found by another key (user code, session uid) keep their id sealed, to restore it.
 const FOUND_BY_OTHER_KEY = new Set(["DeviceCode", "Session"]);
-const jtiContext = (model: string) => `oidc-jti:${model}`;
+const jtiContext = sealContexts.oidcJti;
 
 /**
  * oidc-provider's storage on PostgreSQL (or PGlite), one table for every model. Clients are not

@@ -29,6 +29,8 @@ export class SealedValueError extends Error {
 }
 
 export interface SecretBox {
+  /** The id of the key new values are sealed under (the first configured). */
+  readonly currentKeyId: string;
   /** AES-256-GCM under the current key: "v1.<keyId>.<iv>.<ciphertext+tag>" (base64url parts). */
   encrypt(plaintext: string | Buffer, context?: string): string;
   decrypt(sealed: string, context?: string): Buffer;
@@ -65,6 +67,7 @@ export function createSecretBox(keys: readonly EncryptionKey[]): SecretBox {
   };
 
   return {
+    currentKeyId: current.id,
     encrypt(plaintext, context = "") {
       const iv = randomBytes(12);
       const cipher = createCipheriv("aes-256-gcm", current.key, iv);

@@ -5,3 +5,4 @@ export * from "./password.js";
 export * from "./envelope.js";
 export * from "./totp.js";
 export * from "./jwk.js";
+export * from "./seal-contexts.js";

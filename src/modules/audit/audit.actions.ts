@@ -96,6 +96,7 @@ export const AuditAction = {
   oidcRevocation: "oidc.revocation",
   oidcError: "oidc.error",
   oidcKeysRotated: "oidc.keys.rotated",
+  sealedValuesResealed: "keys.resealed",
   cliLogin: "user.cli_login",
   externalLogin: "external_auth.login",
   externalLoginFailed: "external_auth.login.failed",

@@ -2,13 +2,14 @@ import type { Clock } from "../../infra/clock.js";
 import type { Db, Executor } from "../../infra/db.js";
 import type { Logger } from "../../infra/logger.js";
 import type { SecretBox } from "../../lib/crypto/index.js";
+import { sealContexts } from "../../lib/crypto/index.js";
 import { randomIntBetween } from "../../lib/crypto/index.js";
 import { outboxRepository, type ClaimedEmail } from "./outbox.repository.js";
 import type { EmailRenderer } from "./render.js";
 import type { TemplateName, TemplateProps } from "./templates.js";
 import { PermanentEmailError, type EmailTransport } from "./transports/transport.js";
 
-const SEAL_CONTEXT = "email-outbox";
+const SEAL_CONTEXT = sealContexts.emailOutbox();
 const LEASE_SECONDS = 120;
 const BACKOFF_BASE_SECONDS = 30;
 const BACKOFF_MAX_SECONDS = 3600;

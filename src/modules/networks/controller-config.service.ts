@@ -1,6 +1,7 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db, Executor } from "../../infra/db.js";
 import type { SecretBox } from "../../lib/crypto/index.js";
+import { sealContexts } from "../../lib/crypto/index.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
@@ -31,7 +32,7 @@ export interface ControllerConfigView {
 }
 
 /** AAD for the sealed token: a ciphertext cannot be moved to another organization's row. */
-const tokenContext = (orgId: string) => `zt-token:${orgId}`;
+const tokenContext = sealContexts.controllerToken;
 
 /** Translates controller failures into the API's codes; anything else is a bug and goes up as is. */
 export async function atController<T>(run: () => Promise<T>): Promise<T> {

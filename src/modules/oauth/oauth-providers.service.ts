@@ -1,6 +1,7 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db, Executor } from "../../infra/db.js";
 import type { SecretBox } from "../../lib/crypto/index.js";
+import { sealContexts } from "../../lib/crypto/index.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { CommonErrors } from "../../lib/errors.js";
 import { parseInput } from "../../lib/validation.js";
@@ -53,7 +54,7 @@ export interface OAuthProvidersDeps {
 
 
 /** Binds a sealed secret to its provider: it cannot be replayed into another row. */
-const secretContext = (provider: ProviderName) => `oauth-provider:${provider}`;
+const secretContext = (provider: ProviderName) => sealContexts.oauthProviderSecret(provider);
 
 /**
  * Which external providers are usable and with what credentials. A superadmin's configuration

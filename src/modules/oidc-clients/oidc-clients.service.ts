@@ -1,6 +1,6 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
-import { randomHex, randomToken, type SecretBox } from "../../lib/crypto/index.js";
+import { randomHex, randomToken, type SecretBox, sealContexts } from "../../lib/crypto/index.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
@@ -39,7 +39,7 @@ const fieldsOf = (c: ClientRow) => ({
   refreshTokenTtl: c.refreshTokenTtl,
   idTokenSignedResponseAlg: c.idTokenSignedResponseAlg,
 });
-const secretContext = (clientId: string) => `oidc-client:${clientId}`;
+const secretContext = sealContexts.oidcClientSecret;
 
 /** Keyward-specific client metadata oidc-provider carries through (extraClientMetadata). */
 export const CLIENT_EXTRA = ["urn:keyward:organization_id", "urn:keyward:cors_origins", "urn:keyward:ttl", "urn:keyward:api_scopes", "urn:keyward:built_in"] as const;

@@ -1,6 +1,6 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
-import { generateSigningJwk, type PrivateJwk, type SecretBox, type SigningAlg } from "../../lib/crypto/index.js";
+import { generateSigningJwk, type PrivateJwk, type SecretBox, type SigningAlg, sealContexts } from "../../lib/crypto/index.js";
 import { systemContext } from "../../lib/request-context.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
@@ -8,7 +8,7 @@ import { signingKeysRepository } from "./signing-keys.repository.js";
 
 const ALGS: readonly SigningAlg[] = ["RS256", "ES256"];
 const DAY = 86_400_000;
-const sealContext = (kid: string) => `oidc-signing-key:${kid}`;
+const sealContext = sealContexts.oidcSigningKey;
 
 export interface SigningKeySet {
   /** Changes whenever a key is added or leaves the published set. */

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { Clock } from "../../infra/clock.js";
 import type { Db, Executor } from "../../infra/db.js";
 import { uniqueOr } from "../../infra/db-errors.js";
-import { uuid, type SecretBox } from "../../lib/crypto/index.js";
+import { uuid, type SecretBox, sealContexts } from "../../lib/crypto/index.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { generateCaKey, type GeneratedCaKey, type SshKeyType } from "../../lib/ssh/index.js";
 import { parseId, parseInput } from "../../lib/validation.js";
@@ -26,7 +26,7 @@ export interface CaView extends CaRow {
 const keyComment = (orgId: string, type: string) => `keyward-${type}-ca-${orgId.slice(0, 8)}`;
 
 /** AAD for sealed CA keys: a ciphertext cannot be moved to another key row. */
-export const caKeyContext = (caKeyId: string) => `ca-key:${caKeyId}`;
+export const caKeyContext = sealContexts.caKey;
 
 export class CasService {
   constructor(

@@ -1,7 +1,7 @@
 import type { Config } from "../../config/index.js";
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
-import { createSecretBox } from "../../lib/crypto/index.js";
+import type { SecretBox } from "../../lib/crypto/index.js";
 import type { ApiKeysService } from "../api-keys/api-keys.service.js";
 import type { AuditService } from "../audit/audit.service.js";
 import type { RateLimitService } from "../rate-limit/rate-limit.service.js";
@@ -16,7 +16,9 @@ export interface SshCaModuleDeps {
   audit: AuditService;
   limits: RateLimitService;
   apiKeys: ApiKeysService;
-  config: Pick<Config, "ssh" | "crypto">;
+  /** Seals CA private keys under CA_KEY_ENCRYPTION_KEY (by default the ENCRYPTION_KEYS). */
+  caBox: SecretBox;
+  config: Pick<Config, "ssh">;
 }
 
 /**
@@ -24,9 +26,8 @@ export interface SshCaModuleDeps {
  * CA_ENCRYPTION_KEYS), the signing pipeline, issued certificates and revocation, sudo checks.
  */
 export function createSshCaModule(deps: SshCaModuleDeps) {
-  const { db, clock, audit, config } = deps;
+  const { db, clock, audit, config, caBox } = deps;
   const ssh = config.ssh;
-  const caBox = createSecretBox(config.crypto.caKeys);
   return {
     certificates: new CertificatesService(db, clock, audit),
     cas: new CasService(db, clock, audit, caBox, deps.limits, { rotationOverlapHours: ssh.rotationOverlapHours, maxPreviousKeys: ssh.maxPreviousKeys, keygenRate: ssh.keygenRate }),

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Clock } from "../../../infra/clock.js";
 import type { Db } from "../../../infra/db.js";
 import type { KeyValueStore } from "../../../infra/kv.js";
-import { matchTotp, type SecretBox } from "../../../lib/crypto/index.js";
+import { matchTotp, type SecretBox, sealContexts } from "../../../lib/crypto/index.js";
 import type { RequestContext } from "../../../lib/request-context.js";
 import { parseInput } from "../../../lib/validation.js";
 import { AuditAction } from "../../audit/audit.actions.js";
@@ -180,7 +180,7 @@ export class MfaLoginService {
     const { db, clock, box } = this.deps;
     const totp = await mfaSecretsRepository.totp(db, userId);
     if (!totp?.verifiedAt) return false;
-    const step = matchTotp(box.decryptString(totp.secretSealed, `totp:${userId}`), code, clock.now());
+    const step = matchTotp(box.decryptString(totp.secretSealed, sealContexts.totp(userId)), code, clock.now());
     // Recording the step is the replay guard: the same code (or an older one) is refused.
     return step !== null && (await mfaSecretsRepository.useTotpStep(db, userId, step, null));
   }

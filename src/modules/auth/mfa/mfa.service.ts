@@ -24,9 +24,10 @@ import { MfaErrors } from "./mfa.errors.js";
 import { mfaSecretsRepository } from "./mfa-secrets.repository.js";
 import { mfaRepository, type CredentialView } from "./mfa.repository.js";
 import { WebAuthnChallenges } from "./webauthn-challenges.js";
+import { sealContexts } from "../../../lib/crypto/index.js";
 
 export const BACKUP_CODE_COUNT = 10;
-const TOTP_CONTEXT = (userId: string) => `totp:${userId}`;
+const TOTP_CONTEXT = sealContexts.totp;
 
 const completeRegistrationSchema = z.object({
   challengeId: z.string().min(1).max(128),
