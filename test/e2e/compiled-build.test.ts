@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { execForm, readDockerfile } from "../helpers/dockerfile.js";
 import { freePort, killServerProcesses, startServerProcess, stopServerProcess, untilListening } from "../helpers/server-process.js";
 
 /**
@@ -49,7 +50,13 @@ describe("the compiled build", () => {
     });
     expect(registered.status).toBe(201);
 
+    // The image's own health command (Dockerfile HEALTHCHECK) passes against it, and fails once it stops.
+    const [cmd, ...args] = execForm(readDockerfile().at(-1)!.instructions.find((i) => i.op === "HEALTHCHECK")!.args);
+    const health = () => run(cmd === "node" ? process.execPath : cmd!, args, { env: { ...process.env, PORT: String(port) } }).then(() => 0, (e: { code: number }) => e.code);
+    expect(await health()).toBe(0);
+
     expect(await stopServerProcess(server)).toBe(0);
+    expect(await health()).toBe(1);
     // Only the banner: no configuration warning, and on a supported runtime (Node.js 22 or 24) no
     // runtime warning from a dependency either (on an older Node, oidc-provider's own notice that
     // the runtime is unsupported is the one line expected).

@@ -1,0 +1,35 @@
+# syntax=docker/dockerfile:1
+# Keyward's production image: compiled JavaScript on Node.js 24, run as the unprivileged `node`
+# user, with nothing writable but /tmp (run it with a read-only root filesystem). It expects
+# PostgreSQL and Redis (DATABASE_URL, REDIS_URL): see compose.yaml and docs/operations.md.
+
+# 1. Dependencies, from the lock file only (cached until it changes).
+FROM node:24-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
+
+# 2. Build: the server to dist/src, the CLI to dist/cli; then drop the development dependencies.
+FROM deps AS build
+COPY tsconfig.json tsconfig.build.json ./
+COPY schema ./schema
+COPY rest-shim ./rest-shim
+COPY src ./src
+COPY emails ./emails
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+
+# 3. Runtime: only what the compiled server reads.
+FROM node:24-bookworm-slim AS runtime
+ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0
+WORKDIR /app
+COPY --from=build /app/package.json ./package.json
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/schema/migrations ./schema/migrations
+COPY --from=build /app/emails ./emails
+COPY --from=build /app/src/pages/assets ./src/pages/assets
+USER node
+EXPOSE 8080
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/api/ready').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+CMD ["node", "dist/src/main.js"]

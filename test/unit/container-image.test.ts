@@ -1,0 +1,79 @@
+import { existsSync, readFileSync } from "node:fs";
+import { parse } from "yaml";
+import { describe, expect, it } from "vitest";
+import { execForm, readDockerfile } from "../helpers/dockerfile.js";
+
+/**
+ * The image and the compose file, checked as far as a machine without a container engine can:
+ * the stages and what each copies, a non-root runtime that starts the compiled server and checks
+ * its own readiness, and a compose file whose services wait for each other's health. The compiled
+ * entry point and the image's health command are run for real in test/e2e/compiled-build.test.ts.
+ */
+const stages = readDockerfile();
+const runtime = stages.at(-1)!;
+const of = (op: string) => runtime.instructions.filter((i) => i.op === op);
+
+describe("Dockerfile", () => {
+  it("builds in stages from the lock file, on the Node.js line .nvmrc names", () => {
+    expect(stages.map((s) => s.name)).toEqual(["deps", "build", "runtime"]);
+    const major = readFileSync(".nvmrc", "utf8").trim();
+    for (const s of stages) expect(s.from === "deps" || s.from.startsWith(`node:${major}-`)).toBe(true);
+    expect(stages[0]!.instructions.find((i) => i.op === "RUN")!.args).toContain("npm ci");
+    expect(stages[1]!.instructions.map((i) => i.args).join("\n")).toMatch(/npm run build && npm prune --omit=dev/);
+  });
+
+  it("copies only what exists, from earlier stages or from files the build context keeps", () => {
+    const ignored = readFileSync(".dockerignore", "utf8").split("\n").filter(Boolean);
+    stages.forEach((stage, index) => {
+      for (const copy of stage.instructions.filter((i) => i.op === "COPY")) {
+        const parts = copy.args.split(/\s+/);
+        const from = parts.find((p) => p.startsWith("--from="))?.slice("--from=".length);
+        const sources = parts.filter((p) => !p.startsWith("--")).slice(0, -1);
+        if (from) {
+          expect(stages.slice(0, index).map((s) => s.name)).toContain(from);
+        } else {
+          for (const src of sources) {
+            expect(existsSync(src), src).toBe(true);
+            expect(ignored.some((i) => src === i || src.startsWith(`${i}/`)), src).toBe(false);
+          }
+        }
+      }
+    });
+  });
+
+  it("runs the compiled server as a non-root user, with what it reads beside it and a readiness check", () => {
+    expect(of("USER").map((u) => u.args)).toEqual(["node"]);
+    expect(execForm(of("CMD")[0]!.args)).toEqual(["node", "dist/src/main.js"]);
+    const copied = of("COPY").map((c) => c.args.split(/\s+/).at(-1));
+    expect(copied).toEqual(expect.arrayContaining(["./node_modules", "./dist", "./schema/migrations", "./emails", "./src/pages/assets", "./package.json"]));
+    for (const dir of ["schema/migrations", "emails", "src/pages/assets"]) expect(existsSync(dir)).toBe(true);
+    expect(of("HEALTHCHECK")[0]!.args).toContain("/api/ready");
+    expect(of("ENV")[0]!.args).toContain("NODE_ENV=production");
+  });
+});
+
+describe("compose.yaml", () => {
+  const compose = parse(readFileSync("compose.yaml", "utf8")) as {
+    services: Record<string, { image?: string; build?: string; healthcheck?: { test: string[] }; depends_on?: Record<string, { condition: string }>; environment?: Record<string, string>; read_only?: boolean; cap_drop?: string[] }>;
+  };
+
+  it("runs Keyward beside PostgreSQL and Redis, each with a health check, Keyward starting once both are healthy", () => {
+    expect(Object.keys(compose.services).sort()).toEqual(["keyward", "postgres", "redis"]);
+    for (const s of Object.values(compose.services)) expect(s.healthcheck?.test.length).toBeGreaterThan(1);
+    const keyward = compose.services.keyward!;
+    expect(keyward.build).toBe(".");
+    expect(keyward.depends_on).toEqual({ postgres: { condition: "service_healthy" }, redis: { condition: "service_healthy" } });
+    expect(keyward.healthcheck!.test.join(" ")).toContain("/api/ready");
+  });
+
+  it("locks the container down and takes its secrets from the environment, never from the file", () => {
+    const keyward = compose.services.keyward!;
+    expect(keyward.read_only).toBe(true);
+    expect(keyward.cap_drop).toEqual(["ALL"]);
+    const env = keyward.environment!;
+    expect(env.DATABASE_URL).toMatch(/@postgres:5432\//);
+    expect(env.REDIS_URL).toBe("redis://redis:6379/0");
+    expect(env.SESSION_SECRET).toMatch(/^\$\{SESSION_SECRET:\?/);
+    expect(env.ENCRYPTION_KEYS).toMatch(/^\$\{ENCRYPTION_KEYS:\?/);
+  });
+});
