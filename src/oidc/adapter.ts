@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
 import type { Adapter, AdapterPayload } from "oidc-provider";
 import { oidcPayloads, oidcRefreshTokens } from "../../schema/index.js";
@@ -16,6 +17,22 @@ const keyOf = (id: string) => sha256Hex(id);
 // Models also found by another key (user code, session uid) keep their id sealed, to restore it.
 const FOUND_BY_OTHER_KEY = new Set(["DeviceCode", "Session"]);
 const jtiContext = sealContexts.oidcJti;
+
+/**
+ * The tokens one provider request has saved so far. A refresh-token record names the access token
+ * issued in the same answer: the code and device grants save the access token first, the refresh
+ * grant saves the refresh token first, so whichever comes second names the other, by key. (Looking
+ * it up by grant instead touched every live refresh token of the grant: concurrent refreshes of one
+ * grant then locked the same rows in different orders and PostgreSQL found deadlocks.)
+ */
+interface Issuance {
+  accessTokenKey?: string;
+  refreshTokenKey?: string;
+}
+const issuance = new AsyncLocalStorage<Issuance>();
+
+/** Runs one provider request with its own record of issued tokens (see Issuance). */
+export const withTokenIssuance = <T>(fn: () => T): T => issuance.run({}, fn);
 
 /**
  * oidc-provider's storage on PostgreSQL (or PGlite), one table for every model. Clients are not
@@ -67,22 +84,20 @@ export function createAdapterFactory(db: Db, clock: Clock, clients: OidcClientsS
         .values(values)
         .onConflictDoUpdate({ target: [oidcPayloads.type, oidcPayloads.id], set: { payload: values.payload, grantId: values.grantId, userCode: values.userCode, uid: values.uid, expiresAt } });
       // Token saves that also keep the refresh-token record go as one statement (one round trip,
-      // one commit): this is the hot path of every refresh grant.
+      // one commit): this is the hot path of every refresh grant. Each touches its own rows only.
+      const issued = issuance.getStore();
       if (this.model === "RefreshToken" && payload.grantId) {
-        // The access token issued with it: already saved in the code grant (the refresh grant
-        // saves it next, and the AccessToken branch below fills it in).
-        const latestAccessToken = sql`(select ${oidcPayloads.id} from ${oidcPayloads} where ${oidcPayloads.type} = 'AccessToken' and ${oidcPayloads.grantId} = ${payload.grantId} order by (${oidcPayloads.payload}->>'iat')::bigint desc limit 1)`;
+        if (issued) issued.refreshTokenKey = key;
         const record = db
           .insert(oidcRefreshTokens)
-          .values({ id: key, grantId: payload.grantId, clientId: String(payload.clientId ?? ""), accountId: payload.accountId ?? null, accessTokenId: latestAccessToken, expiresAt, createdAt: now })
+          .values({ id: key, grantId: payload.grantId, clientId: String(payload.clientId ?? ""), accountId: payload.accountId ?? null, accessTokenId: issued?.accessTokenKey ?? null, expiresAt, createdAt: now })
           .onConflictDoNothing();
         await db.execute(sql`with saved as (${savePayload.getSQL()}) ${record.getSQL()}`);
-      } else if (this.model === "AccessToken" && payload.grantId) {
-        // The refresh token issued in the same response now names this access token.
-        const name = db
-          .update(oidcRefreshTokens)
-          .set({ accessTokenId: key })
-          .where(and(eq(oidcRefreshTokens.grantId, payload.grantId), isNull(oidcRefreshTokens.consumedAt)));
+      } else if (this.model === "AccessToken" && issued) {
+        issued.accessTokenKey = key;
+        if (!issued.refreshTokenKey) return void (await savePayload);
+        // The refresh grant's new refresh token, saved a moment ago in this request, names it.
+        const name = db.update(oidcRefreshTokens).set({ accessTokenId: key }).where(eq(oidcRefreshTokens.id, issued.refreshTokenKey));
         await db.execute(sql`with saved as (${savePayload.getSQL()}) ${name.getSQL()}`);
       } else {
         await savePayload;

@@ -1,6 +1,7 @@
 import type Provider from "oidc-provider";
 import type { PrivateJwk } from "../lib/crypto/index.js";
 import type { OidcSigningKeysService } from "../modules/oidc-clients/index.js";
+import { withTokenIssuance } from "./adapter.js";
 
 type Handler = ReturnType<Provider["callback"]>;
 
@@ -46,6 +47,6 @@ export class OidcRuntime {
 
   readonly handle: Handler = (req, res) => {
     if (!this.state) throw new Error("OIDC provider not started");
-    return this.state.handler(req, res);
+    return withTokenIssuance(() => this.state!.handler(req, res));
   };
 }
