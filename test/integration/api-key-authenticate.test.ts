@@ -46,10 +46,4 @@ describe("API-key authentication (what caller resolution will use)", () => {
     // A key dies with its organization.
     expect(await app.services.apiKeys.authenticate(live.key)).toBeNull();
   });
-
-  it("keeps the (db, secret) form working for existing callers", async () => {
-    const { org, owner } = await orgWithRoles(app);
-    const { id, key } = await createKey(org.id, owner.token);
-    expect(await app.services.apiKeys.authenticate(app.container.db, key)).toEqual({ keyId: id, organizationId: org.id });
-  });
 });

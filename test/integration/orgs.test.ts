@@ -210,10 +210,10 @@ describe("API keys", () => {
     expect(await countRows(app, "api_keys", `key_hash = '${key}'`)).toBe(0);
     const id = created.body.data.api_key.id;
     expect((await app.http.patch(`${base}/${id}`, { name: "bastion-eu" }, { token: owner.token })).body.data.api_key.name).toBe("bastion-eu");
-    const authed = await app.services.apiKeys.authenticate(app.container.db, key);
+    const authed = await app.services.apiKeys.authenticate(key);
     expect(authed?.organizationId).toBe(org.id);
     expect((await app.http.post(`${base}/${id}/revoke`, { reason: "rotated" }, { token: owner.token })).status).toBe(200);
-    expect(await app.services.apiKeys.authenticate(app.container.db, key)).toBeNull();
+    expect(await app.services.apiKeys.authenticate(key)).toBeNull();
     expect((await app.http.post(`${base}/${id}/revoke`, {}, { token: owner.token })).status).toBe(409);
     expect((await app.http.get(base, { token: member.token })).status).toBe(403);
   });

@@ -85,11 +85,8 @@ export class ApiKeysService {
    * live and not revoked and its organization live; null otherwise. Touches last_used_at. The
    * hash never leaves this module.
    */
-  async authenticate(secret: string): Promise<ApiKeyCaller | null>;
-  /** @deprecated Pass the secret alone (`authenticate(secret)`); kept until sudo.service.ts is switched. */
-  async authenticate(db: Executor, secret: string): Promise<ApiKeyCaller | null>;
-  async authenticate(first: string | Executor, second?: string): Promise<ApiKeyCaller | null> {
-    const [db, presented] = typeof first === "string" ? [this.db, first] : [first, second ?? ""];
+  async authenticate(presented: string): Promise<ApiKeyCaller | null> {
+    const db = this.db;
     // Not shaped like a key (or absurdly long): no hashing, no query.
     if (!presented.startsWith(API_KEY_PREFIX) || presented.length > 200) return null;
     const row = await apiKeysPrivilegedRepository.findKeyByHashPrivileged(db, sha256Hex(presented));

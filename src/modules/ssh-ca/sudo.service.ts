@@ -31,7 +31,7 @@ export class SudoService {
 
   async check(ctx: RequestContext, input: unknown) {
     const data = parseInput(sudoCheckSchema, input);
-    const key = await this.apiKeys.authenticate(this.db, data.apiKey);
+    const key = await this.apiKeys.authenticate(data.apiKey);
     if (!key) throw SudoErrors.unauthorized();
     const serial = BigInt(String(data.certificateSerial));
     const cert = await certificatesRepository.findBySerial(this.db, key.organizationId, serial);
