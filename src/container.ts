@@ -4,6 +4,8 @@ import { systemClock, type Clock } from "./infra/clock.js";
 import { openDatabase } from "./infra/db.js";
 import { createMemoryKv, createRedisKv } from "./infra/kv.js";
 import { createLogger, type Logger } from "./infra/logger.js";
+import { createMetrics } from "./infra/metrics.js";
+import { databaseSource, redisSource } from "./infra/metrics-sources.js";
 import { projectPath } from "./infra/paths.js";
 import { connectRedis } from "./infra/redis.js";
 import { createSessionStores } from "./infra/session-store.js";
@@ -54,8 +56,10 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const corsOrigins = createOriginMatcher(config.cors.origins);
   const limits = new RateLimitService({ enabled: config.rateLimits.enabled, redis, prefix: config.redis.keyPrefix, clock });
   const base = { db, clock, logger };
+  // Prometheus metrics exist only when something may scrape them (METRICS_PORT or METRICS_TOKEN).
+  const metrics = config.metrics.enabled ? createMetrics({ version: VERSION }) : undefined;
 
-  const { audit, activity } = createAuditModule(base);
+  const { audit, activity } = createAuditModule({ ...base, metrics });
   const transport = overrides.emailTransport ?? createEmailTransport(config, logger);
   const mail = createEmailModule({ ...base, box, audit, transport, brand: { ...config.email.brand, publicUrl: config.http.publicUrl }, from: config.email.from, maxAttempts: config.email.maxAttempts });
   const { email } = mail;
@@ -93,9 +97,11 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     limits,
   };
 
+  metrics?.setSources({ outbox: () => mail.outboxStats.snapshot(), database: databaseSource(database), redis: redis && redisSource(redis) });
+
   const sessionStore = sessionStores.expressStore;
   return {
-    config, logger, clock, database, db, redis, kv, sessionStore, corsOrigins, box, services, version: VERSION,
+    config, logger, clock, database, db, redis, kv, sessionStore, corsOrigins, box, services, metrics, version: VERSION,
     async close() {
       await transport.close?.();
       await redis?.quit().catch(() => redis.disconnect());
