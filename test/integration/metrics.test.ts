@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMetricsServer } from "../../src/http/metrics.js";
@@ -228,5 +229,18 @@ describe("jobs", () => {
     const { samples } = await scrape();
     expect(total(samples, "keyward_job_duration_seconds_count", { job: "email-outbox" })).toBeGreaterThan(0);
     expect(total(samples, "keyward_job_last_success_timestamp_seconds", { job: "email-outbox" })).toBeGreaterThan(0);
+  });
+});
+
+describe("the Grafana dashboard", () => {
+  it("queries only metrics Keyward exports", async () => {
+    const dashboard = readFileSync(new URL("../../docs/grafana-dashboard.json", import.meta.url), "utf8");
+    const { text } = await scrape();
+    const exported = new Set([...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]!));
+    // Redis series exist only with Redis; the embedded default has none.
+    if (!app.container.redis) for (const name of ["keyward_redis_up", "keyward_redis_ping_seconds", "keyward_redis_connection_status"]) exported.add(name);
+    const queried = new Set([...dashboard.matchAll(/\b((?:keyward|process|nodejs)_[a-z0-9_]+)/g)].map((m) => m[1]!.replace(/_(bucket|count|sum)$/, "")));
+    expect(queried.size).toBeGreaterThan(10);
+    for (const name of queried) expect(exported, name).toContain(name);
   });
 });
