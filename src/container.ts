@@ -24,6 +24,7 @@ import { createNetworksModule } from "./modules/networks/index.js";
 import { createOAuthModule } from "./modules/oauth/index.js";
 import { createOidcModule } from "./modules/oidc-clients/index.js";
 import { createOrgsModule } from "./modules/orgs/index.js";
+import { MeteredRateLimitService } from "./modules/rate-limit/rate-limit-metrics.js";
 import { RateLimitService } from "./modules/rate-limit/rate-limit.service.js";
 import { createSshCaModule } from "./modules/ssh-ca/index.js";
 import { createSshKeysModule } from "./modules/ssh-keys/index.js";
@@ -54,10 +55,11 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const box = createSecretBox(config.crypto.encryptionKeys);
   const caBox = createSecretBox(config.crypto.caKeys);
   const corsOrigins = createOriginMatcher(config.cors.origins);
-  const limits = new RateLimitService({ enabled: config.rateLimits.enabled, redis, prefix: config.redis.keyPrefix, clock });
-  const base = { db, clock, logger };
   // Prometheus metrics exist only when something may scrape them (METRICS_PORT or METRICS_TOKEN).
   const metrics = config.metrics.enabled ? createMetrics({ version: VERSION }) : undefined;
+  const limitOptions = { enabled: config.rateLimits.enabled, redis, prefix: config.redis.keyPrefix, clock };
+  const limits = metrics ? new MeteredRateLimitService(limitOptions, metrics) : new RateLimitService(limitOptions);
+  const base = { db, clock, logger };
 
   const { audit, activity } = createAuditModule({ ...base, metrics });
   const transport = overrides.emailTransport ?? createEmailTransport(config, logger);

@@ -68,6 +68,7 @@ export function createMetrics(options: { version: string; defaultMetrics?: boole
   const mfa = new Counter({ name: "keyward_mfa_verifications_total", help: "Second-factor checks by method and result", labelNames: ["method", "result"] as const, registers });
   const certificates = new Counter({ name: "keyward_ssh_certificates_total", help: "SSH certificate requests by result (issued, failed) and error code", labelNames: ["result", "reason"] as const, registers });
   const oidcTokens = new Counter({ name: "keyward_oidc_tokens_total", help: "OIDC token endpoint outcomes by grant type and result (issued, or the OAuth error code)", labelNames: ["grant_type", "result"] as const, registers });
+  const rateLimited = new Counter({ name: "keyward_rate_limited_total", help: "Requests refused by a rate limit or lockout, by limit name", labelNames: ["limit"] as const, registers });
   const audit = new Counter({ name: "keyward_audit_events_total", help: "Audit records written, by action and success", labelNames: ["action", "success"] as const, registers });
   const jobRuns = new Counter({ name: "keyward_job_runs_total", help: "Background job runs by job and result", labelNames: ["job", "result"] as const, registers });
   const jobDuration = new Histogram({ name: "keyward_job_duration_seconds", help: "Background job run time", labelNames: ["job"] as const, buckets: JOB_BUCKETS, registers });
@@ -192,6 +193,7 @@ export function createMetrics(options: { version: string; defaultMetrics?: boole
     mfa,
     certificates,
     oidcTokens,
+    rateLimited,
     audit,
     /** Records one finished job run. */
     jobRun(job: string, ok: boolean, seconds: number) {

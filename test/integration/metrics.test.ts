@@ -244,3 +244,20 @@ describe("the Grafana dashboard", () => {
     for (const name of queried) expect(exported, name).toContain(name);
   });
 });
+
+describe("rate limits", () => {
+  it("counts refusals by limit, and refused password sign-ins as sign-ins", async () => {
+    const limited = await startTestApp({ METRICS_TOKEN: TOKEN, RATE_LIMIT_LOGIN_IP: "2/3600" });
+    try {
+      const statuses = [];
+      for (let i = 0; i < 3; i++) statuses.push((await login(limited, "nobody@example.com", "not the password at all")).status);
+      expect(statuses).toEqual([401, 401, 429]);
+      const samples = parse((await limited.http.get("/metrics", { token: TOKEN })).text);
+      expect(total(samples, "keyward_rate_limited_total", { limit: "login-ip" })).toBe(1);
+      expect(total(samples, "keyward_sign_ins_total", { method: "password", result: "rate_limited" })).toBe(1);
+      expect(total(samples, "keyward_sign_ins_total", { method: "password", result: "invalid_credentials" })).toBe(2);
+    } finally {
+      await limited.close();
+    }
+  });
+});
