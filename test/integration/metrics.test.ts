@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
 import { createMetricsServer } from "../../src/http/metrics.js";
 import { startJobs } from "../../src/jobs/index.js";
 import { totpCode, totpStep } from "../../src/lib/crypto/index.js";
@@ -232,14 +233,18 @@ describe("jobs", () => {
   });
 });
 
-describe("the Grafana dashboard", () => {
-  it("queries only metrics Keyward exports", async () => {
+describe("the Grafana dashboard and the alert rules", () => {
+  it("parse, and query only metrics Keyward exports", async () => {
     const dashboard = readFileSync(new URL("../../docs/grafana-dashboard.json", import.meta.url), "utf8");
+    const alerts = readFileSync(new URL("../../docs/prometheus-alerts.yml", import.meta.url), "utf8");
+    expect(JSON.parse(dashboard).panels.length).toBeGreaterThan(10);
+    const rules = (parseYaml(alerts) as { groups: Array<{ rules: Array<{ alert: string; expr: string }> }> }).groups[0]!.rules;
+    expect(rules.map((r) => r.alert)).toEqual(expect.arrayContaining(["KeywardDown", "HighErrorRate", "SlowRequests", "SignInFailuresSpike", "OutboxBacklog", "JobNotRunning", "CertificateSigningErrors"]));
     const { text } = await scrape();
     const exported = new Set([...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]!));
     // Redis series exist only with Redis; the embedded default has none.
     if (!app.container.redis) for (const name of ["keyward_redis_up", "keyward_redis_ping_seconds", "keyward_redis_connection_status"]) exported.add(name);
-    const queried = new Set([...dashboard.matchAll(/\b((?:keyward|process|nodejs)_[a-z0-9_]+)/g)].map((m) => m[1]!.replace(/_(bucket|count|sum)$/, "")));
+    const queried = new Set([...`${dashboard}\n${rules.map((r) => r.expr).join("\n")}`.matchAll(/\b((?:keyward|process|nodejs)_[a-z0-9_]+)/g)].map((m) => m[1]!.replace(/_(bucket|count|sum)$/, "")));
     expect(queried.size).toBeGreaterThan(10);
     for (const name of queried) expect(exported, name).toContain(name);
   });
