@@ -4,6 +4,8 @@ import { systemClock, type Clock } from "./infra/clock.js";
 import { openDatabase } from "./infra/db.js";
 import { createMemoryKv, createRedisKv } from "./infra/kv.js";
 import { createLogger, type Logger } from "./infra/logger.js";
+import { createMetrics } from "./infra/metrics.js";
+import { databaseSource, redisSource } from "./infra/metrics-sources.js";
 import { projectPath } from "./infra/paths.js";
 import { connectRedis } from "./infra/redis.js";
 import { createSessionStores } from "./infra/session-store.js";
@@ -22,6 +24,7 @@ import { createNetworksModule } from "./modules/networks/index.js";
 import { createOAuthModule } from "./modules/oauth/index.js";
 import { createOidcModule } from "./modules/oidc-clients/index.js";
 import { createOrgsModule } from "./modules/orgs/index.js";
+import { MeteredRateLimitService } from "./modules/rate-limit/rate-limit-metrics.js";
 import { RateLimitService } from "./modules/rate-limit/rate-limit.service.js";
 import { createSshCaModule } from "./modules/ssh-ca/index.js";
 import { createSshKeysModule } from "./modules/ssh-keys/index.js";
@@ -52,10 +55,13 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const box = createSecretBox(config.crypto.encryptionKeys);
   const caBox = createSecretBox(config.crypto.caKeys);
   const corsOrigins = createOriginMatcher(config.cors.origins);
-  const limits = new RateLimitService({ enabled: config.rateLimits.enabled, redis, prefix: config.redis.keyPrefix, clock });
+  // Prometheus metrics exist only when something may scrape them (METRICS_PORT or METRICS_TOKEN).
+  const metrics = config.metrics.enabled ? createMetrics({ version: VERSION }) : undefined;
+  const limitOptions = { enabled: config.rateLimits.enabled, redis, prefix: config.redis.keyPrefix, clock };
+  const limits = metrics ? new MeteredRateLimitService(limitOptions, metrics) : new RateLimitService(limitOptions);
   const base = { db, clock, logger };
 
-  const { audit, activity } = createAuditModule(base);
+  const { audit, activity } = createAuditModule({ ...base, metrics });
   const transport = overrides.emailTransport ?? createEmailTransport(config, logger);
   const mail = createEmailModule({ ...base, box, audit, transport, brand: { ...config.email.brand, publicUrl: config.http.publicUrl }, from: config.email.from, maxAttempts: config.email.maxAttempts });
   const { email } = mail;
@@ -93,9 +99,11 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     limits,
   };
 
+  metrics?.setSources({ outbox: () => mail.outboxStats.snapshot(), database: databaseSource(database), redis: redis && redisSource(redis) });
+
   const sessionStore = sessionStores.expressStore;
   return {
-    config, logger, clock, database, db, redis, kv, sessionStore, corsOrigins, box, services, version: VERSION,
+    config, logger, clock, database, db, redis, kv, sessionStore, corsOrigins, box, services, metrics, version: VERSION,
     async close() {
       await transport.close?.();
       await redis?.quit().catch(() => redis.disconnect());

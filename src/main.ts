@@ -3,6 +3,7 @@ import { createServer, type Server } from "node:http";
 import { ConfigError, loadConfig, loadDotEnvFile } from "./config/index.js";
 import { createContainer } from "./container.js";
 import { StartupError } from "./infra/dir-lock.js";
+import { createMetricsServer } from "./http/metrics.js";
 import { startJobs } from "./jobs/index.js";
 import { SealedValueError } from "./lib/crypto/envelope.js";
 import { systemContext } from "./lib/request-context.js";
@@ -39,6 +40,13 @@ async function main(): Promise<void> {
     await container.close();
     throw e;
   }
+  // The separate metrics port (METRICS_PORT): /metrics only, for an address Prometheus alone reaches.
+  const { metrics: metricsConfig } = config;
+  const metricsServer = container.metrics && metricsConfig.port ? createMetricsServer(container.metrics, { token: metricsConfig.token }) : undefined;
+  if (metricsServer && metricsConfig.port) {
+    await listen(metricsServer, metricsConfig.port, metricsConfig.host);
+    logger.info({ host: metricsConfig.host, port: metricsConfig.port }, "metrics listening");
+  }
   const stopJobs = startJobs(container, oidc);
   const database = container.database.dataDir ? `embedded PGlite in ${container.database.dataDir}` : container.database.kind === "pglite" ? "embedded PGlite in memory" : "PostgreSQL";
   const sessions = container.redis ? "Redis" : "in-process (lost on restart)";
@@ -57,6 +65,7 @@ async function main(): Promise<void> {
     stopJobs();
     server.close();
     server.closeIdleConnections();
+    metricsServer?.close();
     await stopApp().catch(() => {});
     await container.close();
     process.exit(0);

@@ -10,6 +10,7 @@ import { createPagesRouter } from "./pages/pages.js";
 import { AppError } from "./lib/errors.js";
 import { redactUrl } from "./lib/redact.js";
 import { cors } from "./http/cors.js";
+import { instrumentApp, mountMetricsEndpoint } from "./http/metrics.js";
 import { requestId } from "./http/request-id.js";
 import { sessionMiddleware } from "./http/session.js";
 import { isOidcPath, mountOidc, type OidcRuntime } from "./oidc/index.js";
@@ -27,13 +28,14 @@ export async function createApp(container: Container): Promise<{ app: Express; o
   app.set("trust proxy", config.http.trustProxy);
   app.set("query parser", "simple");
 
+  if (container.metrics) instrumentApp(app, container.metrics);
   app.use(requestId);
   app.use(
     pinoHttp({
       logger,
       genReqId: (req) => (req as express.Request).requestId,
       customProps: (req) => ({ requestId: (req as express.Request).requestId }),
-      autoLogging: { ignore: (req) => req.url === "/api/health" },
+      autoLogging: { ignore: (req) => req.url === "/api/health" || req.url === "/metrics" },
       // Method, URL and status are enough; headers would carry cookies and tokens, and the URL is
       // logged with its secrets masked (invitation links, token/code/state query values).
       serializers: {
@@ -49,6 +51,7 @@ export async function createApp(container: Container): Promise<{ app: Express; o
       crossOriginResourcePolicy: { policy: "same-site" },
     }),
   );
+  if (container.metrics) mountMetricsEndpoint(app, container.metrics, config.metrics.token);
   const apiCors = cors(corsOrigins, config.cors.credentials);
   app.use((req, res, next) => (isOidcPath(req.path) ? next() : apiCors(req, res, next)));
   app.use(sessionMiddleware(config, container.sessionStore));

@@ -87,6 +87,12 @@ const runtime = {
   BODY_LIMIT: str("100kb", "JSON body limit (413 beyond)"),
 };
 
+const metrics = {
+  METRICS_PORT: doc(z.coerce.number().int().min(1).max(65535).optional(), "port 1–65535", "", "serve Prometheus /metrics alone on this separate port (unset: no metrics port)"),
+  METRICS_HOST: str(undefined, "the address the metrics port binds; default HOST (keep it off the public network)"),
+  METRICS_TOKEN: str(undefined, '>= 32 characters: /metrics on the main port with "Authorization: Bearer <token>", and asked on METRICS_PORT too; with neither set /metrics is 404'),
+};
+
 const storage = {
   DATABASE_URL: str(undefined, "postgres://user:pass@host:5432/keyward; unset: PGlite on disk under DATA_DIR"),
   DATA_DIR: str("./data", 'embedded database directory ("memory://" for a throw-away database)'),
@@ -223,6 +229,7 @@ const email = {
 /** The sections of the configuration reference, in order. */
 export const ENV_SECTIONS: readonly { title: string; vars: Record<string, z.ZodType> }[] = [
   { title: "Runtime", vars: runtime },
+  { title: "Metrics (Prometheus)", vars: metrics },
   { title: "Storage", vars: storage },
   { title: "Sessions and secrets", vars: secrets },
   { title: "SSH certificate authority", vars: ssh },
@@ -236,7 +243,7 @@ export const ENV_SECTIONS: readonly { title: string; vars: Record<string, z.ZodT
   { title: "Email", vars: email },
 ];
 
-export const envSchema = z.object({ ...runtime, ...storage, ...secrets, ...ssh, ...networks, ...passwords, ...orgs, ...mfa, ...oidc, ...external, ...limits, ...email });
+export const envSchema = z.object({ ...runtime, ...metrics, ...storage, ...secrets, ...ssh, ...networks, ...passwords, ...orgs, ...mfa, ...oidc, ...external, ...limits, ...email });
 
 export type Env = z.input<typeof envSchema>;
 export type ParsedEnv = z.output<typeof envSchema>;

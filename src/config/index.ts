@@ -85,6 +85,9 @@ function buildConfig(env: ParsedEnv) {
     githubApi: providerUrl("GITHUB_API_URL", env.GITHUB_API_URL, problems),
     google: providerUrl("GOOGLE_ISSUER", env.GOOGLE_ISSUER, problems),
   };
+  // /metrics is never public: its own port, or the main port with a long bearer token.
+  if (env.METRICS_TOKEN !== undefined && env.METRICS_TOKEN.length < 32) problems.push("METRICS_TOKEN: must be at least 32 characters");
+  if (env.METRICS_PORT !== undefined && env.METRICS_PORT === env.PORT) problems.push("METRICS_PORT must differ from PORT (use METRICS_TOKEN to serve /metrics on the main port)");
   if (problems.length > 0) throw new ConfigError(problems);
 
   const trustProxy = ((): boolean | number | string => {
@@ -109,6 +112,13 @@ function buildConfig(env: ParsedEnv) {
       bodyLimit: env.BODY_LIMIT,
     },
     logLevel: env.LOG_LEVEL,
+    metrics: {
+      // Collected only when something can scrape them (a metrics port or a token).
+      enabled: env.METRICS_PORT !== undefined || env.METRICS_TOKEN !== undefined,
+      port: env.METRICS_PORT,
+      host: env.METRICS_HOST ?? env.HOST,
+      token: env.METRICS_TOKEN,
+    },
     db: { url: env.DATABASE_URL, dataDir: env.DATA_DIR, migrateOnStart: env.MIGRATE_ON_START },
     redis: { url: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX },
     session: {

@@ -11,6 +11,7 @@ import { isAppError } from "../lib/errors.js";
 import type { GqlContext } from "./context.js";
 import { appErrorExtensions, createFormatError } from "./format-error.js";
 import { limitsPlugin, maxValueDepthRule } from "./limits.plugin.js";
+import { metricsPlugin } from "./metrics.plugin.js";
 import { buildGraphqlSchema } from "./schema.js";
 import { scopePlugin } from "./scope.js";
 
@@ -42,6 +43,7 @@ export async function createGraphqlRouter(container: Container): Promise<{ route
         maxComplexity: config.graphql.maxComplexity,
         introspectionAllowed: (c) => ideAllowed(c.ctx),
       }),
+      ...(container.metrics ? [metricsPlugin(container.metrics)] : []),
     ],
   });
   await apollo.start();

@@ -21,6 +21,8 @@ export type Executor = Db | Tx;
 export interface Database {
   readonly db: Db;
   readonly kind: "postgres" | "pglite";
+  /** Connections the pool may open (PGlite is one connection). */
+  readonly poolSize: number;
   /** The embedded database's directory (absolute), when on disk. */
   readonly dataDir?: string;
   /** Applies pending migrations (from `folder`, default schema/migrations). */
@@ -39,11 +41,13 @@ const MIGRATION_LOCK_ID = 7_420_001;
  */
 export async function openDatabase(options: { url?: string; dataDir: string; poolSize?: number }): Promise<Database> {
   if (options.url) {
-    const client = postgres(options.url, { max: options.poolSize ?? 10, onnotice: () => {} });
+    const poolSize = options.poolSize ?? 10;
+    const client = postgres(options.url, { max: poolSize, onnotice: () => {} });
     const db = drizzlePostgres(client, { schema }) as unknown as Db;
     return {
       db,
       kind: "postgres",
+      poolSize,
       async migrate(folder = MIGRATIONS_DIR) {
         // A one-connection client: the session-level advisory lock and the migration share it.
         const single = postgres(options.url!, { max: 1, onnotice: () => {} });
@@ -75,6 +79,7 @@ export async function openDatabase(options: { url?: string; dataDir: string; poo
   return {
     db: lite as unknown as Db,
     kind: "pglite",
+    poolSize: 1,
     dataDir: memory ? undefined : resolve(options.dataDir),
     migrate: (folder = MIGRATIONS_DIR) => migratePglite(lite, { migrationsFolder: folder }),
     ping: async () => void (await client.query("select 1")),

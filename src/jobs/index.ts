@@ -7,12 +7,16 @@ function every(container: Container, name: string, intervalMs: number, fn: () =>
   const timer = setInterval(async () => {
     if (running) return;
     running = true;
+    const started = performance.now();
+    let ok = false;
     try {
       await fn();
+      ok = true;
     } catch (err) {
       container.logger.error({ err, job: name }, "job failed");
     } finally {
       running = false;
+      container.metrics?.jobRun(name, ok, (performance.now() - started) / 1000);
     }
   }, intervalMs);
   timer.unref();

@@ -123,7 +123,7 @@ async function auditOutcome(ctx: KoaContextWithOIDC, s: State, deps: HookDeps): 
   if (s.error) {
     const reuse = route === "token" && /already used/.test(s.error.error_detail ?? "");
     action = reuse ? AuditAction.oidcRefreshReuse : AuditAction.oidcError;
-    metadata = { route, error: s.error.error, detail: s.error.error_detail ?? s.error.error_description, ...(reuse ? { grant_revoked: true } : {}) };
+    metadata = { route, error: s.error.error, detail: s.error.error_detail ?? s.error.error_description, ...(reuse ? { grant_revoked: true } : {}), ...(route === "token" ? { grant_type: params?.grant_type } : {}) };
   } else if (route === "token" && ctx.status === 200) {
     action = AuditAction.oidcTokenIssued;
     metadata = { grant_type: params?.grant_type, scope: (ctx.body as { scope?: string } | undefined)?.scope };

@@ -13,8 +13,8 @@ import { deviceConfirmPage, deviceInputPage, errorPage, messagePage } from "./vi
 export const OIDC_PREFIX = "/api/v1/oidc";
 export const SCOPES = ["openid", "offline_access", "email", "profile", "organizations"];
 
-/** Endpoint paths under OIDC_PREFIX (the original system's names where it had them). */
-const ROUTES = {
+/** Endpoint paths under OIDC_PREFIX (the original system's names where it had them; metrics label by them). */
+export const ROUTES = {
   authorization: "/authorize",
   token: "/token",
   userinfo: "/userinfo",

@@ -3,6 +3,7 @@ import type { Executor } from "../../infra/db.js";
 import { redact } from "../../lib/redact.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import type { AuditActionName } from "./audit.actions.js";
+import type { AuditObserver } from "./audit-metrics.js";
 import { auditRepository, type AuditEntryRow } from "./audit.repository.js";
 
 export interface AuditDetails {
@@ -19,7 +20,10 @@ export interface AuditDetails {
 export type AuditEntryView = AuditEntryRow;
 
 export class AuditService {
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly observe?: AuditObserver,
+  ) {}
 
   /**
    * Appends one record. Pass the business transaction so the record commits (or not) with the
@@ -42,6 +46,8 @@ export class AuditService {
       metadata: redact(details.metadata ?? {}),
       errorMessage: details.errorMessage,
     });
+    // Outcome metrics count what was written (a rolled-back transaction may still have counted).
+    this.observe?.(action, details);
   }
 
   /** Records about one user, newest first (their own activity log), one page at a time. */

@@ -1,5 +1,7 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
+import type { Metrics } from "../../infra/metrics.js";
+import { auditMetricsObserver } from "./audit-metrics.js";
 import { ActivityService } from "./activity.service.js";
 import { AuditService } from "./audit.service.js";
 
@@ -8,8 +10,8 @@ export type { AuditDetails, AuditEntryView, AuditService } from "./audit.service
 export type { ActivityService } from "./activity.service.js";
 
 /** The audit log: records written inside business transactions, and organization activity. */
-export function createAuditModule(deps: { db: Db; clock: Clock }) {
-  return { audit: new AuditService(deps.clock), activity: new ActivityService(deps.db) };
+export function createAuditModule(deps: { db: Db; clock: Clock; metrics?: Metrics }) {
+  return { audit: new AuditService(deps.clock, deps.metrics && auditMetricsObserver(deps.metrics)), activity: new ActivityService(deps.db) };
 }
 
 export type AuditModule = ReturnType<typeof createAuditModule>;

@@ -5,6 +5,7 @@ import type { SecretBox } from "../../lib/crypto/index.js";
 import type { AuditService } from "../audit/audit.service.js";
 import { EmailService } from "./email.service.js";
 import { OutboxAdminService } from "./outbox-admin.service.js";
+import { OutboxStatsService } from "./outbox-stats.service.js";
 import { EmailRenderer, type Brand } from "./render.js";
 import type { EmailTransport } from "./transports/transport.js";
 
@@ -28,7 +29,7 @@ export interface EmailModuleDeps {
 export function createEmailModule(deps: EmailModuleDeps) {
   const { db, clock, box, logger, audit, transport } = deps;
   const email = new EmailService({ db, clock, box, logger, transport, renderer: new EmailRenderer(deps.brand), from: deps.from, maxAttempts: deps.maxAttempts });
-  return { email, outbox: new OutboxAdminService(db, clock, audit) };
+  return { email, outbox: new OutboxAdminService(db, clock, audit), outboxStats: new OutboxStatsService(db, clock) };
 }
 
 export type EmailModule = ReturnType<typeof createEmailModule>;
