@@ -49,6 +49,32 @@ describe("department policy at signing", () => {
     expect((await app.http.post("/api/v1/ssh/sign", { key_id: adminKey.id, principals: ["root"], expiry_hours: 9 }, { token: admin.token })).body.error.type).toBe("EXPIRY_TOO_LONG");
   });
 
+  it("counts a department without a stored policy as the default policy in the merge", async () => {
+    const { org, owner, member } = await orgWithRoles(app);
+    await createCa(app, org.id, owner);
+    const base = `/api/v1/organizations/${org.id}`;
+    const loose = (await app.http.post(`${base}/departments`, { name: "Loose" }, { token: owner.token })).body.data.department;
+    const plain = (await app.http.post(`${base}/departments`, { name: "Plain" }, { token: owner.token })).body.data.department;
+    const put = await app.http.request("PUT", `${base}/departments/${loose.id}/cert-policy`, {
+      token: owner.token,
+      body: { allow_user_expiry: true, default_expiry_hours: 8, max_expiry_hours: 72, allowed_extensions: ["permit-pty"], custom_extensions: [] },
+    });
+    expect(put.status).toBe(200);
+    await app.http.post(`${base}/departments/${loose.id}/members`, { email: member.email }, { token: owner.token });
+    const looseOnly = await app.http.get(`/api/v1/ssh/dept-cert-policy`, { token: member.token });
+    expect(looseOnly.body.data.policy).toMatchObject({ allow_user_expiry: true, default_expiry_hours: 8, max_expiry_hours: 72 });
+
+    // Joining a department that shows the default policy makes the merge the default's strictness.
+    const shown = await app.http.get(`${base}/departments/${plain.id}/cert-policy`, { token: owner.token });
+    expect(shown.body.data.cert_policy).toMatchObject({ allow_user_expiry: false, default_expiry_hours: 1, max_expiry_hours: 24 });
+    await app.http.post(`${base}/departments/${plain.id}/members`, { email: member.email }, { token: owner.token });
+    const merged = await app.http.get(`/api/v1/ssh/dept-cert-policy`, { token: member.token });
+    expect(merged.body.data.policy).toMatchObject({ allow_user_expiry: false, default_expiry_hours: 1, max_expiry_hours: 24, extensions: ["permit-pty"] });
+    await grantPrincipal(app, org.id, owner, member, "app");
+    const key = await addVerifiedKey(app, member);
+    expect((await app.http.post("/api/v1/ssh/sign", { key_id: key.id, expiry_hours: 48 }, { token: member.token })).body.error.type).toBe("EXPIRY_NOT_ALLOWED");
+  });
+
   it("refuses a chosen lifetime when the policy does not allow it, and uses the default otherwise", () => {
     const strict = mergePolicies([{ allowUserExpiry: false, defaultExpiryHours: 1, maxExpiryHours: 24, allowedExtensions: ["permit-pty"], customExtensions: [] }], false);
     expect(() => resolveLifetimeHours(strict, 720, 2)).toThrow(expect.objectContaining({ code: "EXPIRY_NOT_ALLOWED" }));

@@ -19,7 +19,7 @@ import { hostAuthority, userAuthority, type Authority } from "./authority.js";
 import { chooseOrganization } from "./choose-organization.js";
 import { certificatesRepository, type CertRow } from "./certificates.repository.js";
 import { toCertificateView, type CertificateView } from "./certificates.views.js";
-import { mergePolicies, resolveLifetimeHours, resolvePrincipals, type EffectivePolicy, type StoredPolicy } from "./policy.js";
+import { DEFAULT_CERT_POLICY, mergePolicies, resolveLifetimeHours, resolvePrincipals, type EffectivePolicy, type StoredPolicy } from "./policy.js";
 import { CaErrors } from "./ssh-ca.errors.js";
 import { signHostSchema, signUserSchema } from "./ssh-ca.schemas.js";
 
@@ -144,11 +144,9 @@ export class SigningService {
 
   private async policyFor(userId: string, orgId: string, admin: boolean): Promise<EffectivePolicy> {
     const departments = await directoryRepository.userDepartments(this.db, userId, [orgId]);
+    // A department without a stored policy has the default one: it counts in the merge.
     const stored: StoredPolicy[] = [];
-    for (const d of departments) {
-      const p = await directoryRepository.findCertPolicy(this.db, d.id);
-      if (p) stored.push(p);
-    }
+    for (const d of departments) stored.push((await directoryRepository.findCertPolicy(this.db, d.id)) ?? DEFAULT_CERT_POLICY);
     return mergePolicies(stored, admin);
   }
 
