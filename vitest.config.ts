@@ -12,6 +12,8 @@ export default defineConfig({
   },
   test: {
     include: ["test/**/*.test.ts"],
+    // Real processes on real services, some restarting them: vitest.resilience.config.ts.
+    exclude: ["test/resilience/**", "**/node_modules/**"],
     globalSetup: ["test/helpers/global-setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
