@@ -7,6 +7,7 @@ import type { EmailService } from "../email/email.service.js";
 import type { NetworkOffboarding } from "../networks/offboarding.js";
 import type { CertificatesService } from "../ssh-ca/certificates.service.js";
 import { DepartmentsService } from "./departments.service.js";
+import { InviteMail } from "./invite-mail.js";
 import { InvitesService, type InvitesDeps } from "./invites.service.js";
 import { MembersService } from "./members.service.js";
 import { MyDirectoryService } from "./my-directory.service.js";
@@ -29,7 +30,7 @@ export interface OrgsModuleDeps {
   networks: Pick<NetworkOffboarding, "personLeft" | "organizationDeleted" | "apply">;
   config: Pick<Config, "orgs" | "http" | "tokens" | "rateLimits">;
   /** What invitations need beyond the above: accounts, credentials, sessions, limits. */
-  invites: Omit<InvitesDeps, "db" | "clock" | "audit" | "email" | "logger" | "config">;
+  invites: Omit<InvitesDeps, "db" | "clock" | "audit" | "mail" | "logger" | "config">;
 }
 
 /** Organizations, their members, invitations, departments and principals (rule 15). */
@@ -41,7 +42,7 @@ export function createOrgsModule(deps: OrgsModuleDeps) {
   return {
     orgs: new OrgsService({ db, clock, audit, certificates, networks, logger, limit }),
     members: new MembersService({ db, clock, audit, certificates, networks }),
-    invites: new InvitesService({ db, clock, audit, email, logger, ...deps.invites, config: invitesConfig }),
+    invites: new InvitesService({ db, clock, audit, logger, mail: new InviteMail({ email, config: invitesConfig }), ...deps.invites, config: invitesConfig }),
     departments,
     principals: new PrincipalsService(db, clock, audit, departments),
     myDirectory: new MyDirectoryService(db),
