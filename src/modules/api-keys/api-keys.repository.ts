@@ -1,22 +1,11 @@
 import { and, desc, eq } from "drizzle-orm";
 import { apiKeys } from "../../../schema/index.js";
+import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";
 import { live } from "../../infra/soft-delete.js";
 
 /** Everything about a key but its hash. */
-const columns = {
-  id: apiKeys.id,
-  organizationId: apiKeys.organizationId,
-  name: apiKeys.name,
-  description: apiKeys.description,
-  prefix: apiKeys.prefix,
-  createdBy: apiKeys.createdBy,
-  lastUsedAt: apiKeys.lastUsedAt,
-  revokedAt: apiKeys.revokedAt,
-  revokeReason: apiKeys.revokeReason,
-  createdAt: apiKeys.createdAt,
-  updatedAt: apiKeys.updatedAt,
-};
+const columns = pickColumns(apiKeys, ["id", "organizationId", "name", "description", "prefix", "createdBy", "lastUsedAt", "revokedAt", "revokeReason", "createdAt", "updatedAt"]);
 
 export type ApiKeyRow = Pick<typeof apiKeys.$inferSelect, keyof typeof columns>;
 

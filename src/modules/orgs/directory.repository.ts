@@ -8,28 +8,14 @@ import {
   principals,
   users,
 } from "../../../schema/index.js";
+import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";
 import { live } from "../../infra/soft-delete.js";
 
-export const departmentColumns = {
-  id: departments.id,
-  organizationId: departments.organizationId,
-  name: departments.name,
-  description: departments.description,
-  canSudo: departments.canSudo,
-  createdAt: departments.createdAt,
-  updatedAt: departments.updatedAt,
-};
+export const departmentColumns = pickColumns(departments, ["id", "organizationId", "name", "description", "canSudo", "createdAt", "updatedAt"]);
 export type DepartmentRow = Pick<typeof departments.$inferSelect, keyof typeof departmentColumns>;
 
-export const principalColumns = {
-  id: principals.id,
-  organizationId: principals.organizationId,
-  name: principals.name,
-  description: principals.description,
-  createdAt: principals.createdAt,
-  updatedAt: principals.updatedAt,
-};
+export const principalColumns = pickColumns(principals, ["id", "organizationId", "name", "description", "createdAt", "updatedAt"]);
 export type PrincipalRow = Pick<typeof principals.$inferSelect, keyof typeof principalColumns>;
 
 const memberUserColumns = { userId: users.id, email: users.email, fullName: users.fullName };
@@ -87,14 +73,7 @@ export const directoryRepository = {
 
   async findCertPolicy(db: Executor, departmentId: string) {
     const [row] = await db
-      .select({
-        allowUserExpiry: departmentCertPolicies.allowUserExpiry,
-        defaultExpiryHours: departmentCertPolicies.defaultExpiryHours,
-        maxExpiryHours: departmentCertPolicies.maxExpiryHours,
-        allowedExtensions: departmentCertPolicies.allowedExtensions,
-        customExtensions: departmentCertPolicies.customExtensions,
-        updatedAt: departmentCertPolicies.updatedAt,
-      })
+      .select(pickColumns(departmentCertPolicies, ["allowUserExpiry", "defaultExpiryHours", "maxExpiryHours", "allowedExtensions", "customExtensions", "updatedAt"]))
       .from(departmentCertPolicies)
       .where(eq(departmentCertPolicies.departmentId, departmentId));
     return row;

@@ -1,19 +1,11 @@
 import { and, eq, gt, isNull, lte } from "drizzle-orm";
 import { orgInvites, organizations } from "../../../schema/index.js";
+import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";
 import { live } from "../../infra/soft-delete.js";
 import type { OrgRole } from "./permissions.js";
 
-const inviteColumns = {
-  id: orgInvites.id,
-  organizationId: orgInvites.organizationId,
-  email: orgInvites.email,
-  role: orgInvites.role,
-  invitedBy: orgInvites.invitedBy,
-  expiresAt: orgInvites.expiresAt,
-  provisionsAccount: orgInvites.provisionsAccount,
-  createdAt: orgInvites.createdAt,
-};
+const inviteColumns = pickColumns(orgInvites, ["id", "organizationId", "email", "role", "invitedBy", "expiresAt", "provisionsAccount", "createdAt"]);
 
 export type InviteRow = Pick<typeof orgInvites.$inferSelect, keyof typeof inviteColumns>;
 

@@ -1,33 +1,14 @@
 import { and, desc, eq, gt, inArray, isNull, or, sql } from "drizzle-orm";
 import { caKeys, certificateAuthorities, organizations } from "../../../schema/index.js";
+import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";
 import { live } from "../../infra/soft-delete.js";
 
-export const caColumns = {
-  id: certificateAuthorities.id,
-  organizationId: certificateAuthorities.organizationId,
-  name: certificateAuthorities.name,
-  description: certificateAuthorities.description,
-  caType: certificateAuthorities.caType,
-  defaultValidityHours: certificateAuthorities.defaultValidityHours,
-  maxValidityHours: certificateAuthorities.maxValidityHours,
-  createdAt: certificateAuthorities.createdAt,
-  updatedAt: certificateAuthorities.updatedAt,
-};
-export type CaRow = { [K in keyof typeof caColumns]: (typeof certificateAuthorities.$inferSelect)[K] };
+export const caColumns = pickColumns(certificateAuthorities, ["id", "organizationId", "name", "description", "caType", "defaultValidityHours", "maxValidityHours", "createdAt", "updatedAt"]);
+export type CaRow = Pick<typeof certificateAuthorities.$inferSelect, keyof typeof caColumns>;
 
-export const caKeyColumns = {
-  id: caKeys.id,
-  caId: caKeys.caId,
-  keyType: caKeys.keyType,
-  publicKey: caKeys.publicKey,
-  fingerprint: caKeys.fingerprint,
-  isActive: caKeys.isActive,
-  rotatedAt: caKeys.rotatedAt,
-  trustedUntil: caKeys.trustedUntil,
-  createdAt: caKeys.createdAt,
-};
-export type CaKeyRow = { [K in keyof typeof caKeyColumns]: (typeof caKeys.$inferSelect)[K] };
+export const caKeyColumns = pickColumns(caKeys, ["id", "caId", "keyType", "publicKey", "fingerprint", "isActive", "rotatedAt", "trustedUntil", "createdAt"]);
+export type CaKeyRow = Pick<typeof caKeys.$inferSelect, keyof typeof caKeyColumns>;
 
 /** Every authority query goes through a live CA of a live organization. */
 const liveCa = and(live(certificateAuthorities), sql`exists (select 1 from ${organizations} o where o.id = ${certificateAuthorities.organizationId} and o.deleted_at is null)`);
