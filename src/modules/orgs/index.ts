@@ -4,13 +4,12 @@ import type { Db } from "../../infra/db.js";
 import type { Logger } from "../../infra/logger.js";
 import type { AuditService } from "../audit/audit.service.js";
 import type { EmailService } from "../email/email.service.js";
-import type { NetworkOffboarding } from "../networks/offboarding.js";
-import type { CertificatesService } from "../ssh-ca/certificates.service.js";
 import { DepartmentsService } from "./departments.service.js";
 import { InviteMail } from "./invite-mail.js";
 import { InvitesService, type InvitesDeps } from "./invites.service.js";
 import { MembersService } from "./members.service.js";
 import { MyDirectoryService } from "./my-directory.service.js";
+import type { Offboarding } from "./offboarding.js";
 import type { OrgLimitConfig } from "./org-limit.js";
 import { OrgsService } from "./orgs.service.js";
 import { PrincipalsService } from "./principals.service.js";
@@ -19,15 +18,14 @@ import { PrincipalsService } from "./principals.service.js";
 export { requireOrgAccess, type OrgAccess } from "./org-access.js";
 export { getActiveMembership, getActiveMemberships, type ActiveMembership } from "./memberships.repository.js";
 export { soleOwnedOrganizations } from "./sole-owner.js";
+export type { Offboarding } from "./offboarding.js";
 
-export interface OrgsModuleDeps {
+export interface OrgsModuleDeps extends Offboarding {
   db: Db;
   clock: Clock;
   audit: AuditService;
   email: EmailService;
   logger: Logger;
-  certificates: Pick<CertificatesService, "revokeForOffboarding" | "revokeAllOfOrganization">;
-  networks: Pick<NetworkOffboarding, "personLeft" | "organizationDeleted" | "apply">;
   config: Pick<Config, "orgs" | "http" | "tokens" | "rateLimits">;
   /** What invitations need beyond the above: accounts, credentials, sessions, limits. */
   invites: Omit<InvitesDeps, "db" | "clock" | "audit" | "mail" | "logger" | "config">;
