@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, inArray, isNull, lte } from "drizzle-orm";
 import { activationSessions, deviceMemberships, devices, portalNetworks, users } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
-import { sessionColumns, type SessionRow, type EndReason } from "./networks.repository.js";
+import { listingColumns, sessionColumns, type SessionRow, type EndReason } from "./networks.repository.js";
 
 /** Activations: the time-boxed sessions that keep a device authorized. */
 export const activationSessionsRepository = {
@@ -42,15 +42,7 @@ export const activationSessionsRepository = {
 
   async activeSessionsOfOrg(db: Executor, orgId: string, now: Date) {
     return db
-      .select({
-        session: sessionColumns,
-        nodeId: devices.nodeId,
-        deviceNickname: devices.nickname,
-        ownerEmail: users.email,
-        ownerName: users.fullName,
-        networkId: portalNetworks.id,
-        networkName: portalNetworks.name,
-      })
+      .select({ session: sessionColumns, ...listingColumns, networkId: portalNetworks.id })
       .from(activationSessions)
       .innerJoin(deviceMemberships, eq(deviceMemberships.id, activationSessions.membershipId))
       .innerJoin(devices, eq(devices.id, deviceMemberships.deviceId))

@@ -1,4 +1,4 @@
-import { activationSessions, deviceMemberships, devices, killSwitchEvents, networkApprovals, networkControllers, portalNetworks } from "../../../schema/index.js";
+import { activationSessions, deviceMemberships, devices, killSwitchEvents, networkApprovals, networkControllers, portalNetworks, users } from "../../../schema/index.js";
 import { pickColumns } from "../../infra/columns.js";
 
 /**
@@ -32,6 +32,9 @@ export type SessionRow = Pick<typeof activationSessions.$inferSelect, keyof type
 
 export const killSwitchColumns = pickColumns(killSwitchEvents, ["id", "organizationId", "targetUserId", "scope", "networkIds", "reason", "triggeredByUserId", "sessionsEnded", "createdAt", "liftedAt", "liftedByUserId"]);
 export type KillSwitchRow = Pick<typeof killSwitchEvents.$inferSelect, keyof typeof killSwitchColumns>;
+
+/** What a listing shows beside a membership or its activation: the device, its owner and the network (joined by the query). */
+export const listingColumns = { nodeId: devices.nodeId, deviceNickname: devices.nickname, ownerEmail: users.email, ownerName: users.fullName, networkName: portalNetworks.name };
 
 export type MembershipState = MembershipRow["state"];
 export type EndReason = NonNullable<SessionRow["endReason"]>;
