@@ -1,6 +1,7 @@
 import { and, asc, eq, gt, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import { activationSessions, deviceMemberships, devices, networkApprovals, portalNetworks, users } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
+import { idInOrg } from "../../infra/org-scope.js";
 import { live } from "../../infra/soft-delete.js";
 import { listingColumns, membershipColumns, type MembershipRow } from "./networks.repository.js";
 
@@ -33,7 +34,7 @@ const controllerIntent = (db: Executor, where: SQL | undefined, now: Date) =>
 /** Devices on networks (memberships), and what the controller should say about each. */
 export const deviceMembershipsRepository = {
   membership: async (db: Executor, orgId: string, id: string): Promise<MembershipRow | undefined> =>
-    (await db.select(membershipColumns).from(deviceMemberships).where(and(eq(deviceMemberships.id, id), eq(deviceMemberships.organizationId, orgId), live(deviceMemberships))).for("update"))[0],
+    (await db.select(membershipColumns).from(deviceMemberships).where(and(idInOrg(deviceMemberships, orgId, id), live(deviceMemberships))).for("update"))[0],
 
   membershipOf: async (db: Executor, deviceId: string, networkId: string): Promise<MembershipRow | undefined> =>
     (await db.select(membershipColumns).from(deviceMemberships).where(and(eq(deviceMemberships.deviceId, deviceId), eq(deviceMemberships.portalNetworkId, networkId), live(deviceMemberships))))[0],

@@ -10,6 +10,7 @@ import {
 } from "../../../schema/index.js";
 import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";
+import { idInOrg } from "../../infra/org-scope.js";
 import { live } from "../../infra/soft-delete.js";
 
 export const departmentColumns = pickColumns(departments, ["id", "organizationId", "name", "description", "canSudo", "createdAt", "updatedAt"]);
@@ -26,7 +27,7 @@ export const directoryRepository = {
     db.select(departmentColumns).from(departments).where(and(eq(departments.organizationId, orgId), live(departments))).orderBy(departments.name),
 
   async findDepartment(db: Executor, orgId: string, id: string): Promise<DepartmentRow | undefined> {
-    const [row] = await db.select(departmentColumns).from(departments).where(and(eq(departments.id, id), eq(departments.organizationId, orgId), live(departments)));
+    const [row] = await db.select(departmentColumns).from(departments).where(and(idInOrg(departments, orgId, id), live(departments)));
     return row;
   },
 
@@ -39,7 +40,7 @@ export const directoryRepository = {
     const [row] = await db
       .update(departments)
       .set(values)
-      .where(and(eq(departments.id, id), eq(departments.organizationId, orgId), live(departments)))
+      .where(and(idInOrg(departments, orgId, id), live(departments)))
       .returning(departmentColumns);
     return row;
   },
@@ -96,7 +97,7 @@ export const directoryRepository = {
     db.select(principalColumns).from(principals).where(and(eq(principals.organizationId, orgId), live(principals))).orderBy(principals.name),
 
   async findPrincipal(db: Executor, orgId: string, id: string): Promise<PrincipalRow | undefined> {
-    const [row] = await db.select(principalColumns).from(principals).where(and(eq(principals.id, id), eq(principals.organizationId, orgId), live(principals)));
+    const [row] = await db.select(principalColumns).from(principals).where(and(idInOrg(principals, orgId, id), live(principals)));
     return row;
   },
 
@@ -109,7 +110,7 @@ export const directoryRepository = {
     const [row] = await db
       .update(principals)
       .set(values)
-      .where(and(eq(principals.id, id), eq(principals.organizationId, orgId), live(principals)))
+      .where(and(idInOrg(principals, orgId, id), live(principals)))
       .returning(principalColumns);
     return row;
   },

@@ -2,6 +2,7 @@ import { and, eq, gt, isNull, lte } from "drizzle-orm";
 import { orgInvites, organizations } from "../../../schema/index.js";
 import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";
+import { idInOrg } from "../../infra/org-scope.js";
 import { live } from "../../infra/soft-delete.js";
 import type { OrgRole } from "./permissions.js";
 
@@ -73,7 +74,7 @@ export const invitesRepository = {
     const [row] = await db
       .update(orgInvites)
       .set({ cancelledAt: now })
-      .where(and(eq(orgInvites.id, id), eq(orgInvites.organizationId, organizationId), open))
+      .where(and(idInOrg(orgInvites, organizationId, id), open))
       .returning(inviteColumns);
     return row;
   },

@@ -2,6 +2,7 @@ import { and, desc, eq, gt, inArray, isNull, or, sql } from "drizzle-orm";
 import { caKeys, certificateAuthorities, organizations } from "../../../schema/index.js";
 import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";
+import { idInOrg } from "../../infra/org-scope.js";
 import { live } from "../../infra/soft-delete.js";
 
 export const caColumns = pickColumns(certificateAuthorities, ["id", "organizationId", "name", "description", "caType", "defaultValidityHours", "maxValidityHours", "createdAt", "updatedAt"]);
@@ -18,7 +19,7 @@ export const caRepository = {
     db.select(caColumns).from(certificateAuthorities).where(and(eq(certificateAuthorities.organizationId, orgId), liveCa)).orderBy(certificateAuthorities.caType),
 
   async find(db: Executor, orgId: string, id: string): Promise<CaRow | undefined> {
-    const [row] = await db.select(caColumns).from(certificateAuthorities).where(and(eq(certificateAuthorities.id, id), eq(certificateAuthorities.organizationId, orgId), liveCa));
+    const [row] = await db.select(caColumns).from(certificateAuthorities).where(and(idInOrg(certificateAuthorities, orgId, id), liveCa));
     return row;
   },
 
@@ -49,7 +50,7 @@ export const caRepository = {
     const [row] = await db
       .update(certificateAuthorities)
       .set(values)
-      .where(and(eq(certificateAuthorities.id, id), eq(certificateAuthorities.organizationId, orgId), live(certificateAuthorities)))
+      .where(and(idInOrg(certificateAuthorities, orgId, id), live(certificateAuthorities)))
       .returning(caColumns);
     return row;
   },
