@@ -1,10 +1,5 @@
-import { registerEnumType } from "type-graphql";
+import { closedSet, type ValueOf } from "./closed-set.js";
 
 /** The GraphQL face of an organization role; `@org(role)` marks the lowest one an operation admits. */
-export enum OrgRole {
-  owner = "owner",
-  admin = "admin",
-  member = "member",
-  guest = "guest",
-}
-registerEnumType(OrgRole, { name: "OrgRole", description: "owner > admin > member > guest (guests read, nothing else)" });
+export const OrgRole = closedSet("OrgRole", ["owner", "admin", "member", "guest"], "owner > admin > member > guest (guests read, nothing else)");
+export type OrgRole = ValueOf<typeof OrgRole>;

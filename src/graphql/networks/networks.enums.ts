@@ -1,37 +1,22 @@
-import { registerEnumType } from "type-graphql";
+import { closedSet, type ValueOf } from "../common/closed-set.js";
 
 // Closed sets a client picks from. Lifecycle states (memberships, approvals, sessions) stay
 // strings: they are read, never sent, and a state added by the service must not break a reply.
-export enum ControllerMode {
-  controller = "controller",
-  central = "central",
-}
-registerEnumType(ControllerMode, { name: "ControllerMode", description: "controller: a self-hosted ZeroTierOne controller; central: ZeroTier Central" });
+export const ControllerMode = closedSet("ControllerMode", ["controller", "central"], "controller: a self-hosted ZeroTierOne controller; central: ZeroTier Central");
+export type ControllerMode = ValueOf<typeof ControllerMode>;
 
-export enum NetworkEnvironment {
-  production = "production",
-  staging = "staging",
-  development = "development",
-  lab = "lab",
-}
-registerEnumType(NetworkEnvironment, { name: "NetworkEnvironment" });
+export const NetworkEnvironment = closedSet("NetworkEnvironment", ["production", "staging", "development", "lab"]);
+export type NetworkEnvironment = ValueOf<typeof NetworkEnvironment>;
 
-export enum NetworkRequestMode {
-  open = "open",
-  approval_required = "approval_required",
-  invite_only = "invite_only",
-}
-registerEnumType(NetworkRequestMode, { name: "NetworkRequestMode", description: "open: asking is approval; approval_required: a manager decides; invite_only: managers assign" });
+export const NetworkRequestMode = closedSet(
+  "NetworkRequestMode",
+  ["open", "approval_required", "invite_only"],
+  "open: asking is approval; approval_required: a manager decides; invite_only: managers assign",
+);
+export type NetworkRequestMode = ValueOf<typeof NetworkRequestMode>;
 
-export enum DeviceStatus {
-  active = "active",
-  inactive = "inactive",
-}
-registerEnumType(DeviceStatus, { name: "DeviceStatus", description: "An inactive device holds no access" });
+export const DeviceStatus = closedSet("DeviceStatus", ["active", "inactive"], "An inactive device holds no access");
+export type DeviceStatus = ValueOf<typeof DeviceStatus>;
 
-export enum KillSwitchScope {
-  organization = "organization",
-  global = "global",
-  selected_networks = "selected_networks",
-}
-registerEnumType(KillSwitchScope, { name: "KillSwitchScope", description: "global: every organization's networks (superadmins only)" });
+export const KillSwitchScope = closedSet("KillSwitchScope", ["organization", "global", "selected_networks"], "global: every organization's networks (superadmins only)");
+export type KillSwitchScope = ValueOf<typeof KillSwitchScope>;

@@ -1,12 +1,9 @@
-import { Field, ID, InputType, ObjectType, registerEnumType } from "type-graphql";
+import { Field, ID, InputType, ObjectType } from "type-graphql";
 import type { MeView, UserView } from "../../modules/users/users.views.js";
+import { closedSet, type ValueOf } from "../common/closed-set.js";
 
-export enum UserStatus {
-  active = "active",
-  suspended = "suspended",
-  pending_activation = "pending_activation",
-}
-registerEnumType(UserStatus, { name: "UserStatus" });
+export const UserStatus = closedSet("UserStatus", ["active", "suspended", "pending_activation"]);
+export type UserStatus = ValueOf<typeof UserStatus>;
 
 @ObjectType({ description: "An account" })
 export class User implements UserView {

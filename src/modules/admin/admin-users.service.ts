@@ -4,7 +4,6 @@ import { uniqueOr } from "../../infra/db-errors.js";
 import { AppError } from "../../lib/errors.js";
 import { toPage, type Page } from "../../lib/pagination.js";
 import type { RequestContext, UserActor } from "../../lib/request-context.js";
-import type { NetworkOffboarding } from "../networks/offboarding.js";
 import { normalizeEmail } from "../../lib/strings.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { z } from "zod";
@@ -15,8 +14,8 @@ import type { CredentialsService } from "../auth/credentials.service.js";
 import { requirePersonalUser, requireSuperadmin } from "../auth/guards.js";
 import type { SessionsService } from "../auth/sessions/sessions.service.js";
 import type { EmailService } from "../email/email.service.js";
-import type { CertificatesService } from "../ssh-ca/certificates.service.js";
 import { getActiveMemberships } from "../orgs/memberships.repository.js";
+import type { Offboarding } from "../orgs/offboarding.js";
 import { adminDeleteSchema, adminPasswordSchema, adminUsersQuerySchema } from "../orgs/orgs.schemas.js";
 import { isAdminRole, type OrgRole } from "../orgs/permissions.js";
 import { UserErrors } from "../users/users.errors.js";
@@ -33,7 +32,7 @@ export interface AdminUserView extends UserView {
   organizations: Array<{ id: string; name: string; role: OrgRole }>;
 }
 
-export interface AdminUsersDeps {
+export interface AdminUsersDeps extends Offboarding {
   db: Db;
   clock: Clock;
   credentials: Pick<CredentialsService, "hashNewPassword" | "setPassword" | "clearLocks">;
@@ -41,8 +40,6 @@ export interface AdminUsersDeps {
   audit: AuditService;
   sessions: SessionsService;
   email: EmailService;
-  certificates: Pick<CertificatesService, "revokeForOffboarding">;
-  networks: Pick<NetworkOffboarding, "personLeft" | "organizationDeleted" | "apply">;
 }
 
 const removeMfaSchema = z.object({ method: z.enum(["totp", "webauthn", "all"]), credentialId: z.uuid().optional() });

@@ -1,22 +1,12 @@
 import { and, desc, eq } from "drizzle-orm";
 import { apiKeys } from "../../../schema/index.js";
+import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";
+import { idInOrg } from "../../infra/org-scope.js";
 import { live } from "../../infra/soft-delete.js";
 
 /** Everything about a key but its hash. */
-const columns = {
-  id: apiKeys.id,
-  organizationId: apiKeys.organizationId,
-  name: apiKeys.name,
-  description: apiKeys.description,
-  prefix: apiKeys.prefix,
-  createdBy: apiKeys.createdBy,
-  lastUsedAt: apiKeys.lastUsedAt,
-  revokedAt: apiKeys.revokedAt,
-  revokeReason: apiKeys.revokeReason,
-  createdAt: apiKeys.createdAt,
-  updatedAt: apiKeys.updatedAt,
-};
+const columns = pickColumns(apiKeys, ["id", "organizationId", "name", "description", "prefix", "createdBy", "lastUsedAt", "revokedAt", "revokeReason", "createdAt", "updatedAt"]);
 
 export type ApiKeyRow = Pick<typeof apiKeys.$inferSelect, keyof typeof columns>;
 
@@ -26,7 +16,7 @@ export const apiKeysRepository = {
     db.select(columns).from(apiKeys).where(and(eq(apiKeys.organizationId, organizationId), live(apiKeys))).orderBy(desc(apiKeys.createdAt)),
 
   async find(db: Executor, organizationId: string, id: string): Promise<ApiKeyRow | undefined> {
-    const [row] = await db.select(columns).from(apiKeys).where(and(eq(apiKeys.id, id), eq(apiKeys.organizationId, organizationId), live(apiKeys)));
+    const [row] = await db.select(columns).from(apiKeys).where(and(idInOrg(apiKeys, organizationId, id), live(apiKeys)));
     return row;
   },
 
@@ -43,7 +33,7 @@ export const apiKeysRepository = {
     const [row] = await db
       .update(apiKeys)
       .set(values)
-      .where(and(eq(apiKeys.id, id), eq(apiKeys.organizationId, organizationId), live(apiKeys)))
+      .where(and(idInOrg(apiKeys, organizationId, id), live(apiKeys)))
       .returning(columns);
     return row;
   },

@@ -1,23 +1,10 @@
 import { and, count, desc, eq, sql, type SQL } from "drizzle-orm";
 import { auditLogs } from "../../../schema/index.js";
+import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";
 
 /** What a reader sees of a record (everything but the error message, which stays in the table). */
-export const auditColumns = {
-  id: auditLogs.id,
-  createdAt: auditLogs.createdAt,
-  action: auditLogs.action,
-  actorId: auditLogs.actorId,
-  userId: auditLogs.userId,
-  organizationId: auditLogs.organizationId,
-  resourceType: auditLogs.resourceType,
-  resourceId: auditLogs.resourceId,
-  success: auditLogs.success,
-  ipAddress: auditLogs.ipAddress,
-  userAgent: auditLogs.userAgent,
-  requestId: auditLogs.requestId,
-  metadata: auditLogs.metadata,
-};
+export const auditColumns = pickColumns(auditLogs, ["id", "createdAt", "action", "actorId", "userId", "organizationId", "resourceType", "resourceId", "success", "ipAddress", "userAgent", "requestId", "metadata"]);
 
 export type AuditEntryRow = Pick<typeof auditLogs.$inferSelect, keyof typeof auditColumns>;
 export type AuditInsert = typeof auditLogs.$inferInsert;

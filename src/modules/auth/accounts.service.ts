@@ -1,7 +1,7 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db, Executor } from "../../infra/db.js";
 import { uniqueOr } from "../../infra/db-errors.js";
-import { randomToken, sha256Hex } from "../../lib/crypto/index.js";
+import { sha256Hex } from "../../lib/crypto/index.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { normalizeEmail } from "../../lib/strings.js";
 import { parseInput } from "../../lib/validation.js";
@@ -11,6 +11,7 @@ import type { EmailService } from "../email/email.service.js";
 import type { RateLimitService, RateRule } from "../rate-limit/rate-limit.service.js";
 import { usersRepository, type UserRow } from "../users/users.repository.js";
 import { toUserView, type UserView } from "../users/users.views.js";
+import type { AccountLinks } from "./account-links.js";
 import { AuthErrors } from "./auth.errors.js";
 import {
   activateSchema,
@@ -24,7 +25,7 @@ import {
 import type { CredentialsService } from "./credentials.service.js";
 import { requirePersonalUser } from "./guards.js";
 import type { SessionsService } from "./sessions/sessions.service.js";
-import { userTokensRepository, type UserTokenPurpose } from "./user-tokens.repository.js";
+import { userTokensRepository } from "./user-tokens.repository.js";
 
 export interface AccountsConfig {
   appUrl: string;
@@ -43,6 +44,7 @@ export interface AccountsDeps {
   limits: RateLimitService;
   credentials: CredentialsService;
   sessions: SessionsService;
+  links: AccountLinks;
   config: AccountsConfig;
 }
 
@@ -78,7 +80,7 @@ export class AccountsService {
         return;
       }
       const user = await credentials.createAccount(tx, { email, fullName: data.fullName ?? null, password });
-      await this.sendVerification(tx, user);
+      await this.deps.links.sendVerification(tx, user);
       await audit.record(tx, ctx, AuditAction.userRegister, { userId: user.id, resourceType: "user", resourceId: user.id });
     });
     return { email, message: REGISTER_ACCEPTED };
@@ -95,7 +97,7 @@ export class AccountsService {
     const verify = () =>
       db.transaction(async (tx) => {
         const now = clock.now();
-        await this.lockAccountOfLink(tx, ["email_verification", "email_change"], sha256Hex(token), now);
+        await this.deps.links.lockAccountOf(tx, ["email_verification", "email_change"], sha256Hex(token), now);
         const link = await userTokensRepository.consumeEmailLink(tx, sha256Hex(token), now);
         const found = link ? await usersRepository.findById(tx, link.userId) : undefined;
         if (!link || !found) throw AuthErrors.invalidLink();
@@ -135,7 +137,7 @@ export class AccountsService {
       const now = clock.now();
       // Only the latest request counts.
       await userTokensRepository.voidAll(tx, user.id, "email_change", now);
-      const token = await this.issueToken(tx, user.id, "email_change", config.emailVerificationTtl, now, newEmail);
+      const token = await this.deps.links.issue(tx, user.id, "email_change", config.emailVerificationTtl, now, newEmail);
       await this.deps.email.enqueue(tx, "email-change", newEmail, {
         name: user.fullName ?? user.email,
         email: newEmail,
@@ -173,7 +175,7 @@ export class AccountsService {
       const user = await usersRepository.findById(tx, actor.userId);
       if (!user) throw AuthErrors.invalidLink();
       if (user.emailVerifiedAt) throw AuthErrors.emailAlreadyVerified();
-      await this.sendVerification(tx, user);
+      await this.deps.links.sendVerification(tx, user);
       await audit.record(tx, ctx, AuditAction.userVerificationResent, { userId: user.id });
     });
     return { message: `We sent a new verification link to ${actor.email}.` };
@@ -187,7 +189,7 @@ export class AccountsService {
     await limits.consume("resend-verification", config.limits.resendVerification, `email:${email}`);
     await db.transaction(async (tx) => {
       const user = await usersRepository.findByEmail(tx, email);
-      if (user && !user.emailVerifiedAt && user.status === "active") await this.sendVerification(tx, user);
+      if (user && !user.emailVerifiedAt && user.status === "active") await this.deps.links.sendVerification(tx, user);
     });
     return { message: RESEND_ACCEPTED };
   }
@@ -200,7 +202,7 @@ export class AccountsService {
     await db.transaction(async (tx) => {
       const user = await usersRepository.findByEmail(tx, email);
       if (!user || user.status !== "active") return;
-      const token = await this.issueToken(tx, user.id, "password_reset", config.passwordResetTtl, clock.now());
+      const token = await this.deps.links.issue(tx, user.id, "password_reset", config.passwordResetTtl, clock.now());
       await this.deps.email.enqueue(tx, "reset-password", user.email, {
         name: user.fullName ?? user.email,
         resetUrl: `${config.appUrl}/reset-password?token=${encodeURIComponent(token)}`,
@@ -220,7 +222,7 @@ export class AccountsService {
     // A policy failure throws inside the transaction, so the link is not spent by a rejected password.
     const user = await db.transaction(async (tx) => {
       const now = clock.now();
-      await this.lockAccountOfLink(tx, ["password_reset"], tokenHash, now);
+      await this.deps.links.lockAccountOf(tx, ["password_reset"], tokenHash, now);
       const userId = await userTokensRepository.consume(tx, "password_reset", tokenHash, now);
       const found = userId ? await usersRepository.findById(tx, userId) : undefined;
       if (!found || found.status !== "active") throw AuthErrors.invalidLink();
@@ -279,60 +281,8 @@ export class AccountsService {
     await limits.consume("resend-verification", config.limits.resendVerification, `activation:${email}`);
     await db.transaction(async (tx) => {
       const user = await usersRepository.findByEmail(tx, email);
-      if (user?.status === "pending_activation") await this.sendActivation(tx, user, "An administrator", "your organization");
+      if (user?.status === "pending_activation") await this.deps.links.sendActivation(tx, user, "An administrator", "your organization");
     });
     return { message: "If this address has an account waiting for activation, we sent a new link." };
-  }
-
-  private async sendActivation(tx: Executor, user: UserRow, inviterName: string, organizationName: string): Promise<void> {
-    const { clock, config } = this.deps;
-    const now = clock.now();
-    await userTokensRepository.voidAll(tx, user.id, "activation", now);
-    const code = await this.issueToken(tx, user.id, "activation", config.activationTtl, now);
-    await this.deps.email.enqueue(tx, "account-activation", user.email, {
-      name: user.fullName ?? user.email,
-      email: user.email,
-      inviterName,
-      organizationName,
-      activateUrl: `${config.appUrl}/activate?code=${encodeURIComponent(code)}`,
-      expiresInHours: Math.round(config.activationTtl / 3600),
-      managedNotice: "",
-    });
-  }
-
-  private async sendVerification(tx: Executor, user: UserRow): Promise<void> {
-    const { clock, config } = this.deps;
-    const now = clock.now();
-    await userTokensRepository.voidAll(tx, user.id, "email_verification", now);
-    const token = await this.issueToken(tx, user.id, "email_verification", config.emailVerificationTtl, now);
-    await this.deps.email.enqueue(tx, "verify-email", user.email, {
-      name: user.fullName ?? user.email,
-      email: user.email,
-      verifyUrl: `${config.appUrl}/verify-email?token=${encodeURIComponent(token)}`,
-      expiresInHours: Math.round(config.emailVerificationTtl / 3600),
-    });
-  }
-
-  /**
-   * Opening a link voids the account's other links of its kind. Two links of one account opened at
-   * once would each hold its own token and wait for the other's (a deadlock on PostgreSQL): the
-   * account row is locked first, so they queue, and the second finds its link voided.
-   */
-  private async lockAccountOfLink(tx: Executor, purposes: UserTokenPurpose[], tokenHash: string, now: Date): Promise<void> {
-    const userId = await userTokensRepository.findUsableOwner(tx, purposes, tokenHash, now);
-    if (userId) await usersRepository.lockById(tx, userId);
-  }
-
-  private async issueToken(tx: Executor, userId: string, purpose: UserTokenPurpose, ttl: number, now: Date, newEmail?: string): Promise<string> {
-    const token = randomToken(32);
-    await userTokensRepository.insert(tx, {
-      userId,
-      purpose,
-      tokenHash: sha256Hex(token),
-      expiresAt: new Date(now.getTime() + ttl * 1000),
-      now,
-      ...(newEmail ? { newEmail } : {}),
-    });
-    return token;
   }
 }

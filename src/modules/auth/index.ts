@@ -9,6 +9,7 @@ import type { OriginMatcher } from "../../lib/origins.js";
 import type { AuditService } from "../audit/audit.service.js";
 import type { EmailService } from "../email/email.service.js";
 import type { RateLimitService } from "../rate-limit/rate-limit.service.js";
+import { AccountLinks } from "./account-links.js";
 import { AccountsService } from "./accounts.service.js";
 import { ActorService, type DelegatedTokenVerifier } from "./actor.service.js";
 import { CliLoginService } from "./cli-login.service.js";
@@ -67,7 +68,7 @@ export function createAuthModule(deps: AuthModuleDeps) {
     issuer,
     pendingLogins: pending,
     actors: new ActorService(db, sessions, deps.delegatedTokens),
-    accounts: new AccountsService({ db, clock, audit, email, limits, credentials, sessions, config: accountsConfig }),
+    accounts: new AccountsService({ db, clock, audit, email, limits, credentials, sessions, links: new AccountLinks({ clock, email, config: accountsConfig }), config: accountsConfig }),
     login: new LoginService({ db, audit, limits, sessions, issuer, pending, credentials, config: { loginIp: rl.loginIp } }),
     mySessions: new MySessionsService(db, sessions, audit, deps.corsOrigins),
     mfa: new MfaService({ db, clock, kv, box, credentials, audit, rp, totpIssuer, backupCodeKeys, hooks: mfaPolicy }),

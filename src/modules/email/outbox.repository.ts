@@ -1,5 +1,6 @@
 import { and, count, desc, eq, sql } from "drizzle-orm";
 import { emailOutbox } from "../../../schema/index.js";
+import { pickColumns } from "../../infra/columns.js";
 import { resultRows, type Executor } from "../../infra/db.js";
 
 export interface ClaimedEmail {
@@ -64,18 +65,7 @@ export const outboxRepository = {
 
   list: (db: Executor, filter: { status?: OutboxStatus; limit: number; offset: number }) =>
     db
-      .select({
-        id: emailOutbox.id,
-        template: emailOutbox.template,
-        toAddress: emailOutbox.toAddress,
-        status: emailOutbox.status,
-        attempts: emailOutbox.attempts,
-        nextAttemptAt: emailOutbox.nextAttemptAt,
-        lastError: emailOutbox.lastError,
-        provider: emailOutbox.provider,
-        sentAt: emailOutbox.sentAt,
-        createdAt: emailOutbox.createdAt,
-      })
+      .select(pickColumns(emailOutbox, ["id", "template", "toAddress", "status", "attempts", "nextAttemptAt", "lastError", "provider", "sentAt", "createdAt"]))
       .from(emailOutbox)
       .where(filter.status ? eq(emailOutbox.status, filter.status) : undefined)
       .orderBy(desc(emailOutbox.createdAt))

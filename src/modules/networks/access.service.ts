@@ -1,14 +1,11 @@
-import type { Clock } from "../../infra/clock.js";
-import type { Db, Executor } from "../../infra/db.js";
+import type { Executor } from "../../infra/db.js";
 import { CommonErrors } from "../../lib/errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
-import type { AuditService } from "../audit/audit.service.js";
 import { getActiveMembership } from "../orgs/memberships.repository.js";
 import { requireOrgAccess, type OrgAccess } from "../orgs/org-access.js";
 import { can } from "../orgs/permissions.js";
-import type { ControllerSync } from "./controller-sync.js";
 import { NetworkErrors } from "./networks.errors.js";
 import { activationSessionsRepository } from "./activation-sessions.repository.js";
 import { approvalsRepository } from "./approvals.repository.js";
@@ -20,6 +17,7 @@ import type { EndReason, MembershipRow } from "./networks.repository.js";
 import { activationMinutes, killSwitchNetworks, requireOutranks } from "./network-access.js";
 import { activateSchema, killSwitchSchema } from "./networks.schemas.js";
 import { isActivatable, toKillSwitchView, toMembershipView, toSessionView, type KillSwitchView, type MembershipView, type SessionView } from "./networks.views.js";
+import type { NetworksCore } from "./networks.core.js";
 
 export interface Activation {
   session: SessionView;
@@ -35,39 +33,34 @@ export interface Activation {
  * reconciliation job finishes whatever the controller did not take.
  */
 export class AccessService {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly audit: AuditService,
-    private readonly sync: ControllerSync,
-  ) {}
+  constructor(private readonly deps: Omit<NetworksCore, "controllers">) {}
 
   /** The caller's device memberships, with names and time left. */
   async memberships(ctx: RequestContext, orgId: string): Promise<MembershipView[]> {
-    const { orgId: id, actor } = await requireOrgAccess(this.db, ctx, orgId, "networks.use");
+    const { orgId: id, actor } = await requireOrgAccess(this.deps.db, ctx, orgId, "networks.use");
     return this.views({ orgId: id, userId: actor.userId });
   }
 
   async activate(ctx: RequestContext, orgId: string, membershipId: string, input: unknown = {}): Promise<Activation> {
-    const access = await requireOrgAccess(this.db, ctx, orgId, "networks.use");
+    const access = await requireOrgAccess(this.deps.db, ctx, orgId, "networks.use");
     const { lifetimeMinutes } = parseInput(activateSchema, input ?? {});
     const id = parseId(membershipId, NetworkErrors.membershipNotFound);
-    const session = await this.db.transaction(async (tx) => {
+    const session = await this.deps.db.transaction(async (tx) => {
       await killSwitchRepository.lockPerson(tx, access.actor.userId);
       const m = await deviceMembershipsRepository.membership(tx, access.orgId, id);
       if (!m || m.userId !== access.actor.userId) throw NetworkErrors.membershipNotFound();
       return this.start(tx, ctx, access, m, lifetimeMinutes, { strict: true });
     });
-    const synced = await this.sync.apply([id]);
-    const now = this.clock.now();
+    const synced = await this.deps.sync.apply([id]);
+    const now = this.deps.clock.now();
     return { session: toSessionView(session, now), membership: (await this.views({ orgId: access.orgId, ids: [id] }))[0]!, controllerSynced: synced.pending === 0 };
   }
 
   /** Every activatable membership of the caller at once; lifetimes are capped per network rather than refused. */
   async activateAll(ctx: RequestContext, orgId: string, input: unknown = {}): Promise<{ sessions: SessionView[]; controllerSynced: boolean }> {
-    const access = await requireOrgAccess(this.db, ctx, orgId, "networks.use");
+    const access = await requireOrgAccess(this.deps.db, ctx, orgId, "networks.use");
     const { lifetimeMinutes } = parseInput(activateSchema, input ?? {});
-    const sessions = await this.db.transaction(async (tx) => {
+    const sessions = await this.deps.db.transaction(async (tx) => {
       await killSwitchRepository.lockPerson(tx, access.actor.userId);
       const out = [];
       for (const m of await deviceMembershipsRepository.membershipsOfUser(tx, access.actor.userId, { orgId: access.orgId })) {
@@ -78,47 +71,47 @@ export class AccessService {
       }
       return out;
     });
-    const synced = await this.sync.apply(sessions.map((s) => s.membershipId));
-    const now = this.clock.now();
+    const synced = await this.deps.sync.apply(sessions.map((s) => s.membershipId));
+    const now = this.deps.clock.now();
     return { sessions: sessions.map((s) => toSessionView(s, now)), controllerSynced: synced.pending === 0 };
   }
 
   async deactivate(ctx: RequestContext, orgId: string, membershipId: string): Promise<MembershipView> {
-    const access = await requireOrgAccess(this.db, ctx, orgId, "networks.use");
+    const access = await requireOrgAccess(this.deps.db, ctx, orgId, "networks.use");
     const id = parseId(membershipId, NetworkErrors.membershipNotFound);
-    await this.db.transaction(async (tx) => {
+    await this.deps.db.transaction(async (tx) => {
       const m = await deviceMembershipsRepository.membership(tx, access.orgId, id);
       if (!m || m.userId !== access.actor.userId) throw NetworkErrors.membershipNotFound();
       // Only running access is switched off; any other state (pending, suspended, expired) stays as it is.
       if (m.state !== "active_authorized") return;
       await this.end(tx, ctx, access.orgId, [m], "logout", { state: m.joinSeen ? "joined_deauthorized" : "approved_inactive" });
     });
-    await this.sync.apply([id]);
+    await this.deps.sync.apply([id]);
     return (await this.views({ orgId: access.orgId, ids: [id] }))[0]!;
   }
 
   /** The caller takes one of their devices off a network. */
   async leave(ctx: RequestContext, orgId: string, membershipId: string): Promise<void> {
-    const access = await requireOrgAccess(this.db, ctx, orgId, "networks.use");
+    const access = await requireOrgAccess(this.deps.db, ctx, orgId, "networks.use");
     await this.removeMembership(ctx, access, membershipId, { self: true });
   }
 
   /** Admins: every membership of the organization, with people's and devices' names. */
   async adminMemberships(ctx: RequestContext, orgId: string): Promise<MembershipView[]> {
-    const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "networks.manage");
+    const { orgId: id } = await requireOrgAccess(this.deps.db, ctx, orgId, "networks.manage");
     return this.views({ orgId: id });
   }
 
   async adminRemoveMembership(ctx: RequestContext, orgId: string, membershipId: string): Promise<void> {
-    const access = await requireOrgAccess(this.db, ctx, orgId, "networks.manage");
+    const access = await requireOrgAccess(this.deps.db, ctx, orgId, "networks.manage");
     await this.removeMembership(ctx, access, membershipId, { self: false });
   }
 
   /** Running activations: the whole organization's for admins, one's own for everyone else. */
   async sessions(ctx: RequestContext, orgId: string) {
-    const access = await requireOrgAccess(this.db, ctx, orgId, "networks.use");
-    const now = this.clock.now();
-    const rows = await activationSessionsRepository.activeSessionsOfOrg(this.db, access.orgId, now);
+    const access = await requireOrgAccess(this.deps.db, ctx, orgId, "networks.use");
+    const now = this.deps.clock.now();
+    const rows = await activationSessionsRepository.activeSessionsOfOrg(this.deps.db, access.orgId, now);
     const visible = can(access.membership.role, "networks.manage") ? rows : rows.filter((r) => r.session.userId === access.actor.userId);
     return visible.map((r) => ({
       ...toSessionView(r.session, now),
@@ -133,10 +126,10 @@ export class AccessService {
 
   /** Ends one activation now: the owner (logout) or an admin (manual revoke). */
   async endSession(ctx: RequestContext, orgId: string, sessionId: string): Promise<void> {
-    const access = await requireOrgAccess(this.db, ctx, orgId, "networks.use");
+    const access = await requireOrgAccess(this.deps.db, ctx, orgId, "networks.use");
     const id = parseId(sessionId, NetworkErrors.sessionNotFound);
     const admin = can(access.membership.role, "networks.manage");
-    const membershipId = await this.db.transaction(async (tx) => {
+    const membershipId = await this.deps.db.transaction(async (tx) => {
       const s = await activationSessionsRepository.session(tx, access.orgId, id);
       if (!s || (s.userId !== access.actor.userId && !admin)) throw NetworkErrors.sessionNotFound();
       // Ending what already ended is a no-op: it must not reach the renewal that replaced it.
@@ -147,7 +140,7 @@ export class AccessService {
       await this.end(tx, ctx, access.orgId, [m], s.userId === access.actor.userId ? "logout" : "manual_revoke", { state });
       return m.id;
     });
-    if (membershipId) await this.sync.apply([membershipId]);
+    if (membershipId) await this.deps.sync.apply([membershipId]);
   }
 
   /**
@@ -157,16 +150,16 @@ export class AccessService {
    * person); global scope: superadmins only.
    */
   async killSwitch(ctx: RequestContext, orgId: string, input: unknown): Promise<{ event: KillSwitchView; controllerSynced: boolean }> {
-    const access = await requireOrgAccess(this.db, ctx, orgId, "networks.manage");
+    const access = await requireOrgAccess(this.deps.db, ctx, orgId, "networks.manage");
     const data = parseInput(killSwitchSchema, input);
     if (data.scope === "global" && !access.actor.isSuperadmin) throw CommonErrors.forbidden("Only superadmins can trigger a global kill switch");
-    const target = await getActiveMembership(this.db, data.targetUserId, access.orgId);
+    const target = await getActiveMembership(this.deps.db, data.targetUserId, access.orgId);
     if (!target && !(data.scope === "global" && access.actor.isSuperadmin)) throw CommonErrors.notFound("User");
-    await requireOutranks(this.db, access, data.targetUserId);
-    const { event, touched } = await this.db.transaction(async (tx) => {
+    await requireOutranks(this.deps.db, access, data.targetUserId);
+    const { event, touched } = await this.deps.db.transaction(async (tx) => {
       await killSwitchRepository.lockPerson(tx, data.targetUserId);
       const networkIds = await killSwitchNetworks(tx, access.orgId, data.scope, data.networkIds ?? [], data.targetUserId);
-      const now = this.clock.now();
+      const now = this.deps.clock.now();
       const memberships = await deviceMembershipsRepository.membershipsOfUser(tx, data.targetUserId, { networkIds });
       const ended = await activationSessionsRepository.endSessions(tx, memberships.map((m) => m.id), "kill_switch", now);
       await deviceMembershipsRepository.updateMemberships(tx, memberships.map((m) => m.id), { state: "suspended", updatedAt: now });
@@ -181,7 +174,7 @@ export class AccessService {
         sessionsEnded: ended.length,
         createdAt: now,
       });
-      await this.audit.record(tx, ctx, AuditAction.killSwitchTriggered, {
+      await this.deps.audit.record(tx, ctx, AuditAction.killSwitchTriggered, {
         organizationId: access.orgId,
         userId: data.targetUserId,
         resourceType: "kill_switch_event",
@@ -190,15 +183,15 @@ export class AccessService {
       });
       return { event, touched: memberships.map((m) => m.id) };
     });
-    const synced = await this.sync.apply(touched);
+    const synced = await this.deps.sync.apply(touched);
     return { event: toKillSwitchView(event), controllerSynced: synced.pending === 0 };
   }
 
   /** Lifts a kill switch: approvals and memberships it suspended are restored (activation stays off until the person asks). */
   async liftKillSwitch(ctx: RequestContext, orgId: string, eventId: string): Promise<KillSwitchView> {
-    const access = await requireOrgAccess(this.db, ctx, orgId, "networks.manage");
+    const access = await requireOrgAccess(this.deps.db, ctx, orgId, "networks.manage");
     const id = parseId(eventId, NetworkErrors.killSwitchNotFound);
-    return this.db.transaction(async (tx) => {
+    return this.deps.db.transaction(async (tx) => {
       const found = await killSwitchRepository.killSwitch(tx, id);
       const visible = found && (found.organizationId === access.orgId || (found.organizationId === null && access.actor.isSuperadmin));
       if (!found || !visible) throw NetworkErrors.killSwitchNotFound();
@@ -210,7 +203,7 @@ export class AccessService {
         throw CommonErrors.forbidden("Only a superadmin can lift a kill switch a superadmin triggered");
       }
       await killSwitchRepository.lockPerson(tx, found.targetUserId);
-      const now = this.clock.now();
+      const now = this.deps.clock.now();
       const lifted = await killSwitchRepository.updateKillSwitch(tx, found.id, { liftedAt: now, liftedByUserId: access.actor.userId });
       const networkIds = await killSwitchNetworks(tx, access.orgId, found.scope, found.networkIds ?? [], found.targetUserId);
       // Another kill switch still in force keeps its networks suspended.
@@ -222,14 +215,14 @@ export class AccessService {
       await approvalsRepository.setApprovalStates(tx, found.targetUserId, free, "suspended", "approved", now);
       const suspended = (await deviceMembershipsRepository.membershipsOfUser(tx, found.targetUserId, { networkIds: free })).filter((m) => m.state === "suspended");
       await deviceMembershipsRepository.updateMemberships(tx, suspended.map((m) => m.id), { state: "approved_inactive", updatedAt: now });
-      await this.audit.record(tx, ctx, AuditAction.killSwitchLifted, { organizationId: access.orgId, userId: found.targetUserId, resourceType: "kill_switch_event", resourceId: found.id });
+      await this.deps.audit.record(tx, ctx, AuditAction.killSwitchLifted, { organizationId: access.orgId, userId: found.targetUserId, resourceType: "kill_switch_event", resourceId: found.id });
       return toKillSwitchView(lifted);
     });
   }
 
   async killSwitchHistory(ctx: RequestContext, orgId: string): Promise<KillSwitchView[]> {
-    const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "networks.manage");
-    return (await killSwitchRepository.killSwitchHistory(this.db, id)).map((r) => toKillSwitchView(r.event, { email: r.targetEmail, fullName: r.targetName }));
+    const { orgId: id } = await requireOrgAccess(this.deps.db, ctx, orgId, "networks.manage");
+    return (await killSwitchRepository.killSwitchHistory(this.deps.db, id)).map((r) => toKillSwitchView(r.event, { email: r.targetEmail, fullName: r.targetName }));
   }
 
   /** Checks and records one activation inside the caller's transaction (the person's lock is held). */
@@ -243,7 +236,7 @@ export class AccessService {
     const device = await devicesRepository.device(tx, access.orgId, m.deviceId);
     if (!device || device.status !== "active") throw NetworkErrors.deviceNotFound();
     const minutes = activationMinutes(network, requested, opts.strict);
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     // A renewal replaces the running activation: one open activation per device and network.
     await activationSessionsRepository.endSessions(tx, [m.id], "logout", now);
     const session = await activationSessionsRepository.insertSession(tx, {
@@ -255,7 +248,7 @@ export class AccessService {
       createdBy: access.actor.userId,
     });
     await deviceMembershipsRepository.updateMemberships(tx, [m.id], { state: "active_authorized", updatedAt: now });
-    await this.audit.record(tx, ctx, AuditAction.activationStarted, {
+    await this.deps.audit.record(tx, ctx, AuditAction.activationStarted, {
       organizationId: access.orgId,
       resourceType: "activation_session",
       resourceId: session.id,
@@ -265,28 +258,28 @@ export class AccessService {
   }
 
   private async end(tx: Executor, ctx: RequestContext, orgId: string, memberships: MembershipRow[], reason: EndReason, then: { state?: MembershipRow["state"]; remove?: boolean }) {
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const ids = memberships.map((m) => m.id);
     const ended = await activationSessionsRepository.endSessions(tx, ids, reason, now);
     await deviceMembershipsRepository.updateMemberships(tx, ids, { ...(then.state ? { state: then.state } : {}), ...(then.remove ? { state: "revoked", deletedAt: now } : {}), updatedAt: now });
     for (const s of ended) {
-      await this.audit.record(tx, ctx, AuditAction.activationEnded, { organizationId: orgId, userId: s.userId, resourceType: "activation_session", resourceId: s.id, metadata: { reason, membership_id: s.membershipId } });
+      await this.deps.audit.record(tx, ctx, AuditAction.activationEnded, { organizationId: orgId, userId: s.userId, resourceType: "activation_session", resourceId: s.id, metadata: { reason, membership_id: s.membershipId } });
     }
   }
 
   private async removeMembership(ctx: RequestContext, access: OrgAccess, membershipId: string, opts: { self: boolean }): Promise<void> {
     const id = parseId(membershipId, NetworkErrors.membershipNotFound);
-    await this.db.transaction(async (tx) => {
+    await this.deps.db.transaction(async (tx) => {
       const m = await deviceMembershipsRepository.membership(tx, access.orgId, id);
       if (!m || (opts.self && m.userId !== access.actor.userId)) throw NetworkErrors.membershipNotFound();
       await this.end(tx, ctx, access.orgId, [m], opts.self ? "logout" : "admin_action", { remove: true });
-      await this.audit.record(tx, ctx, AuditAction.membershipRemoved, { organizationId: access.orgId, userId: m.userId, resourceType: "device_membership", resourceId: m.id });
+      await this.deps.audit.record(tx, ctx, AuditAction.membershipRemoved, { organizationId: access.orgId, userId: m.userId, resourceType: "device_membership", resourceId: m.id });
     });
-    await this.sync.apply([id]);
+    await this.deps.sync.apply([id]);
   }
 
   private async views(where: { orgId: string; userId?: string; ids?: string[] }): Promise<MembershipView[]> {
-    const now = this.clock.now();
-    return (await deviceMembershipsRepository.enrichedMemberships(this.db, where, now)).map((m) => toMembershipView(m, now));
+    const now = this.deps.clock.now();
+    return (await deviceMembershipsRepository.enrichedMemberships(this.deps.db, where, now)).map((m) => toMembershipView(m, now));
   }
 }

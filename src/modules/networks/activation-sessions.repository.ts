@@ -1,7 +1,8 @@
 import { and, asc, eq, gt, inArray, isNull, lte } from "drizzle-orm";
 import { activationSessions, deviceMemberships, devices, portalNetworks, users } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
-import { sessionColumns, type SessionRow, type EndReason } from "./networks.repository.js";
+import { idInOrg } from "../../infra/org-scope.js";
+import { listingColumns, sessionColumns, type SessionRow, type EndReason } from "./networks.repository.js";
 
 /** Activations: the time-boxed sessions that keep a device authorized. */
 export const activationSessionsRepository = {
@@ -21,7 +22,7 @@ export const activationSessionsRepository = {
   },
 
   session: async (db: Executor, orgId: string, id: string): Promise<SessionRow | undefined> =>
-    (await db.select(sessionColumns).from(activationSessions).where(and(eq(activationSessions.id, id), eq(activationSessions.organizationId, orgId))).for("update"))[0],
+    (await db.select(sessionColumns).from(activationSessions).where(idInOrg(activationSessions, orgId, id)).for("update"))[0],
 
   /** Open sessions whose time is up (of one organization, or all): ended as expired by the reconciliation. */
   async expireSessions(db: Executor, now: Date, orgId?: string): Promise<SessionRow[]> {
@@ -42,15 +43,7 @@ export const activationSessionsRepository = {
 
   async activeSessionsOfOrg(db: Executor, orgId: string, now: Date) {
     return db
-      .select({
-        session: sessionColumns,
-        nodeId: devices.nodeId,
-        deviceNickname: devices.nickname,
-        ownerEmail: users.email,
-        ownerName: users.fullName,
-        networkId: portalNetworks.id,
-        networkName: portalNetworks.name,
-      })
+      .select({ session: sessionColumns, ...listingColumns, networkId: portalNetworks.id })
       .from(activationSessions)
       .innerJoin(deviceMemberships, eq(deviceMemberships.id, activationSessions.membershipId))
       .innerJoin(devices, eq(devices.id, deviceMemberships.deviceId))

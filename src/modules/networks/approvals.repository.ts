@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import { devices, networkApprovals, networkManagers, portalNetworks, users } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
+import { idInOrg } from "../../infra/org-scope.js";
 import { live } from "../../infra/soft-delete.js";
 import { approvalColumns, type ApprovalRow } from "./networks.repository.js";
 
@@ -10,7 +11,7 @@ const LIVE_APPROVAL = ["pending", "approved", "suspended"] as const;
 /** A person's standing on a network (approvals), and its end when they leave. */
 export const approvalsRepository = {
   approval: async (db: Executor, orgId: string, id: string): Promise<ApprovalRow | undefined> =>
-    (await db.select(approvalColumns).from(networkApprovals).where(and(eq(networkApprovals.id, id), eq(networkApprovals.organizationId, orgId))).for("update"))[0],
+    (await db.select(approvalColumns).from(networkApprovals).where(idInOrg(networkApprovals, orgId, id)).for("update"))[0],
 
   approvalById: async (db: Executor, id: string): Promise<ApprovalRow | undefined> => (await db.select(approvalColumns).from(networkApprovals).where(eq(networkApprovals.id, id)))[0],
 

@@ -1,16 +1,13 @@
-import type { Clock } from "../../infra/clock.js";
-import type { Db, Executor } from "../../infra/db.js";
+import type { Executor } from "../../infra/db.js";
 import { uniqueOr } from "../../infra/db-errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
-import type { AuditService } from "../audit/audit.service.js";
 import type { EmailService } from "../email/email.service.js";
 import { getActiveMembership } from "../orgs/memberships.repository.js";
 import { requireOrgAccess } from "../orgs/org-access.js";
 import { can } from "../orgs/permissions.js";
 import { usersRepository } from "../users/users.repository.js";
-import type { ControllerSync } from "./controller-sync.js";
 import { initialState } from "./devices.service.js";
 import { isNetworkManager, requireNetwork, requireNetworkManager } from "./network-access.js";
 import { NetworkErrors } from "./networks.errors.js";
@@ -23,6 +20,7 @@ import { portalNetworksRepository } from "./portal-networks.repository.js";
 import type { ApprovalRow, PortalNetworkRow } from "./networks.repository.js";
 import { assignApprovalSchema, decideSchema, pendingQuerySchema, requestApprovalSchema } from "./networks.schemas.js";
 import { toApprovalView, type ApprovalView } from "./networks.views.js";
+import type { NetworksCore } from "./networks.core.js";
 
 type Decision = "approve" | "reject" | "revoke";
 
@@ -32,30 +30,23 @@ type Decision = "approve" | "reject" | "revoke";
  * Every transition is audited with the acting user; the people who must act are emailed.
  */
 export class ApprovalsService {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly audit: AuditService,
-    private readonly email: EmailService,
-    private readonly sync: ControllerSync,
-    private readonly config: { appUrl: string },
-  ) {}
+  constructor(private readonly deps: Omit<NetworksCore, "controllers"> & { email: EmailService; config: { appUrl: string } }) {}
 
   /** A member asks for a network (optionally naming the device to put on it). */
   async request(ctx: RequestContext, orgId: string, input: unknown): Promise<ApprovalView> {
     // Tenancy first: an outsider learns nothing, not even which fields are wrong.
-    await requireOrgAccess(this.db, ctx, orgId, "networks.use");
+    await requireOrgAccess(this.deps.db, ctx, orgId, "networks.use");
     const data = parseInput(requestApprovalSchema, input);
-    const access = await requireNetwork(this.db, ctx, orgId, data.portalNetworkId);
+    const access = await requireNetwork(this.deps.db, ctx, orgId, data.portalNetworkId);
     const { network, actor } = access;
     if (!network.isActive) throw NetworkErrors.networkNotFound();
     if (network.requestMode === "invite_only") throw NetworkErrors.inviteOnly();
-    const device = data.deviceId ? await devicesRepository.device(this.db, access.orgId, parseId(data.deviceId, NetworkErrors.deviceNotFound)) : undefined;
+    const device = data.deviceId ? await devicesRepository.device(this.deps.db, access.orgId, parseId(data.deviceId, NetworkErrors.deviceNotFound)) : undefined;
     if (data.deviceId && (!device || device.userId !== actor.userId)) throw NetworkErrors.deviceNotFound();
     const open = network.requestMode === "open";
     const approval = await this.guardUnique(() =>
-      this.db.transaction(async (tx) => {
-        const now = this.clock.now();
+      this.deps.db.transaction(async (tx) => {
+        const now = this.deps.clock.now();
         if (await killSwitchRepository.killSwitchInForce(tx, actor.userId, network)) throw NetworkErrors.suspended();
         const created = await approvalsRepository.insertApproval(tx, {
           organizationId: access.orgId,
@@ -68,7 +59,7 @@ export class ApprovalsService {
           createdAt: now,
           updatedAt: now,
         });
-        await this.audit.record(tx, ctx, open ? AuditAction.approvalApproved : AuditAction.approvalRequested, {
+        await this.deps.audit.record(tx, ctx, open ? AuditAction.approvalApproved : AuditAction.approvalRequested, {
           organizationId: access.orgId,
           resourceType: "network_approval",
           resourceId: created.id,
@@ -79,14 +70,14 @@ export class ApprovalsService {
           const requester = await usersRepository.findById(tx, actor.userId);
           for (const m of await portalNetworksRepository.managerContacts(tx, access.orgId, network.id)) {
             if (m.email === actor.email) continue;
-            await this.email.enqueue(tx, "network-access-request", m.email, {
+            await this.deps.email.enqueue(tx, "network-access-request", m.email, {
               managerName: m.fullName ?? m.email,
               requesterName: requester?.fullName ?? actor.email,
               requesterEmail: actor.email,
               networkName: network.name,
               organizationName: access.membership.organizationName,
               justification: data.justification ?? "(none given)",
-              reviewUrl: `${this.config.appUrl}/network-access`,
+              reviewUrl: `${this.deps.config.appUrl}/network-access`,
             });
           }
         }
@@ -97,22 +88,22 @@ export class ApprovalsService {
   }
 
   async listMine(ctx: RequestContext, orgId: string): Promise<ApprovalView[]> {
-    const { orgId: id, actor } = await requireOrgAccess(this.db, ctx, orgId, "networks.use");
-    return (await approvalsRepository.approvalsOfUser(this.db, id, actor.userId)).map((a) => toApprovalView(a));
+    const { orgId: id, actor } = await requireOrgAccess(this.deps.db, ctx, orgId, "networks.use");
+    return (await approvalsRepository.approvalsOfUser(this.deps.db, id, actor.userId)).map((a) => toApprovalView(a));
   }
 
   /** Pending requests a manager can decide: every network for admins, their own networks for named managers. */
   async pending(ctx: RequestContext, orgId: string, query: unknown = {}): Promise<ApprovalView[]> {
-    const access = await requireOrgAccess(this.db, ctx, orgId, "networks.use");
+    const access = await requireOrgAccess(this.deps.db, ctx, orgId, "networks.use");
     const q = parseInput(pendingQuerySchema, query);
     let networkIds: string[] | null = null;
     if (q.networkId) {
-      const { network } = await requireNetworkManager(this.db, ctx, access.orgId, q.networkId);
+      const { network } = await requireNetworkManager(this.deps.db, ctx, access.orgId, q.networkId);
       networkIds = [network.id];
     } else if (!can(access.membership.role, "networks.manage")) {
-      networkIds = await portalNetworksRepository.managedNetworkIds(this.db, access.orgId, access.actor.userId);
+      networkIds = await portalNetworksRepository.managedNetworkIds(this.deps.db, access.orgId, access.actor.userId);
     }
-    return (await approvalsRepository.pendingApprovals(this.db, access.orgId, networkIds)).map((r) => toApprovalView(r.approval, { email: r.email, fullName: r.fullName, networkName: r.networkName }));
+    return (await approvalsRepository.pendingApprovals(this.deps.db, access.orgId, networkIds)).map((r) => toApprovalView(r.approval, { email: r.email, fullName: r.fullName, networkName: r.networkName }));
   }
 
   approve(ctx: RequestContext, orgId: string, approvalId: string, input: unknown = {}) {
@@ -130,15 +121,15 @@ export class ApprovalsService {
 
   /** A manager grants a member access directly (the only way onto invite-only networks). */
   async assign(ctx: RequestContext, orgId: string, input: unknown): Promise<ApprovalView> {
-    await requireOrgAccess(this.db, ctx, orgId, "networks.use");
+    await requireOrgAccess(this.deps.db, ctx, orgId, "networks.use");
     const data = parseInput(assignApprovalSchema, input);
-    const access = await requireNetworkManager(this.db, ctx, orgId, data.portalNetworkId);
-    const target = await getActiveMembership(this.db, data.targetUserId, access.orgId);
+    const access = await requireNetworkManager(this.deps.db, ctx, orgId, data.portalNetworkId);
+    const target = await getActiveMembership(this.deps.db, data.targetUserId, access.orgId);
     // Not a member: as unknown as any other id.
     if (!target) throw NetworkErrors.approvalNotFound();
     const approval = await this.guardUnique(() =>
-      this.db.transaction(async (tx) => {
-        const now = this.clock.now();
+      this.deps.db.transaction(async (tx) => {
+        const now = this.deps.clock.now();
         if (await killSwitchRepository.killSwitchInForce(tx, data.targetUserId, access.network)) throw NetworkErrors.suspended();
         const created = await approvalsRepository.insertApproval(tx, {
           organizationId: access.orgId,
@@ -152,7 +143,7 @@ export class ApprovalsService {
           createdAt: now,
           updatedAt: now,
         });
-        await this.audit.record(tx, ctx, AuditAction.approvalAssigned, { organizationId: access.orgId, userId: data.targetUserId, resourceType: "network_approval", resourceId: created.id, metadata: { network_id: access.network.id } });
+        await this.deps.audit.record(tx, ctx, AuditAction.approvalAssigned, { organizationId: access.orgId, userId: data.targetUserId, resourceType: "network_approval", resourceId: created.id, metadata: { network_id: access.network.id } });
         await this.attachDevices(tx, created, null, now);
         await this.notify(tx, created, access.network, access.membership.organizationName, "granted", data.justification);
         return created;
@@ -162,10 +153,10 @@ export class ApprovalsService {
   }
 
   private async decide(ctx: RequestContext, orgId: string, approvalId: string, action: Decision, input: unknown): Promise<ApprovalView> {
-    const access = await requireOrgAccess(this.db, ctx, orgId, "networks.use");
+    const access = await requireOrgAccess(this.deps.db, ctx, orgId, "networks.use");
     const { reason } = parseInput(decideSchema, input ?? {});
     const id = parseId(approvalId, NetworkErrors.approvalNotFound);
-    const { approval, touched } = await this.db.transaction(async (tx) => {
+    const { approval, touched } = await this.deps.db.transaction(async (tx) => {
       const current = await approvalsRepository.approval(tx, access.orgId, id);
       if (!current) throw NetworkErrors.approvalNotFound();
       const network = await portalNetworksRepository.lockNetwork(tx, access.orgId, current.portalNetworkId);
@@ -182,7 +173,7 @@ export class ApprovalsService {
         await killSwitchRepository.lockPerson(tx, current.userId);
         if (await killSwitchRepository.killSwitchInForce(tx, current.userId, network)) throw NetworkErrors.suspended();
       }
-      const now = this.clock.now();
+      const now = this.deps.clock.now();
       const state = action === "approve" ? "approved" : action === "reject" ? "rejected" : "revoked";
       const updated = await approvalsRepository.updateApproval(tx, current.id, { state, grantedByUserId: access.actor.userId, decidedAt: now, decisionReason: reason, updatedAt: now });
       const memberships = await deviceMembershipsRepository.membershipsOfUser(tx, current.userId, { networkIds: [network.id] });
@@ -196,11 +187,11 @@ export class ApprovalsService {
         await deviceMembershipsRepository.updateMemberships(tx, ids, { state: action === "reject" ? "rejected" : "revoked", updatedAt: now });
       }
       const auditAction = action === "approve" ? AuditAction.approvalApproved : action === "reject" ? AuditAction.approvalRejected : AuditAction.approvalRevoked;
-      await this.audit.record(tx, ctx, auditAction, { organizationId: access.orgId, userId: current.userId, resourceType: "network_approval", resourceId: current.id, metadata: { network_id: network.id, reason, sessions_ended: ended.length } });
+      await this.deps.audit.record(tx, ctx, auditAction, { organizationId: access.orgId, userId: current.userId, resourceType: "network_approval", resourceId: current.id, metadata: { network_id: network.id, reason, sessions_ended: ended.length } });
       await this.notify(tx, updated, network, access.membership.organizationName, state, reason);
       return { approval: updated, touched: ids };
     });
-    if (action === "revoke") await this.sync.apply(touched);
+    if (action === "revoke") await this.deps.sync.apply(touched);
     return toApprovalView(approval);
   }
 
@@ -217,13 +208,13 @@ export class ApprovalsService {
   private async notify(tx: Executor, approval: ApprovalRow, network: PortalNetworkRow, organizationName: string, decision: string, reason: string | null | undefined): Promise<void> {
     const person = await usersRepository.findById(tx, approval.userId);
     if (!person) return;
-    await this.email.enqueue(tx, "network-access-decision", person.email, {
+    await this.deps.email.enqueue(tx, "network-access-decision", person.email, {
       name: person.fullName ?? person.email,
       networkName: network.name,
       organizationName,
       decision,
       reason: reason ? `Reason: ${reason}` : "",
-      accessUrl: `${this.config.appUrl}/network-access`,
+      accessUrl: `${this.deps.config.appUrl}/network-access`,
     });
   }
 

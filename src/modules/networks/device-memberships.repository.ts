@@ -1,8 +1,9 @@
-import { and, asc, eq, gt, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import { activationSessions, deviceMemberships, devices, networkApprovals, portalNetworks, users } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
+import { idInOrg } from "../../infra/org-scope.js";
 import { live } from "../../infra/soft-delete.js";
-import { membershipColumns, type MembershipRow } from "./networks.repository.js";
+import { listingColumns, membershipColumns, type MembershipRow } from "./networks.repository.js";
 
 /**
  * The one definition of "this device should be authorized on this network now": a live membership
@@ -13,10 +14,27 @@ const shouldBeAuthorized = (now: Date) =>
   sql<boolean>`(${deviceMemberships.deletedAt} is null and ${devices.deletedAt} is null and ${portalNetworks.deletedAt} is null and ${portalNetworks.isActive}
     and exists (select 1 from ${activationSessions} s where s.membership_id = ${deviceMemberships.id} and s.ended_at is null and s.expires_at > ${now.toISOString()}::timestamptz))`;
 
+/** Memberships with their node on their ZeroTier network, what the controller says of it, and what it should say now. */
+const controllerIntent = (db: Executor, where: SQL | undefined, now: Date) =>
+  db
+    .select({
+      membershipId: deviceMemberships.id,
+      organizationId: deviceMemberships.organizationId,
+      nodeId: devices.nodeId,
+      zerotierNetworkId: portalNetworks.zerotierNetworkId,
+      currentlyAuthorized: deviceMemberships.currentlyAuthorized,
+      joinSeen: deviceMemberships.joinSeen,
+      desired: shouldBeAuthorized(now),
+    })
+    .from(deviceMemberships)
+    .innerJoin(devices, eq(devices.id, deviceMemberships.deviceId))
+    .innerJoin(portalNetworks, eq(portalNetworks.id, deviceMemberships.portalNetworkId))
+    .where(where);
+
 /** Devices on networks (memberships), and what the controller should say about each. */
 export const deviceMembershipsRepository = {
   membership: async (db: Executor, orgId: string, id: string): Promise<MembershipRow | undefined> =>
-    (await db.select(membershipColumns).from(deviceMemberships).where(and(eq(deviceMemberships.id, id), eq(deviceMemberships.organizationId, orgId), live(deviceMemberships))).for("update"))[0],
+    (await db.select(membershipColumns).from(deviceMemberships).where(and(idInOrg(deviceMemberships, orgId, id), live(deviceMemberships))).for("update"))[0],
 
   membershipOf: async (db: Executor, deviceId: string, networkId: string): Promise<MembershipRow | undefined> =>
     (await db.select(membershipColumns).from(deviceMemberships).where(and(eq(deviceMemberships.deviceId, deviceId), eq(deviceMemberships.portalNetworkId, networkId), live(deviceMemberships))))[0],
@@ -57,12 +75,8 @@ export const deviceMembershipsRepository = {
     return db
       .select({
         membership: membershipColumns,
-        nodeId: devices.nodeId,
-        deviceNickname: devices.nickname,
+        ...listingColumns,
         hostname: devices.hostname,
-        ownerEmail: users.email,
-        ownerName: users.fullName,
-        networkName: portalNetworks.name,
         zerotierNetworkId: portalNetworks.zerotierNetworkId,
         sessionId: activationSessions.id,
         sessionExpiresAt: activationSessions.expiresAt,
@@ -95,37 +109,14 @@ export const deviceMembershipsRepository = {
    */
   async syncTargets(db: Executor, ids: string[], now: Date) {
     if (ids.length === 0) return [];
-    return db
-      .select({
-        membershipId: deviceMemberships.id,
-        organizationId: deviceMemberships.organizationId,
-        nodeId: devices.nodeId,
-        zerotierNetworkId: portalNetworks.zerotierNetworkId,
-        desired: shouldBeAuthorized(now),
-      })
-      .from(deviceMemberships)
-      .innerJoin(devices, eq(devices.id, deviceMemberships.deviceId))
-      .innerJoin(portalNetworks, eq(portalNetworks.id, deviceMemberships.portalNetworkId))
-      .where(inArray(deviceMemberships.id, ids));
+    return controllerIntent(db, inArray(deviceMemberships.id, ids), now);
   },
 
   /**
    * Every membership Keyward has recorded on a network (removed ones too), with whether its device
    * should be authorized now: one query per network for the reconciliation pass.
    */
-  membershipNodes: async (db: Executor, networkId: string, now: Date) =>
-    db
-      .select({
-        membershipId: deviceMemberships.id,
-        nodeId: devices.nodeId,
-        currentlyAuthorized: deviceMemberships.currentlyAuthorized,
-        joinSeen: deviceMemberships.joinSeen,
-        desired: shouldBeAuthorized(now),
-      })
-      .from(deviceMemberships)
-      .innerJoin(devices, eq(devices.id, deviceMemberships.deviceId))
-      .innerJoin(portalNetworks, eq(portalNetworks.id, deviceMemberships.portalNetworkId))
-      .where(eq(deviceMemberships.portalNetworkId, networkId)),
+  membershipNodes: async (db: Executor, networkId: string, now: Date) => controllerIntent(db, eq(deviceMemberships.portalNetworkId, networkId), now),
 
   /** Networks of every organization on which this person has live memberships (a global kill switch). */
   async networkIdsOfPerson(db: Executor, userId: string): Promise<string[]> {

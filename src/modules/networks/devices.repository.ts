@@ -1,6 +1,7 @@
 import { and, asc, eq } from "drizzle-orm";
 import { devices } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
+import { idInOrg } from "../../infra/org-scope.js";
 import { live } from "../../infra/soft-delete.js";
 import { deviceColumns, type DeviceRow } from "./networks.repository.js";
 
@@ -10,7 +11,7 @@ export const devicesRepository = {
     db.select(deviceColumns).from(devices).where(and(eq(devices.organizationId, orgId), eq(devices.userId, userId), live(devices))).orderBy(asc(devices.createdAt)),
 
   device: async (db: Executor, orgId: string, id: string): Promise<DeviceRow | undefined> =>
-    (await db.select(deviceColumns).from(devices).where(and(eq(devices.id, id), eq(devices.organizationId, orgId), live(devices))))[0],
+    (await db.select(deviceColumns).from(devices).where(and(idInOrg(devices, orgId, id), live(devices))))[0],
 
   deviceByNode: async (db: Executor, orgId: string, nodeId: string): Promise<DeviceRow | undefined> =>
     (await db.select(deviceColumns).from(devices).where(and(eq(devices.organizationId, orgId), eq(devices.nodeId, nodeId), live(devices))))[0],

@@ -1,17 +1,13 @@
-import type { Clock } from "../../infra/clock.js";
-import type { Db } from "../../infra/db.js";
 import { uniqueOr } from "../../infra/db-errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { normalizeEmail } from "../../lib/strings.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
-import type { AuditService } from "../audit/audit.service.js";
 import { getActiveMembership } from "../orgs/memberships.repository.js";
 import { requireOrgAccess, type OrgAccess } from "../orgs/org-access.js";
 import { can } from "../orgs/permissions.js";
 import { usersRepository } from "../users/users.repository.js";
-import { atController, type ControllerConfigService } from "./controller-config.service.js";
-import type { ControllerSync } from "./controller-sync.js";
+import { atController } from "./controller-config.service.js";
 import { requireNetwork } from "./network-access.js";
 import { NetworkErrors } from "./networks.errors.js";
 import { activationSessionsRepository } from "./activation-sessions.repository.js";
@@ -22,6 +18,7 @@ import { killSwitchRepository } from "./kill-switch.repository.js";
 import type { ApprovalRow, DeviceRow, MembershipState } from "./networks.repository.js";
 import { createDeviceSchema, importMembersSchema, updateDeviceSchema } from "./networks.schemas.js";
 import { toDeviceView, toMembershipView, type DeviceView, type MembershipView } from "./networks.views.js";
+import type { NetworksCore } from "./networks.core.js";
 
 /** Where a device's membership starts, from its owner's standing on the network. */
 export function initialState(approval: ApprovalRow | undefined): MembershipState {
@@ -31,31 +28,25 @@ export function initialState(approval: ApprovalRow | undefined): MembershipState
 
 /** People's devices (ZeroTier node ids) in an organization; each person manages their own. */
 export class DevicesService {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly audit: AuditService,
-    private readonly controllers: ControllerConfigService,
-    private readonly sync: ControllerSync,
-  ) {}
+  constructor(private readonly deps: NetworksCore) {}
 
   async list(ctx: RequestContext, orgId: string): Promise<DeviceView[]> {
-    const { orgId: id, actor } = await requireOrgAccess(this.db, ctx, orgId, "networks.use");
-    const now = this.clock.now();
-    const rows = await devicesRepository.devicesOfUser(this.db, id, actor.userId);
-    const memberships = await deviceMembershipsRepository.enrichedMemberships(this.db, { orgId: id, userId: actor.userId }, now);
+    const { orgId: id, actor } = await requireOrgAccess(this.deps.db, ctx, orgId, "networks.use");
+    const now = this.deps.clock.now();
+    const rows = await devicesRepository.devicesOfUser(this.deps.db, id, actor.userId);
+    const memberships = await deviceMembershipsRepository.enrichedMemberships(this.deps.db, { orgId: id, userId: actor.userId }, now);
     return rows.map((d) => toDeviceView(d, memberships.filter((m) => m.membership.deviceId === d.id && m.sessionId).length));
   }
 
   /** Registers a device; it joins at once every network its owner is approved for. */
   async create(ctx: RequestContext, orgId: string, input: unknown): Promise<{ device: DeviceView; membershipsCreated: number }> {
-    const { orgId: id, actor } = await requireOrgAccess(this.db, ctx, orgId, "networks.use");
+    const { orgId: id, actor } = await requireOrgAccess(this.deps.db, ctx, orgId, "networks.use");
     const data = parseInput(createDeviceSchema, input);
     // The same node registered twice at once: the unique index decides.
     return uniqueOr(
       () =>
-        this.db.transaction(async (tx) => {
-          const now = this.clock.now();
+        this.deps.db.transaction(async (tx) => {
+          const now = this.deps.clock.now();
           const device = await devicesRepository.insertDevice(tx, {
             organizationId: id,
             userId: actor.userId,
@@ -71,7 +62,7 @@ export class DevicesService {
           for (const a of approvals) {
             await deviceMembershipsRepository.insertMembership(tx, { organizationId: id, userId: actor.userId, deviceId: device.id, portalNetworkId: a.portalNetworkId, approvalId: a.id, state: "approved_inactive", createdAt: now, updatedAt: now });
           }
-          await this.audit.record(tx, ctx, AuditAction.deviceRegistered, { organizationId: id, resourceType: "device", resourceId: device.id, metadata: { node_id: device.nodeId, nickname: device.nickname } });
+          await this.deps.audit.record(tx, ctx, AuditAction.deviceRegistered, { organizationId: id, resourceType: "device", resourceId: device.id, metadata: { node_id: device.nodeId, nickname: device.nickname } });
           return { device: toDeviceView(device), membershipsCreated: approvals.length };
         }),
       { devices_org_node_live_uq: NetworkErrors.deviceExists },
@@ -80,17 +71,17 @@ export class DevicesService {
 
   async get(ctx: RequestContext, orgId: string, deviceId: string): Promise<DeviceView & { memberships: MembershipView[] }> {
     const { access, device } = await this.ownDevice(ctx, orgId, deviceId, { adminMay: true });
-    const now = this.clock.now();
-    const memberships = (await deviceMembershipsRepository.enrichedMemberships(this.db, { orgId: access.orgId, userId: device.userId }, now)).filter((m) => m.membership.deviceId === device.id);
+    const now = this.deps.clock.now();
+    const memberships = (await deviceMembershipsRepository.enrichedMemberships(this.deps.db, { orgId: access.orgId, userId: device.userId }, now)).filter((m) => m.membership.deviceId === device.id);
     return { ...toDeviceView(device, memberships.filter((m) => m.sessionId).length), memberships: memberships.map((m) => toMembershipView(m, now)) };
   }
 
   async update(ctx: RequestContext, orgId: string, deviceId: string, input: unknown): Promise<DeviceView> {
     const { access, device } = await this.ownDevice(ctx, orgId, deviceId, { adminMay: false });
     const data = parseInput(updateDeviceSchema, input);
-    const updated = await this.db.transaction(async (tx) => {
-      const row = await devicesRepository.updateDevice(tx, device.id, { ...data, updatedAt: this.clock.now() });
-      await this.audit.record(tx, ctx, AuditAction.deviceUpdated, { organizationId: access.orgId, resourceType: "device", resourceId: device.id, metadata: { fields: Object.keys(data) } });
+    const updated = await this.deps.db.transaction(async (tx) => {
+      const row = await devicesRepository.updateDevice(tx, device.id, { ...data, updatedAt: this.deps.clock.now() });
+      await this.deps.audit.record(tx, ctx, AuditAction.deviceUpdated, { organizationId: access.orgId, resourceType: "device", resourceId: device.id, metadata: { fields: Object.keys(data) } });
       return row;
     });
     // An inactive device holds no access.
@@ -107,26 +98,26 @@ export class DevicesService {
   /** Puts a device on a network; where it starts depends on its owner's standing there. */
   async joinNetwork(ctx: RequestContext, orgId: string, deviceId: string, networkId: string): Promise<MembershipView> {
     const { access, device } = await this.ownDevice(ctx, orgId, deviceId, { adminMay: false });
-    const { network } = await requireNetwork(this.db, ctx, access.orgId, networkId);
+    const { network } = await requireNetwork(this.deps.db, ctx, access.orgId, networkId);
     if (!network.isActive) throw NetworkErrors.networkNotFound();
-    const membershipId = await this.db.transaction(async (tx) => {
+    const membershipId = await this.deps.db.transaction(async (tx) => {
       const existing = await deviceMembershipsRepository.membershipOf(tx, device.id, network.id);
       if (existing) return existing.id;
       await killSwitchRepository.lockPerson(tx, device.userId);
       if (await killSwitchRepository.killSwitchInForce(tx, device.userId, network)) throw NetworkErrors.suspended();
-      const now = this.clock.now();
+      const now = this.deps.clock.now();
       let approval = await approvalsRepository.liveApproval(tx, device.userId, network.id);
       // Open networks approve whoever asks.
       if (!approval && network.requestMode === "open") {
         approval = await approvalsRepository.insertApproval(tx, { organizationId: access.orgId, userId: device.userId, portalNetworkId: network.id, grantType: "requested", state: "approved", decidedAt: now, createdAt: now, updatedAt: now });
-        await this.audit.record(tx, ctx, AuditAction.approvalApproved, { organizationId: access.orgId, userId: device.userId, resourceType: "network_approval", resourceId: approval.id, metadata: { network_id: network.id, automatic: true } });
+        await this.deps.audit.record(tx, ctx, AuditAction.approvalApproved, { organizationId: access.orgId, userId: device.userId, resourceType: "network_approval", resourceId: approval.id, metadata: { network_id: network.id, automatic: true } });
       }
       const m = await deviceMembershipsRepository.insertMembership(tx, { organizationId: access.orgId, userId: device.userId, deviceId: device.id, portalNetworkId: network.id, approvalId: approval?.id, state: initialState(approval), createdAt: now, updatedAt: now });
-      await this.audit.record(tx, ctx, AuditAction.membershipJoined, { organizationId: access.orgId, resourceType: "device_membership", resourceId: m.id, metadata: { device_id: device.id, network_id: network.id, state: m.state } });
+      await this.deps.audit.record(tx, ctx, AuditAction.membershipJoined, { organizationId: access.orgId, resourceType: "device_membership", resourceId: m.id, metadata: { device_id: device.id, network_id: network.id, state: m.state } });
       return m.id;
     });
-    const now = this.clock.now();
-    return toMembershipView((await deviceMembershipsRepository.enrichedMemberships(this.db, { orgId: access.orgId, ids: [membershipId] }, now))[0]!, now);
+    const now = this.deps.clock.now();
+    return toMembershipView((await deviceMembershipsRepository.enrichedMemberships(this.deps.db, { orgId: access.orgId, ids: [membershipId] }, now))[0]!, now);
   }
 
   /**
@@ -135,15 +126,15 @@ export class DevicesService {
    * (so the import does not cut anyone off), after which Keyward's rules apply.
    */
   async importMembers(ctx: RequestContext, orgId: string, input: unknown): Promise<{ imported: number; skipped: Array<{ nodeId: string; reason: string }> }> {
-    const { orgId: id, actor } = await requireOrgAccess(this.db, ctx, orgId, "networks.manage");
+    const { orgId: id, actor } = await requireOrgAccess(this.deps.db, ctx, orgId, "networks.manage");
     const data = parseInput(importMembersSchema, input);
-    const { network } = await requireNetwork(this.db, ctx, id, data.portalNetworkId);
-    const client = await this.controllers.requireClient(this.db, id);
+    const { network } = await requireNetwork(this.deps.db, ctx, id, data.portalNetworkId);
+    const client = await this.deps.controllers.requireClient(this.deps.db, id);
     const remote = new Map((await atController(() => client.listMembers(network.zerotierNetworkId))).map((m) => [m.nodeId, m]));
     const skipped: Array<{ nodeId: string; reason: string }> = [];
     let imported = 0;
-    await this.db.transaction(async (tx) => {
-      const now = this.clock.now();
+    await this.deps.db.transaction(async (tx) => {
+      const now = this.deps.clock.now();
       for (const a of data.assignments) {
         const member = remote.get(a.nodeId);
         if (!member) {
@@ -198,14 +189,14 @@ export class DevicesService {
         }
         imported++;
       }
-      await this.audit.record(tx, ctx, AuditAction.devicesImported, { organizationId: id, resourceType: "portal_network", resourceId: network.id, metadata: { imported, skipped: skipped.length } });
+      await this.deps.audit.record(tx, ctx, AuditAction.devicesImported, { organizationId: id, resourceType: "portal_network", resourceId: network.id, metadata: { imported, skipped: skipped.length } });
     });
     return { imported, skipped };
   }
 
   private async ownDevice(ctx: RequestContext, orgId: string, deviceId: string, opts: { adminMay: boolean }): Promise<{ access: OrgAccess; device: DeviceRow }> {
-    const access = await requireOrgAccess(this.db, ctx, orgId, "networks.use");
-    const device = await devicesRepository.device(this.db, access.orgId, parseId(deviceId, NetworkErrors.deviceNotFound));
+    const access = await requireOrgAccess(this.deps.db, ctx, orgId, "networks.use");
+    const device = await devicesRepository.device(this.deps.db, access.orgId, parseId(deviceId, NetworkErrors.deviceNotFound));
     const mayAdmin = opts.adminMay && can(access.membership.role, "networks.manage");
     // Someone else's device does not exist for a plain member.
     if (!device || (device.userId !== access.actor.userId && !mayAdmin)) throw NetworkErrors.deviceNotFound();
@@ -213,22 +204,22 @@ export class DevicesService {
   }
 
   private async endAccess(ctx: RequestContext, orgId: string, device: DeviceRow, reason: "logout" | "admin_action", opts: { remove: boolean }): Promise<void> {
-    const ids = await this.db.transaction(async (tx) => {
-      const now = this.clock.now();
+    const ids = await this.deps.db.transaction(async (tx) => {
+      const now = this.deps.clock.now();
       const memberships = await deviceMembershipsRepository.membershipsOfUser(tx, device.userId, { orgId, deviceId: device.id });
       const ids = memberships.map((m) => m.id);
       await activationSessionsRepository.endSessions(tx, ids, reason, now);
       if (opts.remove) {
         await deviceMembershipsRepository.updateMemberships(tx, ids, { state: "revoked", deletedAt: now, updatedAt: now });
         await devicesRepository.updateDevice(tx, device.id, { deletedAt: now, updatedAt: now });
-        await this.audit.record(tx, ctx, AuditAction.deviceDeleted, { organizationId: orgId, userId: device.userId, resourceType: "device", resourceId: device.id, metadata: { node_id: device.nodeId } });
+        await this.deps.audit.record(tx, ctx, AuditAction.deviceDeleted, { organizationId: orgId, userId: device.userId, resourceType: "device", resourceId: device.id, metadata: { node_id: device.nodeId } });
       } else {
         const active = memberships.filter((m) => m.state === "active_authorized").map((m) => m.id);
         await deviceMembershipsRepository.updateMemberships(tx, active, { state: "approved_inactive", updatedAt: now });
       }
       return ids;
     });
-    await this.sync.apply(ids);
+    await this.deps.sync.apply(ids);
   }
 }
 

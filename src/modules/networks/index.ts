@@ -31,12 +31,13 @@ export function createNetworksModule(deps: NetworksModuleDeps) {
   const { db, clock, audit, email, box, logger, config } = deps;
   const controllers = new ControllerConfigService(db, clock, audit, box, deps.makeClient ?? ((c) => createControllerClient(c, { timeoutMs: config.controllerTimeoutMs, maxRetries: config.controllerRetries })), config);
   const sync = new ControllerSync(db, clock, controllers, logger);
+  const core = { db, clock, audit, controllers, sync };
   return {
     networkController: controllers,
-    portalNetworks: new PortalNetworksService(db, clock, audit, controllers, sync),
-    devices: new DevicesService(db, clock, audit, controllers, sync),
-    networkApprovals: new ApprovalsService(db, clock, audit, email, sync, { appUrl: config.appUrl }),
-    networkAccess: new AccessService(db, clock, audit, sync),
+    portalNetworks: new PortalNetworksService(core),
+    devices: new DevicesService(core),
+    networkApprovals: new ApprovalsService({ ...core, email, config: { appUrl: config.appUrl } }),
+    networkAccess: new AccessService(core),
     networkOffboarding: new NetworkOffboarding(clock, audit, sync),
     networkReconcile: new ReconcileService(db, clock, audit, controllers, logger, { intervalMs: config.reconcileIntervalMs }),
   };

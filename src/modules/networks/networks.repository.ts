@@ -1,4 +1,5 @@
-import { activationSessions, deviceMemberships, devices, killSwitchEvents, networkApprovals, networkControllers, portalNetworks } from "../../../schema/index.js";
+import { activationSessions, deviceMemberships, devices, killSwitchEvents, networkApprovals, networkControllers, portalNetworks, users } from "../../../schema/index.js";
+import { pickColumns } from "../../infra/columns.js";
 
 /**
  * The networks module's tables as its repositories read them: named columns and the row types
@@ -8,114 +9,32 @@ import { activationSessions, deviceMemberships, devices, killSwitchEvents, netwo
  */
 
 /** A controller connection as every ordinary read sees it: without the sealed token. */
-export const controllerColumns = {
-  organizationId: networkControllers.organizationId,
-  mode: networkControllers.mode,
-  baseUrl: networkControllers.baseUrl,
-  controllerAddress: networkControllers.controllerAddress,
-  lastCheckedAt: networkControllers.lastCheckedAt,
-  updatedBy: networkControllers.updatedBy,
-  createdAt: networkControllers.createdAt,
-  updatedAt: networkControllers.updatedAt,
-};
-export type ControllerRow = { [K in keyof typeof controllerColumns]: (typeof networkControllers.$inferSelect)[K] };
+export const controllerColumns = pickColumns(networkControllers, ["organizationId", "mode", "baseUrl", "controllerAddress", "lastCheckedAt", "updatedBy", "createdAt", "updatedAt"]);
+export type ControllerRow = Pick<typeof networkControllers.$inferSelect, keyof typeof controllerColumns>;
 
-export const portalNetworkColumns = {
-  id: portalNetworks.id,
-  organizationId: portalNetworks.organizationId,
-  name: portalNetworks.name,
-  description: portalNetworks.description,
-  ownerUserId: portalNetworks.ownerUserId,
-  zerotierNetworkId: portalNetworks.zerotierNetworkId,
-  environment: portalNetworks.environment,
-  requestMode: portalNetworks.requestMode,
-  defaultActivationLifetimeMinutes: portalNetworks.defaultActivationLifetimeMinutes,
-  maxActivationLifetimeMinutes: portalNetworks.maxActivationLifetimeMinutes,
-  isActive: portalNetworks.isActive,
-  createdAt: portalNetworks.createdAt,
-  updatedAt: portalNetworks.updatedAt,
-  deletedAt: portalNetworks.deletedAt,
-  cleanedUpAt: portalNetworks.cleanedUpAt,
-};
-export type PortalNetworkRow = { [K in keyof typeof portalNetworkColumns]: (typeof portalNetworks.$inferSelect)[K] };
+export const portalNetworkColumns = pickColumns(portalNetworks, [
+  "id", "organizationId", "name", "description", "ownerUserId", "zerotierNetworkId", "environment", "requestMode", "defaultActivationLifetimeMinutes",
+  "maxActivationLifetimeMinutes", "isActive", "createdAt", "updatedAt", "deletedAt", "cleanedUpAt",
+]);
+export type PortalNetworkRow = Pick<typeof portalNetworks.$inferSelect, keyof typeof portalNetworkColumns>;
 
-export const deviceColumns = {
-  id: devices.id,
-  organizationId: devices.organizationId,
-  userId: devices.userId,
-  nodeId: devices.nodeId,
-  nickname: devices.nickname,
-  hostname: devices.hostname,
-  assetTag: devices.assetTag,
-  serialNumber: devices.serialNumber,
-  status: devices.status,
-  createdAt: devices.createdAt,
-  updatedAt: devices.updatedAt,
-  deletedAt: devices.deletedAt,
-};
-export type DeviceRow = { [K in keyof typeof deviceColumns]: (typeof devices.$inferSelect)[K] };
+export const deviceColumns = pickColumns(devices, ["id", "organizationId", "userId", "nodeId", "nickname", "hostname", "assetTag", "serialNumber", "status", "createdAt", "updatedAt", "deletedAt"]);
+export type DeviceRow = Pick<typeof devices.$inferSelect, keyof typeof deviceColumns>;
 
-export const approvalColumns = {
-  id: networkApprovals.id,
-  organizationId: networkApprovals.organizationId,
-  userId: networkApprovals.userId,
-  portalNetworkId: networkApprovals.portalNetworkId,
-  grantType: networkApprovals.grantType,
-  state: networkApprovals.state,
-  justification: networkApprovals.justification,
-  grantedByUserId: networkApprovals.grantedByUserId,
-  decidedAt: networkApprovals.decidedAt,
-  decisionReason: networkApprovals.decisionReason,
-  createdAt: networkApprovals.createdAt,
-  updatedAt: networkApprovals.updatedAt,
-};
-export type ApprovalRow = { [K in keyof typeof approvalColumns]: (typeof networkApprovals.$inferSelect)[K] };
+export const approvalColumns = pickColumns(networkApprovals, ["id", "organizationId", "userId", "portalNetworkId", "grantType", "state", "justification", "grantedByUserId", "decidedAt", "decisionReason", "createdAt", "updatedAt"]);
+export type ApprovalRow = Pick<typeof networkApprovals.$inferSelect, keyof typeof approvalColumns>;
 
-export const membershipColumns = {
-  id: deviceMemberships.id,
-  organizationId: deviceMemberships.organizationId,
-  userId: deviceMemberships.userId,
-  deviceId: deviceMemberships.deviceId,
-  portalNetworkId: deviceMemberships.portalNetworkId,
-  approvalId: deviceMemberships.approvalId,
-  state: deviceMemberships.state,
-  joinSeen: deviceMemberships.joinSeen,
-  currentlyAuthorized: deviceMemberships.currentlyAuthorized,
-  lastSyncedAt: deviceMemberships.lastSyncedAt,
-  createdAt: deviceMemberships.createdAt,
-  updatedAt: deviceMemberships.updatedAt,
-  deletedAt: deviceMemberships.deletedAt,
-};
-export type MembershipRow = { [K in keyof typeof membershipColumns]: (typeof deviceMemberships.$inferSelect)[K] };
+export const membershipColumns = pickColumns(deviceMemberships, ["id", "organizationId", "userId", "deviceId", "portalNetworkId", "approvalId", "state", "joinSeen", "currentlyAuthorized", "lastSyncedAt", "createdAt", "updatedAt", "deletedAt"]);
+export type MembershipRow = Pick<typeof deviceMemberships.$inferSelect, keyof typeof membershipColumns>;
 
-export const sessionColumns = {
-  id: activationSessions.id,
-  organizationId: activationSessions.organizationId,
-  membershipId: activationSessions.membershipId,
-  userId: activationSessions.userId,
-  authenticatedAt: activationSessions.authenticatedAt,
-  expiresAt: activationSessions.expiresAt,
-  endedAt: activationSessions.endedAt,
-  endReason: activationSessions.endReason,
-  createdBy: activationSessions.createdBy,
-  createdAt: activationSessions.createdAt,
-};
-export type SessionRow = { [K in keyof typeof sessionColumns]: (typeof activationSessions.$inferSelect)[K] };
+export const sessionColumns = pickColumns(activationSessions, ["id", "organizationId", "membershipId", "userId", "authenticatedAt", "expiresAt", "endedAt", "endReason", "createdBy", "createdAt"]);
+export type SessionRow = Pick<typeof activationSessions.$inferSelect, keyof typeof sessionColumns>;
 
-export const killSwitchColumns = {
-  id: killSwitchEvents.id,
-  organizationId: killSwitchEvents.organizationId,
-  targetUserId: killSwitchEvents.targetUserId,
-  scope: killSwitchEvents.scope,
-  networkIds: killSwitchEvents.networkIds,
-  reason: killSwitchEvents.reason,
-  triggeredByUserId: killSwitchEvents.triggeredByUserId,
-  sessionsEnded: killSwitchEvents.sessionsEnded,
-  createdAt: killSwitchEvents.createdAt,
-  liftedAt: killSwitchEvents.liftedAt,
-  liftedByUserId: killSwitchEvents.liftedByUserId,
-};
-export type KillSwitchRow = { [K in keyof typeof killSwitchColumns]: (typeof killSwitchEvents.$inferSelect)[K] };
+export const killSwitchColumns = pickColumns(killSwitchEvents, ["id", "organizationId", "targetUserId", "scope", "networkIds", "reason", "triggeredByUserId", "sessionsEnded", "createdAt", "liftedAt", "liftedByUserId"]);
+export type KillSwitchRow = Pick<typeof killSwitchEvents.$inferSelect, keyof typeof killSwitchColumns>;
+
+/** What a listing shows beside a membership or its activation: the device, its owner and the network (joined by the query). */
+export const listingColumns = { nodeId: devices.nodeId, deviceNickname: devices.nickname, ownerEmail: users.email, ownerName: users.fullName, networkName: portalNetworks.name };
 
 export type MembershipState = MembershipRow["state"];
 export type EndReason = NonNullable<SessionRow["endReason"]>;

@@ -1,6 +1,7 @@
 import { and, asc, eq, gt, inArray, isNull, or, sql } from "drizzle-orm";
 import { activationSessions, deviceMemberships, networkApprovals, networkManagers, orgMemberships, portalNetworks, users } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
+import { idInOrg } from "../../infra/org-scope.js";
 import { live } from "../../infra/soft-delete.js";
 import { portalNetworkColumns, type PortalNetworkRow } from "./networks.repository.js";
 
@@ -15,13 +16,13 @@ export const portalNetworksRepository = {
   },
 
   network: async (db: Executor, orgId: string, id: string): Promise<PortalNetworkRow | undefined> =>
-    (await db.select(portalNetworkColumns).from(portalNetworks).where(and(eq(portalNetworks.id, id), eq(portalNetworks.organizationId, orgId), live(portalNetworks))))[0],
+    (await db.select(portalNetworkColumns).from(portalNetworks).where(and(idInOrg(portalNetworks, orgId, id), live(portalNetworks))))[0],
 
   networkAnyOrg: async (db: Executor, id: string): Promise<PortalNetworkRow | undefined> => (await db.select(portalNetworkColumns).from(portalNetworks).where(eq(portalNetworks.id, id)))[0],
 
   /** Locks the network row: approvals and activations on it serialize with its deletion. */
   lockNetwork: async (db: Executor, orgId: string, id: string): Promise<PortalNetworkRow | undefined> =>
-    (await db.select(portalNetworkColumns).from(portalNetworks).where(and(eq(portalNetworks.id, id), eq(portalNetworks.organizationId, orgId), live(portalNetworks))).for("update"))[0],
+    (await db.select(portalNetworkColumns).from(portalNetworks).where(and(idInOrg(portalNetworks, orgId, id), live(portalNetworks))).for("update"))[0],
 
   async insertNetwork(db: Executor, v: typeof portalNetworks.$inferInsert): Promise<PortalNetworkRow> {
     const [row] = await db.insert(portalNetworks).values(v).returning(portalNetworkColumns);

@@ -1,24 +1,13 @@
 import { and, asc, count, eq, ne } from "drizzle-orm";
 import { externalIdentities } from "../../../schema/index.js";
+import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";
 import type { ProviderName } from "./oauth.schemas.js";
 import type { ExternalProfile } from "./providers/idp.types.js";
 
-const identityColumns = {
-  id: externalIdentities.id,
-  userId: externalIdentities.userId,
-  provider: externalIdentities.provider,
-  subject: externalIdentities.subject,
-  email: externalIdentities.email,
-  emailVerified: externalIdentities.emailVerified,
-  username: externalIdentities.username,
-  displayName: externalIdentities.displayName,
-  avatarUrl: externalIdentities.avatarUrl,
-  createdAt: externalIdentities.createdAt,
-  lastUsedAt: externalIdentities.lastUsedAt,
-};
+const identityColumns = pickColumns(externalIdentities, ["id", "userId", "provider", "subject", "email", "emailVerified", "username", "displayName", "avatarUrl", "createdAt", "lastUsedAt"]);
 
-export type IdentityRow = { [K in keyof typeof identityColumns]: (typeof externalIdentities.$inferSelect)[K] };
+export type IdentityRow = Pick<typeof externalIdentities.$inferSelect, keyof typeof identityColumns>;
 
 const profileColumns = (p: ExternalProfile) => ({
   email: p.email?.slice(0, 320) ?? null,

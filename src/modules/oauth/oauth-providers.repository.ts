@@ -1,17 +1,12 @@
 import { eq } from "drizzle-orm";
 import { oauthProviderConfigs } from "../../../schema/index.js";
+import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";
 import type { ProviderName } from "./oauth.schemas.js";
 
-const publicColumns = {
-  provider: oauthProviderConfigs.provider,
-  clientId: oauthProviderConfigs.clientId,
-  scopes: oauthProviderConfigs.scopes,
-  isEnabled: oauthProviderConfigs.isEnabled,
-  updatedAt: oauthProviderConfigs.updatedAt,
-};
+const publicColumns = pickColumns(oauthProviderConfigs, ["provider", "clientId", "scopes", "isEnabled", "updatedAt"]);
 
-export type ProviderConfigRow = { [K in keyof typeof publicColumns]: (typeof oauthProviderConfigs.$inferSelect)[K] };
+export type ProviderConfigRow = Pick<typeof oauthProviderConfigs.$inferSelect, keyof typeof publicColumns>;
 export type ProviderConfigWithSecret = ProviderConfigRow & { clientSecretSealed: string };
 type Values = Omit<typeof oauthProviderConfigs.$inferInsert, "provider" | "createdAt">;
 

@@ -1,30 +1,16 @@
 import { and, asc, eq } from "drizzle-orm";
 import { oidcClients, organizations } from "../../../schema/index.js";
+import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";
 import { live } from "../../infra/soft-delete.js";
 
 /** Every column an API may show. The sealed secret is not one: only client-secret.repository.ts reads it. */
-export const clientColumns = {
-  id: oidcClients.id,
-  organizationId: oidcClients.organizationId,
-  builtIn: oidcClients.builtIn,
-  allowedApiScopes: oidcClients.allowedApiScopes,
-  clientId: oidcClients.clientId,
-  name: oidcClients.name,
-  redirectUris: oidcClients.redirectUris,
-  postLogoutRedirectUris: oidcClients.postLogoutRedirectUris,
-  grantTypes: oidcClients.grantTypes,
-  tokenEndpointAuthMethod: oidcClients.tokenEndpointAuthMethod,
-  corsOrigins: oidcClients.corsOrigins,
-  accessTokenTtl: oidcClients.accessTokenTtl,
-  idTokenTtl: oidcClients.idTokenTtl,
-  refreshTokenTtl: oidcClients.refreshTokenTtl,
-  idTokenSignedResponseAlg: oidcClients.idTokenSignedResponseAlg,
-  createdAt: oidcClients.createdAt,
-  updatedAt: oidcClients.updatedAt,
-};
+export const clientColumns = pickColumns(oidcClients, [
+  "id", "organizationId", "builtIn", "allowedApiScopes", "clientId", "name", "redirectUris", "postLogoutRedirectUris", "grantTypes", "tokenEndpointAuthMethod",
+  "corsOrigins", "accessTokenTtl", "idTokenTtl", "refreshTokenTtl", "idTokenSignedResponseAlg", "createdAt", "updatedAt",
+]);
 /** A client as stored (`organizationId` is null for Keyward's built-in clients). */
-export type ClientRow = { [K in keyof typeof clientColumns]: (typeof oidcClients.$inferSelect)[K] };
+export type ClientRow = Pick<typeof oidcClients.$inferSelect, keyof typeof clientColumns>;
 
 type ClientInsert = Omit<typeof oidcClients.$inferInsert, "id" | "deletedAt">;
 /** What an update may change: never the identity, the owner, the secret or the deletion mark. */

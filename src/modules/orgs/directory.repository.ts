@@ -8,28 +8,15 @@ import {
   principals,
   users,
 } from "../../../schema/index.js";
+import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";
+import { idInOrg } from "../../infra/org-scope.js";
 import { live } from "../../infra/soft-delete.js";
 
-export const departmentColumns = {
-  id: departments.id,
-  organizationId: departments.organizationId,
-  name: departments.name,
-  description: departments.description,
-  canSudo: departments.canSudo,
-  createdAt: departments.createdAt,
-  updatedAt: departments.updatedAt,
-};
+export const departmentColumns = pickColumns(departments, ["id", "organizationId", "name", "description", "canSudo", "createdAt", "updatedAt"]);
 export type DepartmentRow = Pick<typeof departments.$inferSelect, keyof typeof departmentColumns>;
 
-export const principalColumns = {
-  id: principals.id,
-  organizationId: principals.organizationId,
-  name: principals.name,
-  description: principals.description,
-  createdAt: principals.createdAt,
-  updatedAt: principals.updatedAt,
-};
+export const principalColumns = pickColumns(principals, ["id", "organizationId", "name", "description", "createdAt", "updatedAt"]);
 export type PrincipalRow = Pick<typeof principals.$inferSelect, keyof typeof principalColumns>;
 
 const memberUserColumns = { userId: users.id, email: users.email, fullName: users.fullName };
@@ -40,7 +27,7 @@ export const directoryRepository = {
     db.select(departmentColumns).from(departments).where(and(eq(departments.organizationId, orgId), live(departments))).orderBy(departments.name),
 
   async findDepartment(db: Executor, orgId: string, id: string): Promise<DepartmentRow | undefined> {
-    const [row] = await db.select(departmentColumns).from(departments).where(and(eq(departments.id, id), eq(departments.organizationId, orgId), live(departments)));
+    const [row] = await db.select(departmentColumns).from(departments).where(and(idInOrg(departments, orgId, id), live(departments)));
     return row;
   },
 
@@ -53,7 +40,7 @@ export const directoryRepository = {
     const [row] = await db
       .update(departments)
       .set(values)
-      .where(and(eq(departments.id, id), eq(departments.organizationId, orgId), live(departments)))
+      .where(and(idInOrg(departments, orgId, id), live(departments)))
       .returning(departmentColumns);
     return row;
   },
@@ -87,14 +74,7 @@ export const directoryRepository = {
 
   async findCertPolicy(db: Executor, departmentId: string) {
     const [row] = await db
-      .select({
-        allowUserExpiry: departmentCertPolicies.allowUserExpiry,
-        defaultExpiryHours: departmentCertPolicies.defaultExpiryHours,
-        maxExpiryHours: departmentCertPolicies.maxExpiryHours,
-        allowedExtensions: departmentCertPolicies.allowedExtensions,
-        customExtensions: departmentCertPolicies.customExtensions,
-        updatedAt: departmentCertPolicies.updatedAt,
-      })
+      .select(pickColumns(departmentCertPolicies, ["allowUserExpiry", "defaultExpiryHours", "maxExpiryHours", "allowedExtensions", "customExtensions", "updatedAt"]))
       .from(departmentCertPolicies)
       .where(eq(departmentCertPolicies.departmentId, departmentId));
     return row;
@@ -117,7 +97,7 @@ export const directoryRepository = {
     db.select(principalColumns).from(principals).where(and(eq(principals.organizationId, orgId), live(principals))).orderBy(principals.name),
 
   async findPrincipal(db: Executor, orgId: string, id: string): Promise<PrincipalRow | undefined> {
-    const [row] = await db.select(principalColumns).from(principals).where(and(eq(principals.id, id), eq(principals.organizationId, orgId), live(principals)));
+    const [row] = await db.select(principalColumns).from(principals).where(and(idInOrg(principals, orgId, id), live(principals)));
     return row;
   },
 
@@ -130,7 +110,7 @@ export const directoryRepository = {
     const [row] = await db
       .update(principals)
       .set(values)
-      .where(and(eq(principals.id, id), eq(principals.organizationId, orgId), live(principals)))
+      .where(and(idInOrg(principals, orgId, id), live(principals)))
       .returning(principalColumns);
     return row;
   },

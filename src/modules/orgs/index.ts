@@ -4,12 +4,12 @@ import type { Db } from "../../infra/db.js";
 import type { Logger } from "../../infra/logger.js";
 import type { AuditService } from "../audit/audit.service.js";
 import type { EmailService } from "../email/email.service.js";
-import type { NetworkOffboarding } from "../networks/offboarding.js";
-import type { CertificatesService } from "../ssh-ca/certificates.service.js";
 import { DepartmentsService } from "./departments.service.js";
+import { InviteMail } from "./invite-mail.js";
 import { InvitesService, type InvitesDeps } from "./invites.service.js";
 import { MembersService } from "./members.service.js";
 import { MyDirectoryService } from "./my-directory.service.js";
+import type { Offboarding } from "./offboarding.js";
 import type { OrgLimitConfig } from "./org-limit.js";
 import { OrgsService } from "./orgs.service.js";
 import { PrincipalsService } from "./principals.service.js";
@@ -18,18 +18,17 @@ import { PrincipalsService } from "./principals.service.js";
 export { requireOrgAccess, type OrgAccess } from "./org-access.js";
 export { getActiveMembership, getActiveMemberships, type ActiveMembership } from "./memberships.repository.js";
 export { soleOwnedOrganizations } from "./sole-owner.js";
+export type { Offboarding } from "./offboarding.js";
 
-export interface OrgsModuleDeps {
+export interface OrgsModuleDeps extends Offboarding {
   db: Db;
   clock: Clock;
   audit: AuditService;
   email: EmailService;
   logger: Logger;
-  certificates: Pick<CertificatesService, "revokeForOffboarding" | "revokeAllOfOrganization">;
-  networks: Pick<NetworkOffboarding, "personLeft" | "organizationDeleted" | "apply">;
   config: Pick<Config, "orgs" | "http" | "tokens" | "rateLimits">;
   /** What invitations need beyond the above: accounts, credentials, sessions, limits. */
-  invites: Omit<InvitesDeps, "db" | "clock" | "audit" | "email" | "logger" | "config">;
+  invites: Omit<InvitesDeps, "db" | "clock" | "audit" | "mail" | "logger" | "config">;
 }
 
 /** Organizations, their members, invitations, departments and principals (rule 15). */
@@ -41,7 +40,7 @@ export function createOrgsModule(deps: OrgsModuleDeps) {
   return {
     orgs: new OrgsService({ db, clock, audit, certificates, networks, logger, limit }),
     members: new MembersService({ db, clock, audit, certificates, networks }),
-    invites: new InvitesService({ db, clock, audit, email, logger, ...deps.invites, config: invitesConfig }),
+    invites: new InvitesService({ db, clock, audit, logger, mail: new InviteMail({ email, config: invitesConfig }), ...deps.invites, config: invitesConfig }),
     departments,
     principals: new PrincipalsService(db, clock, audit, departments),
     myDirectory: new MyDirectoryService(db),

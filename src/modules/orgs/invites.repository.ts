@@ -1,19 +1,12 @@
 import { and, eq, gt, isNull, lte } from "drizzle-orm";
 import { orgInvites, organizations } from "../../../schema/index.js";
+import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";
+import { idInOrg } from "../../infra/org-scope.js";
 import { live } from "../../infra/soft-delete.js";
 import type { OrgRole } from "./permissions.js";
 
-const inviteColumns = {
-  id: orgInvites.id,
-  organizationId: orgInvites.organizationId,
-  email: orgInvites.email,
-  role: orgInvites.role,
-  invitedBy: orgInvites.invitedBy,
-  expiresAt: orgInvites.expiresAt,
-  provisionsAccount: orgInvites.provisionsAccount,
-  createdAt: orgInvites.createdAt,
-};
+const inviteColumns = pickColumns(orgInvites, ["id", "organizationId", "email", "role", "invitedBy", "expiresAt", "provisionsAccount", "createdAt"]);
 
 export type InviteRow = Pick<typeof orgInvites.$inferSelect, keyof typeof inviteColumns>;
 
@@ -81,7 +74,7 @@ export const invitesRepository = {
     const [row] = await db
       .update(orgInvites)
       .set({ cancelledAt: now })
-      .where(and(eq(orgInvites.id, id), eq(orgInvites.organizationId, organizationId), open))
+      .where(and(idInOrg(orgInvites, organizationId, id), open))
       .returning(inviteColumns);
     return row;
   },

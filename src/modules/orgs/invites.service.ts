@@ -1,24 +1,26 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db, Executor } from "../../infra/db.js";
-import { isUniqueViolation } from "../../infra/db-errors.js";
+import { uniqueOr } from "../../infra/db-errors.js";
 import type { Logger } from "../../infra/logger.js";
 import { randomToken, sha256Hex } from "../../lib/crypto/index.js";
-import { AppError, CommonErrors } from "../../lib/errors.js";
+import { CommonErrors } from "../../lib/errors.js";
 import { actingAs, type RequestContext } from "../../lib/request-context.js";
-import { maskEmail, normalizeEmail } from "../../lib/strings.js";
+import { normalizeEmail } from "../../lib/strings.js";
 import { parseId, parseInput } from "../../lib/validation.js";
-import { AuditAction } from "../audit/audit.actions.js";
+import { AuditAction, type AuditActionName } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
 import type { AccountsService } from "../auth/accounts.service.js";
 import { activateSchema } from "../auth/auth.schemas.js";
 import type { CredentialsService } from "../auth/credentials.service.js";
 import { requirePersonalUser, requireUser } from "../auth/guards.js";
 import type { SessionsService } from "../auth/sessions/sessions.service.js";
-import type { EmailService } from "../email/email.service.js";
 import type { RateLimitService, RateRule } from "../rate-limit/rate-limit.service.js";
 import { usersRepository, type UserRow } from "../users/users.repository.js";
-import { toUserView, type UserView } from "../users/users.views.js";
+import { toUserView } from "../users/users.views.js";
+import type { InviteMail } from "./invite-mail.js";
+import { InviteErrors } from "./invites.errors.js";
 import { invitesRepository, type InviteRow } from "./invites.repository.js";
+import { toInviteView, type AcceptResult, type InviteView } from "./invites.views.js";
 import { getActiveMembership, membershipsRepository } from "./memberships.repository.js";
 import { requireOrgAccess, type OrgAccess } from "./org-access.js";
 import { assertBelowOrgLimit, type OrgLimitConfig } from "./org-limit.js";
@@ -27,54 +29,13 @@ import { orgsRepository } from "./orgs.repository.js";
 import { acceptInviteSchema, addMemberSchema, inviteSchema } from "./orgs.schemas.js";
 import type { OrgRole } from "./permissions.js";
 
-export const InviteErrors = {
-  notFound: () => new AppError("INVITE_NOT_FOUND", 404, "Invite not found"),
-  invalid: () => new AppError("INVALID_TOKEN", 400, "This invitation is invalid, has expired, was cancelled or was already used. Ask for a new one."),
-  pending: () => new AppError("INVITE_PENDING", 409, "An invitation to this address is already pending; cancel it to send a new one"),
-  alreadyUsed: () => new AppError("INVITE_ALREADY_USED", 409, "This invitation was already accepted"),
-  emailMismatch: (invited: string, signedInAs: string) =>
-    new AppError(
-      "EMAIL_MISMATCH",
-      403,
-      `This invitation was sent to ${maskEmail(invited)}, but you are signed in as ${signedInAs}. ` +
-        `Sign out and sign in (or register) with ${maskEmail(invited)} to accept it, or ask the person who invited you to send a new invitation to ${signedInAs}.`,
-      { invited_email: maskEmail(invited), signed_in_as: signedInAs },
-    ),
-  accountExists: (email: string) =>
-    new AppError("ACCOUNT_EXISTS", 409, `An account already exists for ${maskEmail(email)}. Sign in with it, then accept the invitation.`),
-  unverifiedEmail: () => new AppError("EMAIL_NOT_VERIFIED", 403, "Verify your email address first, or use the link in the invitation email"),
-};
-
-/** What an "add member" email tells its recipient about who will administer the account. */
-const managedNotice = (organization: string) =>
-  `Your account will be managed by ${organization}: while you are a member, its owners and admins can reset your password, ` +
-  `remove your second factors, and suspend or delete the account. Leaving ${organization} ends this.`;
-
-export interface InviteView {
-  id: string;
-  email: string;
-  role: OrgRole;
-  invitedBy: string;
-  expiresAt: Date;
-  createdAt: Date;
-  expired: boolean;
-}
-
-export interface AcceptResult {
-  organization: { id: string; name: string };
-  role: OrgRole;
-  user: UserView;
-  /** Set when the invite created the account: the new user is signed in. */
-  session?: { token: string; expiresAt: Date; sessionId: string };
-}
-
 export interface InvitesDeps {
   db: Db;
   accounts: AccountsService;
   clock: Clock;
   credentials: Pick<CredentialsService, "hashNewPassword" | "createAccount">;
   audit: AuditService;
-  email: EmailService;
+  mail: InviteMail;
   sessions: SessionsService;
   limits: RateLimitService;
   logger: Logger;
@@ -106,7 +67,7 @@ export class InvitesService {
   }
 
   private async issue(ctx: RequestContext, access: OrgAccess, v: { email: string; role: OrgRole; name?: string; provision: boolean }): Promise<InviteView> {
-    const { db, clock, audit, email: mail, limits, config } = this.deps;
+    const { db, clock, limits, config } = this.deps;
     const { orgId: id, actor } = access;
     // Only an owner may make another owner.
     if (v.role === "owner" && access.membership.role !== "owner") throw OrgErrors.ownerOnly();
@@ -115,8 +76,8 @@ export class InvitesService {
     await limits.consume("invites", config.rate, id);
     await limits.consume("invites-sender", config.rate, actor.userId);
     const email = normalizeEmail(v.email);
-    return db
-      .transaction(async (tx) => {
+    const write = () =>
+      db.transaction(async (tx) => {
         const now = clock.now();
         await membershipsRepository.lockOrganization(tx, id);
         // The caller's role as of now, under the lock: a concurrent demotion has taken effect.
@@ -141,61 +102,29 @@ export class InvitesService {
           provisionsAccount,
           now,
         });
-        if (provisionsAccount) {
-          await mail.enqueue(tx, "account-activation", email, {
-            name: v.name ?? email,
-            email,
-            inviterName: actor.email,
-            organizationName: org.name,
-            activateUrl: `${config.appUrl}/activate?code=${encodeURIComponent(token)}`,
-            expiresInHours: Math.round(config.inviteTtl / 3600),
-            managedNotice: managedNotice(org.name),
-          });
-        } else {
-          await mail.enqueue(tx, "org-invite", email, {
-            email,
-            inviterName: actor.email,
-            organizationName: org.name,
-            role: v.role,
-            acceptUrl: `${config.appUrl}/invite?token=${encodeURIComponent(token)}`,
-            expiresInDays: Math.round(config.inviteTtl / 86400),
-          });
-        }
+        await this.deps.mail.sendInvitation(tx, { email, name: v.name, role: v.role, token, provisionsAccount, inviterEmail: actor.email, organizationName: org.name });
         // The organization's admins read this log: it says the same whether or not an account exists.
-        await audit.record(tx, ctx, v.provision ? AuditAction.orgMemberAdd : AuditAction.orgInviteSent, {
-          organizationId: id,
-          resourceType: "invite",
-          resourceId: invite.id,
-          metadata: { email, role: v.role },
-        });
-        return this.view(invite, now);
-      })
-      .catch((e: unknown) => {
-        // A concurrent request invited the same address first.
-        if (isUniqueViolation(e, "org_invites_open_uq")) throw InviteErrors.pending();
-        throw e;
+        await this.recordInvite(tx, ctx, v.provision ? AuditAction.orgMemberAdd : AuditAction.orgInviteSent, invite);
+        return toInviteView(invite, now);
       });
+    // A concurrent request invited the same address first.
+    return uniqueOr(write, { org_invites_open_uq: InviteErrors.pending });
   }
 
   async list(ctx: RequestContext, orgId: string): Promise<InviteView[]> {
     const { orgId: id } = await requireOrgAccess(this.deps.db, ctx, orgId, "invites.manage");
     const now = this.deps.clock.now();
-    return (await invitesRepository.listOpen(this.deps.db, id)).map((i) => this.view(i, now));
+    return (await invitesRepository.listOpen(this.deps.db, id)).map((i) => toInviteView(i, now));
   }
 
   async cancel(ctx: RequestContext, orgId: string, inviteId: string): Promise<void> {
-    const { db, clock, audit } = this.deps;
+    const { db, clock } = this.deps;
     const { orgId: id } = await requireOrgAccess(db, ctx, orgId, "invites.manage");
     const inviteKey = parseId(inviteId, InviteErrors.notFound);
     await db.transaction(async (tx) => {
       const invite = await invitesRepository.cancel(tx, id, inviteKey, clock.now());
       if (!invite) throw InviteErrors.notFound();
-      await audit.record(tx, ctx, AuditAction.orgInviteCancelled, {
-        organizationId: id,
-        resourceType: "invite",
-        resourceId: invite.id,
-        metadata: { email: invite.email, role: invite.role },
-      });
+      await this.recordInvite(tx, ctx, AuditAction.orgInviteCancelled, invite);
     });
   }
 
@@ -307,7 +236,7 @@ export class InvitesService {
    * the address again. Someone else's invitation is reported as not found.
    */
   async declineMine(ctx: RequestContext, inviteId: string): Promise<void> {
-    const { db, clock, audit } = this.deps;
+    const { db, clock } = this.deps;
     const actor = requirePersonalUser(ctx);
     const id = parseId(inviteId, InviteErrors.notFound);
     await db.transaction(async (tx) => {
@@ -316,12 +245,7 @@ export class InvitesService {
       if (!user?.emailVerifiedAt) throw InviteErrors.notFound();
       const invite = await invitesRepository.decline(tx, id, user.email, clock.now());
       if (!invite) throw InviteErrors.notFound();
-      await audit.record(tx, ctx, AuditAction.orgInviteDeclined, {
-        organizationId: invite.organizationId,
-        resourceType: "invite",
-        resourceId: invite.id,
-        metadata: { email: invite.email, role: invite.role },
-      });
+      await this.recordInvite(tx, ctx, AuditAction.orgInviteDeclined, invite);
     });
   }
 
@@ -332,7 +256,7 @@ export class InvitesService {
     user: UserRow,
     options: { proveEmail: boolean },
   ): Promise<Omit<AcceptResult, "session">> {
-    const { clock, audit, email: mail, logger, config } = this.deps;
+    const { clock, logger, config } = this.deps;
     const now = clock.now();
     // The single-use guard comes first: concurrent accepts queue on this row and all but one fail.
     if (!(await invitesRepository.markAccepted(tx, invite.id, user.id, now))) throw InviteErrors.alreadyUsed();
@@ -343,22 +267,8 @@ export class InvitesService {
     // Following the emailed link proved the address.
     const joined = options.proveEmail ? await usersRepository.markEmailVerified(tx, user, "email_link", now) : user;
     const inviter = await usersRepository.findById(tx, invite.invitedBy);
-    if (inviter) {
-      await mail.enqueue(tx, "invite-accepted", inviter.email, {
-        inviterName: inviter.fullName ?? inviter.email,
-        memberName: user.fullName ?? user.email,
-        memberEmail: user.email,
-        organizationName: invite.organizationName,
-        role: invite.role,
-      });
-    }
-    const actorCtx = actingAs(ctx, user);
-    await audit.record(tx, actorCtx, AuditAction.orgInviteAccepted, {
-      organizationId: invite.organizationId,
-      resourceType: "invite",
-      resourceId: invite.id,
-      metadata: { email: invite.email, role: invite.role, invited_by: invite.invitedBy },
-    });
+    if (inviter) await this.deps.mail.sendAccepted(tx, inviter, user, invite);
+    await this.recordInvite(tx, actingAs(ctx, user), AuditAction.orgInviteAccepted, invite, { invited_by: invite.invitedBy });
     return {
       organization: { id: invite.organizationId, name: invite.organizationName },
       role: invite.role,
@@ -366,7 +276,9 @@ export class InvitesService {
     };
   }
 
-  private view(i: InviteRow, now: Date): InviteView {
-    return { id: i.id, email: i.email, role: i.role, invitedBy: i.invitedBy, expiresAt: i.expiresAt, createdAt: i.createdAt, expired: i.expiresAt <= now };
+  /** Every step of an invitation is audited alike: on its organization, naming the address and the role. */
+  private recordInvite(tx: Executor, ctx: RequestContext, action: AuditActionName, invite: InviteRow, extra: Record<string, unknown> = {}): Promise<void> {
+    const metadata = { email: invite.email, role: invite.role, ...extra };
+    return this.deps.audit.record(tx, ctx, action, { organizationId: invite.organizationId, resourceType: "invite", resourceId: invite.id, metadata });
   }
 }

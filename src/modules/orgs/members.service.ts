@@ -1,14 +1,13 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db, Executor } from "../../infra/db.js";
 import type { RequestContext } from "../../lib/request-context.js";
-import type { NetworkOffboarding } from "../networks/offboarding.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
-import type { CertificatesService } from "../ssh-ca/certificates.service.js";
 import { usersRepository } from "../users/users.repository.js";
 import { directoryRepository } from "./directory.repository.js";
 import { getActiveMembership, membershipsRepository } from "./memberships.repository.js";
+import type { Offboarding } from "./offboarding.js";
 import { requireOrgAccess } from "./org-access.js";
 import { OrgErrors } from "./orgs.errors.js";
 import { changeRoleSchema } from "./orgs.schemas.js";
@@ -24,12 +23,10 @@ export interface MemberView {
   joinedAt: Date;
 }
 
-export interface MembersDeps {
+export interface MembersDeps extends Offboarding {
   db: Db;
   clock: Clock;
   audit: AuditService;
-  certificates: Pick<CertificatesService, "revokeForOffboarding">;
-  networks: Pick<NetworkOffboarding, "personLeft" | "organizationDeleted" | "apply">;
 }
 
 export class MembersService {

@@ -1,19 +1,12 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { organizations } from "../../../schema/index.js";
+import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";
 import { live } from "../../infra/soft-delete.js";
 import { invitesRepository } from "./invites.repository.js";
 import { membershipsRepository } from "./memberships.repository.js";
 
-export const orgColumns = {
-  id: organizations.id,
-  name: organizations.name,
-  slug: organizations.slug,
-  description: organizations.description,
-  logoUrl: organizations.logoUrl,
-  createdAt: organizations.createdAt,
-  updatedAt: organizations.updatedAt,
-};
+export const orgColumns = pickColumns(organizations, ["id", "name", "slug", "description", "logoUrl", "createdAt", "updatedAt"]);
 
 export type OrgRow = Pick<typeof organizations.$inferSelect, keyof typeof orgColumns>;
 

@@ -4,14 +4,13 @@ import { isUniqueViolation, uniqueOr } from "../../infra/db-errors.js";
 import type { Logger } from "../../infra/logger.js";
 import { randomHex } from "../../lib/crypto/index.js";
 import type { RequestContext } from "../../lib/request-context.js";
-import type { NetworkOffboarding } from "../networks/offboarding.js";
 import { parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
-import type { CertificatesService } from "../ssh-ca/certificates.service.js";
 import { requireUser } from "../auth/guards.js";
 import { usersRepository } from "../users/users.repository.js";
 import { getActiveMemberships, membershipsRepository } from "./memberships.repository.js";
+import type { Offboarding } from "./offboarding.js";
 import { requireOrgAccess } from "./org-access.js";
 import { assertBelowOrgLimit, type OrgLimitConfig } from "./org-limit.js";
 import { OrgErrors } from "./orgs.errors.js";
@@ -19,12 +18,10 @@ import { orgsRepository } from "./orgs.repository.js";
 import { createOrgSchema, deleteOrgSchema, transferSchema, updateOrgSchema } from "./orgs.schemas.js";
 import { toOrgView, type OrganizationView, type SimpleOrgView } from "./orgs.views.js";
 
-export interface OrgsDeps {
+export interface OrgsDeps extends Offboarding {
   db: Db;
   clock: Clock;
   audit: AuditService;
-  certificates: Pick<CertificatesService, "revokeAllOfOrganization">;
-  networks: Pick<NetworkOffboarding, "personLeft" | "organizationDeleted" | "apply">;
   logger: Logger;
   limit: OrgLimitConfig;
 }

@@ -1,33 +1,15 @@
 import { and, desc, eq, gt, inArray, isNull, or, sql } from "drizzle-orm";
 import { caKeys, certificateAuthorities, organizations } from "../../../schema/index.js";
+import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";
+import { idInOrg } from "../../infra/org-scope.js";
 import { live } from "../../infra/soft-delete.js";
 
-export const caColumns = {
-  id: certificateAuthorities.id,
-  organizationId: certificateAuthorities.organizationId,
-  name: certificateAuthorities.name,
-  description: certificateAuthorities.description,
-  caType: certificateAuthorities.caType,
-  defaultValidityHours: certificateAuthorities.defaultValidityHours,
-  maxValidityHours: certificateAuthorities.maxValidityHours,
-  createdAt: certificateAuthorities.createdAt,
-  updatedAt: certificateAuthorities.updatedAt,
-};
-export type CaRow = { [K in keyof typeof caColumns]: (typeof certificateAuthorities.$inferSelect)[K] };
+export const caColumns = pickColumns(certificateAuthorities, ["id", "organizationId", "name", "description", "caType", "defaultValidityHours", "maxValidityHours", "createdAt", "updatedAt"]);
+export type CaRow = Pick<typeof certificateAuthorities.$inferSelect, keyof typeof caColumns>;
 
-export const caKeyColumns = {
-  id: caKeys.id,
-  caId: caKeys.caId,
-  keyType: caKeys.keyType,
-  publicKey: caKeys.publicKey,
-  fingerprint: caKeys.fingerprint,
-  isActive: caKeys.isActive,
-  rotatedAt: caKeys.rotatedAt,
-  trustedUntil: caKeys.trustedUntil,
-  createdAt: caKeys.createdAt,
-};
-export type CaKeyRow = { [K in keyof typeof caKeyColumns]: (typeof caKeys.$inferSelect)[K] };
+export const caKeyColumns = pickColumns(caKeys, ["id", "caId", "keyType", "publicKey", "fingerprint", "isActive", "rotatedAt", "trustedUntil", "createdAt"]);
+export type CaKeyRow = Pick<typeof caKeys.$inferSelect, keyof typeof caKeyColumns>;
 
 /** Every authority query goes through a live CA of a live organization. */
 const liveCa = and(live(certificateAuthorities), sql`exists (select 1 from ${organizations} o where o.id = ${certificateAuthorities.organizationId} and o.deleted_at is null)`);
@@ -37,7 +19,7 @@ export const caRepository = {
     db.select(caColumns).from(certificateAuthorities).where(and(eq(certificateAuthorities.organizationId, orgId), liveCa)).orderBy(certificateAuthorities.caType),
 
   async find(db: Executor, orgId: string, id: string): Promise<CaRow | undefined> {
-    const [row] = await db.select(caColumns).from(certificateAuthorities).where(and(eq(certificateAuthorities.id, id), eq(certificateAuthorities.organizationId, orgId), liveCa));
+    const [row] = await db.select(caColumns).from(certificateAuthorities).where(and(idInOrg(certificateAuthorities, orgId, id), liveCa));
     return row;
   },
 
@@ -68,7 +50,7 @@ export const caRepository = {
     const [row] = await db
       .update(certificateAuthorities)
       .set(values)
-      .where(and(eq(certificateAuthorities.id, id), eq(certificateAuthorities.organizationId, orgId), live(certificateAuthorities)))
+      .where(and(idInOrg(certificateAuthorities, orgId, id), live(certificateAuthorities)))
       .returning(caColumns);
     return row;
   },

@@ -1,29 +1,14 @@
 import { and, count, desc, eq, gt, isNotNull, isNull, sql } from "drizzle-orm";
 import { caKeys, certificateAuditLogs, orgKrls, sshCertificates } from "../../../schema/index.js";
+import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";
 import { resultRows } from "../../infra/db.js";
 
-export const certColumns = {
-  id: sshCertificates.id,
-  organizationId: sshCertificates.organizationId,
-  caId: sshCertificates.caId,
-  caKeyId: sshCertificates.caKeyId,
-  userId: sshCertificates.userId,
-  sshKeyId: sshCertificates.sshKeyId,
-  certType: sshCertificates.certType,
-  serial: sshCertificates.serial,
-  keyId: sshCertificates.keyId,
-  principals: sshCertificates.principals,
-  extensions: sshCertificates.extensions,
-  validAfter: sshCertificates.validAfter,
-  validBefore: sshCertificates.validBefore,
-  publicKeyFingerprint: sshCertificates.publicKeyFingerprint,
-  certificate: sshCertificates.certificate,
-  revokedAt: sshCertificates.revokedAt,
-  revokeReason: sshCertificates.revokeReason,
-  createdAt: sshCertificates.createdAt,
-};
-export type CertRow = { [K in keyof typeof certColumns]: (typeof sshCertificates.$inferSelect)[K] };
+export const certColumns = pickColumns(sshCertificates, [
+  "id", "organizationId", "caId", "caKeyId", "userId", "sshKeyId", "certType", "serial", "keyId", "principals", "extensions", "validAfter", "validBefore",
+  "publicKeyFingerprint", "certificate", "revokedAt", "revokeReason", "createdAt",
+]);
+export type CertRow = Pick<typeof sshCertificates.$inferSelect, keyof typeof certColumns>;
 
 export const certificatesRepository = {
   /** The next serial: one sequence for every CA, so concurrent signers never collide. */
@@ -141,20 +126,7 @@ export const certificatesRepository = {
 
   listAudit: (db: Executor, orgId: string, action: string | undefined, limit: number, offset: number) =>
     db
-      .select({
-        id: certificateAuditLogs.id,
-        createdAt: certificateAuditLogs.createdAt,
-        organizationId: certificateAuditLogs.organizationId,
-        certificateId: certificateAuditLogs.certificateId,
-        userId: certificateAuditLogs.userId,
-        action: certificateAuditLogs.action,
-        success: certificateAuditLogs.success,
-        message: certificateAuditLogs.message,
-        ipAddress: certificateAuditLogs.ipAddress,
-        userAgent: certificateAuditLogs.userAgent,
-        requestId: certificateAuditLogs.requestId,
-        metadata: certificateAuditLogs.metadata,
-      })
+      .select(pickColumns(certificateAuditLogs, ["id", "createdAt", "organizationId", "certificateId", "userId", "action", "success", "message", "ipAddress", "userAgent", "requestId", "metadata"]))
       .from(certificateAuditLogs)
       .where(and(eq(certificateAuditLogs.organizationId, orgId), action ? eq(certificateAuditLogs.action, action) : undefined))
       .orderBy(desc(certificateAuditLogs.createdAt), desc(certificateAuditLogs.id))

@@ -1,24 +1,11 @@
 import { and, desc, eq, isNull } from "drizzle-orm";
 import { sshKeys } from "../../../schema/index.js";
+import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";
 import { live } from "../../infra/soft-delete.js";
 
-export const sshKeyColumns = {
-  id: sshKeys.id,
-  userId: sshKeys.userId,
-  publicKey: sshKeys.publicKey,
-  fingerprint: sshKeys.fingerprint,
-  keyType: sshKeys.keyType,
-  keyBits: sshKeys.keyBits,
-  keyComment: sshKeys.keyComment,
-  description: sshKeys.description,
-  verifiedAt: sshKeys.verifiedAt,
-  verifyText: sshKeys.verifyText,
-  verifyTextCreatedAt: sshKeys.verifyTextCreatedAt,
-  createdAt: sshKeys.createdAt,
-  updatedAt: sshKeys.updatedAt,
-};
-export type SshKeyRow = { [K in keyof typeof sshKeyColumns]: (typeof sshKeys.$inferSelect)[K] };
+export const sshKeyColumns = pickColumns(sshKeys, ["id", "userId", "publicKey", "fingerprint", "keyType", "keyBits", "keyComment", "description", "verifiedAt", "verifyText", "verifyTextCreatedAt", "createdAt", "updatedAt"]);
+export type SshKeyRow = Pick<typeof sshKeys.$inferSelect, keyof typeof sshKeyColumns>;
 
 export const sshKeysRepository = {
   /** A key of this user (another user's key is "not found"). */

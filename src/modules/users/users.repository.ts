@@ -1,25 +1,12 @@
 import { and, count, eq, ilike, inArray, isNotNull, or, sql, type SQL } from "drizzle-orm";
+import { pickColumns } from "../../infra/columns.js";
 import type { Db } from "../../infra/db.js";
 import { organizations, passwordCredentials, users } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
 import { live } from "../../infra/soft-delete.js";
 
 /** The user columns any service may read: never a credential. */
-export const userColumns = {
-  id: users.id,
-  email: users.email,
-  fullName: users.fullName,
-  avatarUrl: users.avatarUrl,
-  emailVerifiedAt: users.emailVerifiedAt,
-  emailVerifiedVia: users.emailVerifiedVia,
-  managedByOrganizationId: users.managedByOrganizationId,
-  status: users.status,
-  isSuperadmin: users.isSuperadmin,
-  suspendedAt: users.suspendedAt,
-  lastLoginAt: users.lastLoginAt,
-  createdAt: users.createdAt,
-  updatedAt: users.updatedAt,
-};
+export const userColumns = pickColumns(users, ["id", "email", "fullName", "avatarUrl", "emailVerifiedAt", "emailVerifiedVia", "managedByOrganizationId", "status", "isSuperadmin", "suspendedAt", "lastLoginAt", "createdAt", "updatedAt"]);
 
 export type UserStatus = (typeof users.status.enumValues)[number];
 export type EmailVerifiedVia = NonNullable<(typeof users.$inferSelect)["emailVerifiedVia"]>;

@@ -1,32 +1,29 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
 import type { RequestContext } from "../../lib/request-context.js";
-import type { NetworkOffboarding } from "../networks/offboarding.js";
 import { parseInput } from "../../lib/validation.js";
 import { toPage, type Page } from "../../lib/pagination.js";
 import type { AuditEntryView } from "../audit/audit.service.js";
 import { AuditAction } from "../audit/audit.actions.js";
-import type { CertificatesService } from "../ssh-ca/certificates.service.js";
 import type { AuditService } from "../audit/audit.service.js";
 import type { CredentialsService } from "../auth/credentials.service.js";
 import { requirePersonalUser, requireUser } from "../auth/guards.js";
 import type { SessionsService } from "../auth/sessions/sessions.service.js";
 import { UserErrors } from "./users.errors.js";
 import { soleOwnedOrganizations } from "../orgs/sole-owner.js";
+import type { Offboarding } from "../orgs/offboarding.js";
 import { OrgErrors } from "../orgs/orgs.errors.js";
 import { orgsRepository } from "../orgs/orgs.repository.js";
 import { usersRepository } from "./users.repository.js";
 import { auditQuerySchema, deleteMeSchema, updateMeSchema } from "./users.schemas.js";
 import { toUserView, type MeView, type UserView } from "./users.views.js";
 
-export interface UsersDeps {
+export interface UsersDeps extends Offboarding {
   db: Db;
   clock: Clock;
   credentials: CredentialsService;
   audit: AuditService;
   sessions: SessionsService;
-  certificates: Pick<CertificatesService, "revokeForOffboarding" | "revokeAllOfOrganization">;
-  networks: Pick<NetworkOffboarding, "personLeft" | "organizationDeleted" | "apply">;
 }
 
 /** The signed-in user's own account. */

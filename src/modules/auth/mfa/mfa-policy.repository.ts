@@ -1,5 +1,6 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { mfaCompliance, orgMemberships, orgSecurityPolicies, organizations, users } from "../../../../schema/index.js";
+import { pickColumns } from "../../../infra/columns.js";
 import type { Executor } from "../../../infra/db.js";
 import { resultRows } from "../../../infra/db.js";
 import { live } from "../../../infra/soft-delete.js";
@@ -19,12 +20,7 @@ const ofStanding = (userId: string, organizationId: string) => and(eq(mfaComplia
 export const securityPolicyRepository = {
   async find(db: Executor, organizationId: string): Promise<(PolicySettings & Pick<PolicyRow, "policyVersion">) | undefined> {
     const [row] = await db
-      .select({
-        mfaPolicyMode: orgSecurityPolicies.mfaPolicyMode,
-        mfaGracePeriodDays: orgSecurityPolicies.mfaGracePeriodDays,
-        notifyDaysBefore: orgSecurityPolicies.notifyDaysBefore,
-        policyVersion: orgSecurityPolicies.policyVersion,
-      })
+      .select(pickColumns(orgSecurityPolicies, ["mfaPolicyMode", "mfaGracePeriodDays", "notifyDaysBefore", "policyVersion"]))
       .from(orgSecurityPolicies)
       .where(eq(orgSecurityPolicies.organizationId, organizationId));
     return row;

@@ -1,5 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import { totpFactors, webauthnCredentials } from "../../../../schema/index.js";
+import { pickColumns } from "../../../infra/columns.js";
 import type { Executor } from "../../../infra/db.js";
 import { live } from "../../../infra/soft-delete.js";
 import { credentialViewColumns } from "./mfa.repository.js";
@@ -17,14 +18,7 @@ export const mfaSecretsRepository = {
 
   async credentialById(db: Executor, credentialId: string) {
     const [row] = await db
-      .select({
-        id: webauthnCredentials.id,
-        userId: webauthnCredentials.userId,
-        credentialId: webauthnCredentials.credentialId,
-        publicKey: webauthnCredentials.publicKey,
-        counter: webauthnCredentials.counter,
-        transports: webauthnCredentials.transports,
-      })
+      .select(pickColumns(webauthnCredentials, ["id", "userId", "credentialId", "publicKey", "counter", "transports"]))
       .from(webauthnCredentials)
       .where(and(eq(webauthnCredentials.credentialId, credentialId), live(webauthnCredentials)));
     return row;

@@ -1,19 +1,10 @@
 import { and, count, desc, eq, inArray, isNotNull, isNull } from "drizzle-orm";
 import { backupCodes, totpFactors, webauthnCredentials } from "../../../../schema/index.js";
+import { pickColumns } from "../../../infra/columns.js";
 import type { Executor } from "../../../infra/db.js";
 import { live } from "../../../infra/soft-delete.js";
 
-export const credentialViewColumns = {
-  id: webauthnCredentials.id,
-  userId: webauthnCredentials.userId,
-  name: webauthnCredentials.name,
-  transports: webauthnCredentials.transports,
-  deviceType: webauthnCredentials.deviceType,
-  backedUp: webauthnCredentials.backedUp,
-  aaguid: webauthnCredentials.aaguid,
-  createdAt: webauthnCredentials.createdAt,
-  lastUsedAt: webauthnCredentials.lastUsedAt,
-};
+export const credentialViewColumns = pickColumns(webauthnCredentials, ["id", "userId", "name", "transports", "deviceType", "backedUp", "aaguid", "createdAt", "lastUsedAt"]);
 /** A WebAuthn credential without its public key or counter. */
 export type CredentialView = Pick<typeof webauthnCredentials.$inferSelect, keyof typeof credentialViewColumns>;
 

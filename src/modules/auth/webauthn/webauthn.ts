@@ -50,19 +50,20 @@ export async function registrationOptions(rp: RelyingParty, user: { id: string; 
   });
 }
 
-export async function verifyRegistration(rp: RelyingParty, response: unknown, expectedChallenge: string): Promise<VerifiedRegistration> {
-  let result;
+/** What every ceremony's response must match: the challenge we issued, one of our origins, our RP ID. */
+const expected = (rp: RelyingParty, expectedChallenge: string) => ({ expectedChallenge, expectedOrigin: rp.origins, expectedRPID: rp.id, requireUserVerification: false });
+
+/** The library throws on a malformed or mismatched response: the service sees one error type. */
+async function verifying<T>(verify: () => Promise<T>): Promise<T> {
   try {
-    result = await verifyRegistrationResponse({
-      response: response as RegistrationResponseJSON,
-      expectedChallenge,
-      expectedOrigin: rp.origins,
-      expectedRPID: rp.id,
-      requireUserVerification: false,
-    });
+    return await verify();
   } catch (e) {
     throw new WebAuthnError((e as Error).message);
   }
+}
+
+export async function verifyRegistration(rp: RelyingParty, response: unknown, expectedChallenge: string): Promise<VerifiedRegistration> {
+  const result = await verifying(() => verifyRegistrationResponse({ response: response as RegistrationResponseJSON, ...expected(rp, expectedChallenge) }));
   if (!result.verified || !result.registrationInfo) throw new WebAuthnError("registration could not be verified");
   const info = result.registrationInfo;
   return {
@@ -96,24 +97,15 @@ export function assertionIdentity(response: unknown): { credentialId: string; us
 
 /** Verifies an assertion; a counter that did not move forward is refused (cloned authenticator). */
 export async function verifyAuthentication(rp: RelyingParty, response: unknown, expectedChallenge: string, credential: StoredCredential): Promise<{ newCounter: number }> {
-  let result;
-  try {
-    result = await verifyAuthenticationResponse({
-      response: response as AuthenticationResponseJSON,
-      expectedChallenge,
-      expectedOrigin: rp.origins,
-      expectedRPID: rp.id,
-      credential: {
-        id: credential.credentialId,
-        publicKey: Buffer.from(credential.publicKey, "base64url"),
-        counter: credential.counter,
-        transports: credential.transports as AuthenticatorTransport[],
-      },
-      requireUserVerification: false,
-    });
-  } catch (e) {
-    throw new WebAuthnError((e as Error).message);
-  }
+  const stored = {
+    id: credential.credentialId,
+    publicKey: Buffer.from(credential.publicKey, "base64url"),
+    counter: credential.counter,
+    transports: credential.transports as AuthenticatorTransport[],
+  };
+  const result = await verifying(() =>
+    verifyAuthenticationResponse({ response: response as AuthenticationResponseJSON, credential: stored, ...expected(rp, expectedChallenge) }),
+  );
   if (!result.verified) throw new WebAuthnError("assertion could not be verified");
   return { newCounter: result.authenticationInfo.newCounter };
 }
