@@ -226,22 +226,15 @@ const email = {
   SUPPORT_EMAIL: str("support@keyward.local", "shown in emails and pages"),
 };
 
-/** The sections of the configuration reference, in order. */
-export const ENV_SECTIONS: readonly { title: string; vars: Record<string, z.ZodType> }[] = [
-  { title: "Runtime", vars: runtime },
-  { title: "Metrics (Prometheus)", vars: metrics },
-  { title: "Storage", vars: storage },
-  { title: "Sessions and secrets", vars: secrets },
-  { title: "SSH certificate authority", vars: ssh },
-  { title: "Network access (ZeroTier)", vars: networks },
-  { title: "Passwords and links", vars: passwords },
-  { title: "Organizations, cross-origin and operators", vars: orgs },
-  { title: "MFA and GraphQL", vars: mfa },
-  { title: "OpenID Connect provider (issuer = PUBLIC_URL's origin)", vars: oidc },
-  { title: "Sign in with GitHub / Google (register PUBLIC_URL/api/v1/auth/external/{github|google}/callback)", vars: external },
-  { title: "Rate limits (windows aligned to the clock)", vars: limits },
-  { title: "Email", vars: email },
-];
+/** The sections of the configuration reference, in order (title → variables). */
+const SECTIONS: Record<string, Record<string, z.ZodType>> = {
+  Runtime: runtime, "Metrics (Prometheus)": metrics, Storage: storage, "Sessions and secrets": secrets, "SSH certificate authority": ssh, "Network access (ZeroTier)": networks,
+  "Passwords and links": passwords, "Organizations, cross-origin and operators": orgs, "MFA and GraphQL": mfa,
+  "OpenID Connect provider (issuer = PUBLIC_URL's origin)": oidc,
+  "Sign in with GitHub / Google (register PUBLIC_URL/api/v1/auth/external/{github|google}/callback)": external,
+  "Rate limits (windows aligned to the clock)": limits, Email: email,
+};
+export const ENV_SECTIONS: readonly { title: string; vars: Record<string, z.ZodType> }[] = Object.entries(SECTIONS).map(([title, vars]) => ({ title, vars }));
 
 export const envSchema = z.object({ ...runtime, ...metrics, ...storage, ...secrets, ...ssh, ...networks, ...passwords, ...orgs, ...mfa, ...oidc, ...external, ...limits, ...email });
 
