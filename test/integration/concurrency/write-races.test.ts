@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApp, type TestApp } from "../../helpers/app.js";
+import { orgWithRoles } from "../../factories/orgs.js";
+import { addVerifiedKey, createCa, grantPrincipal } from "../../factories/ssh.js";
+import { newUser, type TestUser } from "../../factories/users.js";
+
+/**
+ * Write paths that race for one user, organization or message (issue 18 item 0), on both runtimes:
+ * no answer ≥ 500, and the rows agree with what was acknowledged.
+ */
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp({ RATE_LIMIT_ENABLED: "false" });
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+const serverErrors = (statuses: number[]) => statuses.filter((s) => s >= 500);
+
+describe("signing while the user's certificates are revoked", () => {
+  it("acknowledges every certificate with a distinct serial, and a last revocation leaves none valid", async () => {
+    const { org, owner, member } = await orgWithRoles(app);
+    await createCa(app, org.id, owner);
+    await grantPrincipal(app, org.id, owner, member, "app");
+    const key = await addVerifiedKey(app, member);
+    const revokeAll = () => app.http.post(`/api/v1/organizations/${org.id}/users/${member.id}/certificates/revoke`, { reason: "race" }, { token: owner.token });
+    const answers = await Promise.all([
+      ...Array.from({ length: 12 }, () => app.http.post("/api/v1/ssh/sign", { key_id: key.id }, { token: member.token })),
+      revokeAll(),
+      revokeAll(),
+      revokeAll(),
+    ]);
+    expect(serverErrors(answers.map((a) => a.status))).toEqual([]);
+    const signed = answers.slice(0, 12).filter((a) => a.status === 201).map((a) => String(a.body.data.serial));
+    expect(signed).toHaveLength(12);
+    expect(new Set(signed).size).toBe(12);
+
+    const last = await revokeAll();
+    expect(last.status).toBe(200);
+    const listed = await app.http.get(`/api/v1/organizations/${org.id}/certificates`, { token: owner.token });
+    const certs = (listed.body.data.certificates ?? listed.body.data.items) as { serial: string; revoked_at?: string | null; status?: string }[];
+    const mine = certs.filter((c) => signed.includes(String(c.serial)));
+    expect(mine).toHaveLength(12);
+    expect(mine.every((c) => c.revoked_at || c.status === "revoked")).toBe(true);
+  });
+});
+
+describe("accepting an invitation while an admin cancels it", () => {
+  it("ends in exactly one of the two for each invitation, with a membership only where the acceptance won", async () => {
+    const { org, owner } = await orgWithRoles(app);
+    const people: TestUser[] = [];
+    for (let i = 0; i < 8; i++) people.push(await newUser(app));
+    for (const p of people) expect((await app.http.post(`/api/v1/organizations/${org.id}/members`, { email: p.email, role: "member" }, { token: owner.token })).status).toBe(201);
+    const mine = await Promise.all(people.map(async (p) => (await app.http.get("/api/v1/users/me/invites", { token: p.token })).body.data.invites[0] as { id: string }));
+
+    const raced = await Promise.all(
+      people.map((p, i) =>
+        Promise.all([
+          app.http.post(`/api/v1/users/me/invites/${mine[i]!.id}/accept`, {}, { token: p.token }),
+          app.http.request("DELETE", `/api/v1/organizations/${org.id}/invites/${mine[i]!.id}`, { token: owner.token }),
+        ]),
+      ),
+    );
+    expect(serverErrors(raced.flat().map((a) => a.status))).toEqual([]);
+    const members = (await app.http.get(`/api/v1/organizations/${org.id}/members`, { token: owner.token })).body.data.members as { email?: string; user?: { email: string } }[];
+    const memberEmails = new Set(members.map((m) => m.email ?? m.user?.email));
+    raced.forEach(([accept, cancel], i) => {
+      expect([accept.status, cancel.status].filter((s) => s === 200), `invitation ${i}`).toHaveLength(1);
+      expect(memberEmails.has(people[i]!.email)).toBe(accept.status === 200);
+    });
+  });
+});
+
+describe("several outbox workers draining at once", () => {
+  it("send each queued email exactly once", async () => {
+    const recipients = Array.from({ length: 24 }, (_, i) => `drain.${i}.${Date.now()}@example.com`);
+    await app.container.db.transaction(async (tx) => {
+      for (const to of recipients) await app.services.email.enqueue(tx, "reset-password", to, { name: "x", resetUrl: "https://x.test/r", expiresInHours: 2 });
+    });
+    await Promise.all([app.flushEmails(), app.flushEmails(), app.flushEmails(), app.flushEmails()]);
+    await app.flushEmails();
+    expect(recipients.map((r) => app.mail.to(r).length)).toEqual(recipients.map(() => 1));
+  });
+});
