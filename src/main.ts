@@ -58,7 +58,7 @@ async function main(): Promise<void> {
   );
 
   let closing = false;
-  const shutdown = async (signal: string) => {
+  const shutdown = async (signal: string, exitCode = 0) => {
     if (closing) return;
     closing = true;
     logger.info({ signal }, "shutting down");
@@ -68,8 +68,15 @@ async function main(): Promise<void> {
     metricsServer?.close();
     await stopApp().catch(() => {});
     await container.close();
-    process.exit(0);
+    process.exit(exitCode);
   };
+  // Errors outside any request (a job's stray promise, a library's emitter) reach the structured
+  // log; an uncaught exception leaves the process in an unknown state, so it stops (and restarts).
+  process.on("unhandledRejection", (err) => logger.error({ err }, "unhandled promise rejection"));
+  process.on("uncaughtException", (err) => {
+    logger.fatal({ err }, "uncaught exception: stopping");
+    void shutdown("uncaughtException", 1);
+  });
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
 }

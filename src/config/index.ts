@@ -53,6 +53,12 @@ function buildConfig(env: ParsedEnv) {
   const publicUrl = new URL(env.PUBLIC_URL ?? `http://localhost:${env.PORT}`);
   const https = publicUrl.protocol === "https:";
 
+  // Over plain http the session cookie cannot be Secure or __Host-, and HSTS is off: production
+  // only allows it on loopback (a local smoke test), never on an address users reach.
+  if (production && !https && !["localhost", "127.0.0.1", "[::1]"].includes(publicUrl.hostname)) {
+    problems.push(`PUBLIC_URL must be https in production (${publicUrl.origin} would send session cookies without Secure); terminate TLS at the proxy and give its https URL`);
+  }
+
   let sessionSecrets = env.SESSION_SECRET;
   if (sessionSecrets.length === 0) {
     if (production) problems.push("SESSION_SECRET is required in production");

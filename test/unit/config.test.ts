@@ -40,6 +40,13 @@ describe("configuration", () => {
     expect(config.http.https).toBe(true);
   });
 
+  it("refuses a plain-http PUBLIC_URL in production, except on loopback", () => {
+    const secrets = { NODE_ENV: "production", SESSION_SECRET: "s".repeat(40), ENCRYPTION_KEYS: `k1:${Buffer.alloc(32).toString("base64")}` };
+    expect(() => loadConfig({ ...secrets, PUBLIC_URL: "http://id.example.com" })).toThrow(/PUBLIC_URL must be https in production/);
+    expect(loadConfig({ ...secrets, PUBLIC_URL: "http://127.0.0.1:8080" }).http.https).toBe(false);
+    expect(loadConfig({ ...secrets, PUBLIC_URL: "http://localhost:8080" }).session.secureCookie).toBe(false);
+  });
+
   it("rejects malformed encryption keys and treats empty variables as unset", () => {
     expect(() => loadConfig({ ENCRYPTION_KEYS: "k1:short" })).toThrow(/ENCRYPTION_KEYS/);
     expect(loadConfig({ DATABASE_URL: "", REDIS_URL: "" }).db.url).toBeUndefined();

@@ -75,5 +75,7 @@ describe("compose.yaml", () => {
     expect(env.REDIS_URL).toBe("redis://redis:6379/0");
     expect(env.SESSION_SECRET).toMatch(/^\$\{SESSION_SECRET:\?/);
     expect(env.ENCRYPTION_KEYS).toMatch(/^\$\{ENCRYPTION_KEYS:\?/);
+    const postgresEnv = (compose.services.postgres as { environment: Record<string, string> }).environment;
+    expect(postgresEnv.POSTGRES_PASSWORD).toMatch(/^\$\{POSTGRES_PASSWORD:\?/);
   });
 });
