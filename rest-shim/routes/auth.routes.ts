@@ -5,6 +5,7 @@ import { sendData } from "../envelope.js";
 import { clearSessionCookie, setMfaCookie } from "../../src/http/session.js";
 import { sendSession } from "./mfa.routes.js";
 import { input, queryInput, type RouteDef } from "../route.js";
+import { data } from "../views/index.js";
 import { Verbatim } from "../../src/lib/strings.js";
 import { auditQuerySchema } from "../../src/modules/users/users.schemas.js";
 import { cliAuthorizeSchema, cliLookupSchema, cliStartSchema } from "../../src/modules/auth/cli-login.service.js";
@@ -19,7 +20,7 @@ export const authRoutes = (s: Services, config: Config): RouteDef[] => [
     },
   },
   {
-    method: "post", path: "/auth/login", tag: "auth", auth: "none", body: loginSchema,
+    method: "post", path: "/auth/login", data: data.login, tag: "auth", auth: "none", body: loginSchema,
     summary: "Sign in with email and password; returns a session token and sets the session cookie",
     handle: async (req, res) => {
       const result = await s.login.loginWithPassword(req.ctx, input(req));
@@ -37,7 +38,8 @@ export const authRoutes = (s: Services, config: Config): RouteDef[] => [
     },
   },
   {
-    method: "post", path: "/auth/logout", tag: "auth", auth: "user", summary: "End the current session",
+    method: "post", path: "/auth/logout", tag: "auth", auth: "optional",
+    summary: "End the current session and clear the session cookie (200 without a session too: there is nothing to end)",
     handle: async (req, res) => {
       await s.login.logout(req.ctx);
       clearSessionCookie(res, config);
@@ -45,7 +47,7 @@ export const authRoutes = (s: Services, config: Config): RouteDef[] => [
     },
   },
   {
-    method: "get", path: "/auth/me", tag: "auth", auth: "user", scope: "profile:read", summary: "The signed-in user",
+    method: "get", path: "/auth/me", data: data.me, tag: "auth", auth: "user", scope: "profile:read", summary: "The signed-in user",
     handle: async (req, res) => sendData(res, 200, "Current user", { user: await s.users.getMe(req.ctx) }),
   },
   {
@@ -84,14 +86,14 @@ export const authRoutes = (s: Services, config: Config): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, (await s.accounts.resendActivation(req.ctx, input(req))).message),
   },
   {
-    method: "get", path: "/auth/sessions", tag: "auth", auth: "user", summary: "The signed-in user's sessions",
+    method: "get", path: "/auth/sessions", data: data.sessions, tag: "auth", auth: "user", summary: "The signed-in user's sessions",
     handle: async (req, res) => {
       const sessions = await s.mySessions.list(req.ctx);
       sendData(res, 200, "Sessions", { sessions, count: sessions.length });
     },
   },
   {
-    method: "delete", path: "/auth/sessions", tag: "auth", auth: "user", summary: "Sign out your other sessions (the one making the call stays)",
+    method: "delete", path: "/auth/sessions", data: data.revokedSessions, tag: "auth", auth: "user", summary: "Sign out your other sessions (the one making the call stays)",
     handle: async (req, res) => {
       const { revoked } = await s.mySessions.revokeOthers(req.ctx);
       sendData(res, 200, revoked === 1 ? "1 other session signed out" : `${revoked} other sessions signed out`, { revoked });
@@ -106,6 +108,7 @@ export const authRoutes = (s: Services, config: Config): RouteDef[] => [
   },
   {
     method: "get", path: "/auth/token", tag: "auth", auth: "user", query: tokenRedirectSchema,
+    redirect: { status: 302, description: "With ?redirect= (an allowed origin): the browser goes there with ?token=" },
     summary: "Hand the session token to a client: as data, or by redirect to an allowed origin",
     handle: async (req, res) => {
       const result = s.mySessions.tokenHandoff(req.ctx, req.sessionToken ?? "", queryInput(req));
@@ -123,6 +126,7 @@ export const authRoutes = (s: Services, config: Config): RouteDef[] => [
   },
   {
     method: "get", path: "/token_please", tag: "cli", auth: "none", query: cliStartSchema,
+    redirect: { status: 302, only: true, description: "To the sign-in page, which hands the session to the waiting command-line client" },
     summary: "Command-line sign-in: ?redirect_url=http://127.0.0.1:<port>/?token= (loopback only); redirects the browser to sign in",
     handle: async (req, res) => {
       const { loginUrl } = await s.cliLogin.start(req.ctx, queryInput(req));
@@ -131,7 +135,7 @@ export const authRoutes = (s: Services, config: Config): RouteDef[] => [
     },
   },
   {
-    method: "get", path: "/cli/redirect-url", tag: "cli", auth: "user", query: cliLookupSchema,
+    method: "get", path: "/cli/redirect-url", errors: { 503: "The sign-in store is unavailable (SERVICE_UNAVAILABLE)" }, tag: "cli", auth: "user", query: cliLookupSchema,
     summary: "Where the command-line client waits for a pending sign-in (?token=)",
     handle: async (req, res) => sendData(res, 200, "Redirect URL", await s.cliLogin.redirectUrl(req.ctx, queryInput(req))),
   },

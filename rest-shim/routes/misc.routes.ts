@@ -1,5 +1,6 @@
 import type { Services } from "../../src/container.js";
 import { ContactSchema } from "../../src/modules/contact/contact.service.js";
+import { outboxListSchema } from "../../src/modules/email/outbox-admin.service.js";
 import { sendData } from "../envelope.js";
 import { input, param, queryInput, type RouteDef } from "../route.js";
 
@@ -11,7 +12,7 @@ export const miscRoutes = (s: Services): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, (await s.contact.submit(req.ctx, input(req))).message),
   },
   {
-    method: "get", path: "/superadmin/emails", tag: "superadmin", auth: "superadmin", summary: "The email outbox (?status=pending|sent|failed|dead)",
+    method: "get", path: "/superadmin/emails", tag: "superadmin", auth: "superadmin", query: outboxListSchema, summary: "The email outbox (?status=pending|sent|failed|dead)",
     handle: async (req, res) => {
       const { items, ...page } = await s.outbox.list(req.ctx, queryInput(req));
       sendData(res, 200, "Outbox", { emails: items, ...page });

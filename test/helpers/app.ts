@@ -12,6 +12,8 @@ import type { OidcRuntime } from "../../src/oidc/index.js";
 import { withDatabase } from "./global-setup.js";
 import { startSmtpSink, type SmtpSink } from "./smtp-sink.js";
 import { HttpClient } from "./http.js";
+import { ContractChecker } from "./contract.js";
+import { openApiDocument } from "../../rest-shim/index.js";
 
 export interface TestApp {
   url: string;
@@ -80,7 +82,8 @@ export async function startTestApp(env: Record<string, string> = {}, overrides: 
     oidc,
     clock,
     mail,
-    http: new HttpClient(url),
+    // Every REST answer the suite receives is checked against the OpenAPI document the app serves.
+    http: new HttpClient(url, new ContractChecker(openApiDocument(container.services, container.config, container.version))),
     flushEmails: () => container.services.email.drain(),
     async close() {
       server.closeAllConnections();

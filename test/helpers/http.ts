@@ -1,3 +1,5 @@
+import { reportMismatch, type ContractChecker } from "./contract.js";
+
 export interface HttpResponse<T = any> {
   status: number;
   headers: Headers;
@@ -13,9 +15,16 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
-/** A small fetch wrapper for the REST envelope and GraphQL. */
+/**
+ * A small fetch wrapper for the REST envelope and GraphQL. With a contract checker, every answer
+ * under /api/v1 and /api/health|ready is checked against the OpenAPI document (status and body):
+ * a mismatch fails the call, and so the test that made it.
+ */
 export class HttpClient {
-  constructor(readonly baseUrl: string) {}
+  constructor(
+    readonly baseUrl: string,
+    private readonly contract?: ContractChecker,
+  ) {}
 
   async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<HttpResponse<T>> {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
@@ -35,6 +44,8 @@ export class HttpClient {
     } catch {
       /* not JSON */
     }
+    const problem = this.contract?.check({ method, url: path, status: res.status, headers: res.headers, text });
+    if (problem) reportMismatch({ method, url: path, status: res.status, headers: res.headers, text }, problem);
     return { status: res.status, headers: res.headers, body, text };
   }
 

@@ -1,0 +1,81 @@
+import express from "express";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { sendData, sendError } from "../../rest-shim/envelope.js";
+import { errorHandler } from "../../rest-shim/middleware/error-handler.js";
+import { buildOpenApi } from "../../rest-shim/openapi.js";
+import { mountFallbacks, mountRoutes, type RouteDef } from "../../rest-shim/route.js";
+import { requestId } from "../../src/http/request-id.js";
+import { jsonBody } from "../../src/http/body.js";
+import type { Logger } from "../../src/infra/logger.js";
+import { ContractChecker } from "../helpers/contract.js";
+import { HttpClient } from "../helpers/http.js";
+
+/**
+ * The response-validation layer catches drift: a small router whose routes break their own
+ * declarations (an undocumented status, a body of the wrong shape, a redirect without Location),
+ * checked through the same HttpClient the integration suite uses.
+ */
+const thing = z.object({ thing: z.object({ id: z.string(), count: z.number().int(), createdAt: z.date() }) });
+const routes: RouteDef[] = [
+  {
+    method: "get", path: "/things/:id", tag: "t", auth: "none", summary: "Honest", data: thing,
+    handle: async (req, res) => sendData(res, 200, "Thing", { thing: { id: String(req.params.id), count: 1, createdAt: new Date() } }),
+  },
+  {
+    method: "get", path: "/teapot", tag: "t", auth: "none", summary: "Answers a status it does not declare",
+    handle: async (_req, res) => sendError(res, 418, "TEAPOT", "I am a teapot"),
+  },
+  {
+    method: "get", path: "/shape", tag: "t", auth: "none", summary: "Answers data of the wrong shape", data: thing,
+    handle: async (_req, res) => sendData(res, 200, "Thing", { thing: { id: 7, count: "many" } }),
+  },
+  {
+    method: "post", path: "/things", tag: "t", auth: "none", summary: "Declares 201, answers 200", status: 201, body: z.object({ name: z.string() }),
+    handle: async (_req, res) => sendData(res, 200, "Created"),
+  },
+  {
+    method: "get", path: "/bare", tag: "t", auth: "none", summary: "Answers no envelope",
+    handle: async (_req, res) => void res.status(200).json({ ok: true }),
+  },
+];
+
+let server: Server;
+let http: HttpClient;
+beforeAll(async () => {
+  const app = express();
+  app.use(requestId);
+  const router = express.Router();
+  router.use(jsonBody("10kb"));
+  mountRoutes(router, routes);
+  mountFallbacks(router, routes);
+  app.use("/api/v1", router);
+  app.use(errorHandler({ error: () => undefined } as unknown as Logger));
+  server = createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const doc = buildOpenApi(routes, { version: "test" });
+  http = new HttpClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, new ContractChecker(doc));
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+describe("response validation against the OpenAPI document", () => {
+  it("passes answers that honour the document", async () => {
+    expect((await http.get("/api/v1/things/abc")).body.data.thing.id).toBe("abc");
+    // Outside the contract on purpose, still in the error envelope: unknown path, other method, bad JSON.
+    expect((await http.get("/api/v1/nowhere")).status).toBe(404);
+    expect((await http.delete("/api/v1/things/abc")).status).toBe(405);
+    expect((await http.request("POST", "/api/v1/things", { rawBody: "{nope" })).body.error.type).toBe("INVALID_JSON");
+  });
+
+  it("fails the call on an undocumented status, naming method, path and status", async () => {
+    await expect(http.get("/api/v1/teapot")).rejects.toThrow(/Contract mismatch: GET \/api\/v1\/teapot → 418: status 418 is not documented .*error.type TEAPOT/);
+    await expect(http.post("/api/v1/things", { name: "x" })).rejects.toThrow(/POST \/api\/v1\/things → 200: status 200 is not documented/);
+  });
+
+  it("fails the call on a body of the wrong shape, with the schema errors", async () => {
+    await expect(http.get("/api/v1/shape")).rejects.toThrow(/GET \/api\/v1\/shape → 200: the body does not match the schema of 200: .*\/data\/thing\/id must be string.*\/data\/thing\/count must be integer/);
+    await expect(http.get("/api/v1/bare")).rejects.toThrow(/must have required property 'version'/);
+  });
+});
