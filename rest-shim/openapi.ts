@@ -2,6 +2,7 @@ import { z } from "zod";
 import { camelToSnake } from "../src/lib/strings.js";
 import type { RouteDef } from "./route.js";
 import { API_SCOPES } from "../src/lib/api-scopes.js";
+import { viewRegistry } from "./views/same-shape.js";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -26,10 +27,11 @@ function snakeSchema(schema: unknown): unknown {
  * JSON Schema of a zod schema as it travels: requests as the service parses them (`input`), views
  * as the service returns them (`output`), with Dates as the ISO strings JSON carries.
  */
-export function wireSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
+export function wireSchema(schema: z.ZodType, io: "input" | "output", metadata?: typeof viewRegistry): JsonSchema {
   const json = z.toJSONSchema(schema, {
     io,
     unrepresentable: "any",
+    ...(metadata ? { metadata } : {}),
     override: (ctx) => {
       if (ctx.zodSchema._zod.def.type === "date") Object.assign(ctx.jsonSchema, { type: "string", format: "date-time" });
     },
@@ -70,9 +72,25 @@ const successBase = {
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: unknown) => ({ "application/json": { schema } });
 
+/** `#/$defs/X` (zod's named views) → `#/components/schemas/X`. */
+function retarget(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(retarget);
+  if (!schema || typeof schema !== "object") return schema;
+  return Object.fromEntries(
+    Object.entries(schema).map(([k, v]) => [k, k === "$ref" && typeof v === "string" ? v.replace("#/$defs/", "#/components/schemas/") : retarget(v)]),
+  );
+}
+
+/** A route's `data` schema; the named views it uses go to `components` (once each) and are referred to. */
+function dataSchema(schema: z.ZodType, components: Record<string, unknown>): unknown {
+  const { $defs, ...rest } = wireSchema(schema, "output", viewRegistry);
+  for (const [name, def] of Object.entries(($defs ?? {}) as Record<string, unknown>)) components[name] ??= retarget(def);
+  return retarget(rest);
+}
+
 /** The success envelope for one status, with the route's `data` when it declares one. */
-function successSchema(r: RouteDef, status: number): unknown {
-  const data = r.data ? wireSchema(r.data, "output") : undefined;
+function successSchema(r: RouteDef, status: number, components: Record<string, unknown>): unknown {
+  const data = r.data ? dataSchema(r.data, components) : undefined;
   return {
     allOf: [ref("SuccessEnvelope"), { properties: { code: { const: status }, ...(data ? { data } : {}) }, ...(data ? { required: ["data"] } : {}) }],
   };
@@ -89,7 +107,9 @@ export function errorStatuses(r: RouteDef, edge: boolean): Record<number, string
   if (r.body || r.query) out[400] = "The body or query is invalid (VALIDATION_ERROR with details.errors), or the JSON is malformed";
   if (edge) out[401] = signedIn ? "Not signed in, or the credential is invalid or expired" : "A credential was sent and is invalid or expired";
   const forbidden: string[] = [];
-  if (signedIn) forbidden.push("the account may not do this (suspended, MFA compliance, a delegated token without the scope)");
+  if (signedIn) forbidden.push("the account may not do this (suspended, MFA compliance)");
+  // Every route checks a delegated caller's scope before it runs (mountRoutes), public ones too.
+  if (edge) forbidden.push(r.scope ? `an OIDC access token without the ${r.scope} scope (INSUFFICIENT_SCOPE)` : "an OIDC access token: this route takes none (INSUFFICIENT_SCOPE)");
   if (r.org) forbidden.push(`the caller's role is below ${r.org}`);
   if (r.auth === "superadmin") forbidden.push("the caller is not a superadmin");
   if (edge && r.method !== "get") forbidden.push("a cookie-authenticated write from another origin (CSRF_CHECK_FAILED)");
@@ -102,6 +122,7 @@ export function errorStatuses(r: RouteDef, edge: boolean): Record<number, string
 /** The OpenAPI 3.1 document of the REST shim, generated from the same route list the router mounts. */
 export function buildOpenApi(routes: readonly RouteDef[], info: { version: string; serverUrl?: string }) {
   const paths: Record<string, Record<string, unknown>> = {};
+  const views: Record<string, unknown> = {};
   for (const r of routes) {
     const path = `/api/v1${r.path}`.replace(/:(\w+)/g, "{$1}").replace("/api/v1/health", "/api/health").replace("/api/v1/ready", "/api/ready");
     const edge = path.startsWith("/api/v1/");
@@ -120,7 +141,7 @@ export function buildOpenApi(routes: readonly RouteDef[], info: { version: strin
       for (const status of [success, ...(r.alsoStatus ?? [])]) {
         responses[status] = r.produces
           ? { description: "Success", content: { [r.produces]: { schema: { type: "string", contentMediaType: r.produces } } } }
-          : { description: status === 201 ? "Created" : "Success", content: json(successSchema(r, status)) };
+          : { description: status === 201 ? "Created" : "Success", content: json(successSchema(r, status, views)) };
       }
     }
     if (r.redirect) {
@@ -193,7 +214,7 @@ export function buildOpenApi(routes: readonly RouteDef[], info: { version: strin
         },
         cookieAuth: { type: "apiKey", in: "cookie", name: "keyward.sid" },
       },
-      schemas: { SuccessEnvelope: successBase, ErrorEnvelope: errorEnvelope },
+      schemas: { SuccessEnvelope: successBase, ErrorEnvelope: errorEnvelope, ...Object.fromEntries(Object.entries(views).sort(([a], [b]) => a.localeCompare(b))) },
     },
     paths,
   };

@@ -9,8 +9,13 @@ import { data } from "../views/index.js";
 
 const U = "/admin/users/:userId";
 
+/** Acting on an account: never your own (BAD_REQUEST: use your account settings). */
+export const onAnotherAccount = (r: RouteDef): RouteDef =>
+  r.path.startsWith(U) ? { ...r, errors: { 400: "The account is your own: use your account settings (BAD_REQUEST)", ...r.errors } } : r;
+
 /** Account administration: superadmins over everyone, org owners/admins over their members. */
-export const adminRoutes = (s: Services): RouteDef[] => [
+export const adminRoutes = (s: Services): RouteDef[] =>
+  ([
   {
     method: "get", path: "/admin/users", data: data.adminUsers, tag: "admin", auth: "user", query: adminUsersQuerySchema,
     summary: "Search the accounts you administer (?q=&page=&per_page=)",
@@ -81,4 +86,4 @@ export const adminRoutes = (s: Services): RouteDef[] => [
       sendData(res, 200, "Audit log", { auditLogs: items.map((e) => ({ ...e, metadata: new Verbatim(e.metadata) })), ...page });
     },
   },
-];
+] satisfies RouteDef[]).map(onAnotherAccount);

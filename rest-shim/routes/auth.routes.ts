@@ -51,7 +51,7 @@ export const authRoutes = (s: Services, config: Config): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, "Current user", { user: await s.users.getMe(req.ctx) }),
   },
   {
-    method: "post", path: "/auth/me/resend-verification", tag: "auth", auth: "user",
+    method: "post", path: "/auth/me/resend-verification", errors: { 409: "The address is already verified (EMAIL_ALREADY_VERIFIED)" }, tag: "auth", auth: "user",
     summary: "Email a new verification link to the signed-in user (rate limited per user)",
     handle: async (req, res) => sendData(res, 200, (await s.accounts.resendVerificationForMe(req.ctx)).message),
   },
@@ -61,7 +61,7 @@ export const authRoutes = (s: Services, config: Config): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, (await s.accounts.resendVerificationByEmail(req.ctx, input(req))).message),
   },
   {
-    method: "post", path: "/auth/verify-email", tag: "auth", auth: "none", body: tokenSchema,
+    method: "post", path: "/auth/verify-email", errors: { 409: "An email change to an address another account took meanwhile (EMAIL_TAKEN)" }, tag: "auth", auth: "none", body: tokenSchema,
     summary: "Verify an email address with the emailed token (also completes an email change)",
     handle: async (req, res) => sendData(res, 200, "Email address verified", { user: await s.accounts.verifyEmail(req.ctx, input(req)) }),
   },

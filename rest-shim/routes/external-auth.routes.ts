@@ -6,6 +6,7 @@ import { authorizeQuerySchema, callbackQuerySchema, providerConfigSchema } from 
 import type { FlowStarted } from "../../src/modules/oauth/external-auth.service.js";
 import { sendData } from "../envelope.js";
 import { input, param, queryInput, type RouteDef } from "../route.js";
+import { onAnotherAccount } from "./admin.routes.js";
 
 const X = "/auth/external";
 const linkBodySchema = authorizeQuerySchema.pick({ next: true });
@@ -71,17 +72,17 @@ export const externalAuthRoutes = (s: Services, config: Config): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, "Providers", { providers: await s.oauthProviders.list(req.ctx) }),
   },
   ...providerConfigRoutes(s, "/admin/oauth/providers/:provider", "put"),
-  {
+  onAnotherAccount({
     method: "get", path: "/admin/users/:userId/linked-accounts", tag: "admin", auth: "user", summary: "The linked accounts of a user you administer",
     handle: async (req, res) => sendData(res, 200, "Linked accounts", { linkedAccounts: await s.linkedAccounts.listForUser(req.ctx, param(req, "userId")) }),
-  },
-  {
+  }),
+  onAnotherAccount({
     method: "delete", path: "/admin/users/:userId/linked-accounts/:provider", tag: "admin", auth: "user", summary: "Unlink a provider from a user you administer",
     handle: async (req, res) => {
       await s.linkedAccounts.unlinkForUser(req.ctx, param(req, "userId"), param(req, "provider"));
       sendData(res, 200, "Account unlinked");
     },
-  },
+  }),
 ];
 
 /** Read, create-or-update (201 when new, 200 when updated) and delete one provider's configuration. */

@@ -13,6 +13,7 @@ import { policySchema } from "../../src/modules/auth/mfa/mfa-policy.service.js";
 
 // The pending sign-in's mfa_token comes in the body, or in the cookie /auth/login set for browsers.
 const cookieOrBody = { mfaToken: true } as const;
+const attempt = { 409: "Another second-factor attempt on this sign-in is being checked (MFA_ATTEMPT_IN_PROGRESS)" };
 
 /** A finished sign-in: the session cookie for browsers, the token for the CLI and scripts. */
 export function sendSession(res: Response, config: Config, result: SessionIssued, message = "Login successful"): void {
@@ -26,12 +27,12 @@ const withMfaToken = (req: Request, config: Config) => ({ ...(input(req) as obje
 
 export const mfaRoutes = (s: Services, config: Config): RouteDef[] => [
   {
-    method: "post", path: "/auth/totp/verify", data: data.session, tag: "mfa", auth: "none", body: loginCodeSchema.partial(cookieOrBody),
+    method: "post", path: "/auth/totp/verify", errors: attempt, data: data.session, tag: "mfa", auth: "none", body: loginCodeSchema.partial(cookieOrBody),
     summary: "Second factor: a TOTP code, or a backup code (is_backup_code), with the mfa_token from /auth/login",
     handle: async (req, res) => sendSession(res, config, await s.mfaLogin.completeWithCode(req.ctx, withMfaToken(req, config))),
   },
   {
-    method: "post", path: "/auth/mfa/backup-code", data: data.session, tag: "mfa", auth: "none", body: loginCodeSchema.omit({ isBackupCode: true }).partial(cookieOrBody), summary: "Second factor: a backup code (each works once)",
+    method: "post", path: "/auth/mfa/backup-code", errors: attempt, data: data.session, tag: "mfa", auth: "none", body: loginCodeSchema.omit({ isBackupCode: true }).partial(cookieOrBody), summary: "Second factor: a backup code (each works once)",
     handle: async (req, res) => sendSession(res, config, await s.mfaLogin.completeWithCode(req.ctx, { ...withMfaToken(req, config), isBackupCode: true })),
   },
   {
@@ -42,7 +43,7 @@ export const mfaRoutes = (s: Services, config: Config): RouteDef[] => [
     },
   },
   {
-    method: "post", path: "/auth/webauthn/mfa/complete", data: data.session, tag: "mfa", auth: "none", body: assertionSchema, summary: "Second factor: the WebAuthn assertion",
+    method: "post", path: "/auth/webauthn/mfa/complete", errors: attempt, data: data.session, tag: "mfa", auth: "none", body: assertionSchema, summary: "Second factor: the WebAuthn assertion",
     handle: async (req, res) => sendSession(res, config, await s.mfaLogin.completeWebauthn(req.ctx, withMfaToken(req, config))),
   },
   {

@@ -31,7 +31,7 @@ export const oidcClientsRoutes = (s: Services): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, "Client updated", { client: await s.oidcClients.update(req.ctx, param(req, "orgId"), param(req, "clientId"), input(req)) }),
   },
   {
-    method: "post", path: `${C}/:clientId/rotate-secret`, data: data.rotatedClient, tag: "oidc", auth: "user", org: "admin",
+    method: "post", path: `${C}/:clientId/rotate-secret`, errors: { 400: "A public client has no secret (BAD_REQUEST)" }, data: data.rotatedClient, tag: "oidc", auth: "user", org: "admin",
     summary: "Replace a confidential client's secret (shown once; the old one stops working)",
     handle: async (req, res) => sendData(res, 200, "Client secret rotated: store it now, it is not shown again", { client: await s.oidcClients.rotateSecret(req.ctx, param(req, "orgId"), param(req, "clientId")) }),
   },

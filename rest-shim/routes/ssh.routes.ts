@@ -65,12 +65,12 @@ export const sshRoutes = (s: Services): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, "Certificate policy", { policy: await s.signing.effectivePolicy(req.ctx, (req.query.org_id as string) || undefined) }),
   },
   {
-    method: "post", path: "/ssh/sign", errors: { 500: "Signing failed (SIGNING_FAILED)", 503: "No active user CA in the organization (CA_NOT_CONFIGURED)" }, data: data.signedCertificate, tag: "ssh", auth: "user", scope: "ssh:sign", body: signUserSchema, status: 201,
+    method: "post", path: "/ssh/sign", errors: { 404: "The key or the organization does not exist for you (SSH_KEY_NOT_FOUND, ORG_NOT_FOUND)", 500: "Signing failed (SIGNING_FAILED)", 503: "No active user CA in the organization (CA_NOT_CONFIGURED)" }, data: data.signedCertificate, tag: "ssh", auth: "user", scope: "ssh:sign", body: signUserSchema, status: 201,
     summary: "Sign a user certificate for one of your keys (org_id selects the organization when you are in several)",
     handle: async (req, res) => sendData(res, 201, "Certificate issued", await s.signing.signUserCertificate(req.ctx, input(req))),
   },
   {
-    method: "post", path: "/ssh/sign/host", errors: { 500: "Signing failed (SIGNING_FAILED)", 503: "No active host CA (CA_NOT_CONFIGURED)" }, data: data.signedCertificate, tag: "ssh", auth: "user", body: signHostSchema, status: 201, summary: "Sign a host certificate (organization admins)",
+    method: "post", path: "/ssh/sign/host", errors: { 404: "The CA does not exist for you (CA_NOT_FOUND)", 500: "Signing failed (SIGNING_FAILED)", 503: "No active host CA (CA_NOT_CONFIGURED)" }, data: data.signedCertificate, tag: "ssh", auth: "user", body: signHostSchema, status: 201, summary: "Sign a host certificate (organization admins)",
     handle: async (req, res) => sendData(res, 201, "Host certificate issued", await s.signing.signHostCertificate(req.ctx, input(req))),
   },
   {
@@ -92,7 +92,7 @@ export const sshRoutes = (s: Services): RouteDef[] => [
     },
   },
   {
-    method: "get", path: "/ssh/ca/public-key", tag: "ssh", auth: "user", scope: "ssh:sign", query: caQuery, summary: "The active CA public key (?ca_type=user|host&org_id=)",
+    method: "get", path: "/ssh/ca/public-key", errors: { 404: "No active CA of that type (CA_NOT_CONFIGURED)" }, tag: "ssh", auth: "user", scope: "ssh:sign", query: caQuery, summary: "The active CA public key (?ca_type=user|host&org_id=)",
     handle: async (req, res) =>
       sendData(res, 200, "CA public key", await s.cas.publicKey(req.ctx, { caType: req.query.ca_type as string | undefined, orgId: (req.query.org_id as string) || undefined })),
   },
@@ -159,7 +159,7 @@ export const sshRoutes = (s: Services): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, "Certificates revoked", await s.certificates.revokeUser(req.ctx, param(req, "orgId"), param(req, "userId"), input(req))),
   },
   {
-    method: "post", path: "/sudo/check", tag: "ssh", auth: "none", body: sudoCheckSchema,
+    method: "post", path: "/sudo/check", errors: { 404: "No certificate with this serial in the key's organization (NOT_FOUND)" }, tag: "ssh", auth: "none", body: sudoCheckSchema,
     summary: "May the user behind a certificate sudo? (organization API key in the body)",
     handle: async (req, res) => sendData(res, 200, "Sudo check", await s.sudo.check(req.ctx, input(req))),
   },

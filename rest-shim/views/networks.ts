@@ -1,10 +1,10 @@
 import { z } from "zod";
 import type { Services } from "../../src/container.js";
 import { approvalGrantType, approvalState, deviceStatus, networkEnvironment, networkRequestMode } from "../../schema/networks.js";
-import { date, sameShape, type Item, type Returns } from "./same-shape.js";
+import { date, type Item, named, type Returns, sameShape } from "./same-shape.js";
 
 // --- portal networks, devices, approvals ---
-export const portalNetworkView = z.object({
+export const portalNetworkView = named("PortalNetwork", z.object({
   id: z.string(),
   organizationId: z.string(),
   name: z.string(),
@@ -20,11 +20,11 @@ export const portalNetworkView = z.object({
   activeMembershipCount: z.number().int(),
   createdAt: date,
   updatedAt: date,
-});
+}));
 sameShape<z.output<typeof portalNetworkView>, Returns<Services["portalNetworks"]["get"]>>();
 sameShape<z.output<typeof portalNetworkView>, Item<Returns<Services["portalNetworks"]["list"]>>>();
 
-export const deviceView = z.object({
+export const deviceView = named("Device", z.object({
   id: z.string(),
   organizationId: z.string(),
   userId: z.string(),
@@ -37,11 +37,11 @@ export const deviceView = z.object({
   displayName: z.string(),
   activeMembershipCount: z.number().int(),
   createdAt: date,
-});
+}));
 sameShape<z.output<typeof deviceView>, Item<Returns<Services["devices"]["list"]>>>();
 sameShape<z.output<typeof deviceView>, Returns<Services["devices"]["update"]>>();
 
-export const approvalView = z.object({
+export const approvalView = named("Approval", z.object({
   id: z.string(),
   userId: z.string(),
   portalNetworkId: z.string(),
@@ -55,6 +55,6 @@ export const approvalView = z.object({
   userEmail: z.string().optional(),
   userName: z.string().nullable().optional(),
   networkName: z.string().optional(),
-});
+}));
 sameShape<z.output<typeof approvalView>, Returns<Services["networkApprovals"]["request"]>>();
 sameShape<z.output<typeof approvalView>, Item<Returns<Services["networkApprovals"]["pending"]>>>();

@@ -10,6 +10,13 @@ export function sameShape<A, B>(..._proof: Same<A, B> extends true ? [] : [{ dri
 export type Returns<F> = F extends (...args: never[]) => infer R ? Awaited<R> : never;
 export type Item<T> = T extends ReadonlyArray<infer I> ? I : T extends { items: ReadonlyArray<infer I> } ? I : never;
 
+/** Named views: the OpenAPI document lists them once under components.schemas and refers to them. */
+export const viewRegistry = z.registry<{ id: string }>();
+export const named = <T extends z.ZodType>(id: string, schema: T): T => {
+  viewRegistry.add(schema, { id });
+  return schema;
+};
+
 /** Dates are Dates in the views and ISO strings on the wire (the document generator maps them). */
 export const date = z.date();
 export const orgRole = z.enum(["owner", "admin", "member", "guest"]);

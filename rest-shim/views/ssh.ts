@@ -1,9 +1,9 @@
 import { z } from "zod";
 import type { Services } from "../../src/container.js";
-import { date, sameShape, type Item, type Returns } from "./same-shape.js";
+import { date, type Item, named, type Returns, sameShape } from "./same-shape.js";
 
 // --- SSH keys, certificates, certificate authorities ---
-export const sshKeyView = z.object({
+export const sshKeyView = named("SshKey", z.object({
   id: z.string(),
   userId: z.string(),
   fingerprint: z.string(),
@@ -17,10 +17,10 @@ export const sshKeyView = z.object({
   verifyTextCreatedAt: date.nullable(),
   createdAt: date,
   updatedAt: date,
-});
+}));
 sameShape<z.output<typeof sshKeyView>, Returns<Services["sshKeys"]["get"]>>();
 
-export const certificateView = z.object({
+export const certificateView = named("Certificate", z.object({
   id: z.string(),
   organizationId: z.string(),
   caId: z.string(),
@@ -40,13 +40,13 @@ export const certificateView = z.object({
   revokedAt: date.nullable(),
   revokeReason: z.string().nullable(),
   createdAt: date,
-});
+}));
 sameShape<z.output<typeof certificateView>, Returns<Services["certificates"]["get"]>>();
 
-export const signedCertificateView = certificateView.extend({ certId: z.string(), organizationName: z.string() });
+export const signedCertificateView = named("SignedCertificate", certificateView.extend({ certId: z.string(), organizationName: z.string() }));
 sameShape<z.output<typeof signedCertificateView>, Returns<Services["signing"]["signUserCertificate"]>>();
 
-export const caView = z.object({
+export const caView = named("CertificateAuthority", z.object({
   id: z.string(),
   organizationId: z.string(),
   name: z.string(),
@@ -60,11 +60,11 @@ export const caView = z.object({
   publicKey: z.string(),
   fingerprint: z.string(),
   previousKeys: z.array(z.object({ publicKey: z.string(), fingerprint: z.string(), trustedUntil: date.nullable() })),
-});
+}));
 sameShape<z.output<typeof caView>, Item<Returns<Services["cas"]["list"]>>>();
 
 // --- API keys ---
-export const apiKeyView = z.object({
+export const apiKeyView = named("ApiKey", z.object({
   id: z.string(),
   organizationId: z.string(),
   name: z.string(),
@@ -76,8 +76,8 @@ export const apiKeyView = z.object({
   revokeReason: z.string().nullable(),
   createdAt: date,
   updatedAt: date,
-});
+}));
 sameShape<z.output<typeof apiKeyView>, Item<Returns<Services["apiKeys"]["list"]>>>();
-export const createdApiKeyView = apiKeyView.extend({ key: z.string().describe("The secret, shown once") });
+export const createdApiKeyView = named("CreatedApiKey", apiKeyView.extend({ key: z.string().describe("The secret, shown once") }));
 sameShape<z.output<typeof createdApiKeyView>, Returns<Services["apiKeys"]["create"]>>();
 

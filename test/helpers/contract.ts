@@ -76,7 +76,8 @@ export class ContractChecker {
     this.ajv.addSchema({ $id: COMPONENTS_ID, $defs: this.rewrite(doc.components.schemas) });
     this.templates = Object.keys(doc.paths).map((path) => ({
       path,
-      regex: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{\w+\}/g, "[^/]+")}$`),
+      // Case-insensitive, as Express routes (GET /api/v1/INVITES/x is GET /invites/{token}).
+      regex: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{\w+\}/g, "[^/]+")}$`, "i"),
       literals: path.split("/").filter((s) => s && !s.startsWith("{")).length,
     }));
   }
@@ -178,4 +179,38 @@ export function reportMismatch(r: ObservedResponse, problem: string): void {
 function currentTest(): string {
   const { testPath, currentTestName } = expect.getState();
   return `${(testPath ?? "").replace(/^.*\/test\//, "test/")} > ${currentTestName ?? ""}`;
+}
+
+/** Set on a request's init by callers that check the answer themselves (HttpClient). */
+export const CHECKED_BY_CALLER = Symbol("contract-checked-by-caller");
+
+const watched = new Map<string, ContractChecker>();
+let fetchPatched = false;
+
+/**
+ * Also checks the answers tests fetch from a running app without HttpClient (a browser-like agent
+ * with cookies, the raw KRL): the global fetch of the test worker is wrapped once, and answers from
+ * a watched origin under the contract's paths go through the same checker. Returns the unwatch.
+ */
+export function watchFetches(origin: string, checker: ContractChecker): () => void {
+  watched.set(origin, checker);
+  if (!fetchPatched) {
+    fetchPatched = true;
+    const original = globalThis.fetch;
+    globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
+      const res = await original(input, init);
+      if ((init as { [CHECKED_BY_CALLER]?: boolean } | undefined)?.[CHECKED_BY_CALLER]) return res;
+      const requested = new URL(input instanceof Request ? input.url : String(input));
+      // After a followed redirect the answer is the last hop's, fetched with GET.
+      const url = res.redirected && res.url ? new URL(res.url) : requested;
+      const check = watched.get(url.origin);
+      if (!check || !isContractPath(url.pathname)) return res;
+      const method = res.redirected ? "GET" : (init?.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase();
+      const observed = { method, url: url.pathname + url.search, status: res.status, headers: res.headers, text: await res.clone().text() };
+      const problem = check.check(observed);
+      if (problem) reportMismatch(observed, problem);
+      return res;
+    };
+  }
+  return () => watched.delete(origin);
 }

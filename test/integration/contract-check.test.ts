@@ -10,7 +10,7 @@ import { mountFallbacks, mountRoutes, type RouteDef } from "../../rest-shim/rout
 import { requestId } from "../../src/http/request-id.js";
 import { jsonBody } from "../../src/http/body.js";
 import type { Logger } from "../../src/infra/logger.js";
-import { ContractChecker } from "../helpers/contract.js";
+import { ContractChecker, watchFetches } from "../helpers/contract.js";
 import { HttpClient } from "../helpers/http.js";
 
 /**
@@ -44,6 +44,8 @@ const routes: RouteDef[] = [
 
 let server: Server;
 let http: HttpClient;
+let origin: string;
+let unwatch: () => void;
 beforeAll(async () => {
   const app = express();
   app.use(requestId);
@@ -56,9 +58,15 @@ beforeAll(async () => {
   server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const doc = buildOpenApi(routes, { version: "test" });
-  http = new HttpClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, new ContractChecker(doc));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const checker = new ContractChecker(doc);
+  http = new HttpClient(origin, checker);
+  unwatch = watchFetches(origin, checker);
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => {
+  unwatch();
+  return new Promise<void>((resolve) => server.close(() => resolve()));
+});
 
 describe("response validation against the OpenAPI document", () => {
   it("passes answers that honour the document", async () => {
@@ -77,5 +85,10 @@ describe("response validation against the OpenAPI document", () => {
   it("fails the call on a body of the wrong shape, with the schema errors", async () => {
     await expect(http.get("/api/v1/shape")).rejects.toThrow(/GET \/api\/v1\/shape → 200: the body does not match the schema of 200: .*\/data\/thing\/id must be string.*\/data\/thing\/count must be integer/);
     await expect(http.get("/api/v1/bare")).rejects.toThrow(/must have required property 'version'/);
+  });
+
+  it("checks answers a test fetches without the HttpClient too", async () => {
+    expect((await fetch(`${origin}/api/v1/things/abc`)).status).toBe(200);
+    await expect(fetch(`${origin}/api/v1/shape`)).rejects.toThrow(/GET \/api\/v1\/shape → 200: the body does not match/);
   });
 });
