@@ -90,6 +90,7 @@ function dataSchema(schema: z.ZodType, components: Record<string, unknown>): unk
 
 /** The success envelope for one status, with the route's `data` when it declares one. */
 function successSchema(r: RouteDef, status: number, components: Record<string, unknown>): unknown {
+  if (r.data === null) return { allOf: [ref("SuccessEnvelope"), { properties: { code: { const: status } }, not: { required: ["data"] } }] };
   const data = r.data ? dataSchema(r.data, components) : undefined;
   return {
     allOf: [ref("SuccessEnvelope"), { properties: { code: { const: status }, ...(data ? { data } : {}) }, ...(data ? { required: ["data"] } : {}) }],

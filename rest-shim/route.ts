@@ -29,8 +29,8 @@ export interface RouteDef {
   status?: number;
   /** Other success statuses with the same body (a create-or-update: 201 when new, 200 when updated). */
   alsoStatus?: number[];
-  /** The `data` of the success envelope: a zod schema of the view the service returns (undeclared: any object). */
-  data?: z.ZodType;
+  /** The `data` of the success envelope: a zod schema of the view the service returns; null: the answer has none (undeclared: any object). */
+  data?: z.ZodType | null;
   /** The route answers with a redirect (Location); `only`: it never answers JSON. */
   redirect?: { status: 302 | 303; description: string; only?: boolean };
   /** A success body that is not the JSON envelope, by media type (the binary KRL). */

@@ -42,14 +42,14 @@ export const adminRoutes = (s: Services): RouteDef[] =>
     handle: async (req, res) => sendData(res, 200, "Email verified", { user: await s.adminUsers.verifyEmail(req.ctx, param(req, "userId")) }),
   },
   {
-    method: "post", path: `${U}/password`, tag: "admin", auth: "user", body: adminPasswordSchema, summary: "Set or reset an account's password (its sessions end)",
+    method: "post", path: `${U}/password`, data: null, tag: "admin", auth: "user", body: adminPasswordSchema, summary: "Set or reset an account's password (its sessions end)",
     handle: async (req, res) => {
       await s.adminUsers.setPassword(req.ctx, param(req, "userId"), input(req));
       sendData(res, 200, "Password set");
     },
   },
   {
-    method: "post", path: `${U}/delete`, errors: { 409: "The account is the only owner of an organization with other members (USER_IS_SOLE_OWNER)" }, tag: "admin", auth: "user", body: adminDeleteSchema, summary: "Soft-delete an account ({confirm: true})",
+    method: "post", path: `${U}/delete`, data: null, errors: { 409: "The account is the only owner of an organization with other members (USER_IS_SOLE_OWNER)" }, tag: "admin", auth: "user", body: adminDeleteSchema, summary: "Soft-delete an account ({confirm: true})",
     handle: async (req, res) => {
       await s.adminUsers.delete(req.ctx, param(req, "userId"), input(req));
       sendData(res, 200, "User deleted");
@@ -64,7 +64,7 @@ export const adminRoutes = (s: Services): RouteDef[] =>
     handle: async (req, res) => sendData(res, 200, "MFA methods", await s.adminUsers.mfaMethods(req.ctx, param(req, "userId"))),
   },
   {
-    method: "delete", path: `${U}/mfa/:method`, tag: "admin", auth: "user", query: z.object({ credentialId: z.string().optional() }),
+    method: "delete", path: `${U}/mfa/:method`, data: null, tag: "admin", auth: "user", query: z.object({ credentialId: z.string().optional() }),
     summary: "Remove an account's MFA: totp, webauthn (all, or ?credential_id=) or all; the owner is emailed",
     handle: async (req, res) => {
       await s.adminUsers.removeMfa(req.ctx, param(req, "userId"), { method: param(req, "method"), credentialId: (req.query.credential_id as string) || undefined });

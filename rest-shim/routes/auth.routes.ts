@@ -38,7 +38,7 @@ export const authRoutes = (s: Services, config: Config): RouteDef[] => [
     },
   },
   {
-    method: "post", path: "/auth/logout", tag: "auth", auth: "optional",
+    method: "post", path: "/auth/logout", data: null, tag: "auth", auth: "optional",
     summary: "End the current session and clear the session cookie (200 without a session too: there is nothing to end)",
     handle: async (req, res) => {
       await s.login.logout(req.ctx);
@@ -51,12 +51,12 @@ export const authRoutes = (s: Services, config: Config): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, "Current user", { user: await s.users.getMe(req.ctx) }),
   },
   {
-    method: "post", path: "/auth/me/resend-verification", errors: { 409: "The address is already verified (EMAIL_ALREADY_VERIFIED)" }, tag: "auth", auth: "user",
+    method: "post", path: "/auth/me/resend-verification", data: null, errors: { 409: "The address is already verified (EMAIL_ALREADY_VERIFIED)" }, tag: "auth", auth: "user",
     summary: "Email a new verification link to the signed-in user (rate limited per user)",
     handle: async (req, res) => sendData(res, 200, (await s.accounts.resendVerificationForMe(req.ctx)).message),
   },
   {
-    method: "post", path: "/auth/resend-verification", tag: "auth", auth: "none", body: emailOnlySchema,
+    method: "post", path: "/auth/resend-verification", data: null, tag: "auth", auth: "none", body: emailOnlySchema,
     summary: "Email a new verification link to an address (same answer for every address)",
     handle: async (req, res) => sendData(res, 200, (await s.accounts.resendVerificationByEmail(req.ctx, input(req))).message),
   },
@@ -66,22 +66,22 @@ export const authRoutes = (s: Services, config: Config): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, "Email address verified", { user: await s.accounts.verifyEmail(req.ctx, input(req)) }),
   },
   {
-    method: "post", path: "/auth/forgot-password", tag: "auth", auth: "none", body: emailOnlySchema,
+    method: "post", path: "/auth/forgot-password", data: null, tag: "auth", auth: "none", body: emailOnlySchema,
     summary: "Email a password reset link (same answer for every address)",
     handle: async (req, res) => sendData(res, 200, (await s.accounts.forgotPassword(req.ctx, input(req))).message),
   },
   {
-    method: "post", path: "/auth/reset-password", tag: "auth", auth: "none", body: resetPasswordSchema,
+    method: "post", path: "/auth/reset-password", data: null, tag: "auth", auth: "none", body: resetPasswordSchema,
     summary: "Set a new password with a reset token; every session of the account ends",
     handle: async (req, res) => sendData(res, 200, (await s.accounts.resetPassword(req.ctx, input(req))).message),
   },
   {
-    method: "post", path: "/auth/activate", tag: "auth", auth: "none", body: activateSchema,
+    method: "post", path: "/auth/activate", data: null, tag: "auth", auth: "none", body: activateSchema,
     summary: "Create the account an organization provisioned for you (or activate one an administrator created): choose its password with the emailed code",
     handle: async (req, res) => sendData(res, 200, (await s.invites.activate(req.ctx, input(req))).message),
   },
   {
-    method: "post", path: "/auth/resend-activation", tag: "auth", auth: "none", body: emailOnlySchema,
+    method: "post", path: "/auth/resend-activation", data: null, tag: "auth", auth: "none", body: emailOnlySchema,
     summary: "Email a new activation link (same answer for every address)",
     handle: async (req, res) => sendData(res, 200, (await s.accounts.resendActivation(req.ctx, input(req))).message),
   },
@@ -100,7 +100,7 @@ export const authRoutes = (s: Services, config: Config): RouteDef[] => [
     },
   },
   {
-    method: "delete", path: "/auth/sessions/:sessionId", tag: "auth", auth: "user", summary: "Revoke one of your sessions",
+    method: "delete", path: "/auth/sessions/:sessionId", data: null, tag: "auth", auth: "user", summary: "Revoke one of your sessions",
     handle: async (req, res) => {
       await s.mySessions.revoke(req.ctx, String(req.params.sessionId));
       sendData(res, 200, "Session revoked");
@@ -135,12 +135,12 @@ export const authRoutes = (s: Services, config: Config): RouteDef[] => [
     },
   },
   {
-    method: "get", path: "/cli/redirect-url", errors: { 503: "The sign-in store is unavailable (SERVICE_UNAVAILABLE)" }, tag: "cli", auth: "user", query: cliLookupSchema,
+    method: "get", path: "/cli/redirect-url", errors: { 404: "No pending sign-in with this token, or it expired (TOKEN_NOT_FOUND)", 503: "The sign-in store is unavailable (SERVICE_UNAVAILABLE)" }, tag: "cli", auth: "user", query: cliLookupSchema,
     summary: "Where the command-line client waits for a pending sign-in (?token=)",
     handle: async (req, res) => sendData(res, 200, "Redirect URL", await s.cliLogin.redirectUrl(req.ctx, queryInput(req))),
   },
   {
-    method: "post", path: "/cli/authorize", tag: "cli", auth: "user", body: cliAuthorizeSchema,
+    method: "post", path: "/cli/authorize", errors: { 404: "No pending sign-in with this token, or it expired (TOKEN_NOT_FOUND)" }, tag: "cli", auth: "user", body: cliAuthorizeSchema,
     summary: "Confirm a command-line sign-in: the client gets a session of its own at its loopback address",
     handle: async (req, res) => sendData(res, 200, "Command-line client signed in", await s.cliLogin.authorize(req.ctx, input(req), req.authVia ?? null)),
   },

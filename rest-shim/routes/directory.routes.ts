@@ -28,7 +28,7 @@ export const directoryRoutes = (s: Services): RouteDef[] => [
       sendData(res, 200, "Department updated", { department: await s.departments.update(req.ctx, param(req, "orgId"), param(req, "deptId"), input(req)) }),
   },
   {
-    method: "delete", path: `${D}/:deptId`, tag: "departments", auth: "user", org: "admin", summary: "Delete a department",
+    method: "delete", path: `${D}/:deptId`, data: null, tag: "departments", auth: "user", org: "admin", summary: "Delete a department",
     handle: async (req, res) => {
       await s.departments.delete(req.ctx, param(req, "orgId"), param(req, "deptId"));
       sendData(res, 200, "Department deleted");
@@ -44,7 +44,7 @@ export const directoryRoutes = (s: Services): RouteDef[] => [
       sendData(res, 201, "Member added", { member: await s.departments.addMember(req.ctx, param(req, "orgId"), param(req, "deptId"), input(req)) }),
   },
   {
-    method: "delete", path: `${D}/:deptId/members/:userId`, tag: "departments", auth: "user", org: "admin", summary: "Remove someone from a department",
+    method: "delete", path: `${D}/:deptId/members/:userId`, data: null, tag: "departments", auth: "user", org: "admin", summary: "Remove someone from a department",
     handle: async (req, res) => {
       await s.departments.removeMember(req.ctx, param(req, "orgId"), param(req, "deptId"), param(req, "userId"));
       sendData(res, 200, "Member removed");
@@ -81,7 +81,7 @@ export const directoryRoutes = (s: Services): RouteDef[] => [
       sendData(res, 200, "Principal updated", { principal: await s.principals.update(req.ctx, param(req, "orgId"), param(req, "principalId"), input(req)) }),
   },
   {
-    method: "delete", path: `${P}/:principalId`, tag: "principals", auth: "user", org: "admin", summary: "Delete a principal",
+    method: "delete", path: `${P}/:principalId`, data: null, tag: "principals", auth: "user", org: "admin", summary: "Delete a principal",
     handle: async (req, res) => {
       await s.principals.delete(req.ctx, param(req, "orgId"), param(req, "principalId"));
       sendData(res, 200, "Principal deleted");
@@ -97,7 +97,7 @@ export const directoryRoutes = (s: Services): RouteDef[] => [
       sendData(res, 201, "Member added", { member: await s.principals.addMember(req.ctx, param(req, "orgId"), param(req, "principalId"), input(req)) }),
   },
   {
-    method: "delete", path: `${P}/:principalId/members/:userId`, tag: "principals", auth: "user", org: "admin", summary: "Take a direct principal grant away",
+    method: "delete", path: `${P}/:principalId/members/:userId`, data: null, tag: "principals", auth: "user", org: "admin", summary: "Take a direct principal grant away",
     handle: async (req, res) => {
       await s.principals.removeMember(req.ctx, param(req, "orgId"), param(req, "principalId"), param(req, "userId"));
       sendData(res, 200, "Member removed");
@@ -108,14 +108,14 @@ export const directoryRoutes = (s: Services): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, "Departments", list("departments", await s.principals.listDepartments(req.ctx, param(req, "orgId"), param(req, "principalId")))),
   },
   {
-    method: "post", path: `${P}/:principalId/departments/:deptId`, errors: { 409: "Already linked (ALREADY_LINKED)" }, tag: "principals", auth: "user", org: "admin", status: 201, summary: "Grant a principal to a department",
+    method: "post", path: `${P}/:principalId/departments/:deptId`, data: null, errors: { 409: "Already linked (ALREADY_LINKED)" }, tag: "principals", auth: "user", org: "admin", status: 201, summary: "Grant a principal to a department",
     handle: async (req, res) => {
       await s.principals.linkDepartment(req.ctx, param(req, "orgId"), param(req, "principalId"), param(req, "deptId"));
       sendData(res, 201, "Principal linked to department");
     },
   },
   {
-    method: "delete", path: `${P}/:principalId/departments/:deptId`, tag: "principals", auth: "user", org: "admin", summary: "Stop granting a principal to a department",
+    method: "delete", path: `${P}/:principalId/departments/:deptId`, data: null, tag: "principals", auth: "user", org: "admin", summary: "Stop granting a principal to a department",
     handle: async (req, res) => {
       await s.principals.unlinkDepartment(req.ctx, param(req, "orgId"), param(req, "principalId"), param(req, "deptId"));
       sendData(res, 200, "Principal unlinked from department");

@@ -60,7 +60,7 @@ export const externalAuthRoutes = (s: Services, config: Config): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, "Linked accounts", await s.linkedAccounts.listMine(req.ctx)),
   },
   {
-    method: "delete", path: `${X}/:provider/unlink`, errors: { 409: "It is your last way to sign in (LAST_SIGN_IN_METHOD)" }, tag: "external-auth", auth: "user", summary: "Unlink a provider (refused if it is your last way to sign in)",
+    method: "delete", path: `${X}/:provider/unlink`, data: null, errors: { 409: "It is your last way to sign in (LAST_SIGN_IN_METHOD)" }, tag: "external-auth", auth: "user", summary: "Unlink a provider (refused if it is your last way to sign in)",
     handle: async (req, res) => {
       await s.linkedAccounts.unlinkMine(req.ctx, param(req, "provider"));
       sendData(res, 200, "Account unlinked");
@@ -77,7 +77,7 @@ export const externalAuthRoutes = (s: Services, config: Config): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, "Linked accounts", { linkedAccounts: await s.linkedAccounts.listForUser(req.ctx, param(req, "userId")) }),
   }),
   onAnotherAccount({
-    method: "delete", path: "/admin/users/:userId/linked-accounts/:provider", tag: "admin", auth: "user", summary: "Unlink a provider from a user you administer",
+    method: "delete", path: "/admin/users/:userId/linked-accounts/:provider", data: null, tag: "admin", auth: "user", summary: "Unlink a provider from a user you administer",
     handle: async (req, res) => {
       await s.linkedAccounts.unlinkForUser(req.ctx, param(req, "userId"), param(req, "provider"));
       sendData(res, 200, "Account unlinked");
@@ -101,7 +101,7 @@ function providerConfigRoutes(s: Services, path: string, write: "post" | "put"):
       },
     },
     {
-      method: "delete", path, tag: "superadmin", auth: "superadmin", summary: "Remove a provider's stored configuration (environment variables apply again)",
+      method: "delete", path, data: null, tag: "superadmin", auth: "superadmin", summary: "Remove a provider's stored configuration (environment variables apply again)",
       handle: async (req, res) => {
         await s.oauthProviders.remove(req.ctx, param(req, "provider"));
         sendData(res, 200, "Provider configuration removed");

@@ -84,7 +84,7 @@ export const mfaRoutes = (s: Services, config: Config): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, "Credential renamed", { credential: await s.mfa.renameCredential(req.ctx, param(req, "credentialId"), input(req)) }),
   },
   {
-    method: "delete", path: "/auth/webauthn/credentials/:credentialId", tag: "mfa", auth: "user", summary: "Remove a credential",
+    method: "delete", path: "/auth/webauthn/credentials/:credentialId", data: null, tag: "mfa", auth: "user", summary: "Remove a credential",
     handle: async (req, res) => {
       await s.mfa.deleteCredential(req.ctx, param(req, "credentialId"));
       sendData(res, 200, "Credential removed");
@@ -110,7 +110,7 @@ export const mfaRoutes = (s: Services, config: Config): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, "Authenticator app enrolled", await s.mfa.verifyTotpEnrollment(req.ctx, input(req))),
   },
   {
-    method: "delete", path: "/auth/totp/disable", tag: "mfa", auth: "user", body: passwordSchema, summary: "Remove the authenticator app (current password required)",
+    method: "delete", path: "/auth/totp/disable", data: null, tag: "mfa", auth: "user", body: passwordSchema, summary: "Remove the authenticator app (current password required)",
     handle: async (req, res) => {
       await s.mfa.disableTotp(req.ctx, input(req));
       sendData(res, 200, "Authenticator app removed");

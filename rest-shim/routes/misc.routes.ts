@@ -7,7 +7,7 @@ import { input, param, queryInput, type RouteDef } from "../route.js";
 /** The public contact form and the superadmin view of the email outbox. */
 export const miscRoutes = (s: Services): RouteDef[] => [
   {
-    method: "post", path: "/contact", tag: "contact", auth: "none", body: ContactSchema,
+    method: "post", path: "/contact", data: null, tag: "contact", auth: "none", body: ContactSchema,
     summary: "Send a message to the operators (5 per hour per client address)",
     handle: async (req, res) => sendData(res, 200, (await s.contact.submit(req.ctx, input(req))).message),
   },

@@ -36,7 +36,7 @@ export const oidcClientsRoutes = (s: Services): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, "Client secret rotated: store it now, it is not shown again", { client: await s.oidcClients.rotateSecret(req.ctx, param(req, "orgId"), param(req, "clientId")) }),
   },
   {
-    method: "delete", path: `${C}/:clientId`, tag: "oidc", auth: "user", org: "admin", summary: "Delete a client and every token issued to it",
+    method: "delete", path: `${C}/:clientId`, data: null, tag: "oidc", auth: "user", org: "admin", summary: "Delete a client and every token issued to it",
     handle: async (req, res) => {
       await s.oidcClients.delete(req.ctx, param(req, "orgId"), param(req, "clientId"));
       sendData(res, 200, "Client deleted");
@@ -50,7 +50,7 @@ export const oidcClientsRoutes = (s: Services): RouteDef[] => [
     },
   },
   {
-    method: "delete", path: "/users/me/consents/:clientId", tag: "oidc", auth: "user",
+    method: "delete", path: "/users/me/consents/:clientId", data: null, tag: "oidc", auth: "user",
     summary: "Withdraw consent: the application's tokens for you stop working and it must ask again",
     handle: async (req, res) => {
       await s.oidcClients.revokeConsent(req.ctx, param(req, "clientId"));

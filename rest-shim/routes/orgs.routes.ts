@@ -33,7 +33,7 @@ export const orgsRoutes = (s: Services, config: Config): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, "Organization updated", { organization: await s.orgs.update(req.ctx, param(req, "orgId"), input(req)) }),
   },
   {
-    method: "delete", path: O, tag: "organizations", auth: "user", org: "owner", body: deleteOrgSchema,
+    method: "delete", path: O, data: null, tag: "organizations", auth: "user", org: "owner", body: deleteOrgSchema,
     summary: "Delete the organization (owners; {confirm: true} when it has other members)",
     handle: async (req, res) => {
       await s.orgs.delete(req.ctx, param(req, "orgId"), input(req));
@@ -58,7 +58,7 @@ export const orgsRoutes = (s: Services, config: Config): RouteDef[] => [
     handle: async (req, res) => sendData(res, 201, "Invitation sent: they become a member when they accept it", { invite: await s.invites.addMember(req.ctx, param(req, "orgId"), input(req)) }),
   },
   {
-    method: "delete", path: `${O}/members/:userId`, tag: "members", auth: "user", org: "admin",
+    method: "delete", path: `${O}/members/:userId`, data: null, tag: "members", auth: "user", org: "admin",
     summary: "Remove a member (never the last owner: transfer ownership first)",
     handle: async (req, res) => {
       await s.members.remove(req.ctx, param(req, "orgId"), param(req, "userId"));
@@ -71,7 +71,7 @@ export const orgsRoutes = (s: Services, config: Config): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, "Role changed", { member: await s.members.changeRole(req.ctx, param(req, "orgId"), param(req, "userId"), input(req)) }),
   },
   {
-    method: "post", path: `${O}/leave`, tag: "members", auth: "user", org: "guest", summary: "Leave the organization (not as its last owner)",
+    method: "post", path: `${O}/leave`, data: null, tag: "members", auth: "user", org: "guest", summary: "Leave the organization (not as its last owner)",
     handle: async (req, res) => {
       await s.members.leave(req.ctx, param(req, "orgId"));
       sendData(res, 200, "You left the organization");
@@ -90,7 +90,7 @@ export const orgsRoutes = (s: Services, config: Config): RouteDef[] => [
     handle: async (req, res) => sendData(res, 201, "Invite sent", { invite: await s.invites.send(req.ctx, param(req, "orgId"), input(req)) }),
   },
   {
-    method: "delete", path: `${O}/invites/:inviteId`, tag: "invites", auth: "user", org: "admin", summary: "Cancel an invitation",
+    method: "delete", path: `${O}/invites/:inviteId`, data: null, tag: "invites", auth: "user", org: "admin", summary: "Cancel an invitation",
     handle: async (req, res) => {
       await s.invites.cancel(req.ctx, param(req, "orgId"), param(req, "inviteId"));
       sendData(res, 200, "Invite cancelled");
@@ -122,7 +122,7 @@ export const orgsRoutes = (s: Services, config: Config): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, "Invitation accepted", await s.invites.acceptMine(req.ctx, param(req, "inviteId"))),
   },
   {
-    method: "post", path: "/users/me/invites/:inviteId/decline", tag: "invites", auth: "user", summary: "Decline one of your invitations (the organization may invite you again)",
+    method: "post", path: "/users/me/invites/:inviteId/decline", data: null, tag: "invites", auth: "user", summary: "Decline one of your invitations (the organization may invite you again)",
     handle: async (req, res) => {
       await s.invites.declineMine(req.ctx, param(req, "inviteId"));
       sendData(res, 200, "Invitation declined");
