@@ -12,6 +12,7 @@ import { jsonBody } from "../../src/http/body.js";
 import type { Logger } from "../../src/infra/logger.js";
 import { ContractChecker, watchFetches } from "../helpers/contract.js";
 import { HttpClient } from "../helpers/http.js";
+import { renderContracts } from "../../src/tasks/emit-schema.js";
 
 /**
  * The response-validation layer catches drift: a small router whose routes break their own
@@ -90,5 +91,38 @@ describe("response validation against the OpenAPI document", () => {
   it("checks answers a test fetches without the HttpClient too", async () => {
     expect((await fetch(`${origin}/api/v1/things/abc`)).status).toBe(200);
     await expect(fetch(`${origin}/api/v1/shape`)).rejects.toThrow(/GET \/api\/v1\/shape → 200: the body does not match/);
+  });
+});
+
+describe("the generated document states the REST facts an outside client check found missing", () => {
+  type Op = { requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> }; security?: unknown[]; responses: Record<string, { content?: Record<string, unknown> }> };
+  let paths: Record<string, Record<string, Op>>;
+  beforeAll(async () => {
+    paths = (JSON.parse((await renderContracts()).openapi) as { paths: typeof paths }).paths;
+  });
+  const op = (method: string, path: string) => paths[`/api/v1${path}`]![method]!;
+
+  it("declares the bodies the server reads", () => {
+    expect(Object.keys(op("put", "/organizations/{orgId}/security-policy").requestBody!.content["application/json"]!.schema.properties!)).toContain("mfa_policy_mode");
+    expect(op("post", "/auth/totp/verify").requestBody).toBeDefined();
+    expect(op("post", "/auth/totp/verify-enrollment").requestBody).toBeDefined();
+    expect(op("patch", "/auth/webauthn/credentials/{credentialId}").requestBody).toBeDefined();
+    expect(Object.keys(op("delete", "/auth/totp/disable").requestBody!.content["application/json"]!.schema.properties!)).toEqual(["password"]);
+    const bodiless = Object.entries(paths).flatMap(([p, ms]) => Object.entries(ms).filter(([m, o]) => ["post", "put", "patch"].includes(m) && !o.requestBody).map(([m]) => `${m} ${p}`));
+    // Those take no input at all (the path says everything).
+    expect(bodiless.every((o) => !/security-policy|totp\/verify|credentials\//.test(o))).toBe(true);
+  });
+
+  it("documents optional authentication, redirects, the binary KRL and the 201 of a first provider configuration", () => {
+    expect(op("post", "/auth/logout").security).toEqual([{}, { bearerAuth: [] }, { cookieAuth: [] }]);
+    expect(op("post", "/auth/logout").responses["200"]).toBeDefined();
+    expect(Object.keys(op("get", "/token_please").responses)).toContain("302");
+    expect(op("get", "/token_please").responses["200"]).toBeUndefined();
+    expect(Object.keys(op("get", "/auth/token").responses)).toEqual(expect.arrayContaining(["200", "302"]));
+    expect(Object.keys(op("get", "/auth/external/{provider}/authorize").responses)).toEqual(expect.arrayContaining(["200", "303"]));
+    expect(Object.keys(op("get", "/auth/external/{provider}/callback").responses)).toContain("303");
+    expect(Object.keys(op("get", "/organizations/{orgId}/ssh/krl").responses["200"]!.content!)).toEqual(["application/octet-stream"]);
+    expect(Object.keys(op("put", "/admin/oauth/providers/{provider}").responses)).toEqual(expect.arrayContaining(["200", "201"]));
+    expect(Object.keys(op("post", "/organizations/{orgId}/leave").responses)).toEqual(expect.arrayContaining(["401", "403", "404"]));
   });
 });
