@@ -13,7 +13,10 @@ import { policySchema } from "../../src/modules/auth/mfa/mfa-policy.service.js";
 
 // The pending sign-in's mfa_token comes in the body, or in the cookie /auth/login set for browsers.
 const cookieOrBody = { mfaToken: true } as const;
-const attempt = { 409: "Another second-factor attempt on this sign-in is being checked (MFA_ATTEMPT_IN_PROGRESS)" };
+const attempt = {
+  401: "The code or assertion is wrong, or no sign-in is pending (INVALID_MFA_CODE, WEBAUTHN_VERIFICATION_FAILED, MFA_SESSION_EXPIRED)",
+  409: "Another second-factor attempt on this sign-in is being checked (MFA_ATTEMPT_IN_PROGRESS)",
+};
 
 /** A finished sign-in: the session cookie for browsers, the token for the CLI and scripts. */
 export function sendSession(res: Response, config: Config, result: SessionIssued, message = "Login successful"): void {
@@ -54,7 +57,7 @@ export const mfaRoutes = (s: Services, config: Config): RouteDef[] => [
     },
   },
   {
-    method: "post", path: "/auth/webauthn/login/complete", data: data.session, tag: "mfa", auth: "none", body: assertionSchema.omit(cookieOrBody), summary: "Passkey sign-in: the assertion; opens a session",
+    method: "post", path: "/auth/webauthn/login/complete", errors: { 401: "The passkey response could not be verified (WEBAUTHN_VERIFICATION_FAILED)" }, data: data.session, tag: "mfa", auth: "none", body: assertionSchema.omit(cookieOrBody), summary: "Passkey sign-in: the assertion; opens a session",
     handle: async (req, res) => sendSession(res, config, await s.mfaLogin.completePasskey(req.ctx, input(req))),
   },
   {
