@@ -101,7 +101,7 @@ function providerConfigRoutes(s: Services, path: string, write: "post" | "put"):
       },
     },
     {
-      method: "delete", path, data: null, tag: "superadmin", auth: "superadmin", summary: "Remove a provider's stored configuration (environment variables apply again)",
+      method: "delete", path, data: null, errors: { 400: "Nothing is stored for this provider (PROVIDER_NOT_CONFIGURED)" }, tag: "superadmin", auth: "superadmin", summary: "Remove a provider's stored configuration (environment variables apply again)",
       handle: async (req, res) => {
         await s.oauthProviders.remove(req.ctx, param(req, "provider"));
         sendData(res, 200, "Provider configuration removed");

@@ -61,7 +61,7 @@ export const sshRoutes = (s: Services): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, "SSH key verified", await s.sshKeys.verify(req.ctx, param(req, "keyId"), input(req))),
   },
   {
-    method: "get", path: "/ssh/dept-cert-policy", tag: "ssh", auth: "user", scope: "ssh:sign", query: orgQuery, summary: "The certificate policy you sign under (?org_id=)",
+    method: "get", path: "/ssh/dept-cert-policy", errors: { 404: "org_id names no organization of yours (ORG_NOT_FOUND)" }, tag: "ssh", auth: "user", scope: "ssh:sign", query: orgQuery, summary: "The certificate policy you sign under (?org_id=)",
     handle: async (req, res) => sendData(res, 200, "Certificate policy", { policy: await s.signing.effectivePolicy(req.ctx, (req.query.org_id as string) || undefined) }),
   },
   {
