@@ -2,10 +2,11 @@ import { z } from "zod";
 import { camelToSnake } from "../src/lib/strings.js";
 import type { RouteDef } from "./route.js";
 import { API_SCOPES } from "../src/lib/api-scopes.js";
+import { viewRegistry } from "./views/same-shape.js";
 
 type JsonSchema = Record<string, unknown>;
 
-/** Request schemas are written in the services' camelCase; REST clients send snake_case. */
+/** Service schemas are written in camelCase; REST clients send and read snake_case. */
 function snakeSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(snakeSchema);
   if (!schema || typeof schema !== "object") return schema;
@@ -22,57 +23,182 @@ function snakeSchema(schema: unknown): unknown {
   return out;
 }
 
-const toJson = (schema: z.ZodType) => snakeSchema(z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }));
+/**
+ * JSON Schema of a zod schema as it travels: requests as the service parses them (`input`), views
+ * as the service returns them (`output`), with Dates as the ISO strings JSON carries.
+ */
+export function wireSchema(schema: z.ZodType, io: "input" | "output", metadata?: typeof viewRegistry): JsonSchema {
+  const json = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: "any",
+    ...(metadata ? { metadata } : {}),
+    override: (ctx) => {
+      if (ctx.zodSchema._zod.def.type === "date") Object.assign(ctx.jsonSchema, { type: "string", format: "date-time" });
+    },
+  });
+  return snakeSchema(json) as JsonSchema;
+}
 
-const envelope = {
+const errorEnvelope = {
   type: "object",
-  required: ["version", "success", "code", "message", "request_id"],
+  required: ["version", "success", "code", "message", "request_id", "error"],
   properties: {
     version: { type: "string", const: "1.0" },
-    success: { type: "boolean" },
+    success: { type: "boolean", const: false },
     code: { type: "integer", description: "The HTTP status" },
     message: { type: "string" },
     request_id: { type: "string" },
-    data: { type: "object", description: "Present on success" },
     error: {
       type: "object",
-      description: "Present on failure",
-      properties: { type: { type: "string", description: "UPPER_SNAKE error code" }, details: { type: "object" } },
+      required: ["type", "details"],
+      properties: { type: { type: "string", description: "UPPER_SNAKE error code", pattern: "^[A-Z][A-Z0-9_]*$" }, details: { type: "object" } },
     },
   },
 };
 
+const successBase = {
+  type: "object",
+  required: ["version", "success", "code", "message", "request_id"],
+  properties: {
+    version: { type: "string", const: "1.0" },
+    success: { type: "boolean", const: true },
+    code: { type: "integer", description: "The HTTP status" },
+    message: { type: "string" },
+    request_id: { type: "string" },
+    data: { type: "object", description: "The result (absent when there is nothing to return)" },
+  },
+};
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: unknown) => ({ "application/json": { schema } });
+
+/** `#/$defs/X` (zod's named views) → `#/components/schemas/X`. */
+function retarget(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(retarget);
+  if (!schema || typeof schema !== "object") return schema;
+  return Object.fromEntries(
+    Object.entries(schema).map(([k, v]) => [k, k === "$ref" && typeof v === "string" ? v.replace("#/$defs/", "#/components/schemas/") : retarget(v)]),
+  );
+}
+
+/** A route's `data` schema; the named views it uses go to `components` (once each) and are referred to. */
+function dataSchema(schema: z.ZodType, components: Record<string, unknown>): unknown {
+  const { $defs, ...rest } = wireSchema(schema, "output", viewRegistry);
+  for (const [name, def] of Object.entries(($defs ?? {}) as Record<string, unknown>)) components[name] ??= retarget(def);
+  return retarget(rest);
+}
+
+/** The success envelope for one status, with the route's `data` when it declares one. */
+function successSchema(r: RouteDef, status: number, components: Record<string, unknown>): unknown {
+  if (r.data === null) return { allOf: [ref("SuccessEnvelope"), { properties: { code: { const: status } }, not: { required: ["data"] } }] };
+  const data = r.data ? dataSchema(r.data, components) : undefined;
+  return {
+    allOf: [ref("SuccessEnvelope"), { properties: { code: { const: status }, ...(data ? { data } : {}) }, ...(data ? { required: ["data"] } : {}) }],
+  };
+}
+
+/**
+ * The error statuses a route can answer, derived from its declaration and the middleware in front
+ * of it, plus the ones it lists itself. `edge`: under /api/v1 (caller resolution, CSRF check, the
+ * per-IP edge limit); /api/health and /api/ready have none of these.
+ */
+export function errorStatuses(r: RouteDef, edge: boolean): Record<number, string> {
+  const out: Record<number, string> = {};
+  const signedIn = r.auth === "user" || r.auth === "superadmin";
+  if (r.body || r.query) out[400] = "The body or query is invalid (VALIDATION_ERROR with details.errors), or the JSON is malformed";
+  if (edge) out[401] = signedIn ? "Not signed in, or the credential is invalid or expired" : "A credential was sent and is invalid or expired";
+  const forbidden: string[] = [];
+  if (signedIn) forbidden.push("the account may not do this (suspended, MFA compliance)");
+  // Every route checks a delegated caller's scope before it runs (mountRoutes), public ones too.
+  if (edge) forbidden.push(r.scope ? `an OIDC access token without the ${r.scope} scope (INSUFFICIENT_SCOPE)` : "an OIDC access token: this route takes none (INSUFFICIENT_SCOPE)");
+  if (r.org) forbidden.push(`the caller's role is below ${r.org}`);
+  if (r.auth === "superadmin") forbidden.push("the caller is not a superadmin");
+  if (edge && r.method !== "get") forbidden.push("a cookie-authenticated write from another origin (CSRF_CHECK_FAILED)");
+  if (forbidden.length) out[403] = `Refused: ${forbidden.join("; ")}`;
+  if (r.path.includes("/:")) out[404] = r.org ? "The organization (to non-members too) or the resource does not exist" : "The resource does not exist";
+  if (edge) out[429] = "Too many requests (RATE_LIMIT_EXCEEDED; Retry-After says when to try again)";
+  return { ...out, ...(r.errors as Record<number, string> | undefined) };
+}
+
 /** The OpenAPI 3.1 document of the REST shim, generated from the same route list the router mounts. */
 export function buildOpenApi(routes: readonly RouteDef[], info: { version: string; serverUrl?: string }) {
   const paths: Record<string, Record<string, unknown>> = {};
+  const views: Record<string, unknown> = {};
   for (const r of routes) {
     const path = `/api/v1${r.path}`.replace(/:(\w+)/g, "{$1}").replace("/api/v1/health", "/api/health").replace("/api/v1/ready", "/api/ready");
+    const edge = path.startsWith("/api/v1/");
     const params = [...r.path.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
-    const query = r.query ? (toJson(r.query) as { properties?: Record<string, unknown> }) : undefined;
-    for (const [name, schema] of Object.entries(query?.properties ?? {})) params.push({ name, in: "query", required: false, schema: schema as never });
-    const status = String(r.status ?? 200);
+    const query = r.query ? wireSchema(r.query, "input") : undefined;
+    const requiredQuery = new Set((query?.required as string[] | undefined) ?? []);
+    for (const [name, schema] of Object.entries((query?.properties ?? {}) as Record<string, unknown>)) {
+      params.push({ name, in: "query", required: requiredQuery.has(name), schema: schema as never });
+    }
+    const body = r.body ? wireSchema(r.body, "input") : undefined;
+    const bodyRequired = Array.isArray(body?.required) && body.required.length > 0;
+
+    const responses: Record<string, unknown> = {};
+    const success = r.status ?? 200;
+    if (!r.redirect?.only) {
+      for (const status of [success, ...(r.alsoStatus ?? [])]) {
+        responses[status] = r.produces
+          ? { description: "Success", content: { [r.produces]: { schema: { type: "string", contentMediaType: r.produces } } } }
+          : { description: status === 201 ? "Created" : "Success", content: json(successSchema(r, status, views)) };
+      }
+    }
+    if (r.redirect) {
+      responses[r.redirect.status] = {
+        description: r.redirect.description,
+        headers: { Location: { description: "Where the browser goes next", required: true, schema: { type: "string" } } },
+      };
+    }
+    for (const [status, description] of Object.entries(errorStatuses(r, edge))) {
+      responses[status] = { description, content: json(ref("ErrorEnvelope")) };
+    }
+
+    const delegated = r.scope ? [{ delegatedToken: [r.scope] }] : [];
+    const security =
+      r.auth === "none"
+        ? []
+        : r.auth === "optional"
+          ? [{}, { bearerAuth: [] }, { cookieAuth: [] }, ...delegated]
+          : r.scope
+            ? [{ bearerAuth: [] }, { cookieAuth: [] }, ...delegated]
+            : undefined;
+
     paths[path] ??= {};
     paths[path][r.method] = {
       tags: [r.tag],
       summary: r.summary,
       operationId: `${r.method}${path.replace(/[^A-Za-z0-9]+(\w)?/g, (_, c: string | undefined) => (c ?? "").toUpperCase())}`,
       ...(params.length ? { parameters: params } : {}),
-      ...(r.body ? { requestBody: { required: true, content: { "application/json": { schema: toJson(r.body) } } } } : {}),
-      ...(r.auth === "none" ? { security: [] } : r.scope ? { security: [{ bearerAuth: [] }, { cookieAuth: [] }, { delegatedToken: [r.scope] }] } : {}),
+      ...(body ? { requestBody: { required: bodyRequired, content: json(body) } } : {}),
+      ...(security ? { security } : {}),
       "x-keyward-auth": r.auth,
+      ...(r.org ? { "x-keyward-org-role": r.org } : {}),
       ...(r.scope ? { "x-keyward-scope": r.scope } : {}),
-      responses: {
-        [status]: { description: "Success", content: { "application/json": { schema: { $ref: "#/components/schemas/Envelope" } } } },
-        default: { description: "Error (see error.type)", content: { "application/json": { schema: { $ref: "#/components/schemas/Envelope" } } } },
-      },
+      responses,
     };
   }
+  paths["/api/v1/openapi.json"] = {
+    get: {
+      tags: ["meta"],
+      summary: "This document",
+      operationId: "getApiV1OpenapiJson",
+      security: [],
+      "x-keyward-auth": "none",
+      responses: { 200: { description: "The OpenAPI document (plain JSON, not the envelope)", content: json({ type: "object", required: ["openapi", "paths"] }) } },
+    },
+  };
   return {
     openapi: "3.1.0",
     info: {
       title: "Keyward REST API",
       version: info.version,
-      description: "The REST shim over Keyward's service layer (for the CLI, scripts and OIDC relying parties). The web app uses GraphQL at /graphql.",
+      description:
+        "The REST shim over Keyward's service layer (for the CLI, scripts and OIDC relying parties). The web app uses GraphQL at /graphql. " +
+        "Every answer is the envelope {version, success, code, message, request_id} with `data` on success and `error {type, details}` on failure. " +
+        "Besides the statuses each operation lists, a request the server cannot read answers 400 (malformed JSON or path), 413 (too large) or 415 " +
+        "(unsupported encoding), an unknown path 404 and another method on a known path 405 (with Allow), all in the error envelope.",
     },
     ...(info.serverUrl ? { servers: [{ url: info.serverUrl }] } : {}),
     security: [{ bearerAuth: [] }, { cookieAuth: [] }],
@@ -89,8 +215,10 @@ export function buildOpenApi(routes: readonly RouteDef[], info: { version: strin
         },
         cookieAuth: { type: "apiKey", in: "cookie", name: "keyward.sid" },
       },
-      schemas: { Envelope: envelope },
+      schemas: { SuccessEnvelope: successBase, ErrorEnvelope: errorEnvelope, ...Object.fromEntries(Object.entries(views).sort(([a], [b]) => a.localeCompare(b))) },
     },
     paths,
   };
 }
+
+export type OpenApiDocument = ReturnType<typeof buildOpenApi>;

@@ -22,9 +22,24 @@ export interface RouteDef {
    * refused (INSUFFICIENT_SCOPE) whatever the route's `auth`; sessions are not affected.
    */
   scope?: ApiScope;
+  /** The JSON body (the service's input schema, camelCase; REST clients send snake_case). */
   body?: z.ZodType;
   query?: z.ZodType;
+  /** The success status (200 unless said). */
   status?: number;
+  /** Other success statuses with the same body (a create-or-update: 201 when new, 200 when updated). */
+  alsoStatus?: number[];
+  /** The `data` of the success envelope: a zod schema of the view the service returns; null: the answer has none (undeclared: any object). */
+  data?: z.ZodType | null;
+  /** The route answers with a redirect (Location); `only`: it never answers JSON. */
+  redirect?: { status: 302 | 303; description: string; only?: boolean };
+  /** A success body that is not the JSON envelope, by media type (the binary KRL). */
+  produces?: string;
+  /**
+   * Error statuses the service answers beyond those the declaration implies (auth → 401/403, org →
+   * 403/404, path parameters → 404, body/query → 400, the edge limit → 429), each with when.
+   */
+  errors?: Partial<Record<number, string>>;
   handle(req: Request, res: Response): Promise<void>;
 }
 

@@ -5,6 +5,7 @@ import { sendData } from "../envelope.js";
 import { clearSessionCookie, setMfaCookie } from "../../src/http/session.js";
 import { sendSession } from "./mfa.routes.js";
 import { input, queryInput, type RouteDef } from "../route.js";
+import { data } from "../views/index.js";
 import { Verbatim } from "../../src/lib/strings.js";
 import { auditQuerySchema } from "../../src/modules/users/users.schemas.js";
 import { cliAuthorizeSchema, cliLookupSchema, cliStartSchema } from "../../src/modules/auth/cli-login.service.js";
@@ -19,7 +20,7 @@ export const authRoutes = (s: Services, config: Config): RouteDef[] => [
     },
   },
   {
-    method: "post", path: "/auth/login", tag: "auth", auth: "none", body: loginSchema,
+    method: "post", path: "/auth/login", errors: { 401: "Wrong email or password (AUTHENTICATION_ERROR)", 403: "The account may not sign in (suspended, not activated), a cross-site request (CSRF_CHECK_FAILED), or an OIDC access token (INSUFFICIENT_SCOPE)" }, data: data.login, tag: "auth", auth: "none", body: loginSchema,
     summary: "Sign in with email and password; returns a session token and sets the session cookie",
     handle: async (req, res) => {
       const result = await s.login.loginWithPassword(req.ctx, input(req));
@@ -37,7 +38,8 @@ export const authRoutes = (s: Services, config: Config): RouteDef[] => [
     },
   },
   {
-    method: "post", path: "/auth/logout", tag: "auth", auth: "user", summary: "End the current session",
+    method: "post", path: "/auth/logout", data: null, tag: "auth", auth: "optional",
+    summary: "End the current session and clear the session cookie (200 without a session too: there is nothing to end)",
     handle: async (req, res) => {
       await s.login.logout(req.ctx);
       clearSessionCookie(res, config);
@@ -45,60 +47,60 @@ export const authRoutes = (s: Services, config: Config): RouteDef[] => [
     },
   },
   {
-    method: "get", path: "/auth/me", tag: "auth", auth: "user", scope: "profile:read", summary: "The signed-in user",
+    method: "get", path: "/auth/me", data: data.me, tag: "auth", auth: "user", scope: "profile:read", summary: "The signed-in user",
     handle: async (req, res) => sendData(res, 200, "Current user", { user: await s.users.getMe(req.ctx) }),
   },
   {
-    method: "post", path: "/auth/me/resend-verification", tag: "auth", auth: "user",
+    method: "post", path: "/auth/me/resend-verification", data: null, errors: { 409: "The address is already verified (EMAIL_ALREADY_VERIFIED)" }, tag: "auth", auth: "user",
     summary: "Email a new verification link to the signed-in user (rate limited per user)",
     handle: async (req, res) => sendData(res, 200, (await s.accounts.resendVerificationForMe(req.ctx)).message),
   },
   {
-    method: "post", path: "/auth/resend-verification", tag: "auth", auth: "none", body: emailOnlySchema,
+    method: "post", path: "/auth/resend-verification", data: null, tag: "auth", auth: "none", body: emailOnlySchema,
     summary: "Email a new verification link to an address (same answer for every address)",
     handle: async (req, res) => sendData(res, 200, (await s.accounts.resendVerificationByEmail(req.ctx, input(req))).message),
   },
   {
-    method: "post", path: "/auth/verify-email", tag: "auth", auth: "none", body: tokenSchema,
+    method: "post", path: "/auth/verify-email", errors: { 409: "An email change to an address another account took meanwhile (EMAIL_TAKEN)" }, tag: "auth", auth: "none", body: tokenSchema,
     summary: "Verify an email address with the emailed token (also completes an email change)",
     handle: async (req, res) => sendData(res, 200, "Email address verified", { user: await s.accounts.verifyEmail(req.ctx, input(req)) }),
   },
   {
-    method: "post", path: "/auth/forgot-password", tag: "auth", auth: "none", body: emailOnlySchema,
+    method: "post", path: "/auth/forgot-password", data: null, tag: "auth", auth: "none", body: emailOnlySchema,
     summary: "Email a password reset link (same answer for every address)",
     handle: async (req, res) => sendData(res, 200, (await s.accounts.forgotPassword(req.ctx, input(req))).message),
   },
   {
-    method: "post", path: "/auth/reset-password", tag: "auth", auth: "none", body: resetPasswordSchema,
+    method: "post", path: "/auth/reset-password", data: null, tag: "auth", auth: "none", body: resetPasswordSchema,
     summary: "Set a new password with a reset token; every session of the account ends",
     handle: async (req, res) => sendData(res, 200, (await s.accounts.resetPassword(req.ctx, input(req))).message),
   },
   {
-    method: "post", path: "/auth/activate", tag: "auth", auth: "none", body: activateSchema,
+    method: "post", path: "/auth/activate", data: null, tag: "auth", auth: "none", body: activateSchema,
     summary: "Create the account an organization provisioned for you (or activate one an administrator created): choose its password with the emailed code",
     handle: async (req, res) => sendData(res, 200, (await s.invites.activate(req.ctx, input(req))).message),
   },
   {
-    method: "post", path: "/auth/resend-activation", tag: "auth", auth: "none", body: emailOnlySchema,
+    method: "post", path: "/auth/resend-activation", data: null, tag: "auth", auth: "none", body: emailOnlySchema,
     summary: "Email a new activation link (same answer for every address)",
     handle: async (req, res) => sendData(res, 200, (await s.accounts.resendActivation(req.ctx, input(req))).message),
   },
   {
-    method: "get", path: "/auth/sessions", tag: "auth", auth: "user", summary: "The signed-in user's sessions",
+    method: "get", path: "/auth/sessions", data: data.sessions, tag: "auth", auth: "user", summary: "The signed-in user's sessions",
     handle: async (req, res) => {
       const sessions = await s.mySessions.list(req.ctx);
       sendData(res, 200, "Sessions", { sessions, count: sessions.length });
     },
   },
   {
-    method: "delete", path: "/auth/sessions", tag: "auth", auth: "user", summary: "Sign out your other sessions (the one making the call stays)",
+    method: "delete", path: "/auth/sessions", data: data.revokedSessions, tag: "auth", auth: "user", summary: "Sign out your other sessions (the one making the call stays)",
     handle: async (req, res) => {
       const { revoked } = await s.mySessions.revokeOthers(req.ctx);
       sendData(res, 200, revoked === 1 ? "1 other session signed out" : `${revoked} other sessions signed out`, { revoked });
     },
   },
   {
-    method: "delete", path: "/auth/sessions/:sessionId", tag: "auth", auth: "user", summary: "Revoke one of your sessions",
+    method: "delete", path: "/auth/sessions/:sessionId", data: null, tag: "auth", auth: "user", summary: "Revoke one of your sessions",
     handle: async (req, res) => {
       await s.mySessions.revoke(req.ctx, String(req.params.sessionId));
       sendData(res, 200, "Session revoked");
@@ -106,6 +108,7 @@ export const authRoutes = (s: Services, config: Config): RouteDef[] => [
   },
   {
     method: "get", path: "/auth/token", tag: "auth", auth: "user", query: tokenRedirectSchema,
+    redirect: { status: 302, description: "With ?redirect= (an allowed origin): the browser goes there with ?token=" },
     summary: "Hand the session token to a client: as data, or by redirect to an allowed origin",
     handle: async (req, res) => {
       const result = s.mySessions.tokenHandoff(req.ctx, req.sessionToken ?? "", queryInput(req));
@@ -123,6 +126,7 @@ export const authRoutes = (s: Services, config: Config): RouteDef[] => [
   },
   {
     method: "get", path: "/token_please", tag: "cli", auth: "none", query: cliStartSchema,
+    redirect: { status: 302, only: true, description: "To the sign-in page, which hands the session to the waiting command-line client" },
     summary: "Command-line sign-in: ?redirect_url=http://127.0.0.1:<port>/?token= (loopback only); redirects the browser to sign in",
     handle: async (req, res) => {
       const { loginUrl } = await s.cliLogin.start(req.ctx, queryInput(req));
@@ -131,12 +135,12 @@ export const authRoutes = (s: Services, config: Config): RouteDef[] => [
     },
   },
   {
-    method: "get", path: "/cli/redirect-url", tag: "cli", auth: "user", query: cliLookupSchema,
+    method: "get", path: "/cli/redirect-url", errors: { 404: "No pending sign-in with this token, or it expired (TOKEN_NOT_FOUND)", 503: "The sign-in store is unavailable (SERVICE_UNAVAILABLE)" }, tag: "cli", auth: "user", query: cliLookupSchema,
     summary: "Where the command-line client waits for a pending sign-in (?token=)",
     handle: async (req, res) => sendData(res, 200, "Redirect URL", await s.cliLogin.redirectUrl(req.ctx, queryInput(req))),
   },
   {
-    method: "post", path: "/cli/authorize", tag: "cli", auth: "user", body: cliAuthorizeSchema,
+    method: "post", path: "/cli/authorize", errors: { 404: "No pending sign-in with this token, or it expired (TOKEN_NOT_FOUND)" }, tag: "cli", auth: "user", body: cliAuthorizeSchema,
     summary: "Confirm a command-line sign-in: the client gets a session of its own at its loopback address",
     handle: async (req, res) => sendData(res, 200, "Command-line client signed in", await s.cliLogin.authorize(req.ctx, input(req), req.authVia ?? null)),
   },

@@ -2,12 +2,15 @@ import type { Request, Response } from "express";
 import type { Config } from "../../src/config/index.js";
 import type { Services } from "../../src/container.js";
 import { oauthBindingOf, setMfaCookie, setOAuthBindingCookie, setSessionCookie } from "../../src/http/session.js";
-import { authorizeQuerySchema, providerConfigSchema } from "../../src/modules/oauth/oauth.schemas.js";
+import { authorizeQuerySchema, callbackQuerySchema, providerConfigSchema } from "../../src/modules/oauth/oauth.schemas.js";
 import type { FlowStarted } from "../../src/modules/oauth/external-auth.service.js";
 import { sendData } from "../envelope.js";
 import { input, param, queryInput, type RouteDef } from "../route.js";
+import { onAnotherAccount } from "./admin.routes.js";
 
 const X = "/auth/external";
+const linkBodySchema = authorizeQuerySchema.pick({ next: true });
+const modeQuerySchema = authorizeQuerySchema.pick({ mode: true });
 
 /**
  * The flow's browser binding goes in a cookie. The body has what the client needs to redirect, or,
@@ -28,11 +31,13 @@ export const externalAuthRoutes = (s: Services, config: Config): RouteDef[] => [
   },
   {
     method: "get", path: `${X}/:provider/authorize`, tag: "external-auth", auth: "optional", query: authorizeQuerySchema,
+    redirect: { status: 303, description: "With mode=redirect: the browser goes straight to the provider" },
     summary: "Start a login, register or link flow (?flow=&next=&mode=redirect); redirect_uri is refused: the callback is fixed by configuration",
     handle: async (req, res) => sendFlow(req, res, config, await s.externalAuth.start(req.ctx, param(req, "provider"), queryInput(req), oauthBindingOf(req, config))),
   },
   {
-    method: "get", path: `${X}/:provider/callback`, tag: "external-auth", auth: "none",
+    method: "get", path: `${X}/:provider/callback`, tag: "external-auth", auth: "none", query: callbackQuerySchema,
+    redirect: { status: 303, only: true, description: "Onwards to the page the flow asked for, with a session, a pending second factor, or ?error=" },
     summary: "Where the provider returns the browser; redirects onwards with a session, a pending second factor, or an error",
     handle: async (req, res) => {
       const outcome = await s.externalAuth.complete(req.ctx, param(req, "provider"), queryInput(req), oauthBindingOf(req, config));
@@ -45,7 +50,9 @@ export const externalAuthRoutes = (s: Services, config: Config): RouteDef[] => [
     },
   },
   {
-    method: "post", path: `${X}/:provider/link`, tag: "external-auth", auth: "user", summary: "Start linking a provider to your account",
+    method: "post", path: `${X}/:provider/link`, tag: "external-auth", auth: "user", body: linkBodySchema, query: modeQuerySchema,
+    redirect: { status: 303, description: "With ?mode=redirect: the browser goes straight to the provider" },
+    summary: "Start linking a provider to your account (?mode=redirect answers with a redirect instead of JSON)",
     handle: async (req, res) => sendFlow(req, res, config, await s.externalAuth.startLink(req.ctx, param(req, "provider"), input(req), oauthBindingOf(req, config))),
   },
   {
@@ -53,7 +60,7 @@ export const externalAuthRoutes = (s: Services, config: Config): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, "Linked accounts", await s.linkedAccounts.listMine(req.ctx)),
   },
   {
-    method: "delete", path: `${X}/:provider/unlink`, tag: "external-auth", auth: "user", summary: "Unlink a provider (refused if it is your last way to sign in)",
+    method: "delete", path: `${X}/:provider/unlink`, data: null, errors: { 409: "It is your last way to sign in (LAST_SIGN_IN_METHOD)" }, tag: "external-auth", auth: "user", summary: "Unlink a provider (refused if it is your last way to sign in)",
     handle: async (req, res) => {
       await s.linkedAccounts.unlinkMine(req.ctx, param(req, "provider"));
       sendData(res, 200, "Account unlinked");
@@ -65,17 +72,17 @@ export const externalAuthRoutes = (s: Services, config: Config): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, "Providers", { providers: await s.oauthProviders.list(req.ctx) }),
   },
   ...providerConfigRoutes(s, "/admin/oauth/providers/:provider", "put"),
-  {
+  onAnotherAccount({
     method: "get", path: "/admin/users/:userId/linked-accounts", tag: "admin", auth: "user", summary: "The linked accounts of a user you administer",
     handle: async (req, res) => sendData(res, 200, "Linked accounts", { linkedAccounts: await s.linkedAccounts.listForUser(req.ctx, param(req, "userId")) }),
-  },
-  {
-    method: "delete", path: "/admin/users/:userId/linked-accounts/:provider", tag: "admin", auth: "user", summary: "Unlink a provider from a user you administer",
+  }),
+  onAnotherAccount({
+    method: "delete", path: "/admin/users/:userId/linked-accounts/:provider", data: null, tag: "admin", auth: "user", summary: "Unlink a provider from a user you administer",
     handle: async (req, res) => {
       await s.linkedAccounts.unlinkForUser(req.ctx, param(req, "userId"), param(req, "provider"));
       sendData(res, 200, "Account unlinked");
     },
-  },
+  }),
 ];
 
 /** Read, create-or-update (201 when new, 200 when updated) and delete one provider's configuration. */
@@ -86,7 +93,7 @@ function providerConfigRoutes(s: Services, path: string, write: "post" | "put"):
       handle: async (req, res) => sendData(res, 200, "Provider", { provider: await s.oauthProviders.get(req.ctx, param(req, "provider")) }),
     },
     {
-      method: write, path, tag: "superadmin", auth: "superadmin", body: providerConfigSchema,
+      method: write, path, tag: "superadmin", auth: "superadmin", body: providerConfigSchema, alsoStatus: [201],
       summary: "Configure a provider: client_id, client_secret (sealed at rest; optional on update), scopes, is_enabled",
       handle: async (req, res) => {
         const { config, created } = await s.oauthProviders.configure(req.ctx, param(req, "provider"), input(req));
@@ -94,7 +101,7 @@ function providerConfigRoutes(s: Services, path: string, write: "post" | "put"):
       },
     },
     {
-      method: "delete", path, tag: "superadmin", auth: "superadmin", summary: "Remove a provider's stored configuration (environment variables apply again)",
+      method: "delete", path, data: null, errors: { 400: "Nothing is stored for this provider (PROVIDER_NOT_CONFIGURED)" }, tag: "superadmin", auth: "superadmin", summary: "Remove a provider's stored configuration (environment variables apply again)",
       handle: async (req, res) => {
         await s.oauthProviders.remove(req.ctx, param(req, "provider"));
         sendData(res, 200, "Provider configuration removed");

@@ -2,14 +2,16 @@ import { Router } from "express";
 import type { Services } from "../../src/container.js";
 import { sendData, sendError } from "../envelope.js";
 import { mountFallbacks, mountRoutes, type RouteDef } from "../route.js";
+import { data } from "../views/index.js";
 
 export const healthRoutes = (s: Services): RouteDef[] => [
   {
-    method: "get", path: "/health", tag: "health", auth: "none", summary: "Liveness: the service name and version",
+    method: "get", path: "/health", data: data.health, tag: "health", auth: "none", summary: "Liveness: the service name and version",
     handle: async (_req, res) => sendData(res, 200, "Service is healthy", s.health.health()),
   },
   {
-    method: "get", path: "/ready", tag: "health", auth: "none", summary: "Readiness: the database and Redis answer",
+    method: "get", path: "/ready", data: data.readiness, tag: "health", auth: "none", summary: "Readiness: the database and Redis answer",
+    errors: { 503: "A dependency is unavailable (SERVICE_UNAVAILABLE; details name it)" },
     handle: async (_req, res) => {
       const result = await s.health.readiness();
       if (result.ready) sendData(res, 200, "Service is ready", result);

@@ -6,6 +6,17 @@ import type { SessionIssued } from "../../src/modules/auth/session-issuer.js";
 import { Verbatim } from "../../src/lib/strings.js";
 import { sendData } from "../envelope.js";
 import { input, param, type RouteDef } from "../route.js";
+import { data } from "../views/index.js";
+import { assertionSchema, codeSchema as loginCodeSchema, tokenSchema as mfaTokenSchema } from "../../src/modules/auth/mfa/mfa-login.service.js";
+import { codeSchema, completeRegistrationSchema, passwordSchema, renameSchema } from "../../src/modules/auth/mfa/mfa.service.js";
+import { policySchema } from "../../src/modules/auth/mfa/mfa-policy.service.js";
+
+// The pending sign-in's mfa_token comes in the body, or in the cookie /auth/login set for browsers.
+const cookieOrBody = { mfaToken: true } as const;
+const attempt = {
+  401: "The code or assertion is wrong, or no sign-in is pending (INVALID_MFA_CODE, WEBAUTHN_VERIFICATION_FAILED, MFA_SESSION_EXPIRED)",
+  409: "Another second-factor attempt on this sign-in is being checked (MFA_ATTEMPT_IN_PROGRESS)",
+};
 
 /** A finished sign-in: the session cookie for browsers, the token for the CLI and scripts. */
 export function sendSession(res: Response, config: Config, result: SessionIssued, message = "Login successful"): void {
@@ -19,23 +30,23 @@ const withMfaToken = (req: Request, config: Config) => ({ ...(input(req) as obje
 
 export const mfaRoutes = (s: Services, config: Config): RouteDef[] => [
   {
-    method: "post", path: "/auth/totp/verify", tag: "mfa", auth: "none",
+    method: "post", path: "/auth/totp/verify", errors: attempt, data: data.session, tag: "mfa", auth: "none", body: loginCodeSchema.partial(cookieOrBody),
     summary: "Second factor: a TOTP code, or a backup code (is_backup_code), with the mfa_token from /auth/login",
     handle: async (req, res) => sendSession(res, config, await s.mfaLogin.completeWithCode(req.ctx, withMfaToken(req, config))),
   },
   {
-    method: "post", path: "/auth/mfa/backup-code", tag: "mfa", auth: "none", summary: "Second factor: a backup code (each works once)",
+    method: "post", path: "/auth/mfa/backup-code", errors: attempt, data: data.session, tag: "mfa", auth: "none", body: loginCodeSchema.omit({ isBackupCode: true }).partial(cookieOrBody), summary: "Second factor: a backup code (each works once)",
     handle: async (req, res) => sendSession(res, config, await s.mfaLogin.completeWithCode(req.ctx, { ...withMfaToken(req, config), isBackupCode: true })),
   },
   {
-    method: "post", path: "/auth/webauthn/mfa/begin", tag: "mfa", auth: "none", summary: "Second factor: WebAuthn options for the pending sign-in",
+    method: "post", path: "/auth/webauthn/mfa/begin", tag: "mfa", auth: "none", body: mfaTokenSchema.partial(cookieOrBody), summary: "Second factor: WebAuthn options for the pending sign-in",
     handle: async (req, res) => {
       const { challengeId, options } = await s.mfaLogin.beginWebauthn(req.ctx, withMfaToken(req, config));
       sendData(res, 200, "Use your security key or passkey", { challengeId, options: new Verbatim(options) });
     },
   },
   {
-    method: "post", path: "/auth/webauthn/mfa/complete", tag: "mfa", auth: "none", summary: "Second factor: the WebAuthn assertion",
+    method: "post", path: "/auth/webauthn/mfa/complete", errors: attempt, data: data.session, tag: "mfa", auth: "none", body: assertionSchema, summary: "Second factor: the WebAuthn assertion",
     handle: async (req, res) => sendSession(res, config, await s.mfaLogin.completeWebauthn(req.ctx, withMfaToken(req, config))),
   },
   {
@@ -46,7 +57,7 @@ export const mfaRoutes = (s: Services, config: Config): RouteDef[] => [
     },
   },
   {
-    method: "post", path: "/auth/webauthn/login/complete", tag: "mfa", auth: "none", summary: "Passkey sign-in: the assertion; opens a session",
+    method: "post", path: "/auth/webauthn/login/complete", errors: { 401: "The passkey response could not be verified (WEBAUTHN_VERIFICATION_FAILED)" }, data: data.session, tag: "mfa", auth: "none", body: assertionSchema.omit(cookieOrBody), summary: "Passkey sign-in: the assertion; opens a session",
     handle: async (req, res) => sendSession(res, config, await s.mfaLogin.completePasskey(req.ctx, input(req))),
   },
   {
@@ -57,7 +68,7 @@ export const mfaRoutes = (s: Services, config: Config): RouteDef[] => [
     },
   },
   {
-    method: "post", path: "/auth/webauthn/register/complete", tag: "mfa", auth: "user", status: 201,
+    method: "post", path: "/auth/webauthn/register/complete", data: data.credentialRegistered, tag: "mfa", auth: "user", body: completeRegistrationSchema, status: 201,
     summary: "Enroll: the attestation; the first MFA method also returns 10 backup codes (shown once)",
     handle: async (req, res) => {
       const { credential, backupCodes } = await s.mfa.completeWebauthnRegistration(req.ctx, input(req));
@@ -65,18 +76,18 @@ export const mfaRoutes = (s: Services, config: Config): RouteDef[] => [
     },
   },
   {
-    method: "get", path: "/auth/webauthn/credentials", tag: "mfa", auth: "user", summary: "Your WebAuthn credentials",
+    method: "get", path: "/auth/webauthn/credentials", data: data.credentials, tag: "mfa", auth: "user", summary: "Your WebAuthn credentials",
     handle: async (req, res) => {
       const credentials = await s.mfa.listCredentials(req.ctx);
       sendData(res, 200, "Credentials", { credentials, count: credentials.length });
     },
   },
   {
-    method: "patch", path: "/auth/webauthn/credentials/:credentialId", tag: "mfa", auth: "user", summary: "Rename a credential",
+    method: "patch", path: "/auth/webauthn/credentials/:credentialId", data: data.credential, tag: "mfa", auth: "user", body: renameSchema, summary: "Rename a credential",
     handle: async (req, res) => sendData(res, 200, "Credential renamed", { credential: await s.mfa.renameCredential(req.ctx, param(req, "credentialId"), input(req)) }),
   },
   {
-    method: "delete", path: "/auth/webauthn/credentials/:credentialId", tag: "mfa", auth: "user", summary: "Remove a credential",
+    method: "delete", path: "/auth/webauthn/credentials/:credentialId", data: null, tag: "mfa", auth: "user", summary: "Remove a credential",
     handle: async (req, res) => {
       await s.mfa.deleteCredential(req.ctx, param(req, "credentialId"));
       sendData(res, 200, "Credential removed");
@@ -90,19 +101,19 @@ export const mfaRoutes = (s: Services, config: Config): RouteDef[] => [
     },
   },
   {
-    method: "get", path: "/auth/mfa/status", tag: "mfa", auth: "user", summary: "Your MFA methods and remaining backup codes",
+    method: "get", path: "/auth/mfa/status", data: data.mfaStatus, tag: "mfa", auth: "user", summary: "Your MFA methods and remaining backup codes",
     handle: async (req, res) => sendData(res, 200, "MFA status", await s.mfa.status(req.ctx)),
   },
   {
-    method: "post", path: "/auth/totp/enroll", tag: "mfa", auth: "user", summary: "Start TOTP enrollment: secret, otpauth:// URI and QR code",
+    method: "post", path: "/auth/totp/enroll", data: data.totpEnrollment, errors: { 409: "An authenticator app is already enrolled (TOTP_ALREADY_ENABLED)" }, tag: "mfa", auth: "user", summary: "Start TOTP enrollment: secret, otpauth:// URI and QR code",
     handle: async (req, res) => sendData(res, 200, "Scan the code with your authenticator app", await s.mfa.enrollTotp(req.ctx)),
   },
   {
-    method: "post", path: "/auth/totp/verify-enrollment", tag: "mfa", auth: "user", summary: "Confirm TOTP enrollment with a first code",
+    method: "post", path: "/auth/totp/verify-enrollment", data: data.totpEnabled, tag: "mfa", auth: "user", body: codeSchema, summary: "Confirm TOTP enrollment with a first code",
     handle: async (req, res) => sendData(res, 200, "Authenticator app enrolled", await s.mfa.verifyTotpEnrollment(req.ctx, input(req))),
   },
   {
-    method: "delete", path: "/auth/totp/disable", tag: "mfa", auth: "user", summary: "Remove the authenticator app (current password required)",
+    method: "delete", path: "/auth/totp/disable", data: null, tag: "mfa", auth: "user", body: passwordSchema, summary: "Remove the authenticator app (current password required)",
     handle: async (req, res) => {
       await s.mfa.disableTotp(req.ctx, input(req));
       sendData(res, 200, "Authenticator app removed");
@@ -116,7 +127,7 @@ export const mfaRoutes = (s: Services, config: Config): RouteDef[] => [
     },
   },
   {
-    method: "post", path: "/auth/totp/regenerate-backup-codes", tag: "mfa", auth: "user", summary: "New backup codes (current password required); the old ones stop working",
+    method: "post", path: "/auth/totp/regenerate-backup-codes", data: data.backupCodes, tag: "mfa", auth: "user", body: passwordSchema, summary: "New backup codes (current password required); the old ones stop working",
     handle: async (req, res) => sendData(res, 200, "Backup codes regenerated", await s.mfa.regenerateBackupCodes(req.ctx, input(req))),
   },
   {
@@ -128,7 +139,7 @@ export const mfaRoutes = (s: Services, config: Config): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, "Security policy", { securityPolicy: await s.mfaPolicy.getPolicy(req.ctx, param(req, "orgId")) }),
   },
   {
-    method: "put", path: "/organizations/:orgId/security-policy", tag: "mfa", auth: "user", org: "admin",
+    method: "put", path: "/organizations/:orgId/security-policy", tag: "mfa", auth: "user", org: "admin", body: policySchema,
     summary: "Set the MFA policy (disabled | optional | required, grace period, reminder lead time)",
     handle: async (req, res) => sendData(res, 200, "Security policy updated", { securityPolicy: await s.mfaPolicy.putPolicy(req.ctx, param(req, "orgId"), input(req)) }),
   },

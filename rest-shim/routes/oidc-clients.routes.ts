@@ -3,53 +3,54 @@ import { createClientSchema, updateClientSchema } from "../../src/modules/oidc-c
 import { configureClientSchema } from "../../src/modules/oidc-clients/client-admin.service.js";
 import { sendData } from "../envelope.js";
 import { input, param, type RouteDef } from "../route.js";
+import { data } from "../views/index.js";
 
 const C = "/organizations/:orgId/clients";
 const A = "/admin/oidc-clients";
 
 export const oidcClientsRoutes = (s: Services): RouteDef[] => [
   {
-    method: "get", path: C, tag: "oidc", auth: "user", org: "admin", summary: "The organization's OpenID Connect clients (never their secrets)",
+    method: "get", path: C, data: data.clients, tag: "oidc", auth: "user", org: "admin", summary: "The organization's OpenID Connect clients (never their secrets)",
     handle: async (req, res) => {
       const clients = await s.oidcClients.list(req.ctx, param(req, "orgId"));
       sendData(res, 200, "Clients", { clients, count: clients.length });
     },
   },
   {
-    method: "post", path: C, tag: "oidc", auth: "user", org: "admin", body: createClientSchema, status: 201,
+    method: "post", path: C, data: data.createdClient, tag: "oidc", auth: "user", org: "admin", body: createClientSchema, status: 201,
     summary: "Register a client; a confidential client's secret is in the answer, once",
     handle: async (req, res) => sendData(res, 201, "Client registered", { client: await s.oidcClients.create(req.ctx, param(req, "orgId"), input(req)) }),
   },
   {
-    method: "get", path: `${C}/:clientId`, tag: "oidc", auth: "user", org: "admin", summary: "One client",
+    method: "get", path: `${C}/:clientId`, data: data.client, tag: "oidc", auth: "user", org: "admin", summary: "One client",
     handle: async (req, res) => sendData(res, 200, "Client", { client: await s.oidcClients.get(req.ctx, param(req, "orgId"), param(req, "clientId")) }),
   },
   {
-    method: "patch", path: `${C}/:clientId`, tag: "oidc", auth: "user", org: "admin", body: updateClientSchema,
+    method: "patch", path: `${C}/:clientId`, data: data.client, tag: "oidc", auth: "user", org: "admin", body: updateClientSchema,
     summary: "Change a client's name, redirect URIs, grant types, CORS origins or token lifetimes",
     handle: async (req, res) => sendData(res, 200, "Client updated", { client: await s.oidcClients.update(req.ctx, param(req, "orgId"), param(req, "clientId"), input(req)) }),
   },
   {
-    method: "post", path: `${C}/:clientId/rotate-secret`, tag: "oidc", auth: "user", org: "admin",
+    method: "post", path: `${C}/:clientId/rotate-secret`, errors: { 400: "A public client has no secret (BAD_REQUEST)" }, data: data.rotatedClient, tag: "oidc", auth: "user", org: "admin",
     summary: "Replace a confidential client's secret (shown once; the old one stops working)",
     handle: async (req, res) => sendData(res, 200, "Client secret rotated: store it now, it is not shown again", { client: await s.oidcClients.rotateSecret(req.ctx, param(req, "orgId"), param(req, "clientId")) }),
   },
   {
-    method: "delete", path: `${C}/:clientId`, tag: "oidc", auth: "user", org: "admin", summary: "Delete a client and every token issued to it",
+    method: "delete", path: `${C}/:clientId`, data: null, tag: "oidc", auth: "user", org: "admin", summary: "Delete a client and every token issued to it",
     handle: async (req, res) => {
       await s.oidcClients.delete(req.ctx, param(req, "orgId"), param(req, "clientId"));
       sendData(res, 200, "Client deleted");
     },
   },
   {
-    method: "get", path: "/users/me/consents", tag: "oidc", auth: "user", summary: "Applications you allowed to access your account",
+    method: "get", path: "/users/me/consents", data: data.consents, tag: "oidc", auth: "user", summary: "Applications you allowed to access your account",
     handle: async (req, res) => {
       const consents = await s.oidcClients.myConsents(req.ctx);
       sendData(res, 200, "Consents", { consents, count: consents.length });
     },
   },
   {
-    method: "delete", path: "/users/me/consents/:clientId", tag: "oidc", auth: "user",
+    method: "delete", path: "/users/me/consents/:clientId", data: null, tag: "oidc", auth: "user",
     summary: "Withdraw consent: the application's tokens for you stop working and it must ask again",
     handle: async (req, res) => {
       await s.oidcClients.revokeConsent(req.ctx, param(req, "clientId"));
@@ -57,18 +58,18 @@ export const oidcClientsRoutes = (s: Services): RouteDef[] => [
     },
   },
   {
-    method: "get", path: A, tag: "oidc", auth: "superadmin", summary: "Keyward's built-in clients (the keyward command-line client)",
+    method: "get", path: A, data: data.clients, tag: "oidc", auth: "superadmin", summary: "Keyward's built-in clients (the keyward command-line client)",
     handle: async (req, res) => {
       const clients = await s.oidcClientAdmin.listBuiltIn(req.ctx);
       sendData(res, 200, "Built-in clients", { clients, count: clients.length });
     },
   },
   {
-    method: "get", path: `${A}/:clientId`, tag: "oidc", auth: "superadmin", summary: "Any client, built-in or registered by an organization",
+    method: "get", path: `${A}/:clientId`, data: data.client, tag: "oidc", auth: "superadmin", summary: "Any client, built-in or registered by an organization",
     handle: async (req, res) => sendData(res, 200, "Client", { client: await s.oidcClientAdmin.get(req.ctx, param(req, "clientId")) }),
   },
   {
-    method: "patch", path: `${A}/:clientId`, tag: "oidc", auth: "superadmin", body: configureClientSchema,
+    method: "patch", path: `${A}/:clientId`, data: data.client, tag: "oidc", auth: "superadmin", body: configureClientSchema,
     summary: "Set the Keyward API scopes a client may request (allowed_api_scopes; narrowing applies to tokens already issued), or a built-in client's name and token lifetimes",
     handle: async (req, res) => sendData(res, 200, "Client configured", { client: await s.oidcClientAdmin.configure(req.ctx, param(req, "clientId"), input(req)) }),
   },

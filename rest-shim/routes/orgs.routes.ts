@@ -4,35 +4,36 @@ import { setSessionCookie } from "../../src/http/session.js";
 import { createOrgSchema, deleteOrgSchema, transferSchema, updateOrgSchema, addMemberSchema, changeRoleSchema, inviteSchema, acceptInviteSchema } from "../../src/modules/orgs/orgs.schemas.js";
 import { sendData } from "../envelope.js";
 import { input, param, type RouteDef } from "../route.js";
+import { data } from "../views/index.js";
 
 const O = "/organizations/:orgId";
 
 export const orgsRoutes = (s: Services, config: Config): RouteDef[] => [
   {
-    method: "post", path: "/organizations", tag: "organizations", auth: "user", body: createOrgSchema, status: 201,
+    method: "post", path: "/organizations", errors: { 409: "The slug is taken (SLUG_TAKEN)" }, data: data.organization, tag: "organizations", auth: "user", body: createOrgSchema, status: 201,
     summary: "Create an organization (you become its owner; at most MAX_ORGS_PER_USER memberships)",
     handle: async (req, res) => sendData(res, 201, "Organization created", { organization: await s.orgs.create(req.ctx, input(req)) }),
   },
   {
-    method: "get", path: "/organizations", tag: "organizations", auth: "user", scope: "orgs:read", summary: "Your organizations",
+    method: "get", path: "/organizations", data: data.organizations, tag: "organizations", auth: "user", scope: "orgs:read", summary: "Your organizations",
     handle: async (req, res) => {
       const organizations = await s.orgs.listMine(req.ctx);
       sendData(res, 200, "Organizations", { organizations, count: organizations.length });
     },
   },
   {
-    method: "get", path: O, tag: "organizations", auth: "user", scope: "orgs:read", org: "guest", summary: "An organization and its member count",
+    method: "get", path: O, data: data.organizationWithCount, tag: "organizations", auth: "user", scope: "orgs:read", org: "guest", summary: "An organization and its member count",
     handle: async (req, res) => {
       const { memberCount, ...organization } = await s.orgs.get(req.ctx, param(req, "orgId"));
       sendData(res, 200, "Organization", { organization, memberCount });
     },
   },
   {
-    method: "patch", path: O, tag: "organizations", auth: "user", org: "admin", body: updateOrgSchema, summary: "Change name, description or logo",
+    method: "patch", path: O, data: data.organization, tag: "organizations", auth: "user", org: "admin", body: updateOrgSchema, summary: "Change name, description or logo",
     handle: async (req, res) => sendData(res, 200, "Organization updated", { organization: await s.orgs.update(req.ctx, param(req, "orgId"), input(req)) }),
   },
   {
-    method: "delete", path: O, tag: "organizations", auth: "user", org: "owner", body: deleteOrgSchema,
+    method: "delete", path: O, data: null, tag: "organizations", auth: "user", org: "owner", body: deleteOrgSchema,
     summary: "Delete the organization (owners; {confirm: true} when it has other members)",
     handle: async (req, res) => {
       await s.orgs.delete(req.ctx, param(req, "orgId"), input(req));
@@ -40,24 +41,24 @@ export const orgsRoutes = (s: Services, config: Config): RouteDef[] => [
     },
   },
   {
-    method: "post", path: `${O}/transfer-ownership`, tag: "organizations", auth: "user", org: "owner", body: transferSchema,
+    method: "post", path: `${O}/transfer-ownership`, errors: { 409: "The new owner is you, or already an owner (CONFLICT)" }, tag: "organizations", auth: "user", org: "owner", body: transferSchema,
     summary: "Make another member the owner; you become an admin",
     handle: async (req, res) => sendData(res, 200, "Ownership transferred", await s.orgs.transferOwnership(req.ctx, param(req, "orgId"), input(req))),
   },
   {
-    method: "get", path: `${O}/members`, tag: "members", auth: "user", org: "guest", summary: "Members and their roles",
+    method: "get", path: `${O}/members`, data: data.members, tag: "members", auth: "user", org: "guest", summary: "Members and their roles",
     handle: async (req, res) => {
       const members = await s.members.list(req.ctx, param(req, "orgId"));
       sendData(res, 200, "Members", { members, count: members.length });
     },
   },
   {
-    method: "post", path: `${O}/members`, tag: "members", auth: "user", org: "admin", body: addMemberSchema, status: 201,
+    method: "post", path: `${O}/members`, errors: { 409: "Already a member, or an invitation is pending (ALREADY_MEMBER, INVITE_PENDING)" }, data: data.invite, tag: "members", auth: "user", org: "admin", body: addMemberSchema, status: 201,
     summary: "Add a person by email: an existing account is invited (it joins when it accepts); an address without one is invited to create an account this organization manages. The answer is the same either way",
     handle: async (req, res) => sendData(res, 201, "Invitation sent: they become a member when they accept it", { invite: await s.invites.addMember(req.ctx, param(req, "orgId"), input(req)) }),
   },
   {
-    method: "delete", path: `${O}/members/:userId`, tag: "members", auth: "user", org: "admin",
+    method: "delete", path: `${O}/members/:userId`, data: null, tag: "members", auth: "user", org: "admin",
     summary: "Remove a member (never the last owner: transfer ownership first)",
     handle: async (req, res) => {
       await s.members.remove(req.ctx, param(req, "orgId"), param(req, "userId"));
@@ -65,42 +66,42 @@ export const orgsRoutes = (s: Services, config: Config): RouteDef[] => [
     },
   },
   {
-    method: "patch", path: `${O}/members/:userId/role`, tag: "members", auth: "user", org: "admin", body: changeRoleSchema,
+    method: "patch", path: `${O}/members/:userId/role`, data: data.member, tag: "members", auth: "user", org: "admin", body: changeRoleSchema,
     summary: "Change a member's role (only owners grant or remove the owner role)",
     handle: async (req, res) => sendData(res, 200, "Role changed", { member: await s.members.changeRole(req.ctx, param(req, "orgId"), param(req, "userId"), input(req)) }),
   },
   {
-    method: "post", path: `${O}/leave`, tag: "members", auth: "user", org: "guest", summary: "Leave the organization (not as its last owner)",
+    method: "post", path: `${O}/leave`, data: null, tag: "members", auth: "user", org: "guest", summary: "Leave the organization (not as its last owner)",
     handle: async (req, res) => {
       await s.members.leave(req.ctx, param(req, "orgId"));
       sendData(res, 200, "You left the organization");
     },
   },
   {
-    method: "get", path: `${O}/invites`, tag: "invites", auth: "user", org: "admin", summary: "Open invitations",
+    method: "get", path: `${O}/invites`, data: data.invites, tag: "invites", auth: "user", org: "admin", summary: "Open invitations",
     handle: async (req, res) => {
       const invites = await s.invites.list(req.ctx, param(req, "orgId"));
       sendData(res, 200, "Invites", { invites, count: invites.length });
     },
   },
   {
-    method: "post", path: `${O}/invites`, tag: "invites", auth: "user", org: "admin", body: inviteSchema, status: 201,
+    method: "post", path: `${O}/invites`, errors: { 409: "Already a member, or an invitation is pending (ALREADY_MEMBER, INVITE_PENDING)" }, data: data.invite, tag: "invites", auth: "user", org: "admin", body: inviteSchema, status: 201,
     summary: "Invite an address (emailed, single-use link valid 7 days)",
     handle: async (req, res) => sendData(res, 201, "Invite sent", { invite: await s.invites.send(req.ctx, param(req, "orgId"), input(req)) }),
   },
   {
-    method: "delete", path: `${O}/invites/:inviteId`, tag: "invites", auth: "user", org: "admin", summary: "Cancel an invitation",
+    method: "delete", path: `${O}/invites/:inviteId`, data: null, tag: "invites", auth: "user", org: "admin", summary: "Cancel an invitation",
     handle: async (req, res) => {
       await s.invites.cancel(req.ctx, param(req, "orgId"), param(req, "inviteId"));
       sendData(res, 200, "Invite cancelled");
     },
   },
   {
-    method: "get", path: "/invites/:token", tag: "invites", auth: "none", summary: "What an invitation link is for",
+    method: "get", path: "/invites/:token", errors: { 400: "The link is invalid, used or expired (INVALID_TOKEN)" }, tag: "invites", auth: "none", summary: "What an invitation link is for",
     handle: async (req, res) => sendData(res, 200, "Invite", await s.invites.lookup(req.ctx, param(req, "token"))),
   },
   {
-    method: "post", path: "/invites/:token/accept", tag: "invites", auth: "optional", body: acceptInviteSchema,
+    method: "post", path: "/invites/:token/accept", errors: { 400: "The link is invalid, used or expired (INVALID_TOKEN)", 409: "The invitation was used, or the address already has an account (INVITE_ALREADY_USED, ACCOUNT_EXISTS)" }, tag: "invites", auth: "optional", body: acceptInviteSchema,
     summary: "Accept an invitation: signed in with the invited address, or registering it (full_name, password)",
     handle: async (req, res) => {
       const { session, ...result } = await s.invites.accept(req.ctx, param(req, "token"), input(req));
@@ -117,25 +118,25 @@ export const orgsRoutes = (s: Services, config: Config): RouteDef[] => [
     },
   },
   {
-    method: "post", path: "/users/me/invites/:inviteId/accept", tag: "invites", auth: "user", summary: "Accept one of your invitations",
+    method: "post", path: "/users/me/invites/:inviteId/accept", errors: { 409: "Already a member, or the invitation was used (ALREADY_MEMBER, INVITE_ALREADY_USED)" }, tag: "invites", auth: "user", summary: "Accept one of your invitations",
     handle: async (req, res) => sendData(res, 200, "Invitation accepted", await s.invites.acceptMine(req.ctx, param(req, "inviteId"))),
   },
   {
-    method: "post", path: "/users/me/invites/:inviteId/decline", tag: "invites", auth: "user", summary: "Decline one of your invitations (the organization may invite you again)",
+    method: "post", path: "/users/me/invites/:inviteId/decline", data: null, tag: "invites", auth: "user", summary: "Decline one of your invitations (the organization may invite you again)",
     handle: async (req, res) => {
       await s.invites.declineMine(req.ctx, param(req, "inviteId"));
       sendData(res, 200, "Invitation declined");
     },
   },
   {
-    method: "get", path: "/users/me/organizations", tag: "users", auth: "user", scope: "orgs:read", summary: "Your organizations with your role",
+    method: "get", path: "/users/me/organizations", data: data.organizations, tag: "users", auth: "user", scope: "orgs:read", summary: "Your organizations with your role",
     handle: async (req, res) => {
       const organizations = await s.orgs.listMine(req.ctx);
       sendData(res, 200, "Organizations", { organizations, count: organizations.length });
     },
   },
   {
-    method: "get", path: "/users/me/organizations/simple", tag: "users", auth: "user", scope: "orgs:read", summary: "Your organizations as {id, name, slug, role} (for the CLI)",
+    method: "get", path: "/users/me/organizations/simple", data: data.simpleOrganizations, tag: "users", auth: "user", scope: "orgs:read", summary: "Your organizations as {id, name, slug, role} (for the CLI)",
     handle: async (req, res) => {
       const organizations = await s.orgs.listMineSimple(req.ctx);
       sendData(res, 200, "Organizations", { organizations, count: organizations.length });

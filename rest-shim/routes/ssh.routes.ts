@@ -1,24 +1,29 @@
 import type { Services } from "../../src/container.js";
 import { Verbatim } from "../../src/lib/strings.js";
-import { createCaSchema, revokeSchema, rotateCaSchema, signHostSchema, signUserSchema, sudoCheckSchema, updateCaSchema } from "../../src/modules/ssh-ca/ssh-ca.schemas.js";
+import { z } from "zod";
+import { certAuditQuerySchema, certListSchema, createCaSchema, revokeSchema, rotateCaSchema, signHostSchema, signUserSchema, sudoCheckSchema, updateCaSchema } from "../../src/modules/ssh-ca/ssh-ca.schemas.js";
 import { addKeySchema, describeKeySchema, verifyKeySchema } from "../../src/modules/ssh-keys/ssh-keys.schemas.js";
 import { sendData } from "../envelope.js";
 import { input, param, queryInput, type RouteDef } from "../route.js";
+import { data } from "../views/index.js";
 
 const K = "/ssh/keys/:keyId";
 const CA = "/organizations/:orgId/cas";
+// Query parameters the handlers read themselves (documentation: the services parse the values).
+const orgQuery = z.object({ orgId: z.string().optional() });
+const caQuery = z.object({ caType: z.enum(["user", "host"]).optional(), orgId: z.string().optional() });
 
 /** SSH keys, certificates and certificate authorities (paths of the original CLI kept). */
 export const sshRoutes = (s: Services): RouteDef[] => [
   {
-    method: "get", path: "/ssh/keys", tag: "ssh", auth: "user", scope: "ssh:keys", summary: "Your SSH public keys",
+    method: "get", path: "/ssh/keys", data: data.sshKeys, tag: "ssh", auth: "user", scope: "ssh:keys", summary: "Your SSH public keys",
     handle: async (req, res) => {
       const keys = await s.sshKeys.list(req.ctx);
       sendData(res, 200, "SSH keys", { keys, count: keys.length });
     },
   },
   {
-    method: "post", path: "/ssh/keys", tag: "ssh", auth: "user", scope: "ssh:keys", body: addKeySchema, status: 201,
+    method: "post", path: "/ssh/keys", data: data.sshKey, tag: "ssh", auth: "user", scope: "ssh:keys", body: addKeySchema, status: 201, alsoStatus: [200],
     summary: "Register a public key (`key` or `public_key`): 201 when new, 200 with the existing key when already yours",
     handle: async (req, res) => {
       const { key, isNew } = await s.sshKeys.add(req.ctx, input(req));
@@ -26,19 +31,19 @@ export const sshRoutes = (s: Services): RouteDef[] => [
     },
   },
   {
-    method: "get", path: K, tag: "ssh", auth: "user", scope: "ssh:keys", summary: "One of your keys",
+    method: "get", path: K, data: data.sshKey, tag: "ssh", auth: "user", scope: "ssh:keys", summary: "One of your keys",
     handle: async (req, res) => sendData(res, 200, "SSH key", await s.sshKeys.get(req.ctx, param(req, "keyId"))),
   },
   {
-    method: "patch", path: K, tag: "ssh", auth: "user", scope: "ssh:keys", body: describeKeySchema, summary: "Change a key's description",
+    method: "patch", path: K, data: data.sshKey, tag: "ssh", auth: "user", scope: "ssh:keys", body: describeKeySchema, summary: "Change a key's description",
     handle: async (req, res) => sendData(res, 200, "SSH key updated", await s.sshKeys.updateDescription(req.ctx, param(req, "keyId"), input(req))),
   },
   {
-    method: "patch", path: `${K}/update-description`, tag: "ssh", auth: "user", scope: "ssh:keys", body: describeKeySchema, summary: "Change a key's description (original path)",
+    method: "patch", path: `${K}/update-description`, data: data.sshKey, tag: "ssh", auth: "user", scope: "ssh:keys", body: describeKeySchema, summary: "Change a key's description (original path)",
     handle: async (req, res) => sendData(res, 200, "SSH key updated", await s.sshKeys.updateDescription(req.ctx, param(req, "keyId"), input(req))),
   },
   {
-    method: "delete", path: K, tag: "ssh", auth: "user", scope: "ssh:keys", summary: "Delete one of your keys",
+    method: "delete", path: K, data: data.sshKeyDeleted, tag: "ssh", auth: "user", scope: "ssh:keys", summary: "Delete one of your keys",
     handle: async (req, res) => {
       await s.sshKeys.delete(req.ctx, param(req, "keyId"));
       sendData(res, 200, "SSH key deleted", { status: "deleted" });
@@ -52,70 +57,70 @@ export const sshRoutes = (s: Services): RouteDef[] => [
     },
   },
   {
-    method: "post", path: `${K}/verify`, tag: "ssh", auth: "user", scope: "ssh:keys", body: verifyKeySchema, summary: "Prove possession: the SSHSIG signature of the challenge (armored or base64)",
+    method: "post", path: `${K}/verify`, data: data.sshKeyVerified, tag: "ssh", auth: "user", scope: "ssh:keys", body: verifyKeySchema, summary: "Prove possession: the SSHSIG signature of the challenge (armored or base64)",
     handle: async (req, res) => sendData(res, 200, "SSH key verified", await s.sshKeys.verify(req.ctx, param(req, "keyId"), input(req))),
   },
   {
-    method: "get", path: "/ssh/dept-cert-policy", tag: "ssh", auth: "user", scope: "ssh:sign", summary: "The certificate policy you sign under (?org_id=)",
+    method: "get", path: "/ssh/dept-cert-policy", errors: { 404: "org_id names no organization of yours (ORG_NOT_FOUND)" }, tag: "ssh", auth: "user", scope: "ssh:sign", query: orgQuery, summary: "The certificate policy you sign under (?org_id=)",
     handle: async (req, res) => sendData(res, 200, "Certificate policy", { policy: await s.signing.effectivePolicy(req.ctx, (req.query.org_id as string) || undefined) }),
   },
   {
-    method: "post", path: "/ssh/sign", tag: "ssh", auth: "user", scope: "ssh:sign", body: signUserSchema, status: 201,
+    method: "post", path: "/ssh/sign", errors: { 404: "The key or the organization does not exist for you (SSH_KEY_NOT_FOUND, ORG_NOT_FOUND)", 500: "Signing failed (SIGNING_FAILED)", 503: "No active user CA in the organization (CA_NOT_CONFIGURED)" }, data: data.signedCertificate, tag: "ssh", auth: "user", scope: "ssh:sign", body: signUserSchema, status: 201,
     summary: "Sign a user certificate for one of your keys (org_id selects the organization when you are in several)",
     handle: async (req, res) => sendData(res, 201, "Certificate issued", await s.signing.signUserCertificate(req.ctx, input(req))),
   },
   {
-    method: "post", path: "/ssh/sign/host", tag: "ssh", auth: "user", body: signHostSchema, status: 201, summary: "Sign a host certificate (organization admins)",
+    method: "post", path: "/ssh/sign/host", errors: { 404: "The CA does not exist for you (CA_NOT_FOUND)", 500: "Signing failed (SIGNING_FAILED)", 503: "No active host CA (CA_NOT_CONFIGURED)" }, data: data.signedCertificate, tag: "ssh", auth: "user", body: signHostSchema, status: 201, summary: "Sign a host certificate (organization admins)",
     handle: async (req, res) => sendData(res, 201, "Host certificate issued", await s.signing.signHostCertificate(req.ctx, input(req))),
   },
   {
-    method: "get", path: "/ssh/certificates", tag: "ssh", auth: "user", scope: "ssh:sign", summary: "Your certificates",
+    method: "get", path: "/ssh/certificates", data: data.certificates, tag: "ssh", auth: "user", scope: "ssh:sign", query: certListSchema, summary: "Your certificates",
     handle: async (req, res) => {
       const { items, ...page } = await s.certificates.listMine(req.ctx, queryInput(req));
       sendData(res, 200, "Certificates", { certificates: items, ...page });
     },
   },
   {
-    method: "get", path: "/ssh/certificates/:certId", tag: "ssh", auth: "user", summary: "One certificate (yours, or of an organization you administer)",
+    method: "get", path: "/ssh/certificates/:certId", data: data.certificate, tag: "ssh", auth: "user", summary: "One certificate (yours, or of an organization you administer)",
     handle: async (req, res) => sendData(res, 200, "Certificate", { certificate: await s.certificates.get(req.ctx, param(req, "certId")) }),
   },
   {
-    method: "post", path: "/ssh/certificates/:certId/revoke", tag: "ssh", auth: "user", body: revokeSchema, summary: "Revoke a certificate (the KRL is rebuilt)",
+    method: "post", path: "/ssh/certificates/:certId/revoke", errors: { 409: "Already revoked (ALREADY_REVOKED)" }, data: data.certificateRevoked, tag: "ssh", auth: "user", body: revokeSchema, summary: "Revoke a certificate (the KRL is rebuilt)",
     handle: async (req, res) => {
       const cert = await s.certificates.revoke(req.ctx, param(req, "certId"), input(req));
       sendData(res, 200, "Certificate revoked", { status: "revoked", certId: cert.id, reason: cert.revokeReason, certificate: cert });
     },
   },
   {
-    method: "get", path: "/ssh/ca/public-key", tag: "ssh", auth: "user", scope: "ssh:sign", summary: "The active CA public key (?ca_type=user|host&org_id=)",
+    method: "get", path: "/ssh/ca/public-key", errors: { 404: "No active CA of that type (CA_NOT_CONFIGURED)" }, tag: "ssh", auth: "user", scope: "ssh:sign", query: caQuery, summary: "The active CA public key (?ca_type=user|host&org_id=)",
     handle: async (req, res) =>
       sendData(res, 200, "CA public key", await s.cas.publicKey(req.ctx, { caType: req.query.ca_type as string | undefined, orgId: (req.query.org_id as string) || undefined })),
   },
   {
-    method: "get", path: CA, tag: "ssh-ca", auth: "user", org: "admin", summary: "The organization's certificate authorities",
+    method: "get", path: CA, data: data.cas, tag: "ssh-ca", auth: "user", org: "admin", summary: "The organization's certificate authorities",
     handle: async (req, res) => {
       const cas = await s.cas.list(req.ctx, param(req, "orgId"));
       sendData(res, 200, "Certificate authorities", { cas, count: cas.length });
     },
   },
   {
-    method: "post", path: CA, tag: "ssh-ca", auth: "user", org: "admin", body: createCaSchema, status: 201,
+    method: "post", path: CA, data: data.ca, tag: "ssh-ca", auth: "user", org: "admin", body: createCaSchema, status: 201,
     summary: "Create a CA (user or host; ed25519, ecdsa or rsa-4096); the private key never leaves the service",
     handle: async (req, res) => sendData(res, 201, "Certificate authority created", { ca: await s.cas.create(req.ctx, param(req, "orgId"), input(req)) }),
   },
   {
-    method: "patch", path: `${CA}/:caId`, tag: "ssh-ca", auth: "user", org: "admin", body: updateCaSchema, summary: "Change a CA's name or validity hours",
+    method: "patch", path: `${CA}/:caId`, data: data.ca, tag: "ssh-ca", auth: "user", org: "admin", body: updateCaSchema, summary: "Change a CA's name or validity hours",
     handle: async (req, res) => sendData(res, 200, "Certificate authority updated", { ca: await s.cas.update(req.ctx, param(req, "orgId"), param(req, "caId"), input(req)) }),
   },
   {
-    method: "delete", path: `${CA}/:caId`, tag: "ssh-ca", auth: "user", org: "admin", summary: "Delete a CA (its keys stop being trusted)",
+    method: "delete", path: `${CA}/:caId`, data: data.caDeleted, tag: "ssh-ca", auth: "user", org: "admin", summary: "Delete a CA (its keys stop being trusted)",
     handle: async (req, res) => {
       await s.cas.delete(req.ctx, param(req, "orgId"), param(req, "caId"));
       sendData(res, 200, "Certificate authority deleted", { caId: param(req, "caId") });
     },
   },
   {
-    method: "post", path: `${CA}/:caId/rotate`, tag: "ssh-ca", auth: "user", org: "admin", body: rotateCaSchema,
+    method: "post", path: `${CA}/:caId/rotate`, data: data.caRotated, tag: "ssh-ca", auth: "user", org: "admin", body: rotateCaSchema,
     summary: "Rotate the CA key; the previous key stays trusted for SSH_CA_ROTATION_OVERLAP_HOURS",
     handle: async (req, res) => sendData(res, 200, "Certificate authority rotated", await s.cas.rotate(req.ctx, param(req, "orgId"), param(req, "caId"), input(req))),
   },
@@ -125,7 +130,7 @@ export const sshRoutes = (s: Services): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, "Server configuration", await s.cas.serverConfig(req.ctx, param(req, "orgId"))),
   },
   {
-    method: "get", path: "/organizations/:orgId/ssh/krl", tag: "ssh-ca", auth: "none",
+    method: "get", path: "/organizations/:orgId/ssh/krl", tag: "ssh-ca", auth: "none", produces: "application/octet-stream",
     summary: "The organization's key revocation list (OpenSSH KRL, binary) for sshd's RevokedKeys",
     handle: async (req, res) => {
       const { krl, version, generatedAt } = await s.certificates.krl(param(req, "orgId"));
@@ -135,14 +140,14 @@ export const sshRoutes = (s: Services): RouteDef[] => [
     },
   },
   {
-    method: "get", path: "/organizations/:orgId/certificates", tag: "ssh-ca", auth: "user", org: "admin", summary: "Certificates issued in the organization (?user_id=)",
+    method: "get", path: "/organizations/:orgId/certificates", data: data.certificates, tag: "ssh-ca", auth: "user", org: "admin", query: certListSchema, summary: "Certificates issued in the organization (?user_id=)",
     handle: async (req, res) => {
       const { items, ...page } = await s.certificates.listForOrg(req.ctx, param(req, "orgId"), queryInput(req));
       sendData(res, 200, "Certificates", { certificates: items, ...page });
     },
   },
   {
-    method: "get", path: "/organizations/:orgId/certificates/audit", tag: "ssh-ca", auth: "user", org: "admin", summary: "The certificate audit log (?action=issued|failed|revoked)",
+    method: "get", path: "/organizations/:orgId/certificates/audit", tag: "ssh-ca", auth: "user", org: "admin", query: certAuditQuerySchema, summary: "The certificate audit log (?action=issued|failed|revoked)",
     handle: async (req, res) => {
       const { items, ...page } = await s.certificates.auditLog(req.ctx, param(req, "orgId"), queryInput(req));
       sendData(res, 200, "Certificate audit log", { entries: items.map((e) => ({ ...e, metadata: new Verbatim(e.metadata) })), count: items.length, ...page });
@@ -154,7 +159,7 @@ export const sshRoutes = (s: Services): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, "Certificates revoked", await s.certificates.revokeUser(req.ctx, param(req, "orgId"), param(req, "userId"), input(req))),
   },
   {
-    method: "post", path: "/sudo/check", tag: "ssh", auth: "none", body: sudoCheckSchema,
+    method: "post", path: "/sudo/check", errors: { 404: "No certificate with this serial in the key's organization (NOT_FOUND)" }, tag: "ssh", auth: "none", body: sudoCheckSchema,
     summary: "May the user behind a certificate sudo? (organization API key in the body)",
     handle: async (req, res) => sendData(res, 200, "Sudo check", await s.sudo.check(req.ctx, input(req))),
   },

@@ -12,6 +12,8 @@ import type { OidcRuntime } from "../../src/oidc/index.js";
 import { withDatabase } from "./global-setup.js";
 import { startSmtpSink, type SmtpSink } from "./smtp-sink.js";
 import { HttpClient } from "./http.js";
+import { ContractChecker, watchFetches } from "./contract.js";
+import { openApiDocument } from "../../rest-shim/index.js";
 
 export interface TestApp {
   url: string;
@@ -72,6 +74,10 @@ export async function startTestApp(env: Record<string, string> = {}, overrides: 
   const { app, oidc, stop } = await createApp(container);
   server.on("request", app);
   const url = `http://localhost:${port}`;
+  // Every REST answer the suite receives is checked against the OpenAPI document the app serves:
+  // through HttpClient, and through any other fetch a test makes to this app.
+  const contract = new ContractChecker(openApiDocument(container.services, container.config, container.version));
+  const unwatch = watchFetches(url, contract);
 
   return {
     url,
@@ -80,9 +86,10 @@ export async function startTestApp(env: Record<string, string> = {}, overrides: 
     oidc,
     clock,
     mail,
-    http: new HttpClient(url),
+    http: new HttpClient(url, contract),
     flushEmails: () => container.services.email.drain(),
     async close() {
+      unwatch();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await stop();

@@ -1,3 +1,5 @@
+import { CHECKED_BY_CALLER, reportMismatch, type ContractChecker } from "./contract.js";
+
 export interface HttpResponse<T = any> {
   status: number;
   headers: Headers;
@@ -13,9 +15,16 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
-/** A small fetch wrapper for the REST envelope and GraphQL. */
+/**
+ * A small fetch wrapper for the REST envelope and GraphQL. With a contract checker, every answer
+ * under /api/v1 and /api/health|ready is checked against the OpenAPI document (status and body):
+ * a mismatch fails the call, and so the test that made it.
+ */
 export class HttpClient {
-  constructor(readonly baseUrl: string) {}
+  constructor(
+    readonly baseUrl: string,
+    private readonly contract?: ContractChecker,
+  ) {}
 
   async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<HttpResponse<T>> {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
@@ -27,6 +36,8 @@ export class HttpClient {
       headers,
       body: options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
       redirect: "manual",
+      // The global fetch watch (contract.ts) leaves this answer to the check below.
+      ...{ [CHECKED_BY_CALLER]: true },
     });
     const text = await res.text();
     let body: any = text;
@@ -35,6 +46,8 @@ export class HttpClient {
     } catch {
       /* not JSON */
     }
+    const problem = this.contract?.check({ method, url: path, status: res.status, headers: res.headers, text });
+    if (problem) reportMismatch({ method, url: path, status: res.status, headers: res.headers, text }, problem);
     return { status: res.status, headers: res.headers, body, text };
   }
 

@@ -70,6 +70,18 @@ describe("REST tenancy matrix", () => {
     }
     expect(failures).toEqual([]);
   }, 120_000);
+
+  it("answers anonymous callers 401 on every route (leave answered 404 before sign-in was checked)", async () => {
+    const failures: string[] = [];
+    for (const r of routes()) {
+      const path = `/api/v1${r.path.replace(":orgId", ctx.orgId).replace(/:(\w+)/g, RANDOM_ID)}`;
+      const res = await app.http.request(r.method.toUpperCase(), path, r.method === "get" ? {} : { body: {} });
+      if (res.status !== 401) failures.push(`${r.method} ${r.path} anonymous → ${res.status} ${res.body?.error?.type}`);
+    }
+    expect(failures).toEqual([]);
+    const leave = await app.http.post(`/api/v1/organizations/${ctx.orgId}/leave`);
+    expect([leave.status, leave.body.error.type]).toEqual([401, "AUTH_REQUIRED"]);
+  }, 120_000);
 });
 
 describe("GraphQL tenancy matrix", () => {

@@ -10,7 +10,7 @@ import type { AuditService } from "../audit/audit.service.js";
 import { requireSuperadmin } from "../auth/guards.js";
 import { outboxRepository } from "./outbox.repository.js";
 
-const listSchema = paginationSchema.extend({ status: z.enum(["pending", "sent", "failed", "dead"]).optional() });
+export const outboxListSchema = paginationSchema.extend({ status: z.enum(["pending", "sent", "failed", "dead"]).optional() });
 const notRetryable = () => new AppError("EMAIL_NOT_RETRYABLE", 404, "No dead or failed message with that id");
 
 /** Superadmins watch the outbox and put dead or failed messages back in the queue. */
@@ -23,7 +23,7 @@ export class OutboxAdminService {
 
   async list(ctx: RequestContext, input: unknown) {
     requireSuperadmin(ctx);
-    const q = parseInput(listSchema, input ?? {});
+    const q = parseInput(outboxListSchema, input ?? {});
     const [items, total] = await Promise.all([
       outboxRepository.list(this.db, { status: q.status, limit: q.perPage, offset: (q.page - 1) * q.perPage }),
       outboxRepository.count(this.db, q.status),

@@ -8,6 +8,7 @@ import { usersRepository } from "../users/users.repository.js";
 import { directoryRepository } from "./directory.repository.js";
 import { getActiveMembership, membershipsRepository } from "./memberships.repository.js";
 import type { Offboarding } from "./offboarding.js";
+import { requireUser } from "../auth/guards.js";
 import { requireOrgAccess } from "./org-access.js";
 import { OrgErrors } from "./orgs.errors.js";
 import { changeRoleSchema } from "./orgs.schemas.js";
@@ -70,8 +71,8 @@ export class MembersService {
   }
 
   async leave(ctx: RequestContext, orgId: string): Promise<void> {
-    if (ctx.actor.kind !== "user") throw OrgErrors.notFound();
-    return this.remove(ctx, orgId, ctx.actor.userId);
+    // Anonymous: 401 like every organization route (not 404, which would answer before sign-in).
+    return this.remove(ctx, orgId, requireUser(ctx).userId);
   }
 
   async changeRole(ctx: RequestContext, orgId: string, userId: string, input: unknown): Promise<MemberView> {

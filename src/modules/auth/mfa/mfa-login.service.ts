@@ -19,9 +19,9 @@ import { hashBackupCode, type BackupCodeKey } from "./mfa.service.js";
 import type { PendingLogin, PendingLoginStore } from "./pending-login.js";
 import { WebAuthnChallenges } from "./webauthn-challenges.js";
 
-const tokenSchema = z.object({ mfaToken: z.string().min(1).max(128) });
-const codeSchema = tokenSchema.extend({ code: z.string().trim().min(1).max(64), isBackupCode: z.boolean().optional() });
-const assertionSchema = z.object({
+export const tokenSchema = z.object({ mfaToken: z.string().min(1).max(128) });
+export const codeSchema = tokenSchema.extend({ code: z.string().trim().min(1).max(64), isBackupCode: z.boolean().optional() });
+export const assertionSchema = z.object({
   challengeId: z.string().min(1).max(128),
   response: z.record(z.string(), z.unknown()),
   mfaToken: z.string().min(1).max(128).optional(),

@@ -29,14 +29,14 @@ import { sealContexts } from "../../../lib/crypto/index.js";
 export const BACKUP_CODE_COUNT = 10;
 const TOTP_CONTEXT = sealContexts.totp;
 
-const completeRegistrationSchema = z.object({
+export const completeRegistrationSchema = z.object({
   challengeId: z.string().min(1).max(128),
   response: z.record(z.string(), z.unknown()),
   name: z.string().trim().min(1).max(255).optional(),
 });
-const renameSchema = z.object({ name: z.string().trim().min(1).max(255) });
-const codeSchema = z.object({ code: z.string().trim().min(1).max(64) });
-const passwordSchema = z.object({ password: z.string().max(1024).optional() });
+export const renameSchema = z.object({ name: z.string().trim().min(1).max(255) });
+export const codeSchema = z.object({ code: z.string().trim().min(1).max(64) });
+export const passwordSchema = z.object({ password: z.string().max(1024).optional() });
 
 export interface MfaHooks {
   /** Called inside the enrolling transaction: organizations' MFA compliance follows enrollment. */

@@ -1,0 +1,83 @@
+import { z } from "zod";
+import type { Services } from "../../src/container.js";
+import { date, type Item, named, type Returns, sameShape } from "./same-shape.js";
+
+// --- SSH keys, certificates, certificate authorities ---
+export const sshKeyView = named("SshKey", z.object({
+  id: z.string(),
+  userId: z.string(),
+  fingerprint: z.string(),
+  keyType: z.string(),
+  keyBits: z.number().int(),
+  keyComment: z.string().nullable(),
+  description: z.string().nullable(),
+  publicKey: z.string(),
+  verified: z.boolean(),
+  verifiedAt: date.nullable(),
+  verifyTextCreatedAt: date.nullable(),
+  createdAt: date,
+  updatedAt: date,
+}));
+sameShape<z.output<typeof sshKeyView>, Returns<Services["sshKeys"]["get"]>>();
+
+export const certificateView = named("Certificate", z.object({
+  id: z.string(),
+  organizationId: z.string(),
+  caId: z.string(),
+  userId: z.string().nullable(),
+  sshKeyId: z.string().nullable(),
+  certType: z.enum(["user", "host"]),
+  serial: z.string().describe("A decimal string: serials are 64-bit"),
+  keyId: z.string(),
+  principals: z.array(z.string()),
+  extensions: z.array(z.string()),
+  validAfter: date,
+  validBefore: date,
+  publicKeyFingerprint: z.string(),
+  certificate: z.string(),
+  status: z.enum(["active", "expired", "revoked"]),
+  revoked: z.boolean(),
+  revokedAt: date.nullable(),
+  revokeReason: z.string().nullable(),
+  createdAt: date,
+}));
+sameShape<z.output<typeof certificateView>, Returns<Services["certificates"]["get"]>>();
+
+export const signedCertificateView = named("SignedCertificate", certificateView.extend({ certId: z.string(), organizationName: z.string() }));
+sameShape<z.output<typeof signedCertificateView>, Returns<Services["signing"]["signUserCertificate"]>>();
+
+export const caView = named("CertificateAuthority", z.object({
+  id: z.string(),
+  organizationId: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  caType: z.enum(["user", "host"]),
+  defaultValidityHours: z.number().int(),
+  maxValidityHours: z.number().int(),
+  createdAt: date,
+  updatedAt: date,
+  keyType: z.string(),
+  publicKey: z.string(),
+  fingerprint: z.string(),
+  previousKeys: z.array(z.object({ publicKey: z.string(), fingerprint: z.string(), trustedUntil: date.nullable() })),
+}));
+sameShape<z.output<typeof caView>, Item<Returns<Services["cas"]["list"]>>>();
+
+// --- API keys ---
+export const apiKeyView = named("ApiKey", z.object({
+  id: z.string(),
+  organizationId: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  prefix: z.string(),
+  createdBy: z.string().nullable(),
+  lastUsedAt: date.nullable(),
+  revokedAt: date.nullable(),
+  revokeReason: z.string().nullable(),
+  createdAt: date,
+  updatedAt: date,
+}));
+sameShape<z.output<typeof apiKeyView>, Item<Returns<Services["apiKeys"]["list"]>>>();
+export const createdApiKeyView = named("CreatedApiKey", apiKeyView.extend({ key: z.string().describe("The secret, shown once") }));
+sameShape<z.output<typeof createdApiKeyView>, Returns<Services["apiKeys"]["create"]>>();
+
