@@ -15,6 +15,11 @@ export function sendData(res: Response, status: number, message: string, data?: 
   });
 }
 
+/** A list answer: `{ <key>: items, count }` (the shape every list of the original API has). */
+export function sendList(res: Response, status: number, message: string, key: string, items: readonly unknown[]): void {
+  sendData(res, status, message, { [key]: items, count: items.length });
+}
+
 export function sendError(
   res: Response,
   status: number,

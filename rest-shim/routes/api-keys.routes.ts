@@ -2,7 +2,7 @@ import type { Services } from "../../src/container.js";
 import { activitySchema } from "../../src/modules/orgs/orgs.schemas.js";
 import { createApiKeySchema, revokeApiKeySchema, updateApiKeySchema } from "../../src/modules/api-keys/api-keys.schemas.js";
 import { Verbatim } from "../../src/lib/strings.js";
-import { sendData } from "../envelope.js";
+import { sendData, sendList } from "../envelope.js";
 import { input, param, queryInput, type RouteDef } from "../route.js";
 import { data } from "../views/index.js";
 
@@ -11,10 +11,7 @@ const K = "/organizations/:orgId/api-keys";
 export const apiKeysRoutes = (s: Services): RouteDef[] => [
   {
     method: "get", path: K, data: data.apiKeys, tag: "api-keys", auth: "user", org: "admin", summary: "API keys (never their secrets)",
-    handle: async (req, res) => {
-      const apiKeys = await s.apiKeys.list(req.ctx, param(req, "orgId"));
-      sendData(res, 200, "API keys", { apiKeys, count: apiKeys.length });
-    },
+    handle: async (req, res) => sendList(res, 200, "API keys", "apiKeys", await s.apiKeys.list(req.ctx, param(req, "orgId"))),
   },
   {
     method: "post", path: K, data: data.createdApiKey, tag: "api-keys", auth: "user", org: "admin", body: createApiKeySchema, status: 201, summary: "Create an API key: the secret is in the answer, once",

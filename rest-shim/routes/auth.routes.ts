@@ -1,7 +1,7 @@
 import type { Config } from "../../src/config/index.js";
 import type { Services } from "../../src/container.js";
 import { activateSchema, loginSchema, emailOnlySchema, registerSchema, resetPasswordSchema, tokenRedirectSchema, tokenSchema } from "../../src/modules/auth/auth.schemas.js";
-import { sendData } from "../envelope.js";
+import { sendData, sendList } from "../envelope.js";
 import { clearSessionCookie, setMfaCookie } from "../../src/http/session.js";
 import { sendSession } from "./mfa.routes.js";
 import { input, queryInput, type RouteDef } from "../route.js";
@@ -87,10 +87,7 @@ export const authRoutes = (s: Services, config: Config): RouteDef[] => [
   },
   {
     method: "get", path: "/auth/sessions", data: data.sessions, tag: "auth", auth: "user", summary: "The signed-in user's sessions",
-    handle: async (req, res) => {
-      const sessions = await s.mySessions.list(req.ctx);
-      sendData(res, 200, "Sessions", { sessions, count: sessions.length });
-    },
+    handle: async (req, res) => sendList(res, 200, "Sessions", "sessions", await s.mySessions.list(req.ctx)),
   },
   {
     method: "delete", path: "/auth/sessions", data: data.revokedSessions, tag: "auth", auth: "user", summary: "Sign out your other sessions (the one making the call stays)",

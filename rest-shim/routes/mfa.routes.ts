@@ -4,7 +4,7 @@ import type { Services } from "../../src/container.js";
 import { clearMfaCookie, mfaTokenOf, setSessionCookie } from "../../src/http/session.js";
 import type { SessionIssued } from "../../src/modules/auth/session-issuer.js";
 import { Verbatim } from "../../src/lib/strings.js";
-import { sendData } from "../envelope.js";
+import { sendData, sendList } from "../envelope.js";
 import { input, param, type RouteDef } from "../route.js";
 import { data } from "../views/index.js";
 import { assertionSchema, codeSchema as loginCodeSchema, tokenSchema as mfaTokenSchema } from "../../src/modules/auth/mfa/mfa-login.service.js";
@@ -77,10 +77,7 @@ export const mfaRoutes = (s: Services, config: Config): RouteDef[] => [
   },
   {
     method: "get", path: "/auth/webauthn/credentials", data: data.credentials, tag: "mfa", auth: "user", summary: "Your WebAuthn credentials",
-    handle: async (req, res) => {
-      const credentials = await s.mfa.listCredentials(req.ctx);
-      sendData(res, 200, "Credentials", { credentials, count: credentials.length });
-    },
+    handle: async (req, res) => sendList(res, 200, "Credentials", "credentials", await s.mfa.listCredentials(req.ctx)),
   },
   {
     method: "patch", path: "/auth/webauthn/credentials/:credentialId", data: data.credential, tag: "mfa", auth: "user", body: renameSchema, summary: "Rename a credential",
@@ -145,10 +142,7 @@ export const mfaRoutes = (s: Services, config: Config): RouteDef[] => [
   },
   {
     method: "get", path: "/organizations/:orgId/mfa-compliance", tag: "mfa", auth: "user", org: "admin", summary: "Each member's MFA standing",
-    handle: async (req, res) => {
-      const members = await s.mfaPolicy.compliance(req.ctx, param(req, "orgId"));
-      sendData(res, 200, "MFA compliance", { members, count: members.length });
-    },
+    handle: async (req, res) => sendList(res, 200, "MFA compliance", "members", await s.mfaPolicy.compliance(req.ctx, param(req, "orgId"))),
   },
   {
     method: "post", path: "/organizations/:orgId/members/:userId/send-mfa-reminder", tag: "mfa", auth: "user", org: "admin", summary: "Email a member an MFA reminder now",

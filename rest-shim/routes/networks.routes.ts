@@ -16,7 +16,7 @@ import {
   updateDeviceSchema,
   updateNetworkSchema,
 } from "../../src/modules/networks/networks.schemas.js";
-import { sendData } from "../envelope.js";
+import { sendData, sendList } from "../envelope.js";
 import { input, param, queryInput, type RouteDef } from "../route.js";
 import { data } from "../views/index.js";
 
@@ -51,26 +51,17 @@ export const networksRoutes = (s: Services): RouteDef[] => [
   },
   {
     method: "get", path: `${O}/zerotier/available-networks`, errors: controlled, tag: "networks", auth: "user", org: "admin", summary: "The controller's networks not imported yet",
-    handle: async (req, res) => {
-      const networks = await s.portalNetworks.available(req.ctx, org(req));
-      sendData(res, 200, "Available networks", { networks, count: networks.length });
-    },
+    handle: async (req, res) => sendList(res, 200, "Available networks", "networks", await s.portalNetworks.available(req.ctx, org(req))),
   },
   {
     method: "post", path: `${O}/zerotier/import-networks`, errors: controlled, tag: "networks", auth: "user", org: "admin", body: importNetworksSchema, status: 201,
     summary: "Import controller networks as portal networks",
-    handle: async (req, res) => {
-      const networks = await s.portalNetworks.importNetworks(req.ctx, org(req), input(req));
-      sendData(res, 201, "Networks imported", { networks, count: networks.length });
-    },
+    handle: async (req, res) => sendList(res, 201, "Networks imported", "networks", await s.portalNetworks.importNetworks(req.ctx, org(req), input(req))),
   },
   // --- portal networks ---
   {
     method: "get", path: `${O}/networks`, data: data.networks, tag: "networks", auth: "user", org: "member", scope: "networks:activate", query: listNetworksSchema, summary: "Portal networks (?include_inactive=true)",
-    handle: async (req, res) => {
-      const networks = await s.portalNetworks.list(req.ctx, org(req), queryInput(req));
-      sendData(res, 200, "Networks", { networks, count: networks.length });
-    },
+    handle: async (req, res) => sendList(res, 200, "Networks", "networks", await s.portalNetworks.list(req.ctx, org(req), queryInput(req))),
   },
   {
     method: "post", path: `${O}/networks`, data: data.network, errors: controlled, tag: "networks", auth: "user", org: "admin", body: createNetworkSchema, status: 201, summary: "Add a portal network (it must exist at the controller)",
@@ -97,39 +88,24 @@ export const networksRoutes = (s: Services): RouteDef[] => [
   },
   {
     method: "get", path: `${O}/networks/:networkId/members`, tag: "networks", auth: "user", org: "member", summary: "Managers: the network's device memberships, with names",
-    handle: async (req, res) => {
-      const memberships = await s.portalNetworks.members(req.ctx, org(req), param(req, "networkId"));
-      sendData(res, 200, "Network members", { memberships, count: memberships.length });
-    },
+    handle: async (req, res) => sendList(res, 200, "Network members", "memberships", await s.portalNetworks.members(req.ctx, org(req), param(req, "networkId"))),
   },
   {
     method: "get", path: `${O}/networks/:networkId/requests`, data: data.approvals, tag: "networks", auth: "user", org: "member", summary: "Managers: pending requests for the network",
-    handle: async (req, res) => {
-      const requests = await s.portalNetworks.requests(req.ctx, org(req), param(req, "networkId"));
-      sendData(res, 200, "Pending requests", { requests, count: requests.length });
-    },
+    handle: async (req, res) => sendList(res, 200, "Pending requests", "requests", await s.portalNetworks.requests(req.ctx, org(req), param(req, "networkId"))),
   },
   {
     method: "get", path: `${O}/networks/:networkId/managers`, tag: "networks", auth: "user", org: "member", summary: "The network's named managers",
-    handle: async (req, res) => {
-      const managers = await s.portalNetworks.managers(req.ctx, org(req), param(req, "networkId"));
-      sendData(res, 200, "Managers", { managers, count: managers.length });
-    },
+    handle: async (req, res) => sendList(res, 200, "Managers", "managers", await s.portalNetworks.managers(req.ctx, org(req), param(req, "networkId"))),
   },
   {
     method: "put", path: `${O}/networks/:networkId/managers`, errors: controlled, tag: "networks", auth: "user", org: "admin", body: managersSchema, summary: "Name the network's managers (besides owners and admins)",
-    handle: async (req, res) => {
-      const managers = await s.portalNetworks.setManagers(req.ctx, org(req), param(req, "networkId"), input(req));
-      sendData(res, 200, "Managers set", { managers, count: managers.length });
-    },
+    handle: async (req, res) => sendList(res, 200, "Managers set", "managers", await s.portalNetworks.setManagers(req.ctx, org(req), param(req, "networkId"), input(req))),
   },
   // --- devices ---
   {
     method: "get", path: `${O}/devices`, data: data.devices, tag: "networks", auth: "user", org: "member", scope: "networks:activate", summary: "Your devices",
-    handle: async (req, res) => {
-      const devices = await s.devices.list(req.ctx, org(req));
-      sendData(res, 200, "Devices", { devices, count: devices.length });
-    },
+    handle: async (req, res) => sendList(res, 200, "Devices", "devices", await s.devices.list(req.ctx, org(req))),
   },
   {
     method: "post", path: `${O}/devices`, data: data.deviceCreated, errors: controlled, tag: "networks", auth: "user", org: "member", body: createDeviceSchema, status: 201, summary: "Register a device (its 10-hex ZeroTier node id)",
@@ -165,17 +141,11 @@ export const networksRoutes = (s: Services): RouteDef[] => [
   },
   {
     method: "get", path: `${O}/approvals`, data: data.approvals, tag: "networks", auth: "user", org: "member", scope: "networks:activate", summary: "Your approvals",
-    handle: async (req, res) => {
-      const approvals = await s.networkApprovals.listMine(req.ctx, org(req));
-      sendData(res, 200, "Approvals", { approvals, count: approvals.length });
-    },
+    handle: async (req, res) => sendList(res, 200, "Approvals", "approvals", await s.networkApprovals.listMine(req.ctx, org(req))),
   },
   {
     method: "get", path: `${O}/approvals/pending`, data: data.approvals, tag: "networks", auth: "user", org: "member", query: pendingQuerySchema, summary: "Managers: requests waiting for a decision (?network_id=)",
-    handle: async (req, res) => {
-      const approvals = await s.networkApprovals.pending(req.ctx, org(req), queryInput(req));
-      sendData(res, 200, "Pending approvals", { approvals, count: approvals.length });
-    },
+    handle: async (req, res) => sendList(res, 200, "Pending approvals", "approvals", await s.networkApprovals.pending(req.ctx, org(req), queryInput(req))),
   },
   {
     method: "post", path: `${O}/approvals/assign`, data: data.approval, errors: controlled, tag: "networks", auth: "user", org: "member", body: assignApprovalSchema, status: 201, summary: "Managers: grant a member access directly",
@@ -191,10 +161,7 @@ export const networksRoutes = (s: Services): RouteDef[] => [
   // --- memberships and activation ---
   {
     method: "get", path: `${O}/memberships`, tag: "networks", auth: "user", org: "member", scope: "networks:activate", summary: "Your device memberships, with time left",
-    handle: async (req, res) => {
-      const memberships = await s.networkAccess.memberships(req.ctx, org(req));
-      sendData(res, 200, "Memberships", { memberships, count: memberships.length });
-    },
+    handle: async (req, res) => sendList(res, 200, "Memberships", "memberships", await s.networkAccess.memberships(req.ctx, org(req))),
   },
   {
     method: "post", path: `${O}/memberships/activate-all`, errors: controlled, tag: "networks", auth: "user", org: "member", scope: "networks:activate", body: activateSchema, summary: "Activate every approved device membership at once",
@@ -220,10 +187,7 @@ export const networksRoutes = (s: Services): RouteDef[] => [
   },
   {
     method: "get", path: `${O}/admin/memberships`, tag: "networks", auth: "user", org: "admin", summary: "Every device membership of the organization, with names",
-    handle: async (req, res) => {
-      const memberships = await s.networkAccess.adminMemberships(req.ctx, org(req));
-      sendData(res, 200, "Memberships", { memberships, count: memberships.length });
-    },
+    handle: async (req, res) => sendList(res, 200, "Memberships", "memberships", await s.networkAccess.adminMemberships(req.ctx, org(req))),
   },
   {
     method: "delete", path: `${O}/admin/memberships/:membershipId`, errors: controlled, tag: "networks", auth: "user", org: "admin", summary: "Remove someone's device from a network",
@@ -234,10 +198,7 @@ export const networksRoutes = (s: Services): RouteDef[] => [
   },
   {
     method: "get", path: `${O}/sessions`, tag: "networks", auth: "user", org: "member", summary: "Running activations (the organization's for admins, yours otherwise)",
-    handle: async (req, res) => {
-      const sessions = await s.networkAccess.sessions(req.ctx, org(req));
-      sendData(res, 200, "Activation sessions", { sessions, count: sessions.length });
-    },
+    handle: async (req, res) => sendList(res, 200, "Activation sessions", "sessions", await s.networkAccess.sessions(req.ctx, org(req))),
   },
   {
     method: "delete", path: `${O}/sessions/:sessionId`, errors: controlled, tag: "networks", auth: "user", org: "member", summary: "End an activation now",
@@ -254,10 +215,7 @@ export const networksRoutes = (s: Services): RouteDef[] => [
   },
   {
     method: "get", path: `${O}/kill-switch`, tag: "networks", auth: "user", org: "admin", summary: "Kill-switch history",
-    handle: async (req, res) => {
-      const events = await s.networkAccess.killSwitchHistory(req.ctx, org(req));
-      sendData(res, 200, "Kill-switch events", { events, count: events.length });
-    },
+    handle: async (req, res) => sendList(res, 200, "Kill-switch events", "events", await s.networkAccess.killSwitchHistory(req.ctx, org(req))),
   },
   {
     method: "post", path: `${O}/kill-switch/:eventId/lift`, errors: controlled, tag: "networks", auth: "user", org: "admin", summary: "Lift a kill switch (access can be activated again)",

@@ -1,7 +1,7 @@
 import type { Services } from "../../src/container.js";
 import { createClientSchema, updateClientSchema } from "../../src/modules/oidc-clients/oidc-clients.schemas.js";
 import { configureClientSchema } from "../../src/modules/oidc-clients/client-admin.service.js";
-import { sendData } from "../envelope.js";
+import { sendData, sendList } from "../envelope.js";
 import { input, param, type RouteDef } from "../route.js";
 import { data } from "../views/index.js";
 
@@ -11,10 +11,7 @@ const A = "/admin/oidc-clients";
 export const oidcClientsRoutes = (s: Services): RouteDef[] => [
   {
     method: "get", path: C, data: data.clients, tag: "oidc", auth: "user", org: "admin", summary: "The organization's OpenID Connect clients (never their secrets)",
-    handle: async (req, res) => {
-      const clients = await s.oidcClients.list(req.ctx, param(req, "orgId"));
-      sendData(res, 200, "Clients", { clients, count: clients.length });
-    },
+    handle: async (req, res) => sendList(res, 200, "Clients", "clients", await s.oidcClients.list(req.ctx, param(req, "orgId"))),
   },
   {
     method: "post", path: C, data: data.createdClient, tag: "oidc", auth: "user", org: "admin", body: createClientSchema, status: 201,
@@ -44,10 +41,7 @@ export const oidcClientsRoutes = (s: Services): RouteDef[] => [
   },
   {
     method: "get", path: "/users/me/consents", data: data.consents, tag: "oidc", auth: "user", summary: "Applications you allowed to access your account",
-    handle: async (req, res) => {
-      const consents = await s.oidcClients.myConsents(req.ctx);
-      sendData(res, 200, "Consents", { consents, count: consents.length });
-    },
+    handle: async (req, res) => sendList(res, 200, "Consents", "consents", await s.oidcClients.myConsents(req.ctx)),
   },
   {
     method: "delete", path: "/users/me/consents/:clientId", data: null, tag: "oidc", auth: "user",
@@ -59,10 +53,7 @@ export const oidcClientsRoutes = (s: Services): RouteDef[] => [
   },
   {
     method: "get", path: A, data: data.clients, tag: "oidc", auth: "superadmin", summary: "Keyward's built-in clients (the keyward command-line client)",
-    handle: async (req, res) => {
-      const clients = await s.oidcClientAdmin.listBuiltIn(req.ctx);
-      sendData(res, 200, "Built-in clients", { clients, count: clients.length });
-    },
+    handle: async (req, res) => sendList(res, 200, "Built-in clients", "clients", await s.oidcClientAdmin.listBuiltIn(req.ctx)),
   },
   {
     method: "get", path: `${A}/:clientId`, data: data.client, tag: "oidc", auth: "superadmin", summary: "Any client, built-in or registered by an organization",

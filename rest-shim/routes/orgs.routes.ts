@@ -2,7 +2,7 @@ import type { Config } from "../../src/config/index.js";
 import type { Services } from "../../src/container.js";
 import { setSessionCookie } from "../../src/http/session.js";
 import { createOrgSchema, deleteOrgSchema, transferSchema, updateOrgSchema, addMemberSchema, changeRoleSchema, inviteSchema, acceptInviteSchema } from "../../src/modules/orgs/orgs.schemas.js";
-import { sendData } from "../envelope.js";
+import { sendData, sendList } from "../envelope.js";
 import { input, param, type RouteDef } from "../route.js";
 import { data } from "../views/index.js";
 
@@ -16,10 +16,7 @@ export const orgsRoutes = (s: Services, config: Config): RouteDef[] => [
   },
   {
     method: "get", path: "/organizations", data: data.organizations, tag: "organizations", auth: "user", scope: "orgs:read", summary: "Your organizations",
-    handle: async (req, res) => {
-      const organizations = await s.orgs.listMine(req.ctx);
-      sendData(res, 200, "Organizations", { organizations, count: organizations.length });
-    },
+    handle: async (req, res) => sendList(res, 200, "Organizations", "organizations", await s.orgs.listMine(req.ctx)),
   },
   {
     method: "get", path: O, data: data.organizationWithCount, tag: "organizations", auth: "user", scope: "orgs:read", org: "guest", summary: "An organization and its member count",
@@ -47,10 +44,7 @@ export const orgsRoutes = (s: Services, config: Config): RouteDef[] => [
   },
   {
     method: "get", path: `${O}/members`, data: data.members, tag: "members", auth: "user", org: "guest", summary: "Members and their roles",
-    handle: async (req, res) => {
-      const members = await s.members.list(req.ctx, param(req, "orgId"));
-      sendData(res, 200, "Members", { members, count: members.length });
-    },
+    handle: async (req, res) => sendList(res, 200, "Members", "members", await s.members.list(req.ctx, param(req, "orgId"))),
   },
   {
     method: "post", path: `${O}/members`, errors: { 409: "Already a member, or an invitation is pending (ALREADY_MEMBER, INVITE_PENDING)" }, data: data.invite, tag: "members", auth: "user", org: "admin", body: addMemberSchema, status: 201,
@@ -79,10 +73,7 @@ export const orgsRoutes = (s: Services, config: Config): RouteDef[] => [
   },
   {
     method: "get", path: `${O}/invites`, data: data.invites, tag: "invites", auth: "user", org: "admin", summary: "Open invitations",
-    handle: async (req, res) => {
-      const invites = await s.invites.list(req.ctx, param(req, "orgId"));
-      sendData(res, 200, "Invites", { invites, count: invites.length });
-    },
+    handle: async (req, res) => sendList(res, 200, "Invites", "invites", await s.invites.list(req.ctx, param(req, "orgId"))),
   },
   {
     method: "post", path: `${O}/invites`, errors: { 409: "Already a member, or an invitation is pending (ALREADY_MEMBER, INVITE_PENDING)" }, data: data.invite, tag: "invites", auth: "user", org: "admin", body: inviteSchema, status: 201,
@@ -112,10 +103,7 @@ export const orgsRoutes = (s: Services, config: Config): RouteDef[] => [
   },
   {
     method: "get", path: "/users/me/invites", tag: "invites", auth: "user", summary: "Invitations waiting for your verified address",
-    handle: async (req, res) => {
-      const invites = await s.invites.listMine(req.ctx);
-      sendData(res, 200, "Invites", { invites, count: invites.length });
-    },
+    handle: async (req, res) => sendList(res, 200, "Invites", "invites", await s.invites.listMine(req.ctx)),
   },
   {
     method: "post", path: "/users/me/invites/:inviteId/accept", errors: { 409: "Already a member, or the invitation was used (ALREADY_MEMBER, INVITE_ALREADY_USED)" }, tag: "invites", auth: "user", summary: "Accept one of your invitations",
@@ -130,17 +118,11 @@ export const orgsRoutes = (s: Services, config: Config): RouteDef[] => [
   },
   {
     method: "get", path: "/users/me/organizations", data: data.organizations, tag: "users", auth: "user", scope: "orgs:read", summary: "Your organizations with your role",
-    handle: async (req, res) => {
-      const organizations = await s.orgs.listMine(req.ctx);
-      sendData(res, 200, "Organizations", { organizations, count: organizations.length });
-    },
+    handle: async (req, res) => sendList(res, 200, "Organizations", "organizations", await s.orgs.listMine(req.ctx)),
   },
   {
     method: "get", path: "/users/me/organizations/simple", data: data.simpleOrganizations, tag: "users", auth: "user", scope: "orgs:read", summary: "Your organizations as {id, name, slug, role} (for the CLI)",
-    handle: async (req, res) => {
-      const organizations = await s.orgs.listMineSimple(req.ctx);
-      sendData(res, 200, "Organizations", { organizations, count: organizations.length });
-    },
+    handle: async (req, res) => sendList(res, 200, "Organizations", "organizations", await s.orgs.listMineSimple(req.ctx)),
   },
   {
     method: "get", path: "/users/me/memberships", tag: "users", auth: "user", scope: "orgs:read", summary: "Per organization: your role, departments and principals",

@@ -3,7 +3,7 @@ import { Verbatim } from "../../src/lib/strings.js";
 import { z } from "zod";
 import { certAuditQuerySchema, certListSchema, createCaSchema, revokeSchema, rotateCaSchema, signHostSchema, signUserSchema, sudoCheckSchema, updateCaSchema } from "../../src/modules/ssh-ca/ssh-ca.schemas.js";
 import { addKeySchema, describeKeySchema, verifyKeySchema } from "../../src/modules/ssh-keys/ssh-keys.schemas.js";
-import { sendData } from "../envelope.js";
+import { sendData, sendList } from "../envelope.js";
 import { input, param, queryInput, type RouteDef } from "../route.js";
 import { data } from "../views/index.js";
 
@@ -17,10 +17,7 @@ const caQuery = z.object({ caType: z.enum(["user", "host"]).optional(), orgId: z
 export const sshRoutes = (s: Services): RouteDef[] => [
   {
     method: "get", path: "/ssh/keys", data: data.sshKeys, tag: "ssh", auth: "user", scope: "ssh:keys", summary: "Your SSH public keys",
-    handle: async (req, res) => {
-      const keys = await s.sshKeys.list(req.ctx);
-      sendData(res, 200, "SSH keys", { keys, count: keys.length });
-    },
+    handle: async (req, res) => sendList(res, 200, "SSH keys", "keys", await s.sshKeys.list(req.ctx)),
   },
   {
     method: "post", path: "/ssh/keys", data: data.sshKey, tag: "ssh", auth: "user", scope: "ssh:keys", body: addKeySchema, status: 201, alsoStatus: [200],
@@ -98,10 +95,7 @@ export const sshRoutes = (s: Services): RouteDef[] => [
   },
   {
     method: "get", path: CA, data: data.cas, tag: "ssh-ca", auth: "user", org: "admin", summary: "The organization's certificate authorities",
-    handle: async (req, res) => {
-      const cas = await s.cas.list(req.ctx, param(req, "orgId"));
-      sendData(res, 200, "Certificate authorities", { cas, count: cas.length });
-    },
+    handle: async (req, res) => sendList(res, 200, "Certificate authorities", "cas", await s.cas.list(req.ctx, param(req, "orgId"))),
   },
   {
     method: "post", path: CA, data: data.ca, tag: "ssh-ca", auth: "user", org: "admin", body: createCaSchema, status: 201,

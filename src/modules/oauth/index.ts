@@ -1,15 +1,12 @@
 import type { Config } from "../../config/index.js";
-import type { Clock } from "../../infra/clock.js";
-import type { Db } from "../../infra/db.js";
 import type { KeyValueStore } from "../../infra/kv.js";
 import type { Logger } from "../../infra/logger.js";
-import type { SecretBox } from "../../lib/crypto/index.js";
-import type { AuditService } from "../audit/audit.service.js";
 import type { CredentialsService } from "../auth/credentials.service.js";
 import type { PendingLoginStore } from "../auth/mfa/pending-login.js";
 import type { SessionIssuer } from "../auth/session-issuer.js";
 import type { SessionsService } from "../auth/sessions/sessions.service.js";
 import type { OrgsService } from "../orgs/orgs.service.js";
+import type { SealingDeps } from "../module-deps.js";
 import type { RateLimitService } from "../rate-limit/rate-limit.service.js";
 import { ExternalAuthService } from "./external-auth.service.js";
 import { LinkedAccountsService } from "./linked-accounts.service.js";
@@ -18,13 +15,9 @@ import { OAuthProvidersService } from "./oauth-providers.service.js";
 import { GithubClient } from "./providers/github.client.js";
 import { GoogleClient } from "./providers/google.client.js";
 
-export interface OAuthModuleDeps {
-  db: Db;
-  clock: Clock;
+export interface OAuthModuleDeps extends SealingDeps {
   kv: KeyValueStore;
-  box: SecretBox;
   logger: Logger;
-  audit: AuditService;
   limits: RateLimitService;
   credentials: CredentialsService;
   sessions: SessionsService;

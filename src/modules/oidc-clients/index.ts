@@ -1,9 +1,6 @@
 import type { Config } from "../../config/index.js";
-import type { Clock } from "../../infra/clock.js";
-import type { Db } from "../../infra/db.js";
 import { apiResource } from "../../lib/api-scopes.js";
-import type { SecretBox } from "../../lib/crypto/index.js";
-import type { AuditService } from "../audit/audit.service.js";
+import type { SealingDeps } from "../module-deps.js";
 import { OidcClientAdminService } from "./client-admin.service.js";
 import { DelegatedTokensService } from "./delegated-tokens.service.js";
 import { OidcClientsService } from "./oidc-clients.service.js";
@@ -28,11 +25,7 @@ export type { ConsentView } from "./oidc-consents.repository.js";
 export { OidcIdentityService, type OidcAccount, type OidcClientSummary } from "./oidc-identity.service.js";
 export { OidcSigningKeysService, type SigningKeySet } from "./signing-keys.service.js";
 
-export interface OidcModuleDeps {
-  db: Db;
-  clock: Clock;
-  box: SecretBox;
-  audit: AuditService;
+export interface OidcModuleDeps extends SealingDeps {
   config: Pick<Config, "http" | "oidc">;
 }
 
