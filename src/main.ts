@@ -1,6 +1,7 @@
 import "reflect-metadata";
 import { createServer, type Server } from "node:http";
 import { ConfigError, loadConfig, loadDotEnvFile } from "./config/index.js";
+import { isClusterPrimary, reportListening, runPrimary } from "./cluster.js";
 import { createContainer } from "./container.js";
 import { StartupError } from "./infra/dir-lock.js";
 import { createMetricsServer } from "./http/metrics.js";
@@ -21,6 +22,7 @@ async function main(): Promise<void> {
     }
     throw e;
   }
+  if (isClusterPrimary(config)) return runPrimary(config);
   const container = await createContainer(config);
   const { logger } = container;
   for (const warning of config.warnings) logger.warn(warning);
@@ -51,8 +53,9 @@ async function main(): Promise<void> {
   const database = container.database.dataDir ? `embedded PGlite in ${container.database.dataDir}` : container.database.kind === "pglite" ? "embedded PGlite in memory" : "PostgreSQL";
   const sessions = container.redis ? "Redis" : "in-process (lost on restart)";
   logger.info({ url: config.http.publicUrl, host: config.http.host, port: config.http.port, database: container.database.kind, dataDir: container.database.dataDir, sessions }, "keyward listening");
-  // One line for the person at the terminal (stderr, so stdout stays JSON for log shippers).
-  process.stderr.write(
+  // One line for the person at the terminal (stderr, so stdout stays JSON for log shippers); with
+  // WORKERS the primary prints it once all of them serve.
+  if (!reportListening()) process.stderr.write(
     `Keyward is listening on ${config.http.host}:${config.http.port}, public URL ${config.http.publicUrl}; database: ${database}; sessions: ${sessions}. ` +
       `Next: create an account at ${config.http.appUrl}/register, then sign in at ${config.http.appUrl}/login.\n`,
   );

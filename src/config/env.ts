@@ -80,6 +80,7 @@ const runtime = {
   NODE_ENV: oneOf(["development", "production", "test"], "development", "production refuses development secrets and keys"),
   HOST: str("0.0.0.0", "the address to listen on (127.0.0.1: loopback only)"),
   PORT: int(8080, 0, "the port to listen on"),
+  WORKERS: int(1, 1, "processes serving the port (node:cluster), e.g. the number of cores; above 1 needs DATABASE_URL and REDIS_URL"),
   PUBLIC_URL: url(undefined, "the origin users reach (issuer, cookies, links); default http://localhost:PORT; https => Secure __Host- cookie + HSTS"),
   APP_URL: url(undefined, "where email links point (web app); default PUBLIC_URL"),
   LOG_LEVEL: oneOf(["fatal", "error", "warn", "info", "debug", "trace", "silent"], "info", "JSON log level on stdout"),

@@ -59,6 +59,10 @@ function buildConfig(env: ParsedEnv) {
     problems.push(`PUBLIC_URL must be https in production (${publicUrl.origin} would send session cookies without Secure); terminate TLS at the proxy and give its https URL`);
   }
 
+  // Worker processes share nothing but the database and Redis: the embedded database opens in one
+  // process, and in-process sessions and rate limits would be per worker.
+  if (env.WORKERS > 1 && (!env.DATABASE_URL || !env.REDIS_URL)) problems.push("WORKERS above 1 needs DATABASE_URL and REDIS_URL (workers share only PostgreSQL and Redis)");
+
   let sessionSecrets = env.SESSION_SECRET;
   if (sessionSecrets.length === 0) {
     if (production) problems.push("SESSION_SECRET is required in production");
@@ -108,6 +112,7 @@ function buildConfig(env: ParsedEnv) {
     isProduction: production,
     isDevelopment: env.NODE_ENV === "development",
     warnings,
+    workers: env.WORKERS,
     http: {
       host: env.HOST,
       port: env.PORT,
