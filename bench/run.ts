@@ -242,6 +242,19 @@ async function main() {
     const cc = await clientCredentialsGrants(keyward, DURATION, 16);
     const bareCc = await clientCredentialsGrants(bareOidcTarget, DURATION, 16);
 
+    // One instance on every core: the same { me } load against WORKERS=2 (same database and Redis,
+    // so the session works there too). Workers need PostgreSQL: on PGlite the scenario is skipped.
+    let twoWorkers: Awaited<ReturnType<typeof load>> | undefined;
+    if (process.env.DATABASE_URL) {
+      const port2 = await freePort();
+      const workers = await start("src/main.ts", { ...env, PORT: String(port2), PUBLIC_URL: `http://127.0.0.1:${port2}`, WORKERS: "2", MIGRATE_ON_START: "false" }, `http://127.0.0.1:${port2}/api/health`);
+      try {
+        twoWorkers = await load({ url: `http://127.0.0.1:${port2}/graphql`, method: "POST", headers: { ...headers, authorization: `Bearer ${token}` }, body: JSON.stringify({ query: "{ me { id email } }" }), connections: 32 });
+      } finally {
+        workers.kill("SIGTERM");
+      }
+    }
+
     const row = (name: string, r: { rps: number; p50: number; p99: number }) =>
       `${name.padEnd(46)} ${r.rps.toFixed(1).padStart(9)} ${r.p50.toFixed(1).padStart(8)} ${r.p99.toFixed(1).padStart(8)}`;
     console.log(`\n${"scenario".padEnd(46)} ${"req/s".padStart(9)} ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)}`);
@@ -251,6 +264,12 @@ async function main() {
     console.log(row("GraphQL { me } with a bearer session", me));
     console.log(row("  baseline: bare Express reading the session", bareMe));
     console.log(`  ratio: ${(me.rps / bareMe.rps).toFixed(2)} of the bare handler`);
+    if (twoWorkers) {
+      console.log(row("GraphQL { me }, one instance with WORKERS=2", twoWorkers));
+      console.log(`  ratio: ${(twoWorkers.rps / me.rps).toFixed(2)} of one worker (the { me } row above)`);
+    } else {
+      console.log("GraphQL { me } with WORKERS=2: skipped (workers need PostgreSQL: set DATABASE_URL)");
+    }
     console.log(row("certificate signing (POST /api/v1/ssh/sign)", signing));
     console.log(row(`  baseline: ${signing.total} native signatures + inserts`, signBaseline));
     console.log(`  ratio: ${(signing.rps / signBaseline.rps).toFixed(2)} of the in-process pipeline`);
