@@ -1,4 +1,5 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
+import { isDependencyOutage } from "../infra/db-errors.js";
 import { AppError, isAppError } from "../lib/errors.js";
 
 /** No Keyward input nests deeper than a few levels; recursive code downstream must never see more. */
@@ -50,6 +51,8 @@ type HttpError = Error & { status?: number; type?: string; code?: string };
  */
 export function clientError(err: unknown): AppError | undefined {
   if (isAppError(err)) return err;
+  // PostgreSQL or Redis down or restarting: not the client's fault, but an answer it can act on.
+  if (isDependencyOutage(err)) return new AppError("SERVICE_UNAVAILABLE", 503, "The service is temporarily unavailable: try again shortly", undefined, { "Retry-After": "5" });
   const e = err as HttpError | null;
   const known = BODY_ERRORS[e?.type ?? ""];
   if (known) return known();

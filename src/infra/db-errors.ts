@@ -19,3 +19,22 @@ export async function uniqueOr<T>(work: () => Promise<T>, errors: Record<string,
     throw e;
   }
 }
+
+/** Socket-level failures of postgres-js and ioredis (the server is down, restarting or unreachable). */
+const UNREACHABLE = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "ENOTFOUND", "EHOSTUNREACH", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT"]);
+
+/**
+ * True when an error (possibly wrapped by drizzle or a store) means PostgreSQL or Redis is not
+ * available right now, rather than a fault of the request or of Keyward: SQLSTATE class 08
+ * (connection exception), 57P01–57P03 (shutting down, cannot connect now), 53300 (too many
+ * connections), a refused or dropped socket, or ioredis giving up on a closed connection. The doors
+ * answer it with 503 SERVICE_UNAVAILABLE and the client retries.
+ */
+export function isDependencyOutage(error: unknown): boolean {
+  for (let e: any = error, depth = 0; e && depth < 5; e = e.cause, depth++) {
+    const code = typeof e.code === "string" ? e.code : "";
+    if (UNREACHABLE.has(code) || code.startsWith("08") || ["57P01", "57P02", "57P03", "53300"].includes(code)) return true;
+    if (e.name === "MaxRetriesPerRequestError" || /^Connection is closed\.?$|Stream isn't writeable/.test(String(e.message))) return true;
+  }
+  return false;
+}
