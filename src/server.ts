@@ -1,6 +1,4 @@
 import express, { type Express } from "express";
-import helmet from "helmet";
-import { pinoHttp } from "pino-http";
 import { createRestShim } from "../rest-shim/index.js";
 import { errorHandler } from "../rest-shim/middleware/error-handler.js";
 import { healthRouter } from "../rest-shim/routes/health.routes.js";
@@ -8,10 +6,11 @@ import type { Container } from "./container.js";
 import { createGraphqlRouter } from "./graphql/index.js";
 import { createPagesRouter } from "./pages/pages.js";
 import { AppError } from "./lib/errors.js";
-import { redactUrl } from "./lib/redact.js";
 import { cors } from "./http/cors.js";
 import { instrumentApp, mountMetricsEndpoint } from "./http/metrics.js";
 import { requestId } from "./http/request-id.js";
+import { requestLog } from "./http/request-log.js";
+import { securityHeaders } from "./http/security-headers.js";
 import { sessionMiddleware } from "./http/session.js";
 import { isOidcPath, mountOidc, type OidcRuntime } from "./oidc/index.js";
 import "./http/types.js";
@@ -30,22 +29,9 @@ export async function createApp(container: Container): Promise<{ app: Express; o
 
   if (container.metrics) instrumentApp(app, container.metrics);
   app.use(requestId);
+  app.use(requestLog(logger));
   app.use(
-    pinoHttp({
-      logger,
-      genReqId: (req) => (req as express.Request).requestId,
-      customProps: (req) => ({ requestId: (req as express.Request).requestId }),
-      autoLogging: { ignore: (req) => req.url === "/api/health" || req.url === "/metrics" },
-      // Method, URL and status are enough; headers would carry cookies and tokens, and the URL is
-      // logged with its secrets masked (invitation links, token/code/state query values).
-      serializers: {
-        req: (req: { method: string; url: string }) => ({ method: req.method, url: redactUrl(req.url) }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      },
-    }),
-  );
-  app.use(
-    helmet({
+    securityHeaders({
       contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
       strictTransportSecurity: config.http.https ? { maxAge: 31536000, includeSubDomains: true } : false,
       crossOriginResourcePolicy: { policy: "same-site" },

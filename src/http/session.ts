@@ -1,11 +1,16 @@
 import { sign } from "cookie-signature";
-import type { Request, Response } from "express";
+import type { NextFunction, Request, Response } from "express";
 import session from "express-session";
 import type { Config } from "../config/index.js";
 
-/** express-session reads the signed cookie and loads the session record (through the hashing store). */
+/**
+ * express-session reads the signed cookie and loads the session record (through the hashing
+ * store). A request without the session cookie (API clients on bearer tokens, probes) skips it:
+ * otherwise express-session mints and wraps a throwaway session for every such request, which is
+ * never saved (saveUninitialized is off) and nothing reads.
+ */
 export function sessionMiddleware(config: Config, store: session.Store) {
-  return session({
+  const loadSession = session({
     name: config.session.cookieName,
     secret: [...config.session.secrets],
     store,
@@ -14,6 +19,11 @@ export function sessionMiddleware(config: Config, store: session.Store) {
     rolling: false,
     cookie: cookieOptions(config),
   });
+  const cookiePrefix = `${config.session.cookieName}=`;
+  return (req: Request, res: Response, next: NextFunction): void => {
+    if (!req.headers.cookie?.includes(cookiePrefix)) return next();
+    loadSession(req, res, next);
+  };
 }
 
 function cookieOptions(config: Config) {

@@ -3,6 +3,7 @@ import { pickColumns } from "../../infra/columns.js";
 import type { Db } from "../../infra/db.js";
 import { organizations, passwordCredentials, users } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
+import { preparedQuery } from "../../infra/prepared.js";
 import { live } from "../../infra/soft-delete.js";
 
 /** The user columns any service may read: never a credential. */
@@ -16,6 +17,16 @@ export type UserRow = Pick<typeof users.$inferSelect, keyof typeof userColumns>;
 
 /** What a new account starts with; everything else takes the table's defaults. */
 export type NewUser = Pick<typeof users.$inferInsert, "email" | "fullName" | "isSuperadmin" | "managedByOrganizationId" | "emailVerifiedAt" | "emailVerifiedVia">;
+
+// `GET me` on both doors: prepared once (src/infra/prepared.ts).
+const findWithPasswordFlag = preparedQuery("users_find_with_password_flag", (db) =>
+  db
+    .select({ ...userColumns, hasPassword: sql<boolean>`${passwordCredentials.userId} is not null`, managedByName: organizations.name })
+    .from(users)
+    .leftJoin(passwordCredentials, eq(passwordCredentials.userId, users.id))
+    .leftJoin(organizations, and(eq(organizations.id, users.managedByOrganizationId), live(organizations)))
+    .where(and(eq(users.id, sql.placeholder("id")), live(users))),
+);
 
 export const usersRepository = {
   async findById(db: Executor, id: string): Promise<UserRow | undefined> {
@@ -38,13 +49,7 @@ export const usersRepository = {
 
   /** The user, whether a password is set, and the name of the organization managing it, in one round trip. */
   async findByIdWithPasswordFlag(db: Executor, id: string): Promise<(UserRow & { hasPassword: boolean; managedByName: (typeof organizations.$inferSelect)["name"] | null }) | undefined> {
-    const [row] = await db
-      .select({ ...userColumns, hasPassword: sql<boolean>`${passwordCredentials.userId} is not null`, managedByName: organizations.name })
-      .from(users)
-      .leftJoin(passwordCredentials, eq(passwordCredentials.userId, users.id))
-      .leftJoin(organizations, and(eq(organizations.id, users.managedByOrganizationId), live(organizations)))
-      .where(and(eq(users.id, id), live(users)));
-    return row;
+    return (await findWithPasswordFlag(db, { id }))[0];
   },
 
   /** Locks the user's row for the rest of the transaction: one membership change per user at a time. */
