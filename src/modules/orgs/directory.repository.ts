@@ -1,4 +1,4 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import {
   departmentCertPolicies,
   departmentMembers,
@@ -12,6 +12,10 @@ import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";
 import { idInOrg } from "../../infra/org-scope.js";
 import { live } from "../../infra/soft-delete.js";
+import { preparedQuery } from "../../infra/prepared.js";
+
+const certPolicyColumns = pickColumns(departmentCertPolicies, ["allowUserExpiry", "defaultExpiryHours", "maxExpiryHours", "allowedExtensions", "customExtensions", "updatedAt"]);
+type CertPolicyRow = Pick<typeof departmentCertPolicies.$inferSelect, keyof typeof certPolicyColumns>;
 
 export const departmentColumns = pickColumns(departments, ["id", "organizationId", "name", "description", "canSudo", "createdAt", "updatedAt"]);
 export type DepartmentRow = Pick<typeof departments.$inferSelect, keyof typeof departmentColumns>;
@@ -22,6 +26,19 @@ export type PrincipalRow = Pick<typeof principals.$inferSelect, keyof typeof pri
 const memberUserColumns = { userId: users.id, email: users.email, fullName: users.fullName };
 
 /** Departments and principals of organizations, and who belongs to them. Org-scoped lookups only. */
+// The signing path's reads, prepared once (src/infra/prepared.ts).
+const listPrincipals = preparedQuery("principals_of_org", (db) =>
+  db.select(principalColumns).from(principals).where(and(eq(principals.organizationId, sql.placeholder("orgId")), live(principals))).orderBy(principals.name),
+);
+const departmentPolicies = preparedQuery("department_policies_of_member", (db) =>
+  db
+    .select({ ...certPolicyColumns, departmentId: departmentCertPolicies.departmentId })
+    .from(departmentMembers)
+    .innerJoin(departments, eq(departments.id, departmentMembers.departmentId))
+    .leftJoin(departmentCertPolicies, eq(departmentCertPolicies.departmentId, departments.id))
+    .where(and(eq(departmentMembers.userId, sql.placeholder("userId")), eq(departments.organizationId, sql.placeholder("orgId")), live(departments))),
+);
+
 export const directoryRepository = {
   listDepartments: (db: Executor, orgId: string): Promise<DepartmentRow[]> =>
     db.select(departmentColumns).from(departments).where(and(eq(departments.organizationId, orgId), live(departments))).orderBy(departments.name),
@@ -74,7 +91,7 @@ export const directoryRepository = {
 
   async findCertPolicy(db: Executor, departmentId: string) {
     const [row] = await db
-      .select(pickColumns(departmentCertPolicies, ["allowUserExpiry", "defaultExpiryHours", "maxExpiryHours", "allowedExtensions", "customExtensions", "updatedAt"]))
+      .select(certPolicyColumns)
       .from(departmentCertPolicies)
       .where(eq(departmentCertPolicies.departmentId, departmentId));
     return row;
@@ -93,8 +110,16 @@ export const directoryRepository = {
       .onConflictDoUpdate({ target: departmentCertPolicies.departmentId, set: values });
   },
 
-  listPrincipals: (db: Executor, orgId: string): Promise<PrincipalRow[]> =>
-    db.select(principalColumns).from(principals).where(and(eq(principals.organizationId, orgId), live(principals))).orderBy(principals.name),
+  listPrincipals: (db: Executor, orgId: string): Promise<PrincipalRow[]> => listPrincipals(db, { orgId }),
+
+  /**
+   * A user's departments in one organization, each with its stored certificate policy (null when
+   * it has none): the signing policy in one round trip instead of one per department.
+   */
+  async userDepartmentPolicies(db: Executor, userId: string, orgId: string): Promise<Array<CertPolicyRow | null>> {
+    const rows = await departmentPolicies(db, { userId, orgId });
+    return rows.map(({ departmentId, ...policy }) => (departmentId ? (policy as CertPolicyRow) : null));
+  },
 
   async findPrincipal(db: Executor, orgId: string, id: string): Promise<PrincipalRow | undefined> {
     const [row] = await db.select(principalColumns).from(principals).where(and(idInOrg(principals, orgId, id), live(principals)));

@@ -2,6 +2,7 @@ import { and, count, eq, inArray, ne, sql } from "drizzle-orm";
 import { activeMemberships, orgMemberships, organizations, users } from "../../../schema/index.js";
 import { resultRows, type Executor } from "../../infra/db.js";
 import { live } from "../../infra/soft-delete.js";
+import { preparedQuery } from "../../infra/prepared.js";
 import type { OrgRole } from "./permissions.js";
 
 const activeColumns = {
@@ -20,20 +21,24 @@ export type ActiveMembership = Pick<typeof activeMemberships.$inferSelect, keyof
  * "Which organizations is this user in?" — live memberships of live organizations, through the
  * active_memberships view. Every such question goes through here.
  */
-export async function getActiveMemberships(db: Executor, userId: string): Promise<ActiveMembership[]> {
-  return db
+const findAllOfUser = preparedQuery("active_memberships_of_user", (db) =>
+  db.select(activeColumns).from(activeMemberships).where(eq(activeMemberships.userId, sql.placeholder("userId"))).orderBy(activeMemberships.organizationName),
+);
+
+const findOneOfUser = preparedQuery("active_membership_of_user", (db) =>
+  db
     .select(activeColumns)
     .from(activeMemberships)
-    .where(eq(activeMemberships.userId, userId))
-    .orderBy(activeMemberships.organizationName) as Promise<ActiveMembership[]>;
+    .where(and(eq(activeMemberships.userId, sql.placeholder("userId")), eq(activeMemberships.organizationId, sql.placeholder("organizationId")))),
+);
+
+export async function getActiveMemberships(db: Executor, userId: string): Promise<ActiveMembership[]> {
+  return (await findAllOfUser(db, { userId })) as ActiveMembership[];
 }
 
 /** The caller's active membership in one organization, if any. */
 export async function getActiveMembership(db: Executor, userId: string, organizationId: string): Promise<ActiveMembership | undefined> {
-  const [row] = await db
-    .select(activeColumns)
-    .from(activeMemberships)
-    .where(and(eq(activeMemberships.userId, userId), eq(activeMemberships.organizationId, organizationId)));
+  const [row] = await findOneOfUser(db, { userId, organizationId });
   return row as ActiveMembership | undefined;
 }
 

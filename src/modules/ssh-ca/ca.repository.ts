@@ -4,6 +4,7 @@ import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";
 import { idInOrg } from "../../infra/org-scope.js";
 import { live } from "../../infra/soft-delete.js";
+import { preparedQuery } from "../../infra/prepared.js";
 
 export const caColumns = pickColumns(certificateAuthorities, ["id", "organizationId", "name", "description", "caType", "defaultValidityHours", "maxValidityHours", "createdAt", "updatedAt"]);
 export type CaRow = Pick<typeof certificateAuthorities.$inferSelect, keyof typeof caColumns>;
@@ -13,6 +14,17 @@ export type CaKeyRow = Pick<typeof caKeys.$inferSelect, keyof typeof caKeyColumn
 
 /** Every authority query goes through a live CA of a live organization. */
 const liveCa = and(live(certificateAuthorities), sql`exists (select 1 from ${organizations} o where o.id = ${certificateAuthorities.organizationId} and o.deleted_at is null)`);
+
+// Every signature reads its organization's CA and the CA's active key: prepared once.
+const findByType = preparedQuery("ca_find_by_type", (db) =>
+  db
+    .select(caColumns)
+    .from(certificateAuthorities)
+    .where(and(eq(certificateAuthorities.organizationId, sql.placeholder("orgId")), eq(certificateAuthorities.caType, sql.placeholder("caType")), liveCa)),
+);
+const findActiveKey = preparedQuery("ca_active_key", (db) =>
+  db.select(caKeyColumns).from(caKeys).where(and(eq(caKeys.caId, sql.placeholder("caId")), eq(caKeys.isActive, true))),
+);
 
 export const caRepository = {
   listForOrg: (db: Executor, orgId: string): Promise<CaRow[]> =>
@@ -24,10 +36,7 @@ export const caRepository = {
   },
 
   async findByType(db: Executor, orgId: string, caType: "user" | "host"): Promise<CaRow | undefined> {
-    const [row] = await db
-      .select(caColumns)
-      .from(certificateAuthorities)
-      .where(and(eq(certificateAuthorities.organizationId, orgId), eq(certificateAuthorities.caType, caType), liveCa));
+    const [row] = await findByType(db, { orgId, caType });
     return row;
   },
 
@@ -56,7 +65,7 @@ export const caRepository = {
   },
 
   async activeKey(db: Executor, caId: string): Promise<CaKeyRow | undefined> {
-    const [row] = await db.select(caKeyColumns).from(caKeys).where(and(eq(caKeys.caId, caId), eq(caKeys.isActive, true)));
+    const [row] = await findActiveKey(db, { caId });
     return row;
   },
 

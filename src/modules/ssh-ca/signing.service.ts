@@ -66,16 +66,19 @@ export class SigningService {
   async signUserCertificate(ctx: RequestContext, input: unknown): Promise<SignedCertificate> {
     const actor = requireUser(ctx);
     const req = parseInput(signUserSchema, input);
-    // 1. The key: the caller's own, verified when verification is required.
-    const key = await this.resolveKey(actor, req.keyId ?? req.certId);
-    // 2. The organization and its active user CA.
-    const authority = await userAuthority(this.db, ctx, req.orgId);
+    // 1–2. The key (the caller's own, verified when verification is required), and the
+    // organization with its active user CA: independent reads, so they run together. A key
+    // error wins over an organization error, as when they ran one after the other.
+    const [keyRead, authorityRead] = await Promise.allSettled([this.resolveKey(actor, req.keyId ?? req.certId), userAuthority(this.db, ctx, req.orgId)]);
+    if (keyRead.status === "rejected") throw keyRead.reason;
+    if (authorityRead.status === "rejected") throw authorityRead.reason;
+    const [key, authority] = [keyRead.value, authorityRead.value];
     try {
-      // 3. The department policy, merged over the caller's departments in that organization.
+      // 3. The department policy, merged over the caller's departments in that organization, and
+      // 4–5. the modifiers, each checked against the policy.
       const admin = isAdminRole(authority.membership.role);
-      const policy = await this.policyFor(actor.userId, authority.orgId, admin);
-      // 4–5. Modifiers, each checked against the policy.
-      const principals = resolvePrincipals(await this.allowedPrincipals(actor.userId, authority.orgId, admin), req.principals);
+      const [policy, allowed] = await Promise.all([this.policyFor(actor.userId, authority.orgId, admin), this.allowedPrincipals(actor.userId, authority.orgId, admin)]);
+      const principals = resolvePrincipals(allowed, req.principals);
       const hours = resolveLifetimeHours(policy, authority.ca.maxValidityHours, req.expiryHours);
       const subject = storedKey(key.publicKey);
       return await this.issue(ctx, authority, {
@@ -143,10 +146,8 @@ export class SigningService {
   }
 
   private async policyFor(userId: string, orgId: string, admin: boolean): Promise<EffectivePolicy> {
-    const departments = await directoryRepository.userDepartments(this.db, userId, [orgId]);
     // A department without a stored policy has the default one: it counts in the merge.
-    const stored: StoredPolicy[] = [];
-    for (const d of departments) stored.push((await directoryRepository.findCertPolicy(this.db, d.id)) ?? DEFAULT_CERT_POLICY);
+    const stored: StoredPolicy[] = (await directoryRepository.userDepartmentPolicies(this.db, userId, orgId)).map((p) => p ?? DEFAULT_CERT_POLICY);
     return mergePolicies(stored, admin);
   }
 

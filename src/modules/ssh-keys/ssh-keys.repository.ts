@@ -1,4 +1,5 @@
-import { and, desc, eq, isNull } from "drizzle-orm";
+import { and, desc, eq, isNull, sql } from "drizzle-orm";
+import { preparedQuery } from "../../infra/prepared.js";
 import { sshKeys } from "../../../schema/index.js";
 import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";
@@ -7,10 +8,15 @@ import { live } from "../../infra/soft-delete.js";
 export const sshKeyColumns = pickColumns(sshKeys, ["id", "userId", "publicKey", "fingerprint", "keyType", "keyBits", "keyComment", "description", "verifiedAt", "verifyText", "verifyTextCreatedAt", "createdAt", "updatedAt"]);
 export type SshKeyRow = Pick<typeof sshKeys.$inferSelect, keyof typeof sshKeyColumns>;
 
+// Every signature looks its key up: prepared once.
+const findOwned = preparedQuery("ssh_key_find_owned", (db) =>
+  db.select(sshKeyColumns).from(sshKeys).where(and(eq(sshKeys.id, sql.placeholder("id")), eq(sshKeys.userId, sql.placeholder("userId")), live(sshKeys))),
+);
+
 export const sshKeysRepository = {
   /** A key of this user (another user's key is "not found"). */
   async findOwned(db: Executor, userId: string, id: string): Promise<SshKeyRow | undefined> {
-    const [row] = await db.select(sshKeyColumns).from(sshKeys).where(and(eq(sshKeys.id, id), eq(sshKeys.userId, userId), live(sshKeys)));
+    const [row] = await findOwned(db, { id, userId });
     return row;
   },
 

@@ -4,6 +4,7 @@ import { pickColumns } from "../../../infra/columns.js";
 import type { Executor } from "../../../infra/db.js";
 import { resultRows } from "../../../infra/db.js";
 import { live } from "../../../infra/soft-delete.js";
+import { preparedQuery } from "../../../infra/prepared.js";
 
 type PolicyRow = typeof orgSecurityPolicies.$inferSelect;
 type StandingRow = typeof mfaCompliance.$inferSelect;
@@ -55,10 +56,15 @@ export const securityPolicyRepository = {
   },
 };
 
+// Every organization-scoped request asks this (requireOrgAccess): prepared once.
+const findStanding = preparedQuery("mfa_compliance_status", (db) =>
+  db.select({ status: mfaCompliance.status }).from(mfaCompliance).where(and(eq(mfaCompliance.userId, sql.placeholder("userId")), eq(mfaCompliance.organizationId, sql.placeholder("organizationId")))),
+);
+
 /** Each member's standing under their organization's MFA policy. */
 export const complianceRepository = {
   async findStatus(db: Executor, userId: string, organizationId: string): Promise<ComplianceStatus | undefined> {
-    const [row] = await db.select({ status: mfaCompliance.status }).from(mfaCompliance).where(ofStanding(userId, organizationId));
+    const [row] = await findStanding(db, { userId, organizationId });
     return row?.status;
   },
 
