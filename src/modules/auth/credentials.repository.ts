@@ -1,17 +1,19 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { passwordCredentials } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
+import { preparedQuery } from "../../infra/prepared.js";
 
 /**
  * Privileged: the only reader of password hashes. Imported by the credentials service alone
  * (ARCHITECTURE rule 7; eslint.config.js enforces it).
  */
+const findHash = preparedQuery("password_hash_of_user", (db) =>
+  db.select({ hash: passwordCredentials.passwordHash }).from(passwordCredentials).where(eq(passwordCredentials.userId, sql.placeholder("userId"))),
+);
+
 export const credentialsRepository = {
   async findPasswordHash(db: Executor, userId: string): Promise<string | undefined> {
-    const [row] = await db
-      .select({ hash: passwordCredentials.passwordHash })
-      .from(passwordCredentials)
-      .where(eq(passwordCredentials.userId, userId));
+    const [row] = await findHash(db, { userId });
     return row?.hash;
   },
 

@@ -28,6 +28,8 @@ const findWithPasswordFlag = preparedQuery("users_find_with_password_flag", (db)
     .where(and(eq(users.id, sql.placeholder("id")), live(users))),
 );
 
+const findByEmail = preparedQuery("users_find_by_email", (db) => db.select(userColumns).from(users).where(and(eq(users.email, sql.placeholder("email")), live(users))));
+
 export const usersRepository = {
   async findById(db: Executor, id: string): Promise<UserRow | undefined> {
     const [row] = await db.select(userColumns).from(users).where(and(eq(users.id, id), live(users)));
@@ -59,7 +61,7 @@ export const usersRepository = {
   },
 
   async findByEmail(db: Executor, email: string): Promise<UserRow | undefined> {
-    const [row] = await db.select(userColumns).from(users).where(and(eq(users.email, email), live(users)));
+    const [row] = await findByEmail(db, { email });
     return row;
   },
 
