@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import autocannon from "autocannon";
+import { failures } from "./common.js";
 import { OidcAgent } from "../test/helpers/oidc-agent.js";
 
 /** OIDC grant scenarios for `npm run bench`, run the same way against Keyward and the bare provider. */
@@ -64,7 +65,7 @@ export async function clientCredentialsGrants(target: GrantTarget, durationSecon
     duration: durationSeconds,
   });
   const bad = r.non2xx + r.errors + r.timeouts;
-  if (bad > 0) console.warn(`  warning: ${bad} failed client-credentials requests at ${target.tokenUrl}`);
+  if (bad > 0) failures.push(`client credentials at ${target.tokenUrl}: ${bad} failed requests`);
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, total: r.requests.total };
 }
 

@@ -1,9 +1,6 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
-import { createServer } from "node:net";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
-import autocannon from "autocannon";
 import { Redis } from "ioredis";
 import { generateKeyPairSync } from "node:crypto";
 import { openDatabase } from "../src/infra/db.js";
@@ -11,41 +8,13 @@ import { createPasswordHasher, totpCode, totpStep } from "../src/lib/crypto/inde
 import { blobFromKeyObject, generateCaKey, loadPrivateKey, signCertificate } from "../src/lib/ssh/index.js";
 import { sql } from "drizzle-orm";
 import { bareTarget, clientCredentialsGrants, keywardTarget, refreshGrants } from "./oidc.js";
+import { buildServer, DURATION, failures, freePort, load, start } from "./common.js";
 
 /**
  * npm run bench: Keyward runs as its own process (as in production); this process only generates
  * load. Each scenario is printed beside a baseline measured in the same run on the same machine.
  */
-const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const ARGON = { memoryCost: 19456, timeCost: 2, parallelism: 1 };
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-
-/** Starts a TypeScript entry point as its own process and waits until `readyUrl` answers. */
-async function start(script: string, env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", script], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
-  let exited = false;
-  child.on("exit", () => (exited = true));
-  for (let i = 0; i < 600 && !exited; i++) {
-    if (await fetch(readyUrl).then(() => true, () => false)) return child;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill();
-  throw new Error(`${script} did not start`);
-}
-
-async function load(opts: autocannon.Options) {
-  const r = await autocannon({ duration: DURATION, ...opts });
-  const bad = r.non2xx + r.errors + r.timeouts;
-  if (bad > 0) console.warn(`  warning: ${bad} failed requests in ${opts.url}`);
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, total: r.requests.total };
-}
 
 /** Raw argon2id verifications per second with the service's parameters and concurrency. */
 async function argonBaseline(concurrency: number) {
@@ -186,7 +155,8 @@ async function main() {
     REDIS_KEY_PREFIX: prefix,
     DATA_DIR: process.env.DATABASE_URL ? "./data" : mkdtempSync(join(tmpdir(), "keyward-bench-")),
   };
-  const server = await start("src/main.ts", env, `http://127.0.0.1:${port}/api/health`);
+  const entry = buildServer();
+  const server = await start(entry, env, `http://127.0.0.1:${port}/api/health`);
   const bare = await start("bench/bare-session-server.ts", { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix, PORT: String(barePort) }, `http://127.0.0.1:${barePort}/me`);
   const oidcPort = await freePort();
   const bareOidc = await start("bench/bare-oidc-server.ts", { PORT: String(oidcPort) }, `http://127.0.0.1:${oidcPort}/.well-known/openid-configuration`);
@@ -199,16 +169,20 @@ async function main() {
     const token = ((await (await fetch(`${base}/api/v1/auth/login`, { method: "POST", headers, body: credentials })).json()) as any).data.token;
 
     console.log(`Keyward bench: ${DURATION}s per scenario, ${cpus().length} cores (${cpus()[0]?.model}), database ${process.env.DATABASE_URL ? "PostgreSQL" : "PGlite"}, sessions Redis`);
-    const login = await load({ url: `${base}/api/v1/auth/login`, method: "POST", headers, body: credentials, connections: 8 });
+    const login = await load("password login", { url: `${base}/api/v1/auth/login`, method: "POST", headers, body: credentials, connections: 8 });
     const argon = await argonBaseline(4);
-    const me = await load({
+    const me = await load("GraphQL { me }", {
       url: `${base}/graphql`,
       method: "POST",
       headers: { ...headers, authorization: `Bearer ${token}` },
       body: JSON.stringify({ query: "{ me { id email } }" }),
       connections: 32,
     });
-    const bareMe = await load({ url: `http://127.0.0.1:${barePort}/me`, headers: { authorization: `Bearer ${token}` }, connections: 32 });
+    const bareMe = await load("bare session handler", { url: `http://127.0.0.1:${barePort}/me`, headers: { authorization: `Bearer ${token}` }, connections: 32 });
+
+    const restMe = await load("REST /auth/me", { url: `${base}/api/v1/auth/me`, headers: { authorization: `Bearer ${token}` }, connections: 32 });
+    const health = await load("/api/health", { url: `${base}/api/health`, connections: 32 });
+    const bareHealth = await load("bare Express handler", { url: `http://127.0.0.1:${barePort}/health`, connections: 32 });
 
     // Signing: the owner of an organization with an ed25519 user CA signs through REST.
     const auth = { ...headers, authorization: `Bearer ${token}` };
@@ -218,14 +192,14 @@ async function main() {
     await post(`/api/v1/organizations/${org.id}/principals`, { name: "app" });
     const userKey = blobFromKeyObject(generateKeyPairSync("ed25519").publicKey);
     const sshKey = await post("/api/v1/ssh/keys", { key: `ssh-ed25519 ${userKey.toString("base64")} bench` });
-    const signing = await load({
+    const signing = await load("certificate signing", {
       url: `${base}/api/v1/ssh/sign`,
       method: "POST",
       headers: auth,
       body: JSON.stringify({ key_id: sshKey.id, principals: ["app"] }),
-      connections: 16,
+      connections: 32,
     });
-    const signBaseline = await nativeSigningBaseline(signing.total, 16, userKey);
+    const signBaseline = await nativeSigningBaseline(signing.total, 32, userKey);
 
     // Sign-in with MFA: password, then a TOTP code. A code works once, so each sign-in uses its
     // own account (enrolled up front); the figure is the latency of the two requests together.
@@ -247,9 +221,9 @@ async function main() {
     let twoWorkers: Awaited<ReturnType<typeof load>> | undefined;
     if (process.env.DATABASE_URL) {
       const port2 = await freePort();
-      const workers = await start("src/main.ts", { ...env, PORT: String(port2), PUBLIC_URL: `http://127.0.0.1:${port2}`, WORKERS: "2", MIGRATE_ON_START: "false" }, `http://127.0.0.1:${port2}/api/health`);
+      const workers = await start(entry, { ...env, PORT: String(port2), PUBLIC_URL: `http://127.0.0.1:${port2}`, WORKERS: "2", MIGRATE_ON_START: "false" }, `http://127.0.0.1:${port2}/api/health`);
       try {
-        twoWorkers = await load({ url: `http://127.0.0.1:${port2}/graphql`, method: "POST", headers: { ...headers, authorization: `Bearer ${token}` }, body: JSON.stringify({ query: "{ me { id email } }" }), connections: 32 });
+        twoWorkers = await load("GraphQL { me } with WORKERS=2", { url: `http://127.0.0.1:${port2}/graphql`, method: "POST", headers: { ...headers, authorization: `Bearer ${token}` }, body: JSON.stringify({ query: "{ me { id email } }" }), connections: 32 });
       } finally {
         workers.kill("SIGTERM");
       }
@@ -264,6 +238,11 @@ async function main() {
     console.log(row("GraphQL { me } with a bearer session", me));
     console.log(row("  baseline: bare Express reading the session", bareMe));
     console.log(`  ratio: ${(me.rps / bareMe.rps).toFixed(2)} of the bare handler`);
+    console.log(row("REST GET /api/v1/auth/me with a bearer session", restMe));
+    console.log(`  ratio: ${(restMe.rps / bareMe.rps).toFixed(2)} of the bare handler (the session baseline above)`);
+    console.log(row("GET /api/health", health));
+    console.log(row("  baseline: bare Express handler, same JSON", bareHealth));
+    console.log(`  ratio: ${(health.rps / bareHealth.rps).toFixed(2)} of the bare handler`);
     if (twoWorkers) {
       console.log(row("GraphQL { me }, one instance with WORKERS=2", twoWorkers));
       console.log(`  ratio: ${(twoWorkers.rps / me.rps).toFixed(2)} of one worker (the { me } row above)`);
@@ -294,7 +273,11 @@ async function main() {
 }
 
 main().then(
-  () => process.exit(0),
+  () => {
+    if (failures.length === 0) process.exit(0);
+    console.error(`\nFAILED: ${failures.length} scenario(s) had failed requests:\n  ${failures.join("\n  ")}`);
+    process.exit(1);
+  },
   (err) => {
     console.error(err);
     process.exit(1);
