@@ -1,6 +1,5 @@
 import { ApolloServer } from "@apollo/server";
 import { ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
-import { expressMiddleware } from "@as-integrations/express5";
 import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import { Router, type NextFunction, type Request, type Response } from "express";
 import { GraphQLError } from "graphql";
@@ -9,6 +8,7 @@ import { clientError, jsonBody, MAX_JSON_DEPTH } from "../http/body.js";
 import { resolveRequestContext } from "../http/context.js";
 import { isAppError } from "../lib/errors.js";
 import type { GqlContext } from "./context.js";
+import { graphqlHandler } from "./express-handler.js";
 import { appErrorExtensions, createFormatError } from "./format-error.js";
 import { limitsPlugin, maxValueDepthRule } from "./limits.plugin.js";
 import { metricsPlugin } from "./metrics.plugin.js";
@@ -58,16 +58,14 @@ export async function createGraphqlRouter(container: Container): Promise<{ route
   });
   router.use(
     jsonBody(config.http.bodyLimit),
-    expressMiddleware(apollo, {
-      context: async ({ req, res }) => {
-        try {
-          await resolveRequestContext(services.actors, req, { acceptDelegated: true });
-        } catch (e) {
-          if (isAppError(e)) throw new GraphQLError(e.message, { extensions: { code: e.code, http: { status: e.status } } });
-          throw e;
-        }
-        return { ctx: req.ctx, sessionToken: req.sessionToken, req, res, config };
-      },
+    graphqlHandler(apollo, async ({ req, res }) => {
+      try {
+        await resolveRequestContext(services.actors, req, { acceptDelegated: true });
+      } catch (e) {
+        if (isAppError(e)) throw new GraphQLError(e.message, { extensions: { code: e.code, http: { status: e.status } } });
+        throw e;
+      }
+      return { ctx: req.ctx, sessionToken: req.sessionToken, req, res, config };
     }),
   );
   // Failures before Apollo (bad JSON or gzip, too deep, too large) still answer as GraphQL does.

@@ -49,6 +49,48 @@ function usesIntrospection(document: DocumentNode): boolean {
 const refuse = (code: string, message: string, status = 400) =>
   new GraphQLError(message, { extensions: { code, http: { status } } });
 
+interface DocumentFacts {
+  introspection: boolean;
+  depth: number;
+  /** Known only for operations that declare no variables. */
+  complexity?: number;
+}
+
+// Apollo hands the same parsed document to every request with the same query text (its document
+// store), so what depends on the document alone is computed once per document and operation.
+const factsByDocument = new WeakMap<DocumentNode, Map<string, DocumentFacts>>();
+
+function factsOf(document: DocumentNode, operation: OperationDefinitionNode | undefined, operationName: string): DocumentFacts {
+  let byOperation = factsByDocument.get(document);
+  const known = byOperation?.get(operationName);
+  if (known) return known;
+  const fragments = new Map(
+    document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
+  );
+  const facts: DocumentFacts = { introspection: usesIntrospection(document), depth: operation ? operationDepth(operation, fragments) : 0 };
+  if (!byOperation) factsByDocument.set(document, (byOperation = new Map()));
+  byOperation.set(operationName, facts);
+  return facts;
+}
+
+/**
+ * The cost depends on the variables; getComplexity coerces them and throws a plain Error on a
+ * missing or wrong-typed one. Coerce first and answer as Apollo would (BAD_USER_INPUT).
+ */
+function measureComplexity(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode | undefined, request: { operationName?: string | null; variables?: Record<string, unknown> | null }): number {
+  const coerced = operation ? getVariableValues(schema, operation.variableDefinitions ?? [], request.variables ?? {}, { maxErrors: 5 }) : undefined;
+  if (coerced?.errors?.length) {
+    throw new GraphQLError(coerced.errors.map((e) => e.message).join("\n"), { extensions: { code: "BAD_USER_INPUT", http: { status: 400 } } });
+  }
+  return getComplexity({
+    schema,
+    operationName: request.operationName ?? undefined,
+    query: document,
+    variables: request.variables ?? {},
+    estimators: [fieldExtensionsEstimator(), simpleEstimator({ defaultComplexity: 1 })],
+  });
+}
+
 /**
  * Query depth and cost limits, and introspection only for callers allowed the IDE
  * (everyone in development, superadmins elsewhere).
@@ -63,32 +105,17 @@ export function limitsPlugin(options: {
     async requestDidStart() {
       return {
         async didResolveOperation({ document, operation, request, contextValue }) {
-          if (usesIntrospection(document) && !options.introspectionAllowed(contextValue)) {
+          const facts = factsOf(document, operation, request.operationName ?? "");
+          if (facts.introspection && !options.introspectionAllowed(contextValue)) {
             throw refuse("INTROSPECTION_DISABLED", "Introspection is available to superadmins only", 403);
           }
-          const fragments = new Map(
-            document.definitions
-              .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
-              .map((d) => [d.name.value, d]),
-          );
-          const depth = operation ? operationDepth(operation, fragments) : 0;
-          if (depth > options.maxDepth) {
-            throw refuse("QUERY_TOO_DEEP", `Query depth ${depth} exceeds the maximum of ${options.maxDepth}`);
+          if (facts.depth > options.maxDepth) {
+            throw refuse("QUERY_TOO_DEEP", `Query depth ${facts.depth} exceeds the maximum of ${options.maxDepth}`);
           }
-          // The cost depends on the variables; getComplexity coerces them and throws a plain Error on
-          // a missing or wrong-typed one. Coerce first and answer as Apollo would (BAD_USER_INPUT).
-          const schema = options.schema();
-          const coerced = operation ? getVariableValues(schema, operation.variableDefinitions ?? [], request.variables ?? {}, { maxErrors: 5 }) : undefined;
-          if (coerced?.errors?.length) {
-            throw new GraphQLError(coerced.errors.map((e) => e.message).join("\n"), { extensions: { code: "BAD_USER_INPUT", http: { status: 400 } } });
-          }
-          const complexity = getComplexity({
-            schema,
-            operationName: request.operationName ?? undefined,
-            query: document,
-            variables: request.variables ?? {},
-            estimators: [fieldExtensionsEstimator(), simpleEstimator({ defaultComplexity: 1 })],
-          });
+          // Without variables the cost is a function of the document: measured once per document.
+          const variablesDeclared = (operation?.variableDefinitions?.length ?? 0) > 0;
+          const complexity = !variablesDeclared && facts.complexity !== undefined ? facts.complexity : measureComplexity(options.schema(), document, operation, request);
+          if (!variablesDeclared) facts.complexity = complexity;
           if (complexity > options.maxComplexity) {
             throw refuse("QUERY_TOO_COMPLEX", `Query cost ${complexity} exceeds the maximum of ${options.maxComplexity}`);
           }
