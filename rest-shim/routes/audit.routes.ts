@@ -5,6 +5,7 @@ import { chainExportSchema } from "../../src/modules/audit/chain-export.service.
 import type { ChainExport } from "../../src/modules/audit/index.js";
 import { sendData } from "../envelope.js";
 import { param, queryInput, type RouteDef } from "../route.js";
+import { data } from "../views/index.js";
 
 /** Writes an export as it is read, waiting on the socket: a large chain never sits in memory. */
 async function stream(res: Response, file: ChainExport): Promise<void> {
@@ -24,7 +25,7 @@ const EXPORT_SUMMARY = "records with seq, prev_hash and hash after the signed ba
 /** The tamper-evident audit chain: verification and export (superadmins; organization admins export their own). */
 export const auditRoutes = (s: Services): RouteDef[] => [
   {
-    method: "get", path: "/admin/audit/verify", tag: "superadmin", auth: "superadmin",
+    method: "get", path: "/admin/audit/verify", data: data.auditVerification, tag: "superadmin", auth: "superadmin",
     summary: "Verify the global audit chain and every organization's, with the signatures on heads and checkpoints; names the first broken link",
     handle: async (req, res) => {
       const report = await s.auditVerify.verify(req.ctx);
