@@ -138,6 +138,12 @@ describe("retention", () => {
     expect((await verify(app)).firstBreak).toMatchObject({ chain: "global", kind: "deleted", seq: 31 });
   });
 
+  it("prunes nothing (and records nothing) while every record is within the retention", async () => {
+    expect(await app.services.auditChain.prune(systemContext("test-prune"), 30)).toEqual({ pruned: 0, throughSeq: null });
+    expect(await query(app, sql`select 1 from audit_logs where action = 'audit.chain.pruned'`)).toEqual([]);
+    expect((await verify(app)).global).toMatchObject({ ok: true, fromSeq: 0 });
+  });
+
   it("refuses a forged checkpoint", async () => {
     await app.services.auditChain.prune(systemContext("test-prune"), 0);
     await tamper(app, sql`update audit_chain_anchors set seq = seq + 1 where chain = 'global' and kind = 'base'`);

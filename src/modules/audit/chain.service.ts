@@ -119,7 +119,8 @@ export class ChainService {
       pruned += step.deleted;
       throughSeq = step.seq;
     }
-    await this.audit.record(this.db, ctx, AuditAction.auditPruned, { metadata: { retention_days: retentionDays, cutoff: cutoff.toISOString(), pruned, through_seq: throughSeq } });
+    // A pass with nothing past the retention changed nothing: only actual pruning is recorded.
+    if (pruned > 0) await this.audit.record(this.db, ctx, AuditAction.auditPruned, { metadata: { retention_days: retentionDays, cutoff: cutoff.toISOString(), pruned, through_seq: throughSeq } });
     return { pruned, throughSeq };
   }
 
