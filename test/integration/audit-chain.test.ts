@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { systemContext } from "../../src/lib/request-context.js";
+import { AuditAction } from "../../src/modules/audit/index.js";
 import { linkHash, GENESIS } from "../../src/modules/audit/chain-hash.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { atSeq, query, restoreAudit, seedChain, snapshotAudit, tamper, verify, wipeAudit } from "../helpers/audit-chain.js";
@@ -44,6 +45,26 @@ describe("an intact chain", () => {
     await expect(app.container.db.execute(sql`update audit_logs set action = 'x' where seq = 1`)).rejects.toThrow();
     await expect(app.container.db.execute(sql`update audit_logs set hash = ${GENESIS} where seq = 1`)).rejects.toThrow();
     await expect(app.container.db.execute(sql`delete from audit_logs where seq = 1`)).rejects.toThrow();
+  });
+});
+
+describe("concurrency", () => {
+  it("chain passes racing from several instances give every record exactly one place", async () => {
+    const ctx = systemContext("race");
+    // Writers keep inserting while three passes (as three instances would) chain.
+    const writers = Promise.all(Array.from({ length: 4 }, async (_, w) => {
+      for (let i = 0; i < 150; i++) await app.services.audit.record(app.container.db, ctx, AuditAction.userLogin, { organizationId: [ORG_A, ORG_B, null][(w + i) % 3] });
+    }));
+    const passes = Promise.all([0, 1, 2].map(async () => {
+      for (let i = 0; i < 10; i++) await app.services.auditChain.chainBatch();
+    }));
+    await Promise.all([writers, passes]);
+    await app.services.auditChain.chainAll();
+    const report = await verify(app);
+    expect(report).toMatchObject({ ok: true, unchained: 0 });
+    expect(report.global).toMatchObject({ records: 630, headSeq: 630 });
+    const [dupes] = await query<{ n: string | number }>(app, sql`select count(*) as n from (select seq from audit_logs where seq is not null group by seq having count(*) > 1) d`);
+    expect(Number(dupes!.n)).toBe(0);
   });
 });
 
