@@ -10,6 +10,7 @@ import { edgeRateLimit } from "./middleware/rate-limit.js";
 import { mountFallbacks, mountRoutes, type RouteDef } from "./route.js";
 import { networksRoutes } from "./routes/networks.routes.js";
 import { adminRoutes } from "./routes/admin.routes.js";
+import { auditRoutes } from "./routes/audit.routes.js";
 import { apiKeysRoutes } from "./routes/api-keys.routes.js";
 import { directoryRoutes } from "./routes/directory.routes.js";
 import { orgsRoutes } from "./routes/orgs.routes.js";
@@ -36,6 +37,7 @@ export function restRoutes(services: Services, config: Config): RouteDef[] {
     ...sshRoutes(services),
     ...miscRoutes(services),
     ...adminRoutes(services),
+    ...auditRoutes(services),
     ...networksRoutes(services),
   ];
 }

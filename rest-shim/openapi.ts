@@ -143,7 +143,7 @@ export function buildOpenApi(routes: readonly RouteDef[], info: { version: strin
     if (!r.redirect?.only) {
       for (const status of [success, ...(r.alsoStatus ?? [])]) {
         responses[status] = r.produces
-          ? { description: "Success", content: { [r.produces]: { schema: { type: "string", contentMediaType: r.produces } } } }
+          ? { description: "Success", content: Object.fromEntries([r.produces].flat().map((type) => [type, { schema: { type: "string", contentMediaType: type } }])) }
           : { description: status === 201 ? "Created" : "Success", content: json(successSchema(r, status, views)) };
       }
     }

@@ -33,8 +33,8 @@ export interface RouteDef {
   data?: z.ZodType | null;
   /** The route answers with a redirect (Location); `only`: it never answers JSON. */
   redirect?: { status: 302 | 303; description: string; only?: boolean };
-  /** A success body that is not the JSON envelope, by media type (the binary KRL). */
-  produces?: string;
+  /** A success body that is not the JSON envelope, by media type (the binary KRL; an export's formats). */
+  produces?: string | string[];
   /**
    * Error statuses the service answers beyond those the declaration implies (auth → 401/403, org →
    * 403/404, path parameters → 404, body/query → 400, the edge limit → 429), each with when.

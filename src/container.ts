@@ -61,7 +61,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const limits = metrics ? new MeteredRateLimitService(limitOptions, metrics) : new RateLimitService(limitOptions);
   const base = { db, clock, logger };
 
-  const { audit, activity } = createAuditModule({ ...base, metrics });
+  const { audit, activity, auditChain, auditVerify, auditExport } = createAuditModule({ ...base, metrics, box, chain: config.audit });
   const transport = overrides.emailTransport ?? createEmailTransport(config, logger);
   const mail = createEmailModule({ ...base, box, audit, transport, brand: { ...config.email.brand, publicUrl: config.http.publicUrl }, from: config.email.from, maxAttempts: config.email.maxAttempts });
   const { email } = mail;
@@ -95,6 +95,9 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     apiKeys,
     activity,
     audit,
+    auditChain,
+    auditVerify,
+    auditExport,
     email,
     limits,
   };

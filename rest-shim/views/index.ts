@@ -4,6 +4,7 @@ import { list, paged, sameShape, type Returns } from "./same-shape.js";
 import { adminUserView, backupCodes, healthView, readinessView, credentialView, meView, mfaRequired, mfaStatusView, sessionIssued, sessionView, totpEnabled, totpEnrollment, userView } from "./accounts.js";
 import { addedMemberView, certPolicyView, departmentView, groupMemberView, inviteView, memberView, orgView, principalView, simpleOrgView } from "./orgs.js";
 import { clientView, consentView, createdClientView, rotatedSecret } from "./oidc.js";
+import { auditVerificationView } from "./audit.js";
 import { approvalView, deviceView, portalNetworkView } from "./networks.js";
 import { apiKeyView, caView, certificateView, createdApiKeyView, signedCertificateView, sshKeyView } from "./ssh.js";
 
@@ -74,6 +75,7 @@ export const data = {
   apiKeys: list("apiKeys", apiKeyView),
   apiKey: z.object({ apiKey: apiKeyView }),
   createdApiKey: z.object({ apiKey: createdApiKeyView }),
+  auditVerification: z.object({ verification: auditVerificationView }),
 };
 
 sameShape<z.output<typeof data.sshKeyVerified>, Returns<Services["sshKeys"]["verify"]>>();

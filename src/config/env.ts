@@ -227,17 +227,23 @@ const email = {
   SUPPORT_EMAIL: str("support@keyward.local", "shown in emails and pages"),
 };
 
+const audit = {
+  AUDIT_CHAIN_INTERVAL_MS: int(5000, 100, "how often new audit records are hash-chained and the chains' heads signed (one instance per tick)"),
+  AUDIT_CHAIN_BATCH: int(500, 1, "audit records chained per transaction"),
+  AUDIT_RETENTION_DAYS: int(0, 0, "audit records older than this are pruned behind a signed checkpoint (0: kept forever)"),
+};
+
 /** The sections of the configuration reference, in order (title → variables). */
 const SECTIONS: Record<string, Record<string, z.ZodType>> = {
   Runtime: runtime, "Metrics (Prometheus)": metrics, Storage: storage, "Sessions and secrets": secrets, "SSH certificate authority": ssh, "Network access (ZeroTier)": networks,
   "Passwords and links": passwords, "Organizations, cross-origin and operators": orgs, "MFA and GraphQL": mfa,
   "OpenID Connect provider (issuer = PUBLIC_URL's origin)": oidc,
   "Sign in with GitHub / Google (register PUBLIC_URL/api/v1/auth/external/{github|google}/callback)": external,
-  "Rate limits (windows aligned to the clock)": limits, Email: email,
+  "Rate limits (windows aligned to the clock)": limits, Email: email, "Audit log (hash chain and retention)": audit,
 };
 export const ENV_SECTIONS: readonly { title: string; vars: Record<string, z.ZodType> }[] = Object.entries(SECTIONS).map(([title, vars]) => ({ title, vars }));
 
-export const envSchema = z.object({ ...runtime, ...metrics, ...storage, ...secrets, ...ssh, ...networks, ...passwords, ...orgs, ...mfa, ...oidc, ...external, ...limits, ...email });
+export const envSchema = z.object({ ...runtime, ...metrics, ...storage, ...secrets, ...ssh, ...networks, ...passwords, ...orgs, ...mfa, ...oidc, ...external, ...limits, ...email, ...audit });
 
 export type Env = z.input<typeof envSchema>;
 export type ParsedEnv = z.output<typeof envSchema>;

@@ -4,6 +4,7 @@ import { buildSchema } from "type-graphql";
 import type { Services } from "../container.js";
 import { AdminResolver } from "./admin/admin.resolver.js";
 import { ApiKeysResolver } from "./api-keys/api-keys.resolver.js";
+import { AuditChainResolver } from "./audit/audit-chain.resolver.js";
 import { AuditResolver } from "./audit/audit.resolver.js";
 import { authChecker } from "./auth-checker.js";
 import { AuthResolver } from "./auth/auth.resolver.js";
@@ -40,6 +41,7 @@ function createResolvers(s: Services) {
     new PrincipalsResolver(pick(s, "principals")),
     new ApiKeysResolver(pick(s, "apiKeys")),
     new AuditResolver(pick(s, "activity")),
+    new AuditChainResolver(pick(s, "auditVerify")),
     new SshKeysResolver(pick(s, "sshKeys")),
     new SshCaResolver(pick(s, "cas", "signing", "certificates")),
     new MfaResolver(pick(s, "mfa", "mfaLogin", "mfaPolicy")),

@@ -38,6 +38,8 @@ export function startJobs(container: Container, oidc: OidcRuntime): () => void {
     every(container, "oidc-keys", 60_000, () => oidc.maintain()),
     // Every minute on one instance (a lease row): controllers brought in line with Keyward's decisions.
     every(container, "network-reconcile", container.config.networks.reconcileIntervalMs, () => container.services.networkReconcile.tick()),
+    // Audit records hash-chained and heads signed in insertion order, one instance at a time (advisory lock).
+    every(container, "audit-chain", container.config.audit.chainIntervalMs, () => container.services.auditChain.tick()),
   ];
   return () => stops.forEach((stop) => stop());
 }

@@ -106,6 +106,8 @@ describe("re-sealing every sealed value under a new key", () => {
       expect((await app.http.put("/api/v1/admin/oauth/providers/github", { client_id: "Iv1.reseal", client_secret: "gh-secret" }, { token: superadmin.token })).status).toBeLessThan(300);
       const zt = await app.http.put(`/api/v1/organizations/${orgId}/zerotier-config`, { zt_api_mode: "central", zt_api_token: CENTRAL_TOKEN }, { token: owner.token });
       expect(zt.status).toBe(200);
+      // The audit chain's first signed head creates its signing key, sealed under k1.
+      expect(await app.services.auditChain.chainAll()).toBeGreaterThan(0);
       const device = await fetch(`${app.url}/api/v1/oidc/device/auth`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ client_id: CLI_CLIENT, scope: "openid" }) });
       expect(device.status).toBe(200);
       userCode = ((await device.json()) as { user_code: string }).user_code;
@@ -122,7 +124,7 @@ describe("re-sealing every sealed value under a new key", () => {
     try {
       const before = await app.services.reseal.report();
       const kinds = before.filter((r) => r.stale > 0).map((r) => r.kind).sort();
-      expect(kinds).toEqual(["email-outbox-payload", "network-controller-token", "oauth-provider-secret", "oidc-client-secret", "oidc-payload-id", "oidc-signing-key", "ssh-ca-private-key", "totp-seed"]);
+      expect(kinds).toEqual(["audit-signing-key", "email-outbox-payload", "network-controller-token", "oauth-provider-secret", "oidc-client-secret", "oidc-payload-id", "oidc-signing-key", "ssh-ca-private-key", "totp-seed"]);
       expect(before.every((r) => r.currentKeyId === "k2" && Object.keys(r.byKey).every((id) => id === "k1" || id === "k2"))).toBe(true);
       const staleBefore = before.reduce((n, r) => n + r.stale, 0);
       // Every sealed column in the schema is known to the re-sealing (a new one must be added there).
@@ -168,6 +170,9 @@ describe("re-sealing every sealed value under a new key", () => {
     const app = await instance(K2);
     try {
       expect((await app.services.reseal.report()).every((r) => r.stale === 0)).toBe(true);
+      // The audit signing key opens under k2: the heads it signed under k1 still verify.
+      await app.services.auditChain.chainAll();
+      expect((await app.services.auditVerify.verifyAsOperator(systemContext("reseal-test"))).firstBreak).toBeNull();
       // The CA's private key: a certificate is signed.
       const signed = await app.http.post("/api/v1/ssh/sign", { key_id: keyId }, { token: (await login(app, member.email)).body.data.token });
       expect(signed.status, signed.text).toBe(201);

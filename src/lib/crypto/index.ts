@@ -5,4 +5,5 @@ export * from "./password.js";
 export * from "./envelope.js";
 export * from "./totp.js";
 export * from "./jwk.js";
+export * from "./ed25519.js";
 export * from "./seal-contexts.js";

@@ -12,4 +12,5 @@ export const sealContexts = {
   oauthProviderSecret: (provider: string) => `oauth-provider:${provider}`,
   controllerToken: (orgId: string) => `zt-token:${orgId}`,
   oidcJti: (model: string) => `oidc-jti:${model}`,
+  auditSigningKey: (kid: string) => `audit-signing-key:${kid}`,
 } as const;

@@ -1,0 +1,45 @@
+import { once } from "node:events";
+import type { Response } from "express";
+import type { Services } from "../../src/container.js";
+import { chainExportSchema } from "../../src/modules/audit/chain-export.service.js";
+import type { ChainExport } from "../../src/modules/audit/index.js";
+import { sendData } from "../envelope.js";
+import { param, queryInput, type RouteDef } from "../route.js";
+import { data } from "../views/index.js";
+
+/** Writes an export as it is read, waiting on the socket: a large chain never sits in memory. */
+async function stream(res: Response, file: ChainExport): Promise<void> {
+  res.status(200).type(file.contentType).setHeader("Content-Disposition", `attachment; filename="${file.filename}"`);
+  try {
+    for await (const line of file.lines) if (!res.write(line)) await once(res, "drain");
+    res.end();
+  } catch (err) {
+    // Headers are gone: a cut-off download is the only honest answer left.
+    res.destroy(err as Error);
+  }
+}
+
+const EXPORT_TYPES = ["application/x-ndjson", "text/csv"];
+const EXPORT_SUMMARY = "records with seq, prev_hash and hash after the signed base checkpoint and head (?format=jsonl|csv), streamed";
+
+/** The tamper-evident audit chain: verification and export (superadmins; organization admins export their own). */
+export const auditRoutes = (s: Services): RouteDef[] => [
+  {
+    method: "get", path: "/admin/audit/verify", data: data.auditVerification, tag: "superadmin", auth: "superadmin",
+    summary: "Verify the global audit chain and every organization's, with the signatures on heads and checkpoints; names the first broken link",
+    handle: async (req, res) => {
+      const report = await s.auditVerify.verify(req.ctx);
+      sendData(res, 200, report.ok ? "Audit chains intact" : "Audit chain broken", { verification: report });
+    },
+  },
+  {
+    method: "get", path: "/admin/audit/export", tag: "superadmin", auth: "superadmin", query: chainExportSchema, produces: EXPORT_TYPES,
+    summary: `The global chain, or one organization's (?organization_id=): ${EXPORT_SUMMARY}`,
+    handle: async (req, res) => stream(res, await s.auditExport.exportChain(req.ctx, queryInput(req))),
+  },
+  {
+    method: "get", path: "/organizations/:orgId/audit/export", tag: "organizations", auth: "user", org: "admin", query: chainExportSchema.pick({ format: true }), produces: EXPORT_TYPES,
+    summary: `The organization's audit chain: ${EXPORT_SUMMARY}`,
+    handle: async (req, res) => stream(res, await s.auditExport.exportOrganization(req.ctx, param(req, "orgId"), queryInput(req))),
+  },
+];
