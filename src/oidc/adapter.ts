@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
+import { and, eq, gt, isNull, or, sql, type SQL } from "drizzle-orm";
 import type { Adapter, AdapterPayload } from "oidc-provider";
 import { oidcPayloads, oidcRefreshTokens } from "../../schema/index.js";
 import type { Clock } from "../infra/clock.js";
@@ -28,6 +28,14 @@ const jtiContext = sealContexts.oidcJti;
 interface Issuance {
   accessTokenKey?: string;
   refreshTokenKey?: string;
+  /**
+   * A rotation, held until the access token issued with it is saved: the old refresh token marked
+   * consumed, the new one saved and the access token saved then go as one statement. Written one
+   * by one, a process killed between them left the old token spent with no successor, or a new
+   * token naming no access token; held, a request that dies before its last write leaves the old
+   * token as it was (nothing was issued), and one that got that far leaves the rotation whole.
+   */
+  rotated?: { consumedKey: string; save?: (accessToken: { key: string; save: SQL }) => SQL };
 }
 const issuance = new AsyncLocalStorage<Issuance>();
 
@@ -88,13 +96,30 @@ export function createAdapterFactory(db: Db, clock: Clock, clients: OidcClientsS
       const issued = issuance.getStore();
       if (this.model === "RefreshToken" && payload.grantId) {
         if (issued) issued.refreshTokenKey = key;
-        const record = db
-          .insert(oidcRefreshTokens)
-          .values({ id: key, grantId: payload.grantId, clientId: String(payload.clientId ?? ""), accountId: payload.accountId ?? null, accessTokenId: issued?.accessTokenKey ?? null, expiresAt, createdAt: now })
-          .onConflictDoNothing();
-        await db.execute(sql`with saved as (${savePayload.getSQL()}) ${record.getSQL()}`);
+        const record = (accessTokenId: string | null) =>
+          db
+            .insert(oidcRefreshTokens)
+            .values({ id: key, grantId: payload.grantId!, clientId: String(payload.clientId ?? ""), accountId: payload.accountId ?? null, accessTokenId, expiresAt, createdAt: now })
+            .onConflictDoNothing();
+        // The successor of a rotation waits for its access token (see Issuance.rotated).
+        const rotated = issued?.rotated;
+        if (rotated && !rotated.save && !issued.accessTokenKey) {
+          const [spentPayload, spentRecord] = this.consumption(rotated.consumedKey, now);
+          rotated.save = (at) =>
+            sql`with spent as (${spentPayload}), spent_record as (${spentRecord}), saved as (${savePayload.getSQL()}), saved_at as (${at.save}) ${record(at.key).getSQL()}`;
+          return;
+        }
+        await db.execute(sql`with saved as (${savePayload.getSQL()}) ${record(issued?.accessTokenKey ?? null).getSQL()}`);
       } else if (this.model === "AccessToken" && issued) {
         issued.accessTokenKey = key;
+        const rotated = issued.rotated;
+        issued.rotated = undefined;
+        if (rotated?.save) return void (await db.execute(rotated.save({ key, save: savePayload.getSQL() })));
+        if (rotated) {
+          // Spent without a successor (the provider kept the token unrotated after all): still together.
+          const [spentPayload, spentRecord] = this.consumption(rotated.consumedKey, now);
+          return void (await db.execute(sql`with spent as (${spentPayload}), spent_record as (${spentRecord}) ${savePayload.getSQL()}`));
+        }
         if (!issued.refreshTokenKey) return void (await savePayload);
         // The refresh grant's new refresh token, saved a moment ago in this request, names it.
         const name = db.update(oidcRefreshTokens).set({ accessTokenId: key }).where(eq(oidcRefreshTokens.id, issued.refreshTokenKey));
@@ -121,10 +146,24 @@ export function createAdapterFactory(db: Db, clock: Clock, clients: OidcClientsS
     async consume(id: string): Promise<void> {
       const now = clock.now();
       const key = keyOf(id);
-      const mark = db.update(oidcPayloads).set({ consumedAt: now }).where(and(eq(oidcPayloads.type, this.model), eq(oidcPayloads.id, key)));
-      if (this.model !== "RefreshToken") return void (await mark);
+      if (this.model !== "RefreshToken") {
+        await db.update(oidcPayloads).set({ consumedAt: now }).where(and(eq(oidcPayloads.type, this.model), eq(oidcPayloads.id, key)));
+        return;
+      }
+      // A rotation: spent together with its successor's save (see Issuance.rotated).
+      const issued = issuance.getStore();
+      if (issued && !issued.rotated) return void (issued.rotated = { consumedKey: key });
       // The payload and the refresh-token record, in one statement.
-      await db.execute(sql`with marked as (${mark.getSQL()}) ${db.update(oidcRefreshTokens).set({ consumedAt: now }).where(eq(oidcRefreshTokens.id, key)).getSQL()}`);
+      const [payload, record] = this.consumption(key, now);
+      await db.execute(sql`with marked as (${payload}) ${record}`);
+    }
+
+    /** Marking a refresh token spent: its payload and its record. */
+    private consumption(key: string, now: Date): [SQL, SQL] {
+      return [
+        db.update(oidcPayloads).set({ consumedAt: now }).where(and(eq(oidcPayloads.type, "RefreshToken"), eq(oidcPayloads.id, key))).getSQL(),
+        db.update(oidcRefreshTokens).set({ consumedAt: now }).where(eq(oidcRefreshTokens.id, key)).getSQL(),
+      ];
     }
 
     async destroy(id: string): Promise<void> {
