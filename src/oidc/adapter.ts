@@ -35,12 +35,31 @@ interface Issuance {
    * token naming no access token; held, a request that dies before its last write leaves the old
    * token as it was (nothing was issued), and one that got that far leaves the rotation whole.
    */
-  rotated?: { consumedKey: string; save?: (accessToken: { key: string; save: SQL }) => SQL };
+  rotation?: Rotation;
+}
+interface Rotation {
+  /** The spent token's payload and record updates. */
+  spent: SQL[];
+  successor?: { save: SQL; record: (accessTokenId: string | null) => SQL };
+  write: (accessToken: { key: string; save: SQL } | null) => Promise<void>;
 }
 const issuance = new AsyncLocalStorage<Issuance>();
 
 /** Runs one provider request with its own record of issued tokens (see Issuance). */
 export const withTokenIssuance = <T>(fn: () => T): T => issuance.run({}, fn);
+
+/**
+ * Writes a rotation still held once the provider has built its answer, before the answer leaves:
+ * one whose access token was never saved (the grant failed after rotating, where the provider
+ * would have written both already, or an access token in a format that is not stored).
+ */
+export async function settleTokenIssuance(): Promise<void> {
+  const issued = issuance.getStore();
+  const rotation = issued?.rotation;
+  if (!rotation) return;
+  issued.rotation = undefined;
+  await rotation.write(null);
+}
 
 /**
  * oidc-provider's storage on PostgreSQL (or PGlite), one table for every model. Clients are not
@@ -101,25 +120,18 @@ export function createAdapterFactory(db: Db, clock: Clock, clients: OidcClientsS
             .insert(oidcRefreshTokens)
             .values({ id: key, grantId: payload.grantId!, clientId: String(payload.clientId ?? ""), accountId: payload.accountId ?? null, accessTokenId, expiresAt, createdAt: now })
             .onConflictDoNothing();
-        // The successor of a rotation waits for its access token (see Issuance.rotated).
-        const rotated = issued?.rotated;
-        if (rotated && !rotated.save && !issued.accessTokenKey) {
-          const [spentPayload, spentRecord] = this.consumption(rotated.consumedKey, now);
-          rotated.save = (at) =>
-            sql`with spent as (${spentPayload}), spent_record as (${spentRecord}), saved as (${savePayload.getSQL()}), saved_at as (${at.save}) ${record(at.key).getSQL()}`;
+        // The successor of a rotation waits for its access token (see Issuance.rotation).
+        const rotation = issued?.rotation;
+        if (rotation && !rotation.successor && !issued.accessTokenKey) {
+          rotation.successor = { save: savePayload.getSQL(), record: (accessTokenId) => record(accessTokenId).getSQL() };
           return;
         }
         await db.execute(sql`with saved as (${savePayload.getSQL()}) ${record(issued?.accessTokenKey ?? null).getSQL()}`);
       } else if (this.model === "AccessToken" && issued) {
         issued.accessTokenKey = key;
-        const rotated = issued.rotated;
-        issued.rotated = undefined;
-        if (rotated?.save) return void (await db.execute(rotated.save({ key, save: savePayload.getSQL() })));
-        if (rotated) {
-          // Spent without a successor (the provider kept the token unrotated after all): still together.
-          const [spentPayload, spentRecord] = this.consumption(rotated.consumedKey, now);
-          return void (await db.execute(sql`with spent as (${spentPayload}), spent_record as (${spentRecord}) ${savePayload.getSQL()}`));
-        }
+        const rotation = issued.rotation;
+        issued.rotation = undefined;
+        if (rotation) return void (await rotation.write({ key, save: savePayload.getSQL() }));
         if (!issued.refreshTokenKey) return void (await savePayload);
         // The refresh grant's new refresh token, saved a moment ago in this request, names it.
         const name = db.update(oidcRefreshTokens).set({ accessTokenId: key }).where(eq(oidcRefreshTokens.id, issued.refreshTokenKey));
@@ -150,20 +162,26 @@ export function createAdapterFactory(db: Db, clock: Clock, clients: OidcClientsS
         await db.update(oidcPayloads).set({ consumedAt: now }).where(and(eq(oidcPayloads.type, this.model), eq(oidcPayloads.id, key)));
         return;
       }
-      // A rotation: spent together with its successor's save (see Issuance.rotated).
-      const issued = issuance.getStore();
-      if (issued && !issued.rotated) return void (issued.rotated = { consumedKey: key });
-      // The payload and the refresh-token record, in one statement.
-      const [payload, record] = this.consumption(key, now);
-      await db.execute(sql`with marked as (${payload}) ${record}`);
-    }
-
-    /** Marking a refresh token spent: its payload and its record. */
-    private consumption(key: string, now: Date): [SQL, SQL] {
-      return [
+      const spent = [
         db.update(oidcPayloads).set({ consumedAt: now }).where(and(eq(oidcPayloads.type, "RefreshToken"), eq(oidcPayloads.id, key))).getSQL(),
         db.update(oidcRefreshTokens).set({ consumedAt: now }).where(eq(oidcRefreshTokens.id, key)).getSQL(),
       ];
+      // A rotation: spent together with its successor's save (see Issuance.rotation).
+      const issued = issuance.getStore();
+      if (issued && !issued.rotation) {
+        const rotation: Rotation = {
+          spent,
+          write: async (at) => {
+            const parts = [...rotation.spent, ...(rotation.successor ? [rotation.successor.save] : []), ...(at ? [at.save] : [])];
+            const last = rotation.successor ? rotation.successor.record(at?.key ?? null) : parts.pop()!;
+            await db.execute(sql`with ${sql.join(parts.map((p, i) => sql`${sql.raw(`w${i}`)} as (${p})`), sql`, `)} ${last}`);
+          },
+        };
+        issued.rotation = rotation;
+        return;
+      }
+      // The payload and the refresh-token record, in one statement.
+      await db.execute(sql`with marked as (${spent[0]}) ${spent[1]}`);
     }
 
     async destroy(id: string): Promise<void> {
