@@ -169,12 +169,13 @@ describe("periodic jobs on two instances: each tick's work is done once", () => 
     } finally {
       clearInterval(stamp);
     }
-    // Two instances ticking each second, unguarded, would pass twice a second, some passes closer
-    // than half a tick; the lease keeps one pass per tick, each at least 0.9 tick after the last.
+    // Two instances ticking each second, unguarded, pass twice a second (ten or more here), some
+    // passes half a tick apart or closer; the lease keeps one pass per tick, claimed 0.9 tick apart
+    // at least (the margin below is for a slow database between the claim and the call).
     expect(passes.length).toBeGreaterThanOrEqual(4);
     expect(passes.length).toBeLessThanOrEqual(7);
     const gaps = passes.slice(1).map((t, i) => t - passes[i]!);
-    expect(Math.min(...gaps)).toBeGreaterThan(0.7 * TICK);
+    expect(Math.min(...gaps)).toBeGreaterThan(0.5 * TICK);
     expect(central.member(NW, "f00dfeed77")!.config.authorized).toBe(false);
     expect(central.requests.filter((r) => r.method === "POST" && r.path === `/network/${NW}/member/f00dfeed77`)).toHaveLength(1);
     expect(await sql`select id from audit_logs where action = 'network.reconcile.correction' and organization_id = ${orgId}`).toHaveLength(1);
