@@ -49,16 +49,17 @@ const issuance = new AsyncLocalStorage<Issuance>();
 export const withTokenIssuance = <T>(fn: () => T): T => issuance.run({}, fn);
 
 /**
- * Writes a rotation still held once the provider has built its answer, before the answer leaves:
- * one whose access token was never saved (the grant failed after rotating, where the provider
- * would have written both already, or an access token in a format that is not stored).
+ * Ends a request's held rotation once the provider has built its answer, before the answer leaves.
+ * Answered: what is still held is written (an access token in a format that is not stored would
+ * never release it). Refused (say, a resource the grant does not cover): nothing is written, so the
+ * failed request spends nothing, as if it had been one transaction rolled back.
  */
-export async function settleTokenIssuance(): Promise<void> {
+export async function settleTokenIssuance(answered: boolean): Promise<void> {
   const issued = issuance.getStore();
   const rotation = issued?.rotation;
   if (!rotation) return;
   issued.rotation = undefined;
-  await rotation.write(null);
+  if (answered) await rotation.write(null);
 }
 
 /**

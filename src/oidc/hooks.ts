@@ -75,8 +75,8 @@ export function decorateProvider(provider: Provider, deps: HookDeps): void {
     // oidc-provider adds the hashes of its own auto-submit scripts to script-src.
     ctx.set("Content-Security-Policy", pageCsp());
     await next();
-    // A refresh-token rotation the grant left held is written before the answer goes out.
-    await settleTokenIssuance();
+    // A refresh-token rotation the grant left held: written with a success, dropped with a refusal.
+    await settleTokenIssuance(!state(ctx as KoaContextWithOIDC).error && ctx.status < 400);
     const oidc = (ctx as KoaContextWithOIDC).oidc as KoaContextWithOIDC["oidc"] | undefined;
     if (!oidc?.route) return;
     const c = ctx as KoaContextWithOIDC;
