@@ -175,6 +175,7 @@ function buildConfig(env: ParsedEnv) {
       },
       totpIssuer: env.BRAND_NAME,
       pendingTtl: env.MFA_PENDING_TTL,
+      complianceIntervalMs: env.MFA_COMPLIANCE_INTERVAL_MS,
       rate: env.RATE_LIMIT_MFA,
     },
     networks: {
@@ -195,6 +196,7 @@ function buildConfig(env: ParsedEnv) {
       keyRotationDays: env.OIDC_KEY_ROTATION_DAYS,
       keyGraceDays: env.OIDC_KEY_GRACE_DAYS,
       purgeIntervalMs: env.OIDC_PURGE_INTERVAL_MS,
+      keyCheckIntervalMs: env.OIDC_KEY_CHECK_INTERVAL_MS,
       rate: { authorize: env.RATE_LIMIT_OIDC_AUTHORIZE, token: env.RATE_LIMIT_OIDC_TOKEN, userinfo: env.RATE_LIMIT_OIDC_USERINFO },
     },
     externalAuth: {

@@ -30,12 +30,12 @@ function every(container: Container, name: string, intervalMs: number, fn: () =>
 export function startJobs(container: Container, oidc: OidcRuntime): () => void {
   const stops = [
     every(container, "email-outbox", container.config.email.workerIntervalMs, () => container.services.email.drain()),
-    // Hourly: idempotent (each reminder step goes out once), and an advisory lock keeps it to one instance.
-    every(container, "mfa-compliance", 3600_000, () => container.services.mfaPolicy.runCompliance()),
+    // Hourly by default: idempotent (each reminder step goes out once), and an advisory lock keeps it to one instance.
+    every(container, "mfa-compliance", container.config.mfa.complianceIntervalMs, () => container.services.mfaPolicy.runCompliance()),
     // Expired codes, tokens, sessions and interactions: a plain delete, safe on every instance.
     every(container, "oidc-purge", container.config.oidc.purgeIntervalMs, () => container.services.oidcClients.purgeExpired()),
     // Key rotation takes an advisory lock; every instance also picks up keys another one rotated.
-    every(container, "oidc-keys", 60_000, () => oidc.maintain()),
+    every(container, "oidc-keys", container.config.oidc.keyCheckIntervalMs, () => oidc.maintain()),
     // Every minute on one instance (a lease row): controllers brought in line with Keyward's decisions.
     every(container, "network-reconcile", container.config.networks.reconcileIntervalMs, () => container.services.networkReconcile.tick()),
     // Audit records hash-chained and heads signed in insertion order, one instance at a time (advisory lock).

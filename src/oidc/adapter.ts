@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
+import { and, eq, gt, isNull, or, sql, type SQL } from "drizzle-orm";
 import type { Adapter, AdapterPayload } from "oidc-provider";
 import { oidcPayloads, oidcRefreshTokens } from "../../schema/index.js";
 import type { Clock } from "../infra/clock.js";
@@ -28,11 +28,39 @@ const jtiContext = sealContexts.oidcJti;
 interface Issuance {
   accessTokenKey?: string;
   refreshTokenKey?: string;
+  /**
+   * A rotation, held until the access token issued with it is saved: the old refresh token marked
+   * consumed, the new one saved and the access token saved then go as one statement. Written one
+   * by one, a process killed between them left the old token spent with no successor, or a new
+   * token naming no access token; held, a request that dies before its last write leaves the old
+   * token as it was (nothing was issued), and one that got that far leaves the rotation whole.
+   */
+  rotation?: Rotation;
+}
+interface Rotation {
+  /** The spent token's payload and record updates. */
+  spent: SQL[];
+  successor?: { save: SQL; record: (accessTokenId: string | null) => SQL };
+  write: (accessToken: { key: string; save: SQL } | null) => Promise<void>;
 }
 const issuance = new AsyncLocalStorage<Issuance>();
 
 /** Runs one provider request with its own record of issued tokens (see Issuance). */
 export const withTokenIssuance = <T>(fn: () => T): T => issuance.run({}, fn);
+
+/**
+ * Ends a request's held rotation once the provider has built its answer, before the answer leaves.
+ * Answered: what is still held is written (an access token in a format that is not stored would
+ * never release it). Refused (say, a resource the grant does not cover): nothing is written, so the
+ * failed request spends nothing, as if it had been one transaction rolled back.
+ */
+export async function settleTokenIssuance(answered: boolean): Promise<void> {
+  const issued = issuance.getStore();
+  const rotation = issued?.rotation;
+  if (!rotation) return;
+  issued.rotation = undefined;
+  if (answered) await rotation.write(null);
+}
 
 /**
  * oidc-provider's storage on PostgreSQL (or PGlite), one table for every model. Clients are not
@@ -88,13 +116,23 @@ export function createAdapterFactory(db: Db, clock: Clock, clients: OidcClientsS
       const issued = issuance.getStore();
       if (this.model === "RefreshToken" && payload.grantId) {
         if (issued) issued.refreshTokenKey = key;
-        const record = db
-          .insert(oidcRefreshTokens)
-          .values({ id: key, grantId: payload.grantId, clientId: String(payload.clientId ?? ""), accountId: payload.accountId ?? null, accessTokenId: issued?.accessTokenKey ?? null, expiresAt, createdAt: now })
-          .onConflictDoNothing();
-        await db.execute(sql`with saved as (${savePayload.getSQL()}) ${record.getSQL()}`);
+        const record = (accessTokenId: string | null) =>
+          db
+            .insert(oidcRefreshTokens)
+            .values({ id: key, grantId: payload.grantId!, clientId: String(payload.clientId ?? ""), accountId: payload.accountId ?? null, accessTokenId, expiresAt, createdAt: now })
+            .onConflictDoNothing();
+        // The successor of a rotation waits for its access token (see Issuance.rotation).
+        const rotation = issued?.rotation;
+        if (rotation && !rotation.successor && !issued.accessTokenKey) {
+          rotation.successor = { save: savePayload.getSQL(), record: (accessTokenId) => record(accessTokenId).getSQL() };
+          return;
+        }
+        await db.execute(sql`with saved as (${savePayload.getSQL()}) ${record(issued?.accessTokenKey ?? null).getSQL()}`);
       } else if (this.model === "AccessToken" && issued) {
         issued.accessTokenKey = key;
+        const rotation = issued.rotation;
+        issued.rotation = undefined;
+        if (rotation) return void (await rotation.write({ key, save: savePayload.getSQL() }));
         if (!issued.refreshTokenKey) return void (await savePayload);
         // The refresh grant's new refresh token, saved a moment ago in this request, names it.
         const name = db.update(oidcRefreshTokens).set({ accessTokenId: key }).where(eq(oidcRefreshTokens.id, issued.refreshTokenKey));
@@ -121,10 +159,30 @@ export function createAdapterFactory(db: Db, clock: Clock, clients: OidcClientsS
     async consume(id: string): Promise<void> {
       const now = clock.now();
       const key = keyOf(id);
-      const mark = db.update(oidcPayloads).set({ consumedAt: now }).where(and(eq(oidcPayloads.type, this.model), eq(oidcPayloads.id, key)));
-      if (this.model !== "RefreshToken") return void (await mark);
+      if (this.model !== "RefreshToken") {
+        await db.update(oidcPayloads).set({ consumedAt: now }).where(and(eq(oidcPayloads.type, this.model), eq(oidcPayloads.id, key)));
+        return;
+      }
+      const spent = [
+        db.update(oidcPayloads).set({ consumedAt: now }).where(and(eq(oidcPayloads.type, "RefreshToken"), eq(oidcPayloads.id, key))).getSQL(),
+        db.update(oidcRefreshTokens).set({ consumedAt: now }).where(eq(oidcRefreshTokens.id, key)).getSQL(),
+      ];
+      // A rotation: spent together with its successor's save (see Issuance.rotation).
+      const issued = issuance.getStore();
+      if (issued && !issued.rotation) {
+        const rotation: Rotation = {
+          spent,
+          write: async (at) => {
+            const parts = [...rotation.spent, ...(rotation.successor ? [rotation.successor.save] : []), ...(at ? [at.save] : [])];
+            const last = rotation.successor ? rotation.successor.record(at?.key ?? null) : parts.pop()!;
+            await db.execute(sql`with ${sql.join(parts.map((p, i) => sql`${sql.raw(`w${i}`)} as (${p})`), sql`, `)} ${last}`);
+          },
+        };
+        issued.rotation = rotation;
+        return;
+      }
       // The payload and the refresh-token record, in one statement.
-      await db.execute(sql`with marked as (${mark.getSQL()}) ${db.update(oidcRefreshTokens).set({ consumedAt: now }).where(eq(oidcRefreshTokens.id, key)).getSQL()}`);
+      await db.execute(sql`with marked as (${spent[0]}) ${spent[1]}`);
     }
 
     async destroy(id: string): Promise<void> {

@@ -12,6 +12,7 @@ import type { LoginService } from "../modules/auth/login.service.js";
 import type { OidcIdentityService } from "../modules/oidc-clients/index.js";
 import { pageCsp } from "../pages/layout.js";
 import type { KeywardUserReader } from "./keyward-session.js";
+import { settleTokenIssuance } from "./adapter.js";
 import { replaceSilentLogout } from "./logout.js";
 
 export interface HookDeps {
@@ -74,6 +75,8 @@ export function decorateProvider(provider: Provider, deps: HookDeps): void {
     // oidc-provider adds the hashes of its own auto-submit scripts to script-src.
     ctx.set("Content-Security-Policy", pageCsp());
     await next();
+    // A refresh-token rotation the grant left held: written with a success, dropped with a refusal.
+    await settleTokenIssuance(!state(ctx as KoaContextWithOIDC).error && ctx.status < 400);
     const oidc = (ctx as KoaContextWithOIDC).oidc as KoaContextWithOIDC["oidc"] | undefined;
     if (!oidc?.route) return;
     const c = ctx as KoaContextWithOIDC;

@@ -14,7 +14,8 @@ export interface Instance {
 
 export interface Cluster {
   env: Record<string, string>;
-  start(extra?: Record<string, string>): Promise<Instance>;
+  /** `port`: the address of an instance that is gone (a restart after a crash keeps its issuer URL). */
+  start(extra?: Record<string, string>, port?: number): Promise<Instance>;
   stop(instance: Instance): Promise<void>;
   close(): Promise<void>;
 }
@@ -43,8 +44,8 @@ export async function startCluster(env: Record<string, string> = {}): Promise<Cl
   const running: Instance[] = [];
   return {
     env: shared,
-    async start(extra = {}) {
-      const port = await freePort();
+    async start(extra = {}, reuse?: number) {
+      const port = reuse ?? (await freePort());
       const url = `http://127.0.0.1:${port}`;
       const proc = startServerProcess(["--import", "tsx", "src/main.ts"], { PUBLIC_URL: url, ...shared, ...extra, PORT: String(port), DATA_DIR: "./data" });
       // Kept here before the wait, so close() stops it even when it never gets ready.

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultRows } from "../../../src/infra/db.js";
 import { startTestApp, type TestApp } from "../../helpers/app.js";
 import { OidcAgent } from "../../helpers/oidc-agent.js";
-import { delegatedToken, refreshDelegated } from "../../factories/oidc.js";
+import { CLI_CLIENT, delegatedToken, refreshDelegated } from "../../factories/oidc.js";
 import { newUser, PASSWORD } from "../../factories/users.js";
 
 /**
@@ -59,4 +59,22 @@ describe("refresh grants of one grant, at once", () => {
     expect(live.every((r) => r.found)).toBe(true);
     expect(new Set(live.map((r) => r.access_token_id)).size).toBe(CHAINS);
   }, 120_000);
+});
+
+describe("a refresh refused after the provider began rotating", () => {
+  it("spends nothing: the same refresh token still works, and no reuse is suspected", async () => {
+    const user = await newUser(app);
+    const t = await delegatedToken(app, { email: user.email, password: PASSWORD });
+    // A resource the grant does not cover is refused only after the old token was marked spent.
+    const refused = await fetch(`${app.url}/api/v1/oidc/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: t.refreshToken!, client_id: CLI_CLIENT, resource: "https://elsewhere.example/api" }),
+    });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: string }).error).toBe("invalid_target");
+    const again = await refreshDelegated(app, t.refreshToken!);
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect((await refreshDelegated(app, String(again.body.refresh_token))).status).toBe(200);
+  });
 });

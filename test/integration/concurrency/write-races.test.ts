@@ -1,4 +1,6 @@
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resultRows } from "../../../src/infra/db.js";
 import { startTestApp, type TestApp } from "../../helpers/app.js";
 import { orgWithRoles } from "../../factories/orgs.js";
 import { addVerifiedKey, createCa, grantPrincipal } from "../../factories/ssh.js";
@@ -68,6 +70,38 @@ describe("accepting an invitation while an admin cancels it", () => {
     raced.forEach(([accept, cancel], i) => {
       expect([accept.status, cancel.status].filter((s) => s === 200), `invitation ${i}`).toHaveLength(1);
       expect(memberEmails.has(people[i]!.email)).toBe(accept.status === 200);
+    });
+  });
+});
+
+describe("accepting an invitation while an admin removes the person", () => {
+  it("ends with a membership exactly where the removal found none to remove, and each removal audited", async () => {
+    const { org, owner } = await orgWithRoles(app);
+    const people: TestUser[] = [];
+    for (let i = 0; i < 8; i++) people.push(await newUser(app));
+    for (const p of people) expect((await app.http.post(`/api/v1/organizations/${org.id}/members`, { email: p.email, role: "member" }, { token: owner.token })).status).toBe(201);
+    const mine = await Promise.all(people.map(async (p) => (await app.http.get("/api/v1/users/me/invites", { token: p.token })).body.data.invites[0] as { id: string }));
+
+    // Staggered both ways, so some removals meet the fresh membership and some come too early.
+    const after = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+    const raced = await Promise.all(
+      people.map((p, i) =>
+        Promise.all([
+          after((4 - i) * 6).then(() => app.http.post(`/api/v1/users/me/invites/${mine[i]!.id}/accept`, {}, { token: p.token })),
+          after((i - 4) * 6).then(() => app.http.request("DELETE", `/api/v1/organizations/${org.id}/members/${p.id}`, { token: owner.token })),
+        ]),
+      ),
+    );
+    expect(serverErrors(raced.flat().map((a) => a.status))).toEqual([]);
+    const members = (await app.http.get(`/api/v1/organizations/${org.id}/members`, { token: owner.token })).body.data.members as { email?: string; user?: { email: string } }[];
+    const memberEmails = new Set(members.map((m) => m.email ?? m.user?.email));
+    const audited = resultRows<{ user_id: string }>(await app.container.db.execute(sql`select user_id from audit_logs where action = 'org.member.remove' and organization_id = ${org.id}`));
+    raced.forEach(([accept, removal], i) => {
+      // The invitation is the person's own to take: a removal does not cancel it.
+      expect(accept.status, `acceptance ${i}`).toBe(200);
+      expect([200, 404], `removal ${i}`).toContain(removal.status);
+      expect(memberEmails.has(people[i]!.email), `membership ${i}`).toBe(removal.status === 404);
+      expect(audited.filter((a) => a.user_id === people[i]!.id)).toHaveLength(removal.status === 200 ? 1 : 0);
     });
   });
 });

@@ -1,0 +1,89 @@
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resultRows } from "../../../src/infra/db.js";
+import { startTestApp, type TestApp } from "../../helpers/app.js";
+import { startFakeZtCentral, type FakeZtCentral } from "../../helpers/fake-zt-central.js";
+import { orgWithRoles } from "../../factories/orgs.js";
+import type { TestUser } from "../../factories/users.js";
+
+/**
+ * Network access decisions that race for one person (issue 18 item 0), on both runtimes, against
+ * the ZeroTier Central stand-in: devices activating while an admin pulls the kill switch on their
+ * owner. No answer ≥ 500; afterwards no activation is open, every membership is suspended, and
+ * no device is left authorized at the controller, whichever request got there last.
+ */
+const TOKEN = "race-central-token-4e5f6a7b8c";
+const NW = "8056c2e21c0000d1";
+let central: FakeZtCentral;
+let app: TestApp;
+beforeAll(async () => {
+  central = await startFakeZtCentral();
+  central.addToken(TOKEN, [NW]);
+  central.addNetwork(NW, { name: "race" });
+  // The stand-in's own limit would answer 429s to this burst; the race is the subject here.
+  central.rateLimit = 10_000;
+  app = await startTestApp({ ZEROTIER_CENTRAL_URL: central.url, NETWORK_CONTROLLER_RETRIES: "0", RATE_LIMIT_ENABLED: "false" });
+}, 60_000);
+afterAll(async () => {
+  await app?.close();
+  await central?.close();
+});
+
+const DEVICES = 6;
+
+/** `user`'s devices on the network, approved by `admin` and ready to activate. */
+async function approvedDevices(O: string, user: TestUser, admin: TestUser): Promise<Array<{ nodeId: string; membershipId: string }>> {
+  const out = [];
+  for (let i = 0; i < DEVICES; i++) {
+    const nodeId = `d0d0${(0x100000 + i).toString(16)}`;
+    const device = await app.http.post(`${O}/devices`, { node_id: nodeId, nickname: `dev ${i}`, hostname: `dev${i}.local` }, { token: user.token });
+    expect(device.status, device.text).toBe(201);
+    const network = (await app.http.get(`${O}/networks`, { token: admin.token })).body.data.networks[0] as { id: string };
+    if (i === 0) {
+      const asked = await app.http.post(`${O}/approvals`, { portal_network_id: network.id, device_id: device.body.data.device.id, justification: "race" }, { token: user.token });
+      expect(asked.status, asked.text).toBe(201);
+      expect((await app.http.post(`${O}/approvals/${asked.body.data.approval.id}/approve`, {}, { token: admin.token })).status).toBe(200);
+    } else {
+      await app.http.post(`${O}/devices/${device.body.data.device.id}/join-network/${network.id}`, {}, { token: user.token });
+    }
+    const memberships = (await app.http.get(`${O}/memberships`, { token: user.token })).body.data.memberships as { id: string; node_id: string; state: string }[];
+    const m = memberships.find((x) => x.node_id === nodeId)!;
+    expect(m.state).toBe("approved_inactive");
+    out.push({ nodeId, membershipId: m.id });
+  }
+  return out;
+}
+
+describe("activations while the kill switch is pulled on their owner", () => {
+  it("never answer 5xx and leave nothing open or authorized once the kill switch has fired", async () => {
+    const { org, owner, admin, member } = await orgWithRoles(app);
+    const O = `/api/v1/organizations/${org.id}`;
+    expect((await app.http.request("PUT", `${O}/zerotier-config`, { token: owner.token, body: { zt_api_mode: "central", zt_api_token: TOKEN } })).status).toBe(200);
+    expect((await app.http.post(`${O}/zerotier/import-networks`, { zerotier_network_ids: [NW] }, { token: admin.token })).status).toBe(201);
+    const devices = await approvedDevices(O, member, admin);
+    // Two already on, so the kill switch has running access to end as well as activations to meet.
+    for (const d of devices.slice(0, 2)) expect((await app.http.post(`${O}/memberships/${d.membershipId}/activate`, {}, { token: member.token })).status).toBe(200);
+
+    const after = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const [kill, ...activations] = await Promise.all([
+      after(10).then(() => app.http.post(`${O}/kill-switch`, { target_user_id: member.id, reason: "race" }, { token: admin.token })),
+      ...devices.flatMap((d, i) => [0, 20, 40, 60, 80].map((ms) => after(ms + i * 2).then(() => app.http.post(`${O}/memberships/${d.membershipId}/activate`, {}, { token: member.token })))),
+    ]);
+    expect([kill, ...activations].filter((a) => a!.status >= 500).map((a) => a!.text)).toEqual([]);
+    expect(kill!.status, kill!.text).toBe(201);
+    for (const a of activations) {
+      if (a!.status !== 200) expect(a!.body.error.type).toBe("ACCESS_SUSPENDED");
+    }
+
+    const db = app.container.db;
+    const open = resultRows<{ n: number | string }>(await db.execute(sql`select count(*) as n from activation_sessions where user_id = ${member.id} and ended_at is null`));
+    expect(Number(open[0]!.n)).toBe(0);
+    const rows = resultRows<{ state: string; currently_authorized: boolean }>(await db.execute(sql`select state, currently_authorized from device_memberships where user_id = ${member.id} and deleted_at is null`));
+    expect(rows).toHaveLength(DEVICES);
+    expect(rows.every((r) => r.state === "suspended" && !r.currently_authorized)).toBe(true);
+    expect(devices.filter((d) => central.member(NW, d.nodeId)?.config.authorized)).toEqual([]);
+    // And it holds: activating again is refused until the kill switch is lifted.
+    const again = await app.http.post(`${O}/memberships/${devices[0]!.membershipId}/activate`, {}, { token: member.token });
+    expect(again.body.error?.type).toBe("ACCESS_SUSPENDED");
+  });
+});
