@@ -60,15 +60,20 @@ async function main(): Promise<void> {
       `Next: create an account at ${config.http.appUrl}/register, then sign in at ${config.http.appUrl}/login.\n`,
   );
 
+  const SHUTDOWN_GRACE_MS = 10_000;
   let closing = false;
   const shutdown = async (signal: string, exitCode = 0) => {
     if (closing) return;
     closing = true;
     logger.info({ signal }, "shutting down");
     stopJobs();
-    server.close();
+    // Requests in flight finish (up to SHUTDOWN_GRACE_MS) before the database and Redis close
+    // under them: a response half-way through its writes would otherwise fail and lose them.
+    const drained = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
     metricsServer?.close();
+    await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS).unref())]);
+    server.closeAllConnections();
     await stopApp().catch(() => {});
     await container.close();
     process.exit(exitCode);
