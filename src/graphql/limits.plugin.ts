@@ -71,15 +71,19 @@ export function limitsPlugin(options: {
               .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
               .map((d) => [d.name.value, d]),
           );
-          const depth = operation ? operationDepth(operation, fragments) : 0;
+          // No operation resolved (several and no operationName, or a name that matches none): Apollo
+          // answers OPERATION_RESOLUTION_FAILURE itself and runs nothing, so there is nothing to
+          // measure. Measuring the whole document would coerce every operation's variables (a 500).
+          if (!operation) return;
+          const depth = operationDepth(operation, fragments);
           if (depth > options.maxDepth) {
             throw refuse("QUERY_TOO_DEEP", `Query depth ${depth} exceeds the maximum of ${options.maxDepth}`);
           }
           // The cost depends on the variables; getComplexity coerces them and throws a plain Error on
           // a missing or wrong-typed one. Coerce first and answer as Apollo would (BAD_USER_INPUT).
           const schema = options.schema();
-          const coerced = operation ? getVariableValues(schema, operation.variableDefinitions ?? [], request.variables ?? {}, { maxErrors: 5 }) : undefined;
-          if (coerced?.errors?.length) {
+          const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], request.variables ?? {}, { maxErrors: 5 });
+          if (coerced.errors?.length) {
             throw new GraphQLError(coerced.errors.map((e) => e.message).join("\n"), { extensions: { code: "BAD_USER_INPUT", http: { status: 400 } } });
           }
           const complexity = getComplexity({
