@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../helpers/app.js";
-import { FUZZ_ENV, fuzzRequests, fuzzTimeout } from "./config.js";
+import type { TestApp } from "../helpers/app.js";
+import type { FakeZtCentral } from "../helpers/fake-zt-central.js";
+import { fuzzRequests, fuzzTimeout, startFuzzApp } from "./config.js";
 import { GqlInputs, gqlOperations, gqlRequests } from "./graphql.js";
 import { fuzz, newStats, summary } from "./harness.js";
 import { SchemaFuzzer } from "./json-schema.js";
@@ -15,15 +16,19 @@ import { ID_KINDS, World } from "./world.js";
  * extensions.code or an internal one; a batch of refused operations must not have written anything.
  */
 let app: TestApp;
+let central: FakeZtCentral;
 let world: World;
 const REQUESTS = fuzzRequests();
 
 beforeAll(async () => {
-  app = await startTestApp(FUZZ_ENV);
+  ({ app, central } = await startFuzzApp());
   world = new World(app);
   await world.build();
 }, 120_000);
-afterAll(() => app?.close());
+afterAll(async () => {
+  await app?.close();
+  await central?.close();
+});
 
 describe("GraphQL fuzz", () => {
   const inputs = new GqlInputs(new SchemaFuzzer(ID_KINDS));

@@ -1,12 +1,13 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../helpers/app.js";
+import type { TestApp } from "../helpers/app.js";
+import type { FakeZtCentral } from "../helpers/fake-zt-central.js";
 import { fuzz, newStats, summary } from "./harness.js";
 import { SchemaFuzzer } from "./json-schema.js";
 import { anonymousAuth, withHeaders } from "./request.js";
 import { restOperations, restRequests } from "./rest.js";
 import { ID_KINDS, World } from "./world.js";
-import { FUZZ_ENV, fuzzRequests, fuzzTimeout } from "./config.js";
+import { fuzzRequests, fuzzTimeout, startFuzzApp } from "./config.js";
 
 /**
  * Property-based fuzzing of every REST operation of the checked-in OpenAPI document (issue 18):
@@ -15,17 +16,21 @@ import { FUZZ_ENV, fuzzRequests, fuzzTimeout } from "./config.js";
  * a code, as documented; a batch of refused requests must not have written anything.
  */
 let app: TestApp;
+let central: FakeZtCentral;
 let world: World;
 const REQUESTS = fuzzRequests();
 
 beforeAll(async () => {
-  app = await startTestApp(FUZZ_ENV);
+  ({ app, central } = await startFuzzApp());
   world = new World(app);
   const started = Date.now();
   await world.build();
   console.log(`world built in ${Date.now() - started} ms`);
 }, 120_000);
-afterAll(() => app?.close());
+afterAll(async () => {
+  await app?.close();
+  await central?.close();
+});
 
 describe("REST fuzz", () => {
   const fuzzer = new SchemaFuzzer(ID_KINDS);

@@ -1,9 +1,11 @@
+import { randomBytes } from "node:crypto";
 import fc from "fast-check";
 import type { TestApp } from "../helpers/app.js";
 import { addManagedMember, addMember, invite, newOrg } from "../factories/orgs.js";
 import { registerClient } from "../factories/oidc.js";
 import { addVerifiedKey, createCa, grantPrincipal, makeKey, type LocalKey } from "../factories/ssh.js";
 import { newSuperadmin, uniqueEmail, type TestUser } from "../factories/users.js";
+import { CENTRAL_NETWORK, CENTRAL_TOKEN } from "./config.js";
 
 /**
  * A reference to one of the world's ids, chosen when a request is generated and resolved when it
@@ -76,6 +78,7 @@ export class World {
     const signed = await app.http.post("/api/v1/ssh/sign", { key_id: this.sshKey, principals: ["fuzz-ops"], org_id: org.id }, as);
     if (signed.status !== 200 && signed.status !== 201) throw new Error(`sign failed: ${signed.status} ${signed.text}`);
     const certId = (await app.http.get("/api/v1/ssh/certificates", as)).body.data.certificates[0].id as string;
+    const networks = await this.buildNetworks(O);
     const sessionId = (await app.http.get("/api/v1/auth/sessions", as)).body.data.sessions[0].id as string;
     const emailId = (await app.http.get("/api/v1/superadmin/emails", as)).body.data.emails[0].id as string;
     this.ids = {
@@ -93,7 +96,21 @@ export class World {
       emailId: [emailId],
       provider: ["github", "google"],
       method: ["totp", "webauthn", "backup_codes"],
+      ...networks,
     };
+  }
+
+  /** Network access on the ZeroTier Central stand-in: a portal network, a device, a pending approval. */
+  private async buildNetworks(O: string): Promise<Record<string, string[]>> {
+    const { app } = this;
+    const as = { token: this.token };
+    const config = await app.http.request("PUT", `${O}/zerotier-config`, { ...as, body: { zt_api_mode: "central", zt_api_token: CENTRAL_TOKEN } });
+    if (config.status !== 200) throw new Error(`ZeroTier config failed: ${config.status} ${config.text}`);
+    const networkId = (await app.http.post(`${O}/zerotier/import-networks`, { zerotier_network_ids: [CENTRAL_NETWORK] }, as)).body.data.networks[0].id as string;
+    const nodeId = randomBytes(5).toString("hex");
+    const deviceId = (await app.http.post(`${O}/devices`, { node_id: nodeId, nickname: "fuzz" }, as)).body.data.device.id as string;
+    const approval = await app.http.post(`${O}/approvals`, { portal_network_id: networkId, device_id: deviceId, justification: "fuzz" }, as);
+    return { networkId: [networkId], deviceId: [deviceId], ...(approval.status === 201 ? { approvalId: [approval.body.data.approval.id as string] } : {}) };
   }
 
   /**
