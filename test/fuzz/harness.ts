@@ -130,7 +130,11 @@ export async function fuzz(options: {
       const t2 = performance.now();
       const problem = check({ method: r.m.method, url: r.m.url }, r.answer, r.headers);
       stats.time["~check"] = (stats.time["~check"] ?? 0) + performance.now() - t2;
-      if (problem) throw new Error(`${caller} ${describe(r.m)}\n→ ${r.answer.status}: ${problem}\n${truncate(r.answer.text, 1500)}`);
+      if (problem) {
+        // Take this batch's writes as the reference first: shrinking runs the property again.
+        await tracker.check(false);
+        throw new Error(`${caller} ${describe(r.m)}\n→ ${r.answer.status}: ${problem}\n${truncate(r.answer.text, 1500)}`);
+      }
     }
     const allRefused = results.every((r) => refused(door, r.answer));
     if (allRefused) stats.writeChecked += 1;
