@@ -4,6 +4,7 @@ import type { Container, Services } from "../src/container.js";
 import { buildOpenApi } from "./openapi.js";
 import { healthRoutes } from "./routes/health.routes.js";
 import { jsonBody } from "../src/http/body.js";
+import { AppError } from "../src/lib/errors.js";
 import { contextMiddleware } from "../src/http/context.js";
 import { sameOriginForCookieWrites } from "../src/http/same-origin.js";
 import { edgeRateLimit } from "./middleware/rate-limit.js";
@@ -54,6 +55,11 @@ export function createRestShim(container: Container): Router {
   const document = openApiDocument(services, config, container.version);
   const router = Router();
   router.get("/openapi.json", (_req, res) => void res.json(document));
+  // A documented path: another method is 405 with Allow, as on every route of the table.
+  router.all("/openapi.json", (req, res, next) => {
+    res.setHeader("Allow", "GET, HEAD");
+    next(new AppError("METHOD_NOT_ALLOWED", 405, `Method ${req.method} is not allowed on this path`, { allowed: ["GET", "HEAD"] }));
+  });
   router.use(jsonBody(config.http.bodyLimit));
   router.use(edgeRateLimit(services.limits, config.rateLimits.apiIp));
   router.use(contextMiddleware(services.actors));

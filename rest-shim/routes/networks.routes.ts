@@ -91,7 +91,7 @@ export const networksRoutes = (s: Services): RouteDef[] => [
     handle: async (req, res) => sendList(res, 200, "Network members", "memberships", await s.portalNetworks.members(req.ctx, org(req), param(req, "networkId"))),
   },
   {
-    method: "get", path: `${O}/networks/:networkId/requests`, data: data.approvals, tag: "networks", auth: "user", org: "member", summary: "Managers: pending requests for the network",
+    method: "get", path: `${O}/networks/:networkId/requests`, data: data.networkRequests, tag: "networks", auth: "user", org: "member", summary: "Managers: pending requests for the network",
     handle: async (req, res) => sendList(res, 200, "Pending requests", "requests", await s.portalNetworks.requests(req.ctx, org(req), param(req, "networkId"))),
   },
   {

@@ -66,6 +66,8 @@ export const data = {
   device: z.object({ device: deviceView }),
   deviceCreated: z.object({ device: deviceView, membershipsCreated: z.number().int() }),
   approvals: list("approvals", approvalView),
+  /** A network's pending requests: the original API's `{requests, count}`. */
+  networkRequests: list("requests", approvalView),
   approval: z.object({ approval: approvalView }),
   clients: list("clients", clientView),
   client: z.object({ client: clientView }),

@@ -109,6 +109,10 @@ export function limitsPlugin(options: {
           if (facts.introspection && !options.introspectionAllowed(contextValue)) {
             throw refuse("INTROSPECTION_DISABLED", "Introspection is available to superadmins only", 403);
           }
+          // No operation resolved (several and no operationName, or a name that matches none): Apollo
+          // answers OPERATION_RESOLUTION_FAILURE itself and runs nothing, so there is nothing to
+          // measure. Measuring the whole document would coerce every operation's variables (a 500).
+          if (!operation) return;
           if (facts.depth > options.maxDepth) {
             throw refuse("QUERY_TOO_DEEP", `Query depth ${facts.depth} exceeds the maximum of ${options.maxDepth}`);
           }

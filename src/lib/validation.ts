@@ -1,12 +1,24 @@
 import type { z } from "zod";
 import { CommonErrors } from "./errors.js";
 
-/** Path of the first string holding a NUL character (PostgreSQL text cannot store one). */
-function findNul(value: unknown, path: string[] = [], depth = 0): string[] | null {
-  if (typeof value === "string") return value.includes("\u0000") ? path : null;
+// With the u flag, a surrogate pair reads as one code point: only a lone surrogate is in Cs.
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** What PostgreSQL cannot store: a NUL character (text refuses it), a lone surrogate (jsonb refuses it, text gets U+FFFD). */
+const unstorable = (s: string): string | null =>
+  s.includes("\u0000") ? "must not contain NUL characters" : LONE_SURROGATE.test(s) ? "must be well-formed Unicode (no lone surrogates)" : null;
+
+/** Path and problem of the first string (value or key) PostgreSQL cannot store. */
+function findUnstorable(value: unknown, path: string[] = [], depth = 0): { path: string[]; message: string } | null {
+  if (typeof value === "string") {
+    const message = unstorable(value);
+    return message ? { path, message } : null;
+  }
   if (depth > 20 || value === null || typeof value !== "object") return null;
   for (const [k, v] of Object.entries(value)) {
-    const found = findNul(v, [...path, k], depth + 1);
+    const keyProblem = unstorable(k);
+    if (keyProblem) return { path, message: keyProblem };
+    const found = findUnstorable(v, [...path, k], depth + 1);
     if (found) return found;
   }
   return null;
@@ -14,8 +26,9 @@ function findNul(value: unknown, path: string[] = [], depth = 0): string[] | nul
 
 /** Validates service input once; every transport gets the same VALIDATION_ERROR for the same mistake. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const nul = findNul(input);
-  if (nul) throw CommonErrors.validation([{ path: nul.join("."), message: "must not contain NUL characters" }]);
+  // Checked before the schema: a login's address is recorded (audit metadata, jsonb) even when wrong.
+  const bad = findUnstorable(input);
+  if (bad) throw CommonErrors.validation([{ path: bad.path.join("."), message: bad.message }]);
   const result = schema.safeParse(input ?? {});
   if (result.success) return result.data;
   throw CommonErrors.validation(

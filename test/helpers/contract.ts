@@ -76,8 +76,8 @@ export class ContractChecker {
     this.ajv.addSchema({ $id: COMPONENTS_ID, $defs: this.rewrite(doc.components.schemas) });
     this.templates = Object.keys(doc.paths).map((path) => ({
       path,
-      // Case-insensitive, as Express routes (GET /api/v1/INVITES/x is GET /invites/{token}).
-      regex: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{\w+\}/g, "[^/]+")}$`, "i"),
+      // Case-insensitive and with an optional trailing slash, as Express routes (GET /api/v1/INVITES/x/ is GET /invites/{token}).
+      regex: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{\w+\}/g, "[^/]+")}/?$`, "i"),
       literals: path.split("/").filter((s) => s && !s.startsWith("{")).length,
     }));
   }
@@ -119,8 +119,11 @@ export class ContractChecker {
     const key = `${lookup} ${template.path} ${r.status}`;
     let validate = this.compiled.get(key);
     if (!validate) {
-      validate = this.ajv.compile(this.rewrite(media.schema ?? {}) as object);
+      // Operations share schemas (every error is the envelope): compile each distinct one once.
+      const text = JSON.stringify(media.schema ?? {});
+      validate = this.compiled.get(text) ?? this.ajv.compile(this.rewrite(media.schema ?? {}) as object);
       this.compiled.set(key, validate);
+      this.compiled.set(text, validate);
     }
     if (!validate(body)) return `the body does not match the schema of ${r.status}: ${this.describe(validate)}`;
     if (typeof body === "object" && body && "success" in body && (body as { code?: unknown }).code !== r.status) return `envelope code ${String((body as { code?: unknown }).code)} differs from the status ${r.status}`;

@@ -79,6 +79,18 @@ describe("limits", () => {
     expect(costly.errors[0].extensions.code).toBe("QUERY_TOO_COMPLEX");
   });
 
+  it("answers a document with several operations and no operationName with 400, whatever their variables", async () => {
+    // Found by the fuzz: the cost check measured every operation and coerced their missing variables (a 500).
+    const twice = "query A($orgId: ID!) { departments(orgId: $orgId) { id } } query B($orgId: ID!) { departments(orgId: $orgId) { id } }";
+    for (const body of [{ query: twice }, { query: twice, operationName: "C" }]) {
+      const res = await app.http.post("/graphql", body);
+      expect(res.status).toBe(400);
+      expect(res.body.errors[0].extensions).toEqual({ code: "OPERATION_RESOLUTION_FAILURE", status: 400 });
+    }
+    const named = await app.http.post("/graphql", { query: twice, operationName: "A" });
+    expect(named.body.errors[0].extensions).toMatchObject({ code: "BAD_USER_INPUT", status: 400 });
+  });
+
   it("refuses queries deeper than GRAPHQL_MAX_DEPTH, counting through fragments", async () => {
     const strict = await startTestApp({ GRAPHQL_MAX_DEPTH: "2" });
     try {

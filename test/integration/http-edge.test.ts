@@ -30,6 +30,11 @@ describe("the REST envelope on errors", () => {
     expect(res.status).toBe(405);
     expect(res.headers.get("allow")).toBe("POST");
     expect(envelopeError(res.body).type).toBe("METHOD_NOT_ALLOWED");
+    // The document itself is a documented path too (found by the fuzz: it answered 404).
+    const doc = await app.http.post("/api/v1/openapi.json", {});
+    expect(doc.status).toBe(405);
+    expect(doc.headers.get("allow")).toBe("GET, HEAD");
+    expect(envelopeError(doc.body).type).toBe("METHOD_NOT_ALLOWED");
   });
 
   it("answers malformed JSON with 400 and writes nothing", async () => {

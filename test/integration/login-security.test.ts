@@ -35,6 +35,22 @@ describe("login answers and audit", () => {
     expect(JSON.stringify(rows)).not.toContain(PASSWORD);
   });
 
+  it("refuses an address or name with a lone surrogate on both doors (found by the fuzz: a 500 from the audit row)", async () => {
+    // PostgreSQL's jsonb refuses a lone surrogate, and the failed sign-in records the address it was given.
+    const user = await newUser(app);
+    for (const email of ["\ud800", "a\udfff@example.com"]) {
+      const rest = await app.http.post("/api/v1/auth/login", { email, password: "whatever password" });
+      expect(rest.status).toBe(400);
+      expect(rest.body.error.details.errors).toEqual([{ path: "email", message: "must be well-formed Unicode (no lone surrogates)" }]);
+      const gql = await app.http.gql("mutation($i: LoginInput!) { login(input: $i) { __typename } }", { i: { email, password: "whatever password" } });
+      expect(gql.errors[0].extensions).toMatchObject({ code: "VALIDATION_ERROR", status: 400 });
+    }
+    // Stored text would be silently changed (U+FFFD): refused the same way. A surrogate pair is fine.
+    expect((await app.http.patch("/api/v1/users/me", { full_name: "Ana \udc00" }, { token: user.token })).status).toBe(400);
+    const emoji = await app.http.patch("/api/v1/users/me", { full_name: "Ana 😀" }, { token: user.token });
+    expect(emoji.body.data.user.full_name).toBe("Ana 😀");
+  });
+
   it("keeps the audit log append-only", async () => {
     await newUser(app);
     await expect(app.container.db.execute(sql`update audit_logs set action = 'tampered'`)).rejects.toThrow();

@@ -397,6 +397,9 @@ describe("networks module in Central mode (REST, ZEROTIER_CENTRAL_URL → the st
     expect(device.status, device.text).toBe(201);
     const asked = await app.http.post(`${O()}/approvals`, { portal_network_id: network.id, device_id: device.body.data.device.id, justification: "on call" }, { token: member.token });
     expect(asked.status, asked.text).toBe(201);
+    // As the original API and the document say: `{requests, count}` (found by the fuzz: documented as approvals).
+    const pending = await app.http.get(`${O()}/networks/${network.id}/requests`, { token: admin.token });
+    expect(pending.body.data.requests.map((r: { id: string }) => r.id)).toEqual([asked.body.data.approval.id]);
     expect((await app.http.post(`${O()}/approvals/${asked.body.data.approval.id}/approve`, {}, { token: admin.token })).status).toBe(200);
     const membership = (await app.http.get(`${O()}/memberships`, { token: member.token })).body.data.memberships.find((m: { node_id: string }) => m.node_id === nodeId);
     expect(membership.state).toBe("approved_inactive");

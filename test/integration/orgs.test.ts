@@ -73,6 +73,18 @@ describe("members and roles", () => {
     expect(promote.status).toBe(403);
   });
 
+  it("treats a deleted account's membership as not found when changing roles, on both doors, and writes nothing (found by the fuzz: a 500)", async () => {
+    const { org, owner, guest } = await orgWithRoles(app);
+    await app.services.adminUsers.setSuperadmin({ actor: { kind: "anonymous" }, requestId: "t", ip: null, userAgent: null }, owner.email, true);
+    expect((await app.http.post(`/api/v1/admin/users/${guest.id}/delete`, { confirm: true }, { token: owner.token })).status).toBe(200);
+    const audits = await countRows(app, "audit_logs");
+    const rest = await app.http.patch(`/api/v1/organizations/${org.id}/members/${guest.id}/role`, { role: "admin" }, { token: owner.token });
+    expect(rest.status).toBe(404);
+    const gql = await app.http.gql("mutation($o: ID!, $u: ID!) { changeMemberRole(orgId: $o, role: admin, userId: $u) { role } }", { o: org.id, u: guest.id }, { token: owner.token });
+    expect(gql.errors[0].extensions).toMatchObject({ code: rest.body.error.type, status: 404 });
+    expect(await countRows(app, "audit_logs")).toBe(audits);
+  });
+
   it("transfers ownership: the old owner becomes admin", async () => {
     const { org, owner, member } = await orgWithRoles(app);
     const res = await app.http.post(`/api/v1/organizations/${org.id}/transfer-ownership`, { new_owner_user_id: member.id }, { token: owner.token });

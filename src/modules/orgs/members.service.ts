@@ -85,7 +85,9 @@ export class MembersService {
       // The caller's role as of now, under the lock: a demoted owner's concurrent grant must not commit.
       const { membership } = await requireOrgAccess(tx, ctx, id, "members.manage");
       const member = await getActiveMembership(tx, target, id);
-      if (!member) throw OrgErrors.memberNotFound();
+      // A deleted account's membership is listed nowhere: not found, before anything is written.
+      const listed = async () => (await membershipsRepository.listMembers(tx, id)).find((m) => m.userId === target);
+      if (!member || !(await listed())) throw OrgErrors.memberNotFound();
       // Granting or taking away the owner role is for owners.
       if ((role === "owner" || member.role === "owner") && membership.role !== "owner") throw OrgErrors.ownerOnly();
       if (member.role === "owner" && role !== "owner") await this.assertOwnerRemains(tx, id, "owner");
@@ -97,8 +99,7 @@ export class MembersService {
         resourceId: target,
         metadata: { from: member.role, to: role },
       });
-      const row = (await membershipsRepository.listMembers(tx, id)).find((m) => m.userId === target)!;
-      return row;
+      return (await listed())!;
     });
   }
 
