@@ -93,8 +93,10 @@ async function enrollTotpUsers(base: string, count: number): Promise<Array<{ ema
         const token = ((await (await fetch(`${base}/api/v1/auth/login`, { method: "POST", headers, body })).json()) as any).data.token;
         const auth = { ...headers, authorization: `Bearer ${token}` };
         const secret = ((await (await fetch(`${base}/api/v1/auth/totp/enroll`, { method: "POST", headers: auth, body: "{}" })).json()) as any).data.secret;
-        const code = totpCode(secret, totpStep(new Date()) - 1);
-        await fetch(`${base}/api/v1/auth/totp/verify-enrollment`, { method: "POST", headers: auth, body: JSON.stringify({ code }) });
+        // The current step's code; the sign-in later sends the next step's (a step's code works once).
+        const code = totpCode(secret, totpStep(new Date()));
+        const enrolled = await fetch(`${base}/api/v1/auth/totp/verify-enrollment`, { method: "POST", headers: auth, body: JSON.stringify({ code }) });
+        if (enrolled.status !== 200) throw new Error(`TOTP enrollment failed: ${enrolled.status} ${await enrolled.text()}`);
         users.push({ email, secret });
       }
     }),
@@ -116,7 +118,7 @@ async function mfaLoginLatency(base: string, users: Array<{ email: string; secre
         const done = await fetch(`${base}/api/v1/auth/totp/verify`, {
           method: "POST",
           headers,
-          body: JSON.stringify({ mfa_token: first.data.mfa_token, code: totpCode(u.secret, totpStep(new Date())) }),
+          body: JSON.stringify({ mfa_token: first.data.mfa_token, code: totpCode(u.secret, totpStep(new Date()) + 1) }),
         });
         if (done.status !== 200) throw new Error(`MFA sign-in failed: ${done.status} ${await done.text()}`);
         latencies.push(performance.now() - t);
