@@ -22,6 +22,22 @@ export function buildServer(): string {
   return "dist/src/main.js";
 }
 
+/** Keyward's environment in every bench: production mode on `port`, no rate limits, mail to the log. */
+export function keywardEnv(port: number, extra: Record<string, string>): Record<string, string> {
+  return {
+    NODE_ENV: "production",
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    LOG_LEVEL: "warn",
+    SESSION_SECRET: "bench-session-secret-0123456789-abcdefghij",
+    ENCRYPTION_KEYS: `b1:${Buffer.alloc(32, 9).toString("base64")}`,
+    RATE_LIMIT_ENABLED: "false",
+    EMAIL_PROVIDER: "log",
+    ...extra,
+  };
+}
+
 /** Starts an entry point as its own process (TypeScript through tsx) and waits until `readyUrl` answers. */
 export async function start(script: string, env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
   // Compiled Keyward runs with the flags of `npm run start:prod`.

@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
-import { buildServer, failures, freePort, rssMb, start } from "./common.js";
+import { buildServer, failures, freePort, keywardEnv, rssMb, start } from "./common.js";
 
 /**
  * npm run bench:memory: the resident memory of one Keyward process holding BENCH_SESSIONS live
@@ -16,19 +16,10 @@ const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 100_000);
 
 async function main() {
   const port = await freePort();
-  const env: Record<string, string> = {
-    NODE_ENV: "production",
-    PORT: String(port),
-    HOST: "127.0.0.1",
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    LOG_LEVEL: "warn",
-    SESSION_SECRET: "bench-session-secret-0123456789-abcdefghij",
-    ENCRYPTION_KEYS: `b1:${Buffer.alloc(32, 9).toString("base64")}`,
-    RATE_LIMIT_ENABLED: "false",
-    EMAIL_PROVIDER: "log",
+  const env = keywardEnv(port, {
     DATA_DIR: mkdtempSync(join(tmpdir(), "keyward-bench-memory-")),
     ...(process.env.REDIS_URL ? { REDIS_KEY_PREFIX: `keyward-bench-memory-${process.pid}:` } : {}),
-  };
+  });
   const server = await start(buildServer(), env, `http://127.0.0.1:${port}/api/health`);
   const base = `http://127.0.0.1:${port}`;
   const headers = { "content-type": "application/json" };

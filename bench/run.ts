@@ -8,7 +8,7 @@ import { createPasswordHasher, totpCode, totpStep } from "../src/lib/crypto/inde
 import { blobFromKeyObject, generateCaKey, loadPrivateKey, signCertificate } from "../src/lib/ssh/index.js";
 import { sql } from "drizzle-orm";
 import { bareTarget, clientCredentialsGrants, keywardTarget, refreshGrants } from "./oidc.js";
-import { buildServer, DURATION, failures, freePort, load, start } from "./common.js";
+import { buildServer, DURATION, failures, freePort, keywardEnv, load, start } from "./common.js";
 
 /**
  * npm run bench: Keyward runs as its own process (as in production); this process only generates
@@ -141,22 +141,13 @@ async function main() {
   const port = await freePort();
   const barePort = await freePort();
   const prefix = `keyward-bench-${process.pid}:`;
-  const env = {
-    NODE_ENV: "production",
-    PORT: String(port),
-    HOST: "127.0.0.1",
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    LOG_LEVEL: "warn",
-    SESSION_SECRET: "bench-session-secret-0123456789-abcdefghij",
-    ENCRYPTION_KEYS: `b1:${Buffer.alloc(32, 9).toString("base64")}`,
-    RATE_LIMIT_ENABLED: "false",
-    EMAIL_PROVIDER: "log",
+  const env = keywardEnv(port, {
     // The bench registers a key without ssh-keygen at hand, so it skips proof of possession.
     SSH_REQUIRE_VERIFIED_KEYS: "false",
     REDIS_URL: redisUrl,
     REDIS_KEY_PREFIX: prefix,
     DATA_DIR: process.env.DATABASE_URL ? "./data" : mkdtempSync(join(tmpdir(), "keyward-bench-")),
-  };
+  });
   const entry = buildServer();
   const server = await start(entry, env, `http://127.0.0.1:${port}/api/health`);
   const bare = await start("bench/bare-session-server.ts", { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix, PORT: String(barePort) }, `http://127.0.0.1:${barePort}/me`);
