@@ -20,7 +20,9 @@ RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 # 3. Runtime: only what the compiled server reads.
 FROM node:24-bookworm-slim AS runtime
-ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0
+# Two malloc arenas: argon2id's 19 MiB blocks, freed in the hashing threads' own arenas, stayed
+# resident (about 70 MB more after 1,500 sign-ins; npm run bench:memory).
+ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0 MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
