@@ -1,0 +1,112 @@
+import { generateKeyPairSync } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { blobFromKeyObject } from "../src/lib/ssh/index.js";
+import { clientCredentialsGrants, keywardTarget, refreshGrants } from "./oidc.js";
+import { buildServer, DURATION, freePort, keywardEnv, load, start } from "./common.js";
+
+/**
+ * npm run bench:profile -- <scenario>: one bench scenario against the compiled server running
+ * under `node --cpu-prof`, then the profile summarised (self time by package and by function).
+ * Scenarios: me (GraphQL { me }), rest-me, health, sign, login, cc (OIDC
+ * client credentials), refresh (OIDC refresh grants). The raw .cpuprofile stays in the
+ * printed directory for Chrome DevTools.
+ */
+const scenario = process.argv[2] ?? "me";
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+/** Monotonic microseconds, the clock V8 stamps profile samples with. */
+const nowUs = () => Number(process.hrtime.bigint() / 1000n);
+
+/** Self time per profile node, counting only samples taken inside [from, to] (the load, not start-up). */
+function summarise(file: string, from: number, to: number) {
+  const profile = JSON.parse(readFileSync(file, "utf8")) as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; startTime: number };
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map<number, number>();
+  let t = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    const delta = profile.timeDeltas[i] ?? 0;
+    t += delta;
+    if (t >= from && t <= to) self.set(id, (self.get(id) ?? 0) + delta);
+  });
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  const byPackage = new Map<string, number>();
+  const byFunction = new Map<string, number>();
+  for (const [id, us] of self) {
+    const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
+    const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? (url.startsWith("node:") ? "node:*" : url.includes("/dist/") ? "keyward" : url ? url : functionName);
+    byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + us);
+    const fn = `${functionName || "(anonymous)"} ${url.replace(/^.*node_modules\//, "").replace(/^.*\/dist\//, "")}:${lineNumber + 1}`;
+    byFunction.set(fn, (byFunction.get(fn) ?? 0) + us);
+  }
+  const top = (m: Map<string, number>, n: number) =>
+    [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `${((100 * v) / total).toFixed(1).padStart(5)}%  ${k}`).join("\n");
+  console.log(`\nself time by package (${(total / 1e6).toFixed(1)} s sampled):\n${top(byPackage, 25)}`);
+  console.log(`\nself time by function:\n${top(byFunction, 45)}`);
+}
+
+async function main() {
+  const port = await freePort();
+  const window = { from: 0, to: 0 };
+  const profDir = mkdtempSync(join(tmpdir(), "keyward-profile-"));
+  const env = keywardEnv(port, {
+    SSH_REQUIRE_VERIFIED_KEYS: "false",
+    DATA_DIR: process.env.DATABASE_URL ? "./data" : mkdtempSync(join(tmpdir(), "keyward-profile-data-")),
+    ...(process.env.REDIS_URL ? { REDIS_KEY_PREFIX: `keyward-profile-${process.pid}:` } : {}),
+    NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profDir}`,
+  });
+  const server = await start(buildServer(), env, `http://127.0.0.1:${port}/api/health`);
+  const base = `http://127.0.0.1:${port}`;
+  const headers = { "content-type": "application/json" };
+  try {
+    const credentials = JSON.stringify({ email: `profile-${process.pid}@example.com`, password: "bench password value" });
+    await fetch(`${base}/api/v1/auth/register`, { method: "POST", headers, body: credentials });
+    const token = ((await (await fetch(`${base}/api/v1/auth/login`, { method: "POST", headers, body: credentials })).json()) as any).data.token;
+    const auth = { ...headers, authorization: `Bearer ${token}` };
+    const post = async (path: string, body: unknown) => ((await (await fetch(base + path, { method: "POST", headers: auth, body: JSON.stringify(body) })).json()) as any).data;
+    let r;
+    window.from = nowUs();
+    if (scenario === "me") r = await load("me", { url: `${base}/graphql`, method: "POST", headers: auth, body: JSON.stringify({ query: "{ me { id email } }" }), connections: 32 });
+    else if (scenario === "rest-me") r = await load("rest-me", { url: `${base}/api/v1/auth/me`, headers: auth, connections: 32 });
+    else if (scenario === "health") r = await load("health", { url: `${base}/api/health`, connections: 32 });
+    else if (scenario === "login") r = await load("login", { url: `${base}/api/v1/auth/login`, method: "POST", headers, body: credentials, connections: 8 });
+    else if (scenario === "sign") {
+      const org = (await post("/api/v1/organizations", { name: "Profile" })).organization;
+      await post(`/api/v1/organizations/${org.id}/cas`, { name: "Profile CA" });
+      await post(`/api/v1/organizations/${org.id}/principals`, { name: "app" });
+      const key = await post("/api/v1/ssh/keys", { key: `ssh-ed25519 ${blobFromKeyObject(generateKeyPairSync("ed25519").publicKey).toString("base64")} profile` });
+      window.from = nowUs();
+      r = await load("sign", { url: `${base}/api/v1/ssh/sign`, method: "POST", headers: auth, body: JSON.stringify({ key_id: key.id, principals: ["app"] }), connections: 32 });
+    } else if (scenario === "cc" || scenario === "refresh") {
+      const org = (await post("/api/v1/organizations", { name: "Profile" })).organization;
+      const target = await keywardTarget(base, token, org.id, { email: `profile-${process.pid}@example.com`, password: "bench password value" }, 8);
+      window.from = nowUs();
+      const f = scenario === "cc" ? await clientCredentialsGrants(target, DURATION, 16) : await refreshGrants(target, DURATION);
+      r = { ...f, p50: f.p50.toFixed(1), p99: f.p99.toFixed(1) };
+    } else throw new Error(`unknown scenario ${scenario}`);
+    window.to = nowUs();
+    console.log(`${scenario}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms over ${DURATION} s`);
+  } finally {
+    const exited = new Promise((resolve) => server.once("exit", resolve));
+    server.kill("SIGTERM");
+    await exited;
+  }
+  const file = readdirSync(profDir).find((f) => f.endsWith(".cpuprofile"));
+  if (!file) throw new Error(`no profile written in ${profDir}`);
+  console.log(`profile: ${join(profDir, file)}`);
+  summarise(join(profDir, file), window.from, window.to);
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
