@@ -28,7 +28,7 @@ import { MeteredRateLimitService } from "./modules/rate-limit/rate-limit-metrics
 import { RateLimitService } from "./modules/rate-limit/rate-limit.service.js";
 import { createSshCaModule } from "./modules/ssh-ca/index.js";
 import { createSshKeysModule } from "./modules/ssh-keys/index.js";
-import { createUsersModule } from "./modules/users/index.js";
+import { createUserProfiles, createUsersModule } from "./modules/users/index.js";
 
 export interface ContainerOverrides {
   clock?: Clock;
@@ -49,6 +49,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const clock = overrides.clock ?? systemClock;
   const database = await openDatabase({ url: config.db.url, dataDir: config.db.dataDir });
   const db = database.db;
+  const profiles = await createUserProfiles(database, config.cache.userTtlMs);
   const redis = config.redis.url ? connectRedis(config.redis.url) : undefined;
   const kv = redis ? createRedisKv(redis, config.redis.keyPrefix) : createMemoryKv();
   const sessionStores = createSessionStores(redis, config.redis.keyPrefix);
@@ -67,7 +68,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const { email } = mail;
   const oidc = createOidcModule({ ...base, box, audit, config });
   const hasher = createPasswordHasher(config.password);
-  const auth = createAuthModule({ ...base, kv, box, hasher, audit, email, limits, sessionRecords: sessionStores.records, corsOrigins, delegatedTokens: oidc.delegatedTokens, config });
+  const auth = createAuthModule({ ...base, kv, box, hasher, audit, email, limits, sessionRecords: sessionStores.records, corsOrigins, profiles, delegatedTokens: oidc.delegatedTokens, config });
   const networkConfig = { ...config.networks, appUrl: config.http.appUrl };
   const networks = createNetworksModule({ ...base, audit, email, box, config: networkConfig, makeClient: overrides.controllerClient });
   const { apiKeys } = createApiKeysModule({ ...base, audit });
@@ -80,7 +81,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
 
   const services = {
     ...auth,
-    ...createUsersModule({ ...base, ...offboarding, audit, credentials, sessions }),
+    ...createUsersModule({ ...base, ...offboarding, profiles, audit, credentials, sessions }),
     ...createAdminModule({ ...base, ...offboarding, audit, credentials, sessions, email, mfa: auth.mfa }),
     ...orgs,
     ...oidc,
@@ -108,6 +109,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   return {
     config, logger, clock, database, db, redis, kv, sessionStore, corsOrigins, box, services, metrics, version: VERSION,
     async close() {
+      profiles.close();
       await transport.close?.();
       await redis?.quit().catch(() => redis.disconnect());
       await database.close();

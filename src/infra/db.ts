@@ -28,7 +28,20 @@ export interface Database {
   /** Applies pending migrations (from `folder`, default schema/migrations). */
   migrate(folder?: string): Promise<void>;
   ping(): Promise<void>;
+  /**
+   * Subscribes to a NOTIFY channel. `ready` runs whenever the subscription is (again) in place and
+   * `lost` whenever it drops: notifications sent in between are gone, so a listener that caches
+   * must distrust what it holds from `lost` until the next `ready`. Resolves once subscribed, or
+   * once the first attempt failed (it is retried in the background).
+   */
+  listen(channel: string, listener: ChangeListener): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface ChangeListener {
+  notify(payload: string): void;
+  ready(): void;
+  lost(): void;
 }
 
 export const MIGRATIONS_DIR = projectPath("schema/migrations");
@@ -44,6 +57,7 @@ export async function openDatabase(options: { url?: string; dataDir: string; poo
     const poolSize = options.poolSize ?? 10;
     const client = postgres(options.url, { max: poolSize, onnotice: () => {} });
     const db = drizzlePostgres(client, { schema }) as unknown as Db;
+    const subscriptions = new PostgresSubscriptions(options.url);
     return {
       db,
       kind: "postgres",
@@ -60,7 +74,11 @@ export async function openDatabase(options: { url?: string; dataDir: string; poo
         }
       },
       ping: async () => void (await db.execute(sql`select 1`)),
-      close: () => client.end({ timeout: 5 }),
+      listen: (channel, listener) => subscriptions.listen(channel, listener),
+      close: async () => {
+        await subscriptions.close();
+        await client.end({ timeout: 5 });
+      },
     };
   }
 
@@ -83,6 +101,11 @@ export async function openDatabase(options: { url?: string; dataDir: string; poo
     dataDir: memory ? undefined : resolve(options.dataDir),
     migrate: (folder = MIGRATIONS_DIR) => migratePglite(lite, { migrationsFolder: folder }),
     ping: async () => void (await client.query("select 1")),
+    // One connection in the process: a notification arrives before the committing query returns.
+    listen: async (channel, listener) => {
+      await client.listen(channel, (payload) => listener.notify(payload));
+      listener.ready();
+    },
     close: async () => {
       try {
         await client.close();
@@ -92,6 +115,120 @@ export async function openDatabase(options: { url?: string; dataDir: string; poo
     },
   };
 }
+
+const RESUBSCRIBE_MIN_MS = 250;
+const RESUBSCRIBE_MAX_MS = 10_000;
+/** How often the subscription proves it is alive, and how long the proof may take. */
+const HEARTBEAT_MS = 5_000;
+const HEARTBEAT_TIMEOUT_MS = 2_000;
+
+/**
+ * LISTEN on a connection of its own (a pooled connection would carry it back into the pool), named
+ * "keyward listener" in pg_stat_activity. When that connection drops (a restart, a terminated
+ * backend), or stops answering (a silent network cut: checked every HEARTBEAT_MS), listeners hear
+ * `lost` and the subscription is re-made on a fresh connection with back-off until it holds, then
+ * `ready`. (postgres-js's own `listen` gives up after one failed attempt and cannot tell a silent
+ * cut.) So a change is heard at once, or an instance learns within about seven seconds that it
+ * may have missed one.
+ */
+class PostgresSubscriptions {
+  private readonly channels = new Map<string, ChangeListener[]>();
+  private connection?: postgres.Sql;
+  private retry?: NodeJS.Timeout;
+  private heartbeat?: NodeJS.Timeout;
+  private delay = RESUBSCRIBE_MIN_MS;
+  private closed = false;
+
+  constructor(private readonly url: string) {}
+
+  async listen(channel: string, listener: ChangeListener): Promise<void> {
+    const listeners = this.channels.get(channel);
+    if (listeners) listeners.push(listener);
+    else this.channels.set(channel, [listener]);
+    try {
+      await this.sql().unsafe(`listen ${quoteIdent(channel)}`);
+      listener.ready();
+      this.beat();
+    } catch {
+      // The database is not reachable yet: keep trying in the background (nothing is cached meanwhile).
+      this.dropped();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.retry);
+    clearTimeout(this.heartbeat);
+    await this.connection?.end({ timeout: 1 });
+  }
+
+  private sql(): postgres.Sql {
+    if (this.connection) return this.connection;
+    const options = {
+      max: 1,
+      max_lifetime: null,
+      fetch_types: false,
+      connection: { application_name: "keyward listener" },
+      onnotice: () => {},
+      // Not in postgres-js's typings, but its hook for NotificationResponse messages.
+      onnotify: (channel: string, payload: string) => this.channels.get(channel)?.forEach((l) => l.notify(payload)),
+      onclose: () => {
+        if (this.connection === connection) this.dropped();
+      },
+    };
+    const connection = postgres(this.url, options as postgres.Options<Record<string, never>>);
+    this.connection = connection;
+    return connection;
+  }
+
+  /** Drops the connection (if any) and tells listeners; re-subscribing starts after the back-off. */
+  private dropped(): void {
+    if (this.closed) return;
+    const old = this.connection;
+    this.connection = undefined;
+    void old?.end({ timeout: 0 }).catch(() => {});
+    clearTimeout(this.heartbeat);
+    for (const listeners of this.channels.values()) listeners.forEach((l) => l.lost());
+    clearTimeout(this.retry);
+    this.retry = setTimeout(() => void this.resubscribe(), this.delay);
+    this.retry.unref();
+  }
+
+  private async resubscribe(): Promise<void> {
+    if (this.closed) return;
+    try {
+      for (const channel of this.channels.keys()) await this.sql().unsafe(`listen ${quoteIdent(channel)}`);
+      this.delay = RESUBSCRIBE_MIN_MS;
+      for (const listeners of this.channels.values()) listeners.forEach((l) => l.ready());
+      this.beat();
+    } catch {
+      if (this.closed) return;
+      this.delay = Math.min(this.delay * 2, RESUBSCRIBE_MAX_MS);
+      this.dropped();
+    }
+  }
+
+  private beat(): void {
+    clearTimeout(this.heartbeat);
+    this.heartbeat = setTimeout(async () => {
+      const connection = this.connection;
+      if (!connection || this.closed) return;
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("listener heartbeat timed out")), HEARTBEAT_TIMEOUT_MS)));
+      try {
+        await Promise.race([connection`select 1`, timeout]);
+        if (this.connection === connection) this.beat();
+      } catch {
+        if (this.connection === connection) this.dropped();
+      } finally {
+        clearTimeout(timer);
+      }
+    }, HEARTBEAT_MS);
+    this.heartbeat.unref();
+  }
+}
+
+const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /** `db.execute` returns an array on postgres-js and `{ rows }` on PGlite; this reads both. */
 export function resultRows<T>(result: unknown): T[] {

@@ -1,8 +1,7 @@
-import type { Db } from "../../infra/db.js";
 import type { SessionAuth, StoredSession } from "../../infra/session-store.js";
 import { CommonErrors } from "../../lib/errors.js";
 import type { Delegation, RequestContext } from "../../lib/request-context.js";
-import { usersRepository, type UserRow } from "../users/users.repository.js";
+import type { ProfileReader } from "../users/index.js";
 import { SESSION_TOKEN_PREFIX, type SessionsService } from "./sessions/sessions.service.js";
 
 /** Checks an OIDC access token for Keyward's API (the oidc-clients module implements it). */
@@ -31,15 +30,12 @@ export interface ActorSource {
  * values. A bad bearer token is an error (the client asked to be someone); a stale cookie is not.
  */
 export class ActorService {
-  private readonly findUser: (id: string) => Promise<UserRow | undefined>;
-
   constructor(
-    db: Db,
+    // The account behind a credential, usually from memory (src/modules/users/user-cache.ts).
+    private readonly profiles: ProfileReader,
     private readonly sessions: SessionsService,
     private readonly delegated: DelegatedTokenVerifier,
-  ) {
-    this.findUser = usersRepository.prepareFindById(db);
-  }
+  ) {}
 
   async resolve(source: ActorSource): Promise<RequestContext> {
     const base = { requestId: source.requestId, ip: source.ip, userAgent: source.userAgent };
@@ -76,7 +72,7 @@ export class ActorService {
   private async fromAccessToken(token: string, base: Omit<RequestContext, "actor">): Promise<RequestContext | null> {
     const delegation = await this.delegated.verify(token);
     if (!delegation) return null;
-    const user = await this.findUser(delegation.userId);
+    const user = await this.profiles.get(delegation.userId);
     // Suspended and deleted accounts' tokens stop at once, whatever their expiry.
     if (!user || user.status !== "active") return null;
     const { userId: _userId, ...rest } = delegation;
@@ -90,7 +86,7 @@ export class ActorService {
   ): Promise<RequestContext | null> {
     const session = await this.sessions.resolve(token, preloaded);
     if (!session) return null;
-    const user = await this.findUser(session.userId);
+    const user = await this.profiles.get(session.userId);
     // A session outliving its user's suspension or deletion must not authenticate anything.
     if (!user || user.status !== "active") {
       await this.sessions.revokeAll(session.userId);

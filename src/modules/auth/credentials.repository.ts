@@ -2,6 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import { passwordCredentials } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
 import { preparedQuery } from "../../infra/prepared.js";
+import { noteProfileChanged } from "../users/user-cache.js";
 
 /**
  * Privileged: the only reader of password hashes. Imported by the credentials service alone
@@ -23,6 +24,8 @@ export const credentialsRepository = {
   },
 
   async setPasswordHash(db: Executor, userId: string, hash: string, now: Date): Promise<void> {
+    // A first password shows in the profile (has_password).
+    noteProfileChanged(userId);
     await db
       .insert(passwordCredentials)
       .values({ userId, passwordHash: hash, updatedAt: now })

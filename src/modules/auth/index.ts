@@ -9,6 +9,7 @@ import type { OriginMatcher } from "../../lib/origins.js";
 import type { AuditService } from "../audit/audit.service.js";
 import type { EmailService } from "../email/email.service.js";
 import type { RateLimitService } from "../rate-limit/rate-limit.service.js";
+import type { ProfileReader } from "../users/index.js";
 import { AccountLinks } from "./account-links.js";
 import { AccountsService } from "./accounts.service.js";
 import { ActorService, type DelegatedTokenVerifier } from "./actor.service.js";
@@ -35,6 +36,8 @@ export interface AuthModuleDeps {
   limits: RateLimitService;
   sessionRecords: SessionRecordStore;
   corsOrigins: OriginMatcher;
+  /** Account profiles by id (the users module's cache): who a credential stands for. */
+  profiles: ProfileReader;
   /** OIDC access tokens acting for a user (the oidc-clients module checks them). */
   delegatedTokens: DelegatedTokenVerifier & { revokeForUser(userId: string): Promise<unknown> };
   config: Pick<Config, "http" | "session" | "tokens" | "mfa" | "superadminEmails" | "rateLimits" | "externalAuth" | "crypto">;
@@ -67,7 +70,7 @@ export function createAuthModule(deps: AuthModuleDeps) {
     credentials,
     issuer,
     pendingLogins: pending,
-    actors: new ActorService(db, sessions, deps.delegatedTokens),
+    actors: new ActorService(deps.profiles, sessions, deps.delegatedTokens),
     accounts: new AccountsService({ db, clock, audit, email, limits, credentials, sessions, links: new AccountLinks({ clock, email, config: accountsConfig }), config: accountsConfig }),
     login: new LoginService({ db, audit, limits, sessions, issuer, pending, credentials, config: { loginIp: rl.loginIp } }),
     mySessions: new MySessionsService(db, sessions, audit, deps.corsOrigins),

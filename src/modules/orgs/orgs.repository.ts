@@ -1,4 +1,5 @@
 import { and, eq, inArray } from "drizzle-orm";
+import { noteProfileChanged } from "../users/user-cache.js";
 import { organizations } from "../../../schema/index.js";
 import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";
@@ -35,6 +36,8 @@ export const orgsRepository = {
   },
 
   async update(db: Executor, id: string, values: Partial<typeof organizations.$inferInsert>): Promise<OrgRow | undefined> {
+    // Profiles name the organization managing the account.
+    if (values.name !== undefined || values.deletedAt !== undefined) noteProfileChanged("*");
     const [row] = await db.update(organizations).set(values).where(and(eq(organizations.id, id), live(organizations))).returning(orgColumns);
     return row;
   },

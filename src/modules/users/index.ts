@@ -1,4 +1,23 @@
+import type { Database } from "../../infra/db.js";
+import { UserCache } from "./user-cache.js";
+import type { ProfileRow } from "./users.repository.js";
 import { UsersService, type UsersDeps } from "./users.service.js";
+
+export { noteProfileChanged } from "./user-cache.js";
+export type { ProfileRow } from "./users.repository.js";
+
+/** Reads an account's profile by id: the live account, or undefined. */
+export interface ProfileReader {
+  get(id: string): Promise<ProfileRow | undefined>;
+}
+
+/**
+ * The account profiles every authenticated request reads, kept in memory and invalidated by the
+ * database's change announcements (user-cache.ts). Built before the modules that resolve callers.
+ */
+export function createUserProfiles(database: Database, ttlMs: number): Promise<UserCache> {
+  return UserCache.create(database, ttlMs);
+}
 
 /** The signed-in user's own account: profile, deletion, own audit log (rule 15). */
 export function createUsersModule(deps: UsersDeps) {

@@ -5,6 +5,7 @@ import { organizations, passwordCredentials, users } from "../../../schema/index
 import type { Executor } from "../../infra/db.js";
 import { preparedQuery } from "../../infra/prepared.js";
 import { live } from "../../infra/soft-delete.js";
+import { noteProfileChanged } from "./user-cache.js";
 
 /** The user columns any service may read: never a credential. */
 export const userColumns = pickColumns(users, ["id", "email", "fullName", "avatarUrl", "emailVerifiedAt", "emailVerifiedVia", "managedByOrganizationId", "status", "isSuperadmin", "suspendedAt", "lastLoginAt", "createdAt", "updatedAt"]);
@@ -18,8 +19,11 @@ export type UserRow = Pick<typeof users.$inferSelect, keyof typeof userColumns>;
 /** What a new account starts with; everything else takes the table's defaults. */
 export type NewUser = Pick<typeof users.$inferInsert, "email" | "fullName" | "isSuperadmin" | "managedByOrganizationId" | "emailVerifiedAt" | "emailVerifiedVia">;
 
-// `GET me` on both doors: prepared once (src/infra/prepared.ts).
-const findWithPasswordFlag = preparedQuery("users_find_with_password_flag", (db) =>
+/** What the signed-in caller and `GET me` are built from (src/modules/users/user-cache.ts). */
+export type ProfileRow = UserRow & { hasPassword: boolean; managedByName: (typeof organizations.$inferSelect)["name"] | null };
+
+// Prepared once per database (src/infra/prepared.ts).
+const findProfile = preparedQuery("users_find_profile", (db) =>
   db
     .select({ ...userColumns, hasPassword: sql<boolean>`${passwordCredentials.userId} is not null`, managedByName: organizations.name })
     .from(users)
@@ -37,21 +41,12 @@ export const usersRepository = {
   },
 
   /**
-   * The per-request lookup behind every authenticated call, as a prepared statement: no query
-   * building on the hot path, and the server reuses its plan.
+   * An account's profile: the user, whether a password is set, and the name of the organization
+   * managing it, in one round trip (a prepared statement). Behind every authenticated call (through
+   * the user cache) and GET me.
    */
-  prepareFindById(db: Db): (id: string) => Promise<UserRow | undefined> {
-    const query = db
-      .select(userColumns)
-      .from(users)
-      .where(and(eq(users.id, sql.placeholder("id")), live(users)))
-      .prepare("users_find_by_id");
-    return async (id) => (await query.execute({ id }))[0];
-  },
-
-  /** The user, whether a password is set, and the name of the organization managing it, in one round trip. */
-  async findByIdWithPasswordFlag(db: Executor, id: string): Promise<(UserRow & { hasPassword: boolean; managedByName: (typeof organizations.$inferSelect)["name"] | null }) | undefined> {
-    return (await findWithPasswordFlag(db, { id }))[0];
+  async findProfile(db: Executor, id: string): Promise<ProfileRow | undefined> {
+    return (await findProfile(db, { id }))[0];
   },
 
   /** Locks the user's row for the rest of the transaction: one membership change per user at a time. */
@@ -72,6 +67,7 @@ export const usersRepository = {
   },
 
   async update(db: Executor, id: string, values: Partial<typeof users.$inferInsert>): Promise<UserRow | undefined> {
+    noteProfileChanged(id);
     const [row] = await db.update(users).set(values).where(and(eq(users.id, id), live(users))).returning(userColumns);
     return row;
   },
@@ -82,6 +78,7 @@ export const usersRepository = {
    */
   async markEmailVerified(db: Executor, user: UserRow, via: EmailVerifiedVia, now: Date): Promise<UserRow> {
     const keep = user.emailVerifiedVia && VIA_STRENGTH[user.emailVerifiedVia] >= VIA_STRENGTH[via];
+    noteProfileChanged(user.id);
     const [row] = await db
       .update(users)
       .set({ emailVerifiedAt: user.emailVerifiedAt ?? now, emailVerifiedVia: keep ? user.emailVerifiedVia : via, updatedAt: now })
@@ -116,17 +113,20 @@ export const usersRepository = {
 
   /** Brings a soft-deleted account back; a unique violation when its address was taken meanwhile. */
   async restore(db: Executor, id: string, now: Date): Promise<UserRow | undefined> {
+    noteProfileChanged(id);
     const [row] = await db.update(users).set({ deletedAt: null, updatedAt: now }).where(and(eq(users.id, id), isNotNull(users.deletedAt))).returning(userColumns);
     return row;
   },
 
   /** Ends an organization's management of an account (it left, or was removed from, that organization). */
   async releaseFromOrganization(db: Executor, userId: string, organizationId: string): Promise<void> {
+    noteProfileChanged(userId);
     await db.update(users).set({ managedByOrganizationId: null }).where(and(eq(users.id, userId), eq(users.managedByOrganizationId, organizationId)));
   },
 
   /** The organization is gone: nobody manages its accounts any more. */
   async releaseAllFromOrganization(db: Executor, organizationId: string): Promise<void> {
+    noteProfileChanged("*");
     await db.update(users).set({ managedByOrganizationId: null }).where(eq(users.managedByOrganizationId, organizationId));
   },
 };

@@ -14,12 +14,14 @@ import { soleOwnedOrganizations } from "../orgs/sole-owner.js";
 import type { Offboarding } from "../orgs/offboarding.js";
 import { OrgErrors } from "../orgs/orgs.errors.js";
 import { orgsRepository } from "../orgs/orgs.repository.js";
+import type { ProfileReader } from "./index.js";
 import { usersRepository } from "./users.repository.js";
 import { auditQuerySchema, deleteMeSchema, updateMeSchema } from "./users.schemas.js";
 import { toUserView, type MeView, type UserView } from "./users.views.js";
 
 export interface UsersDeps extends Offboarding {
   db: Db;
+  profiles: ProfileReader;
   clock: Clock;
   credentials: CredentialsService;
   audit: AuditService;
@@ -32,7 +34,8 @@ export class UsersService {
 
   async getMe(ctx: RequestContext): Promise<MeView> {
     const actor = requireUser(ctx);
-    const user = await usersRepository.findByIdWithPasswordFlag(this.deps.db, actor.userId);
+    // Usually the row the caller was resolved from a moment ago, from memory.
+    const user = await this.deps.profiles.get(actor.userId);
     if (!user) throw UserErrors.notFound();
     return {
       ...toUserView(user),
