@@ -3,9 +3,22 @@ import { toSnake } from "../src/lib/strings.js";
 
 export const ENVELOPE_VERSION = "1.0";
 
+/**
+ * Writes the envelope as it is, without Express's res.json: no ETag (a hash of every body, for
+ * answers that are per caller and change with every request id, so no cache could reuse one) and
+ * none of its settings lookups. A HEAD request gets the headers only (Node drops the body).
+ */
+function writeJson(res: Response, status: number, envelope: unknown): void {
+  const body = JSON.stringify(envelope);
+  res.statusCode = status;
+  res.setHeader("Content-Type", "application/json; charset=utf-8");
+  res.setHeader("Content-Length", Buffer.byteLength(body));
+  res.end(body);
+}
+
 /** The success envelope of the original API: `{version, success, code, message, request_id, data}`. */
 export function sendData(res: Response, status: number, message: string, data?: unknown): void {
-  res.status(status).json({
+  writeJson(res, status, {
     version: ENVELOPE_VERSION,
     success: true,
     code: status,
@@ -27,7 +40,7 @@ export function sendError(
   message: string,
   details?: Record<string, unknown>,
 ): void {
-  res.status(status).json({
+  writeJson(res, status, {
     version: ENVELOPE_VERSION,
     success: false,
     code: status,

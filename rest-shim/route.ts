@@ -61,7 +61,7 @@ export function mountRoutes(router: Router, routes: readonly RouteDef[]): void {
 }
 
 /** After every route: a known path with another method is 405 (with Allow), anything else 404. */
-export function mountFallbacks(router: Router, routes: readonly RouteDef[]): void {
+export function mountFallbacks(router: Router, routes: readonly RouteDef[], options: { notFound?: boolean } = {}): void {
   const byPath = new Map<string, Set<string>>();
   for (const r of routes) {
     const methods = byPath.get(r.path) ?? new Set<string>();
@@ -75,6 +75,7 @@ export function mountFallbacks(router: Router, routes: readonly RouteDef[]): voi
       next(new AppError("METHOD_NOT_ALLOWED", 405, `Method ${req.method} is not allowed on this path`, { allowed: [...methods] }));
     });
   }
+  if (options.notFound === false) return;
   router.use((req: Request, _res: Response, next: NextFunction) =>
     next(new AppError("NOT_FOUND", 404, `No route for ${req.method} ${req.baseUrl}${req.path}`)),
   );

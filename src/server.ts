@@ -40,6 +40,8 @@ export async function createApp(container: Container): Promise<{ app: Express; o
   if (container.metrics) mountMetricsEndpoint(app, container.metrics, config.metrics.token);
   const apiCors = cors(corsOrigins, config.cors.credentials);
   app.use((req, res, next) => (isOidcPath(req.path) ? next() : apiCors(req, res, next)));
+  // Probes first: they need no session and none of the routers below.
+  app.use("/api", healthRouter(services));
   app.use(sessionMiddleware(config, container.sessionStore));
   const oidc = await mountOidc(app, container);
 
@@ -47,7 +49,6 @@ export async function createApp(container: Container): Promise<{ app: Express; o
   app.use("/graphql", graphql.router);
   app.use(createPagesRouter(container));
   app.use("/api/v1", createRestShim(container));
-  app.use("/api", healthRouter(services));
   app.use((req, _res, next) => next(new AppError("NOT_FOUND", 404, `No route for ${req.method} ${req.path}`)));
   app.use(errorHandler(logger));
   return { app, oidc, stop: graphql.stop };

@@ -20,11 +20,15 @@ export const healthRoutes = (s: Services): RouteDef[] => [
   },
 ];
 
-/** `/api/health` and `/api/ready` (outside /api/v1, where the original API had them). */
+/**
+ * `/api/health` and `/api/ready` (outside /api/v1, where the original API had them), with 405 for
+ * their other methods. Mounted before sessions and the other routers (probes carry no credential and
+ * need none of them); any other /api path falls through.
+ */
 export function healthRouter(s: Services): Router {
   const router = Router();
   const routes = healthRoutes(s);
   mountRoutes(router, routes);
-  mountFallbacks(router, routes);
+  mountFallbacks(router, routes, { notFound: false });
   return router;
 }

@@ -20,6 +20,8 @@ export function graphqlHandler<C extends BaseContext>(server: ApolloServer<C>, c
       context: () => context({ req, res }),
     });
     for (const [key, value] of response.headers) res.setHeader(key, value);
+    // Answers are per caller: no cache may keep them (what Apollo's cache-control plugin said).
+    res.setHeader("Cache-Control", "no-store");
     res.statusCode = response.status ?? 200;
     if (response.body.kind === "complete") {
       res.setHeader("Content-Length", Buffer.byteLength(response.body.string));

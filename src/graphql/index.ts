@@ -1,5 +1,10 @@
 import { ApolloServer } from "@apollo/server";
-import { ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginLandingPageDisabled,
+  ApolloServerPluginSchemaReportingDisabled,
+  ApolloServerPluginUsageReportingDisabled,
+} from "@apollo/server/plugin/disabled";
 import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import { Router, type NextFunction, type Request, type Response } from "express";
 import { GraphQLError } from "graphql";
@@ -36,6 +41,12 @@ export async function createGraphqlRouter(container: Container): Promise<{ route
     includeStacktraceInErrorResponses: false,
     plugins: [
       ApolloServerPluginLandingPageDisabled(),
+      // Nothing here is cacheable: the handler answers "Cache-Control: no-store" itself, which is
+      // what this plugin computed after a hook on every resolved field.
+      ApolloServerPluginCacheControlDisabled(),
+      // Never report operations or the schema to Apollo's cloud, whatever APOLLO_KEY says.
+      ApolloServerPluginUsageReportingDisabled(),
+      ApolloServerPluginSchemaReportingDisabled(),
       scopePlugin(() => schema),
       limitsPlugin({
         schema: () => schema,

@@ -11,12 +11,40 @@ export function maskEmail(email: string): string {
 const camelToSnake = (k: string) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 const snakeToCamel = (k: string) => k.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
+/**
+ * A key conversion that remembers its answers: the same few hundred field names are converted on
+ * every request, and a regular-expression replace per key per answer showed in the profile. Keys
+ * come from clients too, so only so many are remembered.
+ */
+function memoized(fn: (k: string) => string): (k: string) => string {
+  const seen = new Map<string, string>();
+  return (k) => {
+    let out = seen.get(k);
+    if (out === undefined) {
+      out = fn(k);
+      if (seen.size < 4096) seen.set(k, out);
+    }
+    return out;
+  };
+}
+const toSnakeKey = memoized(camelToSnake);
+const toCamelKey = memoized(snakeToCamel);
+
 function mapKeys(value: unknown, fn: (k: string) => string): unknown {
+  if (value === null || typeof value !== "object") return value;
   if (Array.isArray(value)) return value.map((v) => mapKeys(v, fn));
   if (value instanceof Date) return value.toISOString();
-  if (value === null || typeof value !== "object" || Buffer.isBuffer(value)) return value;
+  if (Buffer.isBuffer(value)) return value;
   if (value instanceof Verbatim) return value.value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [fn(k), mapKeys(v, fn)]));
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(value)) {
+    const key = fn(k);
+    const v = mapKeys((value as Record<string, unknown>)[k], fn);
+    // A client's "__proto__" key stays a plain own property (as Object.fromEntries made it), never the prototype.
+    if (key === "__proto__") Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+    else out[key] = v;
+  }
+  return out;
 }
 
 /** A value whose keys must reach the client as they are (WebAuthn options, JWKS, audit metadata). */
@@ -25,6 +53,6 @@ export class Verbatim {
 }
 
 /** Service views are camelCase; the REST shim speaks the snake_case of the original API. */
-export const toSnake = (value: unknown): unknown => mapKeys(value, camelToSnake);
-export const toCamel = (value: unknown): unknown => mapKeys(value, snakeToCamel);
+export const toSnake = (value: unknown): unknown => mapKeys(value, toSnakeKey);
+export const toCamel = (value: unknown): unknown => mapKeys(value, toCamelKey);
 export { camelToSnake, snakeToCamel };

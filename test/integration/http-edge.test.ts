@@ -80,6 +80,28 @@ describe("health and readiness", () => {
     // Served over plain http here: no HSTS.
     expect(res.headers.get("strict-transport-security")).toBeNull();
   });
+
+  it("answers the probes before anything else, and other /api paths still reach their 404 or 405", async () => {
+    const res = await app.http.request("POST", "/api/health");
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("GET, HEAD");
+    expect((await app.http.request("HEAD", "/api/health")).status).toBe(200);
+    const unknown = await app.http.get("/api/nothing");
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.type).toBe("NOT_FOUND");
+    expect((await app.http.get("/api/v1/auth/me")).body.error.type).toBe("AUTH_REQUIRED");
+  });
+});
+
+describe("answers are never stored by caches", () => {
+  it("GraphQL answers say no-store, errors included", async () => {
+    const user = await newUser(app);
+    const ok = await app.http.gql("{ me { id } }", undefined, { token: user.token });
+    expect(ok.headers.get("cache-control")).toBe("no-store");
+    const bad = await app.http.gql("{ nope }", undefined, { token: user.token });
+    expect(bad.errors?.length).toBeGreaterThan(0);
+    expect(bad.headers.get("cache-control")).toBe("no-store");
+  });
 });
 
 describe("CORS", () => {
