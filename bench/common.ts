@@ -40,9 +40,10 @@ export function keywardEnv(port: number, extra: Record<string, string>): Record<
 
 /** Starts an entry point as its own process (TypeScript through tsx) and waits until `readyUrl` answers. */
 export async function start(script: string, env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
-  // Compiled Keyward runs with the flags of `npm run start:prod`.
-  const args = script.endsWith(".ts") ? ["--import", "tsx", script] : ["--max-semi-space-size=16", script];
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
+  // Compiled Keyward runs with the flags and malloc setting of `npm run start:prod`.
+  const compiled = !script.endsWith(".ts");
+  const args = compiled ? ["--max-semi-space-size=16", script] : ["--import", "tsx", script];
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...(compiled ? { MALLOC_ARENA_MAX: "2" } : {}), ...env }, stdio: ["ignore", "ignore", "inherit"] });
   let exited = false;
   child.on("exit", () => (exited = true));
   for (let i = 0; i < 600 && !exited; i++) {

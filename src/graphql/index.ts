@@ -5,7 +5,6 @@ import {
   ApolloServerPluginSchemaReportingDisabled,
   ApolloServerPluginUsageReportingDisabled,
 } from "@apollo/server/plugin/disabled";
-import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import { Router, type NextFunction, type Request, type Response } from "express";
 import { GraphQLError } from "graphql";
 import type { Container } from "../container.js";
@@ -20,7 +19,11 @@ import { metricsPlugin } from "./metrics.plugin.js";
 import { buildGraphqlSchema } from "./schema.js";
 import { scopePlugin } from "./scope.js";
 
-// The IDE page inlines all of its assets (no CDN); its scripts and styles are inline too.
+// The IDE page inlines all of its assets (no CDN); its scripts and styles are inline too. The
+// renderer holds them as one ~9 MB string: loaded with the first page asked for, not by every instance.
+let ide: Promise<string> | undefined;
+const idePage = () => (ide ??= import("@graphql-yoga/render-graphiql").then((m) => m.renderGraphiQL({ endpoint: "/graphql", title: "Keyward GraphQL" })));
+
 const IDE_CSP = "default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval' blob:; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; worker-src 'self' blob:; connect-src 'self'; frame-ancestors 'none'";
 
 /** `/graphql`: Apollo Server over the same services as REST, plus a self-hosted GraphiQL. */
@@ -65,7 +68,7 @@ export async function createGraphqlRouter(container: Container): Promise<{ route
     await resolveRequestContext(services.actors, req).catch(() => undefined);
     if (!req.ctx || !ideAllowed(req.ctx)) return next();
     res.setHeader("Content-Security-Policy", IDE_CSP);
-    res.type("html").send(renderGraphiQL({ endpoint: "/graphql", title: "Keyward GraphQL" }));
+    res.type("html").send(await idePage());
   });
   router.use(
     jsonBody(config.http.bodyLimit),

@@ -1,10 +1,8 @@
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
-import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
-import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
@@ -86,20 +84,24 @@ export async function openDatabase(options: { url?: string; dataDir: string; poo
   if (!memory) mkdirSync(options.dataDir, { recursive: true });
   const lock = memory ? null : lockDataDir(options.dataDir);
   let client: PGlite;
+  let embedded: { drizzle: typeof import("drizzle-orm/pglite").drizzle; migrate: typeof import("drizzle-orm/pglite/migrator").migrate };
   try {
+    // Loaded only for the embedded database: a PostgreSQL deployment never holds PGlite's code.
+    const [{ PGlite }, drizzlePglite, migratorPglite] = await Promise.all([import("@electric-sql/pglite"), import("drizzle-orm/pglite"), import("drizzle-orm/pglite/migrator")]);
+    embedded = { drizzle: drizzlePglite.drizzle, migrate: migratorPglite.migrate };
     client = new PGlite(memory ? "memory://" : options.dataDir);
     await client.waitReady;
   } catch (e) {
     lock?.release();
     throw e;
   }
-  const lite = drizzlePglite(client, { schema });
+  const lite = embedded.drizzle(client, { schema });
   return {
     db: lite as unknown as Db,
     kind: "pglite",
     poolSize: 1,
     dataDir: memory ? undefined : resolve(options.dataDir),
-    migrate: (folder = MIGRATIONS_DIR) => migratePglite(lite, { migrationsFolder: folder }),
+    migrate: (folder = MIGRATIONS_DIR) => embedded.migrate(lite, { migrationsFolder: folder }),
     ping: async () => void (await client.query("select 1")),
     // One connection in the process: a notification arrives before the committing query returns.
     listen: async (channel, listener) => {
