@@ -1,3 +1,4 @@
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { sessionCookie } from "../helpers/http.js";
@@ -43,6 +44,26 @@ describe("the REST envelope on errors", () => {
     expect(res.status).toBe(400);
     expect(res.body.error.type).toBe("INVALID_JSON");
     expect(await countRows(app, "users")).toBe(before);
+  });
+
+  it("reads JSON bodies the same whichever reader takes them (plain UTF-8, a BOM, other spellings, gzip)", async () => {
+    const login = (rawBody: string | Uint8Array, headers: Record<string, string> = {}) =>
+      app.http.request("POST", "/api/v1/auth/login", { rawBody: rawBody as string, headers: { "content-type": "application/json", ...headers } });
+    const body = JSON.stringify({ email: "nobody@example.com", password: "not the password" });
+    // Parsed: the credentials are wrong (401), not the body (400).
+    expect((await login(body)).status).toBe(401);
+    expect((await login(`\ufeff${body}`)).status).toBe(401);
+    expect((await login(body, { "content-type": "Application/JSON; charset=UTF-8" })).status).toBe(401);
+    expect((await login(gzipSync(body), { "content-encoding": "gzip" })).status).toBe(401);
+    // Empty is {} (then a validation error); a bare string at the top level is not JSON here.
+    const empty = await login("");
+    expect([empty.status, empty.body.error.type]).toEqual([400, "VALIDATION_ERROR"]);
+    for (const raw of ['"just a string"', "42", "{broken"]) {
+      const res = await login(raw);
+      expect([res.status, res.body.error.type]).toEqual([400, "INVALID_JSON"]);
+    }
+    const latin1 = await login(body, { "content-type": "application/json; charset=latin1" });
+    expect([latin1.status, latin1.body.error.type]).toEqual([415, "UNSUPPORTED_CHARSET"]);
   });
 
   it("answers an oversized body with 413", async () => {
