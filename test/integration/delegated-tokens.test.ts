@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { sql } from "drizzle-orm";
 import { isCompositeType, getNamedType, type GraphQLField, type GraphQLSchema } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { restRoutes } from "../../rest-shim/index.js";
@@ -184,6 +185,20 @@ describe("what a delegated token is", () => {
     const replay = await refreshDelegated(app, first.refreshToken!);
     expect(replay.body.error).toBe("invalid_grant");
     expect((await app.http.get("/api/v1/auth/me", { token: fresh })).status).toBe(401);
+  });
+
+  it("refreshes only while the token's account is active and its grant lives, read with the token (adapter.ts)", async () => {
+    const u = await newUser(app);
+    const t = await delegatedToken(app, u);
+    // Rows changed behind the services' back: the token itself stays stored.
+    await app.container.db.execute(sql`update users set status = 'suspended' where id = ${u.id}`);
+    const refused = await refreshDelegated(app, t.refreshToken!);
+    expect(refused.body).toMatchObject({ error: "invalid_grant" });
+    await app.container.db.execute(sql`update users set status = 'active' where id = ${u.id}`);
+    const next = await refreshDelegated(app, t.refreshToken!);
+    expect(next.status).toBe(200);
+    await app.container.db.execute(sql`delete from oidc_payloads where type = 'Grant' and payload->>'accountId' = ${u.id}`);
+    expect((await refreshDelegated(app, String(next.body.refresh_token))).body).toMatchObject({ error: "invalid_grant" });
   });
 });
 
