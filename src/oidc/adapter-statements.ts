@@ -69,6 +69,15 @@ export function adapterStatements(db: Db) {
     .prepare("oidc_payload_find");
 
   const save = db.insert(oidcPayloads).values(payloadPlaceholders("s")).onConflictDoUpdate({ target, set: replaced }).prepare("oidc_payload_save");
+  // Several new rows at once, in the table's column order (see saveMany).
+  const saveMany = db
+    .insert(oidcPayloads)
+    .select(
+      sql`select r.id, r.type, r.payload, r.grant_id, r.user_code, r.uid, r.expires_at, null::timestamptz
+        from jsonb_to_recordset(${ph("rows")}::jsonb) as r(id varchar, type varchar, payload jsonb, grant_id varchar, user_code varchar, uid varchar, expires_at timestamptz)`,
+    )
+    .onConflictDoUpdate({ target, set: replaced })
+    .prepare("oidc_payload_save_many");
 
   // One statement, so a rotation is written whole or not at all (see adapter.ts, Issuance.rotation).
   const spentAt = sql`${ph("spent_at")}::timestamptz`;
@@ -95,6 +104,11 @@ export function adapterStatements(db: Db) {
   return {
     find: (v: { type: string; id: string; now: Date }) => find.execute({ type: v.type, id: v.id, now: v.now.toISOString() }),
     save: (r: PayloadRow) => save.execute(payloadValues("s", r)),
+    /** Rows of distinct keys, one statement. */
+    saveMany: (rows: PayloadRow[]) =>
+      saveMany.execute({
+        rows: JSON.stringify(rows.map((r) => ({ id: r.id, type: r.type, payload: r.payload, grant_id: r.grantId, user_code: r.userCode, uid: r.uid, expires_at: r.expiresAt?.toISOString() ?? null }))),
+      }),
     rotate: (v: RotationValues) =>
       rotate.execute({
         spent: v.spent.key,

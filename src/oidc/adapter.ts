@@ -83,12 +83,44 @@ export async function settleTokenIssuance(answered: boolean): Promise<void> {
   if (answered) await rotation.write(null);
 }
 
+/** Client-credentials tokens saved together at most (see saveBatcher). */
+const MAX_BATCH = 64;
+
+/**
+ * Client-credentials tokens saved in the same turn of the event loop go as one statement (one round
+ * trip, one commit) instead of one each: under load, several requests reach their save together.
+ * Each request still answers only once its token is stored. The rows are new (a random key each),
+ * so saving them together changes nothing but how often PostgreSQL commits; a failed statement
+ * fails the requests it carried, as a failed save did.
+ */
+function saveBatcher(saveMany: (rows: PayloadRow[]) => Promise<unknown>) {
+  let pending: { row: PayloadRow; resolve: () => void; reject: (e: unknown) => void }[] = [];
+  const flush = async () => {
+    const batch = pending;
+    pending = [];
+    if (batch.length === 0) return;
+    try {
+      await saveMany(batch.map((r) => r.row));
+      for (const r of batch) r.resolve();
+    } catch (e) {
+      for (const r of batch) r.reject(e);
+    }
+  };
+  return (row: PayloadRow) =>
+    new Promise<void>((resolve, reject) => {
+      pending.push({ row, resolve, reject });
+      if (pending.length === 1) setImmediate(() => void flush());
+      else if (pending.length >= MAX_BATCH) void flush();
+    });
+}
+
 /**
  * oidc-provider's storage on PostgreSQL (or PGlite), one table for every model. Clients are not
  * stored here: they are read from the organizations' registered clients.
  */
 export function createAdapterFactory(db: Db, clock: Clock, clients: OidcClientsService, identity: OidcIdentityService, box: SecretBox) {
   const statements = adapterStatements(db);
+  const batch = saveBatcher(statements.saveMany);
 
   return class DrizzleAdapter implements Adapter {
     constructor(private readonly model: string) {}
@@ -139,6 +171,8 @@ export function createAdapterFactory(db: Db, clock: Clock, clients: OidcClientsS
         if (!issued.refreshTokenKey) return void (await statements.save(row));
         // The refresh grant's new refresh token, saved a moment ago in this request, names it.
         await statements.run([statements.saveSql(row)], statements.nameAccessTokenSql(issued.refreshTokenKey, key));
+      } else if (this.model === "ClientCredentials") {
+        await batch(row);
       } else {
         await statements.save(row);
       }

@@ -257,6 +257,23 @@ describe("clients held in memory (client-cache.ts)", () => {
   });
 });
 
+describe("token storage (adapter.ts)", () => {
+  it("stores every client-credentials token of a burst before answering, several in one statement", async () => {
+    const c = await registerClient(app, org.id, admin, { grant_types: ["client_credentials"] });
+    const config = await discover(c);
+    const answered = await Promise.all(Array.from({ length: 12 }, async () => (await oc.clientCredentialsGrant(config)).access_token));
+    // Saved in the same turn of the event loop: one batch.
+    const { provider } = app.oidc;
+    const client = (await provider.Client.find(c.clientId))!;
+    const saved = await Promise.all(Array.from({ length: 12 }, () => new provider.ClientCredentials({ client, scope: "" }).save()));
+    const tokens = [...answered, ...saved];
+    expect(new Set(tokens).size).toBe(24);
+    const answers = await Promise.all(tokens.map((t) => oc.tokenIntrospection(config, t)));
+    expect(answers.every((a) => a.active && a.client_id === c.clientId)).toBe(true);
+    expect(await countRows(app, "oidc_payloads", `type = 'ClientCredentials' and payload->>'clientId' = '${c.clientId}'`)).toBe(24);
+  });
+});
+
 describe("consents", () => {
   it("lets a user withdraw consent: the client's tokens stop and it must ask again", async () => {
     const c = await registerClient(app, org.id, admin);
