@@ -1,11 +1,12 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { and, eq, gt, isNull, or, sql, type SQL } from "drizzle-orm";
+import { and, eq, gt, isNull, or } from "drizzle-orm";
 import type { Adapter, AdapterPayload } from "oidc-provider";
 import { oidcPayloads, oidcRefreshTokens } from "../../schema/index.js";
 import type { Clock } from "../infra/clock.js";
 import { sha256Hex, type SecretBox, sealContexts } from "../lib/crypto/index.js";
 import type { Db } from "../infra/db.js";
-import type { OidcClientsService } from "../modules/oidc-clients/index.js";
+import { adapterStatements, type PayloadRow, type RefreshRecord } from "./adapter-statements.js";
+import type { OidcAccount, OidcClientsService, OidcIdentityService } from "../modules/oidc-clients/index.js";
 
 const GRANT_INDEXED = new Set(["AccessToken", "AuthorizationCode", "RefreshToken", "DeviceCode", "BackchannelAuthenticationRequest", "PreAuthorizedCode"]);
 
@@ -36,14 +37,34 @@ interface Issuance {
    * token as it was (nothing was issued), and one that got that far leaves the rotation whole.
    */
   rotation?: Rotation;
+  /**
+   * What the refresh-token find read along with the token (see DrizzleAdapter.find): its grant by
+   * row key and its account by id, each served once to the read the refresh grant makes next.
+   */
+  grantsAhead?: Map<string, Stored | undefined>;
+  accountsAhead?: Map<string, OidcAccount | undefined>;
 }
+type Stored = { payload: Record<string, unknown>; consumedAt: Date | null };
 interface Rotation {
-  /** The spent token's payload and record updates. */
-  spent: SQL[];
-  successor?: { save: SQL; record: (accessTokenId: string | null) => SQL };
-  write: (accessToken: { key: string; save: SQL } | null) => Promise<void>;
+  /** The spent token's key, and when it was spent. */
+  spent: { key: string; at: Date };
+  successor?: { save: PayloadRow; record: RefreshRecord };
+  write: (accessToken: PayloadRow | null) => Promise<void>;
 }
 const issuance = new AsyncLocalStorage<Issuance>();
+
+/**
+ * The account the refresh-token find of this request read along with the token, once (see
+ * Issuance.accountsAhead); `undefined` when none was read for `sub`, `{ account: undefined }` when
+ * it is not an active account.
+ */
+export function takeAccountReadAhead(sub: string): { account: OidcAccount | undefined } | undefined {
+  const ahead = issuance.getStore()?.accountsAhead;
+  if (!ahead?.has(sub)) return undefined;
+  const account = ahead.get(sub);
+  ahead.delete(sub);
+  return { account };
+}
 
 /** Runs one provider request with its own record of issued tokens (see Issuance). */
 export const withTokenIssuance = <T>(fn: () => T): T => issuance.run({}, fn);
@@ -62,23 +83,44 @@ export async function settleTokenIssuance(answered: boolean): Promise<void> {
   if (answered) await rotation.write(null);
 }
 
+/** Client-credentials tokens saved together at most (see saveBatcher). */
+const MAX_BATCH = 64;
+
+/**
+ * Client-credentials tokens saved in the same turn of the event loop go as one statement (one round
+ * trip, one commit) instead of one each: under load, several requests reach their save together.
+ * Each request still answers only once its token is stored. The rows are new (a random key each),
+ * so saving them together changes nothing but how often PostgreSQL commits; a failed statement
+ * fails the requests it carried, as a failed save did.
+ */
+function saveBatcher(saveMany: (rows: PayloadRow[]) => Promise<unknown>) {
+  let pending: { row: PayloadRow; resolve: () => void; reject: (e: unknown) => void }[] = [];
+  const flush = async () => {
+    const batch = pending;
+    pending = [];
+    if (batch.length === 0) return;
+    try {
+      await saveMany(batch.map((r) => r.row));
+      for (const r of batch) r.resolve();
+    } catch (e) {
+      for (const r of batch) r.reject(e);
+    }
+  };
+  return (row: PayloadRow) =>
+    new Promise<void>((resolve, reject) => {
+      pending.push({ row, resolve, reject });
+      if (pending.length === 1) setImmediate(() => void flush());
+      else if (pending.length >= MAX_BATCH) void flush();
+    });
+}
+
 /**
  * oidc-provider's storage on PostgreSQL (or PGlite), one table for every model. Clients are not
  * stored here: they are read from the organizations' registered clients.
  */
-export function createAdapterFactory(db: Db, clock: Clock, clients: OidcClientsService, box: SecretBox) {
-  // Every grant reads a few models by id: one prepared statement, built once.
-  const findById = db
-    .select({ payload: oidcPayloads.payload, consumedAt: oidcPayloads.consumedAt })
-    .from(oidcPayloads)
-    .where(
-      and(
-        eq(oidcPayloads.type, sql.placeholder("type")),
-        eq(oidcPayloads.id, sql.placeholder("id")),
-        or(isNull(oidcPayloads.expiresAt), gt(oidcPayloads.expiresAt, sql.placeholder("now"))),
-      ),
-    )
-    .prepare("oidc_payload_find");
+export function createAdapterFactory(db: Db, clock: Clock, clients: OidcClientsService, identity: OidcIdentityService, box: SecretBox) {
+  const statements = adapterStatements(db);
+  const batch = saveBatcher(statements.saveMany);
 
   return class DrizzleAdapter implements Adapter {
     constructor(private readonly model: string) {}
@@ -88,7 +130,7 @@ export function createAdapterFactory(db: Db, clock: Clock, clients: OidcClientsS
       return FOUND_BY_OTHER_KEY.has(this.model) ? { ...rest, jtiSealed: box.encrypt(id, jtiContext(this.model)) } : rest;
     }
 
-    private restored(id: string | null, row: { payload: Record<string, unknown>; consumedAt: Date | null }): AdapterPayload {
+    private restored(id: string | null, row: Stored): AdapterPayload {
       const { jtiSealed, ...payload } = row.payload;
       const jti = id ?? (typeof jtiSealed === "string" ? box.decryptString(jtiSealed, jtiContext(this.model)) : undefined);
       return { ...(payload as AdapterPayload), ...(jti ? { jti } : {}), ...(row.consumedAt ? { consumed: Math.floor(row.consumedAt.getTime() / 1000) } : {}) };
@@ -98,7 +140,8 @@ export function createAdapterFactory(db: Db, clock: Clock, clients: OidcClientsS
       const now = clock.now();
       const expiresAt = expiresIn ? new Date(now.getTime() + expiresIn * 1000) : null;
       const key = keyOf(id);
-      const values = {
+      this.forgetReadAhead(key);
+      const row: PayloadRow = {
         id: key,
         type: this.model,
         payload: this.stored(id, payload),
@@ -107,44 +150,52 @@ export function createAdapterFactory(db: Db, clock: Clock, clients: OidcClientsS
         uid: payload.uid ?? null,
         expiresAt,
       };
-      const savePayload = db
-        .insert(oidcPayloads)
-        .values(values)
-        .onConflictDoUpdate({ target: [oidcPayloads.type, oidcPayloads.id], set: { payload: values.payload, grantId: values.grantId, userCode: values.userCode, uid: values.uid, expiresAt } });
       // Token saves that also keep the refresh-token record go as one statement (one round trip,
       // one commit): this is the hot path of every refresh grant. Each touches its own rows only.
       const issued = issuance.getStore();
       if (this.model === "RefreshToken" && payload.grantId) {
         if (issued) issued.refreshTokenKey = key;
-        const record = (accessTokenId: string | null) =>
-          db
-            .insert(oidcRefreshTokens)
-            .values({ id: key, grantId: payload.grantId!, clientId: String(payload.clientId ?? ""), accountId: payload.accountId ?? null, accessTokenId, expiresAt, createdAt: now })
-            .onConflictDoNothing();
+        const record: RefreshRecord = { id: key, grantId: payload.grantId, clientId: String(payload.clientId ?? ""), accountId: payload.accountId ?? null, expiresAt, createdAt: now };
         // The successor of a rotation waits for its access token (see Issuance.rotation).
         const rotation = issued?.rotation;
         if (rotation && !rotation.successor && !issued.accessTokenKey) {
-          rotation.successor = { save: savePayload.getSQL(), record: (accessTokenId) => record(accessTokenId).getSQL() };
+          rotation.successor = { save: row, record };
           return;
         }
-        await db.execute(sql`with saved as (${savePayload.getSQL()}) ${record(issued?.accessTokenKey ?? null).getSQL()}`);
+        await statements.run([statements.saveSql(row)], statements.recordSql(record, issued?.accessTokenKey ?? null));
       } else if (this.model === "AccessToken" && issued) {
         issued.accessTokenKey = key;
         const rotation = issued.rotation;
         issued.rotation = undefined;
-        if (rotation) return void (await rotation.write({ key, save: savePayload.getSQL() }));
-        if (!issued.refreshTokenKey) return void (await savePayload);
+        if (rotation) return rotation.write(row);
+        if (!issued.refreshTokenKey) return void (await statements.save(row));
         // The refresh grant's new refresh token, saved a moment ago in this request, names it.
-        const name = db.update(oidcRefreshTokens).set({ accessTokenId: key }).where(eq(oidcRefreshTokens.id, issued.refreshTokenKey));
-        await db.execute(sql`with saved as (${savePayload.getSQL()}) ${name.getSQL()}`);
+        await statements.run([statements.saveSql(row)], statements.nameAccessTokenSql(issued.refreshTokenKey, key));
+      } else if (this.model === "ClientCredentials") {
+        await batch(row);
       } else {
-        await savePayload;
+        await statements.save(row);
       }
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
       if (this.model === "Client") return clients.providerMetadata(id);
-      const [row] = await findById.execute({ type: this.model, id: keyOf(id), now: clock.now().toISOString() });
+      const key = keyOf(id);
+      const issued = issuance.getStore();
+      // The refresh grant reads the token, its grant and its account in turn: one statement reads the three.
+      if (this.model === "RefreshToken" && issued) {
+        const read = await identity.refreshTokenContext(key, clock.now());
+        if (!read) return undefined;
+        if (read.grant) (issued.grantsAhead ??= new Map()).set(read.grant.key, read.grant.row);
+        if (read.account) (issued.accountsAhead ??= new Map()).set(read.account.sub, read.account.account);
+        return this.restored(id, read.token);
+      }
+      if (this.model === "Grant" && issued?.grantsAhead?.has(key)) {
+        const row = issued.grantsAhead.get(key);
+        issued.grantsAhead.delete(key);
+        return row ? this.restored(id, row) : undefined;
+      }
+      const [row] = await statements.find({ type: this.model, id: key, now: clock.now() });
       return row ? this.restored(id, row) : undefined;
     }
 
@@ -163,35 +214,41 @@ export function createAdapterFactory(db: Db, clock: Clock, clients: OidcClientsS
         await db.update(oidcPayloads).set({ consumedAt: now }).where(and(eq(oidcPayloads.type, this.model), eq(oidcPayloads.id, key)));
         return;
       }
-      const spent = [
-        db.update(oidcPayloads).set({ consumedAt: now }).where(and(eq(oidcPayloads.type, "RefreshToken"), eq(oidcPayloads.id, key))).getSQL(),
-        db.update(oidcRefreshTokens).set({ consumedAt: now }).where(eq(oidcRefreshTokens.id, key)).getSQL(),
-      ];
       // A rotation: spent together with its successor's save (see Issuance.rotation).
       const issued = issuance.getStore();
       if (issued && !issued.rotation) {
         const rotation: Rotation = {
-          spent,
-          write: async (at) => {
-            const parts = [...rotation.spent, ...(rotation.successor ? [rotation.successor.save] : []), ...(at ? [at.save] : [])];
-            const last = rotation.successor ? rotation.successor.record(at?.key ?? null) : parts.pop()!;
-            await db.execute(sql`with ${sql.join(parts.map((p, i) => sql`${sql.raw(`w${i}`)} as (${p})`), sql`, `)} ${last}`);
+          spent: { key, at: now },
+          write: async (accessToken) => {
+            const { spent, successor } = rotation;
+            if (successor && accessToken) return void (await statements.rotate({ spent, successor: successor.save, record: successor.record, accessToken }));
+            const parts = [...statements.spentSql(spent.key, spent.at), ...(successor ? [statements.saveSql(successor.save)] : []), ...(accessToken ? [statements.saveSql(accessToken)] : [])];
+            const last = successor ? statements.recordSql(successor.record, accessToken?.id ?? null) : parts.pop()!;
+            await statements.run(parts, last);
           },
         };
         issued.rotation = rotation;
         return;
       }
       // The payload and the refresh-token record, in one statement.
-      await db.execute(sql`with marked as (${spent[0]}) ${spent[1]}`);
+      const [payloadSpent, recordSpent] = statements.spentSql(key, now);
+      await statements.run([payloadSpent!], recordSpent!);
     }
 
     async destroy(id: string): Promise<void> {
+      this.forgetReadAhead(keyOf(id));
       await db.delete(oidcPayloads).where(and(eq(oidcPayloads.type, this.model), eq(oidcPayloads.id, keyOf(id))));
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
+      issuance.getStore()?.grantsAhead?.delete(keyOf(grantId));
       await db.delete(oidcPayloads).where(eq(oidcPayloads.grantId, grantId));
       await db.update(oidcRefreshTokens).set({ consumedAt: clock.now() }).where(and(eq(oidcRefreshTokens.grantId, grantId), isNull(oidcRefreshTokens.consumedAt)));
+    }
+
+    /** A grant this request writes is read again from the table, not from what was read ahead. */
+    private forgetReadAhead(key: string): void {
+      if (this.model === "Grant") issuance.getStore()?.grantsAhead?.delete(key);
     }
 
     private async findBy(condition: ReturnType<typeof eq>): Promise<AdapterPayload | undefined> {

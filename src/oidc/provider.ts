@@ -5,7 +5,7 @@ import type { Db } from "../infra/db.js";
 import type { PrivateJwk, SecretBox } from "../lib/crypto/index.js";
 import { CLIENT_EXTRA, type OidcClientsService, type OidcIdentityService } from "../modules/oidc-clients/index.js";
 import { apiResource, isApiScope } from "../lib/api-scopes.js";
-import { createAdapterFactory } from "./adapter.js";
+import { createAdapterFactory, takeAccountReadAhead } from "./adapter.js";
 import type { KeywardUserReader } from "./keyward-session.js";
 import { renderLogout } from "./logout.js";
 import { deviceConfirmPage, deviceInputPage, errorPage, messagePage } from "./views.js";
@@ -76,7 +76,7 @@ export function buildProvider(deps: ProviderDeps, keys: PrivateJwk[]): Provider 
   const api = apiResource(config.http.publicUrl);
 
   const configuration: Configuration = {
-    adapter: createAdapterFactory(deps.db, deps.clock, deps.clients, deps.box),
+    adapter: createAdapterFactory(deps.db, deps.clock, deps.clients, identity, deps.box),
     jwks: { keys: keys as Configuration["jwks"] extends { keys: infer K } ? K : never },
     routes: ROUTES,
     scopes: SCOPES,
@@ -100,7 +100,8 @@ export function buildProvider(deps: ProviderDeps, keys: PrivateJwk[]): Provider 
     extraClientMetadata: { properties: [...CLIENT_EXTRA] },
     clientBasedCORS: (_ctx, origin, client) => ((client as unknown as Record<string, unknown>)["urn:keyward:cors_origins"] as string[] | undefined)?.includes(origin) ?? false,
     async findAccount(ctx, sub): Promise<Account | undefined> {
-      const account = await identity.findActiveAccount(sub);
+      // The refresh grant's token read already looked the account up (adapter.ts); otherwise, now.
+      const account = (takeAccountReadAhead(sub) ?? { account: await identity.findActiveAccount(sub) }).account;
       if (!account) return undefined;
       return {
         accountId: account.userId,

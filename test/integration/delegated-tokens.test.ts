@@ -1,10 +1,13 @@
 import { randomUUID } from "node:crypto";
+import { sql } from "drizzle-orm";
 import { isCompositeType, getNamedType, type GraphQLField, type GraphQLSchema } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { restRoutes } from "../../rest-shim/index.js";
 import { buildGraphqlSchema } from "../../src/graphql/schema.js";
 import { API_SCOPE_NAMES } from "../../src/lib/api-scopes.js";
+import { resultRows } from "../../src/infra/db.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
+import { captureLogger } from "../helpers/log-capture.js";
 import { linkIn, tokenFrom } from "../helpers/smtp-sink.js";
 import { ALL_API_SCOPES, delegatedToken, refreshDelegated, registerClient, REDIRECT } from "../factories/oidc.js";
 import { newOrg } from "../factories/orgs.js";
@@ -184,6 +187,45 @@ describe("what a delegated token is", () => {
     const replay = await refreshDelegated(app, first.refreshToken!);
     expect(replay.body.error).toBe("invalid_grant");
     expect((await app.http.get("/api/v1/auth/me", { token: fresh })).status).toBe(401);
+  });
+
+  it("refreshes only while the token's account is active and its grant lives, read with the token (adapter.ts)", async () => {
+    const u = await newUser(app);
+    const t = await delegatedToken(app, u);
+    // Rows changed behind the services' back: the token itself stays stored.
+    await app.container.db.execute(sql`update users set status = 'suspended' where id = ${u.id}`);
+    const refused = await refreshDelegated(app, t.refreshToken!);
+    expect(refused.body).toMatchObject({ error: "invalid_grant" });
+    await app.container.db.execute(sql`update users set status = 'active' where id = ${u.id}`);
+    const next = await refreshDelegated(app, t.refreshToken!);
+    expect(next.status).toBe(200);
+    await app.container.db.execute(sql`delete from oidc_payloads where type = 'Grant' and payload->>'accountId' = ${u.id}`);
+    expect((await refreshDelegated(app, String(next.body.refresh_token))).body).toMatchObject({ error: "invalid_grant" });
+  });
+
+  it("answers server_error and spends nothing when a rotation's write fails, as when a save throws", async () => {
+    // An app of its own: its log is read, and the trigger below touches no other test.
+    const log = captureLogger("error");
+    const solo = await startTestApp({}, { logger: log.logger });
+    try {
+      const u = await newUser(solo);
+      const t = await delegatedToken(solo, u);
+      const db = solo.container.db;
+      const issued = async () =>
+        resultRows<{ n: number }>(await db.execute(sql`select count(*)::int as n from audit_logs where action = 'oidc.token.issued' and user_id = ${u.id} and metadata->>'grant_type' = 'refresh_token'`))[0]!.n;
+      await db.execute(sql.raw(`create function kw_test_refuse_rotation() returns trigger language plpgsql as $$ begin raise exception 'refused by the test'; end $$`));
+      await db.execute(sql`create trigger kw_test_refuse_rotation before insert on oidc_refresh_tokens for each row execute function kw_test_refuse_rotation()`);
+      const failed = await refreshDelegated(solo, t.refreshToken!);
+      expect(failed).toEqual({ status: 500, body: { error: "server_error", error_description: "oops! something went wrong" } });
+      expect(await issued()).toBe(0);
+      expect(log.lines.some((l) => l.msg === "oidc provider error")).toBe(true);
+      await db.execute(sql`drop trigger kw_test_refuse_rotation on oidc_refresh_tokens`);
+      // The rotation is one statement: the old token was not spent, and works now.
+      expect((await refreshDelegated(solo, t.refreshToken!)).status).toBe(200);
+      expect(await issued()).toBe(1);
+    } finally {
+      await solo.close();
+    }
   });
 });
 

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import * as oc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLIENT_CACHE_TTL_MS } from "../../src/modules/oidc-clients/index.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { countRows } from "../helpers/db.js";
 import { OidcAgent } from "../helpers/oidc-agent.js";
@@ -217,6 +218,59 @@ describe("registered clients", () => {
     const res = await app.http.patch(`/api/v1/organizations/${other.org.id}/clients/${c.clientId}`, { name: "stolen" }, { token: other.admin.token });
     expect(res.status).toBe(404);
     expect(res.body.error.type).toBe("CLIENT_NOT_FOUND");
+  });
+});
+
+describe("clients held in memory (client-cache.ts)", () => {
+  const token = async (c: RegisteredClient) => (await oc.clientCredentialsGrant(await discover(c))).access_token;
+
+  it("stops a client at once when this instance rotates its secret, narrows its grants or deletes it, right after using it", async () => {
+    const c = await registerClient(app, org.id, admin, { grant_types: ["client_credentials"] });
+    expect(await token(c)).toBeTruthy();
+    const rotated = await app.http.post(`/api/v1/organizations/${org.id}/clients/${c.clientId}/rotate-secret`, {}, { token: admin.token });
+    const fresh = { clientId: c.clientId, clientSecret: rotated.body.data.client.client_secret as string };
+    expect(await oauthError(token(c))).toBe("invalid_client");
+    expect(await token(fresh)).toBeTruthy();
+
+    const patched = await app.http.patch(`/api/v1/organizations/${org.id}/clients/${c.clientId}`, { grant_types: ["authorization_code"] }, { token: admin.token });
+    expect(patched.status, patched.text).toBe(200);
+    expect(await oauthError(token(fresh))).toBe("invalid_request");
+
+    const d = await registerClient(app, org.id, admin, { grant_types: ["client_credentials"] });
+    expect(await token(d)).toBeTruthy();
+    expect((await app.http.delete(`/api/v1/organizations/${org.id}/clients/${d.clientId}`, { token: admin.token })).status).toBe(200);
+    expect(await oauthError(token(d))).toBe("invalid_client");
+  });
+
+  it("stops a client within CLIENT_CACHE_TTL_MS when the change is made elsewhere: another instance, an organization's deletion", async () => {
+    const other = await orgWithRoles(app);
+    const c = await registerClient(app, other.org.id, other.admin, { grant_types: ["client_credentials"] });
+    const d = await registerClient(app, org.id, admin, { grant_types: ["client_credentials"] });
+    expect(await token(c)).toBeTruthy();
+    expect(await token(d)).toBeTruthy();
+    // The organization's deletion is another module's write; the client's deletion, another instance's.
+    expect((await app.http.request("DELETE", `/api/v1/organizations/${other.org.id}`, { token: other.owner.token, body: { confirm: true } })).status).toBe(200);
+    await app.container.db.execute(sql`update oidc_clients set deleted_at = now() where client_id = ${d.clientId}`);
+    await new Promise((r) => setTimeout(r, CLIENT_CACHE_TTL_MS + 50));
+    expect(await oauthError(token(c))).toBe("invalid_client");
+    expect(await oauthError(token(d))).toBe("invalid_client");
+  });
+});
+
+describe("token storage (adapter.ts)", () => {
+  it("stores every client-credentials token of a burst before answering, several in one statement", async () => {
+    const c = await registerClient(app, org.id, admin, { grant_types: ["client_credentials"] });
+    const config = await discover(c);
+    const answered = await Promise.all(Array.from({ length: 12 }, async () => (await oc.clientCredentialsGrant(config)).access_token));
+    // Saved in the same turn of the event loop: one batch.
+    const { provider } = app.oidc;
+    const client = (await provider.Client.find(c.clientId))!;
+    const saved = await Promise.all(Array.from({ length: 12 }, () => new provider.ClientCredentials({ client, scope: "" }).save()));
+    const tokens = [...answered, ...saved];
+    expect(new Set(tokens).size).toBe(24);
+    const answers = await Promise.all(tokens.map((t) => oc.tokenIntrospection(config, t)));
+    expect(answers.every((a) => a.active && a.client_id === c.clientId)).toBe(true);
+    expect(await countRows(app, "oidc_payloads", `type = 'ClientCredentials' and payload->>'clientId' = '${c.clientId}'`)).toBe(24);
   });
 });
 

@@ -7,6 +7,7 @@ import { parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
 import { requireSuperadmin } from "../auth/guards.js";
+import { changingClient } from "./client-cache.js";
 import { ClientErrors } from "./oidc-clients.errors.js";
 import { oidcClientsRepository } from "./oidc-clients.repository.js";
 import { isClientId, view, type ClientView } from "./oidc-clients.service.js";
@@ -48,7 +49,7 @@ export class OidcClientAdminService {
   async configure(ctx: RequestContext, clientId: string, input: unknown): Promise<ClientView> {
     requireSuperadmin(ctx);
     const data = parseInput(configureClientSchema, input);
-    return this.db.transaction(async (tx) => {
+    return changingClient(clientId, () => this.db.transaction(async (tx) => {
       const current = await this.find(tx, clientId);
       const allowedApiScopes = data.allowedApiScopes ? [...new Set(data.allowedApiScopes)].sort() : undefined;
       const row = await oidcClientsRepository.update(tx, current.id, { ...data, ...(allowedApiScopes ? { allowedApiScopes } : {}), updatedAt: this.clock.now() });
@@ -59,7 +60,7 @@ export class OidcClientAdminService {
         metadata: { fields: Object.keys(data), ...(allowedApiScopes ? { allowed_api_scopes: allowedApiScopes, previous_api_scopes: current.allowedApiScopes } : {}) },
       });
       return view(row);
-    });
+    }));
   }
 
   private async find(db: Executor, clientId: string) {

@@ -18,6 +18,7 @@ import { OidcSigningKeysService } from "./signing-keys.service.js";
 export { ensureBuiltInClients, KEYWARD_CLI_CLIENT_ID } from "./builtin-clients.js";
 export { OidcClientAdminService, configureClientSchema } from "./client-admin.service.js";
 export { DelegatedTokensService, type DelegatedToken } from "./delegated-tokens.service.js";
+export { CLIENT_CACHE_TTL_MS, noteClientChanged } from "./client-cache.js";
 export { ClientErrors } from "./oidc-clients.errors.js";
 export { createClientSchema, updateClientSchema, ID_TOKEN_SIGNING_ALGS } from "./oidc-clients.schemas.js";
 export { CLIENT_EXTRA, OidcClientsService, isClientId, type ClientView } from "./oidc-clients.service.js";

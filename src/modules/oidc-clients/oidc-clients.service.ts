@@ -7,6 +7,7 @@ import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
 import { requirePersonalUser, requireUser } from "../auth/guards.js";
 import { requireOrgAccess } from "../orgs/org-access.js";
+import { ClientCache, changingClient } from "./client-cache.js";
 import { prepareLiveClientWithSecretPrivileged, type ClientWithSealedSecret } from "./client-secret.repository.js";
 import { ClientErrors } from "./oidc-clients.errors.js";
 import { oidcClientsRepository, type ClientRow } from "./oidc-clients.repository.js";
@@ -48,6 +49,8 @@ export const CLIENT_EXTRA = ["urn:keyward:organization_id", "urn:keyward:cors_or
 export class OidcClientsService {
   /** The provider reads its client on every request: prepared once (privileged: it carries the sealed secret). */
   private readonly findLiveClient = prepareLiveClientWithSecretPrivileged(this.db);
+  /** ...and rarely changes: kept in memory for a bounded time (client-cache.ts), its secret unsealed once. */
+  private readonly providerClients = new ClientCache((clientId) => this.loadProviderMetadata(clientId));
 
   constructor(
     private readonly db: Db,
@@ -99,7 +102,7 @@ export class OidcClientsService {
   async update(ctx: RequestContext, orgId: string, clientId: string, input: unknown): Promise<ClientView> {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "clients.manage");
     const data = parseInput(updateClientSchema, input);
-    return this.db.transaction(async (tx) => {
+    return changingClient(clientId, () => this.db.transaction(async (tx) => {
       // Locked: two concurrent updates, each valid alone, must not combine into an invalid client.
       const current = await this.find(tx, id, clientId, true);
       // The client as it would be after the update must pass the rules a registration passes.
@@ -107,32 +110,32 @@ export class OidcClientsService {
       const row = await oidcClientsRepository.update(tx, current.id, { ...data, updatedAt: this.clock.now() });
       await this.audit.record(tx, ctx, AuditAction.oidcClientUpdated, { organizationId: id, resourceType: "oidc_client", resourceId: current.clientId, metadata: { fields: Object.keys(data) } });
       return view(row);
-    });
+    }));
   }
 
   /** A new secret, shown once; the old one stops working at once. */
   async rotateSecret(ctx: RequestContext, orgId: string, clientId: string): Promise<{ clientId: string; clientSecret: string }> {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "clients.manage");
-    return this.db.transaction(async (tx) => {
+    return changingClient(clientId, () => this.db.transaction(async (tx) => {
       const current = await this.find(tx, id, clientId);
       if (current.tokenEndpointAuthMethod === "none") throw ClientErrors.notConfidential();
       const secret = randomToken(32);
       await oidcClientsRepository.replaceSealedSecret(tx, current.id, this.box.encrypt(secret, secretContext(current.clientId)), this.clock.now());
       await this.audit.record(tx, ctx, AuditAction.oidcClientSecretRotated, { organizationId: id, resourceType: "oidc_client", resourceId: current.clientId });
       return { clientId: current.clientId, clientSecret: secret };
-    });
+    }));
   }
 
   /** Deletes a client and every token and grant issued to it. */
   async delete(ctx: RequestContext, orgId: string, clientId: string): Promise<void> {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "clients.manage");
-    await this.db.transaction(async (tx) => {
+    await changingClient(clientId, () => this.db.transaction(async (tx) => {
       const current = await this.find(tx, id, clientId);
       await oidcClientsRepository.softDelete(tx, current.id, this.clock.now());
       await oidcPayloadsRepository.deleteForClient(tx, current.clientId);
       await oidcConsentsRepository.deleteForClient(tx, current.clientId);
       await this.audit.record(tx, ctx, AuditAction.oidcClientDeleted, { organizationId: id, resourceType: "oidc_client", resourceId: current.clientId });
-    });
+    }));
   }
 
   /**
@@ -141,6 +144,10 @@ export class OidcClientsService {
    */
   async providerMetadata(clientId: string): Promise<Record<string, unknown> | undefined> {
     if (!isClientId(clientId)) return undefined;
+    return this.providerClients.get(clientId);
+  }
+
+  private async loadProviderMetadata(clientId: string): Promise<Record<string, unknown> | undefined> {
     const [row] = await this.findLiveClient.execute({ clientId });
     if (!row) return undefined;
     const isPublic = row.tokenEndpointAuthMethod === "none";

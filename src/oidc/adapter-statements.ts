@@ -1,0 +1,140 @@
+import { and, eq, gt, isNull, or, sql, type SQL } from "drizzle-orm";
+import { oidcPayloads, oidcRefreshTokens } from "../../schema/index.js";
+import type { Db } from "../infra/db.js";
+
+/** One provider model row as the adapter writes it (`id` is the row key, see adapter.ts). */
+export interface PayloadRow {
+  id: string;
+  type: string;
+  payload: Record<string, unknown>;
+  grantId: string | null;
+  userCode: string | null;
+  uid: string | null;
+  expiresAt: Date | null;
+}
+
+/** A refresh token's record (oidc_refresh_tokens), all but the access token issued with it. */
+export interface RefreshRecord {
+  id: string;
+  grantId: string;
+  clientId: string;
+  accountId: string | null;
+  expiresAt: Date | null;
+  createdAt: Date;
+}
+
+/** A refresh-token rotation in its usual shape: the spent token, its successor and the access token issued with it. */
+export interface RotationValues {
+  spent: { key: string; at: Date };
+  successor: PayloadRow;
+  record: RefreshRecord;
+  accessToken: PayloadRow;
+}
+
+// A saved model replaces the row of the same type and key: a re-saved grant or session.
+const target = [oidcPayloads.type, oidcPayloads.id];
+const replaced = { payload: sql`excluded.payload`, grantId: sql`excluded.grant_id`, userCode: sql`excluded.user_code`, uid: sql`excluded.uid`, expiresAt: sql`excluded.expires_at` };
+
+const ph = (name: string) => sql.placeholder(name);
+// jsonb and timestamptz go as text with a cast: the columns' own encoders would not take a null.
+const payloadPlaceholders = (p: string) => ({
+  id: ph(`${p}_id`),
+  type: ph(`${p}_type`),
+  payload: sql`${ph(`${p}_payload`)}::jsonb`,
+  grantId: ph(`${p}_grant_id`),
+  userCode: ph(`${p}_user_code`),
+  uid: ph(`${p}_uid`),
+  expiresAt: sql`${ph(`${p}_expires_at`)}::timestamptz`,
+});
+const payloadValues = (p: string, r: PayloadRow) => ({
+  [`${p}_id`]: r.id,
+  [`${p}_type`]: r.type,
+  [`${p}_payload`]: JSON.stringify(r.payload),
+  [`${p}_grant_id`]: r.grantId,
+  [`${p}_user_code`]: r.userCode,
+  [`${p}_uid`]: r.uid,
+  [`${p}_expires_at`]: r.expiresAt?.toISOString() ?? null,
+});
+
+/**
+ * The adapter's statements. The ones every grant runs (find, save, a rotation) are built and
+ * prepared once: building a statement costs more CPU than PostgreSQL spends running it. The rarer
+ * shapes are built when needed, as SQL that `run` joins into one statement.
+ */
+export function adapterStatements(db: Db) {
+  const find = db
+    .select({ payload: oidcPayloads.payload, consumedAt: oidcPayloads.consumedAt })
+    .from(oidcPayloads)
+    .where(and(eq(oidcPayloads.type, ph("type")), eq(oidcPayloads.id, ph("id")), or(isNull(oidcPayloads.expiresAt), gt(oidcPayloads.expiresAt, ph("now")))))
+    .prepare("oidc_payload_find");
+
+  const save = db.insert(oidcPayloads).values(payloadPlaceholders("s")).onConflictDoUpdate({ target, set: replaced }).prepare("oidc_payload_save");
+  // Several new rows at once, in the table's column order (see saveMany).
+  const saveMany = db
+    .insert(oidcPayloads)
+    .select(
+      sql`select r.id, r.type, r.payload, r.grant_id, r.user_code, r.uid, r.expires_at, null::timestamptz
+        from jsonb_to_recordset(${ph("rows")}::jsonb) as r(id varchar, type varchar, payload jsonb, grant_id varchar, user_code varchar, uid varchar, expires_at timestamptz)`,
+    )
+    .onConflictDoUpdate({ target, set: replaced })
+    .prepare("oidc_payload_save_many");
+
+  // One statement, so a rotation is written whole or not at all (see adapter.ts, Issuance.rotation).
+  const spentAt = sql`${ph("spent_at")}::timestamptz`;
+  const rotate = db
+    .with(
+      db.$with("spent_payload").as(db.update(oidcPayloads).set({ consumedAt: spentAt }).where(and(eq(oidcPayloads.type, "RefreshToken"), eq(oidcPayloads.id, ph("spent"))))),
+      db.$with("spent_record").as(db.update(oidcRefreshTokens).set({ consumedAt: spentAt }).where(eq(oidcRefreshTokens.id, ph("spent")))),
+      db.$with("successor").as(db.insert(oidcPayloads).values(payloadPlaceholders("r")).onConflictDoUpdate({ target, set: replaced })),
+      db.$with("access_token").as(db.insert(oidcPayloads).values(payloadPlaceholders("a")).onConflictDoUpdate({ target, set: replaced })),
+    )
+    .insert(oidcRefreshTokens)
+    .values({
+      id: ph("r_id"),
+      grantId: ph("record_grant_id"),
+      clientId: ph("record_client_id"),
+      accountId: ph("record_account_id"),
+      accessTokenId: ph("a_id"),
+      expiresAt: sql`${ph("record_expires_at")}::timestamptz`,
+      createdAt: sql`${ph("record_created_at")}::timestamptz`,
+    })
+    .onConflictDoNothing()
+    .prepare("oidc_refresh_rotate");
+
+  return {
+    find: (v: { type: string; id: string; now: Date }) => find.execute({ type: v.type, id: v.id, now: v.now.toISOString() }),
+    save: (r: PayloadRow) => save.execute(payloadValues("s", r)),
+    /** Rows of distinct keys, one statement. */
+    saveMany: (rows: PayloadRow[]) =>
+      saveMany.execute({
+        rows: JSON.stringify(rows.map((r) => ({ id: r.id, type: r.type, payload: r.payload, grant_id: r.grantId, user_code: r.userCode, uid: r.uid, expires_at: r.expiresAt?.toISOString() ?? null }))),
+      }),
+    rotate: (v: RotationValues) =>
+      rotate.execute({
+        spent: v.spent.key,
+        spent_at: v.spent.at.toISOString(),
+        ...payloadValues("r", v.successor),
+        ...payloadValues("a", v.accessToken),
+        record_grant_id: v.record.grantId,
+        record_client_id: v.record.clientId,
+        record_account_id: v.record.accountId,
+        record_expires_at: v.record.expiresAt?.toISOString() ?? null,
+        record_created_at: v.record.createdAt.toISOString(),
+      }),
+
+    saveSql: (r: PayloadRow): SQL => db.insert(oidcPayloads).values(r).onConflictDoUpdate({ target, set: replaced }).getSQL(),
+    recordSql: (r: RefreshRecord, accessTokenId: string | null): SQL => db.insert(oidcRefreshTokens).values({ ...r, accessTokenId }).onConflictDoNothing().getSQL(),
+    /** The refresh token's payload and record marked consumed. */
+    spentSql: (key: string, at: Date): SQL[] => [
+      db.update(oidcPayloads).set({ consumedAt: at }).where(and(eq(oidcPayloads.type, "RefreshToken"), eq(oidcPayloads.id, key))).getSQL(),
+      db.update(oidcRefreshTokens).set({ consumedAt: at }).where(eq(oidcRefreshTokens.id, key)).getSQL(),
+    ],
+    /** The refresh token saved earlier in the request names its access token. */
+    nameAccessTokenSql: (refreshTokenKey: string, accessTokenKey: string): SQL =>
+      db.update(oidcRefreshTokens).set({ accessTokenId: accessTokenKey }).where(eq(oidcRefreshTokens.id, refreshTokenKey)).getSQL(),
+    /** Writes as one statement: each part a data-modifying CTE, `last` the main statement. */
+    run: async (parts: SQL[], last: SQL): Promise<void> => {
+      await db.execute(parts.length === 0 ? last : sql`with ${sql.join(parts.map((p, i) => sql`${sql.raw(`w${i}`)} as (${p})`), sql`, `)} ${last}`);
+    },
+  };
+}
