@@ -43,7 +43,7 @@ export async function start(script: string, env: Record<string, string>, readyUr
   // Compiled Keyward runs with the flags and malloc setting of `npm run start:prod`.
   const compiled = !script.endsWith(".ts");
   const args = compiled ? ["--max-semi-space-size=16", script] : ["--import", "tsx", script];
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...(compiled ? { MALLOC_ARENA_MAX: "2" } : {}), ...env }, stdio: ["ignore", "ignore", "inherit"] });
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...(compiled ? { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2" } : {}), ...env }, stdio: ["ignore", "ignore", "inherit"] });
   let exited = false;
   child.on("exit", () => (exited = true));
   for (let i = 0; i < 600 && !exited; i++) {

@@ -57,6 +57,9 @@ async function main() {
   const profDir = mkdtempSync(join(tmpdir(), "keyward-profile-"));
   const env = keywardEnv(port, {
     SSH_REQUIRE_VERIFIED_KEYS: "false",
+    // The outbox worker would render the bench accounts' emails (MJML's first load, then one render
+    // per account) in the middle of whichever scenario is running: not what any scenario measures.
+    EMAIL_WORKER_INTERVAL_MS: "3600000",
     DATA_DIR: process.env.DATABASE_URL ? "./data" : mkdtempSync(join(tmpdir(), "keyward-profile-data-")),
     ...(process.env.REDIS_URL ? { REDIS_KEY_PREFIX: `keyward-profile-${process.pid}:` } : {}),
     NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profDir}`,

@@ -49,7 +49,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const clock = overrides.clock ?? systemClock;
   const database = await openDatabase({ url: config.db.url, dataDir: config.db.dataDir });
   const db = database.db;
-  const profiles = await createUserProfiles(database, config.cache.userTtlMs);
+  const profiles = await createUserProfiles(database, config.cache.ttlMs);
   const redis = config.redis.url ? connectRedis(config.redis.url) : undefined;
   const kv = redis ? createRedisKv(redis, config.redis.keyPrefix) : createMemoryKv();
   const sessionStores = createSessionStores(redis, config.redis.keyPrefix);
@@ -66,7 +66,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const transport = overrides.emailTransport ?? createEmailTransport(config, logger);
   const mail = createEmailModule({ ...base, box, audit, transport, brand: { ...config.email.brand, publicUrl: config.http.publicUrl }, from: config.email.from, maxAttempts: config.email.maxAttempts });
   const { email } = mail;
-  const oidc = createOidcModule({ ...base, box, audit, config });
+  const oidc = createOidcModule({ ...base, box, audit, changes: database, config });
   const hasher = createPasswordHasher(config.password);
   const auth = createAuthModule({ ...base, kv, box, hasher, audit, email, limits, sessionRecords: sessionStores.records, corsOrigins, profiles, delegatedTokens: oidc.delegatedTokens, config });
   const networkConfig = { ...config.networks, appUrl: config.http.appUrl };
@@ -110,6 +110,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     config, logger, clock, database, db, redis, kv, sessionStore, corsOrigins, box, services, metrics, version: VERSION,
     async close() {
       profiles.close();
+      services.oidcClients.close();
       await transport.close?.();
       await redis?.quit().catch(() => redis.disconnect());
       await database.close();

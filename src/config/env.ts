@@ -100,7 +100,7 @@ const storage = {
   MIGRATE_ON_START: bool(true, "apply pending migrations at start (npm run db:migrate does it by hand)"),
   REDIS_URL: str(undefined, "redis://host:6379/0; unset: in-process session and rate-limit stores"),
   REDIS_KEY_PREFIX: str("keyward:", "prefix of every Redis key"),
-  USER_CACHE_TTL_MS: int(30_000, 0, "how long an instance may serve an account's profile (who a session is, GET me) from memory; every committed change reaches every instance at once through PostgreSQL notifications, this only bounds the unforeseen; 0 turns the cache off"),
+  CACHE_TTL_MS: int(30_000, 0, "how long an instance may serve account profiles (who a session is, GET me) and OIDC clients from memory; every committed change reaches every instance at once through PostgreSQL notifications, this only bounds the unforeseen; 0 turns the caches off"),
 };
 
 const secrets = {

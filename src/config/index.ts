@@ -132,7 +132,7 @@ function buildConfig(env: ParsedEnv) {
     },
     db: { url: env.DATABASE_URL, dataDir: env.DATA_DIR, migrateOnStart: env.MIGRATE_ON_START },
     redis: { url: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX },
-    cache: { userTtlMs: env.USER_CACHE_TTL_MS },
+    cache: { ttlMs: env.CACHE_TTL_MS },
     session: {
       secrets: sessionSecrets,
       cookieName: env.SESSION_COOKIE_NAME ?? (https ? "__Host-keyward.sid" : "keyward.sid"),

@@ -12,7 +12,7 @@ import { addManagedMember, newOrg } from "../factories/orgs.js";
  * requests see it; while the database's announcements cannot arrive, nothing is served from memory.
  * The TTL is set far beyond the test so that only invalidation can explain a fresh answer.
  */
-const LONG_TTL = { USER_CACHE_TTL_MS: String(3_600_000) };
+const LONG_TTL = { CACHE_TTL_MS: String(3_600_000) };
 const onPostgres = Boolean(process.env.DATABASE_URL);
 
 /** Polls `read` until `done` holds; on PostgreSQL a notification crosses a connection first. */

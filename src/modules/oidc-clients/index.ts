@@ -1,4 +1,5 @@
 import type { Config } from "../../config/index.js";
+import type { Database } from "../../infra/db.js";
 import { apiResource } from "../../lib/api-scopes.js";
 import type { SealingDeps } from "../module-deps.js";
 import { OidcClientAdminService } from "./client-admin.service.js";
@@ -18,7 +19,7 @@ import { OidcSigningKeysService } from "./signing-keys.service.js";
 export { ensureBuiltInClients, KEYWARD_CLI_CLIENT_ID } from "./builtin-clients.js";
 export { OidcClientAdminService, configureClientSchema } from "./client-admin.service.js";
 export { DelegatedTokensService, type DelegatedToken } from "./delegated-tokens.service.js";
-export { CLIENT_CACHE_TTL_MS, noteClientChanged } from "./client-cache.js";
+export { noteClientChanged } from "./client-cache.js";
 export { ClientErrors } from "./oidc-clients.errors.js";
 export { createClientSchema, updateClientSchema, ID_TOKEN_SIGNING_ALGS } from "./oidc-clients.schemas.js";
 export { CLIENT_EXTRA, OidcClientsService, isClientId, type ClientView } from "./oidc-clients.service.js";
@@ -27,14 +28,16 @@ export { OidcIdentityService, type OidcAccount, type OidcClientSummary } from ".
 export { OidcSigningKeysService, type SigningKeySet } from "./signing-keys.service.js";
 
 export interface OidcModuleDeps extends SealingDeps {
-  config: Pick<Config, "http" | "oidc">;
+  /** The database's change announcements (Database.listen), which keep the client cache exact. */
+  changes: Pick<Database, "listen">;
+  config: Pick<Config, "http" | "oidc" | "cache">;
 }
 
 /** Everything the OpenID Connect provider (src/oidc) and the doors need about clients and tokens (rule 15). */
 export function createOidcModule(deps: OidcModuleDeps) {
   const { db, clock, box, audit, config } = deps;
   return {
-    oidcClients: new OidcClientsService(db, clock, audit, box),
+    oidcClients: new OidcClientsService(db, clock, audit, box, { changes: deps.changes, ttlMs: config.cache.ttlMs }),
     oidcClientAdmin: new OidcClientAdminService(db, clock, audit),
     oidcIdentity: new OidcIdentityService(db, clock, audit),
     oidcKeys: new OidcSigningKeysService(db, clock, box, audit, { rotationDays: config.oidc.keyRotationDays, graceDays: config.oidc.keyGraceDays }),

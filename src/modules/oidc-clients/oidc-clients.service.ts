@@ -7,7 +7,9 @@ import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
 import { requirePersonalUser, requireUser } from "../auth/guards.js";
 import { requireOrgAccess } from "../orgs/org-access.js";
-import { ClientCache, changingClient } from "./client-cache.js";
+import type { AnnouncedCache } from "../../infra/announced-cache.js";
+import type { Database } from "../../infra/db.js";
+import { changingClient, createClientCache } from "./client-cache.js";
 import { prepareLiveClientWithSecretPrivileged, type ClientWithSealedSecret } from "./client-secret.repository.js";
 import { ClientErrors } from "./oidc-clients.errors.js";
 import { oidcClientsRepository, type ClientRow } from "./oidc-clients.repository.js";
@@ -49,15 +51,23 @@ export const CLIENT_EXTRA = ["urn:keyward:organization_id", "urn:keyward:cors_or
 export class OidcClientsService {
   /** The provider reads its client on every request: prepared once (privileged: it carries the sealed secret). */
   private readonly findLiveClient = prepareLiveClientWithSecretPrivileged(this.db);
-  /** ...and rarely changes: kept in memory for a bounded time (client-cache.ts), its secret unsealed once. */
-  private readonly providerClients = new ClientCache((clientId) => this.loadProviderMetadata(clientId));
+  /** ...and rarely changes: kept in memory until a change is announced (client-cache.ts), its secret unsealed once. */
+  private readonly providerClients: AnnouncedCache<Record<string, unknown>>;
 
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly audit: AuditService,
     private readonly box: SecretBox,
-  ) {}
+    cache: { changes: Pick<Database, "listen">; ttlMs: number },
+  ) {
+    this.providerClients = createClientCache(cache.changes, cache.ttlMs, (clientId) => this.loadProviderMetadata(clientId));
+  }
+
+  /** Stops serving clients from memory (the container closing). */
+  close(): void {
+    this.providerClients.close();
+  }
 
   async list(ctx: RequestContext, orgId: string): Promise<ClientView[]> {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "clients.manage");

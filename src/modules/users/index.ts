@@ -1,5 +1,6 @@
 import type { Database } from "../../infra/db.js";
-import { UserCache } from "./user-cache.js";
+import type { AnnouncedCache } from "../../infra/announced-cache.js";
+import { createUserCache } from "./user-cache.js";
 import type { ProfileRow } from "./users.repository.js";
 import { UsersService, type UsersDeps } from "./users.service.js";
 
@@ -15,8 +16,8 @@ export interface ProfileReader {
  * The account profiles every authenticated request reads, kept in memory and invalidated by the
  * database's change announcements (user-cache.ts). Built before the modules that resolve callers.
  */
-export function createUserProfiles(database: Database, ttlMs: number): Promise<UserCache> {
-  return UserCache.create(database, ttlMs);
+export function createUserProfiles(database: Database, ttlMs: number): Promise<AnnouncedCache<ProfileRow>> {
+  return createUserCache(database, ttlMs);
 }
 
 /** The signed-in user's own account: profile, deletion, own audit log (rule 15). */
