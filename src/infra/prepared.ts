@@ -1,3 +1,4 @@
+import { sql, type Placeholder } from "drizzle-orm";
 import { PgTransaction } from "drizzle-orm/pg-core";
 import type { Db, Executor } from "./db.js";
 
@@ -27,3 +28,24 @@ export function preparedQuery<P extends Placeholders, R>(name: string, build: (d
     return query.execute(values);
   };
 }
+
+/**
+ * `sql.placeholder`s named `<prefix>.<field>` for the given fields: the values of an insert in a
+ * prepared statement (several inserts in one statement each take their own prefix). Fill them
+ * with `placeholderValues`.
+ */
+export function placeholdersFor<F extends string>(prefix: string, fields: readonly F[]): Record<F, Placeholder> {
+  return Object.fromEntries(fields.map((f) => [f, sql.placeholder(`${prefix}.${f}`)])) as Record<F, Placeholder>;
+}
+
+/**
+ * The values of `placeholdersFor(prefix, fields)`. A missing one is null (a prepared insert has no
+ * "default" for it), which only nullable text, uuid and boolean columns accept as such: a timestamp,
+ * jsonb, array or bigint column must be given its value.
+ */
+export function placeholderValues<F extends string>(prefix: string, fields: readonly F[], row: Partial<Record<F, unknown>>): Placeholders {
+  const values: Placeholders = {};
+  for (const f of fields) values[`${prefix}.${f}`] = row[f] ?? null;
+  return values;
+}
+
