@@ -49,3 +49,8 @@ export function placeholderValues<F extends string>(prefix: string, fields: read
   return values;
 }
 
+/**
+ * A placeholder as the value of a column in `update().set()`: drizzle binds it like any value (with
+ * the column's encoding) but its types only admit values there.
+ */
+export const setPlaceholder = <T>(name: string): T => sql.placeholder(name) as unknown as T;
