@@ -23,7 +23,7 @@ export type AuditRow = Required<{ [K in (typeof ROW_FIELDS)[number]]: Exclude<Au
  */
 export const auditInsertAs = (db: Executor, alias: string) => db.$with(alias).as(db.insert(auditLogs).values(placeholdersFor(alias, ROW_FIELDS)));
 
-export const auditRowValues = (alias: string, row: AuditRow): Record<string, unknown> => placeholderValues(alias, ROW_FIELDS, row);
+export const auditRowValues = (alias: string, row: AuditRow, into?: Record<string, unknown>): Record<string, unknown> => placeholderValues(alias, ROW_FIELDS, row, into);
 
 /** A position in an organization's activity: the (created_at, id) of the last record seen. */
 export interface ActivityPosition {

@@ -20,7 +20,7 @@ const recordSignIn = preparedQuery("users_record_sign_in", (db) =>
 export const signInRepository = {
   /** Sets the last sign-in (time and address) and appends its audit record together; the account as it now is. */
   async recordSignIn(db: Executor, userId: string, v: { now: Date; ip: string | null }, audit: AuditRow): Promise<UserRow | undefined> {
-    const [row] = await recordSignIn(db, { userId, now: v.now, ip: v.ip, ...auditRowValues("audit", audit) });
+    const [row] = await recordSignIn(db, auditRowValues("audit", audit, { userId, now: v.now, ip: v.ip }));
     return row;
   },
 };

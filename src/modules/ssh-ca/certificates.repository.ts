@@ -45,17 +45,15 @@ export const certificatesRepository = {
 
   /** A new certificate with its certificate-audit row and audit record, in one statement. */
   async insertIssued(db: Executor, cert: NewCertificate, certAudit: CertAuditRow, audit: AuditRow): Promise<CertRow> {
-    const [row] = await insertIssued(db, {
-      ...placeholderValues("cert", CERT_FIELDS, cert),
-      ...placeholderValues("cert_audit", CERT_AUDIT_FIELDS, certAudit),
-      ...auditRowValues("audit", audit),
-    });
+    const values = placeholderValues("cert", CERT_FIELDS, cert);
+    placeholderValues("cert_audit", CERT_AUDIT_FIELDS, certAudit, values);
+    const [row] = await insertIssued(db, auditRowValues("audit", audit, values));
     return row!;
   },
 
   /** A failed signature's certificate-audit row and audit record, in one statement. */
   async insertFailed(db: Executor, certAudit: CertAuditRow, audit: AuditRow): Promise<void> {
-    await insertFailed(db, { ...placeholderValues("cert_audit", CERT_AUDIT_FIELDS, certAudit), ...auditRowValues("audit", audit) });
+    await insertFailed(db, auditRowValues("audit", audit, placeholderValues("cert_audit", CERT_AUDIT_FIELDS, certAudit)));
   },
 
   async find(db: Executor, id: string): Promise<CertRow | undefined> {

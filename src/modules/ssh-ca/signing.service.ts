@@ -36,14 +36,25 @@ export interface SignedCertificate extends CertificateView {
 
 const KEY_CACHE_MAX = 64;
 
+// Registered keys as parsed at signing, by their stored line (a pure function of it): the same
+// keys sign again and again. Bounded, oldest out first; a key that fails to parse is not kept.
+const parsedKeys = new Map<string, ParsedPublicKey>();
+const PARSED_KEYS_MAX = 1024;
+
 /** A registered key, checked again at signing: one stored before today's checks may be unsound. */
 function storedKey(line: string): ParsedPublicKey {
+  const known = parsedKeys.get(line);
+  if (known) return known;
+  let parsed: ParsedPublicKey;
   try {
-    return parsePublicKey(line);
+    parsed = parsePublicKey(line);
   } catch (e) {
     if (e instanceof SshKeyError) throw SshKeyErrors.invalid("SSH_KEY_ERROR", `This registered key cannot be certified: ${e.message}. Register a new key.`);
     throw e;
   }
+  if (parsedKeys.size >= PARSED_KEYS_MAX) parsedKeys.delete(parsedKeys.keys().next().value!);
+  parsedKeys.set(line, parsed);
+  return parsed;
 }
 
 /**
