@@ -39,23 +39,19 @@ const authorityOf = (membership: ActiveMembership, ca: CaRow, caKey: CaKeyRow): 
  */
 export function userAuthority(ctx: RequestContext, orgId: string | undefined, organizations: SigningOrganization[]): { authority: Authority; organization: SigningOrganization } {
   const actor = requireUser(ctx);
-  let chosen: SigningOrganization | undefined;
-  if (orgId) {
-    const id = parseId(orgId, OrgErrors.notFound);
-    chosen = organizations.find((o) => o.membership.organizationId === id);
-    checkOrgAccess(actor, id, chosen?.membership, chosen?.pastMfaDeadline ?? false, "ssh.sign");
-  } else {
-    const allowed = organizations.filter((o) => can(o.membership.role, "ssh.sign"));
-    chosen = soleCandidate(
-      allowed.filter((o) => o.ca),
-      (o) => o.membership,
-      CaErrors.notConfigured,
-    );
-    checkOrgAccess(actor, chosen.membership.organizationId, chosen.membership, chosen.pastMfaDeadline, "ssh.sign");
-  }
-  const { ca, caKey } = chosen!;
+  const id = orgId ? parseId(orgId, OrgErrors.notFound) : undefined;
+  const chosen = id
+    ? organizations.find((o) => o.membership.organizationId === id)
+    : soleCandidate(
+        organizations.filter((o) => can(o.membership.role, "ssh.sign") && o.ca),
+        (o) => o.membership,
+        CaErrors.notConfigured,
+      );
+  // Refuses a missing membership (so `chosen` is known past this line), an MFA deadline, a delegation, a role.
+  checkOrgAccess(actor, id ?? chosen!.membership.organizationId, chosen?.membership, chosen?.pastMfaDeadline ?? false, "ssh.sign");
+  const { membership, ca, caKey } = chosen!;
   if (!ca || !caKey) throw CaErrors.notConfiguredFor("user");
-  return { authority: authorityOf(chosen!.membership, ca, caKey), organization: chosen! };
+  return { authority: authorityOf(membership, ca, caKey), organization: chosen! };
 }
 
 /**
