@@ -39,7 +39,8 @@ const P = { userId: sql.placeholder("userId"), orgId: sql.placeholder("orgId"), 
  * the key, and per organization the membership, the MFA standing, the user CA with its active
  * key, the department policies and the allowed principals. Each part is the query the pipeline
  * ran on its own before (one round trip each); the service applies the same guards, in the same
- * order, to what this returns. The policies and principals are read only where a CA exists.
+ * order, to what this returns. The policies and principals are read only where a CA exists (an
+ * organization without one cannot be signed in; its row then has none).
  */
 const readContext = preparedQuery("ssh_user_signing_context", (db) =>
   db
@@ -83,8 +84,9 @@ const readContext = preparedQuery("ssh_user_signing_context", (db) =>
             from department_members dm
             join departments d on d.id = dm.department_id
             left join department_cert_policies cp on cp.department_id = d.id
-            where dm.user_id = ${P.userId}::uuid and d.organization_id = ${activeMemberships.organizationId} and d.deleted_at is null) as pol`,
-      sql`${certificateAuthorities.id} is not null`,
+            where ${certificateAuthorities.id} is not null
+              and dm.user_id = ${P.userId}::uuid and d.organization_id = ${activeMemberships.organizationId} and d.deleted_at is null) as pol`,
+      sql`true`,
     )
     // Admins: every live principal of the organization; members: their own and their departments'
     // (directoryRepository.listPrincipals, userDirectPrincipals, userDepartmentPrincipals).
@@ -102,8 +104,9 @@ const readContext = preparedQuery("ssh_user_signing_context", (db) =>
                 join department_principals dp on dp.department_id = d.id
                 join principals p on p.id = dp.principal_id
                 where not ${inArray(activeMemberships.role, ADMIN_ROLES)} and dm.user_id = ${P.userId}::uuid
-                  and d.organization_id = ${activeMemberships.organizationId} and d.deleted_at is null and p.deleted_at is null) x) as pr`,
-      sql`${certificateAuthorities.id} is not null`,
+                  and d.organization_id = ${activeMemberships.organizationId} and d.deleted_at is null and p.deleted_at is null) x
+            where ${certificateAuthorities.id} is not null) as pr`,
+      sql`true`,
     )
     .orderBy(activeMemberships.organizationName),
 );
