@@ -1,5 +1,7 @@
 import cluster, { type Worker } from "node:cluster";
+import { availableParallelism } from "node:os";
 import type { Config } from "./config/index.js";
+import { configuredThreadPoolSize, threadPoolSize } from "./infra/thread-pool.js";
 
 /**
  * One instance on every core (WORKERS=N): the primary process forks N workers that each run the
@@ -23,8 +25,10 @@ export function runPrimary(config: Config): Promise<never> {
   let closing = false;
   let announced = false;
 
+  // Each worker's share of the cores for its thread pool (src/infra/thread-pool.ts), unless set.
+  const workerEnv = configuredThreadPoolSize ? {} : { UV_THREADPOOL_SIZE: String(threadPoolSize(availableParallelism(), n)) };
   const fork = (): Worker => {
-    const worker = cluster.fork();
+    const worker = cluster.fork(workerEnv);
     worker.on("message", (msg: WorkerMessage) => {
       if (msg?.type !== "listening") return;
       listening.add(worker.id);

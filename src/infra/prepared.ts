@@ -1,3 +1,4 @@
+import { sql, type Placeholder } from "drizzle-orm";
 import { PgTransaction } from "drizzle-orm/pg-core";
 import type { Db, Executor } from "./db.js";
 
@@ -27,3 +28,41 @@ export function preparedQuery<P extends Placeholders, R>(name: string, build: (d
     return query.execute(values);
   };
 }
+
+/**
+ * `sql.placeholder`s named `<prefix>.<field>` for the given fields: the values of an insert in a
+ * prepared statement (several inserts in one statement each take their own prefix). Fill them
+ * with `placeholderValues`.
+ */
+export function placeholdersFor<F extends string>(prefix: string, fields: readonly F[]): Record<F, Placeholder> {
+  const names = namesOf(prefix, fields);
+  return Object.fromEntries(fields.map((f, i) => [f, sql.placeholder(names[i]!)])) as Record<F, Placeholder>;
+}
+
+/**
+ * The values of `placeholdersFor(prefix, fields)`, added to `into` (one object for a statement's
+ * several inserts). A missing one is null (a prepared insert has no "default" for it), which only
+ * nullable text, uuid and boolean columns accept as such: a timestamp, jsonb, array or bigint
+ * column must be given its value.
+ */
+export function placeholderValues<F extends string>(prefix: string, fields: readonly F[], row: Partial<Record<F, unknown>>, into: Placeholders = {}): Placeholders {
+  const names = namesOf(prefix, fields);
+  for (let i = 0; i < fields.length; i++) into[names[i]!] = row[fields[i]!] ?? null;
+  return into;
+}
+
+// The placeholder names of each (fields, prefix), made once: a signature fills some fifty.
+const names = new WeakMap<readonly string[], Map<string, string[]>>();
+function namesOf(prefix: string, fields: readonly string[]): string[] {
+  let byPrefix = names.get(fields);
+  if (!byPrefix) names.set(fields, (byPrefix = new Map()));
+  let list = byPrefix.get(prefix);
+  if (!list) byPrefix.set(prefix, (list = fields.map((f) => `${prefix}.${f}`)));
+  return list;
+}
+
+/**
+ * A placeholder as the value of a column in `update().set()`: drizzle binds it like any value (with
+ * the column's encoding) but its types only admit values there.
+ */
+export const setPlaceholder = <T>(name: string): T => sql.placeholder(name) as unknown as T;

@@ -35,6 +35,22 @@ describe("login answers and audit", () => {
     expect(JSON.stringify(rows)).not.toContain(PASSWORD);
   });
 
+  it("answers with the account's new last sign-in, and records each session it opens, also when sign-ins run at once", async () => {
+    const user = await newUser(app);
+    const before = Date.now();
+    // Three at once: within this app's failure budget, which counts every attempt until it succeeds.
+    const signIns = await Promise.all(Array.from({ length: 3 }, () => login(app, user.email, PASSWORD)));
+    expect(signIns.map((r) => r.status)).toEqual([200, 200, 200]);
+    for (const r of signIns) expect(new Date(r.body.data.user.last_login_at).getTime()).toBeGreaterThanOrEqual(before - 1000);
+    const me = await app.http.get("/api/v1/auth/me", { token: signIns[0]!.body.data.token });
+    expect(new Date(me.body.data.user.last_login_at).getTime()).toBeGreaterThanOrEqual(before - 1000);
+    // Every session opened is listed (its index entry was written with it) and has its record.
+    const sessions = (await app.http.get("/api/v1/auth/sessions", { token: user.token })).body.data.sessions.map((x: { id: string }) => x.id);
+    expect(sessions).toHaveLength(4);
+    const recorded = (await auditRows(app, user.id)).filter((r) => r.action === "user.login").map((r) => r.metadata.session_id);
+    expect(recorded.sort()).toEqual([...sessions].sort());
+  });
+
   it("refuses an address or name with a lone surrogate on both doors (found by the fuzz: a 500 from the audit row)", async () => {
     // PostgreSQL's jsonb refuses a lone surrogate, and the failed sign-in records the address it was given.
     const user = await newUser(app);

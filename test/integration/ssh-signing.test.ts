@@ -85,6 +85,61 @@ describe("department policy at signing", () => {
   });
 });
 
+describe("what a signature writes", () => {
+  it("writes the certificate with its certificate-audit row and audit record, and a failed signature's two rows", async () => {
+    const { org, owner, member } = await orgWithRoles(app);
+    await createCa(app, org.id, owner);
+    await grantPrincipal(app, org.id, owner, member, "app");
+    const key = await addVerifiedKey(app, member);
+    const base = `/api/v1/organizations/${org.id}`;
+
+    const signed = await app.http.post("/api/v1/ssh/sign", { key_id: key.id }, { token: member.token, headers: { "x-request-id": "sign-ok-1" } });
+    expect(signed.status).toBe(201);
+    const cert = signed.body.data;
+    const metadata = { serial: cert.serial, principals: ["app"], cert_type: "user", key_id: `${member.email} [org:${org.slug}]`, valid_before: cert.valid_before };
+    const issued = (await app.http.get(`${base}/certificates/audit?action=issued`, { token: owner.token })).body.data.entries;
+    expect(issued).toEqual([expect.objectContaining({ certificate_id: cert.id, user_id: member.id, action: "issued", success: true, message: null, request_id: "sign-ok-1", metadata })]);
+    const records = (await app.http.get(`${base}/audit-logs?action=ssh.cert.issued`, { token: owner.token })).body.data.audit_logs;
+    expect(records).toEqual([
+      expect.objectContaining({ actor_id: member.id, user_id: member.id, resource_type: "ssh_certificate", resource_id: cert.id, success: true, request_id: "sign-ok-1", metadata }),
+    ]);
+    const stored = (await app.http.get(`/api/v1/ssh/certificates/${cert.id}`, { token: member.token })).body.data.certificate;
+    expect(stored).toMatchObject({ id: cert.id, serial: cert.serial, certificate: cert.certificate, principals: ["app"], status: "active" });
+
+    // Refused by the policy (a member may not choose the lifetime by default): no certificate, two rows saying why.
+    const refused = await app.http.post("/api/v1/ssh/sign", { key_id: key.id, expiry_hours: 2 }, { token: member.token, headers: { "x-request-id": "sign-refused-1" } });
+    expect(refused.body.error.type).toBe("EXPIRY_NOT_ALLOWED");
+    const failed = (await app.http.get(`${base}/certificates/audit?action=failed`, { token: owner.token })).body.data.entries;
+    expect(failed).toEqual([
+      expect.objectContaining({ certificate_id: null, user_id: member.id, success: false, message: `EXPIRY_NOT_ALLOWED: ${refused.body.message}`, request_id: "sign-refused-1", metadata: {} }),
+    ]);
+    const failedRecords = (await app.http.get(`${base}/audit-logs?action=ssh.cert.failed`, { token: owner.token })).body.data.audit_logs;
+    expect(failedRecords).toEqual([expect.objectContaining({ actor_id: member.id, user_id: member.id, success: false, request_id: "sign-refused-1", resource_id: null })]);
+    expect(await countRows(app, "ssh_certificates", `organization_id = '${org.id}'`)).toBe(1);
+  });
+
+  it("lets a member sign for their own and their departments' principals, and an admin for any of the organization's", async () => {
+    const { org, owner, admin, member } = await orgWithRoles(app);
+    await createCa(app, org.id, owner);
+    const base = `/api/v1/organizations/${org.id}`;
+    const principal = async (name: string) => (await app.http.post(`${base}/principals`, { name }, { token: owner.token })).body.data.principal;
+    const [web, db] = [await principal("web"), await principal("db")];
+    await principal("root");
+    const dept = (await app.http.post(`${base}/departments`, { name: "Ops" }, { token: owner.token })).body.data.department;
+    await app.http.post(`${base}/departments/${dept.id}/members`, { email: member.email }, { token: owner.token });
+    expect((await app.http.post(`${base}/principals/${db.id}/departments/${dept.id}`, {}, { token: owner.token })).status).toBe(201);
+    await grantPrincipal(app, org.id, owner, member, web.name);
+
+    const memberKey = await addVerifiedKey(app, member);
+    const mine = await app.http.post("/api/v1/ssh/sign", { key_id: memberKey.id }, { token: member.token });
+    expect(mine.body.data.principals).toEqual(["db", "web"]);
+    const root = await app.http.post("/api/v1/ssh/sign", { key_id: memberKey.id, principals: ["web", "root"] }, { token: member.token });
+    expect(root.body.error).toMatchObject({ type: "UNAUTHORIZED_PRINCIPALS" });
+    const adminKey = await addVerifiedKey(app, admin);
+    expect((await app.http.post("/api/v1/ssh/sign", { key_id: adminKey.id }, { token: admin.token })).body.data.principals).toEqual(["db", "root", "web"]);
+  });
+});
+
 describe("signing under concurrency", () => {
   it("200 concurrent requests: 200 certificates, 200 distinct serials, 200 audit entries", async () => {
     const { org, owner, member } = await orgWithRoles(app);

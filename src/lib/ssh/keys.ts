@@ -124,8 +124,24 @@ export function assertSoundKey(blob: Buffer): void {
   if (!r.done) throw bad("unexpected data after the key");
 }
 
+type VerifyingKey = { key: KeyObject; algorithm: string; hash: string | null };
+// The same few keys verify again and again (a CA's key, checked after each signature it makes):
+// a JWK import per check costs more than an Ed25519 verification. Bounded, oldest out first.
+const verifyingKeys = new Map<string, VerifyingKey>();
+const VERIFYING_KEYS_MAX = 256;
+
 /** A node:crypto KeyObject for a plain OpenSSH public key blob (to verify signatures natively). */
-export function keyObjectFromBlob(blob: Buffer): { key: KeyObject; algorithm: string; hash: string | null } {
+export function keyObjectFromBlob(blob: Buffer): VerifyingKey {
+  const id = blob.toString("base64");
+  const known = verifyingKeys.get(id);
+  if (known) return known;
+  const made = importPublicBlob(blob);
+  if (verifyingKeys.size >= VERIFYING_KEYS_MAX) verifyingKeys.delete(verifyingKeys.keys().next().value!);
+  verifyingKeys.set(id, made);
+  return made;
+}
+
+function importPublicBlob(blob: Buffer): VerifyingKey {
   const r = new SshReader(blob);
   const algorithm = r.text();
   const b64 = (b: Buffer) => b.toString("base64url");

@@ -4,7 +4,7 @@ import { redact } from "../../lib/redact.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import type { AuditActionName } from "./audit.actions.js";
 import type { AuditObserver } from "./audit-metrics.js";
-import { auditRepository, type AuditEntryRow } from "./audit.repository.js";
+import { auditRepository, type AuditEntryRow, type AuditRow } from "./audit.repository.js";
 
 export interface AuditDetails {
   userId?: string | null;
@@ -14,6 +14,12 @@ export interface AuditDetails {
   success?: boolean;
   metadata?: Record<string, unknown>;
   errorMessage?: string;
+}
+
+/** A record ready to be written, and what to call once it is. */
+export interface AuditEntry {
+  row: AuditRow;
+  written(): void;
 }
 
 /** One record as readers see it: the row's named columns, nothing else. */
@@ -30,24 +36,35 @@ export class AuditService {
    * change it describes; pass the pool for failures that roll nothing back (e.g. a bad password).
    */
   async record(db: Executor, ctx: RequestContext, action: AuditActionName, details: AuditDetails = {}): Promise<void> {
+    const entry = this.entry(ctx, action, details);
+    await auditRepository.insert(db, entry.row);
+    entry.written();
+  }
+
+  /**
+   * The record `record` would append, for a caller that writes it inside a statement of its own
+   * (one statement for a change and its record, see `auditInsertAs`): the same row, and `written()`
+   * to call once the statement has run.
+   */
+  entry(ctx: RequestContext, action: AuditActionName, details: AuditDetails = {}): AuditEntry {
     const actorId = ctx.actor.kind === "user" ? ctx.actor.userId : null;
-    await auditRepository.insert(db, {
+    const row: AuditRow = {
       createdAt: this.clock.now(),
       action,
       actorId,
       userId: details.userId === undefined ? actorId : details.userId,
       organizationId: details.organizationId ?? null,
-      resourceType: details.resourceType,
-      resourceId: details.resourceId,
+      resourceType: details.resourceType ?? null,
+      resourceId: details.resourceId ?? null,
       success: details.success ?? true,
       ipAddress: ctx.ip?.slice(0, 45) ?? null,
       userAgent: ctx.userAgent?.slice(0, 1000) ?? null,
       requestId: ctx.requestId.slice(0, 128),
       metadata: redact(details.metadata ?? {}),
-      errorMessage: details.errorMessage,
-    });
+      errorMessage: details.errorMessage ?? null,
+    };
     // Outcome metrics count what was written (a rolled-back transaction may still have counted).
-    this.observe?.(action, details);
+    return { row, written: () => this.observe?.(action, details) };
   }
 
   /** Records about one user, newest first (their own activity log), one page at a time. */

@@ -11,7 +11,7 @@ import { ChainVerifyService } from "./chain-verify.service.js";
 import { ChainService, type ChainConfig } from "./chain.service.js";
 
 export { AuditAction, type AuditActionName } from "./audit.actions.js";
-export type { AuditDetails, AuditEntryView, AuditService } from "./audit.service.js";
+export type { AuditDetails, AuditEntry, AuditEntryView, AuditService } from "./audit.service.js";
 export type { ActivityService } from "./activity.service.js";
 export type { ChainBreak, ChainReport, VerifyReport } from "./chain-verify.service.js";
 export type { ChainExport } from "./chain-export.service.js";
@@ -34,3 +34,4 @@ export function createAuditModule(deps: { db: Db; clock: Clock; box: SecretBox; 
 }
 
 export type AuditModule = ReturnType<typeof createAuditModule>;
+export { auditInsertAs, auditRowValues, type AuditRow } from "./audit.repository.js";

@@ -7,6 +7,7 @@ import type { LockoutRule, RateLimitService } from "../rate-limit/rate-limit.ser
 import { usersRepository, type EmailVerifiedVia, type UserRow } from "../users/users.repository.js";
 import { AuthErrors } from "./auth.errors.js";
 import { credentialsRepository } from "./credentials.repository.js";
+import type { MfaMethods } from "./mfa/mfa.repository.js";
 import { assertPasswordAcceptable } from "./password-policy.js";
 
 /** A password that passed the policy, hashed: the only form `createAccount` and `setPassword` accept. */
@@ -87,15 +88,20 @@ export class CredentialsService {
   }
 
   /**
-   * The sign-in check. An unknown account (or one without a password) checks a dummy hash, so the
-   * answer takes the same time; a hash made with older parameters is upgraded on success.
+   * The password sign-in check, by address, in one read with what the sign-in needs next: the
+   * account (undefined when there is none), whether the password is right, and the account's MFA
+   * methods. An unknown account (or one without a password) checks a dummy hash, so the answer
+   * takes the same time; a hash made with older parameters is upgraded on success. The MFA methods
+   * are those enrolled when the sign-in began (as when they were read after the hash, a sign-in
+   * that starts before an enrollment ends may finish without it).
    */
-  async verifySignIn(ctx: RequestContext, email: string, user: Pick<UserRow, "id"> | undefined, password: string): Promise<boolean> {
-    const hash = user ? await credentialsRepository.findPasswordHash(this.deps.db, user.id) : undefined;
+  async verifySignIn(ctx: RequestContext, email: string, password: string): Promise<{ user: UserRow | undefined; valid: boolean; mfa: MfaMethods | undefined }> {
+    const found = await credentialsRepository.findSignIn(this.deps.db, email);
+    const hash = found?.hash;
     const valid = await this.verifyCounted(ctx, email, hash, password);
     // Parameters were raised since this hash was made: upgrade it while we hold the password.
-    if (valid && user && this.deps.hasher.needsRehash(hash!)) await this.setPassword(this.deps.db, user.id, await this.hashNewPasswordUnchecked(password));
-    return valid;
+    if (valid && found && this.deps.hasher.needsRehash(hash!)) await this.setPassword(this.deps.db, found.user.id, await this.hashNewPasswordUnchecked(password));
+    return { user: found?.user, valid, mfa: found?.mfa };
   }
 
   /**

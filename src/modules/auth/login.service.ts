@@ -5,11 +5,11 @@ import { parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
 import type { RateLimitService, RateRule } from "../rate-limit/rate-limit.service.js";
-import { usersRepository, type UserRow } from "../users/users.repository.js";
+import type { UserRow } from "../users/users.repository.js";
 import { AuthErrors } from "./auth.errors.js";
 import { loginSchema } from "./auth.schemas.js";
 import type { CredentialsService } from "./credentials.service.js";
-import { mfaRepository } from "./mfa/mfa.repository.js";
+import { mfaRepository, type MfaMethods } from "./mfa/mfa.repository.js";
 import type { PendingLoginStore } from "./mfa/pending-login.js";
 import type { SessionIssued, SessionIssuer } from "./session-issuer.js";
 import type { SessionsService } from "./sessions/sessions.service.js";
@@ -34,8 +34,10 @@ export async function startMfaChallenge(
   ctx: RequestContext,
   user: UserRow,
   opts: { rememberMe: boolean; method: string },
+  /** The account's methods when the caller read them with the account (the password sign-in does). */
+  enrolled?: MfaMethods,
 ): Promise<MfaChallenge | null> {
-  const methods = await mfaRepository.methods(deps.db, user.id);
+  const methods = enrolled ?? (await mfaRepository.methods(deps.db, user.id));
   if (methods.webauthn === 0 && !methods.totp) return null;
   const pending = await deps.pending.create({ userId: user.id, rememberMe: opts.rememberMe, method: opts.method, userAgent: ctx.userAgent });
   await deps.audit.record(deps.db, ctx, AuditAction.userLoginMfaRequired, { userId: user.id, metadata: { methods, first_factor: opts.method } });
@@ -73,10 +75,9 @@ export class LoginService {
     const data = parseInput(loginSchema, input);
     const email = normalizeEmail(data.email);
 
-    const user = await usersRepository.findByEmail(db, email);
     // Counted before hashing, per account and client; unknown accounts cost the same (no timing
     // oracle). A hash made with older parameters is upgraded on success.
-    const valid = await credentials.verifySignIn(ctx, email, user, data.password);
+    const { user, valid, mfa } = await credentials.verifySignIn(ctx, email, data.password);
     if (!user || !valid) {
       await audit.record(db, ctx, AuditAction.userLoginFailed, {
         userId: user?.id ?? null,
@@ -91,7 +92,7 @@ export class LoginService {
       throw AuthErrors.accountSuspended();
     }
 
-    const challenge = await startMfaChallenge(this.deps, ctx, user, { rememberMe: data.rememberMe, method: "password" });
+    const challenge = await startMfaChallenge(this.deps, ctx, user, { rememberMe: data.rememberMe, method: "password" }, mfa);
     if (challenge) return challenge;
     return { kind: "session", ...(await issuer.issue(ctx, user, data.rememberMe, "password")) };
   }

@@ -3,9 +3,10 @@ import type { Db } from "../../infra/db.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
-import { usersRepository, type UserRow } from "../users/users.repository.js";
+import type { UserRow } from "../users/users.repository.js";
 import { toUserView, type UserView } from "../users/users.views.js";
 import type { SessionsService } from "./sessions/sessions.service.js";
+import { signInRepository } from "./sign-in.repository.js";
 
 export interface SessionIssued {
   user: UserView;
@@ -28,15 +29,18 @@ export class SessionIssuer {
   async issue(ctx: RequestContext, user: UserRow, rememberMe: boolean, method: string, extra?: (tx: Parameters<Parameters<Db["transaction"]>[0]>[0]) => Promise<void>): Promise<SessionIssued> {
     const now = this.clock.now();
     const session = await this.sessions.create(user.id, { rememberMe, ip: ctx.ip, userAgent: ctx.userAgent, method });
-    const updated = await this.db.transaction(async (tx) => {
-      await extra?.(tx);
-      const row = await usersRepository.update(tx, user.id, { lastLoginAt: now, lastLoginIp: ctx.ip?.slice(0, 45) ?? null });
-      const actor = { kind: "user", userId: user.id, email: user.email, isSuperadmin: user.isSuperadmin, sessionId: session.session.id } as const;
-      await this.audit.record(tx, { ...ctx, actor }, AuditAction.userLogin, {
-        metadata: { method, remember_me: rememberMe, session_id: session.session.id },
-      });
-      return row!;
-    });
-    return { user: toUserView(updated), token: session.token, expiresAt: session.expiresAt, sessionId: session.session.id, persistent: rememberMe };
+    const actor = { kind: "user", userId: user.id, email: user.email, isSuperadmin: user.isSuperadmin, sessionId: session.session.id } as const;
+    const audit = this.audit.entry({ ...ctx, actor }, AuditAction.userLogin, { metadata: { method, remember_me: rememberMe, session_id: session.session.id } });
+    // The last sign-in and its record: one statement, inside the caller's transaction when it
+    // has more to write with them.
+    const signIn = { now, ip: ctx.ip?.slice(0, 45) ?? null };
+    const updated = extra
+      ? await this.db.transaction(async (tx) => {
+          await extra(tx);
+          return signInRepository.recordSignIn(tx, user.id, signIn, audit.row);
+        })
+      : await signInRepository.recordSignIn(this.db, user.id, signIn, audit.row);
+    audit.written();
+    return { user: toUserView(updated!), token: session.token, expiresAt: session.expiresAt, sessionId: session.session.id, persistent: rememberMe };
   }
 }

@@ -46,16 +46,26 @@ export async function requireOrgAccess(db: Executor, ctx: RequestContext, orgId:
   const actor = requireUser(ctx);
   const id = parseId(orgId, OrgErrors.notFound);
   const membership = await getActiveMembership(db, actor.userId, id);
+  // The standing matters only to a member (a non-member is refused first either way).
+  return checkOrgAccess(actor, id, membership, membership ? await isPastMfaDeadline(db, actor.userId, id) : false, capability);
+}
+
+/**
+ * The same guard over what the caller already read: the membership (undefined when there is none)
+ * and whether the member is past the organization's MFA deadline. A query that reads both at once
+ * (the signing path) answers exactly as `requireOrgAccess` would.
+ */
+export function checkOrgAccess(actor: UserActor, orgId: string, membership: ActiveMembership | undefined, pastMfaDeadline: boolean, capability: Capability): OrgAccess {
   // Not a member: answer as if the organization did not exist (no probing of other tenants).
   if (!membership) throw OrgErrors.notFound();
   // Past an organization's MFA deadline without MFA: restricted until the member enrolls.
-  if (await isPastMfaDeadline(db, actor.userId, id)) throw MfaErrors.complianceRequired();
+  if (pastMfaDeadline) throw MfaErrors.complianceRequired();
   // A delegated token reads and uses what a member may; it never administers (whatever the role behind it).
   if (actor.delegation && !DELEGABLE.has(capability)) throw CommonErrors.insufficientScope(undefined);
   if (!can(membership.role, capability)) {
     throw OrgErrors.forbidden(DESCRIBE[capability] ?? capability.replace(/[._]/g, " "));
   }
-  return { actor, orgId: id, membership };
+  return { actor, orgId, membership };
 }
 
 export { CAPABILITIES };

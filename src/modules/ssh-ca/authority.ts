@@ -2,8 +2,13 @@ import type { Executor } from "../../infra/db.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { requireUser } from "../auth/guards.js";
 import { getActiveMemberships, type ActiveMembership } from "../orgs/memberships.repository.js";
+import { checkOrgAccess } from "../orgs/org-access.js";
+import { OrgErrors } from "../orgs/orgs.errors.js";
+import { can } from "../orgs/permissions.js";
+import { parseId } from "../../lib/validation.js";
 import { caRepository, type CaKeyRow, type CaRow } from "./ca.repository.js";
-import { chooseOrganization } from "./choose-organization.js";
+import { chooseOrganization, soleCandidate } from "./choose-organization.js";
+import type { SigningOrganization } from "./signing-context.repository.js";
 import { CaErrors } from "./ssh-ca.errors.js";
 
 /** Who signs: the organization (and the caller's membership in it), its CA and the CA's active key. */
@@ -25,13 +30,28 @@ const authorityOf = (membership: ActiveMembership, ca: CaRow, caKey: CaKeyRow): 
   caKey,
 });
 
-/** User certificates: the organization (chooseOrganization among those the caller may sign in) and its active user CA. */
-export async function userAuthority(db: Executor, ctx: RequestContext, orgId: string | undefined): Promise<Authority> {
-  const membership = await chooseOrganization(db, ctx, { orgId, capability: "ssh.sign", withCa: "user", none: CaErrors.notConfigured });
-  const ca = await caRepository.findByType(db, membership.organizationId, "user");
-  const caKey = ca ? await caRepository.activeKey(db, ca.id) : undefined;
+/**
+ * User certificates: the organization and its active user CA, chosen from what the signing
+ * context read (see signing-context.repository.ts) with chooseOrganization's rules. A named org_id
+ * must be one the caller may sign in; without it, exactly one organization the caller may sign in
+ * that has a live user CA; either way the tenancy guard's checks (membership, MFA deadline,
+ * delegation, role) apply, as requireOrgAccess applies them.
+ */
+export function userAuthority(ctx: RequestContext, orgId: string | undefined, organizations: SigningOrganization[]): { authority: Authority; organization: SigningOrganization } {
+  const actor = requireUser(ctx);
+  const id = orgId ? parseId(orgId, OrgErrors.notFound) : undefined;
+  const chosen = id
+    ? organizations.find((o) => o.membership.organizationId === id)
+    : soleCandidate(
+        organizations.filter((o) => can(o.membership.role, "ssh.sign") && o.ca),
+        (o) => o.membership,
+        CaErrors.notConfigured,
+      );
+  // Refuses a missing membership (so `chosen` is known past this line), an MFA deadline, a delegation, a role.
+  checkOrgAccess(actor, id ?? chosen!.membership.organizationId, chosen?.membership, chosen?.pastMfaDeadline ?? false, "ssh.sign");
+  const { membership, ca, caKey } = chosen!;
   if (!ca || !caKey) throw CaErrors.notConfiguredFor("user");
-  return authorityOf(membership, ca, caKey);
+  return { authority: authorityOf(membership, ca, caKey), organization: chosen! };
 }
 
 /**

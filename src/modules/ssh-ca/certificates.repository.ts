@@ -3,12 +3,38 @@ import { caKeys, certificateAuditLogs, orgKrls, sshCertificates } from "../../..
 import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";
 import { resultRows } from "../../infra/db.js";
+import { placeholdersFor, placeholderValues, preparedQuery } from "../../infra/prepared.js";
+import { auditInsertAs, auditRowValues, type AuditRow } from "../audit/index.js";
 
 export const certColumns = pickColumns(sshCertificates, [
   "id", "organizationId", "caId", "caKeyId", "userId", "sshKeyId", "certType", "serial", "keyId", "principals", "extensions", "validAfter", "validBefore",
   "publicKeyFingerprint", "certificate", "revokedAt", "revokeReason", "createdAt",
 ]);
 export type CertRow = Pick<typeof sshCertificates.$inferSelect, keyof typeof certColumns>;
+
+const CERT_FIELDS = [
+  "id", "organizationId", "caId", "caKeyId", "userId", "sshKeyId", "certType", "serial", "keyId", "principals", "extensions", "criticalOptions", "validAfter", "validBefore",
+  "publicKeyFingerprint", "certificate", "requestIp", "requestUserAgent", "createdAt",
+] as const;
+export type NewCertificate = Pick<typeof sshCertificates.$inferInsert, (typeof CERT_FIELDS)[number]> & { id: string };
+
+const CERT_AUDIT_FIELDS = ["createdAt", "organizationId", "certificateId", "userId", "action", "success", "message", "ipAddress", "userAgent", "requestId", "metadata"] as const;
+export type CertAuditRow = Pick<typeof certificateAuditLogs.$inferInsert, (typeof CERT_AUDIT_FIELDS)[number]> & { createdAt: Date; metadata: Record<string, unknown> };
+
+// A signature's rows in one prepared statement (ARCHITECTURE rule 10: certificate, serial and
+// audit entries together): the certificate, its certificate-audit row and its audit-log record.
+// One statement is one transaction, without the BEGIN and COMMIT round trips.
+const insertIssued = preparedQuery("ssh_cert_insert_issued", (db) =>
+  db
+    .with(db.$with("cert_audit").as(db.insert(certificateAuditLogs).values(placeholdersFor("cert_audit", CERT_AUDIT_FIELDS))), auditInsertAs(db, "audit"))
+    .insert(sshCertificates)
+    .values(placeholdersFor("cert", CERT_FIELDS))
+    .returning(certColumns),
+);
+// A failed signature's two rows, together.
+const insertFailed = preparedQuery("ssh_cert_insert_failed", (db) =>
+  db.with(auditInsertAs(db, "audit")).insert(certificateAuditLogs).values(placeholdersFor("cert_audit", CERT_AUDIT_FIELDS)),
+);
 
 export const certificatesRepository = {
   /** The next serial: one sequence for every CA, so concurrent signers never collide. */
@@ -17,9 +43,17 @@ export const certificatesRepository = {
     return BigInt(String(row!.n));
   },
 
-  async insert(db: Executor, v: typeof sshCertificates.$inferInsert): Promise<CertRow> {
-    const [row] = await db.insert(sshCertificates).values(v).returning(certColumns);
+  /** A new certificate with its certificate-audit row and audit record, in one statement. */
+  async insertIssued(db: Executor, cert: NewCertificate, certAudit: CertAuditRow, audit: AuditRow): Promise<CertRow> {
+    const values = placeholderValues("cert", CERT_FIELDS, cert);
+    placeholderValues("cert_audit", CERT_AUDIT_FIELDS, certAudit, values);
+    const [row] = await insertIssued(db, auditRowValues("audit", audit, values));
     return row!;
+  },
+
+  /** A failed signature's certificate-audit row and audit record, in one statement. */
+  async insertFailed(db: Executor, certAudit: CertAuditRow, audit: AuditRow): Promise<void> {
+    await insertFailed(db, auditRowValues("audit", audit, placeholderValues("cert_audit", CERT_AUDIT_FIELDS, certAudit)));
   },
 
   async find(db: Executor, id: string): Promise<CertRow | undefined> {

@@ -30,10 +30,18 @@ export async function chooseOrganization(db: Executor, ctx: RequestContext, choi
   const actor = requireUser(ctx);
   const allowed = (await getActiveMemberships(db, actor.userId)).filter((m) => can(m.role, choice.capability));
   const withCa = choice.withCa ? new Set(await caRepository.orgsWithCa(db, allowed.map((m) => m.organizationId), choice.withCa)) : null;
-  const candidates = withCa ? allowed.filter((m) => withCa.has(m.organizationId)) : allowed;
-  if (candidates.length === 0) throw choice.none();
-  if (candidates.length > 1) throw CaErrors.ambiguous(candidates.map((m) => ({ id: m.organizationId, name: m.organizationName })));
+  const candidate = soleCandidate(withCa ? allowed.filter((m) => withCa.has(m.organizationId)) : allowed, (m) => m, choice.none);
   // An organization found implicitly passes the same checks as a named one: leaving out org_id
   // must not skip an organization's MFA deadline or a delegated token's limits.
-  return (await requireOrgAccess(db, ctx, candidates[0]!.organizationId, choice.capability)).membership;
+  return (await requireOrgAccess(db, ctx, candidate.organizationId, choice.capability)).membership;
+}
+
+/**
+ * Without org_id: the one candidate (in organization-name order); several are ambiguous and listed
+ * (MULTIPLE_ORGS_AMBIGUOUS, so the CLI can offer them); none is `none()`.
+ */
+export function soleCandidate<T>(candidates: T[], membershipOf: (c: T) => ActiveMembership, none: () => AppError): T {
+  if (candidates.length === 0) throw none();
+  if (candidates.length > 1) throw CaErrors.ambiguous(candidates.map(membershipOf).map((m) => ({ id: m.organizationId, name: m.organizationName })));
+  return candidates[0]!;
 }

@@ -1,9 +1,9 @@
 import type { KeyObject } from "node:crypto";
 import type { Clock } from "../../infra/clock.js";
-import type { Db, Executor } from "../../infra/db.js";
-import type { SecretBox } from "../../lib/crypto/index.js";
+import type { Db } from "../../infra/db.js";
+import { uuid, type SecretBox } from "../../lib/crypto/index.js";
 import { isAppError } from "../../lib/errors.js";
-import type { RequestContext, UserActor } from "../../lib/request-context.js";
+import type { RequestContext } from "../../lib/request-context.js";
 import { loadPrivateKey, parseCertificate, parsePublicKey, signCertificate, SshKeyError, type ParsedPublicKey } from "../../lib/ssh/index.js";
 import { parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
@@ -12,12 +12,13 @@ import { requireUser } from "../auth/guards.js";
 import { directoryRepository } from "../orgs/directory.repository.js";
 import { isAdminRole } from "../orgs/permissions.js";
 import { SshKeyErrors } from "../ssh-keys/ssh-keys.errors.js";
-import { sshKeysRepository, type SshKeyRow } from "../ssh-keys/ssh-keys.repository.js";
+import type { SshKeyRow } from "../ssh-keys/ssh-keys.repository.js";
 import { readCaPrivateKeyPrivileged } from "./ca-private-key.repository.js";
 import { caKeyContext } from "./cas.service.js";
 import { hostAuthority, userAuthority, type Authority } from "./authority.js";
 import { chooseOrganization } from "./choose-organization.js";
-import { certificatesRepository, type CertRow } from "./certificates.repository.js";
+import { certificatesRepository } from "./certificates.repository.js";
+import { signingContextRepository } from "./signing-context.repository.js";
 import { toCertificateView, type CertificateView } from "./certificates.views.js";
 import { DEFAULT_CERT_POLICY, mergePolicies, resolveLifetimeHours, resolvePrincipals, type EffectivePolicy, type StoredPolicy } from "./policy.js";
 import { CaErrors } from "./ssh-ca.errors.js";
@@ -35,14 +36,25 @@ export interface SignedCertificate extends CertificateView {
 
 const KEY_CACHE_MAX = 64;
 
+// Registered keys as parsed at signing, by their stored line (a pure function of it): the same
+// keys sign again and again. Bounded, oldest out first; a key that fails to parse is not kept.
+const parsedKeys = new Map<string, ParsedPublicKey>();
+const PARSED_KEYS_MAX = 1024;
+
 /** A registered key, checked again at signing: one stored before today's checks may be unsound. */
 function storedKey(line: string): ParsedPublicKey {
+  const known = parsedKeys.get(line);
+  if (known) return known;
+  let parsed: ParsedPublicKey;
   try {
-    return parsePublicKey(line);
+    parsed = parsePublicKey(line);
   } catch (e) {
     if (e instanceof SshKeyError) throw SshKeyErrors.invalid("SSH_KEY_ERROR", `This registered key cannot be certified: ${e.message}. Register a new key.`);
     throw e;
   }
+  if (parsedKeys.size >= PARSED_KEYS_MAX) parsedKeys.delete(parsedKeys.keys().next().value!);
+  parsedKeys.set(line, parsed);
+  return parsed;
 }
 
 /**
@@ -66,22 +78,28 @@ export class SigningService {
   async signUserCertificate(ctx: RequestContext, input: unknown): Promise<SignedCertificate> {
     const actor = requireUser(ctx);
     const req = parseInput(signUserSchema, input);
-    // 1–2. The key (the caller's own, verified when verification is required), and the
-    // organization with its active user CA: independent reads, so they run together. A key
-    // error wins over an organization error, as when they ran one after the other.
-    const [keyRead, authorityRead] = await Promise.allSettled([this.resolveKey(actor, req.keyId ?? req.certId), userAuthority(this.db, ctx, req.orgId)]);
-    if (keyRead.status === "rejected") throw keyRead.reason;
-    if (authorityRead.status === "rejected") throw authorityRead.reason;
-    const [key, authority] = [keyRead.value, authorityRead.value];
+    // What steps 1–4 need (the serial, the key, the caller's organizations with their MFA
+    // standing, user CA and key, department policies and principals), in one statement; the
+    // steps then decide on it in their order.
+    const keyId = req.keyId ?? req.certId;
+    const context = await signingContextRepository.readUserContext(this.db, { userId: actor.userId, orgId: req.orgId ?? null, keyId: keyId ?? null });
+    // 1. The key: the caller's own, verified when verification is required. A key error wins
+    // over an organization error.
+    const key = this.checkKey(keyId, context.key);
+    // 2. The organization and its active user CA.
+    const { authority, organization } = userAuthority(ctx, req.orgId, context.organizations);
     try {
-      // 3. The department policy, merged over the caller's departments in that organization, and
+      // 3. The department policy, merged over the caller's departments in that organization
+      // (a department without a stored policy has the default one: it counts in the merge), and
       // 4–5. the modifiers, each checked against the policy.
-      const admin = isAdminRole(authority.membership.role);
-      const [policy, allowed] = await Promise.all([this.policyFor(actor.userId, authority.orgId, admin), this.allowedPrincipals(actor.userId, authority.orgId, admin)]);
-      const principals = resolvePrincipals(allowed, req.principals);
+      const policy = mergePolicies(
+        organization.policies.map((p) => p ?? DEFAULT_CERT_POLICY),
+        isAdminRole(authority.membership.role),
+      );
+      const principals = resolvePrincipals(organization.principals, req.principals);
       const hours = resolveLifetimeHours(policy, authority.ca.maxValidityHours, req.expiryHours);
       const subject = storedKey(key.publicKey);
-      return await this.issue(ctx, authority, {
+      return await this.issue(ctx, authority, context.serial, {
         subject,
         sshKeyId: key.id,
         userId: actor.userId,
@@ -111,7 +129,7 @@ export class SigningService {
     const authority = await hostAuthority(this.db, ctx, req.orgId, req.caId);
     const hours = Math.min(req.validityHours ?? authority.ca.defaultValidityHours, authority.ca.maxValidityHours);
     if (req.validityHours && req.validityHours > authority.ca.maxValidityHours) throw CaErrors.expiryTooLong(authority.ca.maxValidityHours);
-    return this.issue(ctx, authority, {
+    return this.issue(ctx, authority, await certificatesRepository.nextSerial(this.db), {
       subject,
       sshKeyId: null,
       userId: actor.userId,
@@ -131,14 +149,13 @@ export class SigningService {
     return { organizationId: membership.organizationId, ...(await this.policyFor(actor.userId, membership.organizationId, isAdminRole(membership.role))) };
   }
 
-  private async resolveKey(actor: UserActor, keyId: string | undefined): Promise<SshKeyRow> {
+  /** Step 1 over the key the context read: named and owned (verified when required), or the newest verified one. */
+  private checkKey(keyId: string | undefined, key: SshKeyRow | undefined): SshKeyRow {
     if (!keyId) {
       // No key named: the newest verified key (the original API's behaviour).
-      const key = (await sshKeysRepository.listForUser(this.db, actor.userId)).find((k) => k.verifiedAt);
       if (!key) throw CaErrors.noVerifiedKeys();
       return key;
     }
-    const key = await sshKeysRepository.findOwned(this.db, actor.userId, keyId);
     // Another user's key is reported like a missing one.
     if (!key) throw SshKeyErrors.notFound();
     if (this.config.requireVerifiedKeys && !key.verifiedAt) throw CaErrors.keyNotVerified();
@@ -151,19 +168,10 @@ export class SigningService {
     return mergePolicies(stored, admin);
   }
 
-  /** Members: direct principals and those of their departments. Admins and owners: any of the org. */
-  private async allowedPrincipals(userId: string, orgId: string, admin: boolean): Promise<string[]> {
-    if (admin) return (await directoryRepository.listPrincipals(this.db, orgId)).map((p) => p.name);
-    const [direct, viaDept] = await Promise.all([
-      directoryRepository.userDirectPrincipals(this.db, userId, [orgId]),
-      directoryRepository.userDepartmentPrincipals(this.db, userId, [orgId]),
-    ]);
-    return [...new Set([...direct, ...viaDept].map((p) => p.name))];
-  }
-
   private async issue(
     ctx: RequestContext,
     authority: Authority,
+    serial: bigint,
     r: { subject: ParsedPublicKey; sshKeyId: string | null; userId: string; type: "user" | "host"; keyId: string; principals: string[]; hours: number; extensions: string[] },
   ): Promise<SignedCertificate> {
     const now = this.clock.now();
@@ -171,25 +179,28 @@ export class SigningService {
     const validBefore = new Date(now.getTime() + r.hours * 3600_000);
     const caPrivate = await this.caPrivateKeyPrivileged(authority.caKey.id);
     const caBlob = Buffer.from(authority.caKey.publicKey.split(" ")[1]!, "base64");
-
-    const row = await this.db.transaction(async (tx) => {
-      const serial = await certificatesRepository.nextSerial(tx);
-      // 6. Sign.
-      const certificate = signCertificate(caPrivate, caBlob, {
-        publicKey: r.subject.blob,
-        serial,
-        type: r.type,
-        keyId: r.keyId,
-        principals: r.principals,
-        validAfter,
-        validBefore,
-        extensions: r.extensions,
-      });
-      // 7. Verify what was produced before anyone sees it.
-      const check = parseCertificate(certificate);
-      if (!check.signatureValid || check.serial !== serial || !check.caKey.equals(caBlob)) throw CaErrors.signingFailed();
-      // 8. Persist the certificate and its audit entries together.
-      const cert = await certificatesRepository.insert(tx, {
+    // 6. Sign.
+    const certificate = signCertificate(caPrivate, caBlob, {
+      publicKey: r.subject.blob,
+      serial,
+      type: r.type,
+      keyId: r.keyId,
+      principals: r.principals,
+      validAfter,
+      validBefore,
+      extensions: r.extensions,
+    });
+    // 7. Verify what was produced before anyone sees it.
+    const check = parseCertificate(certificate);
+    if (!check.signatureValid || check.serial !== serial || !check.caKey.equals(caBlob)) throw CaErrors.signingFailed();
+    // 8. Persist the certificate and its audit entries together: one statement, so all or none.
+    const id = uuid();
+    const metadata = { serial: serial.toString(), principals: r.principals, cert_type: r.type, key_id: r.keyId, valid_before: validBefore.toISOString() };
+    const audit = this.audit.entry(ctx, AuditAction.certIssued, { organizationId: authority.orgId, resourceType: "ssh_certificate", resourceId: id, metadata });
+    const row = await certificatesRepository.insertIssued(
+      this.db,
+      {
+        id,
         organizationId: authority.orgId,
         caId: authority.ca.id,
         caKeyId: authority.caKey.id,
@@ -208,43 +219,45 @@ export class SigningService {
         requestIp: ctx.ip?.slice(0, 45),
         requestUserAgent: ctx.userAgent,
         createdAt: now,
-      });
-      await this.recordIssued(tx, ctx, cert);
-      return cert;
-    });
+      },
+      {
+        organizationId: authority.orgId,
+        certificateId: id,
+        userId: ctx.actor.kind === "user" ? ctx.actor.userId : null,
+        action: "issued",
+        success: true,
+        ipAddress: ctx.ip?.slice(0, 45),
+        userAgent: ctx.userAgent,
+        requestId: ctx.requestId,
+        metadata,
+        createdAt: now,
+      },
+      audit.row,
+    );
+    audit.written();
     return { ...toCertificateView(row, now), certId: row.id, organizationName: authority.orgName };
-  }
-
-  private async recordIssued(tx: Executor, ctx: RequestContext, cert: CertRow): Promise<void> {
-    const metadata = { serial: cert.serial.toString(), principals: cert.principals, cert_type: cert.certType, key_id: cert.keyId, valid_before: cert.validBefore.toISOString() };
-    await certificatesRepository.audit(tx, {
-      organizationId: cert.organizationId,
-      certificateId: cert.id,
-      userId: ctx.actor.kind === "user" ? ctx.actor.userId : null,
-      action: "issued",
-      ipAddress: ctx.ip?.slice(0, 45),
-      userAgent: ctx.userAgent,
-      requestId: ctx.requestId,
-      metadata,
-      createdAt: cert.createdAt,
-    });
-    await this.audit.record(tx, ctx, AuditAction.certIssued, { organizationId: cert.organizationId, resourceType: "ssh_certificate", resourceId: cert.id, metadata });
   }
 
   private async recordFailure(ctx: RequestContext, orgId: string, userId: string, error: unknown): Promise<void> {
     const message = isAppError(error) ? `${error.code}: ${error.message}` : "internal error";
-    await certificatesRepository.audit(this.db, {
-      organizationId: orgId,
-      userId,
-      action: "failed",
-      success: false,
-      message,
-      ipAddress: ctx.ip?.slice(0, 45),
-      userAgent: ctx.userAgent,
-      requestId: ctx.requestId,
-      createdAt: this.clock.now(),
-    });
-    await this.audit.record(this.db, ctx, AuditAction.certFailed, { organizationId: orgId, success: false, errorMessage: message });
+    const audit = this.audit.entry(ctx, AuditAction.certFailed, { organizationId: orgId, success: false, errorMessage: message });
+    await certificatesRepository.insertFailed(
+      this.db,
+      {
+        organizationId: orgId,
+        userId,
+        action: "failed",
+        success: false,
+        message,
+        ipAddress: ctx.ip?.slice(0, 45),
+        userAgent: ctx.userAgent,
+        requestId: ctx.requestId,
+        metadata: {},
+        createdAt: this.clock.now(),
+      },
+      audit.row,
+    );
+    audit.written();
   }
 
   /** Privileged: the CA's private key, unsealed in memory for signing and kept in the cache, never returned. */

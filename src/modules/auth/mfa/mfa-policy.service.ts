@@ -11,7 +11,7 @@ import { requireUser } from "../guards.js";
 import { mfaRepository } from "./mfa.repository.js";
 import type { MfaHooks } from "./mfa.service.js";
 import type { EmailService } from "../../email/email.service.js";
-import { complianceRepository, securityPolicyRepository } from "./mfa-policy.repository.js";
+import { complianceRepository, securityPolicyRepository, type ComplianceStatus } from "./mfa-policy.repository.js";
 import { getActiveMemberships, requireOrgAccess } from "../../orgs/index.js";
 import { OrgErrors } from "../../orgs/orgs.errors.js";
 
@@ -197,5 +197,8 @@ export class MfaPolicyService implements MfaHooks {
  * them until they enroll). The one reading of compliance other modules make.
  */
 export async function isPastMfaDeadline(db: Executor, userId: string, organizationId: string): Promise<boolean> {
-  return (await complianceRepository.findStatus(db, userId, organizationId)) === "past_due";
+  return isPastDue(await complianceRepository.findStatus(db, userId, organizationId));
 }
+
+/** The same reading of a standing read along with other things (the signing path reads it in its one query). */
+export const isPastDue = (status: ComplianceStatus | null | undefined): boolean => status === "past_due";

@@ -9,27 +9,37 @@ export const credentialViewColumns = pickColumns(webauthnCredentials, ["id", "us
 /** A WebAuthn credential without its public key or counter. */
 export type CredentialView = Pick<typeof webauthnCredentials.$inferSelect, keyof typeof credentialViewColumns>;
 
-// Asked at every sign-in: the three counts in one statement, read off the user's row, prepared once.
-const countMethods = preparedQuery("mfa_method_counts", (db) =>
-  db
-    .select({
-      // Spelled out: drizzle leaves columns in a select list unqualified, and "user_id" = "id" would bind to the subquery's table.
-      webauthn: sql<number>`(select count(*) from "webauthn_credentials" w where w."user_id" = "users"."id" and w."deleted_at" is null)::int`,
-      totp: sql<number>`(select count(*) from "totp_factors" t where t."user_id" = "users"."id" and t."verified_at" is not null)::int`,
-      backupCodes: sql<number>`(select count(*) from "backup_codes" b where b."user_id" = "users"."id" and b."used_at" is null)::int`,
-    })
-    .from(users)
-    .where(eq(users.id, sql.placeholder("userId"))),
-);
+/** What a user has enrolled, as counts read off a row of "users" in the same query (the sign-in reads them with the account). */
+export const mfaMethodCounts = {
+  // Spelled out: drizzle leaves columns in a select list unqualified, and "user_id" = "id" would bind to the subquery's table.
+  webauthn: sql<number>`(select count(*) from "webauthn_credentials" w where w."user_id" = "users"."id" and w."deleted_at" is null)::int`,
+  totp: sql<number>`(select count(*) from "totp_factors" t where t."user_id" = "users"."id" and t."verified_at" is not null)::int`,
+  backupCodes: sql<number>`(select count(*) from "backup_codes" b where b."user_id" = "users"."id" and b."used_at" is null)::int`,
+};
+
+export interface MfaMethods {
+  webauthn: number;
+  totp: boolean;
+  backupCodes: number;
+}
+
+export const toMfaMethods = (row: { webauthn: number; totp: number; backupCodes: number } | undefined): MfaMethods => ({
+  webauthn: row?.webauthn ?? 0,
+  totp: (row?.totp ?? 0) > 0,
+  backupCodes: row?.backupCodes ?? 0,
+});
+
+// Asked at every second-factor step: the three counts in one statement, prepared once.
+const countMethods = preparedQuery("mfa_method_counts", (db) => db.select(mfaMethodCounts).from(users).where(eq(users.id, sql.placeholder("userId"))));
 
 /** What a user has enrolled, without any secret. */
 export const mfaRepository = {
   listCredentials: (db: Executor, userId: string): Promise<CredentialView[]> =>
     db.select(credentialViewColumns).from(webauthnCredentials).where(and(eq(webauthnCredentials.userId, userId), live(webauthnCredentials))).orderBy(desc(webauthnCredentials.createdAt)),
 
-  async methods(db: Executor, userId: string): Promise<{ webauthn: number; totp: boolean; backupCodes: number }> {
+  async methods(db: Executor, userId: string): Promise<MfaMethods> {
     const [row] = await countMethods(db, { userId });
-    return { webauthn: row?.webauthn ?? 0, totp: (row?.totp ?? 0) > 0, backupCodes: row?.backupCodes ?? 0 };
+    return toMfaMethods(row);
   },
 
   async renameCredential(db: Executor, userId: string, id: string, name: string): Promise<CredentialView | undefined> {

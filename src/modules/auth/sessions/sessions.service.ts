@@ -64,8 +64,10 @@ export class SessionsService {
     };
     const token = SESSION_TOKEN_PREFIX + randomToken(32);
     const hash = sha256Hex(token);
-    await this.records.set(hash, this.toRecord(auth));
-    await this.kv.hset(indexKey(userId), auth.id, hash, absolute);
+    // The record and its place in the user's index, sent together (one round trip, not two). If
+    // either fails the token is never handed out; an index entry without its record is dropped
+    // when the index is next read.
+    await Promise.all([this.records.set(hash, this.toRecord(auth)), this.kv.hset(indexKey(userId), auth.id, hash, absolute)]);
     return { token, session: auth, expiresAt: new Date(auth.absoluteExpiresAt) };
   }
 

@@ -1,0 +1,29 @@
+import { and, eq, sql } from "drizzle-orm";
+import { users } from "../../../schema/index.js";
+import type { Executor } from "../../infra/db.js";
+import { preparedQuery, setPlaceholder } from "../../infra/prepared.js";
+import { live } from "../../infra/soft-delete.js";
+import { auditInsertAs, auditRowValues, type AuditRow } from "../audit/index.js";
+import { noteProfileChanged } from "../users/user-cache.js";
+import { userColumns, type UserRow } from "../users/users.repository.js";
+
+// The end of every sign-in: the account's last sign-in and the "user.login" record, in one
+// prepared statement (one transaction of its own, without BEGIN and COMMIT round trips).
+const recordSignIn = preparedQuery("users_record_sign_in", (db) =>
+  db
+    .with(auditInsertAs(db, "audit"))
+    .update(users)
+    .set({ lastLoginAt: setPlaceholder<Date>("now"), lastLoginIp: setPlaceholder<string | null>("ip") })
+    .where(and(eq(users.id, sql.placeholder("userId")), live(users)))
+    .returning(userColumns),
+);
+
+export const signInRepository = {
+  /** Sets the last sign-in (time and address) and appends its audit record together; the account as it now is. */
+  async recordSignIn(db: Executor, userId: string, v: { now: Date; ip: string | null }, audit: AuditRow): Promise<UserRow | undefined> {
+    // The profile shows the last sign-in: caches hold the account until the change is announced.
+    noteProfileChanged(userId);
+    const [row] = await recordSignIn(db, auditRowValues("audit", audit, { userId, now: v.now, ip: v.ip }));
+    return row;
+  },
+};
