@@ -1,8 +1,10 @@
 import { and, count, desc, eq, sql, type SQL } from "drizzle-orm";
 import { auditLogs } from "../../../schema/index.js";
 import { pickColumns } from "../../infra/columns.js";
-import type { Executor } from "../../infra/db.js";
-import { placeholdersFor, placeholderValues } from "../../infra/prepared.js";
+import { PgTransaction } from "drizzle-orm/pg-core";
+import type { Db, Executor } from "../../infra/db.js";
+import { isDependencyOutage } from "../../infra/db-errors.js";
+import { placeholdersFor, placeholderValues, preparedQuery } from "../../infra/prepared.js";
 
 /** What a reader sees of a record (everything but the error message, which stays in the table). */
 export const auditColumns = pickColumns(auditLogs, ["id", "createdAt", "action", "actorId", "userId", "organizationId", "resourceType", "resourceId", "success", "ipAddress", "userAgent", "requestId", "metadata"]);
@@ -25,6 +27,88 @@ export const auditInsertAs = (db: Executor, alias: string) => db.$with(alias).as
 
 export const auditRowValues = (alias: string, row: AuditRow, into?: Record<string, unknown>): Record<string, unknown> => placeholderValues(alias, ROW_FIELDS, row, into);
 
+const insertOne = preparedQuery("audit_insert", (db) => db.insert(auditLogs).values(placeholdersFor("r", ROW_FIELDS)));
+// Several records at once, from one JSON parameter (any number of rows, one prepared statement).
+const insertMany = preparedQuery("audit_insert_many", (db) =>
+  db.insert(auditLogs).select(
+    sql`select r.created_at, r.action, r.actor_id, r.user_id, r.organization_id, r.resource_type, r.resource_id,
+          r.success, r.ip_address, r.user_agent, r.request_id, coalesce(r.metadata, '{}'::jsonb), r.error_message
+        from jsonb_to_recordset(${sql.placeholder("rows")}::jsonb) as r(created_at timestamptz, action varchar, actor_id uuid,
+          user_id uuid, organization_id uuid, resource_type varchar, resource_id varchar, success boolean, ip_address varchar,
+          user_agent text, request_id varchar, metadata jsonb, error_message text)`,
+  ),
+);
+// The column list of insertMany's select, in the table's order of ROW_FIELDS above.
+const asJson = (r: AuditRow) => ({
+  created_at: r.createdAt.toISOString(),
+  action: r.action,
+  actor_id: r.actorId,
+  user_id: r.userId,
+  organization_id: r.organizationId,
+  resource_type: r.resourceType,
+  resource_id: r.resourceId,
+  success: r.success,
+  ip_address: r.ipAddress,
+  user_agent: r.userAgent,
+  request_id: r.requestId,
+  metadata: r.metadata,
+  error_message: r.errorMessage,
+});
+
+/** Records written through the pool in one turn of the event loop go together, at most this many. */
+const MAX_BATCH = 64;
+interface Pending {
+  row: AuditRow;
+  resolve: () => void;
+  reject: (e: unknown) => void;
+}
+const batches = new WeakMap<Db, { pending: Pending[] }>();
+
+/**
+ * Records written outside a transaction (failures, token issuance, sign-outs: nothing to commit
+ * with) from requests that reach their write in the same turn of the event loop go as one statement:
+ * one round trip and one commit for several requests instead of one each (group commit). Each
+ * caller still waits until its own record is stored. A batch that fails is written again one record
+ * at a time, so a record that cannot be stored fails its own caller only.
+ */
+function batchedInsert(db: Db, row: AuditRow): Promise<void> {
+  let batch = batches.get(db);
+  if (!batch) batches.set(db, (batch = { pending: [] }));
+  const queue = batch;
+  const flush = async () => {
+    const taken = queue.pending;
+    queue.pending = [];
+    if (taken.length === 0) return;
+    if (taken.length > 1) {
+      try {
+        await insertMany(db, { rows: JSON.stringify(taken.map((p) => asJson(p.row))) });
+        for (const p of taken) p.resolve();
+        return;
+      } catch (e) {
+        // The database unreachable: every caller learns so (a retry could store a record twice).
+        if (isDependencyOutage(e)) {
+          for (const p of taken) p.reject(e);
+          return;
+        }
+        // A record it refused: one at a time below, so each caller learns of its own record only.
+      }
+    }
+    await Promise.all(
+      taken.map((p) =>
+        insertOne(db, auditRowValues("r", p.row)).then(
+          () => p.resolve(),
+          (e: unknown) => p.reject(e),
+        ),
+      ),
+    );
+  };
+  return new Promise<void>((resolve, reject) => {
+    queue.pending.push({ row, resolve, reject });
+    if (queue.pending.length === 1) setImmediate(() => void flush());
+    else if (queue.pending.length >= MAX_BATCH) void flush();
+  });
+}
+
 /** A position in an organization's activity: the (created_at, id) of the last record seen. */
 export interface ActivityPosition {
   createdAt: Date;
@@ -33,8 +117,10 @@ export interface ActivityPosition {
 
 /** The audit log: append-only (a trigger refuses UPDATE and DELETE), read newest first. */
 export const auditRepository = {
-  async insert(db: Executor, values: AuditInsert): Promise<void> {
-    await db.insert(auditLogs).values(values);
+  /** Appends one record: inside the caller's transaction, or through the pool with other requests' records (batchedInsert). */
+  async insert(db: Executor, row: AuditRow): Promise<void> {
+    if (db instanceof PgTransaction) await insertOne(db, auditRowValues("r", row));
+    else await batchedInsert(db as Db, row);
   },
 
   /** Records about one user, newest first, one offset page with the total. */
