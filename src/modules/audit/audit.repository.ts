@@ -29,10 +29,13 @@ export const auditRowValues = (alias: string, row: AuditRow, into?: Record<strin
 
 const insertOne = preparedQuery("audit_insert", (db) => db.insert(auditLogs).values(placeholdersFor("r", ROW_FIELDS)));
 // Several records at once, from one JSON parameter (any number of rows, one prepared statement).
+// Drizzle names every column of the table, in order: id and the chain's columns as a plain insert
+// leaves them (a new id; unchained).
 const insertMany = preparedQuery("audit_insert_many", (db) =>
   db.insert(auditLogs).select(
-    sql`select r.created_at, r.action, r.actor_id, r.user_id, r.organization_id, r.resource_type, r.resource_id,
-          r.success, r.ip_address, r.user_agent, r.request_id, coalesce(r.metadata, '{}'::jsonb), r.error_message
+    sql`select gen_random_uuid(), r.created_at, r.action, r.actor_id, r.user_id, r.organization_id, r.resource_type, r.resource_id,
+          r.success, r.ip_address, r.user_agent, r.request_id, coalesce(r.metadata, '{}'::jsonb), r.error_message,
+          null::bigint, null::varchar, null::varchar, null::bigint, null::varchar, null::varchar
         from jsonb_to_recordset(${sql.placeholder("rows")}::jsonb) as r(created_at timestamptz, action varchar, actor_id uuid,
           user_id uuid, organization_id uuid, resource_type varchar, resource_id varchar, success boolean, ip_address varchar,
           user_agent text, request_id varchar, metadata jsonb, error_message text)`,
