@@ -16,7 +16,9 @@ const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 100_000);
 
 async function main() {
   const port = await freePort();
+  const metricsToken = "bench-memory-metrics-token-0123456789abcdef";
   const env = keywardEnv(port, {
+    METRICS_TOKEN: metricsToken,
     DATA_DIR: mkdtempSync(join(tmpdir(), "keyward-bench-memory-")),
     ...(process.env.REDIS_URL ? { REDIS_KEY_PREFIX: `keyward-bench-memory-${process.pid}:` } : {}),
   });
@@ -66,9 +68,13 @@ async function main() {
       samples.push(await rssMb(server.pid!));
     }
     const [ninth, last] = [samples[8]!, samples[9]!];
+    // Where the resident memory is: V8's heap (used and reserved) and memory outside it.
+    const metrics = await (await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } })).text();
+    const mb = (name: string) => (Number(new RegExp(`^${name} (\\S+)$`, "m").exec(metrics)?.[1] ?? NaN) / 1048576).toFixed(0);
     console.log(`Keyward memory: ${cpus().length} cores, database ${process.env.DATABASE_URL ? "PostgreSQL" : "PGlite"}, sessions ${process.env.REDIS_URL ? "Redis" : "in process"}`);
     console.log(`RSS at start ${started.toFixed(0)} MB; with ${tokens.length} live sessions ${withSessions.toFixed(0)} MB`);
     console.log(`RSS after each tenth of ${REQUESTS} requests (MB): ${samples.map((s) => s.toFixed(0)).join(", ")}`);
+    console.log(`V8 heap used ${mb("nodejs_heap_size_used_bytes")} MB of ${mb("nodejs_heap_size_total_bytes")} MB reserved; external ${mb("nodejs_external_memory_bytes")} MB`);
     console.log(`peak ${Math.max(withSessions, ...samples).toFixed(0)} MB (target ≤ 250); growth over the last tenth ${(last - ninth).toFixed(1)} MB`);
   } finally {
     server.kill("SIGTERM");

@@ -43,7 +43,7 @@ describe("Dockerfile", () => {
 
   it("runs the compiled server as a non-root user, with what it reads beside it and a readiness check", () => {
     expect(of("USER").map((u) => u.args)).toEqual(["node"]);
-    expect(execForm(of("CMD")[0]!.args)).toEqual(["node", "--max-semi-space-size=16", "dist/src/main.js"]);
+    expect(execForm(of("CMD")[0]!.args)).toEqual(["node", "--max-semi-space-size=16", "--heap-growing-percent=30", "dist/src/main.js"]);
     const copied = of("COPY").map((c) => c.args.split(/\s+/).at(-1));
     expect(copied).toEqual(expect.arrayContaining(["./node_modules", "./dist", "./schema/migrations", "./emails", "./src/pages/assets", "./package.json"]));
     for (const dir of ["schema/migrations", "emails", "src/pages/assets"]) expect(existsSync(dir)).toBe(true);
