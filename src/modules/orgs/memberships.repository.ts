@@ -5,7 +5,8 @@ import { live } from "../../infra/soft-delete.js";
 import { preparedQuery } from "../../infra/prepared.js";
 import type { OrgRole } from "./permissions.js";
 
-const activeColumns = {
+/** The columns of a live membership every reader selects (the signing context reads them too). */
+export const activeColumns = {
   membershipId: activeMemberships.membershipId,
   organizationId: activeMemberships.organizationId,
   organizationName: activeMemberships.organizationName,

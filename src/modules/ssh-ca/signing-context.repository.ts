@@ -3,7 +3,7 @@ import { activeMemberships, caKeys, certificateAuthorities, mfaCompliance, sshKe
 import type { Executor } from "../../infra/db.js";
 import { preparedQuery } from "../../infra/prepared.js";
 import { live } from "../../infra/soft-delete.js";
-import type { ActiveMembership } from "../orgs/memberships.repository.js";
+import { activeColumns, type ActiveMembership } from "../orgs/memberships.repository.js";
 import { isAdminRole, ROLES } from "../orgs/permissions.js";
 import { sshKeyColumns, type SshKeyRow } from "../ssh-keys/ssh-keys.repository.js";
 import { caColumns, caKeyColumns, type CaKeyRow, type CaRow } from "./ca.repository.js";
@@ -47,14 +47,7 @@ const readContext = preparedQuery("ssh_user_signing_context", (db) =>
     .select({
       serial: sql<string>`base.serial::text`,
       key: sshKeyColumns,
-      membership: {
-        membershipId: activeMemberships.membershipId,
-        organizationId: activeMemberships.organizationId,
-        organizationName: activeMemberships.organizationName,
-        organizationSlug: activeMemberships.organizationSlug,
-        role: activeMemberships.role,
-        joinedAt: activeMemberships.joinedAt,
-      },
+      membership: activeColumns,
       standing: mfaCompliance.status,
       ca: caColumns,
       caKey: caKeyColumns,
