@@ -1,6 +1,7 @@
 import { and, eq, gt, isNull, or, sql, type SQL } from "drizzle-orm";
 import { oidcPayloads, oidcRefreshTokens } from "../../schema/index.js";
 import type { Db } from "../infra/db.js";
+import { auditInsertManyAs, auditRowsJson, type AuditRow } from "../modules/audit/index.js";
 
 /** One provider model row as the adapter writes it (`id` is the row key, see adapter.ts). */
 export interface PayloadRow {
@@ -70,14 +71,16 @@ export function adapterStatements(db: Db) {
 
   const save = db.insert(oidcPayloads).values(payloadPlaceholders("s")).onConflictDoUpdate({ target, set: replaced }).prepare("oidc_payload_save");
   // Several new rows at once, in the table's column order (see saveMany).
-  const saveMany = db
+  const rowsFrom = sql`select r.id, r.type, r.payload, r.grant_id, r.user_code, r.uid, r.expires_at, null::timestamptz
+        from jsonb_to_recordset(${ph("rows")}::jsonb) as r(id varchar, type varchar, payload jsonb, grant_id varchar, user_code varchar, uid varchar, expires_at timestamptz)`;
+  const saveMany = db.insert(oidcPayloads).select(rowsFrom).onConflictDoUpdate({ target, set: replaced }).prepare("oidc_payload_save_many");
+  // ...and the audit records of the requests that issued them, in the same statement (both or neither).
+  const saveManyAudited = db
+    .with(auditInsertManyAs(db, "audit"))
     .insert(oidcPayloads)
-    .select(
-      sql`select r.id, r.type, r.payload, r.grant_id, r.user_code, r.uid, r.expires_at, null::timestamptz
-        from jsonb_to_recordset(${ph("rows")}::jsonb) as r(id varchar, type varchar, payload jsonb, grant_id varchar, user_code varchar, uid varchar, expires_at timestamptz)`,
-    )
+    .select(rowsFrom)
     .onConflictDoUpdate({ target, set: replaced })
-    .prepare("oidc_payload_save_many");
+    .prepare("oidc_payload_save_many_audited");
 
   // One statement, so a rotation is written whole or not at all (see adapter.ts, Issuance.rotation).
   const spentAt = sql`${ph("spent_at")}::timestamptz`;
@@ -104,11 +107,11 @@ export function adapterStatements(db: Db) {
   return {
     find: (v: { type: string; id: string; now: Date }) => find.execute({ type: v.type, id: v.id, now: v.now.toISOString() }),
     save: (r: PayloadRow) => save.execute(payloadValues("s", r)),
-    /** Rows of distinct keys, one statement. */
-    saveMany: (rows: PayloadRow[]) =>
-      saveMany.execute({
-        rows: JSON.stringify(rows.map((r) => ({ id: r.id, type: r.type, payload: r.payload, grant_id: r.grantId, user_code: r.userCode, uid: r.uid, expires_at: r.expiresAt?.toISOString() ?? null }))),
-      }),
+    /** Rows of distinct keys, with the audit records of the requests that issued them (if any), one statement. */
+    saveMany: (rows: PayloadRow[], audit: AuditRow[] = []) => {
+      const values = { rows: JSON.stringify(rows.map((r) => ({ id: r.id, type: r.type, payload: r.payload, grant_id: r.grantId, user_code: r.userCode, uid: r.uid, expires_at: r.expiresAt?.toISOString() ?? null }))) };
+      return audit.length > 0 ? saveManyAudited.execute({ ...values, audit_rows: auditRowsJson(audit) }) : saveMany.execute(values);
+    },
     rotate: (v: RotationValues) =>
       rotate.execute({
         spent: v.spent.key,

@@ -7,6 +7,7 @@ import { sha256Hex, type SecretBox, sealContexts } from "../lib/crypto/index.js"
 import type { Db } from "../infra/db.js";
 import { adapterStatements, type PayloadRow, type RefreshRecord } from "./adapter-statements.js";
 import type { OidcAccount, OidcClientsService, OidcIdentityService } from "../modules/oidc-clients/index.js";
+import type { AuditEntry, AuditRow } from "../modules/audit/index.js";
 
 const GRANT_INDEXED = new Set(["AccessToken", "AuthorizationCode", "RefreshToken", "DeviceCode", "BackchannelAuthenticationRequest", "PreAuthorizedCode"]);
 
@@ -43,6 +44,14 @@ interface Issuance {
    */
   grantsAhead?: Map<string, Stored | undefined>;
   accountsAhead?: Map<string, OidcAccount | undefined>;
+  /**
+   * A client-credentials token, held until the request's outcome is known: it is then saved
+   * together with the request's audit record (and other requests' tokens, see saveBatcher), one
+   * statement: both or neither. A refused request saves nothing.
+   */
+  clientCredentials?: PayloadRow;
+  /** How this request's held client-credentials token is saved (the adapter's batcher). */
+  save?: (row: PayloadRow, audit?: AuditRow) => Promise<void>;
 }
 type Stored = { payload: Record<string, unknown>; consumedAt: Date | null };
 interface Rotation {
@@ -70,17 +79,25 @@ export function takeAccountReadAhead(sub: string): { account: OidcAccount | unde
 export const withTokenIssuance = <T>(fn: () => T): T => issuance.run({}, fn);
 
 /**
- * Ends a request's held rotation once the provider has built its answer, before the answer leaves.
- * Answered: what is still held is written (an access token in a format that is not stored would
- * never release it). Refused (say, a resource the grant does not cover): nothing is written, so the
- * failed request spends nothing, as if it had been one transaction rolled back.
+ * Ends what a request holds once the provider has built its answer, before the answer leaves: a
+ * rotation, a client-credentials token. Answered: what is still held is written (an access token in
+ * a format that is not stored would never release a rotation), the token with `record`, the audit
+ * record of the answer, in the same statement. Refused (say, a resource the grant does not cover):
+ * nothing is written, so the failed request spends nothing, as if it had been one transaction
+ * rolled back. True when `record` was written here.
  */
-export async function settleTokenIssuance(answered: boolean): Promise<void> {
+export async function settleTokenIssuance(answered: boolean, record?: AuditEntry): Promise<boolean> {
   const issued = issuance.getStore();
-  const rotation = issued?.rotation;
-  if (!rotation) return;
+  if (!issued) return false;
+  const { rotation, clientCredentials } = issued;
   issued.rotation = undefined;
-  if (answered) await rotation.write(null);
+  issued.clientCredentials = undefined;
+  if (rotation && answered) await rotation.write(null);
+  if (!clientCredentials || !answered || !issued.save) return false;
+  // The token and the record of its issuance: true when the record was written with it.
+  await issued.save(clientCredentials, record?.row);
+  record?.written();
+  return record !== undefined;
 }
 
 /** Client-credentials tokens saved together at most (see saveBatcher). */
@@ -93,22 +110,25 @@ const MAX_BATCH = 64;
  * so saving them together changes nothing but how often PostgreSQL commits; a failed statement
  * fails the requests it carried, as a failed save did.
  */
-function saveBatcher(saveMany: (rows: PayloadRow[]) => Promise<unknown>) {
-  let pending: { row: PayloadRow; resolve: () => void; reject: (e: unknown) => void }[] = [];
+function saveBatcher(saveMany: (rows: PayloadRow[], audit: AuditRow[]) => Promise<unknown>) {
+  let pending: { row: PayloadRow; audit?: AuditRow; resolve: () => void; reject: (e: unknown) => void }[] = [];
   const flush = async () => {
     const batch = pending;
     pending = [];
     if (batch.length === 0) return;
     try {
-      await saveMany(batch.map((r) => r.row));
+      await saveMany(
+        batch.map((r) => r.row),
+        batch.flatMap((r) => (r.audit ? [r.audit] : [])),
+      );
       for (const r of batch) r.resolve();
     } catch (e) {
       for (const r of batch) r.reject(e);
     }
   };
-  return (row: PayloadRow) =>
+  return (row: PayloadRow, audit?: AuditRow) =>
     new Promise<void>((resolve, reject) => {
-      pending.push({ row, resolve, reject });
+      pending.push({ row, audit, resolve, reject });
       if (pending.length === 1) setImmediate(() => void flush());
       else if (pending.length >= MAX_BATCH) void flush();
     });
@@ -172,6 +192,12 @@ export function createAdapterFactory(db: Db, clock: Clock, clients: OidcClientsS
         // The refresh grant's new refresh token, saved a moment ago in this request, names it.
         await statements.run([statements.saveSql(row)], statements.nameAccessTokenSql(issued.refreshTokenKey, key));
       } else if (this.model === "ClientCredentials") {
+        // Within a provider request: held for its audit record (see Issuance.clientCredentials).
+        if (issued) {
+          issued.clientCredentials = row;
+          issued.save = batch;
+          return;
+        }
         await batch(row);
       } else {
         await statements.save(row);

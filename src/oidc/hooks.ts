@@ -7,7 +7,7 @@ import type { Logger } from "../infra/logger.js";
 import { clearSessionCookie } from "../http/session.js";
 import { anonymousContext, type RequestContext } from "../lib/request-context.js";
 import { AuditAction, type AuditActionName } from "../modules/audit/audit.actions.js";
-import type { AuditService } from "../modules/audit/audit.service.js";
+import type { AuditEntry, AuditService } from "../modules/audit/audit.service.js";
 import type { LoginService } from "../modules/auth/login.service.js";
 import type { OidcIdentityService } from "../modules/oidc-clients/index.js";
 import { pageCsp } from "../pages/layout.js";
@@ -75,17 +75,36 @@ export function decorateProvider(provider: Provider, deps: HookDeps): void {
     // oidc-provider adds the hashes of its own auto-submit scripts to script-src.
     ctx.set("Content-Security-Policy", pageCsp());
     await next();
-    // A refresh-token rotation the grant left held: written with a success, dropped with a refusal.
-    await settleTokenIssuance(!state(ctx as KoaContextWithOIDC).error && ctx.status < 400);
-    const oidc = (ctx as KoaContextWithOIDC).oidc as KoaContextWithOIDC["oidc"] | undefined;
-    if (!oidc?.route) return;
     const c = ctx as KoaContextWithOIDC;
+    const oidc = c.oidc as KoaContextWithOIDC["oidc"] | undefined;
+    // The token endpoint's outcome is known once the answer is built: its record can go to the
+    // database with the token it describes.
+    let record = oidc?.route === "token" ? outcomeRecord(c, state(c), deps) : undefined;
+    // What the grant left held: a refresh-token rotation, a client-credentials token (saved with
+    // its record). Written with a success, dropped with a refusal.
+    let recorded = false;
+    try {
+      recorded = await settleTokenIssuance(!state(c).error && ctx.status < 400, record);
+    } catch (err) {
+      // Not stored, so not issued: the answer becomes the provider's own server_error, as when a
+      // save inside the grant fails, and the record says so.
+      const failure = Object.assign(new Error("server_error"), { error: "server_error", error_description: "oops! something went wrong" });
+      state(c).error = failure as OidcError;
+      ctx.status = 500;
+      ctx.body = { error: failure.error, error_description: failure.error_description };
+      provider.emit("server_error", ctx, err);
+      record = outcomeRecord(c, state(c), deps);
+    }
+    if (!oidc?.route) return;
     if (oidc.client && ctx.response.is("html")) allowClientFormTargets(c);
     if (oidc.route === "introspection") await hideSuspended(c, deps);
     if (oidc.route === "end_session" && !state(c).error) await replaceSilentLogout(c, { brand: deps.config.email.brand.name, keywardUser: deps.keywardUser });
     // Only a confirmation the provider accepted (its xsrf secret matched) ends the Keyward session.
     if (oidc.route === "end_session_confirm" && oidc.params?.logout && !state(c).error && ctx.status === 303) await signOutKeyward(c, deps);
-    await auditOutcome(c, state(c), deps);
+    if (recorded) return;
+    const outcome = record ?? outcomeRecord(c, state(c), deps);
+    if (!outcome) return;
+    await deps.audit.write(deps.db, outcome).catch((err: unknown) => deps.logger.error({ err }, "oidc audit failed"));
   });
 }
 
@@ -119,7 +138,8 @@ function requestContext(ctx: KoaContextWithOIDC): RequestContext {
   return anonymousContext(req.requestId ?? "oidc", req.ip ?? null, req.get?.("user-agent") ?? null);
 }
 
-async function auditOutcome(ctx: KoaContextWithOIDC, s: State, deps: HookDeps): Promise<void> {
+/** The audit record of a provider request's outcome, if it has one (not yet written). */
+function outcomeRecord(ctx: KoaContextWithOIDC, s: State, deps: HookDeps): AuditEntry | undefined {
   const { route, client, entities, params } = ctx.oidc;
   let action: AuditActionName | undefined;
   let metadata: Record<string, unknown> = {};
@@ -136,17 +156,15 @@ async function auditOutcome(ctx: KoaContextWithOIDC, s: State, deps: HookDeps): 
     action = AuditAction.oidcGrant;
     metadata = { scope: params?.scope };
   }
-  if (!action) return;
+  if (!action) return undefined;
   const accountId = entities.Account?.accountId ?? (entities.Grant as { accountId?: string } | undefined)?.accountId;
   const organizationId = client ? ((client as unknown as Record<string, unknown>)["urn:keyward:organization_id"] as string | undefined) : undefined;
-  await deps.audit
-    .record(deps.db, requestContext(ctx), action, {
-      userId: accountId ?? null,
-      organizationId,
-      resourceType: "oidc_client",
-      resourceId: client?.clientId,
-      success: !s.error,
-      metadata: { client_id: client?.clientId, ...metadata },
-    })
-    .catch((err: unknown) => deps.logger.error({ err }, "oidc audit failed"));
+  return deps.audit.entry(requestContext(ctx), action, {
+    userId: accountId ?? null,
+    organizationId,
+    resourceType: "oidc_client",
+    resourceId: client?.clientId,
+    success: !s.error,
+    metadata: { client_id: client?.clientId, ...metadata },
+  });
 }

@@ -266,6 +266,36 @@ describe("clients held in memory (client-cache.ts, src/infra/announced-cache.ts)
 });
 
 describe("token storage (adapter.ts)", () => {
+  it("stores a client-credentials token with the record of its issuance, both or neither", async () => {
+    const c = await registerClient(app, org.id, admin, { grant_types: ["client_credentials"] });
+    const config = await discover(c);
+    const issuedRecords = () => countRows(app, "audit_logs", `action = 'oidc.token.issued' and resource_id = '${c.clientId}' and metadata->>'grant_type' = 'client_credentials'`);
+    const stored = () => countRows(app, "oidc_payloads", `type = 'ClientCredentials' and payload->>'clientId' = '${c.clientId}'`);
+    const token = (await oc.clientCredentialsGrant(config)).access_token;
+    expect((await oc.tokenIntrospection(config, token)).active).toBe(true);
+    expect([await stored(), await issuedRecords()]).toEqual([1, 1]);
+
+    // The token's row refused: no token, no record of one, and the provider's own server_error.
+    const db = app.container.db;
+    await db.execute(sql.raw(`create function kw_test_refuse_cc() returns trigger language plpgsql as $$ begin raise exception 'refused by the test'; end $$`));
+    await db.execute(sql.raw(`create trigger kw_test_refuse_cc before insert on oidc_payloads for each row when (new.type = 'ClientCredentials') execute function kw_test_refuse_cc()`));
+    try {
+      const res = await fetch(`${app.url}/api/v1/oidc/token`, {
+        method: "POST",
+        headers: { authorization: `Basic ${Buffer.from(`${c.clientId}:${c.clientSecret}`).toString("base64")}`, "content-type": "application/x-www-form-urlencoded" },
+        body: "grant_type=client_credentials",
+      });
+      expect({ status: res.status, body: await res.json() }).toEqual({ status: 500, body: { error: "server_error", error_description: "oops! something went wrong" } });
+      expect([await stored(), await issuedRecords()]).toEqual([1, 1]);
+      expect(await countRows(app, "audit_logs", `action = 'oidc.error' and resource_id = '${c.clientId}' and metadata->>'error' = 'server_error'`)).toBe(1);
+    } finally {
+      await db.execute(sql.raw(`drop trigger kw_test_refuse_cc on oidc_payloads`));
+      await db.execute(sql.raw(`drop function kw_test_refuse_cc()`));
+    }
+    expect(await oc.clientCredentialsGrant(config)).toMatchObject({ token_type: expect.stringMatching(/bearer/i) });
+    expect([await stored(), await issuedRecords()]).toEqual([2, 2]);
+  });
+
   it("stores every client-credentials token of a burst before answering, several in one statement", async () => {
     const c = await registerClient(app, org.id, admin, { grant_types: ["client_credentials"] });
     const config = await discover(c);

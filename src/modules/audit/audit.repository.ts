@@ -28,19 +28,28 @@ export const auditInsertAs = (db: Executor, alias: string) => db.$with(alias).as
 export const auditRowValues = (alias: string, row: AuditRow, into?: Record<string, unknown>): Record<string, unknown> => placeholderValues(alias, ROW_FIELDS, row, into);
 
 const insertOne = preparedQuery("audit_insert", (db) => db.insert(auditLogs).values(placeholdersFor("r", ROW_FIELDS)));
+/**
+ * The rows of a JSON array of records (`auditRowsJson`) in every column of the table, in its order:
+ * id and the chain's columns as a plain insert leaves them (a new id; unchained).
+ */
+const recordsFrom = (param: string) =>
+  sql`select gen_random_uuid(), r.created_at, r.action, r.actor_id, r.user_id, r.organization_id, r.resource_type, r.resource_id,
+        r.success, r.ip_address, r.user_agent, r.request_id, coalesce(r.metadata, '{}'::jsonb), r.error_message,
+        null::bigint, null::varchar, null::varchar, null::bigint, null::varchar, null::varchar
+      from jsonb_to_recordset(${sql.placeholder(param)}::jsonb) as r(created_at timestamptz, action varchar, actor_id uuid,
+        user_id uuid, organization_id uuid, resource_type varchar, resource_id varchar, success boolean, ip_address varchar,
+        user_agent text, request_id varchar, metadata jsonb, error_message text)`;
 // Several records at once, from one JSON parameter (any number of rows, one prepared statement).
-// Drizzle names every column of the table, in order: id and the chain's columns as a plain insert
-// leaves them (a new id; unchained).
-const insertMany = preparedQuery("audit_insert_many", (db) =>
-  db.insert(auditLogs).select(
-    sql`select gen_random_uuid(), r.created_at, r.action, r.actor_id, r.user_id, r.organization_id, r.resource_type, r.resource_id,
-          r.success, r.ip_address, r.user_agent, r.request_id, coalesce(r.metadata, '{}'::jsonb), r.error_message,
-          null::bigint, null::varchar, null::varchar, null::bigint, null::varchar, null::varchar
-        from jsonb_to_recordset(${sql.placeholder("rows")}::jsonb) as r(created_at timestamptz, action varchar, actor_id uuid,
-          user_id uuid, organization_id uuid, resource_type varchar, resource_id varchar, success boolean, ip_address varchar,
-          user_agent text, request_id varchar, metadata jsonb, error_message text)`,
-  ),
-);
+const insertMany = preparedQuery("audit_insert_many", (db) => db.insert(auditLogs).select(recordsFrom("rows")));
+
+/**
+ * The insert of several records as a CTE named `alias`, from the placeholder `<alias>_rows`: for a
+ * repository that writes many changes and their records in one statement. Fill it with
+ * `{ [`${alias}_rows`]: auditRowsJson(rows) }`.
+ */
+export const auditInsertManyAs = (db: Executor, alias: string) => db.$with(alias).as(db.insert(auditLogs).select(recordsFrom(`${alias}_rows`)));
+export const auditRowsJson = (rows: readonly AuditRow[]): string => JSON.stringify(rows.map(asJson));
+
 // The column list of insertMany's select, in the table's order of ROW_FIELDS above.
 const asJson = (r: AuditRow) => ({
   created_at: r.createdAt.toISOString(),
@@ -84,7 +93,7 @@ function batchedInsert(db: Db, row: AuditRow): Promise<void> {
     if (taken.length === 0) return;
     if (taken.length > 1) {
       try {
-        await insertMany(db, { rows: JSON.stringify(taken.map((p) => asJson(p.row))) });
+        await insertMany(db, { rows: auditRowsJson(taken.map((p) => p.row)) });
         for (const p of taken) p.resolve();
         return;
       } catch (e) {

@@ -36,7 +36,11 @@ export class AuditService {
    * change it describes; pass the pool for failures that roll nothing back (e.g. a bad password).
    */
   async record(db: Executor, ctx: RequestContext, action: AuditActionName, details: AuditDetails = {}): Promise<void> {
-    const entry = this.entry(ctx, action, details);
+    await this.write(db, this.entry(ctx, action, details));
+  }
+
+  /** Appends a record made by `entry` (one made before it was known whether a statement of its own would carry it). */
+  async write(db: Executor, entry: AuditEntry): Promise<void> {
     await auditRepository.insert(db, entry.row);
     entry.written();
   }
