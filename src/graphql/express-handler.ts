@@ -7,11 +7,19 @@ import type { Request, Response } from "express";
  * and an ETag hash of every response body, which no client of a POST endpoint can use).
  * Incremental delivery is streamed as the integration streams it.
  */
+/**
+ * The request headers Apollo itself reads (content negotiation, the POST content type, its CSRF
+ * prevention's preflight headers; usage reporting, which would read client names, is off). Our
+ * plugins and resolvers read the Express request, so only these are copied for each request.
+ */
+const APOLLO_READS = ["accept", "content-type", "x-apollo-operation-name", "apollo-require-preflight"] as const;
+
 export function graphqlHandler<C extends BaseContext>(server: ApolloServer<C>, context: (args: { req: Request; res: Response }) => Promise<C>) {
   server.assertStarted("graphqlHandler()");
   return async (req: Request, res: Response): Promise<void> => {
     const headers = new HeaderMap();
-    for (const [key, value] of Object.entries(req.headers)) {
+    for (const key of APOLLO_READS) {
+      const value = req.headers[key];
       if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(", ") : value);
     }
     const query = req.url.indexOf("?");
