@@ -1,4 +1,5 @@
-import type { Database } from "./db.js";
+import { sql } from "drizzle-orm";
+import { resultRows, type Database } from "./db.js";
 
 /**
  * The NOTIFY channel the database's triggers announce committed changes on (migrations 0016, 0017).
@@ -31,7 +32,16 @@ export interface AnnouncedCacheOptions<T> {
   /** How long a value may be served without news (0: never cached). */
   ttlMs: number;
   maxEntries: number;
+  /**
+   * The triggers that announce changes to what it holds: until they exist (a database not yet
+   * migrated, MIGRATE_ON_START=false before `db:migrate`), nothing is served from memory.
+   */
+  triggers: readonly string[];
 }
+
+/** How soon the triggers are looked for again while they are missing (then every TRIGGER_RECHECK_MAX_MS). */
+const TRIGGER_RECHECK_MIN_MS = 250;
+const TRIGGER_RECHECK_MAX_MS = 5_000;
 
 /**
  * Rows every request would otherwise read again, kept in this instance's memory and forgotten the
@@ -52,12 +62,17 @@ export class AnnouncedCache<T> {
   private heldAll = 0;
   private generation = 0;
   private live = false;
+  private subscribed = false;
+  private closed = false;
+  private recheck?: NodeJS.Timeout;
+  private database?: Pick<Database, "listen" | "db">;
 
   constructor(private readonly options: AnnouncedCacheOptions<T>) {}
 
   /** Subscribes to the database's announcements; nothing is served from memory until they flow. */
-  async attach(database: Pick<Database, "listen">): Promise<this> {
+  async attach(database: Pick<Database, "listen" | "db">): Promise<this> {
     if (this.options.ttlMs === 0) return this;
+    this.database = database;
     let kinds = byKind.get(this.options.kind);
     if (!kinds) byKind.set(this.options.kind, (kinds = new Set()));
     kinds.add(this as AnnouncedCache<unknown>);
@@ -85,6 +100,8 @@ export class AnnouncedCache<T> {
 
   /** Stops serving from memory and leaves the process's registry (a container closing). */
   close(): void {
+    this.closed = true;
+    clearTimeout(this.recheck);
     byKind.get(this.options.kind)?.delete(this as AnnouncedCache<unknown>);
     this.suspend();
   }
@@ -115,13 +132,43 @@ export class AnnouncedCache<T> {
   }
 
   private resume(): void {
+    this.subscribed = true;
     this.forget("*");
-    this.live = true;
+    void this.goLive(TRIGGER_RECHECK_MIN_MS);
   }
 
   private suspend(): void {
+    this.subscribed = false;
     this.live = false;
+    clearTimeout(this.recheck);
     this.forget("*");
+  }
+
+  /** Serves from memory once its triggers exist; until then looks again, with back-off. */
+  private async goLive(delay: number): Promise<void> {
+    clearTimeout(this.recheck);
+    let present = false;
+    try {
+      present = await this.triggersPresent();
+    } catch {
+      // The database did not answer: look again below.
+    }
+    if (this.closed || !this.subscribed) return;
+    if (present) {
+      this.forget("*");
+      this.live = true;
+      return;
+    }
+    this.recheck = setTimeout(() => void this.goLive(Math.min(delay * 2, TRIGGER_RECHECK_MAX_MS)), delay);
+    this.recheck.unref();
+  }
+
+  private async triggersPresent(): Promise<boolean> {
+    const names = this.options.triggers;
+    if (!this.database || names.length === 0) return true;
+    const list = sql.join(names.map((n) => sql`${n}`), sql`, `);
+    const [row] = resultRows<{ n: number }>(await this.database.db.execute(sql`select count(distinct tgname)::int as n from pg_trigger where tgname in (${list}) and not tgisinternal`));
+    return Number(row?.n ?? 0) === new Set(names).size;
   }
 
   private isHeld(key: string, now: number): boolean {

@@ -7,6 +7,7 @@ import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
 import * as schema from "../../schema/index.js";
+import { uuid } from "../lib/crypto/index.js";
 import { lockDataDir } from "./dir-lock.js";
 import { projectPath } from "./paths.js";
 
@@ -55,7 +56,7 @@ export async function openDatabase(options: { url?: string; dataDir: string; poo
     const poolSize = options.poolSize ?? 10;
     const client = postgres(options.url, { max: poolSize, onnotice: () => {} });
     const db = drizzlePostgres(client, { schema }) as unknown as Db;
-    const subscriptions = new PostgresSubscriptions(options.url);
+    const subscriptions = new PostgresSubscriptions(options.url, client);
     return {
       db,
       kind: "postgres",
@@ -120,18 +121,20 @@ export async function openDatabase(options: { url?: string; dataDir: string; poo
 
 const RESUBSCRIBE_MIN_MS = 250;
 const RESUBSCRIBE_MAX_MS = 10_000;
-/** How often the subscription proves it is alive, and how long the proof may take. */
+/** How often the subscription proves it hears announcements, and how long the proof may take. */
 const HEARTBEAT_MS = 5_000;
-const HEARTBEAT_TIMEOUT_MS = 2_000;
+const HEARTBEAT_TIMEOUT_MS = 3_000;
 
 /**
  * LISTEN on a connection of its own (a pooled connection would carry it back into the pool), named
- * "keyward listener" in pg_stat_activity. When that connection drops (a restart, a terminated
- * backend), or stops answering (a silent network cut: checked every HEARTBEAT_MS), listeners hear
- * `lost` and the subscription is re-made on a fresh connection with back-off until it holds, then
- * `ready`. (postgres-js's own `listen` gives up after one failed attempt and cannot tell a silent
- * cut.) So a change is heard at once, or an instance learns within about seven seconds that it
- * may have missed one.
+ * "keyward listener" in pg_stat_activity. Every HEARTBEAT_MS it proves that announcements arrive:
+ * a NOTIFY sent through the pool must come back on the listener (a live connection is not enough:
+ * behind a transaction-pooling proxy LISTEN is accepted and nothing is ever delivered). When that
+ * fails, or the connection drops (a restart, a terminated backend), listeners hear `lost` and the
+ * subscription is re-made on a fresh connection with back-off until it holds, then `ready`.
+ * (postgres-js's own `listen` gives up after one failed attempt and cannot tell a silent cut.) So a
+ * change is heard at once, or an instance learns within about eight seconds that it may have
+ * missed one.
  */
 class PostgresSubscriptions {
   private readonly channels = new Map<string, ChangeListener[]>();
@@ -140,8 +143,13 @@ class PostgresSubscriptions {
   private heartbeat?: NodeJS.Timeout;
   private delay = RESUBSCRIBE_MIN_MS;
   private closed = false;
+  /** The heartbeat announcement awaited on the listener, if one is out. */
+  private awaited?: { payload: string; heard: () => void };
 
-  constructor(private readonly url: string) {}
+  constructor(
+    private readonly url: string,
+    private readonly pool: postgres.Sql,
+  ) {}
 
   async listen(channel: string, listener: ChangeListener): Promise<void> {
     const listeners = this.channels.get(channel);
@@ -173,7 +181,10 @@ class PostgresSubscriptions {
       connection: { application_name: "keyward listener" },
       onnotice: () => {},
       // Not in postgres-js's typings, but its hook for NotificationResponse messages.
-      onnotify: (channel: string, payload: string) => this.channels.get(channel)?.forEach((l) => l.notify(payload)),
+      onnotify: (channel: string, payload: string) => {
+        if (payload === this.awaited?.payload) this.awaited.heard();
+        this.channels.get(channel)?.forEach((l) => l.notify(payload));
+      },
       onclose: () => {
         if (this.connection === connection) this.dropped();
       },
@@ -214,16 +225,21 @@ class PostgresSubscriptions {
     clearTimeout(this.heartbeat);
     this.heartbeat = setTimeout(async () => {
       const connection = this.connection;
-      if (!connection || this.closed) return;
+      const channel = this.channels.keys().next().value;
+      if (!connection || this.closed || channel === undefined) return;
+      // Listeners ignore it: no cache's kind is "heartbeat".
+      const payload = `heartbeat:${uuid()}`;
+      const heard = new Promise<void>((resolve) => (this.awaited = { payload, heard: resolve }));
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("listener heartbeat timed out")), HEARTBEAT_TIMEOUT_MS)));
       try {
-        await Promise.race([connection`select 1`, timeout]);
+        await Promise.race([this.pool`select pg_notify(${channel}, ${payload})`.then(() => heard), timeout]);
         if (this.connection === connection) this.beat();
       } catch {
         if (this.connection === connection) this.dropped();
       } finally {
         clearTimeout(timer);
+        this.awaited = undefined;
       }
     }, HEARTBEAT_MS);
     this.heartbeat.unref();

@@ -14,7 +14,8 @@ const snakeToCamel = (k: string) => k.replace(/_([a-z0-9])/g, (_, c: string) => 
 /**
  * A key conversion that remembers its answers: the same few hundred field names are converted on
  * every request, and a regular-expression replace per key per answer showed in the profile. Keys
- * come from clients too, so only so many are remembered.
+ * come from clients too (anonymous ones included), so only short keys, and only so many, are
+ * remembered: a field name is short, and a client cannot park megabytes here.
  */
 function memoized(fn: (k: string) => string): (k: string) => string {
   const seen = new Map<string, string>();
@@ -22,7 +23,7 @@ function memoized(fn: (k: string) => string): (k: string) => string {
     let out = seen.get(k);
     if (out === undefined) {
       out = fn(k);
-      if (seen.size < 4096) seen.set(k, out);
+      if (k.length <= 64 && seen.size < 4096) seen.set(k, out);
     }
     return out;
   };

@@ -5,6 +5,7 @@ import { oidcPayloads, oidcRefreshTokens } from "../../schema/index.js";
 import type { Clock } from "../infra/clock.js";
 import { sha256Hex, type SecretBox, sealContexts } from "../lib/crypto/index.js";
 import type { Db } from "../infra/db.js";
+import { isDependencyOutage } from "../infra/db-errors.js";
 import { adapterStatements, type PayloadRow, type RefreshRecord } from "./adapter-statements.js";
 import type { OidcAccount, OidcClientsService, OidcIdentityService } from "../modules/oidc-clients/index.js";
 import type { AuditEntry, AuditRow } from "../modules/audit/index.js";
@@ -107,8 +108,9 @@ const MAX_BATCH = 64;
  * Client-credentials tokens saved in the same turn of the event loop go as one statement (one round
  * trip, one commit) instead of one each: under load, several requests reach their save together.
  * Each request still answers only once its token is stored. The rows are new (a random key each),
- * so saving them together changes nothing but how often PostgreSQL commits; a failed statement
- * fails the requests it carried, as a failed save did.
+ * so saving them together changes nothing but how often PostgreSQL commits. A statement the
+ * database refuses is tried again one request at a time, so a row it cannot store fails its own
+ * request only; an outage fails them all (a retry could not tell what was stored).
  */
 function saveBatcher(saveMany: (rows: PayloadRow[], audit: AuditRow[]) => Promise<unknown>) {
   let pending: { row: PayloadRow; audit?: AuditRow; resolve: () => void; reject: (e: unknown) => void }[] = [];
@@ -123,7 +125,18 @@ function saveBatcher(saveMany: (rows: PayloadRow[], audit: AuditRow[]) => Promis
       );
       for (const r of batch) r.resolve();
     } catch (e) {
-      for (const r of batch) r.reject(e);
+      if (batch.length === 1 || isDependencyOutage(e)) {
+        for (const r of batch) r.reject(e);
+        return;
+      }
+      await Promise.all(
+        batch.map((r) =>
+          saveMany([r.row], r.audit ? [r.audit] : []).then(
+            () => r.resolve(),
+            (err: unknown) => r.reject(err),
+          ),
+        ),
+      );
     }
   };
   return (row: PayloadRow, audit?: AuditRow) =>

@@ -266,6 +266,27 @@ describe("clients held in memory (client-cache.ts, src/infra/announced-cache.ts)
 });
 
 describe("token storage (adapter.ts)", () => {
+  it("a token the database refuses fails its own request only, not the others saved with it", async () => {
+    const good = await registerClient(app, org.id, admin, { grant_types: ["client_credentials"] });
+    const bad = await registerClient(app, org.id, admin, { grant_types: ["client_credentials"] });
+    const db = app.container.db;
+    await db.execute(sql.raw(`create function kw_test_refuse_client() returns trigger language plpgsql as $$ begin raise exception 'refused by the test'; end $$`));
+    await db.execute(sql.raw(`create trigger kw_test_refuse_client before insert on oidc_payloads for each row when (new.payload->>'clientId' = '${bad.clientId}') execute function kw_test_refuse_client()`));
+    try {
+      // Saved in the same turn of the event loop: one statement, which the database refuses.
+      const { provider } = app.oidc;
+      const [goodClient, badClient] = await Promise.all([provider.Client.find(good.clientId), provider.Client.find(bad.clientId)]);
+      const save = (client: typeof goodClient) => new provider.ClientCredentials({ client: client!, scope: "" }).save();
+      const results = await Promise.allSettled([save(goodClient), save(badClient), save(goodClient), save(badClient), save(goodClient)]);
+      expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled", "rejected", "fulfilled"]);
+      expect(await countRows(app, "oidc_payloads", `type = 'ClientCredentials' and payload->>'clientId' = '${good.clientId}'`)).toBe(3);
+      for (const r of results) if (r.status === "fulfilled") expect((await oc.tokenIntrospection(await discover(good), r.value)).active).toBe(true);
+    } finally {
+      await db.execute(sql.raw(`drop trigger kw_test_refuse_client on oidc_payloads`));
+      await db.execute(sql.raw(`drop function kw_test_refuse_client()`));
+    }
+  });
+
   it("stores a client-credentials token with the record of its issuance, both or neither", async () => {
     const c = await registerClient(app, org.id, admin, { grant_types: ["client_credentials"] });
     const config = await discover(c);

@@ -120,6 +120,29 @@ if (onPostgres) describe("account profiles across instances (PostgreSQL)", () =>
     expect(seen.body.data.user.full_name).toBe("Renamed On A");
   });
 
+  it("serves nothing from memory while the triggers that announce changes are missing (a database not yet migrated)", async () => {
+    const user = await newUser(b);
+    const listeners = async () =>
+      resultRows<{ n: number }>(await a.container.db.execute(sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = 'keyward listener'`))[0]!.n;
+    await a.container.db.execute(sql`drop trigger users_notify_changed on users`);
+    try {
+      // Re-subscribing is when an instance looks for its triggers.
+      const admin = postgres(dbUrl, { max: 1, onnotice: () => {} });
+      try {
+        await admin`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name = 'keyward listener'`;
+      } finally {
+        await admin.end();
+      }
+      expect(await eventually(listeners, (n) => n === 2, 5_000)).toBe(2);
+      await b.http.get("/api/v1/auth/me", { token: user.token });
+      // Nothing announces this change; only reading the database every time can show it.
+      await a.container.db.execute(sql`update users set full_name = 'Unannounced' where id = ${user.id}`);
+      expect((await b.http.get("/api/v1/auth/me", { token: user.token })).body.data.user.full_name).toBe("Unannounced");
+    } finally {
+      await a.container.db.execute(sql`create trigger users_notify_changed after update or delete on users for each row execute function keyward_notify_user_changed()`);
+    }
+  });
+
   it("after its subscription drops, an instance re-subscribes and forgets what it held (announcements were missed)", async () => {
     const user = await newUser(b);
     await b.http.get("/api/v1/auth/me", { token: user.token });

@@ -29,7 +29,7 @@ export { OidcSigningKeysService, type SigningKeySet } from "./signing-keys.servi
 
 export interface OidcModuleDeps extends SealingDeps {
   /** The database's change announcements (Database.listen), which keep the client cache exact. */
-  changes: Pick<Database, "listen">;
+  changes: Pick<Database, "listen" | "db">;
   config: Pick<Config, "http" | "oidc" | "cache">;
 }
 

@@ -59,7 +59,7 @@ export class OidcClientsService {
     private readonly clock: Clock,
     private readonly audit: AuditService,
     private readonly box: SecretBox,
-    cache: { changes: Pick<Database, "listen">; ttlMs: number },
+    cache: { changes: Pick<Database, "listen" | "db">; ttlMs: number },
   ) {
     this.providerClients = createClientCache(cache.changes, cache.ttlMs, (clientId) => this.loadProviderMetadata(clientId));
   }

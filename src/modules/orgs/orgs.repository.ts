@@ -1,4 +1,5 @@
 import { and, eq, inArray } from "drizzle-orm";
+import { noteChanged } from "../../infra/announced-cache.js";
 import { noteProfileChanged } from "../users/user-cache.js";
 import { organizations } from "../../../schema/index.js";
 import { pickColumns } from "../../infra/columns.js";
@@ -36,8 +37,9 @@ export const orgsRepository = {
   },
 
   async update(db: Executor, id: string, values: Partial<typeof organizations.$inferInsert>): Promise<OrgRow | undefined> {
-    // Profiles name the organization managing the account.
+    // Profiles name the organization managing the account; a deleted organization's OIDC clients stop with it.
     if (values.name !== undefined || values.deletedAt !== undefined) noteProfileChanged("*");
+    if (values.deletedAt !== undefined) noteChanged("client", "*");
     const [row] = await db.update(organizations).set(values).where(and(eq(organizations.id, id), live(organizations))).returning(orgColumns);
     return row;
   },

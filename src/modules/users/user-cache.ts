@@ -4,6 +4,8 @@ import { usersRepository, type ProfileRow } from "./users.repository.js";
 
 /** Accounts held at once per instance; the oldest read goes first. */
 const MAX_ENTRIES = 10_000;
+/** What announces changes to a profile (migration 0016). */
+const TRIGGERS = ["users_notify_changed", "password_credentials_notify_changed", "organizations_notify_changed"];
 
 /**
  * Account profiles (the row behind the signed-in caller and GET me), kept in memory so an
@@ -12,7 +14,7 @@ const MAX_ENTRIES = 10_000;
  * committed change a profile shows; src/infra/announced-cache.ts says why that keeps it exact.
  */
 export function createUserCache(database: Database, ttlMs: number): Promise<AnnouncedCache<ProfileRow>> {
-  return new AnnouncedCache<ProfileRow>({ kind: "user", load: (id) => usersRepository.findProfile(database.db, id), ttlMs, maxEntries: MAX_ENTRIES }).attach(database);
+  return new AnnouncedCache<ProfileRow>({ kind: "user", load: (id) => usersRepository.findProfile(database.db, id), ttlMs, maxEntries: MAX_ENTRIES, triggers: TRIGGERS }).attach(database);
 }
 
 /** Called by every write this process makes to what a profile shows, before it commits. */
