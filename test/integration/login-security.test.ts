@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
+import postgres from "postgres";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { auditRows } from "../helpers/db.js";
 import { login, newUser, uniqueEmail, PASSWORD } from "../factories/users.js";
@@ -135,5 +136,46 @@ describe("own audit log", () => {
     expect(gql.data.myAuditLog).toEqual({ count: 1, items: [{ action: "user.login.failed", success: false }] });
     const bad = await app.http.get("/api/v1/auth/audit-logs?per_page=1000", { token: user.token });
     expect(bad.status).toBe(400);
+  });
+});
+
+// Two connections at once: only PostgreSQL (the embedded database belongs to one process).
+if (process.env.DATABASE_URL) describe("an account that changes while it signs in (PostgreSQL)", () => {
+  it("is not signed in, and nothing records a sign-in, when it was deleted or suspended after its password was checked", async () => {
+    const db = postgres(app.container.config.db.url!, { max: 2, onnotice: () => {} });
+    try {
+      for (const kind of ["deleted", "suspended"] as const) {
+        const user = await newUser(app);
+        const recorded = async () => (await auditRows(app, user.id)).filter((r) => r.action === "user.login").length;
+        const before = await recorded();
+        // Another transaction holds the account's row: the sign-in checks the password, then waits
+        // at its last write; the account changes and that transaction commits.
+        let release!: () => void;
+        const released = new Promise<void>((r) => (release = r));
+        let locked!: () => void;
+        const isLocked = new Promise<void>((r) => (locked = r));
+        const holder = db.begin(async (tx) => {
+          await tx`select id from users where id = ${user.id} for update`;
+          locked();
+          await released;
+          if (kind === "deleted") await tx`update users set deleted_at = now() where id = ${user.id}`;
+          else await tx`update users set status = 'suspended', suspended_at = now() where id = ${user.id}`;
+        });
+        await isLocked;
+        const signIn = login(app, user.email, PASSWORD);
+        for (let i = 0; i < 500; i++) {
+          const [w] = await db`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`;
+          if (w!.n > 0) break;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        release();
+        await holder;
+        const res = await signIn;
+        expect(res.status, kind).toBe(401);
+        expect(await recorded(), kind).toBe(before);
+      }
+    } finally {
+      await db.end();
+    }
   });
 });

@@ -49,6 +49,14 @@ const insertMany = preparedQuery("audit_insert_many", (db) => db.insert(auditLog
  */
 export const auditInsertManyAs = (db: Executor, alias: string) => db.$with(alias).as(db.insert(auditLogs).select(recordsFrom(`${alias}_rows`)));
 export const auditRowsJson = (rows: readonly AuditRow[]): string => JSON.stringify(rows.map(asJson));
+/**
+ * The insert of records as a CTE named `alias` (placeholder `<alias>_rows`, as `auditInsertManyAs`),
+ * written only when `condition` holds: for a statement whose change may find nothing to change
+ * (the record then describes nothing and is not written). The condition may read an earlier CTE of
+ * the same statement, which sees the change as it was made.
+ */
+export const auditInsertWhenAs = (db: Executor, alias: string, condition: SQL) =>
+  db.$with(alias).as(db.insert(auditLogs).select(sql`${recordsFrom(`${alias}_rows`)} where ${condition}`));
 
 // The column list of insertMany's select, in the table's order of ROW_FIELDS above.
 const asJson = (r: AuditRow) => ({

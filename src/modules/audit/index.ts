@@ -34,4 +34,4 @@ export function createAuditModule(deps: { db: Db; clock: Clock; box: SecretBox; 
 }
 
 export type AuditModule = ReturnType<typeof createAuditModule>;
-export { auditInsertAs, auditInsertManyAs, auditRowsJson, auditRowValues, type AuditRow } from "./audit.repository.js";
+export { auditInsertAs, auditInsertManyAs, auditInsertWhenAs, auditRowsJson, auditRowValues, type AuditRow } from "./audit.repository.js";

@@ -6,6 +6,7 @@ import type { AuditService } from "../audit/audit.service.js";
 import type { UserRow } from "../users/users.repository.js";
 import { toUserView, type UserView } from "../users/users.views.js";
 import type { SessionsService } from "./sessions/sessions.service.js";
+import { AuthErrors } from "./auth.errors.js";
 import { signInRepository } from "./sign-in.repository.js";
 
 export interface SessionIssued {
@@ -34,13 +35,25 @@ export class SessionIssuer {
     // The last sign-in and its record: one statement, inside the caller's transaction when it
     // has more to write with them.
     const signIn = { now, ip: ctx.ip?.slice(0, 45) ?? null };
-    const updated = extra
-      ? await this.db.transaction(async (tx) => {
-          await extra(tx);
-          return signInRepository.recordSignIn(tx, user.id, signIn, audit.row);
-        })
-      : await signInRepository.recordSignIn(this.db, user.id, signIn, audit.row);
+    let updated: UserRow | undefined;
+    try {
+      updated = extra
+        ? await this.db.transaction(async (tx) => {
+            await extra(tx);
+            const row = await signInRepository.recordSignIn(tx, user.id, signIn, audit.row);
+            // Nothing the caller wrote stands for a sign-in that did not happen.
+            if (!row) throw AuthErrors.invalidCredentials();
+            return row;
+          })
+        : await signInRepository.recordSignIn(this.db, user.id, signIn, audit.row);
+      // Deleted or suspended since its credentials were checked: no sign-in, and no record of one.
+      if (!updated) throw AuthErrors.invalidCredentials();
+    } catch (e) {
+      // The token was never handed out; if even this fails, it dies with its expiry unused.
+      await this.sessions.revoke(user.id, session.session.id).catch(() => undefined);
+      throw e;
+    }
     audit.written();
-    return { user: toUserView(updated!), token: session.token, expiresAt: session.expiresAt, sessionId: session.session.id, persistent: rememberMe };
+    return { user: toUserView(updated), token: session.token, expiresAt: session.expiresAt, sessionId: session.session.id, persistent: rememberMe };
   }
 }

@@ -3,27 +3,34 @@ import { users } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
 import { preparedQuery, setPlaceholder } from "../../infra/prepared.js";
 import { live } from "../../infra/soft-delete.js";
-import { auditInsertAs, auditRowValues, type AuditRow } from "../audit/index.js";
+import { auditInsertWhenAs, auditRowsJson, type AuditRow } from "../audit/index.js";
 import { noteProfileChanged } from "../users/user-cache.js";
 import { userColumns, type UserRow } from "../users/users.repository.js";
 
 // The end of every sign-in: the account's last sign-in and the "user.login" record, in one
-// prepared statement (one transaction of its own, without BEGIN and COMMIT round trips).
-const recordSignIn = preparedQuery("users_record_sign_in", (db) =>
-  db
-    .with(auditInsertAs(db, "audit"))
-    .update(users)
-    .set({ lastLoginAt: setPlaceholder<Date>("now"), lastLoginIp: setPlaceholder<string | null>("ip") })
-    .where(and(eq(users.id, sql.placeholder("userId")), live(users)))
-    .returning(userColumns),
-);
+// prepared statement (one transaction of its own, without BEGIN and COMMIT round trips). The
+// record is written only with the update: an account deleted or suspended since its credentials were
+// checked is not signed in, and no record says it was.
+const recordSignIn = preparedQuery("users_record_sign_in", (db) => {
+  const signedIn = db.$with("signed_in").as(
+    db
+      .update(users)
+      .set({ lastLoginAt: setPlaceholder<Date>("now"), lastLoginIp: setPlaceholder<string | null>("ip") })
+      .where(and(eq(users.id, sql.placeholder("userId")), eq(users.status, "active"), live(users)))
+      .returning(userColumns),
+  );
+  return db.with(signedIn, auditInsertWhenAs(db, "audit", sql`exists (select 1 from signed_in)`)).select().from(signedIn);
+});
 
 export const signInRepository = {
-  /** Sets the last sign-in (time and address) and appends its audit record together; the account as it now is. */
+  /**
+   * Sets the last sign-in (time and address) and appends its audit record together; the account
+   * as it now is, or undefined (and no record) when it is no longer live.
+   */
   async recordSignIn(db: Executor, userId: string, v: { now: Date; ip: string | null }, audit: AuditRow): Promise<UserRow | undefined> {
     // The profile shows the last sign-in: caches hold the account until the change is announced.
     noteProfileChanged(userId);
-    const [row] = await recordSignIn(db, auditRowValues("audit", audit, { userId, now: v.now, ip: v.ip }));
-    return row;
+    const [row] = await recordSignIn(db, { userId, now: v.now, ip: v.ip, audit_rows: auditRowsJson([audit]) });
+    return row as UserRow | undefined;
   },
 };
