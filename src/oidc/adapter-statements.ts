@@ -83,27 +83,40 @@ export function adapterStatements(db: Db) {
     .prepare("oidc_payload_save_many_audited");
 
   // One statement, so a rotation is written whole or not at all (see adapter.ts, Issuance.rotation).
+  // The old token is spent only if nobody spent it first: two requests presenting the same token
+  // at once both read it unspent, and only the first to write rotates it. The second's update then
+  // finds nothing, so its successor, access token and record are not written (each is inserted
+  // only `where exists (select 1 from spent_payload)`), and the statement returns no row.
   const spentAt = sql`${ph("spent_at")}::timestamptz`;
+  const spentHere = sql`exists (select 1 from spent_payload)`;
+  // A payload row from placeholders, in the table's column order, only if the old token was spent here.
+  const payloadIfSpent = (p: string) =>
+    sql`select ${ph(`${p}_id`)}::varchar, ${ph(`${p}_type`)}::varchar, ${ph(`${p}_payload`)}::jsonb, ${ph(`${p}_grant_id`)}::varchar,
+        ${ph(`${p}_user_code`)}::varchar, ${ph(`${p}_uid`)}::varchar, ${ph(`${p}_expires_at`)}::timestamptz, null::timestamptz where ${spentHere}`;
   const rotate = db
     .with(
-      db.$with("spent_payload").as(db.update(oidcPayloads).set({ consumedAt: spentAt }).where(and(eq(oidcPayloads.type, "RefreshToken"), eq(oidcPayloads.id, ph("spent"))))),
-      db.$with("spent_record").as(db.update(oidcRefreshTokens).set({ consumedAt: spentAt }).where(eq(oidcRefreshTokens.id, ph("spent")))),
-      db.$with("successor").as(db.insert(oidcPayloads).values(payloadPlaceholders("r")).onConflictDoUpdate({ target, set: replaced })),
-      db.$with("access_token").as(db.insert(oidcPayloads).values(payloadPlaceholders("a")).onConflictDoUpdate({ target, set: replaced })),
+      db
+        .$with("spent_payload")
+        .as(
+          db
+            .update(oidcPayloads)
+            .set({ consumedAt: spentAt })
+            .where(and(eq(oidcPayloads.type, "RefreshToken"), eq(oidcPayloads.id, ph("spent")), isNull(oidcPayloads.consumedAt)))
+            .returning({ id: oidcPayloads.id }),
+        ),
+      db.$with("spent_record").as(db.update(oidcRefreshTokens).set({ consumedAt: spentAt }).where(and(eq(oidcRefreshTokens.id, ph("spent")), spentHere))),
+      db.$with("successor").as(db.insert(oidcPayloads).select(payloadIfSpent("r")).onConflictDoUpdate({ target, set: replaced })),
+      db.$with("access_token").as(db.insert(oidcPayloads).select(payloadIfSpent("a")).onConflictDoUpdate({ target, set: replaced })),
     )
     .insert(oidcRefreshTokens)
-    .values({
-      id: ph("r_id"),
-      grantId: ph("record_grant_id"),
-      clientId: ph("record_client_id"),
-      accountId: ph("record_account_id"),
-      accessTokenId: ph("a_id"),
-      expiresAt: sql`${ph("record_expires_at")}::timestamptz`,
-      createdAt: sql`${ph("record_created_at")}::timestamptz`,
-    })
+    .select(
+      // The table's column order: id, grant, client, account, access token, expiry, consumed, created.
+      sql`select ${ph("r_id")}::varchar, ${ph("record_grant_id")}::varchar, ${ph("record_client_id")}::varchar, ${ph("record_account_id")}::varchar,
+        ${ph("a_id")}::varchar, ${ph("record_expires_at")}::timestamptz, null::timestamptz, ${ph("record_created_at")}::timestamptz where ${spentHere}`,
+    )
     .onConflictDoNothing()
+    .returning({ id: oidcRefreshTokens.id })
     .prepare("oidc_refresh_rotate");
-
   return {
     find: (v: { type: string; id: string; now: Date }) => find.execute({ type: v.type, id: v.id, now: v.now.toISOString() }),
     save: (r: PayloadRow) => save.execute(payloadValues("s", r)),
@@ -112,8 +125,9 @@ export function adapterStatements(db: Db) {
       const values = { rows: JSON.stringify(rows.map((r) => ({ id: r.id, type: r.type, payload: r.payload, grant_id: r.grantId, user_code: r.userCode, uid: r.uid, expires_at: r.expiresAt?.toISOString() ?? null }))) };
       return audit.length > 0 ? saveManyAudited.execute({ ...values, audit_rows: auditRowsJson(audit) }) : saveMany.execute(values);
     },
-    rotate: (v: RotationValues) =>
-      rotate.execute({
+    /** True when the rotation was written; false when the old token had already been spent (nothing written). */
+    rotate: async (v: RotationValues): Promise<boolean> => {
+      const rows = await rotate.execute({
         spent: v.spent.key,
         spent_at: v.spent.at.toISOString(),
         ...payloadValues("r", v.successor),
@@ -123,8 +137,39 @@ export function adapterStatements(db: Db) {
         record_account_id: v.record.accountId,
         record_expires_at: v.record.expiresAt?.toISOString() ?? null,
         record_created_at: v.record.createdAt.toISOString(),
+      });
+      return rows.length > 0;
+    },
+    /**
+     * A rotation in another shape (no successor, or an access token that is not stored): the old
+     * token spent and `rest` written in one transaction, if nobody spent it first. True when written.
+     */
+    spendOnce: (spent: { key: string; at: Date }, rest: SQL[]): Promise<boolean> =>
+      db.transaction(async (tx) => {
+        const [row] = await tx
+          .update(oidcPayloads)
+          .set({ consumedAt: spent.at })
+          .where(and(eq(oidcPayloads.type, "RefreshToken"), eq(oidcPayloads.id, spent.key), isNull(oidcPayloads.consumedAt)))
+          .returning({ id: oidcPayloads.id });
+        if (!row) return false;
+        await tx.update(oidcRefreshTokens).set({ consumedAt: spent.at }).where(eq(oidcRefreshTokens.id, spent.key));
+        for (const part of rest) await tx.execute(part);
+        return true;
       }),
-
+    /**
+     * A grant revoked whole, as the provider revokes one whose refresh token was used twice: every
+     * token and code of the grant, the grant itself (row key `grantKey`), and its refresh records spent.
+     */
+    revokeGrant: async (grantId: string, grantKey: string, at: Date): Promise<void> => {
+      const dropped = db.delete(oidcPayloads).where(or(eq(oidcPayloads.grantId, grantId), and(eq(oidcPayloads.type, "Grant"), eq(oidcPayloads.id, grantKey))));
+      const spent = db.update(oidcRefreshTokens).set({ consumedAt: at }).where(and(eq(oidcRefreshTokens.grantId, grantId), isNull(oidcRefreshTokens.consumedAt)));
+      await db.execute(sql`with dropped as (${dropped.getSQL()}) ${spent.getSQL()}`);
+    },
+    /** The grant a refresh token belongs to, from its record. */
+    grantOf: async (key: string): Promise<string | undefined> => {
+      const [row] = await db.select({ grantId: oidcRefreshTokens.grantId }).from(oidcRefreshTokens).where(eq(oidcRefreshTokens.id, key));
+      return row?.grantId;
+    },
     saveSql: (r: PayloadRow): SQL => db.insert(oidcPayloads).values(r).onConflictDoUpdate({ target, set: replaced }).getSQL(),
     recordSql: (r: RefreshRecord, accessTokenId: string | null): SQL => db.insert(oidcRefreshTokens).values({ ...r, accessTokenId }).onConflictDoNothing().getSQL(),
     /** The refresh token's payload and record marked consumed. */

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { and, eq, gt, isNull, or } from "drizzle-orm";
-import type { Adapter, AdapterPayload } from "oidc-provider";
+import { errors, type Adapter, type AdapterPayload } from "oidc-provider";
 import { oidcPayloads, oidcRefreshTokens } from "../../schema/index.js";
 import type { Clock } from "../infra/clock.js";
 import { sha256Hex, type SecretBox, sealContexts } from "../lib/crypto/index.js";
@@ -260,10 +260,20 @@ export function createAdapterFactory(db: Db, clock: Clock, clients: OidcClientsS
           spent: { key, at: now },
           write: async (accessToken) => {
             const { spent, successor } = rotation;
-            if (successor && accessToken) return void (await statements.rotate({ spent, successor: successor.save, record: successor.record, accessToken }));
-            const parts = [...statements.spentSql(spent.key, spent.at), ...(successor ? [statements.saveSql(successor.save)] : []), ...(accessToken ? [statements.saveSql(accessToken)] : [])];
-            const last = successor ? statements.recordSql(successor.record, accessToken?.id ?? null) : parts.pop()!;
-            await statements.run(parts, last);
+            const rotated =
+              successor && accessToken
+                ? await statements.rotate({ spent, successor: successor.save, record: successor.record, accessToken })
+                : await statements.spendOnce(spent, [
+                    ...(successor ? [statements.saveSql(successor.save), statements.recordSql(successor.record, accessToken?.id ?? null)] : []),
+                    ...(accessToken ? [statements.saveSql(accessToken)] : []),
+                  ]);
+            if (rotated) return;
+            // Another request presented the same token at the same moment and spent it first: this
+            // one is a reuse, answered as the provider answers one (the grant revoked, invalid_grant),
+            // and nothing it issued was stored.
+            const grantId = successor?.record.grantId ?? (await statements.grantOf(spent.key));
+            if (grantId) await statements.revokeGrant(grantId, keyOf(grantId), clock.now());
+            throw new errors.InvalidGrant("refresh token already used");
           },
         };
         issued.rotation = rotation;

@@ -1,6 +1,6 @@
 import type { Request, Response } from "express";
 import type Provider from "oidc-provider";
-import type { errors, KoaContextWithOIDC } from "oidc-provider";
+import { errors, type KoaContextWithOIDC } from "oidc-provider";
 import type { Config } from "../config/index.js";
 import type { Db } from "../infra/db.js";
 import type { Logger } from "../infra/logger.js";
@@ -86,13 +86,20 @@ export function decorateProvider(provider: Provider, deps: HookDeps): void {
     try {
       recorded = await settleTokenIssuance(!state(c).error && ctx.status < 400, record);
     } catch (err) {
-      // Not stored, so not issued: the answer becomes the provider's own server_error, as when a
-      // save inside the grant fails, and the record says so.
-      const failure = Object.assign(new Error("server_error"), { error: "server_error", error_description: "oops! something went wrong" });
-      state(c).error = failure as OidcError;
-      ctx.status = 500;
-      ctx.body = { error: failure.error, error_description: failure.error_description };
-      provider.emit("server_error", ctx, err);
+      if (err instanceof errors.OIDCProviderError && err.statusCode < 500) {
+        // Refused as the provider refuses (a refresh token another request spent first): its answer.
+        state(c).error = err as OidcError;
+        ctx.status = err.statusCode;
+        ctx.body = { error: err.error, error_description: err.error_description };
+      } else {
+        // Not stored, so not issued: the answer becomes the provider's own server_error, as when a
+        // save inside the grant fails, and the record says so.
+        const failure = Object.assign(new Error("server_error"), { error: "server_error", error_description: "oops! something went wrong" });
+        state(c).error = failure as OidcError;
+        ctx.status = 500;
+        ctx.body = { error: failure.error, error_description: failure.error_description };
+        provider.emit("server_error", ctx, err);
+      }
       record = outcomeRecord(c, state(c), deps);
     }
     if (!oidc?.route) return;

@@ -1,4 +1,6 @@
+import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
+import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultRows } from "../../../src/infra/db.js";
 import { startTestApp, type TestApp } from "../../helpers/app.js";
@@ -76,5 +78,71 @@ describe("a refresh refused after the provider began rotating", () => {
     const again = await refreshDelegated(app, t.refreshToken!);
     expect(again.status, JSON.stringify(again.body)).toBe(200);
     expect((await refreshDelegated(app, String(again.body.refresh_token))).status).toBe(200);
+  });
+});
+
+/** The reuse records of a grant's account, as the audit log keeps them. */
+async function reuseRecords(userId: string): Promise<Array<{ metadata: Record<string, unknown> }>> {
+  return resultRows<{ metadata: Record<string, unknown> }>(
+    await app.container.db.execute(sql`select metadata from audit_logs where action = 'oidc.refresh_token.reuse' and user_id = ${userId}`),
+  );
+}
+
+describe("one refresh token presented several times at once", () => {
+  it("rotates once: one answer gets the new tokens, the others are refused as a reuse and the grant is revoked", async () => {
+    const user = await newUser(app);
+    const t = await delegatedToken(app, { email: user.email, password: PASSWORD });
+    const answers = await Promise.all(Array.from({ length: 4 }, () => refreshDelegated(app, t.refreshToken!)));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 400, 400, 400]);
+    for (const a of answers.filter((x) => x.status === 400)) expect(a.body.error).toBe("invalid_grant");
+    // Reuse revokes the grant: the one new refresh token dies with it, so no second chain lives on.
+    const winner = answers.find((a) => a.status === 200)!;
+    expect((await refreshDelegated(app, String(winner.body.refresh_token))).status).toBe(400);
+    expect((await reuseRecords(user.id)).length).toBeGreaterThanOrEqual(1);
+  });
+});
+
+// Two requests holding the same unspent token at their last write at once needs two connections:
+// only PostgreSQL (the embedded database runs one statement at a time).
+if (process.env.DATABASE_URL) describe("two refreshes of one token that both read it unspent (PostgreSQL)", () => {
+  it("write one rotation: the second finds the token spent, stores nothing and answers invalid_grant", async () => {
+    const user = await newUser(app);
+    const t = await delegatedToken(app, { email: user.email, password: PASSWORD });
+    const key = createHash("sha256").update(t.refreshToken!).digest("hex");
+    const db = postgres(app.container.config.db.url!, { max: 2, onnotice: () => {} });
+    try {
+      let release!: () => void;
+      const released = new Promise<void>((r) => (release = r));
+      let locked!: () => void;
+      const isLocked = new Promise<void>((r) => (locked = r));
+      // Another transaction holds the token's row: both refreshes read it unspent, then wait to spend it.
+      const holder = db.begin(async (tx) => {
+        await tx`select id from oidc_payloads where type = 'RefreshToken' and id = ${key} for update`;
+        locked();
+        await released;
+      });
+      await isLocked;
+      const answers = Promise.all([refreshDelegated(app, t.refreshToken!), refreshDelegated(app, t.refreshToken!)]);
+      let waiting = 0;
+      for (let i = 0; i < 500 && waiting < 2; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        const [w] = await db`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`;
+        waiting = w!.n;
+      }
+      expect(waiting).toBe(2);
+      release();
+      await holder;
+      const [a, b] = await answers;
+      expect([a!.status, b!.status].sort()).toEqual([200, 400]);
+      expect([a!, b!].find((x) => x.status === 400)!.body.error).toBe("invalid_grant");
+      // Of the token's successors, none is live: the loser stored nothing, the winner's went with the grant.
+      const live = await db`select count(*)::int as n from oidc_refresh_tokens r where r.consumed_at is null and r.account_id = ${user.id}`;
+      expect(live[0]!.n).toBe(0);
+      const reuse = await reuseRecords(user.id);
+      expect(reuse).toHaveLength(1);
+      expect(reuse[0]!.metadata).toMatchObject({ error: "invalid_grant", grant_revoked: true });
+    } finally {
+      await db.end();
+    }
   });
 });
