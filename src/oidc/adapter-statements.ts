@@ -165,6 +165,20 @@ export function adapterStatements(db: Db) {
       const spent = db.update(oidcRefreshTokens).set({ consumedAt: at }).where(and(eq(oidcRefreshTokens.grantId, grantId), isNull(oidcRefreshTokens.consumedAt)));
       await db.execute(sql`with dropped as (${dropped.getSQL()}) ${spent.getSQL()}`);
     },
+    /** Marks a code consumed if it is not yet: true when this call consumed it. */
+    consumeOnce: async (type: string, key: string, at: Date): Promise<boolean> => {
+      const rows = await db
+        .update(oidcPayloads)
+        .set({ consumedAt: at })
+        .where(and(eq(oidcPayloads.type, type), eq(oidcPayloads.id, key), isNull(oidcPayloads.consumedAt)))
+        .returning({ id: oidcPayloads.id });
+      return rows.length > 0;
+    },
+    /** The grant a stored model belongs to. */
+    grantOfPayload: async (type: string, key: string): Promise<string | undefined> => {
+      const [row] = await db.select({ grantId: oidcPayloads.grantId }).from(oidcPayloads).where(and(eq(oidcPayloads.type, type), eq(oidcPayloads.id, key)));
+      return row?.grantId ?? undefined;
+    },
     /** The grant a refresh token belongs to, from its record. */
     grantOf: async (key: string): Promise<string | undefined> => {
       const [row] = await db.select({ grantId: oidcRefreshTokens.grantId }).from(oidcRefreshTokens).where(eq(oidcRefreshTokens.id, key));

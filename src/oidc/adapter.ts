@@ -10,6 +10,14 @@ import { adapterStatements, type PayloadRow, type RefreshRecord } from "./adapte
 import type { OidcAccount, OidcClientsService, OidcIdentityService } from "../modules/oidc-clients/index.js";
 import type { AuditEntry, AuditRow } from "../modules/audit/index.js";
 
+/** Models a grant redeems once (oidc-provider's grant sources), with the provider's name for each in its errors. */
+const GRANT_SOURCES: Record<string, string | undefined> = {
+  AuthorizationCode: "authorization code",
+  DeviceCode: "device code",
+  BackchannelAuthenticationRequest: "backchannel authentication request",
+  PreAuthorizedCode: "pre-authorized code",
+};
+
 const GRANT_INDEXED = new Set(["AccessToken", "AuthorizationCode", "RefreshToken", "DeviceCode", "BackchannelAuthenticationRequest", "PreAuthorizedCode"]);
 
 /**
@@ -249,6 +257,16 @@ export function createAdapterFactory(db: Db, clock: Clock, clients: OidcClientsS
     async consume(id: string): Promise<void> {
       const now = clock.now();
       const key = keyOf(id);
+      const label = GRANT_SOURCES[this.model];
+      if (label) {
+        // A code is redeemed once. Two token requests presenting it at the same moment both read it
+        // unused; only the first to write consumes it. The other is a reuse, answered as the provider
+        // answers one (the grant revoked, invalid_grant) before anything is issued to it.
+        if (await statements.consumeOnce(this.model, key, now)) return;
+        const grantId = await statements.grantOfPayload(this.model, key);
+        if (grantId) await statements.revokeGrant(grantId, keyOf(grantId), clock.now());
+        throw new errors.InvalidGrant(`${label} already consumed`);
+      }
       if (this.model !== "RefreshToken") {
         await db.update(oidcPayloads).set({ consumedAt: now }).where(and(eq(oidcPayloads.type, this.model), eq(oidcPayloads.id, key)));
         return;

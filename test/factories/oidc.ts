@@ -34,15 +34,14 @@ export interface DelegatedTokens {
   raw: { status: number; body: Record<string, unknown> };
 }
 
-/**
- * A delegated access token for Keyward's own API, as the CLI gets one: authorization code with PKCE
- * and the API's resource indicator, the user signed in and consenting in a browser stand-in.
- */
-export async function delegatedToken(
+type DelegationOptions = { scopes?: string[]; clientId?: string; redirectUri?: string; clientSecret?: string | null; prompt?: string | null; agent?: import("../helpers/oidc-agent.js").OidcAgent };
+
+/** An authorization code of the delegated flow (below), not yet redeemed, and the token request that redeems it. */
+export async function delegatedCode(
   app: TestApp,
   user: { email: string; password: string },
-  options: { scopes?: string[]; clientId?: string; redirectUri?: string; clientSecret?: string | null; prompt?: string | null; agent?: import("../helpers/oidc-agent.js").OidcAgent } = {},
-): Promise<DelegatedTokens> {
+  options: DelegationOptions = {},
+): Promise<{ code: string; consentShown: boolean; redeem: () => Promise<{ status: number; body: Record<string, unknown> }> }> {
   const { OidcAgent } = await import("../helpers/oidc-agent.js");
   const { createHash, randomBytes } = await import("node:crypto");
   const clientId = options.clientId ?? CLI_CLIENT;
@@ -68,13 +67,25 @@ export async function delegatedToken(
   const stop = await agent.follow(authorize.toString(), redirectUri.replace(/\/callback$|\/cb$/, ""));
   const code = new URL(stop.url).searchParams.get("code");
   if (!code) throw new Error(`no code: ${stop.url} ${stop.status} ${stop.body.replace(/[\s\S]*<main[^>]*>/, "").slice(0, 600)}`);
-  const form = new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: redirectUri, code_verifier: verifier });
-  const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded" };
-  if (options.clientSecret) headers.authorization = `Basic ${Buffer.from(`${clientId}:${options.clientSecret}`).toString("base64")}`;
-  else form.set("client_id", clientId);
-  const res = await fetch(`${app.url}/api/v1/oidc/token`, { method: "POST", headers, body: form });
-  const body = (await res.json()) as Record<string, unknown>;
-  return { accessToken: String(body.access_token ?? ""), refreshToken: body.refresh_token as string | undefined, scope: String(body.scope ?? ""), consentShown: stop.consentShown, raw: { status: res.status, body } };
+  const redeem = async () => {
+    const form = new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: redirectUri, code_verifier: verifier });
+    const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded" };
+    if (options.clientSecret) headers.authorization = `Basic ${Buffer.from(`${clientId}:${options.clientSecret}`).toString("base64")}`;
+    else form.set("client_id", clientId);
+    const res = await fetch(`${app.url}/api/v1/oidc/token`, { method: "POST", headers, body: form });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+  return { code, consentShown: stop.consentShown, redeem };
+}
+
+/**
+ * A delegated access token for Keyward's own API, as the CLI gets one: authorization code with PKCE
+ * and the API's resource indicator, the user signed in and consenting in a browser stand-in.
+ */
+export async function delegatedToken(app: TestApp, user: { email: string; password: string }, options: DelegationOptions = {}): Promise<DelegatedTokens> {
+  const { consentShown, redeem } = await delegatedCode(app, user, options);
+  const { status, body } = await redeem();
+  return { accessToken: String(body.access_token ?? ""), refreshToken: body.refresh_token as string | undefined, scope: String(body.scope ?? ""), consentShown, raw: { status, body } };
 }
 
 /** A refresh grant for a public client (the CLI). */

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultRows } from "../../../src/infra/db.js";
 import { startTestApp, type TestApp } from "../../helpers/app.js";
 import { OidcAgent } from "../../helpers/oidc-agent.js";
-import { CLI_CLIENT, delegatedToken, refreshDelegated } from "../../factories/oidc.js";
+import { CLI_CLIENT, delegatedCode, delegatedToken, refreshDelegated } from "../../factories/oidc.js";
 import { newUser, PASSWORD } from "../../factories/users.js";
 
 /**
@@ -141,6 +141,63 @@ if (process.env.DATABASE_URL) describe("two refreshes of one token that both rea
       const reuse = await reuseRecords(user.id);
       expect(reuse).toHaveLength(1);
       expect(reuse[0]!.metadata).toMatchObject({ error: "invalid_grant", grant_revoked: true });
+    } finally {
+      await db.end();
+    }
+  });
+});
+
+describe("one authorization code redeemed several times at once", () => {
+  it("gives tokens once: the other redemptions are refused, the grant is revoked and nothing they got works", async () => {
+    const user = await newUser(app);
+    const { redeem } = await delegatedCode(app, { email: user.email, password: PASSWORD });
+    const answers = await Promise.all(Array.from({ length: 4 }, () => redeem()));
+    const ok = answers.filter((a) => a.status === 200);
+    expect(ok.length, JSON.stringify(answers)).toBeLessThanOrEqual(1);
+    for (const a of answers.filter((x) => x.status !== 200)) expect(a).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
+    // A code used twice revokes what was issued from it (RFC 6749 4.1.2): nothing it gave works.
+    for (const a of ok) {
+      expect((await refreshDelegated(app, String(a.body.refresh_token))).status).toBe(400);
+      expect((await app.http.get("/api/v1/auth/me", { token: String(a.body.access_token) })).status).toBe(401);
+    }
+  });
+});
+
+if (process.env.DATABASE_URL) describe("two redemptions of one code that both read it unused (PostgreSQL)", () => {
+  it("issue nothing to the second: it finds the code used, answers invalid_grant and the grant is revoked", async () => {
+    const user = await newUser(app);
+    const { code, redeem } = await delegatedCode(app, { email: user.email, password: PASSWORD });
+    const key = createHash("sha256").update(code).digest("hex");
+    const db = postgres(app.container.config.db.url!, { max: 2, onnotice: () => {} });
+    try {
+      let release!: () => void;
+      const released = new Promise<void>((r) => (release = r));
+      let locked!: () => void;
+      const isLocked = new Promise<void>((r) => (locked = r));
+      const holder = db.begin(async (tx) => {
+        await tx`select id from oidc_payloads where type = 'AuthorizationCode' and id = ${key} for update`;
+        locked();
+        await released;
+      });
+      await isLocked;
+      const answers = Promise.all([redeem(), redeem()]);
+      let waiting = 0;
+      for (let i = 0; i < 500 && waiting < 2; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        const [w] = await db`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`;
+        waiting = w!.n;
+      }
+      expect(waiting).toBe(2);
+      release();
+      await holder;
+      const [a, b] = await answers;
+      expect([a!.status, b!.status].sort()).toEqual([200, 400]);
+      expect([a!, b!].find((x) => x.status === 400)!.body.error).toBe("invalid_grant");
+      // What the first was issued dies with the grant, whichever finished first: its refresh token
+      // and its access token on the API it was issued for.
+      const winner = [a!, b!].find((x) => x.status === 200)!;
+      expect((await refreshDelegated(app, String(winner.body.refresh_token))).status).toBe(400);
+      expect((await app.http.get("/api/v1/auth/me", { token: String(winner.body.access_token) })).status).toBe(401);
     } finally {
       await db.end();
     }
