@@ -157,8 +157,11 @@ export function adapterStatements(db: Db) {
         return true;
       }),
     /**
-     * A grant revoked whole, as the provider revokes one whose refresh token was used twice: every
-     * token and code of the grant, the grant itself (row key `grantKey`), and its refresh records spent.
+     * A grant revoked whole, as the provider revokes one whose refresh token or code was used twice
+     * (helpers/revoke.js under its default revokeGrantPolicy, which at the token endpoint removes the
+     * grant too): every token and code of the grant, the grant itself (row key `grantKey`), and its
+     * refresh records spent. Tokens another request saves after this are dead all the same: every use
+     * of a token looks its grant up.
      */
     revokeGrant: async (grantId: string, grantKey: string, at: Date): Promise<void> => {
       const dropped = db.delete(oidcPayloads).where(or(eq(oidcPayloads.grantId, grantId), and(eq(oidcPayloads.type, "Grant"), eq(oidcPayloads.id, grantKey))));
@@ -174,15 +177,10 @@ export function adapterStatements(db: Db) {
         .returning({ id: oidcPayloads.id });
       return rows.length > 0;
     },
-    /** The grant a stored model belongs to. */
-    grantOfPayload: async (type: string, key: string): Promise<string | undefined> => {
+    /** The grant a stored model belongs to: undefined when it names none, null when there is no such row. */
+    grantOfPayload: async (type: string, key: string): Promise<string | undefined | null> => {
       const [row] = await db.select({ grantId: oidcPayloads.grantId }).from(oidcPayloads).where(and(eq(oidcPayloads.type, type), eq(oidcPayloads.id, key)));
-      return row?.grantId ?? undefined;
-    },
-    /** The grant a refresh token belongs to, from its record. */
-    grantOf: async (key: string): Promise<string | undefined> => {
-      const [row] = await db.select({ grantId: oidcRefreshTokens.grantId }).from(oidcRefreshTokens).where(eq(oidcRefreshTokens.id, key));
-      return row?.grantId;
+      return row ? (row.grantId ?? undefined) : null;
     },
     saveSql: (r: PayloadRow): SQL => db.insert(oidcPayloads).values(r).onConflictDoUpdate({ target, set: replaced }).getSQL(),
     recordSql: (r: RefreshRecord, accessTokenId: string | null): SQL => db.insert(oidcRefreshTokens).values({ ...r, accessTokenId }).onConflictDoNothing().getSQL(),

@@ -264,6 +264,7 @@ export function createAdapterFactory(db: Db, clock: Clock, clients: OidcClientsS
         // answers one (the grant revoked, invalid_grant) before anything is issued to it.
         if (await statements.consumeOnce(this.model, key, now)) return;
         const grantId = await statements.grantOfPayload(this.model, key);
+        if (grantId === null) throw new errors.InvalidGrant(`${label} not found`);
         if (grantId) await statements.revokeGrant(grantId, keyOf(grantId), clock.now());
         throw new errors.InvalidGrant(`${label} already consumed`);
       }
@@ -286,10 +287,13 @@ export function createAdapterFactory(db: Db, clock: Clock, clients: OidcClientsS
                     ...(accessToken ? [statements.saveSql(accessToken)] : []),
                   ]);
             if (rotated) return;
-            // Another request presented the same token at the same moment and spent it first: this
-            // one is a reuse, answered as the provider answers one (the grant revoked, invalid_grant),
-            // and nothing it issued was stored.
-            const grantId = successor?.record.grantId ?? (await statements.grantOf(spent.key));
+            // Nothing was written. The token is gone (revoked, or its grant revoked, since it was
+            // read): not found, as the provider says of a missing token. Or another request presented
+            // it at the same moment and spent it first: a reuse, answered as the provider answers one
+            // (the grant revoked, invalid_grant).
+            const found = await statements.grantOfPayload("RefreshToken", spent.key);
+            if (found === null) throw new errors.InvalidGrant("refresh token not found");
+            const grantId = successor?.record.grantId ?? found;
             if (grantId) await statements.revokeGrant(grantId, keyOf(grantId), clock.now());
             throw new errors.InvalidGrant("refresh token already used");
           },

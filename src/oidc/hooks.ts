@@ -151,9 +151,12 @@ function outcomeRecord(ctx: KoaContextWithOIDC, s: State, deps: HookDeps): Audit
   let action: AuditActionName | undefined;
   let metadata: Record<string, unknown> = {};
   if (s.error) {
-    const reuse = route === "token" && /already used/.test(s.error.error_detail ?? "");
+    const detail = s.error.error_detail ?? "";
+    const reuse = route === "token" && /already used/.test(detail);
+    // A refresh token or a code presented again: the provider (or the adapter, for two at once) revoked the grant.
+    const revoked = reuse || (route === "token" && /already consumed/.test(detail));
     action = reuse ? AuditAction.oidcRefreshReuse : AuditAction.oidcError;
-    metadata = { route, error: s.error.error, detail: s.error.error_detail ?? s.error.error_description, ...(reuse ? { grant_revoked: true } : {}), ...(route === "token" ? { grant_type: params?.grant_type } : {}) };
+    metadata = { route, error: s.error.error, detail: s.error.error_detail ?? s.error.error_description, ...(revoked ? { grant_revoked: true } : {}), ...(route === "token" ? { grant_type: params?.grant_type } : {}) };
   } else if (route === "token" && ctx.status === 200) {
     action = AuditAction.oidcTokenIssued;
     metadata = { grant_type: params?.grant_type, scope: (ctx.body as { scope?: string } | undefined)?.scope };

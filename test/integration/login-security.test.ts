@@ -163,16 +163,31 @@ if (process.env.DATABASE_URL) describe("an account that changes while it signs i
         });
         await isLocked;
         const signIn = login(app, user.email, PASSWORD);
-        for (let i = 0; i < 500; i++) {
-          const [w] = await db`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`;
-          if (w!.n > 0) break;
+        let waiting = 0;
+        for (let i = 0; i < 500 && waiting === 0; i++) {
           await new Promise((r) => setTimeout(r, 20));
+          const [w] = await db`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`;
+          waiting = w!.n;
         }
+        // The sign-in got past its password check and waits at its last write.
+        expect(waiting, kind).toBe(1);
         release();
         await holder;
         const res = await signIn;
         expect(res.status, kind).toBe(401);
         expect(await recorded(), kind).toBe(before);
+        const failed = (await auditRows(app, user.id)).filter((r) => r.action === "user.login.failed");
+        expect(failed.map((r) => r.metadata), kind).toEqual([{ method: "password", reason: "account_unavailable" }]);
+        if (kind === "suspended") {
+          // Active again: the session the refused sign-in opened was revoked, only the earlier one is left.
+          await db`update users set status = 'active', suspended_at = null where id = ${user.id}`;
+          let sessions = await app.http.get("/api/v1/auth/sessions", { token: user.token });
+          for (let i = 0; i < 100 && sessions.status !== 200; i++) {
+            await new Promise((r) => setTimeout(r, 20));
+            sessions = await app.http.get("/api/v1/auth/sessions", { token: user.token });
+          }
+          expect(sessions.body.data.sessions).toHaveLength(1);
+        }
       }
     } finally {
       await db.end();

@@ -36,21 +36,25 @@ export class SessionIssuer {
     // has more to write with them.
     const signIn = { now, ip: ctx.ip?.slice(0, 45) ?? null };
     let updated: UserRow | undefined;
+    // Deleted or suspended since its credentials were checked: no sign-in, and no record of one.
+    const unavailable = () => Object.assign(AuthErrors.invalidCredentials(), { accountUnavailable: true });
     try {
       updated = extra
         ? await this.db.transaction(async (tx) => {
             await extra(tx);
             const row = await signInRepository.recordSignIn(tx, user.id, signIn, audit.row);
             // Nothing the caller wrote stands for a sign-in that did not happen.
-            if (!row) throw AuthErrors.invalidCredentials();
+            if (!row) throw unavailable();
             return row;
           })
         : await signInRepository.recordSignIn(this.db, user.id, signIn, audit.row);
-      // Deleted or suspended since its credentials were checked: no sign-in, and no record of one.
-      if (!updated) throw AuthErrors.invalidCredentials();
+      if (!updated) throw unavailable();
     } catch (e) {
       // The token was never handed out; if even this fails, it dies with its expiry unused.
       await this.sessions.revoke(user.id, session.session.id).catch(() => undefined);
+      if ((e as { accountUnavailable?: boolean } | undefined)?.accountUnavailable) {
+        await this.audit.record(this.db, ctx, AuditAction.userLoginFailed, { userId: user.id, success: false, metadata: { method, reason: "account_unavailable" } });
+      }
       throw e;
     }
     audit.written();
