@@ -64,6 +64,21 @@ describe("enforcement at sign-in", () => {
     expect((await auditRows(app, user.id)).some((r) => r.action === "mfa.verify.failed")).toBe(true);
   });
 
+  it("does not finish a sign-in whose password was changed between its two steps", async () => {
+    const user = await newUser(app);
+    const { secret } = await enrollTotp(user);
+    const pending = (await login(app, user.email)).body.data.mfa_token;
+    // The owner changes the password (ending every other session) while the first step waits for its code.
+    const changed = await app.http.post("/api/v1/users/me/password", { current_password: PASSWORD, new_password: "a brand new passphrase 42" }, { token: user.token });
+    expect(changed.status, changed.text).toBe(200);
+    const finish = await app.http.post("/api/v1/auth/totp/verify", { mfa_token: pending, code: totpCode(secret, totpStep(app.clock.now())) });
+    expect(finish.status, finish.text).toBe(401);
+    const rows = await auditRows(app, user.id);
+    expect(rows.filter((r) => r.action === "user.login.failed").map((r) => r.metadata)).toEqual([{ method: "password+totp", reason: "account_unavailable" }]);
+    // The new password signs in as usual.
+    expect((await login(app, user.email, "a brand new passphrase 42")).body.data.requires_mfa).toBe(true);
+  });
+
   it("spends a backup code exactly once under parallel attempts", async () => {
     const user = await newUser(app);
     const { backupCodes } = await enrollTotp(user);

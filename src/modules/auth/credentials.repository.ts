@@ -44,6 +44,16 @@ export const credentialsRepository = {
     return rows.length > 0;
   },
 
+  /** Replaces the hash only if it is still `previous` (an upgrade on sign-in must not undo a change made meanwhile); true when replaced. */
+  async replacePasswordHash(db: Executor, userId: string, previous: string, hash: string, now: Date): Promise<boolean> {
+    const rows = await db
+      .update(passwordCredentials)
+      .set({ passwordHash: hash, updatedAt: now })
+      .where(and(eq(passwordCredentials.userId, userId), eq(passwordCredentials.passwordHash, previous)))
+      .returning({ userId: passwordCredentials.userId });
+    return rows.length > 0;
+  },
+
   async setPasswordHash(db: Executor, userId: string, hash: string, now: Date): Promise<void> {
     // A first password shows in the profile (has_password).
     noteProfileChanged(userId);

@@ -1,7 +1,7 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db, Executor } from "../../infra/db.js";
 import { uniqueOr } from "../../infra/db-errors.js";
-import type { PasswordHasher } from "../../lib/crypto/index.js";
+import { sha256Hex, type PasswordHasher } from "../../lib/crypto/index.js";
 import type { RequestContext, UserActor } from "../../lib/request-context.js";
 import type { LockoutRule, RateLimitService } from "../rate-limit/rate-limit.service.js";
 import { usersRepository, type EmailVerifiedVia, type UserRow } from "../users/users.repository.js";
@@ -95,13 +95,23 @@ export class CredentialsService {
    * are those enrolled when the sign-in began (as when they were read after the hash, a sign-in
    * that starts before an enrollment ends may finish without it).
    */
-  async verifySignIn(ctx: RequestContext, email: string, password: string): Promise<{ user: UserRow | undefined; valid: boolean; mfa: MfaMethods | undefined }> {
+  async verifySignIn(
+    ctx: RequestContext,
+    email: string,
+    password: string,
+  ): Promise<{ user: UserRow | undefined; valid: boolean; mfa: MfaMethods | undefined; passwordFingerprint?: string }> {
     const found = await credentialsRepository.findSignIn(this.deps.db, email);
     const hash = found?.hash;
     const valid = await this.verifyCounted(ctx, email, hash, password);
+    if (!valid || !found || !hash) return { user: found?.user, valid, mfa: found?.mfa };
+    let current = hash;
     // Parameters were raised since this hash was made: upgrade it while we hold the password.
-    if (valid && found && this.deps.hasher.needsRehash(hash!)) await this.setPassword(this.deps.db, found.user.id, await this.hashNewPasswordUnchecked(password));
-    return { user: found?.user, valid, mfa: found?.mfa };
+    if (this.deps.hasher.needsRehash(hash)) {
+      const upgraded = await this.deps.hasher.hash(password);
+      if (await credentialsRepository.replacePasswordHash(this.deps.db, found.user.id, hash, upgraded, this.deps.clock.now())) current = upgraded;
+    }
+    // The sign-in stands only while the password it checked is the account's (see SessionIssuer).
+    return { user: found.user, valid, mfa: found.mfa, passwordFingerprint: passwordFingerprint(current) };
   }
 
   /**
@@ -136,11 +146,13 @@ export class CredentialsService {
     if (valid) await attempt.succeeded();
     return valid;
   }
-
-  /** A password already in use (the rehash on sign-in): the policy of its day applied. */
-  private async hashNewPasswordUnchecked(password: string): Promise<NewPassword> {
-    return { hash: await this.deps.hasher.hash(password) } as NewPassword;
-  }
 }
 
 const clientOf = (ctx: RequestContext): string => ctx.ip ?? "unknown";
+
+/**
+ * What a sign-in remembers of the password it checked, to be sure at its end that it is still the
+ * account's: a digest of the stored hash (the hash itself stays in the database). The SQL side is
+ * signInRepository's `encode(sha256(...))` of the same text.
+ */
+export const passwordFingerprint = (hash: string): string => sha256Hex(hash);

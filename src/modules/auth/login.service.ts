@@ -33,13 +33,19 @@ export async function startMfaChallenge(
   deps: { db: Db; audit: AuditService; pending: PendingLoginStore },
   ctx: RequestContext,
   user: UserRow,
-  opts: { rememberMe: boolean; method: string },
+  opts: { rememberMe: boolean; method: string; passwordFingerprint?: string },
   /** The account's methods when the caller read them with the account (the password sign-in does). */
   enrolled?: MfaMethods,
 ): Promise<MfaChallenge | null> {
   const methods = enrolled ?? (await mfaRepository.methods(deps.db, user.id));
   if (methods.webauthn === 0 && !methods.totp) return null;
-  const pending = await deps.pending.create({ userId: user.id, rememberMe: opts.rememberMe, method: opts.method, userAgent: ctx.userAgent });
+  const pending = await deps.pending.create({
+    userId: user.id,
+    rememberMe: opts.rememberMe,
+    method: opts.method,
+    userAgent: ctx.userAgent,
+    ...(opts.passwordFingerprint ? { passwordFingerprint: opts.passwordFingerprint } : {}),
+  });
   await deps.audit.record(deps.db, ctx, AuditAction.userLoginMfaRequired, { userId: user.id, metadata: { methods, first_factor: opts.method } });
   return {
     kind: "mfa",
@@ -77,7 +83,7 @@ export class LoginService {
 
     // Counted before hashing, per account and client; unknown accounts cost the same (no timing
     // oracle). A hash made with older parameters is upgraded on success.
-    const { user, valid, mfa } = await credentials.verifySignIn(ctx, email, data.password);
+    const { user, valid, mfa, passwordFingerprint } = await credentials.verifySignIn(ctx, email, data.password);
     if (!user || !valid) {
       await audit.record(db, ctx, AuditAction.userLoginFailed, {
         userId: user?.id ?? null,
@@ -92,9 +98,9 @@ export class LoginService {
       throw AuthErrors.accountSuspended();
     }
 
-    const challenge = await startMfaChallenge(this.deps, ctx, user, { rememberMe: data.rememberMe, method: "password" }, mfa);
+    const challenge = await startMfaChallenge(this.deps, ctx, user, { rememberMe: data.rememberMe, method: "password", passwordFingerprint }, mfa);
     if (challenge) return challenge;
-    return { kind: "session", ...(await issuer.issue(ctx, user, data.rememberMe, "password")) };
+    return { kind: "session", ...(await issuer.issue(ctx, user, data.rememberMe, "password", undefined, passwordFingerprint)) };
   }
 
   /** Ends the session the request came through. */

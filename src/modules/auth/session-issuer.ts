@@ -27,16 +27,28 @@ export class SessionIssuer {
     private readonly sessions: SessionsService,
   ) {}
 
-  async issue(ctx: RequestContext, user: UserRow, rememberMe: boolean, method: string, extra?: (tx: Parameters<Parameters<Db["transaction"]>[0]>[0]) => Promise<void>): Promise<SessionIssued> {
+  /**
+   * `passwordFingerprint`: the password the sign-in checked (CredentialsService.verifySignIn); the
+   * sign-in fails if the account's password is no longer that one.
+   */
+  async issue(
+    ctx: RequestContext,
+    user: UserRow,
+    rememberMe: boolean,
+    method: string,
+    extra?: (tx: Parameters<Parameters<Db["transaction"]>[0]>[0]) => Promise<void>,
+    passwordFingerprint?: string,
+  ): Promise<SessionIssued> {
     const now = this.clock.now();
     const session = await this.sessions.create(user.id, { rememberMe, ip: ctx.ip, userAgent: ctx.userAgent, method });
     const actor = { kind: "user", userId: user.id, email: user.email, isSuperadmin: user.isSuperadmin, sessionId: session.session.id } as const;
     const audit = this.audit.entry({ ...ctx, actor }, AuditAction.userLogin, { metadata: { method, remember_me: rememberMe, session_id: session.session.id } });
     // The last sign-in and its record: one statement, inside the caller's transaction when it
     // has more to write with them.
-    const signIn = { now, ip: ctx.ip?.slice(0, 45) ?? null };
+    const signIn = { now, ip: ctx.ip?.slice(0, 45) ?? null, passwordFingerprint };
     let updated: UserRow | undefined;
-    // Deleted or suspended since its credentials were checked: no sign-in, and no record of one.
+    // Deleted, suspended or its password changed since its credentials were checked: no sign-in,
+    // and no record of one.
     const unavailable = () => Object.assign(AuthErrors.invalidCredentials(), { accountUnavailable: true });
     try {
       updated = extra

@@ -192,6 +192,6 @@ export class MfaLoginService {
   private async finish(ctx: RequestContext, token: string, pending: PendingLogin, user: UserRow, method: string): Promise<SessionIssued> {
     // Taking the pending sign-in is what makes the second factor single-use.
     if (!(await this.deps.pending.take(token))) throw MfaErrors.pendingExpired();
-    return this.deps.issuer.issue(ctx, user, pending.rememberMe, `password+${method}`);
+    return this.deps.issuer.issue(ctx, user, pending.rememberMe, `password+${method}`, undefined, pending.passwordFingerprint);
   }
 }

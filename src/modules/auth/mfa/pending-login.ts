@@ -9,6 +9,8 @@ export interface PendingLogin {
   createdAt: number;
   /** The client the password was checked for: the second factor must come from the same one. */
   userAgent: string | null;
+  /** The password the first step checked (a digest of its hash): changed since, the sign-in fails. */
+  passwordFingerprint?: string;
 }
 
 /** Longest a second-factor check can take before a crashed attempt's hold lapses. */
