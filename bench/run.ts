@@ -1,5 +1,5 @@
 // The raw argon2id baseline hashes on a thread pool sized as the server sizes its own.
-import "../src/infra/thread-pool.js";
+import "../src/config/thread-pool.js";
 import { mkdtempSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";

@@ -1,7 +1,7 @@
 import cluster, { type Worker } from "node:cluster";
 import { availableParallelism } from "node:os";
 import type { Config } from "./config/index.js";
-import { configuredThreadPoolSize, threadPoolSize } from "./infra/thread-pool.js";
+import { configuredThreadPoolSize, threadPoolSize } from "./config/thread-pool.js";
 
 /**
  * One instance on every core (WORKERS=N): the primary process forks N workers that each run the
@@ -25,7 +25,7 @@ export function runPrimary(config: Config): Promise<never> {
   let closing = false;
   let announced = false;
 
-  // Each worker's share of the cores for its thread pool (src/infra/thread-pool.ts), unless set.
+  // Each worker's share of the cores for its thread pool (src/config/thread-pool.ts), unless set.
   const workerEnv = configuredThreadPoolSize ? {} : { UV_THREADPOOL_SIZE: String(threadPoolSize(availableParallelism(), n)) };
   const fork = (): Worker => {
     const worker = cluster.fork(workerEnv);

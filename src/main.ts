@@ -1,5 +1,5 @@
 // First: sizes libuv's thread pool before anything can start it.
-import "./infra/thread-pool.js";
+import "./config/thread-pool.js";
 import "reflect-metadata";
 import { createServer, type Server } from "node:http";
 import { ConfigError, loadConfig, loadDotEnvFile } from "./config/index.js";

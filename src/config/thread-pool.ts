@@ -9,8 +9,8 @@ import { availableParallelism } from "node:os";
  *
  * libuv reads the variable when the pool first starts, so this module is the first import of
  * src/main.ts (before anything can queue work), and the cluster primary gives each worker its
- * share. It is the one place besides src/config that touches process.env: a setting of Node's
- * runtime, not of Keyward.
+ * share. It lives with the configuration (ARCHITECTURE rule 5: only src/config reads process.env),
+ * apart from src/config/index.ts because it must run before any other import.
  */
 export const threadPoolSize = (cores: number, workers = 1): number => Math.max(1, Math.round(cores / Math.max(1, workers)));
 
