@@ -12,7 +12,7 @@ import type { LoginService } from "../modules/auth/login.service.js";
 import type { OidcIdentityService } from "../modules/oidc-clients/index.js";
 import { pageCsp } from "../pages/layout.js";
 import type { KeywardUserReader } from "./keyward-session.js";
-import { settleTokenIssuance } from "./adapter.js";
+import { settleTokenIssuance } from "./token-issuance.js";
 import { replaceSilentLogout } from "./logout.js";
 
 export interface HookDeps {

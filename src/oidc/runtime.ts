@@ -1,7 +1,7 @@
 import type Provider from "oidc-provider";
 import type { PrivateJwk } from "../lib/crypto/index.js";
 import type { OidcSigningKeysService } from "../modules/oidc-clients/index.js";
-import { withTokenIssuance } from "./adapter.js";
+import { withTokenIssuance } from "./token-issuance.js";
 
 type Handler = ReturnType<Provider["callback"]>;
 

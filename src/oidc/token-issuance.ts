@@ -1,0 +1,131 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { isDependencyOutage } from "../infra/db-errors.js";
+import type { AuditEntry, AuditRow } from "../modules/audit/index.js";
+import type { OidcAccount } from "../modules/oidc-clients/index.js";
+import type { PayloadRow, RefreshRecord } from "./adapter-statements.js";
+
+/**
+ * The tokens one provider request has saved so far. A refresh-token record names the access token
+ * issued in the same answer: the code and device grants save the access token first, the refresh
+ * grant saves the refresh token first, so whichever comes second names the other, by key. (Looking
+ * it up by grant instead touched every live refresh token of the grant: concurrent refreshes of one
+ * grant then locked the same rows in different orders and PostgreSQL found deadlocks.)
+ */
+export interface Issuance {
+  accessTokenKey?: string;
+  refreshTokenKey?: string;
+  /**
+   * A rotation, held until the access token issued with it is saved: the old refresh token marked
+   * consumed, the new one saved and the access token saved then go as one statement. Written one
+   * by one, a process killed between them left the old token spent with no successor, or a new
+   * token naming no access token; held, a request that dies before its last write leaves the old
+   * token as it was (nothing was issued), and one that got that far leaves the rotation whole.
+   */
+  rotation?: Rotation;
+  /**
+   * What the refresh-token find read along with the token (see DrizzleAdapter.find): its grant by
+   * row key and its account by id, each served once to the read the refresh grant makes next.
+   */
+  grantsAhead?: Map<string, Stored | undefined>;
+  accountsAhead?: Map<string, OidcAccount | undefined>;
+  /**
+   * A client-credentials token, held until the request's outcome is known: it is then saved
+   * together with the request's audit record (and other requests' tokens, see saveBatcher), one
+   * statement: both or neither. A refused request saves nothing.
+   */
+  clientCredentials?: PayloadRow;
+  /** How this request's held client-credentials token is saved (the adapter's batcher). */
+  save?: (row: PayloadRow, audit?: AuditRow) => Promise<void>;
+}
+export type Stored = { payload: Record<string, unknown>; consumedAt: Date | null };
+export interface Rotation {
+  /** The spent token's key, and when it was spent. */
+  spent: { key: string; at: Date };
+  successor?: { save: PayloadRow; record: RefreshRecord };
+  write: (accessToken: PayloadRow | null) => Promise<void>;
+}
+export const issuance = new AsyncLocalStorage<Issuance>();
+
+/**
+ * The account the refresh-token find of this request read along with the token, once (see
+ * Issuance.accountsAhead); `undefined` when none was read for `sub`, `{ account: undefined }` when
+ * it is not an active account.
+ */
+export function takeAccountReadAhead(sub: string): { account: OidcAccount | undefined } | undefined {
+  const ahead = issuance.getStore()?.accountsAhead;
+  if (!ahead?.has(sub)) return undefined;
+  const account = ahead.get(sub);
+  ahead.delete(sub);
+  return { account };
+}
+
+/** Runs one provider request with its own record of issued tokens (see Issuance). */
+export const withTokenIssuance = <T>(fn: () => T): T => issuance.run({}, fn);
+
+/**
+ * Ends what a request holds once the provider has built its answer, before the answer leaves: a
+ * rotation, a client-credentials token. Answered: what is still held is written (an access token in
+ * a format that is not stored would never release a rotation), the token with `record`, the audit
+ * record of the answer, in the same statement. Refused (say, a resource the grant does not cover):
+ * nothing is written, so the failed request spends nothing, as if it had been one transaction
+ * rolled back. True when `record` was written here.
+ */
+export async function settleTokenIssuance(answered: boolean, record?: AuditEntry): Promise<boolean> {
+  const issued = issuance.getStore();
+  if (!issued) return false;
+  const { rotation, clientCredentials } = issued;
+  issued.rotation = undefined;
+  issued.clientCredentials = undefined;
+  if (rotation && answered) await rotation.write(null);
+  if (!clientCredentials || !answered || !issued.save) return false;
+  // The token and the record of its issuance: true when the record was written with it.
+  await issued.save(clientCredentials, record?.row);
+  record?.written();
+  return record !== undefined;
+}
+
+/** Client-credentials tokens saved together at most (see saveBatcher). */
+const MAX_BATCH = 64;
+
+/**
+ * Client-credentials tokens saved in the same turn of the event loop go as one statement (one round
+ * trip, one commit) instead of one each: under load, several requests reach their save together.
+ * Each request still answers only once its token is stored. The rows are new (a random key each),
+ * so saving them together changes nothing but how often PostgreSQL commits. A statement the
+ * database refuses is tried again one request at a time, so a row it cannot store fails its own
+ * request only; an outage fails them all (a retry could not tell what was stored).
+ */
+export function saveBatcher(saveMany: (rows: PayloadRow[], audit: AuditRow[]) => Promise<unknown>) {
+  let pending: { row: PayloadRow; audit?: AuditRow; resolve: () => void; reject: (e: unknown) => void }[] = [];
+  const flush = async () => {
+    const batch = pending;
+    pending = [];
+    if (batch.length === 0) return;
+    try {
+      await saveMany(
+        batch.map((r) => r.row),
+        batch.flatMap((r) => (r.audit ? [r.audit] : [])),
+      );
+      for (const r of batch) r.resolve();
+    } catch (e) {
+      if (batch.length === 1 || isDependencyOutage(e)) {
+        for (const r of batch) r.reject(e);
+        return;
+      }
+      await Promise.all(
+        batch.map((r) =>
+          saveMany([r.row], r.audit ? [r.audit] : []).then(
+            () => r.resolve(),
+            (err: unknown) => r.reject(err),
+          ),
+        ),
+      );
+    }
+  };
+  return (row: PayloadRow, audit?: AuditRow) =>
+    new Promise<void>((resolve, reject) => {
+      pending.push({ row, audit, resolve, reject });
+      if (pending.length === 1) setImmediate(() => void flush());
+      else if (pending.length >= MAX_BATCH) void flush();
+    });
+}
