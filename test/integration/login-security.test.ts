@@ -4,6 +4,7 @@ import postgres from "postgres";
 import { resultRows } from "../../src/infra/db.js";
 import { createPasswordHasher } from "../../src/lib/crypto/index.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
+import { holdRows } from "../helpers/row-lock.js";
 import { auditRows } from "../helpers/db.js";
 import { login, newUser, uniqueEmail, PASSWORD } from "../factories/users.js";
 
@@ -168,29 +169,13 @@ if (process.env.DATABASE_URL) describe("an account that changes while it signs i
         const before = await recorded();
         // Another transaction holds the account's row: the sign-in checks the password, then waits
         // at its last write; the account changes and that transaction commits.
-        let release!: () => void;
-        const released = new Promise<void>((r) => (release = r));
-        let locked!: () => void;
-        const isLocked = new Promise<void>((r) => (locked = r));
-        const holder = db.begin(async (tx) => {
-          await tx`select id from users where id = ${user.id} for update`;
-          locked();
-          await released;
-          if (kind === "deleted") await tx`update users set deleted_at = now() where id = ${user.id}`;
-          else await tx`update users set status = 'suspended', suspended_at = now() where id = ${user.id}`;
-        });
-        await isLocked;
+        const held = await holdRows(db, (tx) => tx`select id from users where id = ${user.id} for update`);
         const signIn = login(app, user.email, PASSWORD);
-        let waiting = 0;
-        for (let i = 0; i < 500 && waiting === 0; i++) {
-          await new Promise((r) => setTimeout(r, 20));
-          const [w] = await db`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`;
-          waiting = w!.n;
-        }
         // The sign-in got past its password check and waits at its last write.
-        expect(waiting, kind).toBe(1);
-        release();
-        await holder;
+        expect(await held.waiting(1), kind).toBe(1);
+        await held.release((tx) =>
+          kind === "deleted" ? tx`update users set deleted_at = now() where id = ${user.id}` : tx`update users set status = 'suspended', suspended_at = now() where id = ${user.id}`,
+        );
         const res = await signIn;
         expect(res.status, kind).toBe(401);
         expect(await recorded(), kind).toBe(before);

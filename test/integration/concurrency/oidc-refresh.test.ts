@@ -4,6 +4,7 @@ import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultRows } from "../../../src/infra/db.js";
 import { startTestApp, type TestApp } from "../../helpers/app.js";
+import { holdRows } from "../../helpers/row-lock.js";
 import { OidcAgent } from "../../helpers/oidc-agent.js";
 import { CLI_CLIENT, delegatedCode, delegatedToken, refreshDelegated } from "../../factories/oidc.js";
 import { newUser, PASSWORD } from "../../factories/users.js";
@@ -115,27 +116,11 @@ if (process.env.DATABASE_URL) describe("two refreshes of one token that both rea
     const key = createHash("sha256").update(t.refreshToken!).digest("hex");
     const db = postgres(app.container.config.db.url!, { max: 2, onnotice: () => {} });
     try {
-      let release!: () => void;
-      const released = new Promise<void>((r) => (release = r));
-      let locked!: () => void;
-      const isLocked = new Promise<void>((r) => (locked = r));
       // Another transaction holds the token's row: both refreshes read it unspent, then wait to spend it.
-      const holder = db.begin(async (tx) => {
-        await tx`select id from oidc_payloads where type = 'RefreshToken' and id = ${key} for update`;
-        locked();
-        await released;
-      });
-      await isLocked;
+      const held = await holdRows(db, (tx) => tx`select id from oidc_payloads where type = 'RefreshToken' and id = ${key} for update`);
       const answers = Promise.all([refreshDelegated(app, t.refreshToken!), refreshDelegated(app, t.refreshToken!)]);
-      let waiting = 0;
-      for (let i = 0; i < 500 && waiting < 2; i++) {
-        await new Promise((r) => setTimeout(r, 20));
-        const [w] = await db`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`;
-        waiting = w!.n;
-      }
-      expect(waiting).toBe(2);
-      release();
-      await holder;
+      expect(await held.waiting(2)).toBe(2);
+      await held.release();
       const [a, b] = await answers;
       expect([a!.status, b!.status].sort()).toEqual([200, 400]);
       expect([a!, b!].find((x) => x.status === 400)!.body.error).toBe("invalid_grant");
@@ -175,26 +160,10 @@ if (process.env.DATABASE_URL) describe("two redemptions of one code that both re
     const key = createHash("sha256").update(code).digest("hex");
     const db = postgres(app.container.config.db.url!, { max: 2, onnotice: () => {} });
     try {
-      let release!: () => void;
-      const released = new Promise<void>((r) => (release = r));
-      let locked!: () => void;
-      const isLocked = new Promise<void>((r) => (locked = r));
-      const holder = db.begin(async (tx) => {
-        await tx`select id from oidc_payloads where type = 'AuthorizationCode' and id = ${key} for update`;
-        locked();
-        await released;
-      });
-      await isLocked;
+      const held = await holdRows(db, (tx) => tx`select id from oidc_payloads where type = 'AuthorizationCode' and id = ${key} for update`);
       const answers = Promise.all([redeem(), redeem()]);
-      let waiting = 0;
-      for (let i = 0; i < 500 && waiting < 2; i++) {
-        await new Promise((r) => setTimeout(r, 20));
-        const [w] = await db`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`;
-        waiting = w!.n;
-      }
-      expect(waiting).toBe(2);
-      release();
-      await holder;
+      expect(await held.waiting(2)).toBe(2);
+      await held.release();
       const [a, b] = await answers;
       expect([a!.status, b!.status].sort()).toEqual([200, 400]);
       expect([a!, b!].find((x) => x.status === 400)!.body.error).toBe("invalid_grant");
