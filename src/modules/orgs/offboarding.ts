@@ -8,6 +8,6 @@ import type { CertificatesService } from "../ssh-ca/certificates.service.js";
  * built once in the container, for every service that removes people or organizations.
  */
 export interface Offboarding {
-  certificates: Pick<CertificatesService, "revokeForOffboarding" | "revokeAllOfOrganization">;
+  certificates: Pick<CertificatesService, "revokeForOffboarding" | "revokeAllOfOrganization" | "lockForRevocation">;
   networks: Pick<NetworkOffboarding, "personLeft" | "organizationDeleted" | "apply">;
 }

@@ -138,11 +138,12 @@ export class OrgsService {
       const members = await membershipsRepository.countMembers(tx, id);
       if (members > 1 && confirm !== true) throw OrgErrors.confirmationRequired(members);
       await orgsRepository.softDelete(tx, id, clock.now());
+      // Its managed accounts become their owners' alone. Accounts before KRLs: the order in
+      // which every offboarding takes its locks (organization, accounts, KRLs).
+      await usersRepository.releaseAllFromOrganization(tx, id);
       // Nothing the organization issued keeps working; its last KRL stays published.
       await this.deps.certificates.revokeAllOfOrganization(tx, ctx, id, "Organization deleted");
       const offboarded = await this.deps.networks.organizationDeleted(tx, ctx, id);
-      // Its managed accounts become their owners' alone.
-      await usersRepository.releaseAllFromOrganization(tx, id);
       await audit.record(tx, ctx, AuditAction.orgDelete, { organizationId: id, resourceType: "organization", resourceId: id, metadata: { member_count: members } });
       return offboarded;
     });

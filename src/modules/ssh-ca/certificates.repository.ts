@@ -36,7 +36,29 @@ const insertFailed = preparedQuery("ssh_cert_insert_failed", (db) =>
   db.with(auditInsertAs(db, "audit")).insert(certificateAuditLogs).values(placeholdersFor("cert_audit", CERT_AUDIT_FIELDS)),
 );
 
+// The advisory lock class of organizations' KRLs (two-key form: its own key space). See lockKrl.
+const KRL_LOCK_CLASS = 7420010;
+
 export const certificatesRepository = {
+  /**
+   * Takes the organization's KRL lock until the transaction ends. Every transaction that revokes
+   * certificates takes the lock of each organization involved, in sorted order, before it touches
+   * a certificate row: revocations and KRL rebuilds of one organization then queue instead of
+   * deadlocking on each other's certificate and `org_krls` rows.
+   */
+  async lockKrl(db: Executor, orgId: string): Promise<void> {
+    await db.execute(sql`select pg_advisory_xact_lock(${KRL_LOCK_CLASS}::int4, hashtext(${orgId}))`);
+  },
+
+  /** The organizations in which a person holds still valid certificates. */
+  async organizationsWithValidOfUser(db: Executor, userId: string, now: Date): Promise<string[]> {
+    const rows = await db
+      .selectDistinct({ organizationId: sshCertificates.organizationId })
+      .from(sshCertificates)
+      .where(and(eq(sshCertificates.userId, userId), isNull(sshCertificates.revokedAt), gt(sshCertificates.validBefore, now)));
+    return rows.map((r) => r.organizationId);
+  },
+
   /** The next serial: one sequence for every CA, so concurrent signers never collide. */
   async nextSerial(db: Executor): Promise<bigint> {
     const [row] = resultRows<{ n: string | number | bigint }>(await db.execute(sql`select nextval('ssh_cert_serial_seq') as n`));

@@ -98,6 +98,7 @@ export class CertificatesService {
    */
   async revokeForOffboarding(tx: Executor, ctx: RequestContext, v: { userId: string; organizationId?: string; reason: string }): Promise<number> {
     const now = this.clock.now();
+    await this.lockForRevocation(tx, v.organizationId ? { organizationIds: [v.organizationId] } : { userId: v.userId });
     const rows = await certificatesRepository.revokeValidOfUser(tx, v.userId, v.organizationId, { now, reason: v.reason, by: actorId(ctx) });
     await this.recordRevocations(tx, ctx, rows, v.reason, now);
     return rows.length;
@@ -106,6 +107,7 @@ export class CertificatesService {
   /** An organization is deleted: everything it issued stops working (its last KRL stays published). */
   async revokeAllOfOrganization(tx: Executor, ctx: RequestContext, organizationId: string, reason: string): Promise<number> {
     const now = this.clock.now();
+    await this.lockForRevocation(tx, { organizationIds: [organizationId] });
     const rows = await certificatesRepository.revokeValidOfOrg(tx, organizationId, { now, reason, by: actorId(ctx) });
     await this.recordRevocations(tx, ctx, rows, reason, now);
     return rows.length;
@@ -114,10 +116,24 @@ export class CertificatesService {
   private async revokeWhere(ctx: RequestContext, where: { id?: string; orgId: string; userId?: string }, reason: string, by: string): Promise<CertRow[]> {
     return this.db.transaction(async (tx) => {
       const now = this.clock.now();
+      await this.lockForRevocation(tx, { organizationIds: [where.orgId] });
       const rows = await certificatesRepository.revoke(tx, where, { now, reason, by });
       await this.recordRevocations(tx, ctx, rows, reason, now);
       return rows;
     });
+  }
+
+  /**
+   * A transaction that will revoke certificates takes the KRL locks of the organizations involved
+   * first, all at once and in sorted order (a second call in the same transaction finds them held).
+   * One that revokes in several calls (an account deleted with the organizations it alone was in)
+   * takes them all first: the given organizations, and with `userId` every one in which that
+   * person holds a still valid certificate.
+   */
+  async lockForRevocation(tx: Executor, v: { organizationIds?: string[]; userId?: string }): Promise<void> {
+    const ids = new Set(v.organizationIds);
+    if (v.userId) for (const id of await certificatesRepository.organizationsWithValidOfUser(tx, v.userId, this.clock.now())) ids.add(id);
+    for (const orgId of [...ids].sort()) await certificatesRepository.lockKrl(tx, orgId);
   }
 
   /** Audits each revoked certificate and rebuilds the KRL of every organization involved. */

@@ -70,15 +70,19 @@ export class UsersService {
       const sole = await soleOwnedOrganizations(tx, actor.userId);
       // Deleting the only owner would strand the other members.
       if (sole.withOthers.length > 0) throw OrgErrors.soleOwner(sole.withOthers.map((o) => o.name));
-      // Organizations with nobody else in them go with the account.
-      for (const org of sole.alone) {
-        await orgsRepository.softDelete(tx, org.id, now);
+      // Organizations with nobody else in them go with the account. Locks are taken in the order
+      // every other offboarding takes them (organizations, then the account, then the KRLs), each
+      // kind in sorted order, so a concurrent suspension or organization deletion queues.
+      const alone = [...sole.alone].sort((a, b) => (a.id < b.id ? -1 : 1));
+      for (const org of alone) await orgsRepository.softDelete(tx, org.id, now);
+      const deleted = await usersRepository.update(tx, actor.userId, { deletedAt: now, updatedAt: now });
+      if (!deleted) throw UserErrors.notFound();
+      await this.deps.certificates.lockForRevocation(tx, { organizationIds: alone.map((o) => o.id), userId: actor.userId });
+      for (const org of alone) {
         await this.deps.certificates.revokeAllOfOrganization(tx, ctx, org.id, "Organization deleted");
         offboarded.push(...(await this.deps.networks.organizationDeleted(tx, ctx, org.id)));
         await audit.record(tx, ctx, AuditAction.orgDelete, { organizationId: org.id, resourceType: "organization", resourceId: org.id, metadata: { reason: "owner account deleted" } });
       }
-      const deleted = await usersRepository.update(tx, actor.userId, { deletedAt: now, updatedAt: now });
-      if (!deleted) throw UserErrors.notFound();
       await this.deps.certificates.revokeForOffboarding(tx, ctx, { userId: actor.userId, reason: "Account deleted" });
       offboarded.push(...(await this.deps.networks.personLeft(tx, ctx, { userId: actor.userId, why: "deleted" })));
       await audit.record(tx, ctx, AuditAction.userDelete, { resourceType: "user", resourceId: actor.userId, metadata: { organizations_deleted: sole.alone.map((o) => o.name) } });

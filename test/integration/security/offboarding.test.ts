@@ -1,8 +1,10 @@
 import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../../helpers/app.js";
+import { holdRows } from "../../helpers/row-lock.js";
 import { addManagedMember, addMember, newOrg } from "../../factories/orgs.js";
 import { addVerifiedKey, createCa, grantPrincipal, keysDir } from "../../factories/ssh.js";
 import { newSuperadmin, newUser, PASSWORD, type TestUser } from "../../factories/users.js";
@@ -122,5 +124,35 @@ describe("offboarding revokes SSH certificates", () => {
     const signed = await sign(member, orgId);
     expect((await app.http.request("DELETE", `/api/v1/organizations/${orgId}`, { token: owner.token, body: { confirm: true } })).status).toBe(200);
     expect(await revokedInKrl(signed)).toBe(true);
+  });
+});
+
+// Two connections at once: only PostgreSQL (the embedded database belongs to one process).
+if (process.env.DATABASE_URL) describe("offboardings of the same certificates at once (PostgreSQL)", () => {
+  it("queue instead of deadlocking: an account deleted with its organization while an admin suspends it", async () => {
+    const db = postgres(app.container.config.db.url!, { max: 2, onnotice: () => {} });
+    try {
+      const root = await newSuperadmin(app);
+      const user = await newUser(app);
+      const { orgId } = await orgFor(user, null);
+      owners.set(orgId, user);
+      const signed = await sign(user, orgId);
+      // The account's row is held: the suspension queues for it first, then the deletion, which
+      // has deleted the organization it alone was in by then. Released, the suspension goes first
+      // and revokes the certificate the deletion is about to revoke with its organization.
+      const held = await holdRows(db, (tx) => tx`select id from users where id = ${user.id} for update`);
+      const suspend = app.http.post(`/api/v1/admin/users/${user.id}/suspend`, {}, { token: root.token });
+      expect(await held.waiting(1)).toBe(1);
+      const remove = app.http.request("DELETE", "/api/v1/users/me", { token: user.token, body: { password: PASSWORD } });
+      expect(await held.waiting(2)).toBe(2);
+      await held.release();
+      const [suspended, deleted] = await Promise.all([suspend, remove]);
+      expect([suspended.status, deleted.status]).toEqual([200, 200]);
+      expect(await revokedInKrl(signed)).toBe(true);
+      const [row] = await db`select revoke_reason from ssh_certificates where id = ${signed.id}`;
+      expect(row!.revoke_reason).toBe("Account suspended");
+    } finally {
+      await db.end();
+    }
   });
 });
