@@ -55,7 +55,8 @@ export async function startTestApp(env: Record<string, string> = {}, overrides: 
   const prefix = `kwtest:${rand()}:`;
   const config = loadConfig({
     NODE_ENV: "test",
-    LOG_LEVEL: "silent",
+    // TEST_LOG_LEVEL=error shows the server's log of a failing run (what a 500 was).
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
     PORT: String(port),
     PUBLIC_URL: `http://localhost:${port}`,
     SESSION_SECRET: "test-session-secret-that-is-long-enough-0123456789",

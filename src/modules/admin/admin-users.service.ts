@@ -89,6 +89,8 @@ export class AdminUsersService {
       const user = await reachUser(tx, actor, userId, { allowSelf: false, what: "suspend" });
       if (user.status === "suspended") throw UserErrors.alreadySuspended();
       const now = clock.now();
+      // Organizations before the account: the order every offboarding locks in.
+      await this.deps.certificates.lockForRevocation(tx, { userId: user.id });
       const updated = await usersRepository.update(tx, user.id, { status: "suspended", suspendedAt: now, suspendedReason: reason ?? null, updatedAt: now });
       // A suspended person's certificates stop working everywhere (sshd trusts certificates, not sessions).
       await this.deps.certificates.revokeForOffboarding(tx, ctx, { userId: user.id, reason: "Account suspended" });
@@ -160,6 +162,8 @@ export class AdminUsersService {
       const sole = await soleOwnedOrganizations(tx, user.id);
       if (sole.withOthers.length > 0) throw new AppError("USER_IS_SOLE_OWNER", 409, `The user is the only owner of ${sole.withOthers.map((o) => o.name).join(", ")}: transfer ownership first`, { transfer_ownership: sole.withOthers.map((o) => o.name) });
       const now = clock.now();
+      // Organizations before the account: the order every offboarding locks in.
+      await this.deps.certificates.lockForRevocation(tx, { userId: user.id });
       await usersRepository.update(tx, user.id, { deletedAt: now, updatedAt: now });
       await this.deps.certificates.revokeForOffboarding(tx, ctx, { userId: user.id, reason: "Account deleted" });
       const offboarded = await this.deps.networks.personLeft(tx, ctx, { userId: user.id, why: "deleted" });

@@ -1,5 +1,5 @@
-import { and, count, desc, eq, gt, isNotNull, isNull, sql } from "drizzle-orm";
-import { caKeys, certificateAuditLogs, orgKrls, sshCertificates } from "../../../schema/index.js";
+import { and, count, desc, eq, gt, inArray, isNotNull, isNull, sql } from "drizzle-orm";
+import { caKeys, certificateAuditLogs, organizations, orgKrls, sshCertificates } from "../../../schema/index.js";
 import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";
 import { resultRows } from "../../infra/db.js";
@@ -36,18 +36,19 @@ const insertFailed = preparedQuery("ssh_cert_insert_failed", (db) =>
   db.with(auditInsertAs(db, "audit")).insert(certificateAuditLogs).values(placeholdersFor("cert_audit", CERT_AUDIT_FIELDS)),
 );
 
-// The advisory lock class of organizations' KRLs (two-key form: its own key space). See lockKrl.
-const KRL_LOCK_CLASS = 7420010;
-
 export const certificatesRepository = {
   /**
-   * Takes the organization's KRL lock until the transaction ends. Every transaction that revokes
-   * certificates takes the lock of each organization involved, in sorted order, before it touches
-   * a certificate row: revocations and KRL rebuilds of one organization then queue instead of
-   * deadlocking on each other's certificate and `org_krls` rows.
+   * Locks the organizations' rows (FOR NO KEY UPDATE, in id order) until the transaction ends: the
+   * lock every revocation and KRL rebuild takes first. It queues behind membership changes and
+   * organization deletion, which hold the row FOR UPDATE before they revoke, and behind another
+   * revocation in the same organization; it does not block signing, whose inserts only take the
+   * row's key share. Held, the row also covers the key-share lock that the first insert of an
+   * organization's KRL needs, which otherwise came last and deadlocked against an organization
+   * deletion waiting on the certificates.
    */
-  async lockKrl(db: Executor, orgId: string): Promise<void> {
-    await db.execute(sql`select pg_advisory_xact_lock(${KRL_LOCK_CLASS}::int4, hashtext(${orgId}))`);
+  async lockOrganizations(db: Executor, orgIds: string[]): Promise<void> {
+    if (orgIds.length === 0) return;
+    await db.select({ id: organizations.id }).from(organizations).where(inArray(organizations.id, orgIds)).orderBy(organizations.id).for("no key update");
   },
 
   /** The organizations in which a person holds still valid certificates. */

@@ -124,16 +124,17 @@ export class CertificatesService {
   }
 
   /**
-   * A transaction that will revoke certificates takes the KRL locks of the organizations involved
-   * first, all at once and in sorted order (a second call in the same transaction finds them held).
-   * One that revokes in several calls (an account deleted with the organizations it alone was in)
-   * takes them all first: the given organizations, and with `userId` every one in which that
-   * person holds a still valid certificate.
+   * A transaction that will revoke certificates first locks the organizations involved, all at
+   * once and in id order (a later call in the same transaction finds them held): the given
+   * organizations, and with `userId` every one in which that person holds a still valid
+   * certificate. Callers that lock accounts take these locks before them (organizations,
+   * accounts, certificates: the order of membership changes too), so offboardings queue instead
+   * of deadlocking.
    */
   async lockForRevocation(tx: Executor, v: { organizationIds?: string[]; userId?: string }): Promise<void> {
     const ids = new Set(v.organizationIds);
     if (v.userId) for (const id of await certificatesRepository.organizationsWithValidOfUser(tx, v.userId, this.clock.now())) ids.add(id);
-    for (const orgId of [...ids].sort()) await certificatesRepository.lockKrl(tx, orgId);
+    await certificatesRepository.lockOrganizations(tx, [...ids]);
   }
 
   /** Audits each revoked certificate and rebuilds the KRL of every organization involved. */

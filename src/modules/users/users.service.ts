@@ -71,13 +71,13 @@ export class UsersService {
       // Deleting the only owner would strand the other members.
       if (sole.withOthers.length > 0) throw OrgErrors.soleOwner(sole.withOthers.map((o) => o.name));
       // Organizations with nobody else in them go with the account. Locks are taken in the order
-      // every other offboarding takes them (organizations, then the account, then the KRLs), each
-      // kind in sorted order, so a concurrent suspension or organization deletion queues.
-      const alone = [...sole.alone].sort((a, b) => (a.id < b.id ? -1 : 1));
+      // every offboarding takes them (organizations, then the account, then certificates), so a
+      // concurrent suspension or organization deletion queues.
+      const alone = sole.alone;
+      await this.deps.certificates.lockForRevocation(tx, { organizationIds: alone.map((o) => o.id), userId: actor.userId });
       for (const org of alone) await orgsRepository.softDelete(tx, org.id, now);
       const deleted = await usersRepository.update(tx, actor.userId, { deletedAt: now, updatedAt: now });
       if (!deleted) throw UserErrors.notFound();
-      await this.deps.certificates.lockForRevocation(tx, { organizationIds: alone.map((o) => o.id), userId: actor.userId });
       for (const org of alone) {
         await this.deps.certificates.revokeAllOfOrganization(tx, ctx, org.id, "Organization deleted");
         offboarded.push(...(await this.deps.networks.organizationDeleted(tx, ctx, org.id)));

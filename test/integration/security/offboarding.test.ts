@@ -155,4 +155,29 @@ if (process.env.DATABASE_URL) describe("offboardings of the same certificates at
       await db.end();
     }
   });
+
+  it("queue instead of deadlocking: an admin revokes a member's certificates while the owner deletes the organization", async () => {
+    const db = postgres(app.container.config.db.url!, { max: 2, onnotice: () => {} });
+    try {
+      const owner = await newUser(app);
+      const member = await newUser(app);
+      const { orgId } = await orgFor(owner, member);
+      owners.set(orgId, owner);
+      const signed = await sign(member, orgId);
+      // The certificate's row is held: the revocation queues for it first, then the deletion,
+      // which holds the organization by then. The revocation is the organization's first, so it
+      // also writes the organization's first KRL.
+      const held = await holdRows(db, (tx) => tx`select id from ssh_certificates where id = ${signed.id} for update`);
+      const revoke = app.http.post(`/api/v1/organizations/${orgId}/users/${member.id}/certificates/revoke`, {}, { token: owner.token });
+      expect(await held.waiting(1)).toBe(1);
+      const remove = app.http.request("DELETE", `/api/v1/organizations/${orgId}`, { token: owner.token, body: { confirm: true } });
+      expect(await held.waiting(2)).toBe(2);
+      await held.release();
+      const [revoked, deleted] = await Promise.all([revoke, remove]);
+      expect([revoked.status, deleted.status]).toEqual([200, 200]);
+      expect(await revokedInKrl(signed)).toBe(true);
+    } finally {
+      await db.end();
+    }
+  });
 });
