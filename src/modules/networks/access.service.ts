@@ -53,7 +53,7 @@ export class AccessService {
     });
     const synced = await this.deps.sync.apply([id]);
     const now = this.deps.clock.now();
-    return { session: toSessionView(session, now), membership: (await this.views({ orgId: access.orgId, ids: [id] }))[0]!, controllerSynced: synced.pending === 0 };
+    return { session: toSessionView(session, now), membership: await this.view(access.orgId, id), controllerSynced: synced.pending === 0 };
   }
 
   /** Every activatable membership of the caller at once; lifetimes are capped per network rather than refused. */
@@ -87,7 +87,7 @@ export class AccessService {
       await this.end(tx, ctx, access.orgId, [m], "logout", { state: m.joinSeen ? "joined_deauthorized" : "approved_inactive" });
     });
     await this.deps.sync.apply([id]);
-    return (await this.views({ orgId: access.orgId, ids: [id] }))[0]!;
+    return this.view(access.orgId, id);
   }
 
   /** The caller takes one of their devices off a network. */
@@ -276,6 +276,13 @@ export class AccessService {
       await this.deps.audit.record(tx, ctx, AuditAction.membershipRemoved, { organizationId: access.orgId, userId: m.userId, resourceType: "device_membership", resourceId: m.id });
     });
     await this.deps.sync.apply([id]);
+  }
+
+  /** One membership as it stands after a change; gone if its device was removed in the meantime. */
+  private async view(orgId: string, id: string): Promise<MembershipView> {
+    const [view] = await this.views({ orgId, ids: [id] });
+    if (!view) throw NetworkErrors.membershipNotFound();
+    return view;
   }
 
   private async views(where: { orgId: string; userId?: string; ids?: string[] }): Promise<MembershipView[]> {

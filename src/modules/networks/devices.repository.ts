@@ -13,6 +13,10 @@ export const devicesRepository = {
   device: async (db: Executor, orgId: string, id: string): Promise<DeviceRow | undefined> =>
     (await db.select(deviceColumns).from(devices).where(and(idInOrg(devices, orgId, id), live(devices))))[0],
 
+  /** The live device, locked until the transaction ends: joining networks and removal queue on it. */
+  lockDevice: async (db: Executor, orgId: string, id: string): Promise<DeviceRow | undefined> =>
+    (await db.select(deviceColumns).from(devices).where(and(idInOrg(devices, orgId, id), live(devices))).for("no key update"))[0],
+
   deviceByNode: async (db: Executor, orgId: string, nodeId: string): Promise<DeviceRow | undefined> =>
     (await db.select(deviceColumns).from(devices).where(and(eq(devices.organizationId, orgId), eq(devices.nodeId, nodeId), live(devices))))[0],
 

@@ -16,6 +16,7 @@ import { deviceMembershipsRepository } from "./device-memberships.repository.js"
 import { devicesRepository } from "./devices.repository.js";
 import { killSwitchRepository } from "./kill-switch.repository.js";
 import type { ApprovalRow, DeviceRow, MembershipState } from "./networks.repository.js";
+import { portalNetworksRepository } from "./portal-networks.repository.js";
 import { createDeviceSchema, importMembersSchema, updateDeviceSchema } from "./networks.schemas.js";
 import { toDeviceView, toMembershipView, type DeviceView, type MembershipView } from "./networks.views.js";
 import type { NetworksCore } from "./networks.core.js";
@@ -80,6 +81,7 @@ export class DevicesService {
     const { access, device } = await this.ownDevice(ctx, orgId, deviceId, { adminMay: false });
     const data = parseInput(updateDeviceSchema, input);
     const updated = await this.deps.db.transaction(async (tx) => {
+      if (!(await devicesRepository.lockDevice(tx, access.orgId, device.id))) throw NetworkErrors.deviceNotFound();
       const row = await devicesRepository.updateDevice(tx, device.id, { ...data, updatedAt: this.deps.clock.now() });
       await this.deps.audit.record(tx, ctx, AuditAction.deviceUpdated, { organizationId: access.orgId, resourceType: "device", resourceId: device.id, metadata: { fields: Object.keys(data) } });
       return row;
@@ -98,12 +100,18 @@ export class DevicesService {
   /** Puts a device on a network; where it starts depends on its owner's standing there. */
   async joinNetwork(ctx: RequestContext, orgId: string, deviceId: string, networkId: string): Promise<MembershipView> {
     const { access, device } = await this.ownDevice(ctx, orgId, deviceId, { adminMay: false });
-    const { network } = await requireNetwork(this.deps.db, ctx, access.orgId, networkId);
-    if (!network.isActive) throw NetworkErrors.networkNotFound();
+    const { network: asked } = await requireNetwork(this.deps.db, ctx, access.orgId, networkId);
+    if (!asked.isActive) throw NetworkErrors.networkNotFound();
     const membershipId = await this.deps.db.transaction(async (tx) => {
+      // The device, then its owner: a removal or another join of the same device waits, and what
+      // is read below is as of after them.
+      if (!(await devicesRepository.lockDevice(tx, access.orgId, device.id))) throw NetworkErrors.deviceNotFound();
+      await killSwitchRepository.lockPerson(tx, device.userId);
+      // A removal of the network that committed meanwhile is seen here, not after the insert.
+      const network = await portalNetworksRepository.lockNetwork(tx, access.orgId, asked.id, "key share");
+      if (!network?.isActive) throw NetworkErrors.networkNotFound();
       const existing = await deviceMembershipsRepository.membershipOf(tx, device.id, network.id);
       if (existing) return existing.id;
-      await killSwitchRepository.lockPerson(tx, device.userId);
       if (await killSwitchRepository.killSwitchInForce(tx, device.userId, network)) throw NetworkErrors.suspended();
       const now = this.deps.clock.now();
       let approval = await approvalsRepository.liveApproval(tx, device.userId, network.id);
@@ -117,7 +125,10 @@ export class DevicesService {
       return m.id;
     });
     const now = this.deps.clock.now();
-    return toMembershipView((await deviceMembershipsRepository.enrichedMemberships(this.deps.db, { orgId: access.orgId, ids: [membershipId] }, now))[0]!, now);
+    const [joined] = await deviceMembershipsRepository.enrichedMemberships(this.deps.db, { orgId: access.orgId, ids: [membershipId] }, now);
+    // Removed in the moment since the join committed.
+    if (!joined) throw NetworkErrors.deviceNotFound();
+    return toMembershipView(joined, now);
   }
 
   /**
@@ -206,6 +217,8 @@ export class DevicesService {
   private async endAccess(ctx: RequestContext, orgId: string, device: DeviceRow, reason: "logout" | "admin_action", opts: { remove: boolean }): Promise<void> {
     const ids = await this.deps.db.transaction(async (tx) => {
       const now = this.deps.clock.now();
+      // Joins of this device queue behind its removal; a second removal finds it gone.
+      if (!(await devicesRepository.lockDevice(tx, orgId, device.id))) throw NetworkErrors.deviceNotFound();
       const memberships = await deviceMembershipsRepository.membershipsOfUser(tx, device.userId, { orgId, deviceId: device.id });
       const ids = memberships.map((m) => m.id);
       await activationSessionsRepository.endSessions(tx, ids, reason, now);

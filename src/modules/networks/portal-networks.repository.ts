@@ -21,8 +21,9 @@ export const portalNetworksRepository = {
   networkAnyOrg: async (db: Executor, id: string): Promise<PortalNetworkRow | undefined> => (await db.select(portalNetworkColumns).from(portalNetworks).where(eq(portalNetworks.id, id)))[0],
 
   /** Locks the network row: approvals and activations on it serialize with its deletion. */
-  lockNetwork: async (db: Executor, orgId: string, id: string): Promise<PortalNetworkRow | undefined> =>
-    (await db.select(portalNetworkColumns).from(portalNetworks).where(and(idInOrg(portalNetworks, orgId, id), live(portalNetworks))).for("update"))[0],
+  /** The live network, locked: FOR UPDATE to change or remove it, FOR KEY SHARE to add to it (waits for a removal, then finds it gone). */
+  lockNetwork: async (db: Executor, orgId: string, id: string, mode: "update" | "key share" = "update"): Promise<PortalNetworkRow | undefined> =>
+    (await db.select(portalNetworkColumns).from(portalNetworks).where(and(idInOrg(portalNetworks, orgId, id), live(portalNetworks))).for(mode))[0],
 
   async insertNetwork(db: Executor, v: typeof portalNetworks.$inferInsert): Promise<PortalNetworkRow> {
     const [row] = await db.insert(portalNetworks).values(v).returning(portalNetworkColumns);

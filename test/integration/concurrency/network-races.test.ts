@@ -1,8 +1,10 @@
 import { sql } from "drizzle-orm";
+import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultRows } from "../../../src/infra/db.js";
 import { startTestApp, type TestApp } from "../../helpers/app.js";
 import { startFakeZtCentral, type FakeZtCentral } from "../../helpers/fake-zt-central.js";
+import { holdRows } from "../../helpers/row-lock.js";
 import { orgWithRoles } from "../../factories/orgs.js";
 import type { TestUser } from "../../factories/users.js";
 
@@ -85,5 +87,58 @@ describe("activations while the kill switch is pulled on their owner", () => {
     // And it holds: activating again is refused until the kill switch is lifted.
     const again = await app.http.post(`${O}/memberships/${devices[0]!.membershipId}/activate`, {}, { token: member.token });
     expect(again.body.error?.type).toBe("ACCESS_SUSPENDED");
+  });
+});
+
+let networkSeq = 0xe0;
+/** An organization on a network of its own (open: anyone who asks is approved), and a device of its member. */
+async function openNetworkAndDevice() {
+  const nwid = `8056c2e21c0000${(networkSeq++).toString(16)}`;
+  const token = `race-central-token-${nwid}`;
+  central.addToken(token, [nwid]);
+  central.addNetwork(nwid, { name: `race ${nwid}` });
+  const { org, owner, admin, member } = await orgWithRoles(app);
+  const O = `/api/v1/organizations/${org.id}`;
+  expect((await app.http.request("PUT", `${O}/zerotier-config`, { token: owner.token, body: { zt_api_mode: "central", zt_api_token: token } })).status).toBe(200);
+  expect((await app.http.post(`${O}/zerotier/import-networks`, { zerotier_network_ids: [nwid] }, { token: admin.token })).status).toBe(201);
+  const network = (await app.http.get(`${O}/networks`, { token: admin.token })).body.data.networks[0] as { id: string };
+  expect((await app.http.request("PATCH", `${O}/networks/${network.id}`, { token: admin.token, body: { request_mode: "open" } })).status).toBe(200);
+  const device = await app.http.post(`${O}/devices`, { node_id: `d1d1${(0x100000 + networkSeq).toString(16)}`, nickname: "laptop", hostname: "laptop.local" }, { token: member.token });
+  expect(device.status, device.text).toBe(201);
+  return { O, admin, member, network, deviceId: device.body.data.device.id as string };
+}
+
+const liveMemberships = async (deviceId: string) =>
+  resultRows<{ id: string }>(await app.container.db.execute(sql`select id from device_memberships where device_id = ${deviceId} and deleted_at is null`)).map((r) => r.id);
+
+describe("joining a network", () => {
+  it("the same device asked onto the same network several times at once: one membership, every answer names it", async () => {
+    const { O, member, network, deviceId } = await openNetworkAndDevice();
+    const answers = await Promise.all(Array.from({ length: 6 }, () => app.http.post(`${O}/devices/${deviceId}/join-network/${network.id}`, {}, { token: member.token })));
+    expect(answers.filter((a) => a.status !== 201).map((a) => a.text)).toEqual([]);
+    const ids = await liveMemberships(deviceId);
+    expect(ids).toHaveLength(1);
+    expect(new Set(answers.map((a) => a.body.data.membership.id))).toEqual(new Set(ids));
+  });
+});
+
+// Two connections at once: only PostgreSQL (the embedded database belongs to one process).
+if (process.env.DATABASE_URL) describe("joining a network while it is removed (PostgreSQL)", () => {
+  it("a join that meets the network's removal finds it gone and leaves no membership (PostgreSQL)", async () => {
+    const { O, member, network, deviceId } = await openNetworkAndDevice();
+    const db = postgres(app.container.config.db.url!, { max: 2, onnotice: () => {} });
+    try {
+      // The network's row is held as a removal holds it; the removal commits while the join waits.
+      const held = await holdRows(db, (tx) => tx`select id from portal_networks where id = ${network.id} for update`);
+      const join = app.http.post(`${O}/devices/${deviceId}/join-network/${network.id}`, {}, { token: member.token });
+      expect(await held.waiting(1)).toBe(1);
+      await held.release((tx) => tx`update portal_networks set deleted_at = now(), is_active = false where id = ${network.id}`);
+      const res = await join;
+      expect(res.status, res.text).toBe(404);
+      expect(res.body.error.type).toBe("NETWORK_NOT_FOUND");
+      expect(await liveMemberships(deviceId)).toEqual([]);
+    } finally {
+      await db.end();
+    }
   });
 });
