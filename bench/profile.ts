@@ -11,9 +11,11 @@ import { buildServer, DURATION, freePort, keywardEnv, load, start } from "./comm
  * under `node --cpu-prof`, then the profile summarised (self time by package and by function).
  * Scenarios: me (GraphQL { me }), rest-me, health, sign, login, cc (OIDC
  * client credentials), refresh (OIDC refresh grants). The raw .cpuprofile stays in the
- * printed directory for Chrome DevTools.
+ * printed directory for Chrome DevTools. With --no-profile, only the scenario's figures.
  */
 const scenario = process.argv[2] ?? "me";
+/** `--no-profile`: the same scenario without the profiler, for A/B runs of one change. */
+const profiling = !process.argv.includes("--no-profile");
 
 interface ProfileNode {
   id: number;
@@ -62,7 +64,7 @@ async function main() {
     EMAIL_WORKER_INTERVAL_MS: "3600000",
     DATA_DIR: process.env.DATABASE_URL ? "./data" : mkdtempSync(join(tmpdir(), "keyward-profile-data-")),
     ...(process.env.REDIS_URL ? { REDIS_KEY_PREFIX: `keyward-profile-${process.pid}:` } : {}),
-    NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profDir}`,
+    ...(profiling ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profDir}` } : {}),
   });
   const server = await start(buildServer(), env, `http://127.0.0.1:${port}/api/health`);
   const base = `http://127.0.0.1:${port}`;
@@ -100,6 +102,7 @@ async function main() {
     server.kill("SIGTERM");
     await exited;
   }
+  if (!profiling) return;
   const file = readdirSync(profDir).find((f) => f.endsWith(".cpuprofile"));
   if (!file) throw new Error(`no profile written in ${profDir}`);
   console.log(`profile: ${join(profDir, file)}`);
