@@ -168,11 +168,11 @@ export class ApprovalsService {
       }
       const allowed: Record<Decision, ApprovalRow["state"][]> = { approve: ["pending"], reject: ["pending"], revoke: ["approved", "suspended"] };
       if (!allowed[action].includes(current.state)) throw NetworkErrors.invalidTransition(current.state, action);
-      if (action === "approve") {
-        // No standing is granted to someone a kill switch has cut off (its lift restores what it suspended).
-        await killSwitchRepository.lockPerson(tx, current.userId);
-        if (await killSwitchRepository.killSwitchInForce(tx, current.userId, network)) throw NetworkErrors.suspended();
-      }
+      // The person, whatever the decision: the kill switch and offboarding lock the person before
+      // the sessions, memberships and approvals a decision changes.
+      await killSwitchRepository.lockPerson(tx, current.userId);
+      // No standing is granted to someone a kill switch has cut off (its lift restores what it suspended).
+      if (action === "approve" && (await killSwitchRepository.killSwitchInForce(tx, current.userId, network))) throw NetworkErrors.suspended();
       const now = this.deps.clock.now();
       const state = action === "approve" ? "approved" : action === "reject" ? "rejected" : "revoked";
       const updated = await approvalsRepository.updateApproval(tx, current.id, { state, grantedByUserId: access.actor.userId, decidedAt: now, decisionReason: reason, updatedAt: now });

@@ -81,6 +81,7 @@ export class DevicesService {
     const { access, device } = await this.ownDevice(ctx, orgId, deviceId, { adminMay: false });
     const data = parseInput(updateDeviceSchema, input);
     const updated = await this.deps.db.transaction(async (tx) => {
+      await killSwitchRepository.lockPerson(tx, device.userId);
       if (!(await devicesRepository.lockDevice(tx, access.orgId, device.id))) throw NetworkErrors.deviceNotFound();
       const row = await devicesRepository.updateDevice(tx, device.id, { ...data, updatedAt: this.deps.clock.now() });
       await this.deps.audit.record(tx, ctx, AuditAction.deviceUpdated, { organizationId: access.orgId, resourceType: "device", resourceId: device.id, metadata: { fields: Object.keys(data) } });
@@ -103,13 +104,14 @@ export class DevicesService {
     const { network: asked } = await requireNetwork(this.deps.db, ctx, access.orgId, networkId);
     if (!asked.isActive) throw NetworkErrors.networkNotFound();
     const membershipId = await this.deps.db.transaction(async (tx) => {
-      // The device, then its owner: a removal or another join of the same device waits, and what
-      // is read below is as of after them.
-      if (!(await devicesRepository.lockDevice(tx, access.orgId, device.id))) throw NetworkErrors.deviceNotFound();
-      await killSwitchRepository.lockPerson(tx, device.userId);
-      // A removal of the network that committed meanwhile is seen here, not after the insert.
+      // The network (key share: a removal that committed meanwhile is seen here, not after the
+      // insert), the owner, then the device: the order of approvals (network, person) and of
+      // offboarding and device removal (person, device). A removal or another join of the same
+      // device waits, and what is read below is as of after them.
       const network = await portalNetworksRepository.lockNetwork(tx, access.orgId, asked.id, "key share");
       if (!network?.isActive) throw NetworkErrors.networkNotFound();
+      await killSwitchRepository.lockPerson(tx, device.userId);
+      if (!(await devicesRepository.lockDevice(tx, access.orgId, device.id))) throw NetworkErrors.deviceNotFound();
       const existing = await deviceMembershipsRepository.membershipOf(tx, device.id, network.id);
       if (existing) return existing.id;
       if (await killSwitchRepository.killSwitchInForce(tx, device.userId, network)) throw NetworkErrors.suspended();
@@ -217,7 +219,9 @@ export class DevicesService {
   private async endAccess(ctx: RequestContext, orgId: string, device: DeviceRow, reason: "logout" | "admin_action", opts: { remove: boolean }): Promise<void> {
     const ids = await this.deps.db.transaction(async (tx) => {
       const now = this.deps.clock.now();
-      // Joins of this device queue behind its removal; a second removal finds it gone.
+      // The owner, then the device (as joins and offboarding lock): joins of this device queue
+      // behind its removal; a second removal finds it gone.
+      await killSwitchRepository.lockPerson(tx, device.userId);
       if (!(await devicesRepository.lockDevice(tx, orgId, device.id))) throw NetworkErrors.deviceNotFound();
       const memberships = await deviceMembershipsRepository.membershipsOfUser(tx, device.userId, { orgId, deviceId: device.id });
       const ids = memberships.map((m) => m.id);

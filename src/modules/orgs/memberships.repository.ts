@@ -101,15 +101,19 @@ export const membershipsRepository = {
   },
 
   /**
-   * Serialises membership changes of one organization (FOR UPDATE on its row): two concurrent
-   * removals cannot both see "another owner remains" and leave none.
+   * Serialises membership changes of one organization (FOR NO KEY UPDATE on its row): two
+   * concurrent removals cannot both see "another owner remains" and leave none. It queues with
+   * the organization's deletion and its certificate revocations (the same lock), but not with
+   * inserts that merely reference the organization (their foreign-key check takes a key share):
+   * a removal that then waits for its member's row would otherwise deadlock against that member's
+   * activation or join, which hold the member's row while they insert.
    */
   async lockOrganization(db: Executor, organizationId: string): Promise<boolean> {
     const rows = await db
       .select({ id: organizations.id })
       .from(organizations)
       .where(and(eq(organizations.id, organizationId), live(organizations)))
-      .for("update");
+      .for("no key update");
     return rows.length > 0;
   },
 

@@ -39,10 +39,10 @@ const insertFailed = preparedQuery("ssh_cert_insert_failed", (db) =>
 export const certificatesRepository = {
   /**
    * Locks the organizations' rows (FOR NO KEY UPDATE, in id order) until the transaction ends: the
-   * lock every revocation and KRL rebuild takes first. It queues behind membership changes and
-   * organization deletion, which hold the row FOR UPDATE before they revoke, and behind another
-   * revocation in the same organization; it does not block signing, whose inserts only take the
-   * row's key share. Held, the row also covers the key-share lock that the first insert of an
+   * lock every revocation and KRL rebuild takes first, the same one membership changes and
+   * organization deletion hold before they revoke (memberships.repository's lockOrganization),
+   * so all of them queue on it. It does not block signing, whose inserts only take the row's key
+   * share. Held, the row also covers the key-share lock that the first insert of an
    * organization's KRL needs, which otherwise came last and deadlocked against an organization
    * deletion waiting on the certificates.
    */

@@ -160,7 +160,11 @@ export class CertificatesService {
         metadata: { serial: cert.serial.toString(), reason },
       });
     }
-    for (const orgId of new Set(rows.map((r) => r.organizationId))) await this.rebuildKrl(tx, orgId, now);
+    const orgIds = [...new Set(rows.map((r) => r.organizationId))];
+    // Normally held already; a certificate signed in another organization since the locks were
+    // taken is revoked too, and its KRL must not be rebuilt without that organization's lock.
+    await certificatesRepository.lockOrganizations(tx, orgIds);
+    for (const orgId of orgIds) await this.rebuildKrl(tx, orgId, now);
   }
 
   /** Rebuilds the organization's KRL inside the revoking transaction: one section per CA key. */

@@ -123,7 +123,7 @@ describe("joining a network", () => {
 });
 
 // Two connections at once: only PostgreSQL (the embedded database belongs to one process).
-if (process.env.DATABASE_URL) describe("joining a network while it is removed (PostgreSQL)", () => {
+if (process.env.DATABASE_URL) describe("joining a network while something it needs is removed (PostgreSQL)", () => {
   it("a join that meets the network's removal finds it gone and leaves no membership (PostgreSQL)", async () => {
     const { O, member, network, deviceId } = await openNetworkAndDevice();
     const db = postgres(app.container.config.db.url!, { max: 2, onnotice: () => {} });
@@ -136,6 +136,57 @@ if (process.env.DATABASE_URL) describe("joining a network while it is removed (P
       const res = await join;
       expect(res.status, res.text).toBe(404);
       expect(res.body.error.type).toBe("NETWORK_NOT_FOUND");
+      expect(await liveMemberships(deviceId)).toEqual([]);
+    } finally {
+      await db.end();
+    }
+  });
+
+  it("a join that meets its owner's removal from the organization queues behind it instead of deadlocking, and finds the device gone (PostgreSQL)", async () => {
+    const { O, admin, member, network, deviceId } = await openNetworkAndDevice();
+    const db = postgres(app.container.config.db.url!, { max: 2, onnotice: () => {} });
+    try {
+      // The member's row is held: the removal queues for it first (it then takes the member's
+      // devices off), then the join. Released, the removal goes first.
+      const held = await holdRows(db, (tx) => tx`select id from users where id = ${member.id} for update`);
+      const removal = app.http.request("DELETE", `${O}/members/${member.id}`, { token: admin.token });
+      expect(await held.waiting(1)).toBe(1);
+      const join = app.http.post(`${O}/devices/${deviceId}/join-network/${network.id}`, {}, { token: member.token });
+      expect(await held.waiting(2)).toBe(2);
+      await held.release();
+      const [removed, joined] = await Promise.all([removal, join]);
+      expect(removed.status, removed.text).toBe(200);
+      expect(joined.status, joined.text).toBe(404);
+      expect(joined.body.error.type).toBe("DEVICE_NOT_FOUND");
+      expect(await liveMemberships(deviceId)).toEqual([]);
+    } finally {
+      await db.end();
+    }
+  });
+
+  it("an activation that holds its owner while the owner is removed from the organization does not deadlock, and the removal ends it (PostgreSQL)", async () => {
+    const { O, admin, member, network, deviceId } = await openNetworkAndDevice();
+    const joined = await app.http.post(`${O}/devices/${deviceId}/join-network/${network.id}`, {}, { token: member.token });
+    expect(joined.status, joined.text).toBe(201);
+    const membershipId = joined.body.data.membership.id as string;
+    const db = postgres(app.container.config.db.url!, { max: 2, onnotice: () => {} });
+    try {
+      // The member's row is held: the activation queues for it first, then the removal, which
+      // holds the organization by then. Released, the activation goes first and inserts rows
+      // that reference the organization.
+      const held = await holdRows(db, (tx) => tx`select id from users where id = ${member.id} for update`);
+      const activation = app.http.post(`${O}/memberships/${membershipId}/activate`, {}, { token: member.token });
+      expect(await held.waiting(1)).toBe(1);
+      const removal = app.http.request("DELETE", `${O}/members/${member.id}`, { token: admin.token });
+      expect(await held.waiting(2)).toBe(2);
+      await held.release();
+      const [activated, removed] = await Promise.all([activation, removal]);
+      expect(removed.status, removed.text).toBe(200);
+      // The activation committed first; its answer, read after, may already find the membership
+      // gone with the removal.
+      if (activated.status !== 200) expect([activated.status, activated.body.error.type], activated.text).toEqual([404, "MEMBERSHIP_NOT_FOUND"]);
+      const open = resultRows<{ n: number | string }>(await app.container.db.execute(sql`select count(*) as n from activation_sessions where user_id = ${member.id} and ended_at is null`));
+      expect(Number(open[0]!.n)).toBe(0);
       expect(await liveMemberships(deviceId)).toEqual([]);
     } finally {
       await db.end();
