@@ -46,6 +46,9 @@ export class ApprovalsService {
     const open = network.requestMode === "open";
     const approval = await this.guardUnique(() =>
       this.deps.db.transaction(async (tx) => {
+        // Network, person, device: the order of joins, so a join of the same person queues.
+        await this.lockStanding(tx, access.orgId, network.id, actor.userId);
+        if (device && !(await devicesRepository.lockDevice(tx, access.orgId, device.id))) throw NetworkErrors.deviceNotFound();
         const now = this.deps.clock.now();
         if (await killSwitchRepository.killSwitchInForce(tx, actor.userId, network)) throw NetworkErrors.suspended();
         const created = await approvalsRepository.insertApproval(tx, {
@@ -129,6 +132,7 @@ export class ApprovalsService {
     if (!target) throw NetworkErrors.approvalNotFound();
     const approval = await this.guardUnique(() =>
       this.deps.db.transaction(async (tx) => {
+        await this.lockStanding(tx, access.orgId, access.network.id, data.targetUserId);
         const now = this.deps.clock.now();
         if (await killSwitchRepository.killSwitchInForce(tx, data.targetUserId, access.network)) throw NetworkErrors.suspended();
         const created = await approvalsRepository.insertApproval(tx, {
@@ -216,6 +220,16 @@ export class ApprovalsService {
       reason: reason ? `Reason: ${reason}` : "",
       accessUrl: `${this.deps.config.appUrl}/network-access`,
     });
+  }
+
+  /**
+   * A new approval locks the network (key share: a removal that committed meanwhile is seen here)
+   * and then the person, as joins do: a join of the same person on the same network queues
+   * instead of inserting the same approval or membership at once.
+   */
+  private async lockStanding(tx: Executor, orgId: string, networkId: string, userId: string): Promise<void> {
+    if (!(await portalNetworksRepository.lockNetwork(tx, orgId, networkId, "key share"))?.isActive) throw NetworkErrors.networkNotFound();
+    await killSwitchRepository.lockPerson(tx, userId);
   }
 
   /** A second live approval for the same person and network (a concurrent request or grant) is refused. */

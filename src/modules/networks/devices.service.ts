@@ -148,6 +148,15 @@ export class DevicesService {
     let imported = 0;
     await this.deps.db.transaction(async (tx) => {
       const now = this.deps.clock.now();
+      // The network, then everyone named, in id order (as one join locks network then person):
+      // two imports, or an import and a join, queue instead of deadlocking.
+      if (!(await portalNetworksRepository.lockNetwork(tx, id, network.id, "key share"))) throw NetworkErrors.networkNotFound();
+      const named: string[] = [];
+      for (const a of data.assignments) {
+        const user = await usersRepository.findByEmail(tx, normalizeEmail(a.email));
+        if (user) named.push(user.id);
+      }
+      await killSwitchRepository.lockPeople(tx, [...new Set(named)]);
       for (const a of data.assignments) {
         const member = remote.get(a.nodeId);
         if (!member) {

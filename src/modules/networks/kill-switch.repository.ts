@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull, or, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import { killSwitchEvents, orgMemberships, users } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
 import { killSwitchColumns, type KillSwitchRow } from "./networks.repository.js";
@@ -52,6 +52,11 @@ export const killSwitchRepository = {
    */
   async lockPerson(db: Executor, userId: string): Promise<void> {
     await db.select({ id: users.id }).from(users).where(eq(users.id, userId)).for("no key update");
+  },
+
+  /** The same for several people at once, in id order (so two such transactions queue, not deadlock). */
+  async lockPeople(db: Executor, userIds: string[]): Promise<void> {
+    if (userIds.length > 0) await db.select({ id: users.id }).from(users).where(inArray(users.id, userIds)).orderBy(users.id).for("no key update");
   },
 
   isSuperadmin: async (db: Executor, userId: string | null): Promise<boolean> =>

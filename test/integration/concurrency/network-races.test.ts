@@ -120,6 +120,23 @@ describe("joining a network", () => {
     expect(ids).toHaveLength(1);
     expect(new Set(answers.map((a) => a.body.data.membership.id))).toEqual(new Set(ids));
   });
+
+  it("joins and access requests of the same person and device at once: one approval, one membership, no 5xx", async () => {
+    const { O, member, network, deviceId } = await openNetworkAndDevice();
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        i % 2 === 0
+          ? app.http.post(`${O}/devices/${deviceId}/join-network/${network.id}`, {}, { token: member.token })
+          : app.http.post(`${O}/approvals`, { portal_network_id: network.id, device_id: deviceId, justification: "race" }, { token: member.token }),
+      ),
+    );
+    expect(answers.filter((a) => a.status >= 500).map((a) => a.text)).toEqual([]);
+    // A request that comes second finds the approval the first one made.
+    for (const a of answers) if (a.status !== 201) expect([a.status, a.body.error.type], a.text).toEqual([409, "APPROVAL_EXISTS"]);
+    expect(await liveMemberships(deviceId)).toHaveLength(1);
+    const approvals = resultRows<{ id: string }>(await app.container.db.execute(sql`select id from network_approvals where user_id = ${member.id} and portal_network_id = ${network.id} and state = 'approved'`));
+    expect(approvals).toHaveLength(1);
+  });
 });
 
 // Two connections at once: only PostgreSQL (the embedded database belongs to one process).
