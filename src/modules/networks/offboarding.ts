@@ -43,9 +43,19 @@ export class NetworkOffboarding {
     return ids;
   }
 
+  /**
+   * An organization's deletion locks its networks first, before any account or membership (the
+   * order approvals and joins take: network, then person): a join or an approval in flight either
+   * commits before the deletion or finds the network gone. Called by the deletions themselves.
+   */
+  async lockNetworksOf(tx: Executor, organizationIds: string[]): Promise<void> {
+    await portalNetworksRepository.lockNetworksOf(tx, organizationIds);
+  }
+
   /** The organization is deleted: every activation ends and its networks are cleaned up at the controller. */
   async organizationDeleted(tx: Executor, ctx: RequestContext, organizationId: string): Promise<string[]> {
     const now = this.clock.now();
+    await this.lockNetworksOf(tx, [organizationId]);
     const networks = await portalNetworksRepository.listNetworks(tx, organizationId, true);
     const ids: string[] = [];
     for (const n of networks) {

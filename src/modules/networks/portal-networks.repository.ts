@@ -7,6 +7,12 @@ import { portalNetworkColumns, type PortalNetworkRow } from "./networks.reposito
 
 /** Portal networks and their named managers. */
 export const portalNetworksRepository = {
+  /** Locks the live networks of these organizations FOR UPDATE, in id order (an organization's deletion). */
+  async lockNetworksOf(db: Executor, orgIds: string[]): Promise<void> {
+    if (orgIds.length === 0) return;
+    await db.select({ id: portalNetworks.id }).from(portalNetworks).where(and(inArray(portalNetworks.organizationId, orgIds), live(portalNetworks))).orderBy(portalNetworks.id).for("update");
+  },
+
   async listNetworks(db: Executor, orgId: string, includeInactive: boolean): Promise<PortalNetworkRow[]> {
     return db
       .select(portalNetworkColumns)

@@ -9,5 +9,5 @@ import type { CertificatesService } from "../ssh-ca/certificates.service.js";
  */
 export interface Offboarding {
   certificates: Pick<CertificatesService, "revokeForOffboarding" | "revokeAllOfOrganization" | "lockForRevocation">;
-  networks: Pick<NetworkOffboarding, "personLeft" | "organizationDeleted" | "apply">;
+  networks: Pick<NetworkOffboarding, "personLeft" | "organizationDeleted" | "lockNetworksOf" | "apply">;
 }

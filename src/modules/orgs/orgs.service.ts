@@ -138,8 +138,9 @@ export class OrgsService {
       const members = await membershipsRepository.countMembers(tx, id);
       if (members > 1 && confirm !== true) throw OrgErrors.confirmationRequired(members);
       await orgsRepository.softDelete(tx, id, clock.now());
-      // Its managed accounts become their owners' alone. Accounts before KRLs: the order in
-      // which every offboarding takes its locks (organization, accounts, KRLs).
+      await this.deps.networks.lockNetworksOf(tx, [id]);
+      // Its managed accounts become their owners' alone. The order in which every offboarding
+      // takes its locks: organization, its networks, accounts, certificates.
       await usersRepository.releaseAllFromOrganization(tx, id);
       // Nothing the organization issued keeps working; its last KRL stays published.
       await this.deps.certificates.revokeAllOfOrganization(tx, ctx, id, "Organization deleted");

@@ -76,6 +76,7 @@ export class UsersService {
       const alone = sole.alone;
       await this.deps.certificates.lockForRevocation(tx, { organizationIds: alone.map((o) => o.id), userId: actor.userId });
       for (const org of alone) await orgsRepository.softDelete(tx, org.id, now);
+      await this.deps.networks.lockNetworksOf(tx, alone.map((o) => o.id));
       const deleted = await usersRepository.update(tx, actor.userId, { deletedAt: now, updatedAt: now });
       if (!deleted) throw UserErrors.notFound();
       for (const org of alone) {

@@ -105,7 +105,7 @@ async function openNetworkAndDevice() {
   expect((await app.http.request("PATCH", `${O}/networks/${network.id}`, { token: admin.token, body: { request_mode: "open" } })).status).toBe(200);
   const device = await app.http.post(`${O}/devices`, { node_id: `d1d1${(0x100000 + networkSeq).toString(16)}`, nickname: "laptop", hostname: "laptop.local" }, { token: member.token });
   expect(device.status, device.text).toBe(201);
-  return { O, admin, member, network, deviceId: device.body.data.device.id as string };
+  return { O, owner, admin, member, network, deviceId: device.body.data.device.id as string };
 }
 
 const liveMemberships = async (deviceId: string) =>
@@ -205,6 +205,28 @@ if (process.env.DATABASE_URL) describe("joining a network while something it nee
       const open = resultRows<{ n: number | string }>(await app.container.db.execute(sql`select count(*) as n from activation_sessions where user_id = ${member.id} and ended_at is null`));
       expect(Number(open[0]!.n)).toBe(0);
       expect(await liveMemberships(deviceId)).toEqual([]);
+    } finally {
+      await db.end();
+    }
+  });
+
+  it("a join racing the organization's deletion leaves no standing membership on the deleted network (PostgreSQL)", async () => {
+    const { O, owner, member, network, deviceId } = await openNetworkAndDevice();
+    const db = postgres(app.container.config.db.url!, { max: 2, onnotice: () => {} });
+    try {
+      // The member's row is held: the join waits for it, holding the network's key share; the
+      // deletion then locks the organization's networks and waits for the join to end.
+      const held = await holdRows(db, (tx) => tx`select id from users where id = ${member.id} for update`);
+      const join = app.http.post(`${O}/devices/${deviceId}/join-network/${network.id}`, {}, { token: member.token });
+      expect(await held.waiting(1)).toBe(1);
+      const deletion = app.http.request("DELETE", O, { token: owner.token, body: { confirm: true } });
+      await Promise.race([deletion, held.waiting(2)]);
+      await held.release();
+      const [joined, deleted] = await Promise.all([join, deletion]);
+      expect(deleted.status, deleted.text).toBe(200);
+      expect(joined.status, joined.text).toBeLessThan(500);
+      const standing = resultRows<{ state: string }>(await app.container.db.execute(sql`select state from device_memberships where device_id = ${deviceId} and deleted_at is null and state <> 'revoked'`));
+      expect(standing).toEqual([]);
     } finally {
       await db.end();
     }
