@@ -130,12 +130,17 @@ export class AccessService {
     const id = parseId(sessionId, NetworkErrors.sessionNotFound);
     const admin = can(access.membership.role, "networks.manage");
     const membershipId = await this.deps.db.transaction(async (tx) => {
-      const s = await activationSessionsRepository.session(tx, access.orgId, id);
-      if (!s || (s.userId !== access.actor.userId && !admin)) throw NetworkErrors.sessionNotFound();
+      const found = await activationSessionsRepository.session(tx, access.orgId, id, { lock: false });
+      if (!found || (found.userId !== access.actor.userId && !admin)) throw NetworkErrors.sessionNotFound();
+      // The membership, then the session, as of now (the order of every path that ends or starts one).
+      const m = await deviceMembershipsRepository.membership(tx, access.orgId, found.membershipId);
+      if (!m) {
+        if (found.endedAt) return null;
+        throw NetworkErrors.sessionNotFound();
+      }
+      const s = (await activationSessionsRepository.session(tx, access.orgId, id, { lock: true }))!;
       // Ending what already ended is a no-op: it must not reach the renewal that replaced it.
       if (s.endedAt) return null;
-      const m = await deviceMembershipsRepository.membership(tx, access.orgId, s.membershipId);
-      if (!m) throw NetworkErrors.sessionNotFound();
       const state = m.state === "active_authorized" ? "approved_inactive" : undefined;
       await this.end(tx, ctx, access.orgId, [m], s.userId === access.actor.userId ? "logout" : "manual_revoke", { state });
       return m.id;

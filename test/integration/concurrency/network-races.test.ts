@@ -231,4 +231,30 @@ if (process.env.DATABASE_URL) describe("joining a network while something it nee
       await db.end();
     }
   });
+
+  it("a renewal of a running activation while the network is removed: no deadlock, nothing left running (PostgreSQL)", async () => {
+    const { O, admin, member, network, deviceId } = await openNetworkAndDevice();
+    const joined = await app.http.post(`${O}/devices/${deviceId}/join-network/${network.id}`, {}, { token: member.token });
+    const membershipId = joined.body.data.membership.id as string;
+    const first = await app.http.post(`${O}/memberships/${membershipId}/activate`, {}, { token: member.token });
+    expect(first.status, first.text).toBe(200);
+    const db = postgres(app.container.config.db.url!, { max: 2, onnotice: () => {} });
+    try {
+      // The running activation's row is held: the removal queues for it first, then the renewal.
+      // Released, the removal goes first; the renewal must not end up waiting on it in turn.
+      const held = await holdRows(db, (tx) => tx`select id from activation_sessions where membership_id = ${membershipId} and ended_at is null for update`);
+      const removal = app.http.request("DELETE", `${O}/networks/${network.id}`, { token: admin.token });
+      expect(await held.waiting(1)).toBe(1);
+      const renewal = app.http.post(`${O}/memberships/${membershipId}/activate`, {}, { token: member.token });
+      expect(await held.waiting(2)).toBe(2);
+      await held.release();
+      const [removed, renewed] = await Promise.all([removal, renewal]);
+      expect(removed.status, removed.text).toBe(200);
+      expect([renewed.status, renewed.body.error?.type], renewed.text).toEqual([404, "NETWORK_NOT_FOUND"]);
+      const open = resultRows<{ n: number | string }>(await app.container.db.execute(sql`select count(*) as n from activation_sessions where membership_id = ${membershipId} and ended_at is null`));
+      expect(Number(open[0]!.n)).toBe(0);
+    } finally {
+      await db.end();
+    }
+  });
 });
