@@ -27,14 +27,19 @@ export async function addVerifiedKey(app: TestApp, user: TestUser, key: LocalKey
   const added = await app.http.post("/api/v1/ssh/keys", { key: key.pub, description: "laptop" }, { token: user.token });
   if (added.status !== 201 && added.status !== 200) throw new Error(`add key failed: ${added.status} ${added.text}`);
   const id = added.body.data.id as string;
-  const challenge = await app.http.get(`/api/v1/ssh/keys/${id}/verify`, { token: user.token });
-  const file = join(dir, `challenge-${seq++}.txt`);
-  writeFileSync(file, challenge.body.data.challenge_text + "\n");
-  execFileSync("ssh-keygen", ["-Y", "sign", "-n", "file", "-f", key.path, file], { stdio: "ignore" });
-  const signature = Buffer.from(readFileSync(`${file}.sig`)).toString("base64");
+  const signature = await answerChallenge(app, user, id, key);
   const verified = await app.http.post(`/api/v1/ssh/keys/${id}/verify`, { signature }, { token: user.token });
   if (verified.status !== 200) throw new Error(`verify failed: ${verified.status} ${verified.text}`);
   return { id, key };
+}
+
+/** Asks for the key's challenge and signs it as the CLI does (ssh-keygen -Y sign -n file): the signature to post. */
+export async function answerChallenge(app: TestApp, user: TestUser, keyId: string, key: LocalKey): Promise<string> {
+  const challenge = await app.http.get(`/api/v1/ssh/keys/${keyId}/verify`, { token: user.token });
+  const file = join(dir, `challenge-${seq++}.txt`);
+  writeFileSync(file, challenge.body.data.challenge_text + "\n");
+  execFileSync("ssh-keygen", ["-Y", "sign", "-n", "file", "-f", key.path, file], { stdio: "ignore" });
+  return Buffer.from(readFileSync(`${file}.sig`)).toString("base64");
 }
 
 export async function createCa(app: TestApp, orgId: string, admin: TestUser, body: Record<string, unknown> = {}) {

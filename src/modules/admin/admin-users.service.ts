@@ -92,12 +92,14 @@ export class AdminUsersService {
       // Organizations before the account: the order every offboarding locks in.
       await this.deps.certificates.lockForRevocation(tx, { userId: user.id });
       const updated = await usersRepository.update(tx, user.id, { status: "suspended", suspendedAt: now, suspendedReason: reason ?? null, updatedAt: now });
+      // Deleted since it was read.
+      if (!updated) throw UserErrors.notFound();
       // A suspended person's certificates stop working everywhere (sshd trusts certificates, not sessions).
       await this.deps.certificates.revokeForOffboarding(tx, ctx, { userId: user.id, reason: "Account suspended" });
       const offboarded = await this.deps.networks.personLeft(tx, ctx, { userId: user.id, why: "suspended" });
       await email.enqueue(tx, "account-suspended", user.email, { name: user.fullName ?? user.email, email: user.email, reason: reason ?? "not given" });
       await audit.record(tx, ctx, AuditAction.userSuspend, { userId: user.id, resourceType: "user", resourceId: user.id, metadata: { reason } });
-      return { view: toUserView(updated!), offboarded };
+      return { view: toUserView(updated), offboarded };
     });
     await sessions.revokeAll(view.id);
     await this.deps.networks.apply(offboarded);
@@ -111,8 +113,9 @@ export class AdminUsersService {
       const user = await reachUser(tx, actor, userId, { allowSelf: false, what: "unsuspend" });
       if (user.status !== "suspended") throw UserErrors.notSuspended();
       const updated = await usersRepository.update(tx, user.id, { status: "active", suspendedAt: null, suspendedReason: null, updatedAt: clock.now() });
+      if (!updated) throw UserErrors.notFound();
       await audit.record(tx, ctx, AuditAction.userUnsuspend, { userId: user.id, resourceType: "user", resourceId: user.id });
-      return toUserView(updated!);
+      return toUserView(updated);
     });
   }
 
@@ -187,8 +190,10 @@ export class AdminUsersService {
         }
         await assertReach(tx, actor, deleted, { allowSelf: false, what: "restore" });
         const restored = await usersRepository.restore(tx, id, clock.now());
+        // A concurrent restore got there first.
+        if (!restored) throw AdminErrors.notDeleted();
         await audit.record(tx, ctx, AuditAction.userRestore, { userId: id, resourceType: "user", resourceId: id });
-        return toUserView(restored!);
+        return toUserView(restored);
       });
     // Another account took the address while this one was deleted.
     return uniqueOr(restore, { users_email_live_uq: AdminErrors.emailTaken });
@@ -233,8 +238,9 @@ export class AdminUsersService {
       const user = await usersRepository.findByEmail(tx, normalizeEmail(email));
       if (!user) throw UserErrors.notFound();
       const updated = await usersRepository.update(tx, user.id, { isSuperadmin: value, updatedAt: this.deps.clock.now() });
+      if (!updated) throw UserErrors.notFound();
       await this.deps.audit.record(tx, ctx, value ? AuditAction.userPromoted : AuditAction.userDemoted, { userId: user.id });
-      return toUserView(updated!);
+      return toUserView(updated);
     });
   }
 

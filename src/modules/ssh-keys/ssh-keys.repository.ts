@@ -45,4 +45,14 @@ export const sshKeysRepository = {
     const [row] = await db.update(sshKeys).set(values).where(and(eq(sshKeys.id, id), eq(sshKeys.userId, userId), live(sshKeys))).returning(sshKeyColumns);
     return row;
   },
+
+  /** Marks the key verified only while `challenge` is still its open challenge (a challenge is spent once). */
+  async spendChallenge(db: Executor, userId: string, id: string, challenge: string, now: Date): Promise<SshKeyRow | undefined> {
+    const [row] = await db
+      .update(sshKeys)
+      .set({ verifiedAt: now, verifyText: null, verifyTextCreatedAt: null, updatedAt: now })
+      .where(and(eq(sshKeys.id, id), eq(sshKeys.userId, userId), live(sshKeys), eq(sshKeys.verifyText, challenge)))
+      .returning(sshKeyColumns);
+    return row;
+  },
 };

@@ -150,10 +150,12 @@ export class SshKeysService {
       throw SshKeyErrors.verificationFailed();
     }
     return this.db.transaction(async (tx) => {
-      // The challenge is single-use.
-      const row = await sshKeysRepository.update(tx, actor.userId, key.id, { verifiedAt: now, verifyText: null, verifyTextCreatedAt: null, updatedAt: now });
+      // The challenge is single-use: of two answers at once, or an answer racing a new challenge
+      // or the key's deletion, only one spends it.
+      const row = await sshKeysRepository.spendChallenge(tx, actor.userId, key.id, key.verifyText!, now);
+      if (!row) throw SshKeyErrors.noChallenge();
       await this.audit.record(tx, ctx, AuditAction.sshKeyVerified, { resourceType: "ssh_key", resourceId: key.id, metadata: { fingerprint: key.fingerprint } });
-      return { verified: true, key: toSshKeyView(row!) };
+      return { verified: true, key: toSshKeyView(row) };
     });
   }
 

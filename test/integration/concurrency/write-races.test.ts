@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultRows } from "../../../src/infra/db.js";
 import { startTestApp, type TestApp } from "../../helpers/app.js";
 import { orgWithRoles } from "../../factories/orgs.js";
-import { addVerifiedKey, createCa, grantPrincipal } from "../../factories/ssh.js";
-import { newUser, type TestUser } from "../../factories/users.js";
+import { addVerifiedKey, answerChallenge, createCa, grantPrincipal, makeKey } from "../../factories/ssh.js";
+import { newSuperadmin, newUser, type TestUser } from "../../factories/users.js";
+import { auditRows } from "../../helpers/db.js";
 
 /**
  * Write paths that race for one user, organization or message (issue 18 item 0), on both runtimes:
@@ -103,6 +104,34 @@ describe("accepting an invitation while an admin removes the person", () => {
       expect(memberEmails.has(people[i]!.email), `membership ${i}`).toBe(removal.status === 404);
       expect(audited.filter((a) => a.user_id === people[i]!.id)).toHaveLength(removal.status === 200 ? 1 : 0);
     });
+  });
+});
+
+describe("restoring a deleted account several times at once", () => {
+  it("restores it once: one 200, the others 409 NOT_DELETED, one audit record", async () => {
+    const root = await newSuperadmin(app);
+    const user = await newUser(app);
+    expect((await app.http.post(`/api/v1/admin/users/${user.id}/delete`, { confirm: true }, { token: root.token })).status).toBe(200);
+    const answers = await Promise.all(Array.from({ length: 6 }, () => app.http.post(`/api/v1/admin/users/${user.id}/restore`, {}, { token: root.token })));
+    expect(serverErrors(answers.map((a) => a.status))).toEqual([]);
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+    for (const a of answers) if (a.status !== 200) expect([a.status, a.body.error.type]).toEqual([409, "NOT_DELETED"]);
+    expect((await auditRows(app, user.id)).filter((r) => r.action === "user.restore")).toHaveLength(1);
+  });
+});
+
+describe("answering an SSH key's challenge several times at once", () => {
+  it("spends the challenge once: one 200, the others VERIFICATION_FAILED, one audit record", async () => {
+    const user = await newUser(app);
+    const key = makeKey();
+    const added = await app.http.post("/api/v1/ssh/keys", { key: key.pub, description: "race" }, { token: user.token });
+    const id = added.body.data.id as string;
+    const signature = await answerChallenge(app, user, id, key);
+    const answers = await Promise.all(Array.from({ length: 6 }, () => app.http.post(`/api/v1/ssh/keys/${id}/verify`, { signature }, { token: user.token })));
+    expect(serverErrors(answers.map((a) => a.status))).toEqual([]);
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+    for (const a of answers) if (a.status !== 200) expect([a.status, a.body.error.type]).toEqual([400, "VERIFICATION_FAILED"]);
+    expect((await auditRows(app, user.id)).filter((r) => r.action === "ssh.key.verified")).toHaveLength(1);
   });
 });
 
