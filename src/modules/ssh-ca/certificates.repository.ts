@@ -1,8 +1,10 @@
 import { and, count, desc, eq, gt, inArray, isNotNull, isNull, sql } from "drizzle-orm";
-import { caKeys, certificateAuditLogs, organizations, orgKrls, sshCertificates } from "../../../schema/index.js";
+import { caKeys, certificateAuditLogs, organizations, orgKrls, orgMemberships, sshCertificates } from "../../../schema/index.js";
 import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";
 import { resultRows } from "../../infra/db.js";
+import { isNotNullViolation } from "../../infra/db-errors.js";
+import { live } from "../../infra/soft-delete.js";
 import { placeholdersFor, placeholderValues, preparedQuery } from "../../infra/prepared.js";
 import { auditInsertAs, auditRowValues, type AuditRow } from "../audit/index.js";
 
@@ -24,13 +26,25 @@ export type CertAuditRow = Pick<typeof certificateAuditLogs.$inferInsert, (typeo
 // A signature's rows in one prepared statement (ARCHITECTURE rule 10: certificate, serial and
 // audit entries together): the certificate, its certificate-audit row and its audit-log record.
 // One statement is one transaction, without the BEGIN and COMMIT round trips.
-const insertIssued = preparedQuery("ssh_cert_insert_issued", (db) =>
-  db
-    .with(db.$with("cert_audit").as(db.insert(certificateAuditLogs).values(placeholdersFor("cert_audit", CERT_AUDIT_FIELDS))), auditInsertAs(db, "audit"))
+//
+// The signer's membership of the organization is read again in the statement, FOR SHARE: a
+// removal or a departure (an update of that row) that began first makes the signature wait, then
+// find no membership, and the certificate's organization is then null, which fails the whole
+// statement; one that begins after waits for the signature to commit and revokes it with the rest.
+const insertIssued = preparedQuery("ssh_cert_insert_issued", (db) => {
+  const signer = db.$with("signer").as(
+    db
+      .select({ organizationId: orgMemberships.organizationId })
+      .from(orgMemberships)
+      .where(and(eq(orgMemberships.userId, sql.placeholder("signer")), eq(orgMemberships.organizationId, sql.placeholder("cert.organizationId")), live(orgMemberships)))
+      .for("share"),
+  );
+  return db
+    .with(signer, db.$with("cert_audit").as(db.insert(certificateAuditLogs).values(placeholdersFor("cert_audit", CERT_AUDIT_FIELDS))), auditInsertAs(db, "audit"))
     .insert(sshCertificates)
-    .values(placeholdersFor("cert", CERT_FIELDS))
-    .returning(certColumns),
-);
+    .values({ ...placeholdersFor("cert", CERT_FIELDS), organizationId: sql`(select ${signer.organizationId} from ${signer})` })
+    .returning(certColumns);
+});
 // A failed signature's two rows, together.
 const insertFailed = preparedQuery("ssh_cert_insert_failed", (db) =>
   db.with(auditInsertAs(db, "audit")).insert(certificateAuditLogs).values(placeholdersFor("cert_audit", CERT_AUDIT_FIELDS)),
@@ -66,12 +80,21 @@ export const certificatesRepository = {
     return BigInt(String(row!.n));
   },
 
-  /** A new certificate with its certificate-audit row and audit record, in one statement. */
-  async insertIssued(db: Executor, cert: NewCertificate, certAudit: CertAuditRow, audit: AuditRow): Promise<CertRow> {
+  /**
+   * A new certificate with its certificate-audit row and audit record, in one statement; nothing
+   * (undefined) when `signerId` is no longer a member of the certificate's organization.
+   */
+  async insertIssued(db: Executor, signerId: string, cert: NewCertificate, certAudit: CertAuditRow, audit: AuditRow): Promise<CertRow | undefined> {
     const values = placeholderValues("cert", CERT_FIELDS, cert);
     placeholderValues("cert_audit", CERT_AUDIT_FIELDS, certAudit, values);
-    const [row] = await insertIssued(db, auditRowValues("audit", audit, values));
-    return row!;
+    values.signer = signerId;
+    try {
+      const [row] = await insertIssued(db, auditRowValues("audit", audit, values));
+      return row!;
+    } catch (e) {
+      if (isNotNullViolation(e, "organization_id")) return undefined;
+      throw e;
+    }
   },
 
   /** A failed signature's certificate-audit row and audit record, in one statement. */

@@ -10,6 +10,7 @@ import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
 import { requireUser } from "../auth/guards.js";
 import { directoryRepository } from "../orgs/directory.repository.js";
+import { OrgErrors } from "../orgs/orgs.errors.js";
 import { isAdminRole } from "../orgs/permissions.js";
 import { SshKeyErrors } from "../ssh-keys/ssh-keys.errors.js";
 import type { SshKeyRow } from "../ssh-keys/ssh-keys.repository.js";
@@ -199,6 +200,7 @@ export class SigningService {
     const audit = this.audit.entry(ctx, AuditAction.certIssued, { organizationId: authority.orgId, resourceType: "ssh_certificate", resourceId: id, metadata });
     const row = await certificatesRepository.insertIssued(
       this.db,
+      r.userId,
       {
         id,
         organizationId: authority.orgId,
@@ -234,6 +236,8 @@ export class SigningService {
       },
       audit.row,
     );
+    // The signer left or was removed while this was signed: nothing was written.
+    if (!row) throw OrgErrors.notFound();
     audit.written();
     return { ...toCertificateView(row, now), certId: row.id, organizationName: authority.orgName };
   }

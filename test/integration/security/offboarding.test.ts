@@ -180,4 +180,28 @@ if (process.env.DATABASE_URL) describe("offboardings of the same certificates at
       await db.end();
     }
   });
+
+  it("a certificate signed while its holder is being removed is refused, not left valid", async () => {
+    const db = postgres(app.container.config.db.url!, { max: 2, onnotice: () => {} });
+    try {
+      const owner = await newUser(app);
+      const member = await newUser(app);
+      const { orgId } = await orgFor(owner, member);
+      owners.set(orgId, owner);
+      await grantPrincipal(app, orgId, owner, member, "app");
+      const key = await addVerifiedKey(app, member);
+      // The membership's row is held as a removal holds it; the removal commits while the
+      // signature waits at its write.
+      const held = await holdRows(db, (tx) => tx`select id from org_memberships where user_id = ${member.id} and organization_id = ${orgId} for update`);
+      const signing = app.http.post("/api/v1/ssh/sign", { key_id: key.id, org_id: orgId }, { token: member.token });
+      expect(await held.waiting(1)).toBe(1);
+      await held.release((tx) => tx`update org_memberships set deleted_at = now() where user_id = ${member.id} and organization_id = ${orgId}`);
+      const res = await signing;
+      expect([res.status, res.body.error?.type], res.text).toEqual([404, "ORG_NOT_FOUND"]);
+      const [row] = await db`select count(*)::int as n from ssh_certificates where user_id = ${member.id} and revoked_at is null`;
+      expect(row!.n).toBe(0);
+    } finally {
+      await db.end();
+    }
+  });
 });
