@@ -141,44 +141,41 @@ describe("joining a network", () => {
 
 // Two connections at once: only PostgreSQL (the embedded database belongs to one process).
 if (process.env.DATABASE_URL) describe("joining a network while something it needs is removed (PostgreSQL)", () => {
+  // A second connection of the test's own, to hold rows while requests wait on them.
+  let db: postgres.Sql;
+  beforeAll(() => {
+    db = postgres(app.container.config.db.url!, { max: 2, onnotice: () => {} });
+  });
+  afterAll(() => db.end());
+
   it("a join that meets the network's removal finds it gone and leaves no membership (PostgreSQL)", async () => {
     const { O, member, network, deviceId } = await openNetworkAndDevice();
-    const db = postgres(app.container.config.db.url!, { max: 2, onnotice: () => {} });
-    try {
-      // The network's row is held as a removal holds it; the removal commits while the join waits.
-      const held = await holdRows(db, (tx) => tx`select id from portal_networks where id = ${network.id} for update`);
-      const join = app.http.post(`${O}/devices/${deviceId}/join-network/${network.id}`, {}, { token: member.token });
-      expect(await held.waiting(1)).toBe(1);
-      await held.release((tx) => tx`update portal_networks set deleted_at = now(), is_active = false where id = ${network.id}`);
-      const res = await join;
-      expect(res.status, res.text).toBe(404);
-      expect(res.body.error.type).toBe("NETWORK_NOT_FOUND");
-      expect(await liveMemberships(deviceId)).toEqual([]);
-    } finally {
-      await db.end();
-    }
+    // The network's row is held as a removal holds it; the removal commits while the join waits.
+    const held = await holdRows(db, (tx) => tx`select id from portal_networks where id = ${network.id} for update`);
+    const join = app.http.post(`${O}/devices/${deviceId}/join-network/${network.id}`, {}, { token: member.token });
+    expect(await held.waiting(1)).toBe(1);
+    await held.release((tx) => tx`update portal_networks set deleted_at = now(), is_active = false where id = ${network.id}`);
+    const res = await join;
+    expect(res.status, res.text).toBe(404);
+    expect(res.body.error.type).toBe("NETWORK_NOT_FOUND");
+    expect(await liveMemberships(deviceId)).toEqual([]);
   });
 
   it("a join that meets its owner's removal from the organization queues behind it instead of deadlocking, and finds the device gone (PostgreSQL)", async () => {
     const { O, admin, member, network, deviceId } = await openNetworkAndDevice();
-    const db = postgres(app.container.config.db.url!, { max: 2, onnotice: () => {} });
-    try {
-      // The member's row is held: the removal queues for it first (it then takes the member's
-      // devices off), then the join. Released, the removal goes first.
-      const held = await holdRows(db, (tx) => tx`select id from users where id = ${member.id} for update`);
-      const removal = app.http.request("DELETE", `${O}/members/${member.id}`, { token: admin.token });
-      expect(await held.waiting(1)).toBe(1);
-      const join = app.http.post(`${O}/devices/${deviceId}/join-network/${network.id}`, {}, { token: member.token });
-      expect(await held.waiting(2)).toBe(2);
-      await held.release();
-      const [removed, joined] = await Promise.all([removal, join]);
-      expect(removed.status, removed.text).toBe(200);
-      expect(joined.status, joined.text).toBe(404);
-      expect(joined.body.error.type).toBe("DEVICE_NOT_FOUND");
-      expect(await liveMemberships(deviceId)).toEqual([]);
-    } finally {
-      await db.end();
-    }
+    // The member's row is held: the removal queues for it first (it then takes the member's
+    // devices off), then the join. Released, the removal goes first.
+    const held = await holdRows(db, (tx) => tx`select id from users where id = ${member.id} for update`);
+    const removal = app.http.request("DELETE", `${O}/members/${member.id}`, { token: admin.token });
+    expect(await held.waiting(1)).toBe(1);
+    const join = app.http.post(`${O}/devices/${deviceId}/join-network/${network.id}`, {}, { token: member.token });
+    expect(await held.waiting(2)).toBe(2);
+    await held.release();
+    const [removed, joined] = await Promise.all([removal, join]);
+    expect(removed.status, removed.text).toBe(200);
+    expect(joined.status, joined.text).toBe(404);
+    expect(joined.body.error.type).toBe("DEVICE_NOT_FOUND");
+    expect(await liveMemberships(deviceId)).toEqual([]);
   });
 
   it("an activation that holds its owner while the owner is removed from the organization does not deadlock, and the removal ends it (PostgreSQL)", async () => {
@@ -186,50 +183,40 @@ if (process.env.DATABASE_URL) describe("joining a network while something it nee
     const joined = await app.http.post(`${O}/devices/${deviceId}/join-network/${network.id}`, {}, { token: member.token });
     expect(joined.status, joined.text).toBe(201);
     const membershipId = joined.body.data.membership.id as string;
-    const db = postgres(app.container.config.db.url!, { max: 2, onnotice: () => {} });
-    try {
-      // The member's row is held: the activation queues for it first, then the removal, which
-      // holds the organization by then. Released, the activation goes first and inserts rows
-      // that reference the organization.
-      const held = await holdRows(db, (tx) => tx`select id from users where id = ${member.id} for update`);
-      const activation = app.http.post(`${O}/memberships/${membershipId}/activate`, {}, { token: member.token });
-      expect(await held.waiting(1)).toBe(1);
-      const removal = app.http.request("DELETE", `${O}/members/${member.id}`, { token: admin.token });
-      expect(await held.waiting(2)).toBe(2);
-      await held.release();
-      const [activated, removed] = await Promise.all([activation, removal]);
-      expect(removed.status, removed.text).toBe(200);
-      // The activation committed first; its answer, read after, may already find the membership
-      // gone with the removal.
-      if (activated.status !== 200) expect([activated.status, activated.body.error.type], activated.text).toEqual([404, "MEMBERSHIP_NOT_FOUND"]);
-      const open = resultRows<{ n: number | string }>(await app.container.db.execute(sql`select count(*) as n from activation_sessions where user_id = ${member.id} and ended_at is null`));
-      expect(Number(open[0]!.n)).toBe(0);
-      expect(await liveMemberships(deviceId)).toEqual([]);
-    } finally {
-      await db.end();
-    }
+    // The member's row is held: the activation queues for it first, then the removal, which
+    // holds the organization by then. Released, the activation goes first and inserts rows
+    // that reference the organization.
+    const held = await holdRows(db, (tx) => tx`select id from users where id = ${member.id} for update`);
+    const activation = app.http.post(`${O}/memberships/${membershipId}/activate`, {}, { token: member.token });
+    expect(await held.waiting(1)).toBe(1);
+    const removal = app.http.request("DELETE", `${O}/members/${member.id}`, { token: admin.token });
+    expect(await held.waiting(2)).toBe(2);
+    await held.release();
+    const [activated, removed] = await Promise.all([activation, removal]);
+    expect(removed.status, removed.text).toBe(200);
+    // The activation committed first; its answer, read after, may already find the membership
+    // gone with the removal.
+    if (activated.status !== 200) expect([activated.status, activated.body.error.type], activated.text).toEqual([404, "MEMBERSHIP_NOT_FOUND"]);
+    const open = resultRows<{ n: number | string }>(await app.container.db.execute(sql`select count(*) as n from activation_sessions where user_id = ${member.id} and ended_at is null`));
+    expect(Number(open[0]!.n)).toBe(0);
+    expect(await liveMemberships(deviceId)).toEqual([]);
   });
 
   it("a join racing the organization's deletion leaves no standing membership on the deleted network (PostgreSQL)", async () => {
     const { O, owner, member, network, deviceId } = await openNetworkAndDevice();
-    const db = postgres(app.container.config.db.url!, { max: 2, onnotice: () => {} });
-    try {
-      // The member's row is held: the join waits for it, holding the network's key share; the
-      // deletion then locks the organization's networks and waits for the join to end.
-      const held = await holdRows(db, (tx) => tx`select id from users where id = ${member.id} for update`);
-      const join = app.http.post(`${O}/devices/${deviceId}/join-network/${network.id}`, {}, { token: member.token });
-      expect(await held.waiting(1)).toBe(1);
-      const deletion = app.http.request("DELETE", O, { token: owner.token, body: { confirm: true } });
-      await Promise.race([deletion, held.waiting(2)]);
-      await held.release();
-      const [joined, deleted] = await Promise.all([join, deletion]);
-      expect(deleted.status, deleted.text).toBe(200);
-      expect(joined.status, joined.text).toBeLessThan(500);
-      const standing = resultRows<{ state: string }>(await app.container.db.execute(sql`select state from device_memberships where device_id = ${deviceId} and deleted_at is null and state <> 'revoked'`));
-      expect(standing).toEqual([]);
-    } finally {
-      await db.end();
-    }
+    // The member's row is held: the join waits for it, holding the network's key share; the
+    // deletion then locks the organization's networks and waits for the join to end.
+    const held = await holdRows(db, (tx) => tx`select id from users where id = ${member.id} for update`);
+    const join = app.http.post(`${O}/devices/${deviceId}/join-network/${network.id}`, {}, { token: member.token });
+    expect(await held.waiting(1)).toBe(1);
+    const deletion = app.http.request("DELETE", O, { token: owner.token, body: { confirm: true } });
+    await Promise.race([deletion, held.waiting(2)]);
+    await held.release();
+    const [joined, deleted] = await Promise.all([join, deletion]);
+    expect(deleted.status, deleted.text).toBe(200);
+    expect(joined.status, joined.text).toBeLessThan(500);
+    const standing = resultRows<{ state: string }>(await app.container.db.execute(sql`select state from device_memberships where device_id = ${deviceId} and deleted_at is null and state <> 'revoked'`));
+    expect(standing).toEqual([]);
   });
 
   it("a renewal of a running activation while the network is removed: no deadlock, nothing left running (PostgreSQL)", async () => {
@@ -238,23 +225,18 @@ if (process.env.DATABASE_URL) describe("joining a network while something it nee
     const membershipId = joined.body.data.membership.id as string;
     const first = await app.http.post(`${O}/memberships/${membershipId}/activate`, {}, { token: member.token });
     expect(first.status, first.text).toBe(200);
-    const db = postgres(app.container.config.db.url!, { max: 2, onnotice: () => {} });
-    try {
-      // The running activation's row is held: the removal queues for it first, then the renewal.
-      // Released, the removal goes first; the renewal must not end up waiting on it in turn.
-      const held = await holdRows(db, (tx) => tx`select id from activation_sessions where membership_id = ${membershipId} and ended_at is null for update`);
-      const removal = app.http.request("DELETE", `${O}/networks/${network.id}`, { token: admin.token });
-      expect(await held.waiting(1)).toBe(1);
-      const renewal = app.http.post(`${O}/memberships/${membershipId}/activate`, {}, { token: member.token });
-      expect(await held.waiting(2)).toBe(2);
-      await held.release();
-      const [removed, renewed] = await Promise.all([removal, renewal]);
-      expect(removed.status, removed.text).toBe(200);
-      expect([renewed.status, renewed.body.error?.type], renewed.text).toEqual([404, "NETWORK_NOT_FOUND"]);
-      const open = resultRows<{ n: number | string }>(await app.container.db.execute(sql`select count(*) as n from activation_sessions where membership_id = ${membershipId} and ended_at is null`));
-      expect(Number(open[0]!.n)).toBe(0);
-    } finally {
-      await db.end();
-    }
+    // The running activation's row is held: the removal queues for it first, then the renewal.
+    // Released, the removal goes first; the renewal must not end up waiting on it in turn.
+    const held = await holdRows(db, (tx) => tx`select id from activation_sessions where membership_id = ${membershipId} and ended_at is null for update`);
+    const removal = app.http.request("DELETE", `${O}/networks/${network.id}`, { token: admin.token });
+    expect(await held.waiting(1)).toBe(1);
+    const renewal = app.http.post(`${O}/memberships/${membershipId}/activate`, {}, { token: member.token });
+    expect(await held.waiting(2)).toBe(2);
+    await held.release();
+    const [removed, renewed] = await Promise.all([removal, renewal]);
+    expect(removed.status, removed.text).toBe(200);
+    expect([renewed.status, renewed.body.error?.type], renewed.text).toEqual([404, "NETWORK_NOT_FOUND"]);
+    const open = resultRows<{ n: number | string }>(await app.container.db.execute(sql`select count(*) as n from activation_sessions where membership_id = ${membershipId} and ended_at is null`));
+    expect(Number(open[0]!.n)).toBe(0);
   });
 });

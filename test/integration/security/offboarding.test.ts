@@ -129,79 +129,71 @@ describe("offboarding revokes SSH certificates", () => {
 
 // Two connections at once: only PostgreSQL (the embedded database belongs to one process).
 if (process.env.DATABASE_URL) describe("offboardings of the same certificates at once (PostgreSQL)", () => {
+  // A second connection of the test's own, to hold rows while requests wait on them.
+  let db: postgres.Sql;
+  beforeAll(() => {
+    db = postgres(app.container.config.db.url!, { max: 2, onnotice: () => {} });
+  });
+  afterAll(() => db.end());
+
   it("queue instead of deadlocking: an account deleted with its organization while an admin suspends it", async () => {
-    const db = postgres(app.container.config.db.url!, { max: 2, onnotice: () => {} });
-    try {
-      const root = await newSuperadmin(app);
-      const user = await newUser(app);
-      const { orgId } = await orgFor(user, null);
-      owners.set(orgId, user);
-      const signed = await sign(user, orgId);
-      // The account's row is held: the suspension queues for it first, then the deletion, which
-      // has deleted the organization it alone was in by then. Released, the suspension goes first
-      // and revokes the certificate the deletion is about to revoke with its organization.
-      const held = await holdRows(db, (tx) => tx`select id from users where id = ${user.id} for update`);
-      const suspend = app.http.post(`/api/v1/admin/users/${user.id}/suspend`, {}, { token: root.token });
-      expect(await held.waiting(1)).toBe(1);
-      const remove = app.http.request("DELETE", "/api/v1/users/me", { token: user.token, body: { password: PASSWORD } });
-      expect(await held.waiting(2)).toBe(2);
-      await held.release();
-      const [suspended, deleted] = await Promise.all([suspend, remove]);
-      expect([suspended.status, deleted.status]).toEqual([200, 200]);
-      expect(await revokedInKrl(signed)).toBe(true);
-      const [row] = await db`select revoke_reason from ssh_certificates where id = ${signed.id}`;
-      expect(row!.revoke_reason).toBe("Account suspended");
-    } finally {
-      await db.end();
-    }
+    const root = await newSuperadmin(app);
+    const user = await newUser(app);
+    const { orgId } = await orgFor(user, null);
+    owners.set(orgId, user);
+    const signed = await sign(user, orgId);
+    // The account's row is held: the suspension queues for it first, then the deletion, which
+    // has deleted the organization it alone was in by then. Released, the suspension goes first
+    // and revokes the certificate the deletion is about to revoke with its organization.
+    const held = await holdRows(db, (tx) => tx`select id from users where id = ${user.id} for update`);
+    const suspend = app.http.post(`/api/v1/admin/users/${user.id}/suspend`, {}, { token: root.token });
+    expect(await held.waiting(1)).toBe(1);
+    const remove = app.http.request("DELETE", "/api/v1/users/me", { token: user.token, body: { password: PASSWORD } });
+    expect(await held.waiting(2)).toBe(2);
+    await held.release();
+    const [suspended, deleted] = await Promise.all([suspend, remove]);
+    expect([suspended.status, deleted.status]).toEqual([200, 200]);
+    expect(await revokedInKrl(signed)).toBe(true);
+    const [row] = await db`select revoke_reason from ssh_certificates where id = ${signed.id}`;
+    expect(row!.revoke_reason).toBe("Account suspended");
   });
 
   it("queue instead of deadlocking: an admin revokes a member's certificates while the owner deletes the organization", async () => {
-    const db = postgres(app.container.config.db.url!, { max: 2, onnotice: () => {} });
-    try {
-      const owner = await newUser(app);
-      const member = await newUser(app);
-      const { orgId } = await orgFor(owner, member);
-      owners.set(orgId, owner);
-      const signed = await sign(member, orgId);
-      // The certificate's row is held: the revocation queues for it first, then the deletion,
-      // which holds the organization by then. The revocation is the organization's first, so it
-      // also writes the organization's first KRL.
-      const held = await holdRows(db, (tx) => tx`select id from ssh_certificates where id = ${signed.id} for update`);
-      const revoke = app.http.post(`/api/v1/organizations/${orgId}/users/${member.id}/certificates/revoke`, {}, { token: owner.token });
-      expect(await held.waiting(1)).toBe(1);
-      const remove = app.http.request("DELETE", `/api/v1/organizations/${orgId}`, { token: owner.token, body: { confirm: true } });
-      expect(await held.waiting(2)).toBe(2);
-      await held.release();
-      const [revoked, deleted] = await Promise.all([revoke, remove]);
-      expect([revoked.status, deleted.status]).toEqual([200, 200]);
-      expect(await revokedInKrl(signed)).toBe(true);
-    } finally {
-      await db.end();
-    }
+    const owner = await newUser(app);
+    const member = await newUser(app);
+    const { orgId } = await orgFor(owner, member);
+    owners.set(orgId, owner);
+    const signed = await sign(member, orgId);
+    // The certificate's row is held: the revocation queues for it first, then the deletion,
+    // which holds the organization by then. The revocation is the organization's first, so it
+    // also writes the organization's first KRL.
+    const held = await holdRows(db, (tx) => tx`select id from ssh_certificates where id = ${signed.id} for update`);
+    const revoke = app.http.post(`/api/v1/organizations/${orgId}/users/${member.id}/certificates/revoke`, {}, { token: owner.token });
+    expect(await held.waiting(1)).toBe(1);
+    const remove = app.http.request("DELETE", `/api/v1/organizations/${orgId}`, { token: owner.token, body: { confirm: true } });
+    expect(await held.waiting(2)).toBe(2);
+    await held.release();
+    const [revoked, deleted] = await Promise.all([revoke, remove]);
+    expect([revoked.status, deleted.status]).toEqual([200, 200]);
+    expect(await revokedInKrl(signed)).toBe(true);
   });
 
   it("a certificate signed while its holder is being removed is refused, not left valid", async () => {
-    const db = postgres(app.container.config.db.url!, { max: 2, onnotice: () => {} });
-    try {
-      const owner = await newUser(app);
-      const member = await newUser(app);
-      const { orgId } = await orgFor(owner, member);
-      owners.set(orgId, owner);
-      await grantPrincipal(app, orgId, owner, member, "app");
-      const key = await addVerifiedKey(app, member);
-      // The membership's row is held as a removal holds it; the removal commits while the
-      // signature waits at its write.
-      const held = await holdRows(db, (tx) => tx`select id from org_memberships where user_id = ${member.id} and organization_id = ${orgId} for update`);
-      const signing = app.http.post("/api/v1/ssh/sign", { key_id: key.id, org_id: orgId }, { token: member.token });
-      expect(await held.waiting(1)).toBe(1);
-      await held.release((tx) => tx`update org_memberships set deleted_at = now() where user_id = ${member.id} and organization_id = ${orgId}`);
-      const res = await signing;
-      expect([res.status, res.body.error?.type], res.text).toEqual([404, "ORG_NOT_FOUND"]);
-      const [row] = await db`select count(*)::int as n from ssh_certificates where user_id = ${member.id} and revoked_at is null`;
-      expect(row!.n).toBe(0);
-    } finally {
-      await db.end();
-    }
+    const owner = await newUser(app);
+    const member = await newUser(app);
+    const { orgId } = await orgFor(owner, member);
+    owners.set(orgId, owner);
+    await grantPrincipal(app, orgId, owner, member, "app");
+    const key = await addVerifiedKey(app, member);
+    // The membership's row is held as a removal holds it; the removal commits while the
+    // signature waits at its write.
+    const held = await holdRows(db, (tx) => tx`select id from org_memberships where user_id = ${member.id} and organization_id = ${orgId} for update`);
+    const signing = app.http.post("/api/v1/ssh/sign", { key_id: key.id, org_id: orgId }, { token: member.token });
+    expect(await held.waiting(1)).toBe(1);
+    await held.release((tx) => tx`update org_memberships set deleted_at = now() where user_id = ${member.id} and organization_id = ${orgId}`);
+    const res = await signing;
+    expect([res.status, res.body.error?.type], res.text).toEqual([404, "ORG_NOT_FOUND"]);
+    const [row] = await db`select count(*)::int as n from ssh_certificates where user_id = ${member.id} and revoked_at is null`;
+    expect(row!.n).toBe(0);
   });
 });
