@@ -17,6 +17,10 @@ export const query = async <T>(app: TestApp, statement: SQL): Promise<T[]> => re
 /** `n` audit records, spread over the given organizations (and none), then chained. */
 export async function seedChain(app: TestApp, n: number, orgIds: (string | null)[] = [null]): Promise<void> {
   for (let i = 0; i < n; i++) {
+    // The chain orders records by time, then by id: one millisecond apart, they keep the order
+    // they were written in (tests name a record by its place).
+    const written = app.clock.now().getTime();
+    while (app.clock.now().getTime() === written) await new Promise((r) => setImmediate(r));
     await app.services.audit.record(app.container.db, systemContext(`seed-${i}`), AuditAction.userLogin, { organizationId: orgIds[i % orgIds.length], metadata: { i, nested: { b: 1, a: [i, "x"] } } });
   }
   await app.services.auditChain.chainAll();
