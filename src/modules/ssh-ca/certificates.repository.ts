@@ -1,5 +1,5 @@
 import { and, count, desc, eq, gt, inArray, isNotNull, isNull, sql } from "drizzle-orm";
-import { caKeys, certificateAuditLogs, organizations, orgKrls, orgMemberships, sshCertificates } from "../../../schema/index.js";
+import { caKeys, certificateAuditLogs, organizations, orgKrls, orgMemberships, sshCertificates, users } from "../../../schema/index.js";
 import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";
 import { resultRows } from "../../infra/db.js";
@@ -27,16 +27,21 @@ export type CertAuditRow = Pick<typeof certificateAuditLogs.$inferInsert, (typeo
 // audit entries together): the certificate, its certificate-audit row and its audit-log record.
 // One statement is one transaction, without the BEGIN and COMMIT round trips.
 //
-// The signer's membership of the organization is read again in the statement, FOR SHARE: a
-// removal or a departure (an update of that row) that began first makes the signature wait, then
-// find no membership, and the certificate's organization is then null, which fails the whole
-// statement; one that begins after waits for the signature to commit and revokes it with the rest.
+// What lets the signer sign is read again in the statement, FOR SHARE, in the order every
+// offboarding locks (the organization, the account, the membership): the organization still live,
+// the account active and not deleted, the membership still there. An offboarding (a removal or a
+// departure, a suspension, an account's or the organization's deletion: each updates one of those
+// rows) that began first makes the signature wait, then find nothing, and the certificate's
+// organization is then null, which fails the whole statement; one that begins after waits for the
+// signature to commit and revokes it with the rest.
 const insertIssued = preparedQuery("ssh_cert_insert_issued", (db) => {
   const signer = db.$with("signer").as(
     db
       .select({ organizationId: orgMemberships.organizationId })
-      .from(orgMemberships)
-      .where(and(eq(orgMemberships.userId, sql.placeholder("signer")), eq(orgMemberships.organizationId, sql.placeholder("cert.organizationId")), live(orgMemberships)))
+      .from(organizations)
+      .innerJoin(users, eq(users.id, sql.placeholder("signer")))
+      .innerJoin(orgMemberships, and(eq(orgMemberships.organizationId, organizations.id), eq(orgMemberships.userId, users.id)))
+      .where(and(eq(organizations.id, sql.placeholder("cert.organizationId")), live(organizations), live(users), eq(users.status, "active"), live(orgMemberships)))
       .for("share"),
   );
   return db
@@ -65,12 +70,16 @@ export const certificatesRepository = {
     await db.select({ id: organizations.id }).from(organizations).where(inArray(organizations.id, orgIds)).orderBy(organizations.id).for("no key update");
   },
 
-  /** The organizations in which a person holds still valid certificates. */
-  async organizationsWithValidOfUser(db: Executor, userId: string, now: Date): Promise<string[]> {
+  /**
+   * The organizations in which a person holds still valid certificates, and those in which they
+   * are a member (where one may be signed before their offboarding locks the account).
+   */
+  async organizationsOfPerson(db: Executor, userId: string, now: Date): Promise<string[]> {
     const rows = await db
-      .selectDistinct({ organizationId: sshCertificates.organizationId })
+      .select({ organizationId: sshCertificates.organizationId })
       .from(sshCertificates)
-      .where(and(eq(sshCertificates.userId, userId), isNull(sshCertificates.revokedAt), gt(sshCertificates.validBefore, now)));
+      .where(and(eq(sshCertificates.userId, userId), isNull(sshCertificates.revokedAt), gt(sshCertificates.validBefore, now)))
+      .union(db.select({ organizationId: orgMemberships.organizationId }).from(orgMemberships).where(and(eq(orgMemberships.userId, userId), live(orgMemberships))));
     return rows.map((r) => r.organizationId);
   },
 
@@ -82,7 +91,8 @@ export const certificatesRepository = {
 
   /**
    * A new certificate with its certificate-audit row and audit record, in one statement; nothing
-   * (undefined) when `signerId` is no longer a member of the certificate's organization.
+   * (undefined) when `signerId` is no longer an active member of the certificate's live
+   * organization.
    */
   async insertIssued(db: Executor, signerId: string, cert: NewCertificate, certAudit: CertAuditRow, audit: AuditRow): Promise<CertRow | undefined> {
     const values = placeholderValues("cert", CERT_FIELDS, cert);

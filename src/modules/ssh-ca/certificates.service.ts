@@ -127,13 +127,16 @@ export class CertificatesService {
    * A transaction that will revoke certificates first locks the organizations involved, all at
    * once and in id order (a later call in the same transaction finds them held): the given
    * organizations, and with `userId` every one in which that person holds a still valid
-   * certificate. Callers that lock accounts take these locks before them (organizations,
-   * accounts, certificates: the order of membership changes too), so offboardings queue instead
-   * of deadlocking.
+   * certificate or is a member. Callers that lock accounts take these locks before them
+   * (organizations, accounts, certificates: the order of membership changes and of signing too),
+   * so offboardings queue instead of deadlocking. The member's organizations count because a
+   * signature there may commit before the account is locked: its revocation would otherwise lock
+   * that organization after the account, while the next signature there holds the organization
+   * and waits for the account.
    */
   async lockForRevocation(tx: Executor, v: { organizationIds?: string[]; userId?: string }): Promise<void> {
     const ids = new Set(v.organizationIds);
-    if (v.userId) for (const id of await certificatesRepository.organizationsWithValidOfUser(tx, v.userId, this.clock.now())) ids.add(id);
+    if (v.userId) for (const id of await certificatesRepository.organizationsOfPerson(tx, v.userId, this.clock.now())) ids.add(id);
     await certificatesRepository.lockOrganizations(tx, [...ids]);
   }
 

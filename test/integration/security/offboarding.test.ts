@@ -196,4 +196,28 @@ if (process.env.DATABASE_URL) describe("offboardings of the same certificates at
     const [row] = await db`select count(*)::int as n from ssh_certificates where user_id = ${member.id} and revoked_at is null`;
     expect(row!.n).toBe(0);
   });
+
+  // Suspension and deletion update the account's row, an organization's deletion its row: each is
+  // held here as they hold it (FOR NO KEY UPDATE), and the change commits while the signature waits.
+  it.each([
+    ["its holder is suspended", "users", "status = 'suspended'"],
+    ["its holder's account is deleted", "users", "deleted_at = now()"],
+    ["its organization is deleted", "organizations", "deleted_at = now()"],
+  ] as const)("a certificate signed while %s is refused, not left valid", async (_, table, change) => {
+    const owner = await newUser(app);
+    const member = await newUser(app);
+    const { orgId } = await orgFor(owner, member);
+    owners.set(orgId, owner);
+    await grantPrincipal(app, orgId, owner, member, "app");
+    const key = await addVerifiedKey(app, member);
+    const id = table === "users" ? member.id : orgId;
+    const held = await holdRows(db, (tx) => tx`select id from ${tx(table)} where id = ${id} for no key update`);
+    const signing = app.http.post("/api/v1/ssh/sign", { key_id: key.id, org_id: orgId }, { token: member.token });
+    expect(await held.waiting(1)).toBe(1);
+    await held.release((tx) => tx`update ${tx(table)} set ${tx.unsafe(change)} where id = ${id}`);
+    const res = await signing;
+    expect([res.status, res.body.error?.type], res.text).toEqual([404, "ORG_NOT_FOUND"]);
+    const [row] = await db`select count(*)::int as n from ssh_certificates where user_id = ${member.id}`;
+    expect(row!.n).toBe(0);
+  });
 });
