@@ -2,6 +2,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import postgres from "postgres";
 import { blobFromKeyObject } from "../src/lib/ssh/index.js";
 import { clientCredentialsGrants, keywardTarget, refreshGrants } from "./oidc.js";
 import { buildServer, DURATION, freePort, keywardEnv, load, start } from "./common.js";
@@ -9,8 +10,8 @@ import { buildServer, DURATION, freePort, keywardEnv, load, start } from "./comm
 /**
  * npm run bench:profile -- <scenario>: one bench scenario against the compiled server running
  * under `node --cpu-prof`, then the profile summarised (self time by package and by function).
- * Scenarios: me (GraphQL { me }), rest-me, health, sign, login, cc (OIDC
- * client credentials), refresh (OIDC refresh grants). The raw .cpuprofile stays in the
+ * Scenarios: me (GraphQL { me }), rest-me, health, sign (one person), sign-users (32 members of
+ * one organization), login, cc (OIDC client credentials), refresh (OIDC refresh grants). The raw .cpuprofile stays in the
  * printed directory for Chrome DevTools. With --no-profile, only the scenario's figures.
  */
 const scenario = process.argv[2] ?? "me";
@@ -88,6 +89,39 @@ async function main() {
       const key = await post("/api/v1/ssh/keys", { key: `ssh-ed25519 ${blobFromKeyObject(generateKeyPairSync("ed25519").publicKey).toString("base64")} profile` });
       window.from = nowUs();
       r = await load("sign", { url: `${base}/api/v1/ssh/sign`, method: "POST", headers: auth, body: JSON.stringify({ key_id: key.id, principals: ["app"] }), connections: 32 });
+    } else if (scenario === "sign-users") {
+      if (!process.env.DATABASE_URL) throw new Error("sign-users verifies its members' addresses in the database: set DATABASE_URL");
+      const sql = postgres(process.env.DATABASE_URL, { max: 1, onnotice: () => {} });
+      // The same load from 32 members of one organization, one connection each: signatures of
+      // different people, which share the organization's row but not an account's or a membership's.
+      const org = (await post("/api/v1/organizations", { name: "Profile" })).organization;
+      await post(`/api/v1/organizations/${org.id}/cas`, { name: "Profile CA" });
+      const principal = (await post(`/api/v1/organizations/${org.id}/principals`, { name: "app" })).principal;
+      const members: { headers: Record<string, string>; body: string }[] = [];
+      for (let i = 0; i < 32; i++) {
+        const member = JSON.stringify({ email: `profile-${process.pid}-${i}@example.com`, password: "bench password value" });
+        await fetch(`${base}/api/v1/auth/register`, { method: "POST", headers, body: member });
+        // Invitations reach verified addresses only; the mail goes nowhere here.
+        await sql`update users set email_verified_at = now(), email_verified_via = 'email_link' where email = ${JSON.parse(member).email}`;
+        const memberToken = ((await (await fetch(`${base}/api/v1/auth/login`, { method: "POST", headers, body: member })).json()) as any).data.token;
+        const mine = { ...headers, authorization: `Bearer ${memberToken}` };
+        await post(`/api/v1/organizations/${org.id}/members`, { email: JSON.parse(member).email, role: "member" });
+        const invites = ((await (await fetch(`${base}/api/v1/users/me/invites`, { headers: mine })).json()) as any).data.invites;
+        await fetch(`${base}/api/v1/users/me/invites/${invites[0].id}/accept`, { method: "POST", headers: mine, body: "{}" });
+        await post(`/api/v1/organizations/${org.id}/principals/${principal.id}/members`, { email: JSON.parse(member).email });
+        const keyLine = `ssh-ed25519 ${blobFromKeyObject(generateKeyPairSync("ed25519").publicKey).toString("base64")} profile-${i}`;
+        const key = ((await (await fetch(`${base}/api/v1/ssh/keys`, { method: "POST", headers: mine, body: JSON.stringify({ key: keyLine }) })).json()) as any).data;
+        members.push({ headers: mine, body: JSON.stringify({ key_id: key.id, org_id: org.id, principals: ["app"] }) });
+      }
+      await sql.end();
+      let next = 0;
+      window.from = nowUs();
+      r = await load("sign-users", {
+        url: `${base}/api/v1/ssh/sign`,
+        method: "POST",
+        connections: 32,
+        requests: [{ setupRequest: (req) => ({ ...req, ...members[next++ % members.length]! }) }],
+      });
     } else if (scenario === "cc" || scenario === "refresh") {
       const org = (await post("/api/v1/organizations", { name: "Profile" })).organization;
       const target = await keywardTarget(base, token, org.id, { email: `profile-${process.pid}@example.com`, password: "bench password value" }, 8);
