@@ -162,11 +162,12 @@ export class AdminUsersService {
     parseInput(adminDeleteSchema, input);
     const { id, offboarded } = await db.transaction(async (tx) => {
       const user = await reachUser(tx, actor, userId, { allowSelf: false, what: "delete" });
+      // Organizations before the account: the order every offboarding locks in. Whether the
+      // account is an only owner is decided under those locks (an acceptance or a departure waits).
+      await this.deps.certificates.lockForRevocation(tx, { userId: user.id });
       const sole = await soleOwnedOrganizations(tx, user.id);
       if (sole.withOthers.length > 0) throw new AppError("USER_IS_SOLE_OWNER", 409, `The user is the only owner of ${sole.withOthers.map((o) => o.name).join(", ")}: transfer ownership first`, { transfer_ownership: sole.withOthers.map((o) => o.name) });
       const now = clock.now();
-      // Organizations before the account: the order every offboarding locks in.
-      await this.deps.certificates.lockForRevocation(tx, { userId: user.id });
       await usersRepository.update(tx, user.id, { deletedAt: now, updatedAt: now });
       await this.deps.certificates.revokeForOffboarding(tx, ctx, { userId: user.id, reason: "Account deleted" });
       const offboarded = await this.deps.networks.personLeft(tx, ctx, { userId: user.id, why: "deleted" });

@@ -3,7 +3,7 @@ import type { Db, Executor } from "../../infra/db.js";
 import { uniqueOr } from "../../infra/db-errors.js";
 import type { Logger } from "../../infra/logger.js";
 import { randomToken, sha256Hex } from "../../lib/crypto/index.js";
-import { CommonErrors } from "../../lib/errors.js";
+import { CommonErrors, type AppError } from "../../lib/errors.js";
 import { actingAs, type RequestContext } from "../../lib/request-context.js";
 import { normalizeEmail } from "../../lib/strings.js";
 import { parseId, parseInput } from "../../lib/validation.js";
@@ -162,7 +162,7 @@ export class InvitesService {
       return db.transaction(async (tx) => {
         const user = await usersRepository.findById(tx, signedIn.userId);
         if (!user) throw InviteErrors.invalid();
-        return this.join(tx, ctx, preview, user, { proveEmail: true });
+        return this.join(tx, ctx, preview, user, { proveEmail: true, gone: InviteErrors.invalid });
       });
     }
 
@@ -203,7 +203,7 @@ export class InvitesService {
         userId: user.id,
         metadata: { via: "invite", ...(managedBy ? { managed_by: managedBy } : {}) },
       });
-      return this.join(tx, ctx, invite, user, { proveEmail: false });
+      return this.join(tx, ctx, invite, user, { proveEmail: false, gone: InviteErrors.invalid });
     });
   }
 
@@ -227,7 +227,7 @@ export class InvitesService {
       if (!user || !invite || invite.email !== user.email) throw InviteErrors.notFound();
       // Without the emailed link, only a verified address proves the invitation is theirs.
       if (!user.emailVerifiedAt) throw InviteErrors.unverifiedEmail();
-      return this.join(tx, ctx, invite, user, { proveEmail: false });
+      return this.join(tx, ctx, invite, user, { proveEmail: false, gone: InviteErrors.notFound });
     });
   }
 
@@ -254,11 +254,14 @@ export class InvitesService {
     ctx: RequestContext,
     invite: InviteRow & { organizationName: string },
     user: UserRow,
-    options: { proveEmail: boolean },
+    options: { proveEmail: boolean; gone: () => AppError },
   ): Promise<Omit<AcceptResult, "session">> {
     const { clock, logger, config } = this.deps;
     const now = clock.now();
-    // The single-use guard comes first: concurrent accepts queue on this row and all but one fail.
+    // A membership change like any other, in the same order: the organization first (an owner
+    // deleting their account decides under this lock whether the organization goes with it),
+    // then the single-use guard (concurrent accepts queue on this row and all but one fail).
+    if (!(await membershipsRepository.lockOrganization(tx, invite.organizationId))) throw options.gone();
     if (!(await invitesRepository.markAccepted(tx, invite.id, user.id, now))) throw InviteErrors.alreadyUsed();
     await usersRepository.lockById(tx, user.id);
     if (await getActiveMembership(tx, user.id, invite.organizationId)) throw OrgErrors.alreadyMember();

@@ -67,14 +67,15 @@ export class UsersService {
     const offboarded = await db.transaction(async (tx) => {
       const now = clock.now();
       const offboarded: string[] = [];
+      // Locks first, in the order every offboarding takes them (organizations, then the account,
+      // then certificates), so a concurrent suspension, organization deletion or invitation
+      // acceptance queues; what follows is decided under them.
+      await this.deps.certificates.lockForRevocation(tx, { userId: actor.userId });
       const sole = await soleOwnedOrganizations(tx, actor.userId);
       // Deleting the only owner would strand the other members.
       if (sole.withOthers.length > 0) throw OrgErrors.soleOwner(sole.withOthers.map((o) => o.name));
-      // Organizations with nobody else in them go with the account. Locks are taken in the order
-      // every offboarding takes them (organizations, then the account, then certificates), so a
-      // concurrent suspension or organization deletion queues.
+      // Organizations with nobody else in them go with the account.
       const alone = sole.alone;
-      await this.deps.certificates.lockForRevocation(tx, { organizationIds: alone.map((o) => o.id), userId: actor.userId });
       for (const org of alone) await orgsRepository.softDelete(tx, org.id, now);
       await this.deps.networks.lockNetworksOf(tx, alone.map((o) => o.id));
       const deleted = await usersRepository.update(tx, actor.userId, { deletedAt: now, updatedAt: now });

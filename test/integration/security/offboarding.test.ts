@@ -197,6 +197,29 @@ if (process.env.DATABASE_URL) describe("offboardings of the same certificates at
     expect(row!.n).toBe(0);
   });
 
+  it("an only owner deleting their account while an invitation is accepted: decided under the organization's lock, never a member left in a deleted organization", async () => {
+    const owner = await newUser(app);
+    const invitee = await newUser(app);
+    const orgId = (await newOrg(app, owner)).id;
+    expect((await app.http.post(`/api/v1/organizations/${orgId}/members`, { email: invitee.email, role: "member" }, { token: owner.token })).status).toBe(201);
+    const invite = (await app.http.get("/api/v1/users/me/invites", { token: invitee.token })).body.data.invites[0] as { id: string };
+    // The organization's row is held: the deletion queues for it first, then the acceptance.
+    const held = await holdRows(db, (tx) => tx`select id from organizations where id = ${orgId} for no key update`);
+    const deletion = app.http.request("DELETE", "/api/v1/users/me", { token: owner.token, body: { password: PASSWORD } });
+    expect(await held.waiting(1)).toBe(1);
+    const acceptance = app.http.post(`/api/v1/users/me/invites/${invite.id}/accept`, {}, { token: invitee.token });
+    expect(await held.waiting(2)).toBe(2);
+    await held.release();
+    const [deleted, accepted] = await Promise.all([deletion, acceptance]);
+    // The owner was alone when the deletion decided: the organization went with the account.
+    expect(deleted.status).toBe(200);
+    expect([accepted.status, accepted.body.error?.type], accepted.text).toEqual([404, "INVITE_NOT_FOUND"]);
+    const [org] = await db`select deleted_at from organizations where id = ${orgId}`;
+    expect(org!.deleted_at).not.toBeNull();
+    const [row] = await db`select count(*)::int as n from org_memberships where user_id = ${invitee.id} and deleted_at is null`;
+    expect(row!.n).toBe(0);
+  });
+
   // Suspension and deletion update the account's row, an organization's deletion its row: each is
   // held here as they hold it (FOR NO KEY UPDATE), and the change commits while the signature waits.
   it.each([
