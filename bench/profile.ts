@@ -24,6 +24,28 @@ interface ProfileNode {
   children?: number[];
 }
 
+/** CPU seconds (user + system) used so far by the process `pid`, by PostgreSQL's processes and by Redis's (Linux /proc). */
+function cpuSeconds(pid: number): { keyward: number; postgres: number; redis: number } {
+  const tick = 100; // USER_HZ
+  const of = (p: string) => {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, "utf8");
+      const close = stat.lastIndexOf(")");
+      const fields = stat.slice(close + 2).split(" ");
+      return { name: stat.slice(stat.indexOf("(") + 1, close), cpu: (Number(fields[11]) + Number(fields[12])) / tick };
+    } catch {
+      return { name: "", cpu: 0 };
+    }
+  };
+  const total = { keyward: of(String(pid)).cpu, postgres: 0, redis: 0 };
+  for (const p of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    const { name, cpu } = of(p);
+    if (name === "postgres") total.postgres += cpu;
+    else if (name.startsWith("redis-server")) total.redis += cpu;
+  }
+  return total;
+}
+
 /** Monotonic microseconds, the clock V8 stamps profile samples with. */
 const nowUs = () => Number(process.hrtime.bigint() / 1000n);
 
@@ -68,6 +90,13 @@ async function main() {
     ...(profiling ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profDir}` } : {}),
   });
   const server = await start(buildServer(), env, `http://127.0.0.1:${port}/api/health`);
+  // CPU time of Keyward, PostgreSQL and Redis over the load: on a machine shared with its
+  // neighbours, CPU per request moves less from run to run than requests per second do.
+  let cpuFrom = cpuSeconds(server.pid!);
+  const mark = () => {
+    window.from = nowUs();
+    cpuFrom = cpuSeconds(server.pid!);
+  };
   const base = `http://127.0.0.1:${port}`;
   const headers = { "content-type": "application/json" };
   try {
@@ -77,7 +106,7 @@ async function main() {
     const auth = { ...headers, authorization: `Bearer ${token}` };
     const post = async (path: string, body: unknown) => ((await (await fetch(base + path, { method: "POST", headers: auth, body: JSON.stringify(body) })).json()) as any).data;
     let r;
-    window.from = nowUs();
+    mark();
     if (scenario === "me") r = await load("me", { url: `${base}/graphql`, method: "POST", headers: auth, body: JSON.stringify({ query: "{ me { id email } }" }), connections: 32 });
     else if (scenario === "rest-me") r = await load("rest-me", { url: `${base}/api/v1/auth/me`, headers: auth, connections: 32 });
     else if (scenario === "health") r = await load("health", { url: `${base}/api/health`, connections: 32 });
@@ -87,7 +116,7 @@ async function main() {
       await post(`/api/v1/organizations/${org.id}/cas`, { name: "Profile CA" });
       await post(`/api/v1/organizations/${org.id}/principals`, { name: "app" });
       const key = await post("/api/v1/ssh/keys", { key: `ssh-ed25519 ${blobFromKeyObject(generateKeyPairSync("ed25519").publicKey).toString("base64")} profile` });
-      window.from = nowUs();
+      mark();
       r = await load("sign", { url: `${base}/api/v1/ssh/sign`, method: "POST", headers: auth, body: JSON.stringify({ key_id: key.id, principals: ["app"] }), connections: 32 });
     } else if (scenario === "sign-users") {
       if (!process.env.DATABASE_URL) throw new Error("sign-users verifies its members' addresses in the database: set DATABASE_URL");
@@ -115,7 +144,7 @@ async function main() {
       }
       await sql.end();
       let next = 0;
-      window.from = nowUs();
+      mark();
       r = await load("sign-users", {
         url: `${base}/api/v1/ssh/sign`,
         method: "POST",
@@ -125,12 +154,15 @@ async function main() {
     } else if (scenario === "cc" || scenario === "refresh") {
       const org = (await post("/api/v1/organizations", { name: "Profile" })).organization;
       const target = await keywardTarget(base, token, org.id, { email: `profile-${process.pid}@example.com`, password: "bench password value" }, 8);
-      window.from = nowUs();
+      mark();
       const f = scenario === "cc" ? await clientCredentialsGrants(target, DURATION, 16) : await refreshGrants(target, DURATION);
       r = { ...f, p50: f.p50.toFixed(1), p99: f.p99.toFixed(1) };
     } else throw new Error(`unknown scenario ${scenario}`);
     window.to = nowUs();
+    const cpu = cpuSeconds(server.pid!);
+    const perRequest = (k: keyof typeof cpu) => (((cpu[k] - cpuFrom[k]) * 1000) / (r.rps * DURATION)).toFixed(3);
     console.log(`${scenario}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms over ${DURATION} s`);
+    console.log(`  CPU per request: Keyward ${perRequest("keyward")} ms, PostgreSQL ${perRequest("postgres")} ms, Redis ${perRequest("redis")} ms`);
   } finally {
     const exited = new Promise((resolve) => server.once("exit", resolve));
     server.kill("SIGTERM");

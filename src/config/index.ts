@@ -130,7 +130,7 @@ function buildConfig(env: ParsedEnv) {
       host: env.METRICS_HOST ?? env.HOST,
       token: env.METRICS_TOKEN,
     },
-    db: { url: env.DATABASE_URL, dataDir: env.DATA_DIR, migrateOnStart: env.MIGRATE_ON_START },
+    db: { url: env.DATABASE_URL, dataDir: env.DATA_DIR, poolSize: env.DATABASE_POOL_SIZE, migrateOnStart: env.MIGRATE_ON_START },
     redis: { url: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX },
     cache: { ttlMs: env.CACHE_TTL_MS },
     session: {
