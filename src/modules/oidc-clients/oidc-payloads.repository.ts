@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
+import { and, eq, gt, inArray, isNotNull, isNull, or, sql } from "drizzle-orm";
 import { alias, type AnyPgColumn } from "drizzle-orm/pg-core";
 import { oidcClients, oidcPayloads, oidcRefreshTokens } from "../../../schema/index.js";
 import type { Db, Executor } from "../../infra/db.js";
@@ -8,6 +8,12 @@ import { live } from "../../infra/soft-delete.js";
 const payloadClientId = () => sql<string>`${oidcPayloads.payload}->>'clientId'`;
 const payloadAccountId = () => sql<string>`${oidcPayloads.payload}->>'accountId'`;
 const notExpired = (expiresAt: AnyPgColumn, now: unknown) => or(isNull(expiresAt), gt(expiresAt, now));
+
+/** What a grant issues: each names its grant, and lives no longer than it. */
+const GRANTED_TYPES = ["AccessToken", "AuthorizationCode", "RefreshToken", "DeviceCode", "BackchannelAuthenticationRequest"];
+/** No Grant row has this grant id (grant rows are stored under the SHA-256 of their id, as every row). */
+const grantGone = (grantId: AnyPgColumn) =>
+  sql`not exists (select 1 from ${oidcPayloads} as g where g.type = 'Grant' and g.id = encode(sha256(convert_to(${grantId}, 'UTF8')), 'hex'))`;
 
 /** An access token row as the delegated-token check reads it, with what its client may do now. */
 export interface DelegatedTokenRow {
@@ -38,7 +44,10 @@ export const oidcPayloadsRepository = {
     return rows.length;
   },
 
-  /** Deletes provider rows and refresh-token records past their expiry; returns how many provider rows went. */
+  /**
+   * Deletes provider rows and refresh-token records past their expiry, and what a grant issued
+   * once the grant is gone; returns how many provider rows went.
+   */
   async deleteExpired(db: Executor, now: Date): Promise<number> {
     const at = now.toISOString();
     const rows = await db
@@ -46,7 +55,15 @@ export const oidcPayloadsRepository = {
       .where(sql`${oidcPayloads.expiresAt} is not null and ${oidcPayloads.expiresAt} < ${at}::timestamptz`)
       .returning({ id: oidcPayloads.id });
     await db.delete(oidcRefreshTokens).where(sql`${oidcRefreshTokens.expiresAt} is not null and ${oidcRefreshTokens.expiresAt} < ${at}::timestamptz`);
-    return rows.length;
+    // Tokens and codes whose grant is gone: a replayed code or refresh token revokes the grant
+    // while the winner of the race may still be saving what it issued. Unusable (every use looks
+    // its grant up), but kept until their own expiry they would still count as issued.
+    const orphans = await db
+      .delete(oidcPayloads)
+      .where(and(isNotNull(oidcPayloads.grantId), inArray(oidcPayloads.type, GRANTED_TYPES), grantGone(oidcPayloads.grantId)))
+      .returning({ id: oidcPayloads.id });
+    await db.update(oidcRefreshTokens).set({ consumedAt: now }).where(and(isNull(oidcRefreshTokens.consumedAt), grantGone(oidcRefreshTokens.grantId)));
+    return rows.length + orphans.length;
   },
 
   /**

@@ -18,7 +18,8 @@ import { newUser, PASSWORD } from "../../factories/users.js";
  */
 let app: TestApp;
 beforeAll(async () => {
-  app = await startTestApp();
+  // Many sign-ins from one address in a few seconds: the per-address limits are not what is tested here.
+  app = await startTestApp({ RATE_LIMIT_ENABLED: "false" });
 });
 afterAll(async () => {
   await app?.close();
@@ -175,5 +176,36 @@ if (process.env.DATABASE_URL) describe("two redemptions of one code that both re
     } finally {
       await db.end();
     }
+  });
+});
+
+describe("tokens saved after their grant was revoked", () => {
+  it("are purged by the housekeeping job, while a live grant's tokens stay and keep working", async () => {
+    const grantOf = async (refreshToken: string) => {
+      const key = createHash("sha256").update(refreshToken).digest("hex");
+      const [row] = resultRows<{ grant_id: string }>(await app.container.db.execute(sql`select grant_id from oidc_payloads where type = 'RefreshToken' and id = ${key}`));
+      return row!.grant_id;
+    };
+    const issued = async (grantId: string) =>
+      resultRows<{ type: string }>(await app.container.db.execute(sql`select type from oidc_payloads where grant_id = ${grantId} and type <> 'Grant' order by type`)).map((r) => r.type);
+    const unspentRecords = async (grantId: string) =>
+      resultRows<{ n: number }>(await app.container.db.execute(sql`select count(*)::int as n from oidc_refresh_tokens where grant_id = ${grantId} and consumed_at is null`))[0]!.n;
+    const kept = await delegatedToken(app, { email: (await newUser(app)).email, password: PASSWORD });
+    const orphaned = await delegatedToken(app, { email: (await newUser(app)).email, password: PASSWORD });
+    const [keptGrant, orphanedGrant] = [await grantOf(kept.refreshToken!), await grantOf(orphaned.refreshToken!)];
+    const keptIssued = await issued(keptGrant);
+    // The state a replay leaves when it revokes the grant just before the winner saves its
+    // tokens: the grant's row gone, what was issued from it still stored.
+    await app.container.db.execute(sql`delete from oidc_payloads where type = 'Grant' and id = ${createHash("sha256").update(orphanedGrant).digest("hex")}`);
+    // The code it was redeemed from stays stored (spent) with the tokens.
+    expect(await issued(orphanedGrant)).toEqual(["AccessToken", "AuthorizationCode", "RefreshToken"]);
+    expect(await unspentRecords(orphanedGrant)).toBe(1);
+
+    expect(await app.services.oidcClients.purgeExpired()).toBeGreaterThanOrEqual(3);
+    expect(await issued(orphanedGrant)).toEqual([]);
+    expect(await unspentRecords(orphanedGrant)).toBe(0);
+    expect(keptIssued).toEqual(["AccessToken", "AuthorizationCode", "RefreshToken"]);
+    expect(await issued(keptGrant)).toEqual(keptIssued);
+    expect((await refreshDelegated(app, kept.refreshToken!)).status).toBe(200);
   });
 });
