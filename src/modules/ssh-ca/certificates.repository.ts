@@ -71,15 +71,18 @@ export const certificatesRepository = {
   },
 
   /**
-   * The organizations in which a person holds still valid certificates, and those in which they
-   * are a member (where one may be signed before their offboarding locks the account).
+   * The organizations in which a person holds still valid certificates, and with `memberships`
+   * those in which they are a member (where one may be signed before their offboarding locks the
+   * account).
    */
-  async organizationsOfPerson(db: Executor, userId: string, now: Date): Promise<string[]> {
-    const rows = await db
+  async organizationsOfPerson(db: Executor, userId: string, now: Date, options: { memberships: boolean }): Promise<string[]> {
+    const holding = db
       .select({ organizationId: sshCertificates.organizationId })
       .from(sshCertificates)
-      .where(and(eq(sshCertificates.userId, userId), isNull(sshCertificates.revokedAt), gt(sshCertificates.validBefore, now)))
-      .union(db.select({ organizationId: orgMemberships.organizationId }).from(orgMemberships).where(and(eq(orgMemberships.userId, userId), live(orgMemberships))));
+      .where(and(eq(sshCertificates.userId, userId), isNull(sshCertificates.revokedAt), gt(sshCertificates.validBefore, now)));
+    const rows = options.memberships
+      ? await holding.union(db.select({ organizationId: orgMemberships.organizationId }).from(orgMemberships).where(and(eq(orgMemberships.userId, userId), live(orgMemberships))))
+      : await holding.groupBy(sshCertificates.organizationId);
     return rows.map((r) => r.organizationId);
   },
 

@@ -98,7 +98,11 @@ export class CertificatesService {
    */
   async revokeForOffboarding(tx: Executor, ctx: RequestContext, v: { userId: string; organizationId?: string; reason: string }): Promise<number> {
     const now = this.clock.now();
-    await this.lockForRevocation(tx, v.organizationId ? { organizationIds: [v.organizationId] } : { userId: v.userId });
+    // Normally held already (callers lock before the account). Locked here only where there is
+    // something to revoke: an organization the person joined since (no certificate of theirs
+    // yet) must not be locked now, after the account.
+    if (v.organizationId) await this.lockForRevocation(tx, { organizationIds: [v.organizationId] });
+    else await certificatesRepository.lockOrganizations(tx, await certificatesRepository.organizationsOfPerson(tx, v.userId, now, { memberships: false }));
     const rows = await certificatesRepository.revokeValidOfUser(tx, v.userId, v.organizationId, { now, reason: v.reason, by: actorId(ctx) });
     await this.recordRevocations(tx, ctx, rows, v.reason, now);
     return rows.length;
@@ -136,7 +140,7 @@ export class CertificatesService {
    */
   async lockForRevocation(tx: Executor, v: { organizationIds?: string[]; userId?: string }): Promise<void> {
     const ids = new Set(v.organizationIds);
-    if (v.userId) for (const id of await certificatesRepository.organizationsOfPerson(tx, v.userId, this.clock.now())) ids.add(id);
+    if (v.userId) for (const id of await certificatesRepository.organizationsOfPerson(tx, v.userId, this.clock.now(), { memberships: true })) ids.add(id);
     await certificatesRepository.lockOrganizations(tx, [...ids]);
   }
 
