@@ -19,6 +19,7 @@ import { caKeyContext } from "./cas.service.js";
 import { hostAuthority, userAuthority, type Authority } from "./authority.js";
 import { chooseOrganization } from "./choose-organization.js";
 import { certificatesRepository } from "./certificates.repository.js";
+import { issueBatcher } from "./issue-batcher.js";
 import { signingContextRepository } from "./signing-context.repository.js";
 import { toCertificateView, type CertificateView } from "./certificates.views.js";
 import { DEFAULT_CERT_POLICY, mergePolicies, resolveLifetimeHours, resolvePrincipals, type EffectivePolicy, type StoredPolicy } from "./policy.js";
@@ -67,6 +68,8 @@ function storedKey(line: string): ParsedPublicKey {
 export class SigningService {
   // Unsealed CA keys, by CA key id: a PEM parse and an AES-GCM open per signature add up.
   private readonly keyCache = new Map<string, KeyObject>();
+  // Each signature's rows, written with the others of its organization that get there at once.
+  private readonly write = issueBatcher((batch) => certificatesRepository.insertIssued(this.db, batch));
 
   constructor(
     private readonly db: Db,
@@ -194,14 +197,14 @@ export class SigningService {
     // 7. Verify what was produced before anyone sees it.
     const check = parseCertificate(certificate);
     if (!check.signatureValid || check.serial !== serial || !check.caKey.equals(caBlob)) throw CaErrors.signingFailed();
-    // 8. Persist the certificate and its audit entries together: one statement, so all or none.
+    // 8. Persist the certificate and its audit entries together: one statement, so all or none
+    // (shared with other signatures of the organization written at the same moment).
     const id = uuid();
     const metadata = { serial: serial.toString(), principals: r.principals, cert_type: r.type, key_id: r.keyId, valid_before: validBefore.toISOString() };
     const audit = this.audit.entry(ctx, AuditAction.certIssued, { organizationId: authority.orgId, resourceType: "ssh_certificate", resourceId: id, metadata });
-    const row = await certificatesRepository.insertIssued(
-      this.db,
-      r.userId,
-      {
+    const row = await this.write({
+      signerId: r.userId,
+      cert: {
         id,
         organizationId: authority.orgId,
         caId: authority.ca.id,
@@ -222,7 +225,7 @@ export class SigningService {
         requestUserAgent: ctx.userAgent,
         createdAt: now,
       },
-      {
+      certAudit: {
         organizationId: authority.orgId,
         certificateId: id,
         userId: ctx.actor.kind === "user" ? ctx.actor.userId : null,
@@ -234,8 +237,8 @@ export class SigningService {
         metadata,
         createdAt: now,
       },
-      audit.row,
-    );
+      audit: audit.row,
+    });
     // The signer left or was removed while this was signed: nothing was written.
     if (!row) throw OrgErrors.notFound();
     audit.written();

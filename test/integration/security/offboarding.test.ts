@@ -178,6 +178,32 @@ if (process.env.DATABASE_URL) describe("offboardings of the same certificates at
     expect(await revokedInKrl(signed)).toBe(true);
   });
 
+  it("signatures written together where one signer is being removed: the others are stored, the removed one's leaves no row", async () => {
+    const owner = await newUser(app);
+    const [staying, leaving] = [await newUser(app), await newUser(app)];
+    const { orgId } = await orgFor(owner, staying);
+    owners.set(orgId, owner);
+    await addMember(app, orgId, owner, leaving, "member");
+    for (const m of [staying, leaving]) await grantPrincipal(app, orgId, owner, m, "app");
+    const [stayingKey, leavingKey] = [await addVerifiedKey(app, staying), await addVerifiedKey(app, leaving)];
+    // The leaving member's membership is held as a removal holds it; signatures of both members
+    // meet at their write (those written in one statement with the leaving one's wait with it).
+    const held = await holdRows(db, (tx) => tx`select 1 from org_memberships where user_id = ${leaving.id} and organization_id = ${orgId} for no key update`);
+    const sign = (m: TestUser, keyId: string) => app.http.post("/api/v1/ssh/sign", { key_id: keyId, org_id: orgId }, { token: m.token });
+    const answers = Promise.all([sign(staying, stayingKey.id), sign(leaving, leavingKey.id), sign(staying, stayingKey.id), sign(staying, stayingKey.id)]);
+    expect(await held.waiting(1)).toBeGreaterThanOrEqual(1);
+    await held.release((tx) => tx`update org_memberships set deleted_at = now() where user_id = ${leaving.id} and organization_id = ${orgId}`);
+    const [a, left, b, c] = await answers;
+    expect([a!.status, b!.status, c!.status]).toEqual([201, 201, 201]);
+    expect([left!.status, left!.body.error?.type]).toEqual([404, "ORG_NOT_FOUND"]);
+    const count = async (q: Promise<{ n: number }[]>) => (await q)[0]!.n;
+    for (const [m, n] of [[staying, 3], [leaving, 0]] as const) {
+      expect(await count(db`select count(*)::int as n from ssh_certificates where user_id = ${m.id}`)).toBe(n);
+      expect(await count(db`select count(*)::int as n from certificate_audit_logs where user_id = ${m.id} and action = 'issued'`)).toBe(n);
+      expect(await count(db`select count(*)::int as n from audit_logs where actor_id = ${m.id} and action = 'ssh.cert.issued'`)).toBe(n);
+    }
+  });
+
   it("an only owner deleting their account while an invitation is accepted: decided under the organization's lock, never a member left in a deleted organization", async () => {
     const owner = await newUser(app);
     const invitee = await newUser(app);
