@@ -6,14 +6,6 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
   return false;
 }
 
-/** True when a database error is a NOT NULL violation (of `column`, when given). */
-export function isNotNullViolation(error: unknown, column?: string): boolean {
-  for (let e: any = error, depth = 0; e && depth < 4; e = e.cause, depth++) {
-    if (e.code === "23502") return !column || e.column_name === column || e.column === column || String(e.message).includes(`"${column}"`);
-  }
-  return false;
-}
-
 /**
  * Runs `work` and turns a unique violation of a named constraint into that constraint's own error
  * (e.g. `{ users_email_live_uq: AuthErrors.emailTaken }`); any other failure passes through.
