@@ -35,6 +35,15 @@ export const caRepository = {
     return row;
   },
 
+  /**
+   * The live CA, locked until the transaction ends (FOR NO KEY UPDATE: signatures, whose inserts
+   * only reference it, go on): key rotations of one CA queue instead of both retiring the same key.
+   */
+  async lock(db: Executor, orgId: string, id: string): Promise<CaRow | undefined> {
+    const [row] = await db.select(caColumns).from(certificateAuthorities).where(and(idInOrg(certificateAuthorities, orgId, id), liveCa)).for("no key update");
+    return row;
+  },
+
   async findByType(db: Executor, orgId: string, caType: "user" | "host"): Promise<CaRow | undefined> {
     const [row] = await findByType(db, { orgId, caType });
     return row;

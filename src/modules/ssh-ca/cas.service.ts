@@ -127,7 +127,8 @@ export class CasService {
     await this.spendKeygen(id);
     const generated = await generateCaKey(keyType, keyComment(id, current.caType));
     return this.db.transaction(async (tx) => {
-      const ca = await caRepository.find(tx, id, cid);
+      // Locked: a concurrent rotation of the same CA goes first or after, never on the same key.
+      const ca = await caRepository.lock(tx, id, cid);
       if (!ca) throw CaErrors.notFound();
       const old = await caRepository.activeKey(tx, cid);
       const now = this.clock.now();

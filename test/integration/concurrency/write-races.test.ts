@@ -146,3 +146,21 @@ describe("several outbox workers draining at once", () => {
     expect(recipients.map((r) => app.mail.to(r).length)).toEqual(recipients.map(() => 1));
   });
 });
+
+describe("rotating one CA's key several times at once", () => {
+  it("rotates it that many times, one after another: every answer 200, one active key, each retired key the one before it", async () => {
+    const { org, owner } = await orgWithRoles(app);
+    const ca = await createCa(app, org.id, owner);
+    const rotate = () => app.http.post(`/api/v1/organizations/${org.id}/cas/${ca.id}/rotate`, { reason: "race" }, { token: owner.token });
+    const answers = await Promise.all(Array.from({ length: 4 }, rotate));
+    expect(serverErrors(answers.map((a) => a.status))).toEqual([]);
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    const keys = resultRows<{ is_active: boolean; fingerprint: string }>(
+      await app.container.db.execute(sql`select is_active, fingerprint from ca_keys where ca_id = ${ca.id} order by created_at`),
+    );
+    expect(keys).toHaveLength(5);
+    expect(keys.filter((k) => k.is_active)).toHaveLength(1);
+    // Each rotation retired the key the previous one made: the old fingerprints answered are all distinct.
+    expect(new Set(answers.map((a) => a.body.data.old_fingerprint)).size).toBe(4);
+  });
+});
