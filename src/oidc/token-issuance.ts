@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { isDependencyOutage } from "../infra/db-errors.js";
+import { writeBatcher } from "../infra/write-batcher.js";
 import type { AuditEntry, AuditRow } from "../modules/audit/index.js";
 import type { OidcAccount } from "../modules/oidc-clients/index.js";
 import type { PayloadRow, RefreshRecord } from "./adapter-statements.js";
@@ -88,44 +88,20 @@ export async function settleTokenIssuance(answered: boolean, record?: AuditEntry
 const MAX_BATCH = 64;
 
 /**
- * Client-credentials tokens saved in the same turn of the event loop go as one statement (one round
- * trip, one commit) instead of one each: under load, several requests reach their save together.
- * Each request still answers only once its token is stored. The rows are new (a random key each),
- * so saving them together changes nothing but how often PostgreSQL commits. A statement the
- * database refuses is tried again one request at a time, so a row it cannot store fails its own
- * request only; an outage fails them all (a retry could not tell what was stored).
+ * Client-credentials tokens saved in the same turn of the event loop go as one statement
+ * (writeBatcher). The rows are new (a random key each), so saving them together changes nothing
+ * but how often PostgreSQL commits.
  */
-export function saveBatcher(saveMany: (rows: PayloadRow[], audit: AuditRow[]) => Promise<unknown>) {
-  let pending: { row: PayloadRow; audit?: AuditRow; resolve: () => void; reject: (e: unknown) => void }[] = [];
-  const flush = async () => {
-    const batch = pending;
-    pending = [];
-    if (batch.length === 0) return;
-    try {
+export function saveBatcher(saveMany: (rows: PayloadRow[], audit: AuditRow[]) => Promise<unknown>): (row: PayloadRow, audit?: AuditRow) => Promise<void> {
+  const save = writeBatcher<{ row: PayloadRow; audit?: AuditRow }, void>(
+    async (batch) => {
       await saveMany(
-        batch.map((r) => r.row),
-        batch.flatMap((r) => (r.audit ? [r.audit] : [])),
+        batch.map((b) => b.row),
+        batch.flatMap((b) => (b.audit ? [b.audit] : [])),
       );
-      for (const r of batch) r.resolve();
-    } catch (e) {
-      if (batch.length === 1 || isDependencyOutage(e)) {
-        for (const r of batch) r.reject(e);
-        return;
-      }
-      await Promise.all(
-        batch.map((r) =>
-          saveMany([r.row], r.audit ? [r.audit] : []).then(
-            () => r.resolve(),
-            (err: unknown) => r.reject(err),
-          ),
-        ),
-      );
-    }
-  };
-  return (row: PayloadRow, audit?: AuditRow) =>
-    new Promise<void>((resolve, reject) => {
-      pending.push({ row, audit, resolve, reject });
-      if (pending.length === 1) setImmediate(() => void flush());
-      else if (pending.length >= MAX_BATCH) void flush();
-    });
+      return batch.map(() => undefined);
+    },
+    { max: MAX_BATCH },
+  );
+  return (row, audit) => save({ row, audit });
 }

@@ -36,3 +36,16 @@ export async function holdRows(db: postgres.Sql, lock: (tx: Tx) => Promise<unkno
     },
   };
 }
+
+/**
+ * Two requests queued behind held rows in a known order: `first` is sent and waits, then `second`
+ * is sent and waits, then the rows are released (after `change`, when given). Their answers.
+ */
+export async function queuedBehind<A, B>(held: Awaited<ReturnType<typeof holdRows>>, first: () => Promise<A>, second: () => Promise<B>, change?: (tx: Tx) => Promise<unknown>): Promise<[A, B]> {
+  const a = first();
+  if ((await held.waiting(1)) !== 1) throw new Error("the first request did not wait on the held rows");
+  const b = second();
+  if ((await held.waiting(2)) !== 2) throw new Error("the second request did not wait on the held rows");
+  await held.release(change);
+  return Promise.all([a, b]);
+}

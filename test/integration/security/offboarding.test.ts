@@ -4,7 +4,7 @@ import { join } from "node:path";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../../helpers/app.js";
-import { holdRows } from "../../helpers/row-lock.js";
+import { holdRows, queuedBehind } from "../../helpers/row-lock.js";
 import { addManagedMember, addMember, newOrg } from "../../factories/orgs.js";
 import { addVerifiedKey, createCa, grantPrincipal, keysDir } from "../../factories/ssh.js";
 import { newSuperadmin, newUser, PASSWORD, type TestUser } from "../../factories/users.js";
@@ -146,12 +146,11 @@ if (process.env.DATABASE_URL) describe("offboardings of the same certificates at
     // has deleted the organization it alone was in by then. Released, the suspension goes first
     // and revokes the certificate the deletion is about to revoke with its organization.
     const held = await holdRows(db, (tx) => tx`select id from users where id = ${user.id} for update`);
-    const suspend = app.http.post(`/api/v1/admin/users/${user.id}/suspend`, {}, { token: root.token });
-    expect(await held.waiting(1)).toBe(1);
-    const remove = app.http.request("DELETE", "/api/v1/users/me", { token: user.token, body: { password: PASSWORD } });
-    expect(await held.waiting(2)).toBe(2);
-    await held.release();
-    const [suspended, deleted] = await Promise.all([suspend, remove]);
+    const [suspended, deleted] = await queuedBehind(
+      held,
+      () => app.http.post(`/api/v1/admin/users/${user.id}/suspend`, {}, { token: root.token }),
+      () => app.http.request("DELETE", "/api/v1/users/me", { token: user.token, body: { password: PASSWORD } }),
+    );
     expect([suspended.status, deleted.status]).toEqual([200, 200]);
     expect(await revokedInKrl(signed)).toBe(true);
     const [row] = await db`select revoke_reason from ssh_certificates where id = ${signed.id}`;
@@ -168,12 +167,11 @@ if (process.env.DATABASE_URL) describe("offboardings of the same certificates at
     // which holds the organization by then. The revocation is the organization's first, so it
     // also writes the organization's first KRL.
     const held = await holdRows(db, (tx) => tx`select id from ssh_certificates where id = ${signed.id} for update`);
-    const revoke = app.http.post(`/api/v1/organizations/${orgId}/users/${member.id}/certificates/revoke`, {}, { token: owner.token });
-    expect(await held.waiting(1)).toBe(1);
-    const remove = app.http.request("DELETE", `/api/v1/organizations/${orgId}`, { token: owner.token, body: { confirm: true } });
-    expect(await held.waiting(2)).toBe(2);
-    await held.release();
-    const [revoked, deleted] = await Promise.all([revoke, remove]);
+    const [revoked, deleted] = await queuedBehind(
+      held,
+      () => app.http.post(`/api/v1/organizations/${orgId}/users/${member.id}/certificates/revoke`, {}, { token: owner.token }),
+      () => app.http.request("DELETE", `/api/v1/organizations/${orgId}`, { token: owner.token, body: { confirm: true } }),
+    );
     expect([revoked.status, deleted.status]).toEqual([200, 200]);
     expect(await revokedInKrl(signed)).toBe(true);
   });
@@ -212,12 +210,11 @@ if (process.env.DATABASE_URL) describe("offboardings of the same certificates at
     const invite = (await app.http.get("/api/v1/users/me/invites", { token: invitee.token })).body.data.invites[0] as { id: string };
     // The organization's row is held: the deletion queues for it first, then the acceptance.
     const held = await holdRows(db, (tx) => tx`select id from organizations where id = ${orgId} for no key update`);
-    const deletion = app.http.request("DELETE", "/api/v1/users/me", { token: owner.token, body: { password: PASSWORD } });
-    expect(await held.waiting(1)).toBe(1);
-    const acceptance = app.http.post(`/api/v1/users/me/invites/${invite.id}/accept`, {}, { token: invitee.token });
-    expect(await held.waiting(2)).toBe(2);
-    await held.release();
-    const [deleted, accepted] = await Promise.all([deletion, acceptance]);
+    const [deleted, accepted] = await queuedBehind(
+      held,
+      () => app.http.request("DELETE", "/api/v1/users/me", { token: owner.token, body: { password: PASSWORD } }),
+      () => app.http.post(`/api/v1/users/me/invites/${invite.id}/accept`, {}, { token: invitee.token }),
+    );
     // The owner was alone when the deletion decided: the organization went with the account.
     expect(deleted.status).toBe(200);
     expect([accepted.status, accepted.body.error?.type], accepted.text).toEqual([404, "INVITE_NOT_FOUND"]);
