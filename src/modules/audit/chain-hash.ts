@@ -26,26 +26,45 @@ export interface ChainRecord {
 
 /** JSON with object keys sorted at every level: jsonb reorders keys, so the stored order is no order. */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value && typeof value === "object") {
-    const entries = Object.keys(value)
-      .sort()
-      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
-    return `{${entries.join(",")}}`;
+  if (value === null || typeof value !== "object") return JSON.stringify(value ?? null);
+  if (Array.isArray(value)) {
+    let out = "[";
+    for (let i = 0; i < value.length; i++) out += (i ? "," : "") + canonicalJson(value[i]);
+    return `${out}]`;
   }
-  return JSON.stringify(value ?? null);
+  const object = value as Record<string, unknown>;
+  let out = "{";
+  for (const k of Object.keys(object).sort()) {
+    if (object[k] === undefined) continue;
+    out += `${out.length > 1 ? "," : ""}${JSON.stringify(k)}:${canonicalJson(object[k])}`;
+  }
+  return `${out}}`;
 }
 
-/** The canonical serialization of a record at a place in a chain (chain name and sequence included). */
-export const serializeLink = (chain: string, seq: number, r: ChainRecord): string =>
-  canonicalJson([
-    "keyward-audit/v1", chain, seq, r.id, r.createdAt.toISOString(), r.action, r.actorId, r.userId, r.organizationId,
-    r.resourceType, r.resourceId, r.success, r.ipAddress, r.userAgent, r.requestId, r.metadata, r.errorMessage,
-  ]);
+/**
+ * A record's immutable fields, serialized: the part of its link that is the same in each chain it
+ * is in (the global one and its organization's), so the chain job serializes a record once.
+ */
+export const recordBody = (r: ChainRecord): string =>
+  [
+    r.id, r.createdAt.toISOString(), r.action, r.actorId, r.userId, r.organizationId, r.resourceType, r.resourceId, r.success,
+    r.ipAddress, r.userAgent, r.requestId,
+  ]
+    .map((v) => JSON.stringify(v ?? null))
+    .concat(canonicalJson(r.metadata), JSON.stringify(r.errorMessage ?? null))
+    .join(",");
 
-/** hash = SHA-256(prev_hash || "\n" || canonical serialization), hex. */
-export const linkHash = (chain: string, seq: number, prevHash: string, r: ChainRecord): string => sha256Hex(`${prevHash}\n${serializeLink(chain, seq, r)}`);
+/**
+ * The canonical serialization of a record at a place in a chain (chain name and sequence included):
+ * the canonical JSON array ["keyward-audit/v1", chain, seq, id, created_at, action, actor, user,
+ * organization, resource type, resource id, success, ip, user agent, request id, metadata, error].
+ */
+export const serializeLink = (chain: string, seq: number, r: ChainRecord, body = recordBody(r)): string =>
+  `["keyward-audit/v1",${JSON.stringify(chain)},${JSON.stringify(seq)},${body}]`;
+
+/** hash = SHA-256(prev_hash || "\n" || canonical serialization), hex. `body`: the record's `recordBody`, when already made. */
+export const linkHash = (chain: string, seq: number, prevHash: string, r: ChainRecord, body?: string): string =>
+  sha256Hex(`${prevHash}\n${serializeLink(chain, seq, r, body)}`);
 
 /** A signed statement about a chain: its head (last chained record) or its base (last pruned record). */
 export interface Anchor {

@@ -53,15 +53,13 @@ export const chainRepository = {
     return row?.n ?? 0;
   },
 
-  /** One statement for a whole batch: no round trip per record. */
+  /** One statement for a whole batch, its links one JSON parameter: no round trip, and no placeholder, per record. */
   async applyLinks(tx: Executor, links: Link[]): Promise<void> {
     if (links.length === 0) return;
-    const values = sql.join(
-      links.map((l) => sql`(${l.id}::uuid, ${l.seq}::bigint, ${l.prevHash}, ${l.hash}, ${l.orgSeq}::bigint, ${l.orgPrevHash}, ${l.orgHash})`),
-      sql`, `,
-    );
+    const rows = JSON.stringify(links.map((l) => ({ id: l.id, seq: l.seq, prev_hash: l.prevHash, hash: l.hash, org_seq: l.orgSeq, org_prev_hash: l.orgPrevHash, org_hash: l.orgHash })));
     await tx.execute(sql`update audit_logs a set seq = v.seq, prev_hash = v.prev_hash, hash = v.hash, org_seq = v.org_seq, org_prev_hash = v.org_prev_hash, org_hash = v.org_hash
-      from (values ${values}) as v(id, seq, prev_hash, hash, org_seq, org_prev_hash, org_hash) where a.id = v.id and a.seq is null`);
+      from jsonb_to_recordset(${rows}::jsonb) as v(id uuid, seq bigint, prev_hash varchar, hash varchar, org_seq bigint, org_prev_hash varchar, org_hash varchar)
+      where a.id = v.id and a.seq is null`);
   },
 
   anchors: async (db: Executor, kind: Anchor["kind"], chains?: string[]): Promise<Anchor[]> =>
