@@ -103,7 +103,9 @@ export class DevicesService {
     const { access, device } = await this.ownDevice(ctx, orgId, deviceId, { adminMay: false });
     const { network: asked } = await requireNetwork(this.deps.db, ctx, access.orgId, networkId);
     if (!asked.isActive) throw NetworkErrors.networkNotFound();
-    const membershipId = await this.deps.db.transaction(async (tx) => {
+    // The answer is read in the transaction, under its locks: a removal of the network or the device
+    // waits for it, so the join is answered as it committed.
+    const joined = await this.deps.db.transaction(async (tx) => {
       // The network (key share: a removal that committed meanwhile is seen here, not after the
       // insert), the owner, then the device: the order of approvals (network, person) and of
       // offboarding and device removal (person, device). A removal or another join of the same
@@ -112,10 +114,15 @@ export class DevicesService {
       if (!network?.isActive) throw NetworkErrors.networkNotFound();
       await killSwitchRepository.lockPerson(tx, device.userId);
       if (!(await devicesRepository.lockDevice(tx, access.orgId, device.id))) throw NetworkErrors.deviceNotFound();
-      const existing = await deviceMembershipsRepository.membershipOf(tx, device.id, network.id);
-      if (existing) return existing.id;
-      if (await killSwitchRepository.killSwitchInForce(tx, device.userId, network)) throw NetworkErrors.suspended();
       const now = this.deps.clock.now();
+      const viewOf = async (id: string) => {
+        const [view] = await deviceMembershipsRepository.enrichedMemberships(tx, { orgId: access.orgId, ids: [id] }, now);
+        if (!view) throw NetworkErrors.deviceNotFound();
+        return view;
+      };
+      const existing = await deviceMembershipsRepository.membershipOf(tx, device.id, network.id);
+      if (existing) return viewOf(existing.id);
+      if (await killSwitchRepository.killSwitchInForce(tx, device.userId, network)) throw NetworkErrors.suspended();
       let approval = await approvalsRepository.liveApproval(tx, device.userId, network.id);
       // Open networks approve whoever asks.
       if (!approval && network.requestMode === "open") {
@@ -124,13 +131,9 @@ export class DevicesService {
       }
       const m = await deviceMembershipsRepository.insertMembership(tx, { organizationId: access.orgId, userId: device.userId, deviceId: device.id, portalNetworkId: network.id, approvalId: approval?.id, state: initialState(approval), createdAt: now, updatedAt: now });
       await this.deps.audit.record(tx, ctx, AuditAction.membershipJoined, { organizationId: access.orgId, resourceType: "device_membership", resourceId: m.id, metadata: { device_id: device.id, network_id: network.id, state: m.state } });
-      return m.id;
+      return viewOf(m.id);
     });
-    const now = this.deps.clock.now();
-    const [joined] = await deviceMembershipsRepository.enrichedMemberships(this.deps.db, { orgId: access.orgId, ids: [membershipId] }, now);
-    // Removed in the moment since the join committed.
-    if (!joined) throw NetworkErrors.deviceNotFound();
-    return toMembershipView(joined, now);
+    return toMembershipView(joined, this.deps.clock.now());
   }
 
   /**

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultRows } from "../../../src/infra/db.js";
 import { startTestApp, type TestApp } from "../../helpers/app.js";
 import { startFakeZtCentral, type FakeZtCentral } from "../../helpers/fake-zt-central.js";
-import { holdRows } from "../../helpers/row-lock.js";
+import { holdRows, queuedBehind } from "../../helpers/row-lock.js";
 import { orgWithRoles } from "../../factories/orgs.js";
 import type { TestUser } from "../../factories/users.js";
 
@@ -161,6 +161,24 @@ if (process.env.DATABASE_URL) describe("joining a network while something it nee
     expect(await liveMemberships(deviceId)).toEqual([]);
   });
 
+  it("a network removal that arrives while a join holds the network waits for it: the join is answered as it committed, then the removal revokes it (PostgreSQL)", async () => {
+    const { O, admin, member, network, deviceId } = await openNetworkAndDevice();
+    // The member's row is held: the join waits for it, holding the network's key share, and the
+    // removal queues behind the join. Released, the join commits first.
+    const held = await holdRows(db, (tx) => tx`select id from users where id = ${member.id} for update`);
+    const [joined, removed] = await queuedBehind(
+      held,
+      () => app.http.post(`${O}/devices/${deviceId}/join-network/${network.id}`, {}, { token: member.token }),
+      () => app.http.request("DELETE", `${O}/networks/${network.id}`, { token: admin.token }),
+    );
+    expect(removed.status, removed.text).toBe(200);
+    // Its answer was read before its commit, not after the removal's.
+    expect(joined.status, joined.text).toBe(201);
+    expect(joined.body.data.membership).toMatchObject({ portal_network_id: network.id, state: "approved_inactive" });
+    const states = resultRows<{ state: string }>(await app.container.db.execute(sql`select state from device_memberships where device_id = ${deviceId} and deleted_at is null`));
+    expect(states).toEqual([{ state: "revoked" }]);
+  });
+
   it("a join that meets its owner's removal from the organization queues behind it instead of deadlocking, and finds the device gone (PostgreSQL)", async () => {
     const { O, admin, member, network, deviceId } = await openNetworkAndDevice();
     // The member's row is held: the removal queues for it first (it then takes the member's
@@ -214,7 +232,8 @@ if (process.env.DATABASE_URL) describe("joining a network while something it nee
     await held.release();
     const [joined, deleted] = await Promise.all([join, deletion]);
     expect(deleted.status, deleted.text).toBe(200);
-    expect(joined.status, joined.text).toBeLessThan(500);
+    // The join committed first, and was answered as it committed.
+    expect(joined.status, joined.text).toBe(201);
     const standing = resultRows<{ state: string }>(await app.container.db.execute(sql`select state from device_memberships where device_id = ${deviceId} and deleted_at is null and state <> 'revoked'`));
     expect(standing).toEqual([]);
   });
