@@ -118,7 +118,7 @@ export function errorStatuses(r: RouteDef, edge: boolean): Record<number, string
   if (r.path.includes("/:")) out[404] = r.org ? "The organization (to non-members too) or the resource does not exist" : "The resource does not exist";
   if (edge) out[429] = "Too many requests (RATE_LIMIT_EXCEEDED; Retry-After says when to try again)";
   // Sessions, rate limits and data live in Redis and PostgreSQL: while one is down, 503.
-  if (edge) out[503] = "PostgreSQL or Redis is unavailable right now (SERVICE_UNAVAILABLE; Retry-After says when to try again)";
+  if (edge) out[503] = "PostgreSQL or Redis is unavailable right now, or the request met a concurrent change and was not applied (SERVICE_UNAVAILABLE; Retry-After says when to try again)";
   return { ...out, ...(r.errors as Record<number, string> | undefined) };
 }
 

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from "express";
 import { clientError } from "../../src/http/body.js";
+import { transientConflict } from "../../src/infra/db-errors.js";
 import type { Logger } from "../../src/infra/logger.js";
 import { camelToSnake } from "../../src/lib/strings.js";
 import { sendError } from "../envelope.js";
@@ -20,6 +21,9 @@ export function errorHandler(logger: Logger) {
     }
     // AppError, or a client mistake Express or body-parser reported (bad JSON, bad %-escape, bad gzip).
     const known = clientError(err);
+    // Answered (503, try again), but worth knowing: lock orders are kept so that it does not happen.
+    const conflict = transientConflict(err);
+    if (conflict) logger.warn({ conflict, requestId: req.requestId }, "transaction rolled back for a concurrent change");
     if (known) {
       for (const [k, v] of Object.entries(known.headers ?? {})) res.setHeader(k, v);
       if (known.code === "VALIDATION_ERROR") {

@@ -1,7 +1,7 @@
 import { unwrapResolverError } from "@apollo/server/errors";
 import type { GraphQLFormattedError } from "graphql";
 import { GraphQLError } from "graphql";
-import { isDependencyOutage } from "../infra/db-errors.js";
+import { isDependencyOutage, transientConflict } from "../infra/db-errors.js";
 import type { Logger } from "../infra/logger.js";
 import { clientError } from "../http/body.js";
 import { type AppError, isAppError } from "../lib/errors.js";
@@ -39,8 +39,11 @@ export function createFormatError(logger: Logger, options: { hideSuggestions: bo
     const original = unwrapResolverError(error);
     const where = { locations: formatted.locations, path: formatted.path };
     if (isAppError(original)) return { message: original.message, ...where, extensions: appErrorExtensions(original) };
-    // PostgreSQL or Redis unavailable: the same 503 SERVICE_UNAVAILABLE as REST.
-    const outage = isDependencyOutage(original) ? clientError(original) : undefined;
+    // PostgreSQL or Redis unavailable, or a transaction rolled back for a concurrent change: the
+    // same 503 SERVICE_UNAVAILABLE as REST.
+    const conflict = transientConflict(original);
+    if (conflict) logger.warn({ conflict }, "transaction rolled back for a concurrent change");
+    const outage = isDependencyOutage(original) || conflict ? clientError(original) : undefined;
     if (outage) return { message: outage.message, ...where, extensions: appErrorExtensions(outage) };
     // A plugin's refusal before execution (scope.ts) wraps the service's own error.
     if (original instanceof GraphQLError && isAppError(original.originalError)) {

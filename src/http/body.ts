@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
-import { isDependencyOutage } from "../infra/db-errors.js";
+import { isDependencyOutage, isTransientConflict } from "../infra/db-errors.js";
 import { AppError, isAppError } from "../lib/errors.js";
 
 /** No Keyward input nests deeper than a few levels; recursive code downstream must never see more. */
@@ -132,6 +132,8 @@ export function clientError(err: unknown): AppError | undefined {
   if (isAppError(err)) return err;
   // PostgreSQL or Redis down or restarting: not the client's fault, but an answer it can act on.
   if (isDependencyOutage(err)) return new AppError("SERVICE_UNAVAILABLE", 503, "The service is temporarily unavailable: try again shortly", undefined, { "Retry-After": "5" });
+  // Rolled back for a concurrent change (a deadlock's victim): nothing was written; trying again works.
+  if (isTransientConflict(err)) return new AppError("SERVICE_UNAVAILABLE", 503, "The request met a concurrent change and was not applied: try again", undefined, { "Retry-After": "1" });
   const e = err as HttpError | null;
   const known = BODY_ERRORS[e?.type ?? ""];
   if (known) return known();

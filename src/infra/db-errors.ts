@@ -38,3 +38,22 @@ export function isDependencyOutage(error: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * True when PostgreSQL rolled the transaction back because of concurrent transactions: it was the
+ * victim of a deadlock (40P01) or of a serialization failure (40001). Nothing it wrote stands, and
+ * the same request may succeed if tried again. Lock orders are kept so that this does not happen;
+ * the doors answer it, should it happen anyway, with 503 SERVICE_UNAVAILABLE and a short
+ * Retry-After (never 500), and log it as a warning.
+ */
+export function isTransientConflict(error: unknown): boolean {
+  return transientConflict(error) !== undefined;
+}
+
+/** What PostgreSQL said of a transient conflict (its SQLSTATE, message and detail: lock waits, never the statement's values), for the log. */
+export function transientConflict(error: unknown): { code: string; message: string; detail?: string } | undefined {
+  for (let e: any = error, depth = 0; e && depth < 5; e = e.cause, depth++) {
+    if (e.code === "40P01" || e.code === "40001") return { code: e.code, message: String(e.message), ...(typeof e.detail === "string" ? { detail: e.detail } : {}) };
+  }
+  return undefined;
+}

@@ -136,6 +136,35 @@ if (process.env.DATABASE_URL) describe("offboardings of the same certificates at
   });
   afterAll(() => db.end());
 
+  /** Runs `request` into a deadlock with a transaction holding the account, then the organization. */
+  async function deadlocked<T>(orgId: string, userId: string, request: () => Promise<T>): Promise<T> {
+    const held = await holdRows(db, (tx) => tx`select id from users where id = ${userId} for update`);
+    const answer = request();
+    if ((await held.waiting(1)) !== 1) throw new Error("the request did not wait on the held account");
+    await held.release((tx) => tx`select id from organizations where id = ${orgId} for update`);
+    return answer;
+  }
+
+  it("a request PostgreSQL rolls back as a deadlock's victim answers 503 SERVICE_UNAVAILABLE with Retry-After through both doors, never 500, and wrote nothing", async () => {
+    const root = await newSuperadmin(app);
+    const owner = await newUser(app);
+    const user = await newUser(app);
+    const { orgId } = await orgFor(owner, user);
+    // A suspension locks the person's organizations, then the account. The account's row is held;
+    // once the suspension waits for it, the holder reaches for the organization the suspension
+    // holds: a cycle, and PostgreSQL ends the transaction that has waited longer, the request's.
+    const rest = await deadlocked(orgId, user.id, () => app.http.post(`/api/v1/admin/users/${user.id}/suspend`, {}, { token: root.token }));
+    expect(rest.status, rest.text).toBe(503);
+    expect(rest.body.error.type).toBe("SERVICE_UNAVAILABLE");
+    expect(rest.headers.get("retry-after")).toBe("1");
+    const gql = await deadlocked(orgId, user.id, () => app.http.gql("mutation($id: ID!) { suspendUser(userId: $id, reason: \"test\") { status } }", { id: user.id }, { token: root.token }));
+    expect(gql.errors?.[0]?.extensions).toMatchObject({ code: "SERVICE_UNAVAILABLE", status: 503 });
+    // Rolled back: still active; tried again, it goes through.
+    const [row] = await db`select status from users where id = ${user.id}`;
+    expect(row!.status).toBe("active");
+    expect((await app.http.post(`/api/v1/admin/users/${user.id}/suspend`, {}, { token: root.token })).status).toBe(200);
+  });
+
   it("queue instead of deadlocking: an account deleted with its organization while an admin suspends it", async () => {
     const root = await newSuperadmin(app);
     const user = await newUser(app);
