@@ -12,7 +12,8 @@ import { buildServer, DURATION, freePort, keywardEnv, load, start } from "./comm
  * under `node --cpu-prof`, then the profile summarised (self time by package and by function).
  * Scenarios: me (GraphQL { me }), rest-me, health, sign (one person), sign-users (32 members of
  * one organization), login, cc (OIDC client credentials), refresh (OIDC refresh grants). The raw .cpuprofile stays in the
- * printed directory for Chrome DevTools. With --no-profile, only the scenario's figures.
+ * printed directory for Chrome DevTools. With --no-profile, only the scenario's figures. CPU per request is split between the
+ * main thread and libuv's pool (argon2id hashes there), beside PostgreSQL's and Redis's.
  */
 const scenario = process.argv[2] ?? "me";
 /** `--no-profile`: the same scenario without the profiler, for A/B runs of one change. */
@@ -24,12 +25,12 @@ interface ProfileNode {
   children?: number[];
 }
 
-/** CPU seconds (user + system) used so far by the process `pid`, by PostgreSQL's processes and by Redis's (Linux /proc). */
-function cpuSeconds(pid: number): { keyward: number; postgres: number; redis: number } {
+/** CPU seconds (user + system) used so far by the process `pid` (in all, on its main thread and on libuv's pool), by PostgreSQL's processes and by Redis's (Linux /proc). */
+function cpuSeconds(pid: number): { keyward: number; main: number; pool: number; postgres: number; redis: number } {
   const tick = 100; // USER_HZ
-  const of = (p: string) => {
+  const of = (path: string) => {
     try {
-      const stat = readFileSync(`/proc/${p}/stat`, "utf8");
+      const stat = readFileSync(`${path}/stat`, "utf8");
       const close = stat.lastIndexOf(")");
       const fields = stat.slice(close + 2).split(" ");
       return { name: stat.slice(stat.indexOf("(") + 1, close), cpu: (Number(fields[11]) + Number(fields[12])) / tick };
@@ -37,9 +38,14 @@ function cpuSeconds(pid: number): { keyward: number; postgres: number; redis: nu
       return { name: "", cpu: 0 };
     }
   };
-  const total = { keyward: of(String(pid)).cpu, postgres: 0, redis: 0 };
+  const total = { keyward: of(`/proc/${pid}`).cpu, main: of(`/proc/${pid}/task/${pid}`).cpu, pool: 0, postgres: 0, redis: 0 };
+  // Threads that have exited are in the process's total only.
+  for (const t of readdirSync(`/proc/${pid}/task`)) {
+    const { name, cpu } = of(`/proc/${pid}/task/${t}`);
+    if (name === "libuv-worker") total.pool += cpu;
+  }
   for (const p of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
-    const { name, cpu } = of(p);
+    const { name, cpu } = of(`/proc/${p}`);
     if (name === "postgres") total.postgres += cpu;
     else if (name.startsWith("redis-server")) total.redis += cpu;
   }
@@ -162,7 +168,7 @@ async function main() {
     const cpu = cpuSeconds(server.pid!);
     const perRequest = (k: keyof typeof cpu) => (((cpu[k] - cpuFrom[k]) * 1000) / (r.rps * DURATION)).toFixed(3);
     console.log(`${scenario}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms over ${DURATION} s`);
-    console.log(`  CPU per request: Keyward ${perRequest("keyward")} ms, PostgreSQL ${perRequest("postgres")} ms, Redis ${perRequest("redis")} ms`);
+    console.log(`  CPU per request: Keyward ${perRequest("keyward")} ms (main thread ${perRequest("main")}, libuv pool ${perRequest("pool")}), PostgreSQL ${perRequest("postgres")} ms, Redis ${perRequest("redis")} ms`);
   } finally {
     const exited = new Promise((resolve) => server.once("exit", resolve));
     server.kill("SIGTERM");
