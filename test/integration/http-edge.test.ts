@@ -24,6 +24,10 @@ describe("the REST envelope on errors", () => {
     expect(res.status).toBe(404);
     expect(envelopeError(res.body)).toEqual({ version: "1.0", success: false, type: "NOT_FOUND", hasRequestId: true });
     expect((await app.http.get("/nothing-here")).body.error.type).toBe("NOT_FOUND");
+    // Under a known first segment too (each segment's routes are a router of their own), naming the whole path.
+    const deep = await app.http.get("/api/v1/organizations/00000000-0000-4000-8000-000000000000/no-such-thing");
+    expect(deep.status).toBe(404);
+    expect(deep.body).toMatchObject({ message: "No route for GET /api/v1/organizations/00000000-0000-4000-8000-000000000000/no-such-thing", error: { type: "NOT_FOUND" } });
   });
 
   it("answers a known path with the wrong method with 405 and Allow", async () => {
@@ -31,6 +35,8 @@ describe("the REST envelope on errors", () => {
     expect(res.status).toBe(405);
     expect(res.headers.get("allow")).toBe("POST");
     expect(envelopeError(res.body).type).toBe("METHOD_NOT_ALLOWED");
+    const sign = await app.http.request("PUT", "/api/v1/ssh/sign");
+    expect([sign.status, sign.headers.get("allow")]).toEqual([405, "POST"]);
     // The document itself is a documented path too (found by the fuzz: it answered 404).
     const doc = await app.http.post("/api/v1/openapi.json", {});
     expect(doc.status).toBe(405);
