@@ -50,7 +50,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const database = await openDatabase({ url: config.db.url, dataDir: config.db.dataDir, poolSize: config.db.poolSize });
   const db = database.db;
   const profiles = await createUserProfiles(database, config.cache.ttlMs);
-  const redis = config.redis.url ? connectRedis(config.redis.url) : undefined;
+  const redis = config.redis.url ? connectRedis(config.redis.url, logger) : undefined;
   const kv = redis ? createRedisKv(redis, config.redis.keyPrefix) : createMemoryKv();
   const sessionStores = createSessionStores(redis, config.redis.keyPrefix);
   const box = createSecretBox(config.crypto.encryptionKeys);

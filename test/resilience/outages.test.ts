@@ -43,7 +43,8 @@ let cluster: Cluster;
 let instance: Instance;
 beforeAll(async () => {
   cluster = await startCluster();
-  instance = await cluster.start();
+  // Info: the Redis test reads the line that says the connection is back.
+  instance = await cluster.start({ LOG_LEVEL: "info" });
 }, 120_000);
 afterAll(async () => {
   // Whatever happened above, the services are left running.
@@ -118,5 +119,14 @@ describe("dependency outages", () => {
     expect(await until(async () => (await signIn(email)).length > 0, 5_000)).toBe(true);
     expect(Date.now() - back).toBeLessThan(5_000);
     expect((await call("/api/v1/auth/me", { token })).status).toBe(401);
+
+    // The outage is in the structured log once, and its end; never ioredis's raw stderr dump of
+    // each failed reconnection.
+    const log = instance.process.output();
+    expect(log).not.toContain("Unhandled error event");
+    const lost = log.split("\n").filter((l) => l.includes("redis connection lost"));
+    expect(lost).toHaveLength(1);
+    expect(JSON.parse(lost[0]!)).toMatchObject({ level: 40, redis: { code: expect.stringMatching(/^E[A-Z]+$/) } });
+    expect(log).toContain("redis connection restored");
   });
 });
