@@ -1,6 +1,5 @@
 import { cpus } from "node:os";
-import postgres from "postgres";
-import { openDatabase } from "../src/infra/db.js";
+import { connectPostgres, openDatabase } from "../src/infra/db.js";
 
 /**
  * npm run bench:activity — times the organization activity listing at 10^6 audit rows on
@@ -9,7 +8,7 @@ import { openDatabase } from "../src/infra/db.js";
 const ROWS = Number(process.env.BENCH_AUDIT_ROWS ?? 1_000_000);
 const base = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const name = `keyward_bench_activity_${process.pid}`;
-const admin = postgres(base, { max: 1, onnotice: () => {} });
+const admin = connectPostgres(base, { max: 1, onnotice: () => {} });
 await admin.unsafe(`create database "${name}"`);
 const url = new URL(base);
 url.pathname = `/${name}`;
@@ -17,7 +16,7 @@ try {
   const db = await openDatabase({ url: url.toString(), dataDir: "" });
   await db.migrate();
   await db.close();
-  const sql = postgres(url.toString(), { max: 1, onnotice: () => {} });
+  const sql = connectPostgres(url.toString(), { max: 1, onnotice: () => {} });
   const org = "11111111-1111-4111-8111-111111111111";
   const user = "22222222-2222-4222-8222-222222222222";
   const t0 = performance.now();

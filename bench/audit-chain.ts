@@ -1,7 +1,7 @@
 import "reflect-metadata";
 import { cpus } from "node:os";
 import { sql } from "drizzle-orm";
-import postgres from "postgres";
+import { connectPostgres } from "../src/infra/db.js";
 import { loadConfig } from "../src/config/index.js";
 import { createContainer } from "../src/container.js";
 import { systemContext } from "../src/lib/request-context.js";
@@ -20,7 +20,7 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const base = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const name = `keyward_bench_chain_${process.pid}`;
-const admin = postgres(base, { max: 1, onnotice: () => {} });
+const admin = connectPostgres(base, { max: 1, onnotice: () => {} });
 await admin.unsafe(`create database "${name}"`);
 const url = new URL(base);
 url.pathname = `/${name}`;

@@ -2,7 +2,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import postgres from "postgres";
+import { connectPostgres } from "../src/infra/db.js";
 import { blobFromKeyObject } from "../src/lib/ssh/index.js";
 import { clientCredentialsGrants, keywardTarget, refreshGrants } from "./oidc.js";
 import { buildServer, DURATION, freePort, keywardEnv, load, start } from "./common.js";
@@ -126,7 +126,7 @@ async function main() {
       r = await load("sign", { url: `${base}/api/v1/ssh/sign`, method: "POST", headers: auth, body: JSON.stringify({ key_id: key.id, principals: ["app"] }), connections: 32 });
     } else if (scenario === "sign-users") {
       if (!process.env.DATABASE_URL) throw new Error("sign-users verifies its members' addresses in the database: set DATABASE_URL");
-      const sql = postgres(process.env.DATABASE_URL, { max: 1, onnotice: () => {} });
+      const sql = connectPostgres(process.env.DATABASE_URL, { max: 1, onnotice: () => {} });
       // The same load from 32 members of one organization, one connection each: signatures of
       // different people, which share the organization's row but not an account's or a membership's.
       const org = (await post("/api/v1/organizations", { name: "Profile" })).organization;

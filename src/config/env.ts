@@ -95,7 +95,7 @@ const metrics = {
 };
 
 const storage = {
-  DATABASE_URL: str(undefined, "postgres://user:pass@host:5432/keyward; unset: PGlite on disk under DATA_DIR"),
+  DATABASE_URL: str(undefined, "postgres://user:pass@host:5432/keyward, or a Unix socket as libpq names it (postgres://user@localhost/keyward?host=/run/postgresql); unset: PGlite on disk under DATA_DIR"),
   DATABASE_POOL_SIZE: int(10, 1, "connections each process keeps open to PostgreSQL (WORKERS processes keep this many each); queries beyond it are pipelined on busy connections"),
   DATA_DIR: str("./data", 'embedded database directory ("memory://" for a throw-away database)'),
   MIGRATE_ON_START: bool(true, "apply pending migrations at start (npm run db:migrate does it by hand)"),

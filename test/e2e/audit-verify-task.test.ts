@@ -4,7 +4,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
-import postgres from "postgres";
+import { connectPostgres } from "../../src/infra/db.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
@@ -25,13 +25,13 @@ beforeAll(async () => {
   const baseUrl = process.env.DATABASE_URL;
   if (baseUrl && template) {
     const name = `keyward_auditverify_${process.pid}`;
-    const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
+    const admin = connectPostgres(baseUrl, { max: 1, onnotice: () => {} });
     await admin.unsafe(`drop database if exists "${name}"`);
     await admin.unsafe(`create database "${name}" template "${template}"`);
     await admin.end();
     storage = { DATABASE_URL: withDatabase(baseUrl, name) };
     dropDatabase = async () => {
-      const a = postgres(baseUrl, { max: 1, onnotice: () => {} });
+      const a = connectPostgres(baseUrl, { max: 1, onnotice: () => {} });
       await a.unsafe(`drop database if exists "${name}" with (force)`);
       await a.end();
     };

@@ -5,7 +5,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Redis } from "ioredis";
-import postgres from "postgres";
+import { connectPostgres } from "../../src/infra/db.js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { withDatabase } from "../helpers/global-setup.js";
 import { startSshd } from "../helpers/sshd.js";
@@ -83,7 +83,7 @@ async function startKeyward(): Promise<Keyward> {
   const pgUrl = process.env.DATABASE_URL;
   const dbName = pgUrl && template ? `keyward_readme_${randomBytes(4).toString("hex")}` : null;
   if (dbName) {
-    const admin = postgres(pgUrl!, { max: 1, onnotice: () => {} });
+    const admin = connectPostgres(pgUrl!, { max: 1, onnotice: () => {} });
     await admin.unsafe(`create database "${dbName}" template "${template}"`);
     await admin.end();
     env.DATABASE_URL = withDatabase(pgUrl!, dbName);
@@ -108,7 +108,7 @@ async function startKeyward(): Promise<Keyward> {
     }
     rmSync(dataDir, { recursive: true, force: true });
     if (dbName) {
-      const admin = postgres(pgUrl!, { max: 1, onnotice: () => {} });
+      const admin = connectPostgres(pgUrl!, { max: 1, onnotice: () => {} });
       await admin.unsafe(`drop database if exists "${dbName}" with (force)`);
       await admin.end();
     }

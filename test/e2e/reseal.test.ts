@@ -4,12 +4,11 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
-import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { totpCode, totpStep } from "../../src/lib/crypto/index.js";
 import { systemContext } from "../../src/lib/request-context.js";
-import { resultRows } from "../../src/infra/db.js";
+import { connectPostgres, resultRows } from "../../src/infra/db.js";
 import { SEALED_KINDS } from "../../src/modules/keys/sealed-values.repository.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { startFakeZtCentral, type FakeZtCentral } from "../helpers/fake-zt-central.js";
@@ -46,13 +45,13 @@ beforeAll(async () => {
   if (baseUrl && template) {
     // One database for every instance of this test (startTestApp gives each app a fresh one).
     const name = `keyward_reseal_${process.pid}`;
-    const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
+    const admin = connectPostgres(baseUrl, { max: 1, onnotice: () => {} });
     await admin.unsafe(`drop database if exists "${name}"`);
     await admin.unsafe(`create database "${name}" template "${template}"`);
     await admin.end();
     storage = { DATABASE_URL: withDatabase(baseUrl, name) };
     dropDatabase = async () => {
-      const a = postgres(baseUrl, { max: 1, onnotice: () => {} });
+      const a = connectPostgres(baseUrl, { max: 1, onnotice: () => {} });
       await a.unsafe(`drop database if exists "${name}" with (force)`);
       await a.end();
     };

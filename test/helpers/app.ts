@@ -1,7 +1,7 @@
 import "reflect-metadata";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import postgres from "postgres";
+import { connectPostgres } from "../../src/infra/db.js";
 import { inject } from "vitest";
 import { loadConfig } from "../../src/config/index.js";
 import { createContainer, type Container } from "../../src/container.js";
@@ -48,7 +48,7 @@ export async function startTestApp(env: Record<string, string> = {}, overrides: 
   let dbName: string | null = null;
   if (baseUrl && template) {
     dbName = `keyward_t_${rand()}`;
-    const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
+    const admin = connectPostgres(baseUrl, { max: 1, onnotice: () => {} });
     await admin.unsafe(`create database "${dbName}" template "${template}"`);
     await admin.end();
   }
@@ -101,7 +101,7 @@ export async function startTestApp(env: Record<string, string> = {}, overrides: 
       await container.close();
       await mail.close();
       if (dbName) {
-        const admin = postgres(baseUrl!, { max: 1, onnotice: () => {} });
+        const admin = connectPostgres(baseUrl!, { max: 1, onnotice: () => {} });
         await admin.unsafe(`drop database if exists "${dbName}" with (force)`);
         await admin.end();
       }

@@ -1,6 +1,5 @@
 import type { TestProject } from "vitest/node";
-import postgres from "postgres";
-import { openDatabase } from "../../src/infra/db.js";
+import { connectPostgres, openDatabase } from "../../src/infra/db.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -19,7 +18,7 @@ export default async function setup(project: TestProject) {
     return;
   }
   const template = `keyward_tpl_${process.pid}`;
-  const admin = postgres(url, { max: 1, onnotice: () => {} });
+  const admin = connectPostgres(url, { max: 1, onnotice: () => {} });
   await admin.unsafe(`drop database if exists "${template}"`);
   await admin.unsafe(`create database "${template}"`);
   const db = await openDatabase({ url: withDatabase(url, template), dataDir: "", poolSize: 1 });

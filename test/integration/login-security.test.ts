@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
-import postgres from "postgres";
-import { resultRows } from "../../src/infra/db.js";
+import { connectPostgres, resultRows } from "../../src/infra/db.js";
 import { createPasswordHasher } from "../../src/lib/crypto/index.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { holdRows } from "../helpers/row-lock.js";
@@ -159,7 +158,7 @@ describe("own audit log", () => {
 // Two connections at once: only PostgreSQL (the embedded database belongs to one process).
 if (process.env.DATABASE_URL) describe("an account that changes while it signs in (PostgreSQL)", () => {
   it("is not signed in, and nothing records a sign-in, when it was deleted or suspended after its password was checked", async () => {
-    const db = postgres(app.container.config.db.url!, { max: 2, onnotice: () => {} });
+    const db = connectPostgres(app.container.config.db.url!, { max: 2, onnotice: () => {} });
     try {
       // (A password changed meanwhile is mfa.test.ts's case: a row of another table, which a
       // statement that waited for the account's row still reads as of its start.)

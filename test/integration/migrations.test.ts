@@ -1,10 +1,9 @@
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import postgres from "postgres";
 import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
-import { MIGRATIONS_DIR, openDatabase, resultRows, type Database } from "../../src/infra/db.js";
+import { connectPostgres, type Database, MIGRATIONS_DIR, openDatabase, resultRows } from "../../src/infra/db.js";
 import { withDatabase } from "../helpers/global-setup.js";
 
 const opened: Array<() => Promise<void>> = [];
@@ -21,7 +20,7 @@ async function emptyDatabase(): Promise<Database> {
     return db;
   }
   const name = `keyward_mig_${Math.random().toString(36).slice(2, 10)}`;
-  const admin = postgres(base, { max: 1, onnotice: () => {} });
+  const admin = connectPostgres(base, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database "${name}"`);
   const db = await openDatabase({ url: withDatabase(base, name), dataDir: "", poolSize: 2 });
   opened.push(async () => {

@@ -1,7 +1,6 @@
 import { sql } from "drizzle-orm";
-import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resultRows } from "../../src/infra/db.js";
+import { connectPostgres, resultRows } from "../../src/infra/db.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { newSuperadmin, newUser } from "../factories/users.js";
 import { addManagedMember, newOrg } from "../factories/orgs.js";
@@ -127,7 +126,7 @@ if (onPostgres) describe("account profiles across instances (PostgreSQL)", () =>
     await a.container.db.execute(sql`drop trigger users_notify_changed on users`);
     try {
       // Re-subscribing is when an instance looks for its triggers.
-      const admin = postgres(dbUrl, { max: 1, onnotice: () => {} });
+      const admin = connectPostgres(dbUrl, { max: 1, onnotice: () => {} });
       try {
         await admin`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name = 'keyward listener'`;
       } finally {
@@ -150,7 +149,7 @@ if (onPostgres) describe("account profiles across instances (PostgreSQL)", () =>
       resultRows<{ n: number }>(await a.container.db.execute(sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = 'keyward listener'`))[0]!.n;
     expect(await listeners()).toBe(2);
     // Cut B's LISTEN connection, as a database restart or a network cut would.
-    const admin = postgres(dbUrl, { max: 1, onnotice: () => {} });
+    const admin = connectPostgres(dbUrl, { max: 1, onnotice: () => {} });
     try {
       await admin`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name = 'keyward listener'`;
     } finally {

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import postgres from "postgres";
+import { connectPostgres } from "../../src/infra/db.js";
 import { withDatabase } from "../helpers/global-setup.js";
 import { freePort, startServerProcess, stopServerProcess, untilListening, type ServerProcess } from "../helpers/server-process.js";
 
@@ -30,7 +30,7 @@ export function requireServices(): { databaseUrl: string; redisUrl: string } {
 export async function startCluster(env: Record<string, string> = {}): Promise<Cluster> {
   const { databaseUrl, redisUrl } = requireServices();
   const name = `keyward_res_${process.pid}_${randomBytes(3).toString("hex")}`;
-  const admin = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  const admin = connectPostgres(databaseUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database "${name}"`);
   await admin.end();
   const shared = {
@@ -59,7 +59,7 @@ export async function startCluster(env: Record<string, string> = {}): Promise<Cl
     },
     async close() {
       await Promise.all(running.map((i) => stopServerProcess(i.process)));
-      const a = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+      const a = connectPostgres(databaseUrl, { max: 1, onnotice: () => {} });
       await a.unsafe(`drop database if exists "${name}" with (force)`);
       await a.end();
     },

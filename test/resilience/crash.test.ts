@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import postgres from "postgres";
+import type postgres from "postgres";
+import { connectPostgres } from "../../src/infra/db.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSmtpSink, type SmtpSink } from "../helpers/smtp-sink.js";
 import { startCluster, type Cluster, type Instance } from "./cluster.js";
@@ -32,7 +33,7 @@ beforeAll(async () => {
     RATE_LIMIT_ENABLED: "false",
     SSH_REQUIRE_VERIFIED_KEYS: "false",
   });
-  sql = postgres(cluster.env.DATABASE_URL!, { max: 2, onnotice: () => {} });
+  sql = connectPostgres(cluster.env.DATABASE_URL!, { max: 2, onnotice: () => {} });
   first = await cluster.start();
   fixture = await prepare(first.url, mail, { chains: CHAINS, invites: 40 });
 }, 120_000);

@@ -1,4 +1,5 @@
-import postgres from "postgres";
+import type postgres from "postgres";
+import { connectPostgres } from "../../src/infra/db.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeZtCentral, type FakeZtCentral } from "../helpers/fake-zt-central.js";
 import { linkIn, startSmtpSink, tokenFrom, type SmtpSink } from "../helpers/smtp-sink.js";
@@ -32,7 +33,7 @@ beforeAll(async () => {
     NETWORK_RECONCILE_INTERVAL_MS: String(TICK),
     ZEROTIER_CENTRAL_URL: central.url,
   });
-  sql = postgres(cluster.env.DATABASE_URL!, { max: 3, onnotice: () => {} });
+  sql = connectPostgres(cluster.env.DATABASE_URL!, { max: 3, onnotice: () => {} });
   // Both start at once: the migrations run once, under their lock, and the other waits.
   [a, b] = await Promise.all([cluster.start(), cluster.start()]);
 }, 120_000);

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
-import postgres from "postgres";
+import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resultRows } from "../../../src/infra/db.js";
+import { connectPostgres, resultRows } from "../../../src/infra/db.js";
 import { startTestApp, type TestApp } from "../../helpers/app.js";
 import { startFakeZtCentral, type FakeZtCentral } from "../../helpers/fake-zt-central.js";
 import { holdRows, queuedBehind } from "../../helpers/row-lock.js";
@@ -144,7 +144,7 @@ if (process.env.DATABASE_URL) describe("joining a network while something it nee
   // A second connection of the test's own, to hold rows while requests wait on them.
   let db: postgres.Sql;
   beforeAll(() => {
-    db = postgres(app.container.config.db.url!, { max: 2, onnotice: () => {} });
+    db = connectPostgres(app.container.config.db.url!, { max: 2, onnotice: () => {} });
   });
   afterAll(() => db.end());
 

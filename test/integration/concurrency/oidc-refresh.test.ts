@@ -1,8 +1,7 @@
 import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
-import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resultRows } from "../../../src/infra/db.js";
+import { connectPostgres, resultRows } from "../../../src/infra/db.js";
 import { startTestApp, type TestApp } from "../../helpers/app.js";
 import { holdRows } from "../../helpers/row-lock.js";
 import { OidcAgent } from "../../helpers/oidc-agent.js";
@@ -115,7 +114,7 @@ if (process.env.DATABASE_URL) describe("two refreshes of one token that both rea
     const user = await newUser(app);
     const t = await delegatedToken(app, { email: user.email, password: PASSWORD });
     const key = createHash("sha256").update(t.refreshToken!).digest("hex");
-    const db = postgres(app.container.config.db.url!, { max: 2, onnotice: () => {} });
+    const db = connectPostgres(app.container.config.db.url!, { max: 2, onnotice: () => {} });
     try {
       // Another transaction holds the token's row: both refreshes read it unspent, then wait to spend it.
       const held = await holdRows(db, (tx) => tx`select id from oidc_payloads where type = 'RefreshToken' and id = ${key} for update`);
@@ -159,7 +158,7 @@ if (process.env.DATABASE_URL) describe("two redemptions of one code that both re
     const user = await newUser(app);
     const { code, redeem } = await delegatedCode(app, { email: user.email, password: PASSWORD });
     const key = createHash("sha256").update(code).digest("hex");
-    const db = postgres(app.container.config.db.url!, { max: 2, onnotice: () => {} });
+    const db = connectPostgres(app.container.config.db.url!, { max: 2, onnotice: () => {} });
     try {
       const held = await holdRows(db, (tx) => tx`select id from oidc_payloads where type = 'AuthorizationCode' and id = ${key} for update`);
       const answers = Promise.all([redeem(), redeem()]);

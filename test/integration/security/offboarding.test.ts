@@ -1,7 +1,8 @@
 import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import postgres from "postgres";
+import type postgres from "postgres";
+import { connectPostgres } from "../../../src/infra/db.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../../helpers/app.js";
 import { holdRows, queuedBehind } from "../../helpers/row-lock.js";
@@ -132,7 +133,7 @@ if (process.env.DATABASE_URL) describe("offboardings of the same certificates at
   // A second connection of the test's own, to hold rows while requests wait on them.
   let db: postgres.Sql;
   beforeAll(() => {
-    db = postgres(app.container.config.db.url!, { max: 2, onnotice: () => {} });
+    db = connectPostgres(app.container.config.db.url!, { max: 2, onnotice: () => {} });
   });
   afterAll(() => db.end());
 
