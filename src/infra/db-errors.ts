@@ -1,6 +1,28 @@
+/** A driver error's fields that these checks read. */
+interface DriverError {
+  code?: unknown;
+  name?: unknown;
+  message?: unknown;
+  detail?: unknown;
+  constraint?: unknown;
+  constraint_name?: unknown;
+}
+
+/**
+ * An error and the errors it wraps (drizzle and the stores put the driver's error in `cause`),
+ * outermost first, at most five deep (a cycle of causes ends there too).
+ */
+function* causes(error: unknown): Generator<DriverError> {
+  let e = error;
+  for (let depth = 0; e && typeof e === "object" && depth < 5; depth++) {
+    yield e as DriverError;
+    e = (e as { cause?: unknown }).cause;
+  }
+}
+
 /** True when a database error (postgres-js, PGlite, or wrapped by drizzle) is a unique violation. */
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {
-  for (let e: any = error, depth = 0; e && depth < 4; e = e.cause, depth++) {
+  for (const e of causes(error)) {
     if (e.code === "23505") return !constraint || e.constraint_name === constraint || e.constraint === constraint || String(e.message).includes(constraint);
   }
   return false;
@@ -31,7 +53,7 @@ const UNREACHABLE = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT",
  * answer it with 503 SERVICE_UNAVAILABLE and the client retries.
  */
 export function isDependencyOutage(error: unknown): boolean {
-  for (let e: any = error, depth = 0; e && depth < 5; e = e.cause, depth++) {
+  for (const e of causes(error)) {
     const code = typeof e.code === "string" ? e.code : "";
     if (UNREACHABLE.has(code) || code.startsWith("08") || ["57P01", "57P02", "57P03", "53300"].includes(code)) return true;
     if (e.name === "MaxRetriesPerRequestError" || /^Connection is closed\.?$|Stream isn't writeable/.test(String(e.message))) return true;
@@ -52,7 +74,7 @@ export function isTransientConflict(error: unknown): boolean {
 
 /** What PostgreSQL said of a transient conflict (its SQLSTATE, message and detail: lock waits, never the statement's values), for the log. */
 export function transientConflict(error: unknown): { code: string; message: string; detail?: string } | undefined {
-  for (let e: any = error, depth = 0; e && depth < 5; e = e.cause, depth++) {
+  for (const e of causes(error)) {
     if (e.code === "40P01" || e.code === "40001") return { code: e.code, message: String(e.message), ...(typeof e.detail === "string" ? { detail: e.detail } : {}) };
   }
   return undefined;
