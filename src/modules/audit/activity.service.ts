@@ -3,7 +3,8 @@ import { AppError } from "../../lib/errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseInput } from "../../lib/validation.js";
 import { requireOrgAccess } from "../orgs/org-access.js";
-import { activitySchema } from "../orgs/orgs.schemas.js";
+import { toPage, type Page } from "../../lib/pagination.js";
+import { activityPageSchema, activitySchema } from "../orgs/orgs.schemas.js";
 import { auditRepository, type ActivityPosition } from "./audit.repository.js";
 import type { AuditEntryView } from "./audit.service.js";
 
@@ -37,5 +38,13 @@ export class ActivityService {
     const rows = await auditRepository.listForOrganization(this.db, id, { userId: q.userId, action: q.action, before, limit: q.limit + 1 });
     const items = rows.slice(0, q.limit);
     return { items, nextCursor: rows.length > q.limit ? encodeCursor(items.at(-1)!) : null };
+  }
+
+  /** The same records as the original API's numbered pages (?page=&per_page=), with the total. */
+  async listPage(ctx: RequestContext, orgId: string, input: unknown): Promise<Page<AuditEntryView>> {
+    const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "activity.read");
+    const q = parseInput(activityPageSchema, input);
+    const { items, total } = await auditRepository.pageForOrganization(this.db, id, { userId: q.userId, action: q.action, limit: q.perPage, offset: (q.page - 1) * q.perPage });
+    return toPage(items, total, q.page, q.perPage);
   }
 }

@@ -166,9 +166,7 @@ export const auditRepository = {
    * costs what page 1 costs.
    */
   async listForOrganization(db: Executor, organizationId: string, filter: { userId?: string; action?: string; before?: ActivityPosition; limit: number }): Promise<AuditEntryRow[]> {
-    const where: SQL[] = [eq(auditLogs.organizationId, organizationId)];
-    if (filter.userId) where.push(eq(auditLogs.userId, filter.userId));
-    if (filter.action) where.push(eq(auditLogs.action, filter.action));
+    const where = organizationFilter(organizationId, filter);
     if (filter.before) {
       // A row comparison, not an OR: PostgreSQL turns it into an index range start.
       where.push(sql`(${auditLogs.createdAt}, ${auditLogs.id}) < (${filter.before.createdAt.toISOString()}::timestamptz, ${filter.before.id}::uuid)`);
@@ -180,4 +178,21 @@ export const auditRepository = {
       .orderBy(desc(auditLogs.createdAt), desc(auditLogs.id))
       .limit(filter.limit)) as AuditEntryRow[];
   },
+
+  /** The same records as numbered pages (the original API's): an offset, and the total for `pages`. */
+  async pageForOrganization(db: Executor, organizationId: string, filter: { userId?: string; action?: string; limit: number; offset: number }): Promise<{ items: AuditEntryRow[]; total: number }> {
+    const where = and(...organizationFilter(organizationId, filter));
+    const [items, [total]] = await Promise.all([
+      db.select(auditColumns).from(auditLogs).where(where).orderBy(desc(auditLogs.createdAt), desc(auditLogs.id)).limit(filter.limit).offset(filter.offset),
+      db.select({ n: count() }).from(auditLogs).where(where),
+    ]);
+    return { items: items as AuditEntryRow[], total: total?.n ?? 0 };
+  },
 };
+
+function organizationFilter(organizationId: string, filter: { userId?: string; action?: string }): SQL[] {
+  const where: SQL[] = [eq(auditLogs.organizationId, organizationId)];
+  if (filter.userId) where.push(eq(auditLogs.userId, filter.userId));
+  if (filter.action) where.push(eq(auditLogs.action, filter.action));
+  return where;
+}

@@ -95,11 +95,25 @@ export const certPolicySchema = z
   })
   .refine((v) => Object.keys(v).length > 0, "nothing to update");
 
-export const activitySchema = z.object({
+const activityFilter = {
   userId: z.uuid().optional(),
   action: z.string().trim().min(1).max(100).optional(),
+};
+
+export const activitySchema = z.object({
+  ...activityFilter,
   limit: z.coerce.number().int().min(1).max(200).default(50),
   cursor: z.string().max(200).optional(),
+});
+
+/**
+ * The original API's numbered pages (?page=&per_page=) over the same records: a script written
+ * against it keeps paging instead of silently getting page 1 again. Not mixed with the cursor.
+ */
+export const activityPageSchema = paginationSchema.extend({
+  ...activityFilter,
+  cursor: z.undefined({ error: "pages are numbered (page, per_page) or follow a cursor (limit, cursor), not both" }).optional(),
+  limit: z.undefined({ error: "pages are numbered (page, per_page) or follow a cursor (limit, cursor), not both" }).optional(),
 });
 
 export const adminUsersQuerySchema = paginationSchema.extend({ q: z.string().trim().max(320).optional() });
