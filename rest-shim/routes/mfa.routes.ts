@@ -5,11 +5,14 @@ import { clearMfaCookie, mfaTokenOf, setSessionCookie } from "../../src/http/ses
 import type { SessionIssued } from "../../src/modules/auth/session-issuer.js";
 import { Verbatim } from "../../src/lib/strings.js";
 import { sendData, sendList } from "../envelope.js";
-import { input, param, type RouteDef } from "../route.js";
+import { input, param, queryInput, type RouteDef } from "../route.js";
 import { data } from "../views/index.js";
 import { assertionSchema, codeSchema as loginCodeSchema, tokenSchema as mfaTokenSchema } from "../../src/modules/auth/mfa/mfa-login.service.js";
 import { codeSchema, completeRegistrationSchema, passwordSchema, renameSchema } from "../../src/modules/auth/mfa/mfa.service.js";
-import { policySchema } from "../../src/modules/auth/mfa/mfa-policy.service.js";
+import { compliancePageSchema, policySchema } from "../../src/modules/auth/mfa/mfa-policy.service.js";
+
+// The compliance query as documented: both optional (without either, every member).
+const complianceQueryDoc = compliancePageSchema.extend({ page: compliancePageSchema.shape.page.unwrap().optional(), pageSize: compliancePageSchema.shape.pageSize.unwrap().optional() });
 
 // The pending sign-in's mfa_token comes in the body, or in the cookie /auth/login set for browsers.
 const cookieOrBody = { mfaToken: true } as const;
@@ -141,8 +144,14 @@ export const mfaRoutes = (s: Services, config: Config): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, "Security policy updated", { securityPolicy: await s.mfaPolicy.putPolicy(req.ctx, param(req, "orgId"), input(req)) }),
   },
   {
-    method: "get", path: "/organizations/:orgId/mfa-compliance", tag: "mfa", auth: "user", org: "admin", summary: "Each member's MFA standing",
-    handle: async (req, res) => sendList(res, 200, "MFA compliance", "members", await s.mfaPolicy.compliance(req.ctx, param(req, "orgId"))),
+    method: "get", path: "/organizations/:orgId/mfa-compliance", tag: "mfa", auth: "user", org: "admin", query: complianceQueryDoc,
+    summary: "Each member's MFA standing, by email (all of them; or one page with ?page=&page_size=, answering count, page and page_size)",
+    handle: async (req, res) => {
+      // Pages when the caller asks for them, as the original API did; every member otherwise.
+      if (!("page" in req.query || "page_size" in req.query)) return sendList(res, 200, "MFA compliance", "members", await s.mfaPolicy.compliance(req.ctx, param(req, "orgId")));
+      const { items, ...page } = await s.mfaPolicy.compliancePage(req.ctx, param(req, "orgId"), queryInput(req));
+      sendData(res, 200, "MFA compliance", { members: items, ...page });
+    },
   },
   {
     method: "post", path: "/organizations/:orgId/members/:userId/send-mfa-reminder", tag: "mfa", auth: "user", org: "admin", summary: "Email a member an MFA reminder now",

@@ -67,6 +67,41 @@ describe("organization MFA policy and the compliance job", () => {
     app.clock.reset();
   });
 
+  it("pages the compliance list as the original API did (?page=&page_size=), and lists everyone without them", async () => {
+    const { org, owner, admin, member, guest } = await orgWithRoles(app);
+    const other = await orgWithRoles(app);
+    const base = `/api/v1/organizations/${org.id}/mfa-compliance`;
+    const everyone = await app.http.get(base, { token: owner.token });
+    expect(everyone.body.data).toMatchObject({ count: 4 });
+    expect(everyone.body.data).not.toHaveProperty("page");
+    const byEmail = everyone.body.data.members.map((m: { user_id: string }) => m.user_id);
+    expect(new Set(byEmail)).toEqual(new Set([owner.id, admin.id, member.id, guest.id]));
+
+    const pages: string[] = [];
+    for (const page of [1, 2, 3]) {
+      const res = await app.http.get(`${base}?page=${page}&page_size=3`, { token: admin.token });
+      expect(res.status).toBe(200);
+      expect(res.body.data).toMatchObject({ count: 4, page, page_size: 3 });
+      pages.push(...res.body.data.members.map((m: { user_id: string }) => m.user_id));
+    }
+    // Every member once, in the unpaged order; past the end, an empty page.
+    expect(pages).toEqual(byEmail);
+    expect((await app.http.get(`${base}?page_size=2`, { token: owner.token })).body.data).toMatchObject({ page: 1, page_size: 2, count: 4 });
+    expect(Object.keys((await app.http.get(`${base}?page=1`, { token: owner.token })).body.data.members[0]).sort()).toEqual(
+      ["compliant_at", "deadline_at", "last_notified_at", "status", "user_email", "user_id", "user_name"],
+    );
+
+    for (const query of ["page=0", "page=two", "page_size=0", "page_size=201"]) {
+      const res = await app.http.get(`${base}?${query}`, { token: owner.token });
+      expect(res.status, query).toBe(400);
+      expect(res.body.error.type, query).toBe("VALIDATION_ERROR");
+    }
+    // Members' standings are for the organization's admins only.
+    expect((await app.http.get(`${base}?page=1`, { token: member.token })).status).toBe(403);
+    expect([403, 404]).toContain((await app.http.get(`${base}?page=1`, { token: other.owner.token })).status);
+    expect((await app.http.get(`${base}?page=1`)).status).toBe(401);
+  });
+
   it("lets an admin send a reminder now, and GraphQL shows the same policy", async () => {
     const { org, owner, member } = await orgWithRoles(app);
     await app.http.request("PUT", `/api/v1/organizations/${org.id}/security-policy`, { token: owner.token, body: { mfa_policy_mode: "required" } });

@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, count, eq, inArray, sql } from "drizzle-orm";
 import { mfaCompliance, orgMemberships, orgSecurityPolicies, organizations, users } from "../../../../schema/index.js";
 import { pickColumns } from "../../../infra/columns.js";
 import type { Executor } from "../../../infra/db.js";
@@ -83,8 +83,9 @@ export const complianceRepository = {
           .where(and(eq(mfaCompliance.userId, userId), inArray(mfaCompliance.organizationId, organizationIds))),
 
   /** Every live member of the organization with their standing (absent: none yet), by email. */
-  listMembers: (db: Executor, organizationId: string) =>
-    db
+  /** Live members with their standing, by email; `page` (limit and offset) for one page of them. */
+  listMembers: (db: Executor, organizationId: string, page?: { limit: number; offset: number }) => {
+    const query = db
       .select({
         userId: orgMemberships.userId,
         userEmail: users.email,
@@ -98,7 +99,19 @@ export const complianceRepository = {
       .innerJoin(users, eq(users.id, orgMemberships.userId))
       .leftJoin(mfaCompliance, and(eq(mfaCompliance.userId, orgMemberships.userId), eq(mfaCompliance.organizationId, orgMemberships.organizationId)))
       .where(and(eq(orgMemberships.organizationId, organizationId), live(orgMemberships), live(users)))
-      .orderBy(users.email),
+      // The id breaks ties, so pages never overlap.
+      .orderBy(users.email, orgMemberships.userId);
+    return page ? query.limit(page.limit).offset(page.offset) : query;
+  },
+
+  async countMembers(db: Executor, organizationId: string): Promise<number> {
+    const [row] = await db
+      .select({ n: count() })
+      .from(orgMemberships)
+      .innerJoin(users, eq(users.id, orgMemberships.userId))
+      .where(and(eq(orgMemberships.organizationId, organizationId), live(orgMemberships), live(users)));
+    return row?.n ?? 0;
+  },
 
   /** Live memberships with the standing each has (if any), for reconciliation. */
   listMemberStandings: (db: Executor, organizationId: string) =>

@@ -4,6 +4,7 @@ import type { Db, Executor } from "../../../infra/db.js";
 import type { Logger } from "../../../infra/logger.js";
 import type { RequestContext } from "../../../lib/request-context.js";
 import { systemContext } from "../../../lib/request-context.js";
+import { paginationSchema } from "../../../lib/pagination.js";
 import { parseId, parseInput } from "../../../lib/validation.js";
 import { AuditAction } from "../../audit/audit.actions.js";
 import type { AuditService } from "../../audit/audit.service.js";
@@ -16,6 +17,14 @@ import { getActiveMemberships, requireOrgAccess } from "../../orgs/index.js";
 import { OrgErrors } from "../../orgs/orgs.errors.js";
 
 const DAY = 86_400_000;
+/** The original API's paging of the compliance list (page_size, where other lists say per_page). */
+export const compliancePageSchema = z.object({
+  page: paginationSchema.shape.page,
+  pageSize: paginationSchema.shape.perPage,
+});
+
+const withStatus = <T extends { status: ComplianceStatus | null }>(r: T) => ({ ...r, status: r.status ?? ("not_applicable" as const) });
+
 export const policySchema = z.object({
   mfaPolicyMode: z.enum(["disabled", "optional", "required"]),
   mfaGracePeriodDays: z.number().int().min(0).max(365).default(14),
@@ -61,7 +70,18 @@ export class MfaPolicyService implements MfaHooks {
   async compliance(ctx: RequestContext, orgId: string) {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "members.manage");
     const rows = await complianceRepository.listMembers(this.db, id);
-    return rows.map((r) => ({ ...r, status: r.status ?? "not_applicable" }));
+    return rows.map(withStatus);
+  }
+
+  /** One page of them, as the original API paged it (?page=&page_size=), with the total count. */
+  async compliancePage(ctx: RequestContext, orgId: string, input: unknown) {
+    const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "members.manage");
+    const q = parseInput(compliancePageSchema, input);
+    const [rows, total] = await Promise.all([
+      complianceRepository.listMembers(this.db, id, { limit: q.pageSize, offset: (q.page - 1) * q.pageSize }),
+      complianceRepository.countMembers(this.db, id),
+    ]);
+    return { items: rows.map(withStatus), count: total, page: q.page, pageSize: q.pageSize };
   }
 
   /** The signed-in user's standing in each organization. */
