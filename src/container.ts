@@ -23,7 +23,7 @@ import type { ClientFactory } from "./modules/networks/controller-config.service
 import { createNetworksModule } from "./modules/networks/index.js";
 import { createOAuthModule } from "./modules/oauth/index.js";
 import { createOidcModule } from "./modules/oidc-clients/index.js";
-import { createOrgsModule } from "./modules/orgs/index.js";
+import { createMembershipCache, createOrgsModule } from "./modules/orgs/index.js";
 import { MeteredRateLimitService } from "./modules/rate-limit/rate-limit-metrics.js";
 import { RateLimitService } from "./modules/rate-limit/rate-limit.service.js";
 import { createSshCaModule } from "./modules/ssh-ca/index.js";
@@ -50,6 +50,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const database = await openDatabase({ url: config.db.url, dataDir: config.db.dataDir, poolSize: config.db.poolSize });
   const db = database.db;
   const profiles = await createUserProfiles(database, config.cache.ttlMs);
+  const memberships = await createMembershipCache(database, config.cache.ttlMs);
   const redis = config.redis.url ? connectRedis(config.redis.url, logger) : undefined;
   const kv = redis ? createRedisKv(redis, config.redis.keyPrefix) : createMemoryKv();
   const sessionStores = createSessionStores(redis, config.redis.keyPrefix);
@@ -81,7 +82,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
 
   const services = {
     ...auth,
-    ...createUsersModule({ ...base, ...offboarding, profiles, audit, credentials, sessions }),
+    ...createUsersModule({ ...base, ...offboarding, profiles, memberships, audit, credentials, sessions }),
     ...createAdminModule({ ...base, ...offboarding, audit, credentials, sessions, email, mfa: auth.mfa }),
     ...orgs,
     ...oidc,
@@ -110,6 +111,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     config, logger, clock, database, db, redis, kv, sessionStore, corsOrigins, box, services, metrics, version: VERSION,
     async close() {
       profiles.close();
+      memberships.close();
       services.oidcClients.close();
       await transport.close?.();
       await redis?.quit().catch(() => redis.disconnect());

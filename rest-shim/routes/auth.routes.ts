@@ -47,8 +47,8 @@ export const authRoutes = (s: Services, config: Config): RouteDef[] => [
     },
   },
   {
-    method: "get", path: "/auth/me", data: data.me, tag: "auth", auth: "user", scope: "profile:read", summary: "The signed-in user",
-    handle: async (req, res) => sendData(res, 200, "Current user", { user: await s.users.getMe(req.ctx) }),
+    method: "get", path: "/auth/me", data: data.me, tag: "auth", auth: "user", scope: "profile:read", summary: "The signed-in user, with the organizations they are a member of (id, name, slug, role)",
+    handle: async (req, res) => sendData(res, 200, "Current user", await s.users.getMeWithOrganizations(req.ctx)),
   },
   {
     method: "post", path: "/auth/me/resend-verification", data: null, errors: { 409: "The address is already verified (EMAIL_ALREADY_VERIFIED)" }, tag: "auth", auth: "user",

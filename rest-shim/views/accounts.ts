@@ -20,6 +20,10 @@ sameShape<z.output<typeof userView>, Returns<Services["users"]["updateMe"]>>();
 
 export const meView = named("Me", userView.extend({ hasPassword: z.boolean(), managedBy: z.object({ id: z.string(), name: z.string() }).nullable() }));
 sameShape<z.output<typeof meView>, Returns<Services["users"]["getMe"]>>();
+export const myOrganizationView = named("MyOrganization", z.object({ id: z.string(), name: z.string(), slug: z.string(), role: z.string() }));
+// The organizations are left out for a delegated token without orgs:read.
+export const meWithOrganizations = z.object({ user: meView, organizations: z.array(myOrganizationView).optional() });
+sameShape<z.output<typeof meWithOrganizations>, Returns<Services["users"]["getMeWithOrganizations"]>>();
 
 export const sessionView = named("Session", z.object({
   id: z.string(),

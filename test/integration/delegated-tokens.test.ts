@@ -143,6 +143,16 @@ describe("the GraphQL schema", () => {
 });
 
 describe("what a delegated token is", () => {
+  it("sees the user's organizations in /auth/me only with orgs:read", async () => {
+    const listed = await app.http.get("/api/v1/auth/me", { token: all });
+    expect(listed.body.data.organizations).toEqual([expect.objectContaining({ id: orgId, role: "owner" })]);
+    const profileOnly = await app.http.get("/api/v1/auth/me", { token: only["profile:read"]! });
+    expect(profileOnly.status).toBe(200);
+    expect(profileOnly.body.data.user.email).toBe(user.email);
+    expect(profileOnly.body.data).not.toHaveProperty("organizations");
+    expect(JSON.stringify(profileOnly.body)).not.toContain(orgId);
+  });
+
   it("acts as its user, never as a superadmin, and never administers an organization it owns", async () => {
     const operator = await newSuperadmin(app);
     const token = (await delegatedToken(app, operator)).accessToken;

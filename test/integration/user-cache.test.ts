@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectPostgres, resultRows } from "../../src/infra/db.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { newSuperadmin, newUser } from "../factories/users.js";
-import { addManagedMember, newOrg } from "../factories/orgs.js";
+import { addManagedMember, addMember, newOrg } from "../factories/orgs.js";
 
 /**
  * Account profiles are served from each instance's memory (src/modules/users/user-cache.ts). These
@@ -85,6 +85,53 @@ describe("account profiles held in memory", () => {
   });
 });
 
+describe("the caller's organizations in /auth/me, held in memory", () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp(LONG_TTL);
+  });
+  afterAll(() => app.close());
+
+  const orgsOf = async (token: string) => (await app.http.get("/api/v1/auth/me", { token })).body.data.organizations as Array<{ id: string; name: string; slug: string; role: string }>;
+
+  it("lists id, name, slug and role, and every change through the API shows on the very next request", async () => {
+    const owner = await newUser(app);
+    const member = await newUser(app);
+    expect(await orgsOf(owner.token)).toEqual([]);
+    const org = await newOrg(app, owner, "Cache Works");
+    expect(await orgsOf(owner.token)).toEqual([{ id: org.id, name: "Cache Works", slug: org.slug, role: "owner" }]);
+
+    expect(await orgsOf(member.token)).toEqual([]);
+    await addMember(app, org.id, owner, member, "member");
+    expect(await orgsOf(member.token)).toEqual([{ id: org.id, name: "Cache Works", slug: org.slug, role: "member" }]);
+    expect((await app.http.patch(`/api/v1/organizations/${org.id}/members/${member.id}/role`, { role: "admin" }, { token: owner.token })).status).toBe(200);
+    expect((await orgsOf(member.token))[0]!.role).toBe("admin");
+    expect((await app.http.patch(`/api/v1/organizations/${org.id}`, { name: "Cache Renamed" }, { token: owner.token })).status).toBe(200);
+    expect((await orgsOf(member.token))[0]!.name).toBe("Cache Renamed");
+    expect((await app.http.delete(`/api/v1/organizations/${org.id}/members/${member.id}`, { token: owner.token })).status).toBe(200);
+    expect(await orgsOf(member.token)).toEqual([]);
+
+    const second = await newOrg(app, owner, "Second Org");
+    expect((await orgsOf(owner.token)).map((o) => o.id).sort()).toEqual([org.id, second.id].sort());
+    expect((await app.http.request("DELETE", `/api/v1/organizations/${second.id}`, { token: owner.token, body: { confirm: true } })).status).toBe(200);
+    expect((await orgsOf(owner.token)).map((o) => o.id)).toEqual([org.id]);
+  });
+
+  it("a change written straight into the database (an operator's SQL) is seen without waiting for the TTL", async () => {
+    const owner = await newUser(app);
+    const member = await newUser(app);
+    const org = await newOrg(app, owner);
+    await addMember(app, org.id, owner, member, "member");
+    expect((await orgsOf(member.token))[0]!.role).toBe("member");
+    await app.container.db.execute(sql`update org_memberships set role = 'guest' where organization_id = ${org.id} and user_id = ${member.id}`);
+    expect((await eventually(() => orgsOf(member.token), (o) => o[0]?.role === "guest"))[0]!.role).toBe("guest");
+    await app.container.db.execute(sql`update organizations set slug = 'set-by-sql-${sql.raw(String(Date.now()))}' where id = ${org.id}`);
+    expect((await eventually(() => orgsOf(member.token), (o) => o[0]?.slug.startsWith("set-by-sql-") ?? false))[0]!.slug).toMatch(/^set-by-sql-/);
+    await app.container.db.execute(sql`update organizations set deleted_at = now() where id = ${org.id}`);
+    expect(await eventually(() => orgsOf(member.token), (o) => o.length === 0)).toEqual([]);
+  });
+});
+
 // Several instances share one database only on PostgreSQL (the embedded database belongs to one process).
 if (onPostgres) describe("account profiles across instances (PostgreSQL)", () => {
   let a: TestApp;
@@ -109,6 +156,17 @@ if (onPostgres) describe("account profiles across instances (PostgreSQL)", () =>
     expect((await a.http.post(`/api/v1/admin/users/${user.id}/suspend`, { reason: "test" }, { token: operator.token })).status).toBe(200);
     const after = await eventually(() => b.http.get("/api/v1/auth/me", { token: user.token }), (r) => r.status === 401);
     expect(after.status).toBe(401);
+  });
+
+  it("a role change through one instance shows in the other's /auth/me without waiting for the TTL", async () => {
+    const owner = await newUser(a);
+    const member = await newUser(a);
+    const org = await newOrg(a, owner);
+    await addMember(a, org.id, owner, member, "member");
+    const orgsOnB = async () => (await b.http.get("/api/v1/auth/me", { token: member.token })).body.data.organizations as Array<{ role: string }>;
+    expect((await orgsOnB())[0]!.role).toBe("member");
+    expect((await a.http.patch(`/api/v1/organizations/${org.id}/members/${member.id}/role`, { role: "admin" }, { token: owner.token })).status).toBe(200);
+    expect((await eventually(orgsOnB, (o) => o[0]?.role === "admin"))[0]!.role).toBe("admin");
   });
 
   it("a rename through one instance shows on the other without waiting for the TTL", async () => {

@@ -18,6 +18,7 @@ import { PrincipalsService } from "./principals.service.js";
 export { requireOrgAccess, type OrgAccess } from "./org-access.js";
 export { getActiveMembership, getActiveMemberships, type ActiveMembership } from "./memberships.repository.js";
 export { soleOwnedOrganizations } from "./sole-owner.js";
+export { createMembershipCache, type MembershipReader } from "./membership-cache.js";
 export type { Offboarding } from "./offboarding.js";
 
 export interface OrgsModuleDeps extends Offboarding {

@@ -1,5 +1,6 @@
 import { and, count, eq, inArray, ne, sql } from "drizzle-orm";
 import { activeMemberships, orgMemberships, organizations, users } from "../../../schema/index.js";
+import { noteChanged } from "../../infra/announced-cache.js";
 import { resultRows, type Executor } from "../../infra/db.js";
 import { live } from "../../infra/soft-delete.js";
 import { preparedQuery } from "../../infra/prepared.js";
@@ -60,8 +61,12 @@ export async function countActiveMembershipsWithin(sp: Executor, userId: string,
   return n;
 }
 
+/** Every write below tells this process's membership cache (membership-cache.ts) before it commits. */
+const noteMemberships = (userId: string | "*") => noteChanged("memberships", userId);
+
 export const membershipsRepository = {
   async insert(db: Executor, v: { organizationId: string; userId: string; role: OrgRole; invitedBy: string | null; now: Date }) {
+    noteMemberships(v.userId);
     const [row] = await db
       .insert(orgMemberships)
       .values({ organizationId: v.organizationId, userId: v.userId, role: v.role, invitedBy: v.invitedBy, joinedAt: v.now, createdAt: v.now, updatedAt: v.now })
@@ -70,6 +75,7 @@ export const membershipsRepository = {
   },
 
   async setRole(db: Executor, organizationId: string, userId: string, role: OrgRole, now: Date) {
+    noteMemberships(userId);
     await db
       .update(orgMemberships)
       .set({ role, updatedAt: now })
@@ -77,6 +83,7 @@ export const membershipsRepository = {
   },
 
   async softDelete(db: Executor, organizationId: string, userId: string, now: Date) {
+    noteMemberships(userId);
     await db
       .update(orgMemberships)
       .set({ deletedAt: now, updatedAt: now })
@@ -84,6 +91,7 @@ export const membershipsRepository = {
   },
 
   async softDeleteAllOfOrg(db: Executor, organizationId: string, now: Date) {
+    noteMemberships("*");
     await db.update(orgMemberships).set({ deletedAt: now, updatedAt: now }).where(and(eq(orgMemberships.organizationId, organizationId), live(orgMemberships)));
   },
 

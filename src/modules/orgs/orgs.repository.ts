@@ -40,6 +40,8 @@ export const orgsRepository = {
     // Profiles name the organization managing the account; a deleted organization's OIDC clients stop with it.
     if (values.name !== undefined || values.deletedAt !== undefined) noteProfileChanged("*");
     if (values.deletedAt !== undefined) noteChanged("client", "*");
+    // Members' organization lists show its name and slug (membership-cache.ts).
+    if (values.name !== undefined || values.slug !== undefined || values.deletedAt !== undefined) noteChanged("memberships", "*");
     const [row] = await db.update(organizations).set(values).where(and(eq(organizations.id, id), live(organizations))).returning(orgColumns);
     return row;
   },

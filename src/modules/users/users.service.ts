@@ -14,14 +14,16 @@ import { soleOwnedOrganizations } from "../orgs/sole-owner.js";
 import type { Offboarding } from "../orgs/offboarding.js";
 import { OrgErrors } from "../orgs/orgs.errors.js";
 import { orgsRepository } from "../orgs/orgs.repository.js";
+import type { MembershipReader } from "../orgs/index.js";
 import type { ProfileReader } from "./index.js";
 import { usersRepository } from "./users.repository.js";
 import { auditQuerySchema, deleteMeSchema, updateMeSchema } from "./users.schemas.js";
-import { toUserView, type MeView, type UserView } from "./users.views.js";
+import { toUserView, type MeView, type MyOrganizationView, type UserView } from "./users.views.js";
 
 export interface UsersDeps extends Offboarding {
   db: Db;
   profiles: ProfileReader;
+  memberships: MembershipReader;
   clock: Clock;
   credentials: CredentialsService;
   audit: AuditService;
@@ -42,6 +44,19 @@ export class UsersService {
       hasPassword: Boolean(user.hasPassword),
       managedBy: user.managedByOrganizationId && user.managedByName ? { id: user.managedByOrganizationId, name: user.managedByName } : null,
     };
+  }
+
+  /**
+   * The signed-in user with the organizations they are a member of (GET /auth/me, as the original
+   * API answered it), both usually from memory: the most frequent authenticated request makes no
+   * PostgreSQL round trip.
+   */
+  async getMeWithOrganizations(ctx: RequestContext): Promise<{ user: MeView; organizations?: MyOrganizationView[] }> {
+    const actor = requireUser(ctx);
+    // A delegated token sees the list only with orgs:read (profile:read lets it call this at all).
+    if (actor.delegation && !actor.delegation.scopes.has("orgs:read")) return { user: await this.getMe(ctx) };
+    const [user, memberships] = await Promise.all([this.getMe(ctx), this.deps.memberships.get(actor.userId)]);
+    return { user, organizations: (memberships ?? []).map((m) => ({ id: m.organizationId, name: m.organizationName, slug: m.organizationSlug, role: m.role })) };
   }
 
   async updateMe(ctx: RequestContext, input: unknown): Promise<UserView> {

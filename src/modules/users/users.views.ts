@@ -20,6 +20,14 @@ export interface MeView extends UserView {
   managedBy: { id: string; name: string } | null;
 }
 
+/** One of the signed-in user's organizations, as GET /auth/me lists them (the original API's shape). */
+export interface MyOrganizationView {
+  id: string;
+  name: string;
+  slug: string;
+  role: string;
+}
+
 export const toUserView = (u: UserRow): UserView => ({
   id: u.id,
   email: u.email,
