@@ -25,8 +25,8 @@ export const adminRoutes = (s: Services): RouteDef[] =>
     },
   },
   {
-    method: "get", path: U, data: data.adminUser, tag: "admin", auth: "user", summary: "An account you administer",
-    handle: async (req, res) => sendData(res, 200, "User", { user: await s.adminUsers.get(req.ctx, param(req, "userId")) }),
+    method: "get", path: U, data: data.adminUser, tag: "admin", auth: "user", summary: "An account you administer, with its SSH public keys",
+    handle: async (req, res) => sendData(res, 200, "User", await s.adminUsers.getWithSshKeys(req.ctx, param(req, "userId"))),
   },
   {
     method: "post", path: `${U}/suspend`, data: data.user, errors: { 409: "Already suspended (ALREADY_SUSPENDED)" }, tag: "admin", auth: "user", body: suspendSchema,

@@ -31,7 +31,7 @@ export const data = {
   totpEnabled,
   backupCodes,
   adminUsers: paged("users", adminUserView),
-  adminUser: z.object({ user: adminUserView }),
+  adminUser: z.object({ user: adminUserView, sshKeys: z.array(sshKeyView) }),
   revokedSessions: z.object({ revoked: z.number().int() }),
   organization: z.object({ organization: orgView }),
   organizationWithCount: z.object({ organization: orgView, memberCount: z.number().int() }),

@@ -1,4 +1,6 @@
+import { generateKeyPairSync } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { blobFromKeyObject } from "../../src/lib/ssh/index.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { auditRows } from "../helpers/db.js";
 import { sessionCookie } from "../helpers/http.js";
@@ -25,6 +27,32 @@ describe("organization admins over the accounts their organization manages", () 
     // Sharing an organization is not administering: the account does not exist for them here.
     expect((await app.http.get(`/api/v1/admin/users/${member.id}`, { token: admin.token })).status).toBe(404);
     expect((await app.http.get(`/api/v1/admin/users/${stranger.id}`, { token: admin.token })).status).toBe(404);
+  });
+
+  it("shows a managed account with its SSH public keys, to those who administer it only", async () => {
+    const { org, owner, admin, member } = await orgWithRoles(app);
+    const other = await orgWithRoles(app);
+    const managed = await addManagedMember(app, org.id, owner);
+    const key = `ssh-ed25519 ${blobFromKeyObject(generateKeyPairSync("ed25519").publicKey).toString("base64")} laptop`;
+    const added = await app.http.post("/api/v1/ssh/keys", { key }, { token: managed.token });
+    expect(added.status).toBe(201);
+
+    const seen = await app.http.get(`/api/v1/admin/users/${managed.id}`, { token: admin.token });
+    expect(seen.status).toBe(200);
+    expect(seen.body.data.user).toMatchObject({ id: managed.id, email: managed.email });
+    expect(seen.body.data.ssh_keys).toEqual([expect.objectContaining({ id: added.body.data.id, fingerprint: added.body.data.fingerprint })]);
+    // The answer carries nothing of the account's credentials.
+    expect(JSON.stringify(seen.body)).not.toMatch(/password_hash|argon2|totp_secret/i);
+    // The same reach as the account itself: a plain member, another organization's admin, an outsider.
+    expect((await app.http.get(`/api/v1/admin/users/${managed.id}`, { token: member.token })).status).toBe(404);
+    const foreign = await app.http.get(`/api/v1/admin/users/${managed.id}`, { token: other.admin.token });
+    expect(foreign.status).toBe(404);
+    expect(JSON.stringify(foreign.body)).not.toContain(added.body.data.fingerprint);
+    expect((await app.http.get(`/api/v1/admin/users/${managed.id}`)).status).toBe(401);
+    // The account's own owner may look at it here too, keys included.
+    const self = await app.http.get(`/api/v1/admin/users/${managed.id}`, { token: managed.token });
+    expect(self.status).toBe(200);
+    expect(self.body.data.ssh_keys).toHaveLength(1);
   });
 
   it("suspend a managed member with a notice email and revoked sessions; a managed owner is protected", async () => {

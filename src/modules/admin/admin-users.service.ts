@@ -24,6 +24,7 @@ import { auditQuerySchema, suspendSchema } from "../users/users.schemas.js";
 import { toUserView, type UserView } from "../users/users.views.js";
 import { soleOwnedOrganizations } from "../orgs/sole-owner.js";
 import { AdminErrors, assertReach, reachUser } from "./admin-reach.js";
+import { sshKeysOfUser, type SshKeyView } from "../ssh-keys/index.js";
 
 
 export interface AdminUserView extends UserView {
@@ -78,6 +79,14 @@ export class AdminUsersService {
     const actor = requirePersonalUser(ctx);
     const target = await reachUser(this.deps.db, actor, userId, { allowSelf: true });
     return this.withOrgs(actor, target);
+  }
+
+  /** The account with its SSH public keys (GET /admin/users/{id}, as the original API answered it). */
+  async getWithSshKeys(ctx: RequestContext, userId: string): Promise<{ user: AdminUserView; sshKeys: SshKeyView[] }> {
+    const actor = requirePersonalUser(ctx);
+    const target = await reachUser(this.deps.db, actor, userId, { allowSelf: true });
+    const [user, sshKeys] = await Promise.all([this.withOrgs(actor, target), sshKeysOfUser(this.deps.db, target.id)]);
+    return { user, sshKeys };
   }
 
   /** Suspends an account: its sessions end at once, sign-in is refused, and its owner is told why. */

@@ -1,7 +1,15 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
 import type { AuditService } from "../audit/audit.service.js";
-import { SshKeysService } from "./ssh-keys.service.js";
+import { sshKeysRepository } from "./ssh-keys.repository.js";
+import { SshKeysService, toSshKeyView, type SshKeyView } from "./ssh-keys.service.js";
+
+export type { SshKeyView } from "./ssh-keys.service.js";
+
+/** A person's SSH public keys, for a caller the admin-reach rule already let see the account. */
+export async function sshKeysOfUser(db: Db, userId: string): Promise<SshKeyView[]> {
+  return (await sshKeysRepository.listForUser(db, userId)).map(toSshKeyView);
+}
 
 /** People's SSH public keys and their proof of possession (rule 15). */
 export function createSshKeysModule(deps: { db: Db; clock: Clock; audit: AuditService; config: { verifyChallengeTtl: number } }) {
