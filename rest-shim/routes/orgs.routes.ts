@@ -4,9 +4,13 @@ import { setSessionCookie } from "../../src/http/session.js";
 import { createOrgSchema, deleteOrgSchema, transferSchema, updateOrgSchema, addMemberSchema, changeRoleSchema, inviteSchema, acceptInviteSchema } from "../../src/modules/orgs/orgs.schemas.js";
 import { sendData, sendList } from "../envelope.js";
 import { input, param, type RouteDef } from "../route.js";
+import type { InviteView } from "../../src/modules/orgs/invites.views.js";
 import { data } from "../views/index.js";
 
 const O = "/organizations/:orgId";
+
+/** An invitation with the inviter's id also under the original API's name, for its scripts. */
+const withInviterId = (i: InviteView) => ({ ...i, invitedById: i.invitedBy });
 
 export const orgsRoutes = (s: Services, config: Config): RouteDef[] => [
   {
@@ -49,7 +53,7 @@ export const orgsRoutes = (s: Services, config: Config): RouteDef[] => [
   {
     method: "post", path: `${O}/members`, errors: { 409: "Already a member, or an invitation is pending (ALREADY_MEMBER, INVITE_PENDING)" }, data: data.invite, tag: "members", auth: "user", org: "admin", body: addMemberSchema, status: 201,
     summary: "Add a person by email: an existing account is invited (it joins when it accepts); an address without one is invited to create an account this organization manages. The answer is the same either way",
-    handle: async (req, res) => sendData(res, 201, "Invitation sent: they become a member when they accept it", { invite: await s.invites.addMember(req.ctx, param(req, "orgId"), input(req)) }),
+    handle: async (req, res) => sendData(res, 201, "Invitation sent: they become a member when they accept it", { invite: withInviterId(await s.invites.addMember(req.ctx, param(req, "orgId"), input(req))) }),
   },
   {
     method: "delete", path: `${O}/members/:userId`, data: null, tag: "members", auth: "user", org: "admin",
@@ -73,12 +77,12 @@ export const orgsRoutes = (s: Services, config: Config): RouteDef[] => [
   },
   {
     method: "get", path: `${O}/invites`, data: data.invites, tag: "invites", auth: "user", org: "admin", summary: "Open invitations",
-    handle: async (req, res) => sendList(res, 200, "Invites", "invites", await s.invites.list(req.ctx, param(req, "orgId"))),
+    handle: async (req, res) => sendList(res, 200, "Invites", "invites", (await s.invites.list(req.ctx, param(req, "orgId"))).map(withInviterId)),
   },
   {
     method: "post", path: `${O}/invites`, errors: { 409: "Already a member, or an invitation is pending (ALREADY_MEMBER, INVITE_PENDING)" }, data: data.invite, tag: "invites", auth: "user", org: "admin", body: inviteSchema, status: 201,
     summary: "Invite an address (emailed, single-use link valid 7 days)",
-    handle: async (req, res) => sendData(res, 201, "Invite sent", { invite: await s.invites.send(req.ctx, param(req, "orgId"), input(req)) }),
+    handle: async (req, res) => sendData(res, 201, "Invite sent", { invite: withInviterId(await s.invites.send(req.ctx, param(req, "orgId"), input(req))) }),
   },
   {
     method: "delete", path: `${O}/invites/:inviteId`, data: null, tag: "invites", auth: "user", org: "admin", summary: "Cancel an invitation",

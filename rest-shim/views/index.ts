@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Services } from "../../src/container.js";
 import { list, paged, sameShape, type Returns } from "./same-shape.js";
 import { adminUserView, backupCodes, healthView, readinessView, credentialView, meWithOrganizations, mfaRequired, mfaStatusView, sessionIssued, sessionView, totpEnabled, totpEnrollment, userView } from "./accounts.js";
-import { addedMemberView, certPolicyView, departmentView, groupMemberView, inviteView, memberView, orgView, principalView, simpleOrgView } from "./orgs.js";
+import { addedMemberView, certPolicyView, departmentView, groupMemberView, memberView, orgView, principalView, restInviteView, simpleOrgView } from "./orgs.js";
 import { clientView, consentView, createdClientView, rotatedSecret } from "./oidc.js";
 import { auditVerificationView } from "./audit.js";
 import { approvalView, deviceView, portalNetworkView } from "./networks.js";
@@ -39,8 +39,8 @@ export const data = {
   simpleOrganizations: list("organizations", simpleOrgView),
   members: list("members", memberView),
   member: z.object({ member: memberView }),
-  invites: list("invites", inviteView),
-  invite: z.object({ invite: inviteView }),
+  invites: list("invites", restInviteView),
+  invite: z.object({ invite: restInviteView }),
   departments: list("departments", departmentView),
   department: z.object({ department: departmentView }),
   principals: list("principals", principalView),

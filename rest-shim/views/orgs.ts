@@ -41,6 +41,8 @@ export const inviteView = named("Invite", z.object({
 }));
 sameShape<z.output<typeof inviteView>, Item<Returns<Services["invites"]["list"]>>>();
 sameShape<z.output<typeof inviteView>, Returns<Services["invites"]["send"]>>();
+/** On REST, the inviter's id also under the original API's name (invited_by_id). */
+export const restInviteView = named("RestInvite", inviteView.extend({ invitedById: z.string() }));
 
 // --- departments and principals ---
 export const departmentView = named("Department", z.object({

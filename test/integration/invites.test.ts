@@ -16,7 +16,8 @@ describe("invites", () => {
     const email = uniqueEmail("invitee");
     const res = await app.http.post(`/api/v1/organizations/${org.id}/invites`, { email: email.toUpperCase(), role: "admin" }, { token: admin.token });
     expect(res.status).toBe(201);
-    expect(res.body.data.invite).toMatchObject({ email, role: "admin", expired: false });
+    // The inviter under both names: ours and the original API's (invited_by_id).
+    expect(res.body.data.invite).toMatchObject({ email, role: "admin", expired: false, invited_by: admin.id, invited_by_id: admin.id });
     expect(res.body.data.invite).not.toHaveProperty("token");
     await app.flushEmails();
     const mail = app.mail.last(email)!;
@@ -29,7 +30,7 @@ describe("invites", () => {
     expect(dup.status).toBe(409);
     expect(dup.body.error.type).toBe("INVITE_PENDING");
     const list = await app.http.get(`/api/v1/organizations/${org.id}/invites`, { token: owner.token });
-    expect(list.body.data.invites.map((i: { email: string }) => i.email)).toContain(email);
+    expect(list.body.data.invites.find((i: { email: string }) => i.email === email)).toMatchObject({ invited_by: admin.id, invited_by_id: admin.id });
     const id = res.body.data.invite.id;
     expect((await app.http.delete(`/api/v1/organizations/${org.id}/invites/${id}`, { token: owner.token })).status).toBe(200);
     expect((await app.http.delete(`/api/v1/organizations/${org.id}/invites/${id}`, { token: owner.token })).status).toBe(404);
