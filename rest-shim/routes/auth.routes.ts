@@ -47,7 +47,7 @@ export const authRoutes = (s: Services, config: Config): RouteDef[] => [
     },
   },
   {
-    method: "get", path: "/auth/me", data: data.me, tag: "auth", auth: "user", scope: "profile:read", summary: "The signed-in user, with the organizations they are a member of (id, name, slug, role)",
+    method: "get", path: "/auth/me", data: data.meWithOrganizations, tag: "auth", auth: "user", scope: "profile:read", summary: "The signed-in user, with the organizations they are a member of (id, name, slug, role)",
     handle: async (req, res) => sendData(res, 200, "Current user", await s.users.getMeWithOrganizations(req.ctx)),
   },
   {

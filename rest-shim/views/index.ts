@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Services } from "../../src/container.js";
 import { list, paged, sameShape, type Returns } from "./same-shape.js";
-import { adminUserView, backupCodes, healthView, readinessView, credentialView, meWithOrganizations, mfaRequired, mfaStatusView, sessionIssued, sessionView, totpEnabled, totpEnrollment, userView } from "./accounts.js";
+import { adminUserView, backupCodes, healthView, readinessView, credentialView, meView, meWithOrganizations, mfaRequired, mfaStatusView, sessionIssued, sessionView, totpEnabled, totpEnrollment, userView } from "./accounts.js";
 import { addedMemberView, certPolicyView, departmentView, groupMemberView, memberView, orgView, principalView, restInviteView, simpleOrgView } from "./orgs.js";
 import { clientView, consentView, createdClientView, rotatedSecret } from "./oidc.js";
 import { auditVerificationView } from "./audit.js";
@@ -19,7 +19,8 @@ export const data = {
   health: healthView,
   readiness: readinessView,
   user: z.object({ user: userView }),
-  me: meWithOrganizations,
+  me: z.object({ user: meView }),
+  meWithOrganizations,
   session: sessionIssued,
   login: z.union([sessionIssued, mfaRequired]),
   sessions: list("sessions", sessionView),
