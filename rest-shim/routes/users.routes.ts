@@ -7,8 +7,8 @@ import { data } from "../views/index.js";
 
 export const usersRoutes = (s: Services): RouteDef[] => [
   {
-    method: "get", path: "/users/me", data: data.me, tag: "users", auth: "user", scope: "profile:read", summary: "Your profile",
-    handle: async (req, res) => sendData(res, 200, "Current user", { user: await s.users.getMe(req.ctx) }),
+    method: "get", path: "/users/me", data: data.profile, tag: "users", auth: "user", scope: "profile:read", summary: "Your profile, with totp_enabled and linked_providers (not for a delegated token)",
+    handle: async (req, res) => sendData(res, 200, "Current user", { user: await s.users.getProfile(req.ctx) }),
   },
   {
     method: "patch", path: "/users/me", data: data.user, tag: "users", auth: "user", body: updateMeSchema, summary: "Update your name or avatar",

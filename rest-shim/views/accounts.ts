@@ -20,6 +20,9 @@ sameShape<z.output<typeof userView>, Returns<Services["users"]["updateMe"]>>();
 
 export const meView = named("Me", userView.extend({ hasPassword: z.boolean(), managedBy: z.object({ id: z.string(), name: z.string() }).nullable() }));
 sameShape<z.output<typeof meView>, Returns<Services["users"]["getMe"]>>();
+// GET /users/me: the profile with how the account signs in (left out for a delegated token).
+export const profileView = named("Profile", meView.extend({ totpEnabled: z.boolean().optional(), linkedProviders: z.array(z.string()).optional() }));
+sameShape<z.output<typeof profileView>, Returns<Services["users"]["getProfile"]>>();
 export const myOrganizationView = named("MyOrganization", z.object({ id: z.string(), name: z.string(), slug: z.string(), role: z.string() }));
 // The organizations are left out for a delegated token without orgs:read.
 export const meWithOrganizations = z.object({ user: meView, organizations: z.array(myOrganizationView).optional() });

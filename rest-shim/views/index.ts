@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Services } from "../../src/container.js";
 import { list, paged, sameShape, type Returns } from "./same-shape.js";
-import { adminUserView, backupCodes, healthView, readinessView, credentialView, meView, meWithOrganizations, mfaRequired, mfaStatusView, sessionIssued, sessionView, totpEnabled, totpEnrollment, userView } from "./accounts.js";
+import { adminUserView, backupCodes, healthView, readinessView, credentialView, meView, meWithOrganizations, mfaRequired, profileView, mfaStatusView, sessionIssued, sessionView, totpEnabled, totpEnrollment, userView } from "./accounts.js";
 import { addedMemberView, certPolicyView, departmentView, groupMemberView, memberView, orgView, principalView, restInviteView, simpleOrgView } from "./orgs.js";
 import { clientView, consentView, createdClientView, rotatedSecret } from "./oidc.js";
 import { auditVerificationView } from "./audit.js";
@@ -20,6 +20,7 @@ export const data = {
   readiness: readinessView,
   user: z.object({ user: userView }),
   me: z.object({ user: meView }),
+  profile: z.object({ user: profileView }),
   meWithOrganizations,
   session: sessionIssued,
   login: z.union([sessionIssued, mfaRequired]),

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { totpCode, totpStep } from "../../src/lib/crypto/index.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { linkIn, tokenFrom } from "../helpers/smtp-sink.js";
 import { login, newUser, PASSWORD, registerUser, uniqueEmail } from "../factories/users.js";
@@ -179,7 +180,11 @@ describe("change password, profile and account deletion", () => {
   it("reads and updates the profile", async () => {
     const user = await newUser(app, { fullName: "Before" });
     const me = await app.http.get("/api/v1/users/me", { token: user.token });
-    expect(me.body.data.user).toMatchObject({ email: user.email, full_name: "Before", has_password: true, email_verified: true });
+    expect(me.body.data.user).toMatchObject({ email: user.email, full_name: "Before", has_password: true, email_verified: true, totp_enabled: false, linked_providers: [] });
+    // An authenticator app turned on shows in the profile on the next read.
+    const enroll = await app.http.post("/api/v1/auth/totp/enroll", {}, { token: user.token });
+    expect((await app.http.post("/api/v1/auth/totp/verify-enrollment", { code: totpCode(enroll.body.data.secret, totpStep(app.clock.now())) }, { token: user.token })).status).toBe(200);
+    expect((await app.http.get("/api/v1/users/me", { token: user.token })).body.data.user.totp_enabled).toBe(true);
     const patched = await app.http.patch("/api/v1/users/me", { full_name: "After", avatar_url: "https://example.com/a.png" }, { token: user.token });
     expect(patched.status).toBe(200);
     expect(patched.body.data.user).toMatchObject({ full_name: "After", avatar_url: "https://example.com/a.png" });

@@ -151,6 +151,14 @@ describe("what a delegated token is", () => {
     expect(profileOnly.body.data.user.email).toBe(user.email);
     expect(profileOnly.body.data).not.toHaveProperty("organizations");
     expect(JSON.stringify(profileOnly.body)).not.toContain(orgId);
+    // How the account signs in is not profile: GET /users/me leaves it out for any token.
+    for (const token of [only["profile:read"]!, all]) {
+      const profile = await app.http.get("/api/v1/users/me", { token });
+      expect(profile.body.data.user.email).toBe(user.email);
+      expect(profile.body.data.user).not.toHaveProperty("totp_enabled");
+      expect(profile.body.data.user).not.toHaveProperty("linked_providers");
+    }
+    expect((await app.http.get("/api/v1/users/me", { token: user.token })).body.data.user).toMatchObject({ totp_enabled: false, linked_providers: [] });
   });
 
   it("acts as its user, never as a superadmin, and never administers an organization it owns", async () => {

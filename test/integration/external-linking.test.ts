@@ -43,6 +43,7 @@ describe("linking", () => {
     const list = await app.http.get("/api/v1/auth/external/linked-accounts", { token: user.token });
     expect(list.body.data.linked_accounts.map((a: { provider: string }) => a.provider)).toEqual(["github", "google"]);
     expect(list.body.data.unlink_available).toBe(true);
+    expect((await app.http.get("/api/v1/users/me", { token: user.token })).body.data.user.linked_providers).toEqual(["github", "google"]);
     const actions = (await auditRows(app, user.id)).map((r) => r.action);
     expect(actions).toEqual(expect.arrayContaining(["external_auth.link.initiated", "external_auth.link.failed", "external_auth.link.completed"]));
   });

@@ -8,6 +8,8 @@ import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
 import type { CredentialsService } from "../auth/credentials.service.js";
 import { requirePersonalUser, requireUser } from "../auth/guards.js";
+import { mfaRepository } from "../auth/mfa/mfa.repository.js";
+import { externalIdentitiesRepository } from "../oauth/external-identities.repository.js";
 import type { SessionsService } from "../auth/sessions/sessions.service.js";
 import { UserErrors } from "./users.errors.js";
 import { soleOwnedOrganizations } from "../orgs/sole-owner.js";
@@ -57,6 +59,22 @@ export class UsersService {
     if (actor.delegation && !actor.delegation.scopes.has("orgs:read")) return { user: await this.getMe(ctx) };
     const [user, memberships] = await Promise.all([this.getMe(ctx), this.deps.memberships.get(actor.userId)]);
     return { user, organizations: (memberships ?? []).map((m) => ({ id: m.organizationId, name: m.organizationName, slug: m.organizationSlug, role: m.role })) };
+  }
+
+  /**
+   * The signed-in user's profile as GET /users/me answers it (the original API's shape): with
+   * whether an authenticator app is on and which providers are linked. A delegated token gets the
+   * profile alone: those two describe how the account signs in, not who it is.
+   */
+  async getProfile(ctx: RequestContext): Promise<MeView & { totpEnabled?: boolean; linkedProviders?: string[] }> {
+    const actor = requireUser(ctx);
+    if (actor.delegation) return this.getMe(ctx);
+    const [me, methods, identities] = await Promise.all([
+      this.getMe(ctx),
+      mfaRepository.methods(this.deps.db, actor.userId),
+      externalIdentitiesRepository.listForUser(this.deps.db, actor.userId),
+    ]);
+    return { ...me, totpEnabled: methods.totp, linkedProviders: [...new Set(identities.map((i) => i.provider))] };
   }
 
   async updateMe(ctx: RequestContext, input: unknown): Promise<UserView> {
