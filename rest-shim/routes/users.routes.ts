@@ -1,11 +1,21 @@
 import type { Services } from "../../src/container.js";
 import { changeEmailSchema, changePasswordSchema } from "../../src/modules/auth/auth.schemas.js";
 import { deleteMeSchema, updateMeSchema } from "../../src/modules/users/users.schemas.js";
+import { systemAuditQuerySchema } from "../../src/modules/orgs/orgs.schemas.js";
+import { Verbatim } from "../../src/lib/strings.js";
 import { sendData } from "../envelope.js";
-import { input, type RouteDef } from "../route.js";
+import { input, queryInput, type RouteDef } from "../route.js";
 import { data } from "../views/index.js";
 
 export const usersRoutes = (s: Services): RouteDef[] => [
+  {
+    method: "get", path: "/audit-logs", tag: "users", auth: "user", query: systemAuditQuerySchema,
+    summary: "The system audit log, newest first: every record for a superadmin, your own for anyone else (?action=&user_id=&resource_type=&success=&q=&page=&per_page=)",
+    handle: async (req, res) => {
+      const { items, ...page } = await s.activity.systemLog(req.ctx, queryInput(req));
+      sendData(res, 200, "Audit log", { auditLogs: items.map((e) => ({ ...e, metadata: new Verbatim(e.metadata) })), ...page });
+    },
+  },
   {
     method: "get", path: "/users/me", data: data.profile, tag: "users", auth: "user", scope: "profile:read", summary: "Your profile, with totp_enabled and linked_providers (not for a delegated token)",
     handle: async (req, res) => sendData(res, 200, "Current user", { user: await s.users.getProfile(req.ctx) }),

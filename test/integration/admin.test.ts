@@ -84,3 +84,50 @@ describe("superadmin bootstrap from SUPERADMIN_EMAILS", () => {
     expect(verified.body.data.user.is_superadmin).toBe(true);
   });
 });
+
+describe("the system audit log (GET /audit-logs)", () => {
+  it("shows a superadmin every record, filtered, on numbered pages; anyone else their own only", async () => {
+    const root = await newSuperadmin(app);
+    const alice = await newUser(app);
+    const bob = await newUser(app);
+    expect((await login(app, bob.email, "not the password")).status).toBe(401);
+    const log = (query: string, token = root.token) => app.http.get(`/api/v1/audit-logs${query}`, { token });
+
+    const all = await log("?per_page=5");
+    expect(all.status).toBe(200);
+    expect(all.body.data).toMatchObject({ page: 1, per_page: 5 });
+    expect(all.body.data.count).toBeGreaterThan(5);
+    expect(all.body.data.pages).toBe(Math.ceil(all.body.data.count / 5));
+    expect(new Set(all.body.data.audit_logs.map((e: { user_id: string }) => e.user_id)).size).toBeGreaterThan(1);
+
+    const bobs = await log(`?user_id=${bob.id}&per_page=200`);
+    expect(bobs.body.data.audit_logs.length).toBeGreaterThan(0);
+    expect(bobs.body.data.audit_logs.every((e: { user_id: string }) => e.user_id === bob.id)).toBe(true);
+    const failed = await log(`?user_id=${bob.id}&success=false`);
+    expect(failed.body.data.audit_logs.map((e: { action: string; success: boolean }) => [e.action, e.success])).toEqual([["user.login.failed", false]]);
+    expect((await log(`?user_id=${bob.id}&success=true`)).body.data.audit_logs.every((e: { success: boolean }) => e.success)).toBe(true);
+    expect((await log(`?user_id=${bob.id}&action=user.login.failed`)).body.data.count).toBe(1);
+    // q is a case-insensitive substring; LIKE's wildcards in it are taken literally.
+    const byText = await log(`?user_id=${bob.id}&q=LOGIN.FAIL`);
+    expect(byText.body.data.audit_logs.map((e: { action: string }) => e.action)).toEqual(["user.login.failed"]);
+    expect((await log(`?q=${encodeURIComponent("%")}`)).body.data.count).toBe(0);
+    expect((await log(`?q=${encodeURIComponent("user_login")}`)).body.data.count).toBe(0);
+    const byResource = await log("?resource_type=user&per_page=200");
+    expect(byResource.body.data.audit_logs.length).toBeGreaterThan(0);
+    expect(byResource.body.data.audit_logs.every((e: { resource_type: string }) => e.resource_type === "user")).toBe(true);
+
+    // Anyone else: their own records, whichever user they name.
+    const own = await log(`?user_id=${bob.id}&per_page=200`, alice.token);
+    expect(own.status).toBe(200);
+    expect(own.body.data.audit_logs.length).toBeGreaterThan(0);
+    expect(own.body.data.audit_logs.every((e: { user_id: string }) => e.user_id === alice.id)).toBe(true);
+    expect(JSON.stringify(own.body)).not.toContain(bob.id);
+
+    for (const query of ["?success=maybe", "?user_id=nope", "?per_page=201", "?page=0", `?q=${"x".repeat(201)}`]) {
+      const res = await log(query);
+      expect(res.status, query).toBe(400);
+      expect(res.body.error.type, query).toBe("VALIDATION_ERROR");
+    }
+    expect((await app.http.get("/api/v1/audit-logs")).status).toBe(401);
+  });
+});

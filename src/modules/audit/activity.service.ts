@@ -4,7 +4,8 @@ import type { RequestContext } from "../../lib/request-context.js";
 import { parseInput } from "../../lib/validation.js";
 import { requireOrgAccess } from "../orgs/org-access.js";
 import { toPage, type Page } from "../../lib/pagination.js";
-import { activityPageSchema, activitySchema } from "../orgs/orgs.schemas.js";
+import { activityPageSchema, activitySchema, systemAuditQuerySchema } from "../orgs/orgs.schemas.js";
+import { requireUser } from "../auth/guards.js";
 import { auditRepository, type ActivityPosition } from "./audit.repository.js";
 import type { AuditEntryView } from "./audit.service.js";
 
@@ -38,6 +39,18 @@ export class ActivityService {
     const rows = await auditRepository.listForOrganization(this.db, id, { userId: q.userId, action: q.action, before, limit: q.limit + 1 });
     const items = rows.slice(0, q.limit);
     return { items, nextCursor: rows.length > q.limit ? encodeCursor(items.at(-1)!) : null };
+  }
+
+  /**
+   * The system log (GET /audit-logs, as the original API had it): every record for a superadmin,
+   * with its filters; anyone else gets their own records only, whatever user_id they name.
+   */
+  async systemLog(ctx: RequestContext, input: unknown): Promise<Page<AuditEntryView>> {
+    const actor = requireUser(ctx);
+    const q = parseInput(systemAuditQuerySchema, input);
+    const userId = actor.isSuperadmin ? q.userId : actor.userId;
+    const { items, total } = await auditRepository.listSystem(this.db, { ...q, userId, limit: q.perPage, offset: (q.page - 1) * q.perPage });
+    return toPage(items, total, q.page, q.perPage);
   }
 
   /** The same records as the original API's numbered pages (?page=&per_page=), with the total. */

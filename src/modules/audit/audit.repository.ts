@@ -179,6 +179,33 @@ export const auditRepository = {
       .limit(filter.limit)) as AuditEntryRow[];
   },
 
+  /**
+   * The whole log (superadmins), or what the caller's `userId` filter narrows it to, newest first,
+   * one numbered page with the total. `q` matches a substring of the action, resource, address or
+   * user agent, case-insensitively (a scan: for people reading, not for scripts polling).
+   */
+  async listSystem(
+    db: Executor,
+    filter: { userId?: string; action?: string; resourceType?: string; success?: boolean; q?: string; limit: number; offset: number },
+  ): Promise<{ items: AuditEntryRow[]; total: number }> {
+    const where: SQL[] = [];
+    if (filter.userId) where.push(eq(auditLogs.userId, filter.userId));
+    if (filter.action) where.push(eq(auditLogs.action, filter.action));
+    if (filter.resourceType) where.push(eq(auditLogs.resourceType, filter.resourceType));
+    if (filter.success !== undefined) where.push(eq(auditLogs.success, filter.success));
+    if (filter.q) {
+      // The caller's text is a literal: LIKE's own wildcards in it match themselves.
+      const pattern = `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      where.push(sql`concat_ws(' ', ${auditLogs.action}, ${auditLogs.resourceType}, ${auditLogs.resourceId}, ${auditLogs.ipAddress}, ${auditLogs.userAgent}) ilike ${pattern}`);
+    }
+    const condition = where.length ? and(...where) : undefined;
+    const [items, [total]] = await Promise.all([
+      db.select(auditColumns).from(auditLogs).where(condition).orderBy(desc(auditLogs.createdAt), desc(auditLogs.id)).limit(filter.limit).offset(filter.offset),
+      db.select({ n: count() }).from(auditLogs).where(condition),
+    ]);
+    return { items: items as AuditEntryRow[], total: total?.n ?? 0 };
+  },
+
   /** The same records as numbered pages (the original API's): an offset, and the total for `pages`. */
   async pageForOrganization(db: Executor, organizationId: string, filter: { userId?: string; action?: string; limit: number; offset: number }): Promise<{ items: AuditEntryRow[]; total: number }> {
     const where = and(...organizationFilter(organizationId, filter));

@@ -116,6 +116,15 @@ export const activityPageSchema = paginationSchema.extend({
   limit: z.undefined({ error: "pages are numbered (page, per_page) or follow a cursor (limit, cursor), not both" }).optional(),
 });
 
+/** GET /audit-logs, the system log: the original API's filters, on numbered pages. */
+export const systemAuditQuerySchema = paginationSchema.extend({
+  ...activityFilter,
+  resourceType: z.string().trim().min(1).max(64).optional(),
+  // A query string says "true" or "false"; z.coerce.boolean would read "false" as true.
+  success: z.enum(["true", "false"]).transform((v) => v === "true").optional(),
+  q: z.string().trim().min(1).max(200).optional(),
+});
+
 export const adminUsersQuerySchema = paginationSchema.extend({ q: z.string().trim().max(320).optional() });
 export const adminDeleteSchema = z.object({ confirm: z.literal(true, "send confirm: true to delete the account") });
 export const adminPasswordSchema = z.object({ password: z.string().max(1024) });
