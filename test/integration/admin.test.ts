@@ -129,5 +129,14 @@ describe("the system audit log (GET /audit-logs)", () => {
       expect(res.body.error.type, query).toBe("VALIDATION_ERROR");
     }
     expect((await app.http.get("/api/v1/audit-logs")).status).toBe(401);
+
+    // The same log through GraphQL, the same rules.
+    const query = "query($userId: ID, $success: Boolean, $q: String) { systemAuditLog(userId: $userId, success: $success, q: $q) { count items { action userId success } } }";
+    const gql = await app.http.gql(query, { userId: bob.id, success: false }, { token: root.token });
+    expect(gql.data.systemAuditLog).toEqual({ count: 1, items: [{ action: "user.login.failed", userId: bob.id, success: false }] });
+    const gqlOwn = await app.http.gql(query, { userId: bob.id }, { token: alice.token });
+    expect(gqlOwn.data.systemAuditLog.items.every((e: { userId: string }) => e.userId === alice.id)).toBe(true);
+    expect((await app.http.gql(query, { q: "x".repeat(201) }, { token: root.token })).errors[0].extensions.code).toBe("VALIDATION_ERROR");
+    expect((await app.http.gql(query, {})).errors[0].extensions.code).toBe("AUTH_REQUIRED");
   });
 });

@@ -1,10 +1,10 @@
-import { Arg, Authorized, Ctx, ID, Int, Query, Resolver } from "type-graphql";
+import { Arg, Args, Authorized, Ctx, ID, Int, Query, Resolver } from "type-graphql";
 import type { Services } from "../../container.js";
 import { omitNulls } from "../common/nulls.js";
 import { OrgRole } from "../common/org-role.js";
 import type { GqlContext } from "../context.js";
 import { org } from "../org-extension.js";
-import { ActivityPage } from "./audit.types.js";
+import { ActivityPage, AuditLogPage, SystemAuditLogArgs } from "./audit.types.js";
 
 /** Audit records read by capability: an organization's activity (a user's own log is in users/, an account's in admin/). */
 @Resolver()
@@ -23,5 +23,11 @@ export class AuditResolver {
     @Arg("cursor", () => String, { nullable: true }) cursor?: string,
   ) {
     return this.s.activity.list(ctx, orgId, omitNulls({ userId, action, limit, cursor }));
+  }
+
+  @Authorized()
+  @Query(() => AuditLogPage, { description: "The system audit log, newest first: every record for a superadmin, your own for anyone else" })
+  systemAuditLog(@Ctx() { ctx }: GqlContext, @Args(() => SystemAuditLogArgs) args: SystemAuditLogArgs) {
+    return this.s.activity.systemLog(ctx, omitNulls(args));
   }
 }

@@ -32,6 +32,14 @@ export class AuditLogArgs {
   @Field(() => Int, { nullable: true }) perPage?: number;
 }
 
+@ArgsType()
+export class SystemAuditLogArgs extends AuditLogArgs {
+  @Field(() => ID, { nullable: true, description: "Superadmins only; anyone else sees their own records" }) userId?: string;
+  @Field(() => String, { nullable: true }) resourceType?: string;
+  @Field(() => Boolean, { nullable: true }) success?: boolean;
+  @Field(() => String, { nullable: true, description: "A case-insensitive substring of the action, resource, address or user agent" }) q?: string;
+}
+
 @ObjectType()
 export class ActivityPage implements ViewOf<"activity", "list"> {
   @Field(() => [AuditEntry]) items: AuditEntry[];

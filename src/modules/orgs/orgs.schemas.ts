@@ -120,8 +120,8 @@ export const activityPageSchema = paginationSchema.extend({
 export const systemAuditQuerySchema = paginationSchema.extend({
   ...activityFilter,
   resourceType: z.string().trim().min(1).max(64).optional(),
-  // A query string says "true" or "false"; z.coerce.boolean would read "false" as true.
-  success: z.enum(["true", "false"]).transform((v) => v === "true").optional(),
+  // A query string says "true" or "false" (z.coerce.boolean would read "false" as true); GraphQL a boolean.
+  success: z.union([z.boolean(), z.enum(["true", "false"]).transform((v) => v === "true")]).optional(),
   q: z.string().trim().min(1).max(200).optional(),
 });
 
