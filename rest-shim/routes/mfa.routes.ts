@@ -105,7 +105,7 @@ export const mfaRoutes = (s: Services, config: Config): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, "MFA status", await s.mfa.status(req.ctx)),
   },
   {
-    method: "post", path: "/auth/totp/enroll", data: data.totpEnrollment, errors: { 409: "An authenticator app is already enrolled (TOTP_ALREADY_ENABLED)" }, tag: "mfa", auth: "user", summary: "Start TOTP enrollment: secret, otpauth:// URI and QR code",
+    method: "post", path: "/auth/totp/enroll", data: data.totpEnrollment, errors: { 409: "An authenticator app is already enrolled (TOTP_ALREADY_ENABLED)" }, tag: "mfa", auth: "user", summary: "Start TOTP enrollment: secret, otpauth:// URI and QR code (backup codes come with verify-enrollment, once the app is proven)",
     handle: async (req, res) => sendData(res, 200, "Scan the code with your authenticator app", await s.mfa.enrollTotp(req.ctx)),
   },
   {
