@@ -49,6 +49,10 @@ describe("organization admins over the accounts their organization manages", () 
     expect(foreign.status).toBe(404);
     expect(JSON.stringify(foreign.body)).not.toContain(added.body.data.fingerprint);
     expect((await app.http.get(`/api/v1/admin/users/${managed.id}`)).status).toBe(401);
+    // The GraphQL twin, the same reach.
+    const keysQuery = "query($id: ID!) { userSshKeys(userId: $id) { id fingerprint } }";
+    expect((await app.http.gql(keysQuery, { id: managed.id }, { token: admin.token })).data.userSshKeys).toEqual([{ id: added.body.data.id, fingerprint: added.body.data.fingerprint }]);
+    for (const token of [member.token, other.admin.token]) expect((await app.http.gql(keysQuery, { id: managed.id }, { token })).errors[0].extensions.code).toBe("USER_NOT_FOUND");
     // The account's own owner may look at it here too, keys included.
     const self = await app.http.get(`/api/v1/admin/users/${managed.id}`, { token: managed.token });
     expect(self.status).toBe(200);

@@ -5,6 +5,7 @@ import { SUPERADMIN } from "../auth-checker.js";
 import { message, MessagePayload } from "../common/common.types.js";
 import { omitNulls } from "../common/nulls.js";
 import type { GqlContext } from "../context.js";
+import { SshKey } from "../ssh-keys/ssh-keys.types.js";
 import { User } from "../users/users.types.js";
 import { AdminUser, AdminUserPage, UserMfaMethods } from "./admin.types.js";
 
@@ -83,6 +84,12 @@ export class AdminResolver {
   @Query(() => UserMfaMethods, { description: "An administered user's MFA methods (no secrets)" })
   userMfaMethods(@Ctx() { ctx }: GqlContext, @Arg("userId", () => ID) userId: string) {
     return this.s.adminUsers.mfaMethods(ctx, userId);
+  }
+
+  @Authorized()
+  @Query(() => [SshKey], { description: "An administered user's SSH public keys" })
+  userSshKeys(@Ctx() { ctx }: GqlContext, @Arg("userId", () => ID) userId: string) {
+    return this.s.adminUsers.sshKeysOf(ctx, userId);
   }
 
   @Authorized()

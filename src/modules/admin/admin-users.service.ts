@@ -210,6 +210,13 @@ export class AdminUsersService {
   }
 
   /** An administered user's MFA methods, without any secret. */
+  /** An administered account's SSH public keys (the same reach as the account itself). */
+  async sshKeysOf(ctx: RequestContext, userId: string): Promise<SshKeyView[]> {
+    const actor = requirePersonalUser(ctx);
+    const target = await reachUser(this.deps.db, actor, userId, { allowSelf: true });
+    return sshKeysOfUser(this.deps.db, target.id);
+  }
+
   async mfaMethods(ctx: RequestContext, userId: string) {
     const actor = requirePersonalUser(ctx);
     const target = await reachUser(this.deps.db, actor, userId, { allowSelf: true });
