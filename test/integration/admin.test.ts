@@ -122,6 +122,13 @@ describe("the system audit log (GET /audit-logs)", () => {
     expect(own.body.data.audit_logs.length).toBeGreaterThan(0);
     expect(own.body.data.audit_logs.every((e: { user_id: string }) => e.user_id === alice.id)).toBe(true);
     expect(JSON.stringify(own.body)).not.toContain(bob.id);
+    // Twenty at once, naming someone else: each answer is the caller's own records, and nothing else.
+    const parallel = await Promise.all(Array.from({ length: 20 }, () => log(`?user_id=${bob.id}`, alice.token)));
+    for (const res of parallel) {
+      expect(res.status).toBe(200);
+      expect(res.body.data.count).toBe(own.body.data.count);
+      expect(res.body.data.audit_logs.every((e: { user_id: string }) => e.user_id === alice.id)).toBe(true);
+    }
 
     for (const query of ["?success=maybe", "?user_id=nope", "?per_page=201", "?page=0", `?q=${"x".repeat(201)}`]) {
       const res = await log(query);

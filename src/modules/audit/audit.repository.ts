@@ -147,17 +147,7 @@ export const auditRepository = {
   async listForUser(db: Executor, userId: string, filter: { action?: string; limit: number; offset: number }) {
     const where: SQL[] = [eq(auditLogs.userId, userId)];
     if (filter.action) where.push(eq(auditLogs.action, filter.action));
-    const [items, [total]] = await Promise.all([
-      db
-        .select(auditColumns)
-        .from(auditLogs)
-        .where(and(...where))
-        .orderBy(desc(auditLogs.createdAt))
-        .limit(filter.limit)
-        .offset(filter.offset),
-      db.select({ n: count() }).from(auditLogs).where(and(...where)),
-    ]);
-    return { items: items as AuditEntryRow[], total: total?.n ?? 0 };
+    return numberedPage(db, and(...where), filter);
   },
 
   /**
@@ -198,24 +188,23 @@ export const auditRepository = {
       const pattern = `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       where.push(sql`concat_ws(' ', ${auditLogs.action}, ${auditLogs.resourceType}, ${auditLogs.resourceId}, ${auditLogs.ipAddress}, ${auditLogs.userAgent}) ilike ${pattern}`);
     }
-    const condition = where.length ? and(...where) : undefined;
-    const [items, [total]] = await Promise.all([
-      db.select(auditColumns).from(auditLogs).where(condition).orderBy(desc(auditLogs.createdAt), desc(auditLogs.id)).limit(filter.limit).offset(filter.offset),
-      db.select({ n: count() }).from(auditLogs).where(condition),
-    ]);
-    return { items: items as AuditEntryRow[], total: total?.n ?? 0 };
+    return numberedPage(db, where.length ? and(...where) : undefined, filter);
   },
 
   /** The same records as numbered pages (the original API's): an offset, and the total for `pages`. */
   async pageForOrganization(db: Executor, organizationId: string, filter: { userId?: string; action?: string; limit: number; offset: number }): Promise<{ items: AuditEntryRow[]; total: number }> {
-    const where = and(...organizationFilter(organizationId, filter));
-    const [items, [total]] = await Promise.all([
-      db.select(auditColumns).from(auditLogs).where(where).orderBy(desc(auditLogs.createdAt), desc(auditLogs.id)).limit(filter.limit).offset(filter.offset),
-      db.select({ n: count() }).from(auditLogs).where(where),
-    ]);
-    return { items: items as AuditEntryRow[], total: total?.n ?? 0 };
+    return numberedPage(db, and(...organizationFilter(organizationId, filter)), filter);
   },
 };
+
+/** One numbered page of the records `where` selects, newest first (ties by id), with their total. */
+async function numberedPage(db: Executor, where: SQL | undefined, page: { limit: number; offset: number }): Promise<{ items: AuditEntryRow[]; total: number }> {
+  const [items, [total]] = await Promise.all([
+    db.select(auditColumns).from(auditLogs).where(where).orderBy(desc(auditLogs.createdAt), desc(auditLogs.id)).limit(page.limit).offset(page.offset),
+    db.select({ n: count() }).from(auditLogs).where(where),
+  ]);
+  return { items: items as AuditEntryRow[], total: total?.n ?? 0 };
+}
 
 function organizationFilter(organizationId: string, filter: { userId?: string; action?: string }): SQL[] {
   const where: SQL[] = [eq(auditLogs.organizationId, organizationId)];
