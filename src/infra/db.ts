@@ -8,7 +8,8 @@ import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
 import * as schema from "../../schema/index.js";
 import { uuid } from "../lib/crypto/index.js";
-import { lockDataDir } from "./dir-lock.js";
+import { lockDataDir, StartupError } from "./dir-lock.js";
+import { postgresPatched } from "./postgres-patch.js";
 import { projectPath } from "./paths.js";
 
 export type Schema = typeof schema;
@@ -70,6 +71,20 @@ export function connectPostgres(url: string, options: postgres.Options<Record<st
   const { url: target, path } = postgresConnection(url);
   return postgres(target, path ? { ...options, path } : options) as unknown as postgres.Sql;
 }
+/**
+ * How the pool behaves while PostgreSQL is unreachable. postgres-js waits before reconnecting a
+ * closed connection, and by default that wait grows to 10-20 s after a few failed attempts (shared
+ * by the whole pool), so requests during an outage would hang that long before failing, and the
+ * first ones after the database's return would too. Capped here at one second (with jitter, so
+ * instances do not reconnect in step): an outage answers 503 at once and service is back within
+ * about a second of the database's. A server that does not answer at all (a dropped route, not a
+ * refused connection) fails a connection attempt after 10 s instead of 30.
+ */
+export const OUTAGE_OPTIONS = {
+  connect_timeout: 10,
+  backoff: (attempt: number) => Math.min(0.05 * 2 ** attempt, 1) * (0.5 + Math.random() / 2),
+};
+
 // Arbitrary constant: the advisory lock that serialises migrations across starting instances.
 const MIGRATION_LOCK_ID = 7_420_001;
 
@@ -79,8 +94,10 @@ const MIGRATION_LOCK_ID = 7_420_001;
  */
 export async function openDatabase(options: { url?: string; dataDir: string; poolSize?: number }): Promise<Database> {
   if (options.url) {
+    // Without the fix a database restart under load ends the process (src/infra/postgres-patch.ts).
+    if (!postgresPatched()) throw new StartupError("the PostgreSQL driver lacks Keyward's fix for closed connections: run `npm run patch:driver` (npm install and npm run build run it)");
     const poolSize = options.poolSize ?? 10;
-    const client = connectPostgres(options.url, { max: poolSize, onnotice: () => {} });
+    const client = connectPostgres(options.url, { max: poolSize, onnotice: () => {}, ...OUTAGE_OPTIONS });
     const db = drizzlePostgres(client, { schema }) as unknown as Db;
     const subscriptions = new PostgresSubscriptions(options.url, client);
     return {
