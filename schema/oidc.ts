@@ -31,6 +31,8 @@ export const oidcPayloads = pgTable(
 /**
  * Refresh tokens as the spec records them: `access_token_id` is a plain string of up to 255
  * characters (the access token issued with it), deliberately without a foreign key.
+ * `successor_id` is the row key of the token that replaced this one when it was rotated: a retry
+ * within the grace period may replace that successor once more while it is unused (src/oidc/adapter.ts).
  */
 export const oidcRefreshTokens = pgTable(
   "oidc_refresh_tokens",
@@ -43,6 +45,7 @@ export const oidcRefreshTokens = pgTable(
     expiresAt: tstz("expires_at"),
     consumedAt: tstz("consumed_at"),
     createdAt: createdAt(),
+    successorId: varchar("successor_id", { length: 255 }),
   },
   (t) => [index("oidc_refresh_tokens_grant_idx").on(t.grantId)],
 );

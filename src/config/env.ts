@@ -170,6 +170,12 @@ const oidc = {
   OIDC_SESSION_TTL: int(14 * 24 * 3600, 300, "the provider's own browser session (it also ends with the Keyward session)"),
   OIDC_KEY_ROTATION_DAYS: int(90, 1, "a new RS256 and ES256 signing key after this many days"),
   OIDC_KEY_GRACE_DAYS: int(30, 1, "a retired key stays in the JWKS this many days"),
+  OIDC_REFRESH_RETRY_GRACE: doc(
+    z.coerce.number().int().min(0).max(300).default(30),
+    "integer 0–300",
+    "30",
+    "a client whose refresh answer was lost may present the just-rotated token again this long, while its successor is unused: it gets new tokens and that successor is retired; any other reuse revokes the grant (0: never)",
+  ),
   OIDC_PURGE_INTERVAL_MS: int(15 * 60 * 1000, 1000, "how often expired codes, tokens and sessions are deleted"),
   OIDC_KEY_CHECK_INTERVAL_MS: int(60_000, 1000, "how often signing keys are checked for rotation (one instance rotates) and reloaded"),
   RATE_LIMIT_OIDC_AUTHORIZE: rate("60/60", "per client address: authorization, device and interaction pages"),

@@ -196,6 +196,7 @@ function buildConfig(env: ParsedEnv) {
       sessionTtl: env.OIDC_SESSION_TTL,
       keyRotationDays: env.OIDC_KEY_ROTATION_DAYS,
       keyGraceDays: env.OIDC_KEY_GRACE_DAYS,
+      refreshRetryGrace: env.OIDC_REFRESH_RETRY_GRACE,
       purgeIntervalMs: env.OIDC_PURGE_INTERVAL_MS,
       keyCheckIntervalMs: env.OIDC_KEY_CHECK_INTERVAL_MS,
       rate: { authorize: env.RATE_LIMIT_OIDC_AUTHORIZE, token: env.RATE_LIMIT_OIDC_TOKEN, userinfo: env.RATE_LIMIT_OIDC_USERINFO },

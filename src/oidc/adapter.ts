@@ -1,12 +1,12 @@
 import { and, eq, gt, isNull, or } from "drizzle-orm";
-import { errors, type Adapter, type AdapterPayload } from "oidc-provider";
+import Provider, { errors, type Adapter, type AdapterPayload } from "oidc-provider";
 import { oidcPayloads, oidcRefreshTokens } from "../../schema/index.js";
 import type { Clock } from "../infra/clock.js";
 import { sha256Hex, type SecretBox, sealContexts } from "../lib/crypto/index.js";
 import type { Db } from "../infra/db.js";
 import { adapterStatements, type PayloadRow, type RefreshRecord } from "./adapter-statements.js";
 import { issuance, saveBatcher, type Rotation, type Stored } from "./token-issuance.js";
-import type { OidcClientsService, OidcIdentityService } from "../modules/oidc-clients/index.js";
+import type { OidcClientsService, OidcIdentityService, RefreshTokenContext } from "../modules/oidc-clients/index.js";
 
 /** Models a grant redeems once (oidc-provider's grant sources), with the provider's name for each in its errors. */
 const GRANT_SOURCES: Record<string, string | undefined> = {
@@ -27,14 +27,55 @@ const keyOf = (id: string) => sha256Hex(id);
 const FOUND_BY_OTHER_KEY = new Set(["DeviceCode", "Session"]);
 const jtiContext = sealContexts.oidcJti;
 
+/**
+ * A lost answer. When the connection is cut after a refresh's rotation was written, the client
+ * holds only the token it just spent, and presenting it again would be a reuse that ends the grant.
+ * So, as Auth0's reuse interval and Okta's grace period allow, the same client may present the
+ * token it spent again within `OIDC_REFRESH_RETRY_GRACE` seconds of that rotation, as long as the
+ * successor it was given is unused: the token is rotated again, and the unused successor (with the
+ * access token issued with it) is retired, so exactly one live successor remains. Handing back the
+ * same successor instead (Okta's way) would mean keeping a live refresh token decryptable at rest,
+ * where Keyward keeps only its SHA-256; and the provider mints every successor itself.
+ *
+ * Reuse detection keeps its strength: once the successor was used (so the answer did arrive), after
+ * the grace period, by another client (the provider refuses a client mismatch first), for a token
+ * spent other than by a rotation, or for a retired successor, a presentation is a reuse as before
+ * and revokes the grant. A thief presenting a stolen token within the grace period, before the
+ * client used its successor, retires the client's tokens: the client's next refresh is then a reuse,
+ * which revokes the grant, the thief's new tokens with it.
+ *
+ * The retry is written as a rotation is, in one statement (adapter-statements.ts, rotateAgain), so
+ * a killed process leaves it whole or not at all, and the successor row decides between requests
+ * presenting the token at once: each is answered, the last to write holding the one live successor.
+ */
+/** Writes one request tries when others keep changing the token's successor under it (each failure is another's success). */
+const RETRY_ATTEMPTS = 8;
+
+export interface AdapterOptions {
+  /** OIDC_REFRESH_RETRY_GRACE in milliseconds (0: no retry, every reuse revokes). */
+  refreshRetryGraceMs: number;
+}
+
+/** Whether the provider request being served is a refresh grant (not introspection or revocation, which also read refresh tokens). */
+const isRefreshGrant = (): boolean => {
+  const oidc = Provider.ctx?.oidc;
+  return oidc?.route === "token" && oidc.params?.grant_type === "refresh_token";
+};
+
 
 /**
  * oidc-provider's storage on PostgreSQL (or PGlite), one table for every model. Clients are not
  * stored here: they are read from the organizations' registered clients.
  */
-export function createAdapterFactory(db: Db, clock: Clock, clients: OidcClientsService, identity: OidcIdentityService, box: SecretBox) {
+export function createAdapterFactory(db: Db, clock: Clock, clients: OidcClientsService, identity: OidcIdentityService, box: SecretBox, options: AdapterOptions) {
   const statements = adapterStatements(db);
   const batch = saveBatcher(statements.saveMany);
+  const graceMs = options.refreshRetryGraceMs;
+  /** A token spent at or after this may still be retried (see "a lost answer" above). */
+  const graceStart = () => new Date(clock.now().getTime() - graceMs);
+  /** A spent refresh token presented again is a retry of its rotation rather than a reuse. */
+  const isRetry = (read: RefreshTokenContext): read is RefreshTokenContext & { rotatedTo: { key: string } } =>
+    graceMs > 0 && read.token.consumedAt !== null && read.token.consumedAt >= graceStart() && read.rotatedTo?.unspent === true && isRefreshGrant();
 
   return class DrizzleAdapter implements Adapter {
     constructor(private readonly model: string) {}
@@ -108,6 +149,11 @@ export function createAdapterFactory(db: Db, clock: Clock, clients: OidcClientsS
         if (!read) return undefined;
         if (read.grant) (issued.grantsAhead ??= new Map()).set(read.grant.key, read.grant.row);
         if (read.account) (issued.accountsAhead ??= new Map()).set(read.account.sub, read.account.account);
+        // A retry is served as the token it was before its rotation; the write decides (see consume).
+        if (isRetry(read)) {
+          issued.refreshRetry = { key, replaced: read.rotatedTo.key };
+          return this.restored(id, { ...read.token, consumedAt: null });
+        }
         return this.restored(id, read.token);
       }
       if (this.model === "Grant" && issued?.grantsAhead?.has(key)) {
@@ -150,20 +196,37 @@ export function createAdapterFactory(db: Db, clock: Clock, clients: OidcClientsS
       if (issued && !issued.rotation) {
         const rotation: Rotation = {
           spent: { key, at: now },
+          replaces: issued.refreshRetry?.key === key ? issued.refreshRetry.replaced : undefined,
           write: async (accessToken) => {
             const { spent, successor } = rotation;
-            const rotated =
-              successor && accessToken
-                ? await statements.rotate({ spent, successor: successor.save, record: successor.record, accessToken })
-                : await statements.spendOnce(spent, [
-                    ...(successor ? [statements.saveSql(successor.save), statements.recordSql(successor.record, accessToken?.id ?? null)] : []),
-                    ...(accessToken ? [statements.saveSql(accessToken)] : []),
-                  ]);
-            if (rotated) return;
+            if (successor && accessToken) {
+              const values = { spent, successor: successor.save, record: successor.record, accessToken };
+              let replaced = rotation.replaces;
+              for (let attempt = 0; attempt < RETRY_ATTEMPTS; attempt++) {
+                if (replaced ? await statements.rotateAgain({ ...values, replaced, since: graceStart() }) : await statements.rotate(values)) {
+                  if (replaced) issued.refreshRetried = true;
+                  return;
+                }
+                // Nothing was written: since the token was read, another request spent it (two
+                // presentations at once), or used or retired its successor. Still a retry if the
+                // token was spent within the grace period and its successor, now, is unused.
+                replaced = graceMs > 0 ? await statements.unusedSuccessor(spent.key, graceStart()) : undefined;
+                if (!replaced) break;
+              }
+            } else if (
+              // Another shape (no successor, or an access token that is not stored) is never retried:
+              // Keyward stores every access token it issues, so this is the provider's corner only.
+              await statements.spendOnce({ ...spent, successor: successor?.save.id }, [
+                ...(successor ? [statements.saveSql(successor.save), statements.recordSql(successor.record, accessToken?.id ?? null)] : []),
+                ...(accessToken ? [statements.saveSql(accessToken)] : []),
+              ])
+            ) {
+              return;
+            }
             // Nothing was written. The token is gone (revoked, or its grant revoked, since it was
-            // read): not found, as the provider says of a missing token. Or another request presented
-            // it at the same moment and spent it first: a reuse, answered as the provider answers one
-            // (the grant revoked, invalid_grant).
+            // read): not found, as the provider says of a missing token. Or another request used it
+            // (or its successor, for a retry) first, beyond what a retry allows: a reuse, answered as
+            // the provider answers one (the grant revoked, invalid_grant).
             const found = await statements.grantOfPayload("RefreshToken", spent.key);
             if (found === null) throw new errors.InvalidGrant("refresh token not found");
             const grantId = successor?.record.grantId ?? found;

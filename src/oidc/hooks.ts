@@ -12,7 +12,7 @@ import type { LoginService } from "../modules/auth/login.service.js";
 import type { OidcIdentityService } from "../modules/oidc-clients/index.js";
 import { pageCsp } from "../pages/layout.js";
 import type { KeywardUserReader } from "./keyward-session.js";
-import { settleTokenIssuance } from "./token-issuance.js";
+import { refreshRotationRetried, settleTokenIssuance } from "./token-issuance.js";
 import { replaceSilentLogout } from "./logout.js";
 
 export interface HookDeps {
@@ -159,7 +159,8 @@ function outcomeRecord(ctx: KoaContextWithOIDC, s: State, deps: HookDeps): Audit
     metadata = { route, error: s.error.error, detail: s.error.error_detail ?? s.error.error_description, ...(revoked ? { grant_revoked: true } : {}), ...(route === "token" ? { grant_type: params?.grant_type } : {}) };
   } else if (route === "token" && ctx.status === 200) {
     action = AuditAction.oidcTokenIssued;
-    metadata = { grant_type: params?.grant_type, scope: (ctx.body as { scope?: string } | undefined)?.scope };
+    // A refresh retried within the grace period (its first answer lost) says so: adapter.ts.
+    metadata = { grant_type: params?.grant_type, scope: (ctx.body as { scope?: string } | undefined)?.scope, ...(refreshRotationRetried() ? { rotation_retry: true } : {}) };
   } else if (route === "revocation" && ctx.status === 200) {
     action = AuditAction.oidcRevocation;
   } else if (s.authorized) {

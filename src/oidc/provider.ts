@@ -77,7 +77,7 @@ export function buildProvider(deps: ProviderDeps, keys: PrivateJwk[]): Provider 
   const api = apiResource(config.http.publicUrl);
 
   const configuration: Configuration = {
-    adapter: createAdapterFactory(deps.db, deps.clock, deps.clients, identity, deps.box),
+    adapter: createAdapterFactory(deps.db, deps.clock, deps.clients, identity, deps.box, { refreshRetryGraceMs: oidc.refreshRetryGrace * 1000 }),
     jwks: { keys: keys as Configuration["jwks"] extends { keys: infer K } ? K : never },
     routes: ROUTES,
     scopes: SCOPES,
@@ -141,6 +141,7 @@ export function buildProvider(deps: ProviderDeps, keys: PrivateJwk[]): Provider 
       policy: loginPolicy(deps.keywardUser),
       url: (_ctx, interaction) => `${OIDC_PREFIX}/interaction/${interaction.uid}`,
     },
+    // Every refresh rotates; a retry of one whose answer was lost is allowed briefly (adapter.ts).
     rotateRefreshToken: true,
     // OpenID Connect grants offline_access only with prompt=consent (Core §11), which would show the
     // consent page at every sign-in. Keyward's own CLI gets its refresh token (not bound to the

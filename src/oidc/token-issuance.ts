@@ -23,6 +23,13 @@ export interface Issuance {
    */
   rotation?: Rotation;
   /**
+   * The refresh token this request presents is a retry of its last rotation (see adapter.ts, "a
+   * lost answer"): spent moments ago, and `replaced`, the successor it was given, still unused.
+   */
+  refreshRetry?: { key: string; replaced: string };
+  /** A retry's rotation was written: the unused successor retired, a new one issued (audited so). */
+  refreshRetried?: boolean;
+  /**
    * What the refresh-token find read along with the token (see DrizzleAdapter.find): its grant by
    * row key and its account by id, each served once to the read the refresh grant makes next.
    */
@@ -42,6 +49,8 @@ export interface Rotation {
   /** The spent token's key, and when it was spent. */
   spent: { key: string; at: Date };
   successor?: { save: PayloadRow; record: RefreshRecord };
+  /** A retry (see Issuance.refreshRetry): the unused successor this rotation retires. */
+  replaces?: string;
   write: (accessToken: PayloadRow | null) => Promise<void>;
 }
 export const issuance = new AsyncLocalStorage<Issuance>();
@@ -58,6 +67,9 @@ export function takeAccountReadAhead(sub: string): { account: OidcAccount | unde
   ahead.delete(sub);
   return { account };
 }
+
+/** Whether this request's refresh retried a rotation whose answer was lost (see Issuance.refreshRetry). */
+export const refreshRotationRetried = (): boolean => issuance.getStore()?.refreshRetried === true;
 
 /** Runs one provider request with its own record of issued tokens (see Issuance). */
 export const withTokenIssuance = <T>(fn: () => T): T => issuance.run({}, fn);

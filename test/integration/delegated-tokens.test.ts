@@ -202,9 +202,13 @@ describe("what a delegated token is", () => {
     expect(String(next.body.scope).split(" ").sort()).toEqual([...ALL_API_SCOPES].sort());
     const fresh = String(next.body.access_token);
     expect((await app.http.get("/api/v1/auth/me", { token: fresh })).status).toBe(200);
+    // The chain moved on (so this is no retry of a lost answer, see oidc-refresh-grace.test.ts).
+    const latest = await refreshDelegated(app, String(next.body.refresh_token));
+    expect(latest.status).toBe(200);
     const replay = await refreshDelegated(app, first.refreshToken!);
     expect(replay.body.error).toBe("invalid_grant");
     expect((await app.http.get("/api/v1/auth/me", { token: fresh })).status).toBe(401);
+    expect((await app.http.get("/api/v1/auth/me", { token: String(latest.body.access_token) })).status).toBe(401);
   });
 
   it("refreshes only while the token's account is active and its grant lives, read with the token (adapter.ts)", async () => {

@@ -24,7 +24,7 @@ export { ClientErrors } from "./oidc-clients.errors.js";
 export { createClientSchema, updateClientSchema, ID_TOKEN_SIGNING_ALGS } from "./oidc-clients.schemas.js";
 export { CLIENT_EXTRA, OidcClientsService, isClientId, type ClientView } from "./oidc-clients.service.js";
 export type { ConsentView } from "./oidc-consents.repository.js";
-export { OidcIdentityService, type OidcAccount, type OidcClientSummary } from "./oidc-identity.service.js";
+export { OidcIdentityService, type OidcAccount, type OidcClientSummary, type RefreshTokenContext } from "./oidc-identity.service.js";
 export { OidcSigningKeysService, type SigningKeySet } from "./signing-keys.service.js";
 
 export interface OidcModuleDeps extends SealingDeps {

@@ -1,6 +1,6 @@
-import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
+import { and, eq, gt, isNotNull, isNull, or, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { oidcPayloads, users } from "../../../schema/index.js";
+import { oidcPayloads, oidcRefreshTokens, users } from "../../../schema/index.js";
 import type { Db } from "../../infra/db.js";
 import { live } from "../../infra/soft-delete.js";
 
@@ -40,6 +40,9 @@ export interface RefreshContextRow {
   verifiedAt: Date | null;
   name: string | null;
   updatedAt: Date | null;
+  /** For a spent token: the row key of the successor its rotation stored, if any, and whether that one is still unspent. */
+  successorKey: string | null;
+  successorUnspent: boolean;
 }
 
 // The account id as `parseId` accepts it; anything else is never cast (the cast would fail the statement).
@@ -49,11 +52,15 @@ const UUID_PATTERN = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
  * The refresh grant reads a refresh token, then its grant, then its account: three round trips one
  * after the other. This reads the three in one statement (one snapshot), under the same conditions
  * as each separate read: the token and the grant unexpired at `now` (the provider's model rows),
- * the account active and not deleted (as `prepareActiveAccount`). Prepared once.
+ * the account active and not deleted (as `prepareActiveAccount`). For a token already spent it also
+ * reads the successor its rotation stored, so that a retry of a refresh whose answer was lost can
+ * be told from a reuse (src/oidc/adapter.ts). Prepared once.
  */
 export function prepareRefreshContext(db: Db): { execute(v: { id: string; now: string }): Promise<RefreshContextRow[]> } {
   const token = oidcPayloads;
   const grant = alias(oidcPayloads, "grant");
+  const successor = alias(oidcPayloads, "successor");
+  const record = oidcRefreshTokens;
   const now = sql.placeholder("now");
   const grantKey = sql<string | null>`encode(sha256(convert_to(${token.payload}->>'grantId', 'UTF8')), 'hex')`;
   const accountId = sql`${token.payload}->>'accountId'`;
@@ -72,10 +79,15 @@ export function prepareRefreshContext(db: Db): { execute(v: { id: string; now: s
       verifiedAt: users.emailVerifiedAt,
       name: users.fullName,
       updatedAt: users.updatedAt,
+      successorKey: record.successorId,
+      successorUnspent: sql<boolean>`${successor.id} is not null`,
     })
     .from(token)
     .leftJoin(grant, and(eq(grant.type, "Grant"), eq(grant.id, grantKey), or(isNull(grant.expiresAt), gt(grant.expiresAt, now))))
     .leftJoin(users, and(eq(users.id, sql`case when ${accountLooked} then (${accountId})::uuid end`), eq(users.status, "active"), live(users)))
+    // Only a spent token's record is looked up (a live token, the usual case, needs neither row).
+    .leftJoin(record, and(isNotNull(token.consumedAt), eq(record.id, token.id)))
+    .leftJoin(successor, and(eq(successor.type, "RefreshToken"), eq(successor.id, record.successorId), isNull(successor.consumedAt), or(isNull(successor.expiresAt), gt(successor.expiresAt, now))))
     .where(and(eq(token.type, "RefreshToken"), eq(token.id, sql.placeholder("id")), or(isNull(token.expiresAt), gt(token.expiresAt, now))))
     .prepare("oidc_refresh_context");
 }

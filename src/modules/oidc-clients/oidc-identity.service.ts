@@ -37,6 +37,8 @@ export interface RefreshTokenContext {
   grant?: { key: string; row: StoredPayload | undefined };
   /** The token's account (`account` undefined: not an active account); absent when its id cannot name one. */
   account?: { sub: string; account: OidcAccount | undefined };
+  /** A spent token's successor, stored by the rotation that spent it: its row key, and whether it is still unspent. */
+  rotatedTo?: { key: string; unspent: boolean };
 }
 
 const none = () => new Error("not found");
@@ -84,6 +86,7 @@ export class OidcIdentityService {
       ...(row.accountLooked && typeof sub === "string"
         ? { account: { sub, account: row.userId ? accountOf({ userId: row.userId, email: row.email!, verifiedAt: row.verifiedAt, name: row.name, updatedAt: row.updatedAt! }) : undefined } }
         : {}),
+      ...(row.successorKey ? { rotatedTo: { key: row.successorKey, unspent: row.successorUnspent } } : {}),
     };
   }
 

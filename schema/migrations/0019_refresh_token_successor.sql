@@ -1,0 +1,1 @@
+ALTER TABLE "oidc_refresh_tokens" ADD COLUMN "successor_id" varchar(255);
