@@ -200,7 +200,9 @@ export function buildOpenApi(routes: readonly RouteDef[], info: { version: strin
         "The REST shim over Keyward's service layer (for the CLI, scripts and OIDC relying parties). The web app uses GraphQL at /graphql. " +
         "Every answer is the envelope {version, success, code, message, request_id} with `data` on success and `error {type, details}` on failure. " +
         "Besides the statuses each operation lists, a request the server cannot read answers 400 (malformed JSON or path), 413 (too large) or 415 " +
-        "(unsupported encoding), an unknown path 404 and another method on a known path 405 (with Allow), all in the error envelope.",
+        "(unsupported encoding), an unknown path 404 and another method on a known path 405 (with Allow), all in the error envelope. " +
+        "A client too slow with its headers or its body (HTTP_HEADERS_TIMEOUT, HTTP_REQUEST_TIMEOUT) gets 408 from the HTTP server itself, " +
+        "without the envelope, and the connection closes.",
     },
     ...(info.serverUrl ? { servers: [{ url: info.serverUrl }] } : {}),
     security: [{ bearerAuth: [] }, { cookieAuth: [] }],

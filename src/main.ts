@@ -1,11 +1,12 @@
 // First: sizes libuv's thread pool before anything can start it.
 import "./config/thread-pool.js";
 import "reflect-metadata";
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
 import { ConfigError, loadConfig, loadDotEnvFile } from "./config/index.js";
 import { isClusterPrimary, reportListening, runPrimary } from "./cluster.js";
 import { createContainer } from "./container.js";
 import { StartupError } from "./infra/dir-lock.js";
+import { createHttpServer } from "./http/http-server.js";
 import { createMetricsServer } from "./http/metrics.js";
 import { startJobs } from "./jobs/index.js";
 import { SealedValueError } from "./lib/crypto/envelope.js";
@@ -36,7 +37,7 @@ async function main(): Promise<void> {
   await container.services.adminUsers.bootstrapSuperadmins(systemContext("bootstrap"), config.superadminEmails);
 
   const { app, oidc, stop: stopApp } = await createApp(container);
-  const server: Server = createServer(app);
+  const server: Server = createHttpServer(config.http.timeouts, app);
   try {
     await listen(server, config.http.port, config.http.host);
   } catch (e) {
@@ -46,7 +47,7 @@ async function main(): Promise<void> {
   }
   // The separate metrics port (METRICS_PORT): /metrics only, for an address Prometheus alone reaches.
   const { metrics: metricsConfig } = config;
-  const metricsServer = container.metrics && metricsConfig.port ? createMetricsServer(container.metrics, { token: metricsConfig.token }) : undefined;
+  const metricsServer = container.metrics && metricsConfig.port ? createMetricsServer(container.metrics, { token: metricsConfig.token, timeouts: config.http.timeouts }) : undefined;
   if (metricsServer && metricsConfig.port) {
     await listen(metricsServer, metricsConfig.port, metricsConfig.host);
     logger.info({ host: metricsConfig.host, port: metricsConfig.port }, "metrics listening");

@@ -85,7 +85,10 @@ const runtime = {
   APP_URL: url(undefined, "where email links point (web app); default PUBLIC_URL"),
   LOG_LEVEL: oneOf(["fatal", "error", "warn", "info", "debug", "trace", "silent"], "info", "JSON log level on stdout"),
   TRUST_PROXY: str("false", 'Express "trust proxy": false, true, a hop count, or proxy addresses/subnets'),
-  BODY_LIMIT: str("100kb", "JSON body limit (413 beyond)"),
+  BODY_LIMIT: str("100kb", "request body limit, JSON and forms (413 beyond); the OIDC endpoints take at most 56kb whatever this says"),
+  HTTP_HEADERS_TIMEOUT: int(20, 1, "a request's headers must arrive within this; a slower client gets 408 and the connection closes"),
+  HTTP_REQUEST_TIMEOUT: int(60, 1, "a whole request, body included, must arrive within this (60 s carries a 100 kB body at 14 kbit/s); a slower client gets 408 and the connection closes; not less than HTTP_HEADERS_TIMEOUT"),
+  HTTP_KEEP_ALIVE_TIMEOUT: int(5, 1, "an idle keep-alive connection closes after this; behind a load balancer that reuses connections, set it above the balancer's idle timeout"),
 };
 
 const metrics = {

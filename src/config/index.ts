@@ -82,6 +82,8 @@ function buildConfig(env: ParsedEnv) {
   // CA private keys may have their own master key; without one they use ENCRYPTION_KEYS.
   const caKeys = env.CA_KEY_ENCRYPTION_KEY.length > 0 ? parseEncryptionKeys(env.CA_KEY_ENCRYPTION_KEY, problems) : encryptionKeys;
 
+  // Node refuses a headers timeout longer than the whole request's.
+  if (env.HTTP_HEADERS_TIMEOUT > env.HTTP_REQUEST_TIMEOUT) problems.push("HTTP_HEADERS_TIMEOUT must not be longer than HTTP_REQUEST_TIMEOUT");
   if (env.SESSION_ABSOLUTE_TIMEOUT < env.SESSION_IDLE_TIMEOUT) {
     problems.push("SESSION_ABSOLUTE_TIMEOUT must not be shorter than SESSION_IDLE_TIMEOUT");
   }
@@ -121,6 +123,7 @@ function buildConfig(env: ParsedEnv) {
       https,
       trustProxy,
       bodyLimit: env.BODY_LIMIT,
+      timeouts: { headersMs: env.HTTP_HEADERS_TIMEOUT * 1000, requestMs: env.HTTP_REQUEST_TIMEOUT * 1000, keepAliveMs: env.HTTP_KEEP_ALIVE_TIMEOUT * 1000 },
     },
     logLevel: env.LOG_LEVEL,
     metrics: {

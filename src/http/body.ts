@@ -23,6 +23,13 @@ const tooDeep = () => new AppError("JSON_TOO_DEEP", 400, `The request body is ne
 // body-parser's own size parser ("100kb" = 102,400 bytes), so both readers agree on the limit.
 const parseBytes = createRequire(import.meta.url)("bytes").parse as (value: string | number) => number | null;
 
+/** BODY_LIMIT in bytes, read as body-parser reads it (every door measures the same way). */
+export function bodyLimitBytes(limit: string | number): number {
+  const bytes = parseBytes(limit);
+  if (bytes === null) throw new Error(`invalid body limit ${String(limit)}`);
+  return bytes;
+}
+
 /** An error as body-parser reports it: clientError() maps it by its `type`. */
 const bodyError = (status: number, type: string) => Object.assign(new Error(type), { status, statusCode: status, expose: true, type });
 
@@ -99,8 +106,7 @@ function parseStrict(text: string): unknown {
  */
 export function jsonBody(limit: string | number): RequestHandler[] {
   const bodyParser = express.json({ limit });
-  const maxBytes = parseBytes(limit);
-  if (maxBytes === null) throw new Error(`invalid body limit ${String(limit)}`);
+  const maxBytes = bodyLimitBytes(limit);
   return [
     (req: Request, res: Response, next: NextFunction) => {
       if (!readPlainJson(req, maxBytes, next)) bodyParser(req, res, next);

@@ -1,9 +1,10 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Express, NextFunction, Request, Response } from "express";
 import type { Metrics } from "../infra/metrics.js";
 import { safeEqual, sha256Hex } from "../lib/crypto/index.js";
 import { AppError } from "../lib/errors.js";
 import { OIDC_PREFIX, ROUTES as OIDC_ENDPOINTS } from "../oidc/provider.js";
+import { createHttpServer, type HttpTimeouts } from "./http-server.js";
 
 /**
  * HTTP request metrics and the `/metrics` endpoint.
@@ -119,11 +120,12 @@ export function mountMetricsEndpoint(app: Express, metrics: Metrics, token: stri
 
 /**
  * The separate metrics listener (METRICS_PORT; the caller listens): `/metrics` only, no sessions or API, so it can sit
- * on an address only Prometheus reaches. With METRICS_TOKEN set it asks for the token as well.
+ * on an address only Prometheus reaches. With METRICS_TOKEN set it asks for the token as well. The same read
+ * timeouts as the main port.
  */
-export function createMetricsServer(metrics: Metrics, options: { token?: string } = {}): Server {
+export function createMetricsServer(metrics: Metrics, options: { token?: string; timeouts: HttpTimeouts }): Server {
   const expected = options.token ? sha256Hex(options.token) : null;
-  const server = createServer((req, res) => {
+  const server = createHttpServer(options.timeouts, (req, res) => {
     const path = (req.url ?? "").split("?")[0];
     const answer = (status: number, text: string, headers: Record<string, string> = {}) => {
       res.writeHead(status, { "content-type": "text/plain; charset=utf-8", ...headers });

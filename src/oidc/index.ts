@@ -4,6 +4,8 @@ import { AppError } from "../lib/errors.js";
 import type { RateRule } from "../modules/rate-limit/rate-limit.service.js";
 import { API_SCOPE_NAMES, apiResource } from "../lib/api-scopes.js";
 import { ensureBuiltInClients } from "../modules/oidc-clients/index.js";
+import { bodyLimitBytes } from "../http/body.js";
+import { limitStreamedBodies, PROVIDER_BODY_LIMIT, refuseDeclaredOversize } from "./body-limit.js";
 import { decorateProvider } from "./hooks.js";
 import { interactionRouter } from "./interactions.js";
 import { createKeywardSessionReader } from "./keyward-session.js";
@@ -15,6 +17,9 @@ export type { OidcRuntime } from "./runtime.js";
 
 const DISCOVERY = "/.well-known/openid-configuration";
 const PROTECTED_RESOURCE = "/.well-known/oauth-protected-resource";
+
+/** Errors of a connection the client broke or let time out, not of the service. */
+const CLIENT_GONE = new Set(["ERR_HTTP_REQUEST_TIMEOUT", "ECONNRESET", "EPIPE", "ECONNABORTED", "ERR_STREAM_PREMATURE_CLOSE"]);
 
 /** Is this request for the provider (its own CORS rules apply, not the API's)? */
 export const isOidcPath = (path: string) => path === DISCOVERY || path === OIDC_PREFIX || path.startsWith(`${OIDC_PREFIX}/`);
@@ -53,9 +58,18 @@ export async function mountOidc(app: Express, container: Container): Promise<Oid
   const { config, services, db, clock, logger } = container;
   const keywardUser = createKeywardSessionReader(services.actors);
   await ensureBuiltInClients(db, clock);
+  // BODY_LIMIT here too, within what the provider reads at all: beyond it, 413 (body-limit.ts).
+  const bodyLimit = Math.min(bodyLimitBytes(config.http.bodyLimit), PROVIDER_BODY_LIMIT);
   const runtime = new OidcRuntime(services.oidcKeys, (keys) => {
     const provider = buildProvider({ config, db, clock, box: container.box, clients: services.oidcClients, identity: services.oidcIdentity, keywardUser }, keys);
     decorateProvider(provider, { config, db, logger, audit: services.audit, identity: services.oidcIdentity, login: services.login, keywardUser });
+    provider.use(limitStreamedBodies(bodyLimit));
+    // Koa reports a connection that broke under a request on "error" (and prints it to stderr when
+    // nobody listens): a client gone, or cut by a read timeout (408). The client's doing, so debug.
+    (provider as unknown as NodeJS.EventEmitter).on("error", (err: NodeJS.ErrnoException) => {
+      if (CLIENT_GONE.has(err.code ?? "")) logger.debug({ err }, "oidc request ended by the client's connection");
+      else logger.error({ err }, "oidc provider error");
+    });
     return provider;
   });
   await runtime.start();
@@ -80,6 +94,7 @@ export async function mountOidc(app: Express, container: Container): Promise<Oid
 
   const router = Router();
   router.use(edgeLimits(container));
+  router.use(refuseDeclaredOversize(bodyLimit));
   router.use(interactionRouter({ runtime, identity: services.oidcIdentity, keywardUser, brand: config.email.brand.name, publicOrigin: config.http.publicUrl, clock, kv: container.kv }));
   router.use((req, res) => void runtime.handle(req, res));
   app.use(OIDC_PREFIX, router);

@@ -1,5 +1,5 @@
 import "reflect-metadata";
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { connectPostgres } from "../../src/infra/db.js";
 import { inject } from "vitest";
@@ -8,6 +8,7 @@ import { createContainer, type Container } from "../../src/container.js";
 import type { Logger } from "../../src/infra/logger.js";
 import { ManualClock } from "../../src/infra/clock.js";
 import { createApp } from "../../src/server.js";
+import { createHttpServer } from "../../src/http/http-server.js";
 import type { OidcRuntime } from "../../src/oidc/index.js";
 import { withDatabase } from "./global-setup.js";
 import { startSmtpSink, type SmtpSink } from "./smtp-sink.js";
@@ -38,22 +39,12 @@ const rand = () => Math.random().toString(36).slice(2, 10);
  * in-process stores). Mail goes over SMTP to a real server on loopback.
  */
 export async function startTestApp(env: Record<string, string> = {}, overrides: { logger?: Logger } = {}): Promise<TestApp> {
-  const server: Server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as AddressInfo).port;
   const mail = await startSmtpSink();
-
   const template = inject("pgTemplate");
   const baseUrl = process.env.DATABASE_URL;
-  let dbName: string | null = null;
-  if (baseUrl && template) {
-    dbName = `keyward_t_${rand()}`;
-    const admin = connectPostgres(baseUrl, { max: 1, onnotice: () => {} });
-    await admin.unsafe(`create database "${dbName}" template "${template}"`);
-    await admin.end();
-  }
+  const dbName = baseUrl && template ? `keyward_t_${rand()}` : null;
   const prefix = `kwtest:${rand()}:`;
-  const config = loadConfig({
+  const settings = (port: number): Record<string, string> => ({
     NODE_ENV: "test",
     // TEST_LOG_LEVEL=error shows the server's log of a failing run (what a 500 was).
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
@@ -69,6 +60,20 @@ export async function startTestApp(env: Record<string, string> = {}, overrides: 
     SMTP_PORT: String(mail.port),
     ...env,
   });
+
+  // The listener is created as production creates it (src/main.ts), with its read timeouts. It must
+  // listen before the configuration is final (PUBLIC_URL names its port), so the timeouts are read
+  // from the same variables once before.
+  const server: Server = createHttpServer(loadConfig(settings(0)).http.timeouts);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+
+  if (dbName) {
+    const admin = connectPostgres(baseUrl!, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`create database "${dbName}" template "${template}"`);
+    await admin.end();
+  }
+  const config = loadConfig(settings(port));
   const clock = new ManualClock();
   const container = await createContainer(config, { clock, logger: overrides.logger });
   await container.database.migrate();

@@ -202,7 +202,7 @@ describe("who may scrape", () => {
   it("serves /metrics alone on the separate port, with the token when one is set", async () => {
     const metrics = app.container.metrics!;
     for (const token of [undefined, TOKEN]) {
-      const server = createMetricsServer(metrics, { token });
+      const server = createMetricsServer(metrics, { token, timeouts: app.container.config.http.timeouts });
       await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       try {

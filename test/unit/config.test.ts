@@ -58,4 +58,11 @@ describe("configuration", () => {
     expect(config.cors.origins).toEqual(["https://a.test", "https://*.b.test"]);
     expect(config.superadminEmails).toEqual(["ops@example.com"]);
   });
+
+  it("bounds how long a client may take to send a request, in seconds, headers within the whole", () => {
+    expect(loadConfig({}).http.timeouts).toEqual({ headersMs: 20_000, requestMs: 60_000, keepAliveMs: 5_000 });
+    expect(loadConfig({ HTTP_HEADERS_TIMEOUT: "5", HTTP_REQUEST_TIMEOUT: "30", HTTP_KEEP_ALIVE_TIMEOUT: "65" }).http.timeouts).toEqual({ headersMs: 5_000, requestMs: 30_000, keepAliveMs: 65_000 });
+    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT: "90" })).toThrow(/HTTP_HEADERS_TIMEOUT must not be longer than HTTP_REQUEST_TIMEOUT/);
+    expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT: "0" })).toThrow(/HTTP_REQUEST_TIMEOUT/);
+  });
 });
