@@ -5,6 +5,7 @@ import { healthRouter } from "../rest-shim/routes/health.routes.js";
 import type { Container } from "./container.js";
 import { createGraphqlRouter } from "./graphql/index.js";
 import { createPagesRouter } from "./pages/pages.js";
+import { outagePage } from "./pages/outage-page.js";
 import { AppError } from "./lib/errors.js";
 import { cors } from "./http/cors.js";
 import { instrumentApp, mountMetricsEndpoint } from "./http/metrics.js";
@@ -50,6 +51,7 @@ export async function createApp(container: Container): Promise<{ app: Express; o
   app.use(createPagesRouter(container));
   app.use("/api/v1", createRestShim(container));
   app.use((req, _res, next) => next(new AppError("NOT_FOUND", 404, `No route for ${req.method} ${req.path}`)));
+  app.use(outagePage(config.email.brand.name));
   app.use(errorHandler(logger));
   return { app, oidc, stop: graphql.stop };
 }

@@ -16,6 +16,7 @@ import { graphqlHandler } from "./express-handler.js";
 import { appErrorExtensions, createFormatError } from "./format-error.js";
 import { limitsPlugin, maxValueDepthRule } from "./limits.plugin.js";
 import { metricsPlugin } from "./metrics.plugin.js";
+import { outagePlugin } from "./outage.plugin.js";
 import { buildGraphqlSchema } from "./schema.js";
 import { scopePlugin } from "./scope.js";
 
@@ -51,6 +52,7 @@ export async function createGraphqlRouter(container: Container): Promise<{ route
       ApolloServerPluginUsageReportingDisabled(),
       ApolloServerPluginSchemaReportingDisabled(),
       scopePlugin(() => schema),
+      outagePlugin(),
       limitsPlugin({
         schema: () => schema,
         maxDepth: config.graphql.maxDepth,
@@ -76,8 +78,11 @@ export async function createGraphqlRouter(container: Container): Promise<{ route
       try {
         await resolveRequestContext(services.actors, req, { acceptDelegated: true });
       } catch (e) {
-        if (isAppError(e)) throw new GraphQLError(e.message, { extensions: { code: e.code, http: { status: e.status } } });
-        throw e;
+        // A refused caller, or the session store or database down (503 with Retry-After, as REST).
+        const known = isAppError(e) ? e : clientError(e);
+        if (!known) throw e;
+        for (const [k, v] of Object.entries(known.headers ?? {})) res.setHeader(k, v);
+        throw new GraphQLError(known.message, { extensions: { code: known.code, http: { status: known.status } } });
       }
       return { ctx: req.ctx, sessionToken: req.sessionToken, req, res, config };
     }),
@@ -87,6 +92,7 @@ export async function createGraphqlRouter(container: Container): Promise<{ route
     const known = clientError(err);
     if (!known) logger.error({ err, requestId: req.requestId }, "unhandled error");
     const extensions = known ? appErrorExtensions(known) : { code: "INTERNAL_ERROR", status: 500 };
+    for (const [k, v] of Object.entries(known?.headers ?? {})) res.setHeader(k, v);
     res.status(extensions.status).json({ errors: [{ message: known?.message ?? "An unexpected error occurred", extensions }] });
   });
   return { router, stop: () => apollo.stop() };

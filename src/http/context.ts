@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from "express";
 import type { ActorService } from "../modules/auth/actor.service.js";
-import { AppError } from "../lib/errors.js";
+import { AppError, isAppError } from "../lib/errors.js";
 import type { StoredSession } from "../infra/session-store.js";
 
 /** Reads `Authorization: Bearer <token>` (any case of "Bearer", as the original CLI sends "bearer"). */
@@ -35,6 +35,19 @@ export async function resolveRequestContext(actors: ActorService, req: Request, 
 }
 
 /** The API doors: sessions, and delegated access tokens (each route checks its scope). */
+/**
+ * For the hosted pages: the caller, left anonymous when a credential is refused (the page asks the
+ * visitor to sign in). PostgreSQL or Redis down still fails the request: a "try again shortly"
+ * page (src/pages/outage-page.ts), not a sign-in prompt that would fail the same way.
+ */
+export async function resolvePageContext(actors: ActorService, req: Request): Promise<void> {
+  try {
+    await resolveRequestContext(actors, req);
+  } catch (e) {
+    if (!isAppError(e)) throw e;
+  }
+}
+
 export function contextMiddleware(actors: ActorService) {
   return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
     await resolveRequestContext(actors, req, { acceptDelegated: true });

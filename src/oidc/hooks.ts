@@ -14,6 +14,8 @@ import { pageCsp } from "../pages/layout.js";
 import type { KeywardUserReader } from "./keyward-session.js";
 import { refreshRotationRetried, settleTokenIssuance } from "./token-issuance.js";
 import { replaceSilentLogout } from "./logout.js";
+import { asProviderError, TemporarilyUnavailable } from "./outage.js";
+import { errorPage } from "./views.js";
 
 export interface HookDeps {
   config: Config;
@@ -26,7 +28,7 @@ export interface HookDeps {
 }
 
 type OidcError = errors.OIDCProviderError & { error_detail?: string };
-type State = { error?: OidcError; authorized?: boolean };
+type State = { error?: OidcError; authorized?: boolean; outage?: boolean };
 
 const ERROR_EVENTS = [
   "authorization.error",
@@ -69,7 +71,14 @@ export function decorateProvider(provider: Provider, deps: HookDeps): void {
   provider.on("authorization.success", (ctx: KoaContextWithOIDC) => {
     state(ctx).authorized = true;
   });
-  provider.on("server_error", (_ctx: KoaContextWithOIDC, err: Error) => deps.logger.error({ err }, "oidc provider error"));
+  provider.on("server_error", (ctx: KoaContextWithOIDC, err: Error) => {
+    // An outage that reached the provider's own handlers (not through an adapter or a hook of
+    // ours, which report it as TemporarilyUnavailable): answered as one below.
+    if (asProviderError(err) instanceof TemporarilyUnavailable) {
+      state(ctx).outage = true;
+      deps.logger.warn({ err: { message: err.message, code: (err as { code?: unknown }).code } }, "oidc provider: a dependency is unavailable");
+    } else deps.logger.error({ err }, "oidc provider error");
+  });
 
   provider.use(async (ctx, next) => {
     // oidc-provider adds the hashes of its own auto-submit scripts to script-src.
@@ -86,7 +95,13 @@ export function decorateProvider(provider: Provider, deps: HookDeps): void {
     try {
       recorded = await settleTokenIssuance(!state(c).error && ctx.status < 400, record);
     } catch (err) {
-      if (err instanceof errors.OIDCProviderError && err.statusCode < 500) {
+      const refused = asProviderError(err);
+      if (refused instanceof TemporarilyUnavailable) {
+        // The rotation or the token could not be stored: nothing was issued; the client tries again.
+        state(c).error = refused as OidcError;
+        ctx.status = refused.statusCode;
+        ctx.body = { error: refused.error, error_description: refused.error_description };
+      } else if (err instanceof errors.OIDCProviderError && err.statusCode < 500) {
         // Refused as the provider refuses (a refresh token another request spent first): its answer.
         state(c).error = err as OidcError;
         ctx.status = err.statusCode;
@@ -102,6 +117,7 @@ export function decorateProvider(provider: Provider, deps: HookDeps): void {
       }
       record = outcomeRecord(c, state(c), deps);
     }
+    if (state(c).outage || state(c).error instanceof TemporarilyUnavailable) return answerOutage(c, deps);
     if (!oidc?.route) return;
     if (oidc.client && ctx.response.is("html")) allowClientFormTargets(c);
     if (oidc.route === "introspection") await hideSuspended(c, deps);
@@ -113,6 +129,26 @@ export function decorateProvider(provider: Provider, deps: HookDeps): void {
     if (!outcome) return;
     await deps.audit.write(deps.db, outcome).catch((err: unknown) => deps.logger.error({ err }, "oidc audit failed"));
   });
+}
+
+/**
+ * An outage's answer: 503 with Retry-After, `temporarily_unavailable` in the OAuth error body or on
+ * the error page; a redirect that already carries it to the client (the provider had validated the
+ * redirect URI) stays a redirect. Not audited: the audit log is in the database that is down.
+ */
+function answerOutage(ctx: KoaContextWithOIDC, deps: HookDeps): void {
+  ctx.set("Retry-After", String(TemporarilyUnavailable.RETRY_AFTER_SECONDS));
+  if (ctx.status >= 300 && ctx.status < 400) return;
+  const out = new TemporarilyUnavailable();
+  const answer = { error: out.error, error_description: out.error_description };
+  const html = ctx.response.is("html");
+  ctx.status = 503;
+  if (html) {
+    ctx.type = "html";
+    ctx.body = errorPage(deps.config.email.brand.name, answer);
+  } else {
+    ctx.body = answer;
+  }
 }
 
 /** Forms on provider pages may end at the client's redirect URIs (browsers check form-action on redirects). */

@@ -10,6 +10,7 @@ import { decorateProvider } from "./hooks.js";
 import { interactionRouter } from "./interactions.js";
 import { createKeywardSessionReader } from "./keyward-session.js";
 import { buildProvider, OIDC_PREFIX } from "./provider.js";
+import { asProviderError, TemporarilyUnavailable } from "./outage.js";
 import { OidcRuntime } from "./runtime.js";
 
 export { OIDC_PREFIX } from "./provider.js";
@@ -40,6 +41,13 @@ function edgeLimits(container: Container) {
     try {
       await limits.consume(rule[0], rule[1], req.ip ?? "unknown");
     } catch (err) {
+      // The limiter's store (Redis) down: refused, as every door refuses during an outage.
+      const outage = asProviderError(err);
+      if (outage instanceof TemporarilyUnavailable) {
+        res.setHeader("Retry-After", String(TemporarilyUnavailable.RETRY_AFTER_SECONDS));
+        res.status(503).json({ error: outage.error, error_description: outage.error_description });
+        return;
+      }
       if (!(err instanceof AppError) || err.status !== 429) throw err;
       const retry = (err.details as { retry_after?: number } | undefined)?.retry_after;
       if (retry) res.setHeader("Retry-After", String(retry));

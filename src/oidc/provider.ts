@@ -6,6 +6,7 @@ import type { PrivateJwk, SecretBox } from "../lib/crypto/index.js";
 import { CLIENT_EXTRA, type OidcClientsService, type OidcIdentityService } from "../modules/oidc-clients/index.js";
 import { apiResource, isApiScope } from "../lib/api-scopes.js";
 import { createAdapterFactory } from "./adapter.js";
+import { outageAwareAdapter, unlessOutage } from "./outage.js";
 import { takeAccountReadAhead } from "./token-issuance.js";
 import type { KeywardUserReader } from "./keyward-session.js";
 import { renderLogout } from "./logout.js";
@@ -62,7 +63,7 @@ function loginPolicy(keywardUser: KeywardUserReader) {
   policy.get("login")!.checks.add(
     new Check("keyward_session", "End-User authentication is required", async (ctx) => {
       if (ctx.oidc.result?.login) return Check.NO_NEED_TO_PROMPT;
-      const user = await keywardUser(ctx.req);
+      const user = await unlessOutage(() => keywardUser(ctx.req));
       return user && user.userId === ctx.oidc.session?.accountId ? Check.NO_NEED_TO_PROMPT : Check.REQUEST_PROMPT;
     }),
   );
@@ -77,7 +78,8 @@ export function buildProvider(deps: ProviderDeps, keys: PrivateJwk[]): Provider 
   const api = apiResource(config.http.publicUrl);
 
   const configuration: Configuration = {
-    adapter: createAdapterFactory(deps.db, deps.clock, deps.clients, identity, deps.box, { refreshRetryGraceMs: oidc.refreshRetryGrace * 1000 }),
+    // PostgreSQL or Redis down: RFC 6749's temporarily_unavailable, never server_error (outage.ts).
+    adapter: outageAwareAdapter(createAdapterFactory(deps.db, deps.clock, deps.clients, identity, deps.box, { refreshRetryGraceMs: oidc.refreshRetryGrace * 1000 })),
     jwks: { keys: keys as Configuration["jwks"] extends { keys: infer K } ? K : never },
     routes: ROUTES,
     scopes: SCOPES,
@@ -102,7 +104,7 @@ export function buildProvider(deps: ProviderDeps, keys: PrivateJwk[]): Provider 
     clientBasedCORS: (_ctx, origin, client) => ((client as unknown as Record<string, unknown>)["urn:keyward:cors_origins"] as string[] | undefined)?.includes(origin) ?? false,
     async findAccount(ctx, sub): Promise<Account | undefined> {
       // The refresh grant's token read already looked the account up (adapter.ts); otherwise, now.
-      const account = (takeAccountReadAhead(sub) ?? { account: await identity.findActiveAccount(sub) }).account;
+      const account = (takeAccountReadAhead(sub) ?? { account: await unlessOutage(() => identity.findActiveAccount(sub)) }).account;
       if (!account) return undefined;
       return {
         accountId: account.userId,
@@ -116,7 +118,7 @@ export function buildProvider(deps: ProviderDeps, keys: PrivateJwk[]): Provider 
             email_verified: account.emailVerified,
             name: account.name ?? undefined,
             updated_at: Math.floor(account.updatedAt.getTime() / 1000),
-            ...(scopes.has("organizations") ? { organizations: await identity.organizationsFor(account.userId, clientOrg) } : {}),
+            ...(scopes.has("organizations") ? { organizations: await unlessOutage(() => identity.organizationsFor(account.userId, clientOrg)) } : {}),
           };
         },
       };
@@ -127,7 +129,7 @@ export function buildProvider(deps: ProviderDeps, keys: PrivateJwk[]): Provider 
       if (grantId) return ctx.oidc.provider.Grant.find(grantId);
       // A consent remembered from an earlier visit (another browser, an ended session) still counts.
       const accountId = session!.accountId!;
-      const remembered = await identity.rememberedScopes(accountId, client!.clientId);
+      const remembered = await unlessOutage(() => identity.rememberedScopes(accountId, client!.clientId));
       if (remembered.size === 0) return undefined;
       const grant = new ctx.oidc.provider.Grant({ accountId, clientId: client!.clientId });
       grant.addOIDCScope([...remembered].filter((s) => SCOPES.includes(s)).join(" "));

@@ -103,10 +103,12 @@ ${autoForm}
 
 /** Error pages show the OAuth error code and description (never internals: oidc-provider hides server errors). */
 export function errorPage(brand: string, out: { error?: string; error_description?: string }): string {
+  // An outage is not the user's fault, nor a dead end: it says so, and to try again.
+  const title = out.error === "temporarily_unavailable" ? "Try again shortly" : "Something went wrong";
   return layout(
     brand,
-    "Something went wrong",
-    `<h1>Something went wrong</h1>
+    title,
+    `<h1>${title}</h1>
 <p id="error-code"><code>${e(String(out.error ?? "server_error"))}</code></p>
 <p id="error-description">${e(String(out.error_description ?? ""))}</p>`,
     false,

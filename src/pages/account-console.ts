@@ -1,6 +1,6 @@
 import type { Request, Response, Router } from "express";
 import type { Container, Services } from "../container.js";
-import { resolveRequestContext } from "../http/context.js";
+import { resolvePageContext } from "../http/context.js";
 import type { RequestContext } from "../lib/request-context.js";
 import { escapeHtml, layout, pageCsp } from "./layout.js";
 import { SECTIONS, type ConsoleData } from "./account-sections.js";
@@ -84,7 +84,7 @@ export function mountAccountConsole(router: Router, container: Container): void 
   const { services, config } = container;
   const brand = config.email.brand.name;
   const show = async (req: Request, res: Response) => {
-    await resolveRequestContext(services.actors, req).catch(() => undefined);
+    await resolvePageContext(services.actors, req);
     if (req.ctx?.actor.kind !== "user") return res.redirect(303, `/login?next=${encodeURIComponent(req.originalUrl)}`);
     const data = await loadConsole(services, req.ctx);
     res.setHeader("Content-Security-Policy", pageCsp());

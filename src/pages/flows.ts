@@ -1,6 +1,6 @@
 import type { Request, Response, Router } from "express";
 import type { Container } from "../container.js";
-import { resolveRequestContext } from "../http/context.js";
+import { resolvePageContext } from "../http/context.js";
 import { isAppError } from "../lib/errors.js";
 import { anonymousContext, type RequestContext } from "../lib/request-context.js";
 import { escapeHtml as escape, layout, pageCsp } from "./layout.js";
@@ -243,7 +243,7 @@ export function registerFlowPages(router: Router, container: Container): void {
   const brand = config.email.brand.name;
   /** The caller if the request carries a valid session; anonymous otherwise (these pages are public). */
   const caller = async (req: Request): Promise<RequestContext> => {
-    await resolveRequestContext(services.actors, req).catch(() => undefined);
+    await resolvePageContext(services.actors, req);
     return req.ctx ?? anonymousContext(req.requestId, req.ip ?? null, req.get("user-agent") ?? null);
   };
   const lookupInvite = async (ctx: RequestContext, token: string): Promise<InviteLookup | string> =>

@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { Router, type Request, type Response } from "express";
 import type { Container } from "../container.js";
-import { resolveRequestContext } from "../http/context.js";
+import { resolvePageContext } from "../http/context.js";
 import { projectPath } from "../infra/paths.js";
 import { isAppError } from "../lib/errors.js";
 import type { MembershipView } from "../modules/networks/networks.views.js";
@@ -144,7 +144,7 @@ export function createPagesRouter(container: Container): Router {
 
   /** Pages behind the session cookie: an anonymous visitor is sent to sign in first. */
   const signedIn = (render: (email: string, req: Request) => string | Promise<string>, title: string) => async (req: Request, res: Response) => {
-    await resolveRequestContext(services.actors, req).catch(() => undefined);
+    await resolvePageContext(services.actors, req);
     if (req.ctx?.actor.kind !== "user") return res.redirect(303, `/login?next=${encodeURIComponent(req.originalUrl)}`);
     page(res, brand, title, await render(req.ctx.actor.email, req));
   };

@@ -1,7 +1,7 @@
-import { execFileSync } from "node:child_process";
-import { readdirSync } from "node:fs";
+import { sign } from "cookie-signature";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCluster, type Cluster, type Instance } from "./cluster.js";
+import { pgCluster, pgUp, redisUp, restoreServices, startRedis, stopRedis, until } from "./services.js";
 
 /**
  * Dependency outages without restarting Keyward (issue 18 item 3): the machine's PostgreSQL and
@@ -10,35 +10,6 @@ import { startCluster, type Cluster, type Instance } from "./cluster.js";
  * unauthenticated), /api/ready names the dependency, and service comes back within 5 s of its
  * return. Runs as root with pg_ctlcluster (CI does), in the resilience suite only.
  */
-const pgCluster = (action: "stop" | "start") =>
-  execFileSync("pg_ctlcluster", ["--skip-systemctl-redirect", readdirSync("/etc/postgresql")[0]!, "main", action, ...(action === "stop" ? ["-m", "fast"] : [])]);
-const redisUp = () => {
-  try {
-    return execFileSync("redis-cli", ["-h", "127.0.0.1", "-p", "6379", "ping"]).toString().trim() === "PONG";
-  } catch {
-    return false;
-  }
-};
-const startRedis = () => {
-  if (!redisUp()) execFileSync("redis-server", ["--daemonize", "yes", "--bind", "127.0.0.1", "--port", "6379", "--save", "", "--appendonly", "no"]);
-};
-const pgUp = () => {
-  try {
-    execFileSync("pg_isready", ["-h", "127.0.0.1", "-p", "5432", "-q"]);
-    return true;
-  } catch {
-    return false;
-  }
-};
-const until = async (ok: () => boolean | Promise<boolean>, ms: number) => {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await ok()) return true;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return false;
-};
-
 let cluster: Cluster;
 let instance: Instance;
 beforeAll(async () => {
@@ -48,9 +19,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   // Whatever happened above, the services are left running.
-  if (!pgUp()) pgCluster("start");
-  startRedis();
-  await until(() => pgUp() && redisUp(), 30_000);
+  await restoreServices();
   await cluster?.close();
 }, 60_000);
 
@@ -63,6 +32,7 @@ const call = async (path: string, init: { body?: unknown; token?: string } = {})
   return { status: res.status, retryAfter: res.headers.get("retry-after"), body: (await res.json().catch(() => ({}))) as { error?: { type: string; details?: Record<string, unknown> }; data?: Record<string, unknown> } };
 };
 const PASSWORD = "correct horse battery staple";
+const cookieName = "keyward.sid";
 const signIn = async (email: string) => String((await call("/api/v1/auth/login", { body: { email, password: PASSWORD } })).body.data?.token ?? "");
 
 describe("dependency outages", () => {
@@ -83,6 +53,23 @@ describe("dependency outages", () => {
     expect(ready.status).toBe(503);
     expect(JSON.stringify(ready.body.error?.details)).toMatch(/database/i);
     expect((await call("/api/health")).status).toBe(200);
+    // Every door says it in its own terms, with 503 and Retry-After.
+    const gql = await fetch(`${instance.url}/graphql`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: JSON.stringify({ query: "{ me { id } }" }) });
+    expect([gql.status, gql.headers.get("retry-after")]).toEqual([503, "5"]);
+    expect(((await gql.json()) as { errors: Array<{ extensions: { code: string } }> }).errors[0]!.extensions.code).toBe("SERVICE_UNAVAILABLE");
+    const tokenAnswer = await fetch(`${instance.url}/api/v1/oidc/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${Buffer.from("some-client:some-secret").toString("base64")}` },
+      body: "grant_type=client_credentials",
+    });
+    expect([tokenAnswer.status, tokenAnswer.headers.get("retry-after")]).toEqual([503, "5"]);
+    expect(((await tokenAnswer.json()) as { error: string }).error).toBe("temporarily_unavailable");
+    // A person in a browser: the provider's authorization page and the hosted sign-in page.
+    for (const path of ["/api/v1/oidc/authorize?client_id=some-client&response_type=code&scope=openid&redirect_uri=https%3A%2F%2Frp.example%2Fcb", "/login", "/invite?token=abc"]) {
+      const page = await fetch(`${instance.url}${path}`, { headers: { accept: "text/html,application/xhtml+xml" }, redirect: "manual" });
+      expect([path, page.status, page.headers.get("retry-after"), page.headers.get("content-type")?.split(";")[0]]).toEqual([path, 503, "5", "text/html"]);
+      expect(await page.text()).toContain("Try again shortly");
+    }
 
     pgCluster("start");
     expect(await until(pgUp, 30_000)).toBe(true);
@@ -98,11 +85,7 @@ describe("dependency outages", () => {
     const token = await signIn(email);
     expect((await call("/api/v1/auth/me", { token })).status).toBe(200);
 
-    try {
-      execFileSync("redis-cli", ["-h", "127.0.0.1", "-p", "6379", "shutdown", "nosave"]);
-    } catch {
-      // redis-cli reports the dropped connection of a shutdown as an error.
-    }
+    stopRedis();
     expect(await until(() => !redisUp(), 10_000)).toBe(true);
     const statuses = await Promise.all(Array.from({ length: 5 }, async () => (await call("/api/v1/auth/me", { token })).status));
     expect(statuses.every((s) => s === 503)).toBe(true);
@@ -111,6 +94,10 @@ describe("dependency outages", () => {
     const ready = await call("/api/ready");
     expect(ready.status).toBe(503);
     expect(JSON.stringify(ready.body.error?.details)).toMatch(/redis/i);
+    // The account page with a session cookie: "try again shortly", not a sign-in prompt that would fail too.
+    const account = await fetch(`${instance.url}/account`, { headers: { accept: "text/html", cookie: `${cookieName}=s:${sign(token, cluster.env.SESSION_SECRET!)}` }, redirect: "manual" });
+    expect([account.status, account.headers.get("retry-after")]).toEqual([503, "5"]);
+    expect(await account.text()).toContain("Try again shortly");
 
     startRedis();
     expect(await until(redisUp, 10_000)).toBe(true);
