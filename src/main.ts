@@ -3,8 +3,9 @@ import "./config/thread-pool.js";
 import "reflect-metadata";
 import type { Server } from "node:http";
 import { ConfigError, loadConfig, loadDotEnvFile } from "./config/index.js";
-import { isClusterPrimary, reportListening, runPrimary } from "./cluster.js";
+import { EXIT_DEPENDENCY_UNAVAILABLE, isClusterPrimary, reportListening, runPrimary } from "./cluster.js";
 import { createContainer } from "./container.js";
+import { isDependencyOutage } from "./infra/db-errors.js";
 import { StartupError } from "./infra/dir-lock.js";
 import { createHttpServer } from "./http/http-server.js";
 import { createMetricsServer } from "./http/metrics.js";
@@ -113,6 +114,15 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 }
 
 main().catch((err) => {
+  // PostgreSQL or Redis not reachable yet (a database still starting, a failover): not a fault of
+  // this process, and nothing to fix here. It exits with EX_TEMPFAIL; what runs it (the cluster
+  // primary, systemd, Docker, Kubernetes) starts it again after a pause, and it serves once the
+  // dependency answers.
+  if (isDependencyOutage(err)) {
+    const cause = ((err as { cause?: unknown }).cause ?? err) as { code?: unknown; message?: unknown };
+    console.error(`keyward: PostgreSQL or Redis is not reachable (${String(cause.code ?? cause.message)}); exiting to be started again.`);
+    process.exit(EXIT_DEPENDENCY_UNAVAILABLE);
+  }
   // What an operator can fix is said in one message; anything else keeps its stack.
   if (err instanceof StartupError || err instanceof SealedValueError) console.error(`keyward: ${err.message}`);
   else console.error(err);

@@ -79,3 +79,27 @@ describe("compose.yaml", () => {
     expect(postgresEnv.POSTGRES_PASSWORD).toMatch(/^\$\{POSTGRES_PASSWORD:\?/);
   });
 });
+
+describe("what restarts Keyward (docs/operations.md)", () => {
+  it("compose starts every service again when it ends, unless stopped by hand", () => {
+    const compose = parse(readFileSync("compose.yaml", "utf8")) as { services: Record<string, { restart?: string }> };
+    for (const [name, service] of Object.entries(compose.services)) expect(service.restart, name).toBe("unless-stopped");
+  });
+
+  it("the systemd unit runs what the image runs, restarts on failure without giving up, and not on a configuration error", () => {
+    const unit = new Map<string, string[]>();
+    for (const line of readFileSync("docs/keyward.service", "utf8").split("\n")) {
+      const m = /^(\w+)=(.*)$/.exec(line.trim());
+      if (m) unit.set(m[1]!, [...(unit.get(m[1]!) ?? []), m[2]!]);
+    }
+    const one = (key: string) => unit.get(key)?.at(-1);
+    expect(one("Restart")).toBe("on-failure");
+    expect(one("StartLimitIntervalSec")).toBe("0");
+    // Exit 2 is a configuration error (src/main.ts); 75, a dependency not reachable at start, is retried.
+    expect(one("RestartPreventExitStatus")?.split(/\s+/)).toEqual(["2"]);
+    expect(one("User")).not.toBe("root");
+    const cmd = execForm(of("CMD")[0]!.args);
+    expect(one("ExecStart")).toBe(`/usr/bin/node ${cmd.slice(1).join(" ")}`);
+    expect(one("KillSignal")).toBe("SIGTERM");
+  });
+});
