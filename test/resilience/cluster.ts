@@ -16,6 +16,8 @@ export interface Cluster {
   env: Record<string, string>;
   /** `port`: the address of an instance that is gone (a restart after a crash keeps its issuer URL). */
   start(extra?: Record<string, string>, port?: number): Promise<Instance>;
+  /** Starts one without waiting for it to listen (it may never). */
+  spawn(extra?: Record<string, string>, port?: number): Promise<Instance>;
   stop(instance: Instance): Promise<void>;
   close(): Promise<void>;
 }
@@ -42,16 +44,21 @@ export async function startCluster(env: Record<string, string> = {}): Promise<Cl
     ...env,
   };
   const running: Instance[] = [];
+  const spawn = async (extra: Record<string, string> = {}, reuse?: number): Promise<Instance> => {
+    const port = reuse ?? (await freePort());
+    const url = `http://127.0.0.1:${port}`;
+    const proc = startServerProcess(["--import", "tsx", "src/main.ts"], { PUBLIC_URL: url, ...shared, ...extra, PORT: String(port), DATA_DIR: "./data" });
+    // Kept before any wait, so close() stops it even when it never gets ready.
+    const instance = { url, process: proc };
+    running.push(instance);
+    return instance;
+  };
   return {
     env: shared,
+    spawn,
     async start(extra = {}, reuse?: number) {
-      const port = reuse ?? (await freePort());
-      const url = `http://127.0.0.1:${port}`;
-      const proc = startServerProcess(["--import", "tsx", "src/main.ts"], { PUBLIC_URL: url, ...shared, ...extra, PORT: String(port), DATA_DIR: "./data" });
-      // Kept here before the wait, so close() stops it even when it never gets ready.
-      const instance = { url, process: proc };
-      running.push(instance);
-      await untilListening(proc);
+      const instance = await spawn(extra, reuse);
+      await untilListening(instance.process);
       return instance;
     },
     async stop(instance) {

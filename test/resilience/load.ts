@@ -45,17 +45,23 @@ export interface Fixture {
   invites: Array<{ email: string; token: string }>;
 }
 
-export async function prepare(base: string, mail: SmtpSink, opts: { chains: number; invites: number }): Promise<Fixture> {
-  const email = `crash.owner.${Date.now()}@example.com`;
+/** An owner signed in, with an organization, a user CA, the principal "app" and an SSH key to sign. */
+export async function signingOwner(base: string, label: string): Promise<{ email: string; token: string; userId: string; orgId: string; keyId: string }> {
+  const email = `${label}.owner.${Date.now()}.${Math.random().toString(36).slice(2, 8)}@example.com`;
   if ((await call(base, "/api/v1/auth/register", { email, password: PASSWORD, full_name: "Owner" })).status !== 201) throw new Error("register failed");
   const login = await call(base, "/api/v1/auth/login", { email, password: PASSWORD });
   const token = String(login.data.token);
-  const org = await call(base, "/api/v1/organizations", { name: `Crash ${Date.now()}` }, token);
+  const org = await call(base, "/api/v1/organizations", { name: `${label} ${Date.now()}` }, token);
   const orgId = String(org.data.organization.id);
-  if ((await call(base, `/api/v1/organizations/${orgId}/cas`, { name: "Crash CA" }, token)).status !== 201) throw new Error("CA failed");
+  if ((await call(base, `/api/v1/organizations/${orgId}/cas`, { name: `${label} CA` }, token)).status !== 201) throw new Error("CA failed");
   await call(base, `/api/v1/organizations/${orgId}/principals`, { name: "app" }, token);
   const blob = blobFromKeyObject(generateKeyPairSync("ed25519").publicKey);
-  const key = await call(base, "/api/v1/ssh/keys", { key: `ssh-ed25519 ${blob.toString("base64")} crash` }, token);
+  const key = await call(base, "/api/v1/ssh/keys", { key: `ssh-ed25519 ${blob.toString("base64")} ${label}` }, token);
+  return { email, token, userId: String(login.data.user.id), orgId, keyId: String(key.data.id) };
+}
+
+export async function prepare(base: string, mail: SmtpSink, opts: { chains: number; invites: number }): Promise<Fixture> {
+  const { email, token, userId, orgId, keyId } = await signingOwner(base, "crash");
   const oidc = await keywardTarget(base, token, orgId, { email, password: PASSWORD }, opts.chains);
   const invited = Array.from({ length: opts.invites }, (_, i) => `crash.invitee.${i}.${Date.now()}@example.com`);
   for (const to of invited) {
@@ -64,7 +70,7 @@ export async function prepare(base: string, mail: SmtpSink, opts: { chains: numb
   }
   for (let i = 0; i < 200 && invited.some((to) => !mail.lastWith(to, "/invite?token=")); i++) await new Promise((r) => setTimeout(r, 50));
   const invites = invited.map((to) => ({ email: to, token: tokenFrom(linkIn(mail.lastWith(to, "/invite?token="), "/invite")) }));
-  return { owner: { email, token, id: String(login.data.user.id) }, orgId, keyId: String(key.data.id), oidc, invites };
+  return { owner: { email, token, id: userId }, orgId, keyId, oidc, invites };
 }
 
 /** What the load got acknowledged (2xx), and what it had in flight when the process died. */
