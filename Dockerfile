@@ -9,13 +9,16 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 
-# 2. Build: the server to dist/src, the CLI to dist/cli; then drop the development dependencies.
+# 2. Build: the server to dist/src, the CLI to dist/cli, the web app to dist/web; then drop the
+#    development dependencies (the web app's libraries among them: its build is static files).
 FROM deps AS build
 COPY tsconfig.json tsconfig.build.json ./
 COPY schema ./schema
 COPY rest-shim ./rest-shim
 COPY src ./src
 COPY emails ./emails
+COPY web ./web
+COPY schema.graphql ./schema.graphql
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 # 3. Runtime: only what the compiled server reads.

@@ -5,6 +5,8 @@
 import { dirname, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "eslint/config";
+import globals from "globals";
+import reactHooks from "eslint-plugin-react-hooks";
 import tseslint from "typescript-eslint";
 
 const ROOT = dirname(fileURLToPath(import.meta.url));
@@ -160,11 +162,23 @@ const boundaries = {
 };
 
 export default defineConfig([
-  { ignores: ["dist/**", "node_modules/**", "schema/migrations/**", "src/pages/assets/**"] },
+  { ignores: ["dist/**", "node_modules/**", "schema/migrations/**", "src/pages/assets/**", "web/src/graphql-env.d.ts"] },
   {
     files: ["**/*.ts"],
     languageOptions: { parser: tseslint.parser, sourceType: "module" },
     plugins: { keyward: { rules: { boundaries } } },
     rules: { "keyward/boundaries": "error" },
+  },
+  {
+    // The web app (rule 18): a client like any other, it talks to the server over /graphql only.
+    files: ["web/src/**/*.{ts,tsx}"],
+    extends: [tseslint.configs.recommended, reactHooks.configs.flat.recommended],
+    languageOptions: { globals: globals.browser },
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [{ group: ["**/src/modules/**", "**/src/graphql/**", "**/rest-shim/**", "express", "drizzle-orm", "**/schema/**"], message: "web/ talks to the server over /graphql only (ARCHITECTURE rule 18)" }] },
+      ],
+    },
   },
 ]);

@@ -1,6 +1,7 @@
 import type { Request, Response, Router } from "express";
 import type { Container } from "../container.js";
 import { resolvePageContext } from "../http/context.js";
+import type { WebApp } from "./web-app.js";
 import { isAppError } from "../lib/errors.js";
 import { anonymousContext, type RequestContext } from "../lib/request-context.js";
 import { escapeHtml as escape, layout, pageCsp } from "./layout.js";
@@ -52,15 +53,11 @@ const DONE = (id: string, title: string, inner: string) => `
   ${inner}
 </section>`;
 
-const HOME = (brand: string, email: string | null) => `
+/** A visitor's home (a signed-in person gets the web app's). */
+const HOME = (brand: string) => `
 <h1>Welcome to ${escape(brand)}</h1>
 <p class="lead">One sign-in for your team: accounts and organizations, passkeys and two-step verification, OpenID Connect for your apps, and short-lived SSH certificates.</p>
-${
-  email
-    ? `<p>Signed in as <strong>${escape(email)}</strong>.</p>
-<div class="actions"><a id="go-account" class="button" href="/account">Go to your account</a></div>`
-    : `<div class="actions"><a id="go-login" class="button" href="/login">Sign in</a><a id="go-register" class="button secondary" href="/register">Create an account</a></div>`
-}
+<div class="actions"><a id="go-login" class="button" href="/login">Sign in</a><a id="go-register" class="button secondary" href="/register">Create an account</a></div>
 <h2>For developers</h2>
 <ul class="links" id="api-links">
   <li><a href="/api/v1/openapi.json">REST API</a> <span class="muted">— the OpenAPI 3.1 document of everything under <code>/api/v1</code></span></li>
@@ -238,7 +235,7 @@ const INVITE_UNUSABLE = (message: string) => `
 <p class="foot muted"><a href="/">Home</a></p>`;
 
 /** Registers the pages on the hosted-pages router (mounted at the root, beside /login). */
-export function registerFlowPages(router: Router, container: Container): void {
+export function registerFlowPages(router: Router, container: Container, web: WebApp): void {
   const { services, config } = container;
   const brand = config.email.brand.name;
   /** The caller if the request carries a valid session; anonymous otherwise (these pages are public). */
@@ -249,9 +246,11 @@ export function registerFlowPages(router: Router, container: Container): void {
   const lookupInvite = async (ctx: RequestContext, token: string): Promise<InviteLookup | string> =>
     services.invites.lookup(ctx, token).catch((e: unknown) => (isAppError(e) ? e.message : Promise.reject(e)));
 
+  // A signed-in person's home is the web app's; a visitor's says what Keyward is and how to start.
   router.get("/", async (req, res) => {
     const { actor } = await caller(req);
-    send(res, brand, brand, HOME(brand, actor.kind === "user" ? actor.email : null));
+    if (actor.kind === "user") return web.send(res);
+    send(res, brand, brand, HOME(brand));
   });
   router.get("/register", (req, res) => send(res, brand, "Create an account", REGISTER(brand, safeNext(queryValue(req, "next")))));
   router.get("/verify-email", (req, res) => send(res, brand, "Confirm your email", VERIFY(queryValue(req, "token"))));

@@ -9,6 +9,7 @@ import { isAppError } from "../lib/errors.js";
 import type { MembershipView } from "../modules/networks/networks.views.js";
 import { mountAccountConsole } from "./account-console.js";
 import { registerFlowPages } from "./flows.js";
+import { createWebApp } from "./web-app.js";
 import { escapeHtml, layout, pageCsp } from "./layout.js";
 
 const escape = escapeHtml;
@@ -120,6 +121,9 @@ export function createPagesRouter(container: Container): Router {
   const file = (name: string, type = "application/javascript"): [string, string] => [type, readFileSync(projectPath(`src/pages/assets/${name}`), "utf8")];
   const assets: Record<string, [string, string]> = {
     "keyward.js": file("keyward.js"),
+    "tokens.css": file("tokens.css", "text/css"),
+    // The logo as the browser tab's icon, for the hosted pages and the web app.
+    "favicon.svg": file("favicon.svg", "image/svg+xml"),
     "keyward.css": file("keyward.css", "text/css"),
     "auto-submit.js": file("auto-submit.js"),
     "flows.js": file("flows.js"),
@@ -140,7 +144,10 @@ export function createPagesRouter(container: Container): Router {
   });
   const activeProviders = async () => (await services.oauthProviders.listPublic()).filter((p) => p.isActive);
   router.get("/login", async (_req, res) => page(res, brand, "Sign in", LOGIN(brand, await activeProviders())));
-  registerFlowPages(router, container);
+  // The web app: its files, its addresses, and `/` for a signed-in person.
+  const web = createWebApp(container);
+  router.use(web.router);
+  registerFlowPages(router, container, web);
 
   /** Pages behind the session cookie: an anonymous visitor is sent to sign in first. */
   const signedIn = (render: (email: string, req: Request) => string | Promise<string>, title: string) => async (req: Request, res: Response) => {

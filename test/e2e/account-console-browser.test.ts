@@ -1,11 +1,10 @@
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import * as oc from "openid-client";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { totpCode, totpStep } from "../../src/lib/crypto/index.js";
-import { projectPath } from "../../src/infra/paths.js";
 import type { TestApp } from "../helpers/app.js";
 import { launchBrowser, pageWithAuthenticator } from "../helpers/browser.js";
+import { shot } from "../helpers/web.js";
 import { externalIdpSuite, githubAccount, type FakeIdps } from "../helpers/external-idp.js";
 import { OidcAgent } from "../helpers/oidc-agent.js";
 import { discover } from "../helpers/oidc-rp.js";
@@ -30,7 +29,6 @@ let owner: TestUser;
 let orgs: { joined: { id: string; name: string }; declined: { id: string; name: string } };
 let consentClient: string;
 let keyId: string;
-const SHOTS = projectPath("docs/screenshots");
 
 beforeAll(async () => {
   ({ app, idps } = suite);
@@ -61,19 +59,6 @@ const api = (path: string, token = user.token) => app.http.get(`/api/v1${path}`,
 const fromPage = async (path: string) => (await page.context().request.get(`${app.url}/api/v1${path}`)).json();
 const status = () => page.textContent("#status");
 const alert = () => page.textContent("#alert");
-/**
- * The console shows addresses and times that differ on every run, so the checked-in screenshots are
- * rewritten only when asked (UPDATE_SCREENSHOTS=1 npm test) or missing: a test run leaves git clean.
- */
-const shot = async (p: Page, name: string, opts: { fullPage?: boolean } = { fullPage: true }) => {
-  const path = `${SHOTS}/${name}.png`;
-  const image = await p.screenshot(opts);
-  expect(image.length).toBeGreaterThan(0);
-  if (process.env.UPDATE_SCREENSHOTS || !existsSync(path)) {
-    mkdirSync(SHOTS, { recursive: true });
-    writeFileSync(path, image);
-  }
-};
 
 describe("the account console in Chromium", () => {
   it("signs in and shows every section, labelled and reachable from the nav, under a strict CSP", async () => {

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
  * at all (`var(--error)`, never defined): "Turn off the authenticator app" and "Sign out everywhere"
  * were invisible. Definitions may come from any of the stylesheets a page loads.
  */
-const SHEETS = ["src/pages/assets/keyward.css"];
+const SHEETS = ["src/pages/assets/tokens.css", "src/pages/assets/keyward.css"];
 const read = (path: string) => readFileSync(path, "utf8").replace(/\/\*[\s\S]*?\*\//g, "");
 
 describe("stylesheets", () => {

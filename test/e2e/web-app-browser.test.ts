@@ -1,0 +1,159 @@
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApp, type TestApp } from "../helpers/app.js";
+import { launchBrowser } from "../helpers/browser.js";
+import { axeProblems, shot, watchPage } from "../helpers/web.js";
+import { newUser, type TestUser } from "../factories/users.js";
+
+/**
+ * The web app (web/, issue 32) in headless Chromium against a running Keyward: sign-in and back,
+ * the home screen, creating an organization, its members and invitations (accepted by a second
+ * person in a second browser), roles, removal, its settings and deletion. Every effect is checked
+ * through the REST API; every screen passes axe-core at desktop and phone width with no CSP
+ * violation or console error.
+ */
+let app: TestApp;
+let browser: Browser;
+let owner: TestUser;
+let invitee: TestUser;
+let ownerCtx: BrowserContext;
+let page: Page;
+let watched: { problems: string[] };
+let org: { id: string; slug: string; name: string };
+const INVITEE = "Ada Lovelace";
+
+beforeAll(async () => {
+  app = await startTestApp();
+  browser = await launchBrowser();
+  owner = await newUser(app, { fullName: "Grace Hopper" });
+  invitee = await newUser(app, { fullName: INVITEE });
+  ownerCtx = await browser.newContext();
+  page = await ownerCtx.newPage();
+  watched = await watchPage(page);
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+});
+
+/** A REST read as the owner (or `token`), for checking what the screens did. */
+const api = (path: string, token = owner.token) => app.http.get(`/api/v1${path}`, { token });
+
+async function signIn(p: Page, user: TestUser, next: string) {
+  // A signed-out visit to the app goes to sign-in first (a visitor's `/` is the welcome page)…
+  if (next === "/") await p.goto(`${app.url}/login?next=%2F`);
+  else await p.goto(`${app.url}${next}`);
+  await p.waitForURL(`${app.url}/login?next=${encodeURIComponent(next)}`);
+  await p.fill("#email", user.email);
+  await p.fill("#password", user.password);
+  await p.click("#login-form button[type=submit]");
+  // …and comes back.
+  await p.waitForURL(`${app.url}${next}`);
+}
+
+/** axe at desktop and phone width; then back to desktop. */
+async function accessible(p: Page, name: string) {
+  expect(await axeProblems(p), `${name} (desktop)`).toEqual([]);
+  await shot(p, `web-${name}`);
+  await p.setViewportSize({ width: 390, height: 844 });
+  await shot(p, `web-${name}-phone`);
+  expect(await axeProblems(p), `${name} (phone)`).toEqual([]);
+  const sideways = await p.evaluate(() => document.documentElement.scrollWidth > window.innerWidth + 1);
+  expect(sideways, `${name} scrolls sideways on a phone`).toBe(false);
+  await p.emulateMedia({ colorScheme: "dark" });
+  expect(await axeProblems(p), `${name} (phone, dark)`).toEqual([]);
+  await shot(p, `web-${name}-phone-dark`);
+  await p.emulateMedia({ colorScheme: "light" });
+  await p.setViewportSize({ width: 1280, height: 800 });
+}
+
+describe("the web app in Chromium", () => {
+  it("sends a signed-out visit to sign-in and back, under the app's strict CSP", async () => {
+    await signIn(page, owner, "/orgs/new");
+    const res = await page.reload();
+    const csp = res!.headers()["content-security-policy"]!;
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain("unsafe-inline");
+    const html = await res!.text();
+    expect(html).not.toMatch(/<script>|style="|(src|href)="(https?:)?\/\//);
+    await page.getByRole("heading", { name: "Create an organization" }).waitFor();
+    await accessible(page, "org-new");
+  });
+
+  it("creates an organization: field errors at the field, one organization for a double click", async () => {
+    await page.getByLabel("Name", { exact: true }).fill("Analytical Engines");
+    await page.getByLabel("Address (slug)").fill("Not A Slug!");
+    await page.getByRole("button", { name: "Create organization" }).click();
+    // The API's validation message, next to its field.
+    await page.locator(".field[data-invalid]").getByText(/slug/i).first().waitFor();
+    expect((await api("/organizations")).body.data.organizations).toHaveLength(0);
+
+    await page.getByLabel("Address (slug)").fill("");
+    await page.getByRole("button", { name: "Create organization" }).dblclick();
+    await page.waitForURL(/\/orgs\/analytical-engines$/);
+    const orgs = (await api("/organizations")).body.data.organizations;
+    expect(orgs.map((o: { name: string }) => o.name)).toEqual(["Analytical Engines"]);
+    org = orgs[0]!;
+    await page.getByRole("heading", { name: "Analytical Engines" }).waitFor();
+    await page.getByText("To a working organization").waitFor();
+    await accessible(page, "org-overview");
+  });
+
+  it("invites a member, who accepts from their home in a second browser; the owner changes the role and removes them", async () => {
+    await page.getByRole("link", { name: "Members" }).click();
+    await page.getByLabel("Invite by email").fill(invitee.email);
+    await page.getByRole("button", { name: "Send invitation" }).click();
+    await page.getByRole("status").getByText(`Invitation sent to ${invitee.email}.`).waitFor();
+    const invites = (await api(`/organizations/${org.id}/invites`)).body.data.invites;
+    expect(invites.map((i: { email: string }) => i.email)).toEqual([invitee.email]);
+    await accessible(page, "org-members");
+
+    const other = await browser.newContext();
+    const theirs = await other.newPage();
+    const theirProblems = await watchPage(theirs);
+    await signIn(theirs, invitee, "/");
+    await theirs.getByText("Analytical Engines invites you as").waitFor();
+    await accessible(theirs, "home-invited");
+    await theirs.getByRole("button", { name: "Accept" }).click();
+    await theirs.getByRole("link", { name: "Analytical Engines" }).waitFor();
+    const mine = (await api("/organizations", invitee.token)).body.data.organizations;
+    expect(mine).toEqual([expect.objectContaining({ id: org.id, role: "member" })]);
+    expect(theirProblems.problems).toEqual([]);
+    await other.close();
+
+    await page.reload();
+    await page.getByLabel(`Role of ${INVITEE}`).selectOption("admin");
+    await page.getByRole("status").getByText("Role changed to admin.").waitFor();
+    const members = async (): Promise<Array<{ email: string; role: string }>> => (await api(`/organizations/${org.id}/members`)).body.data.members;
+    expect((await members()).find((m) => m.email === invitee.email)?.role).toBe("admin");
+
+    await page.getByRole("row", { name: new RegExp(INVITEE) }).getByRole("button", { name: "Remove" }).click();
+    const dialog = page.getByRole("alertdialog");
+    await dialog.getByText(`${INVITEE} loses access to Analytical Engines`).waitFor();
+    expect(await axeProblems(page)).toEqual([]);
+    await dialog.getByRole("button", { name: "Remove" }).click();
+    await page.getByRole("status").getByText(`${INVITEE} was removed.`).waitFor();
+    expect((await members()).map((m) => m.email)).toEqual([owner.email]);
+  });
+
+  it("renames the organization and deletes it after its name is typed", async () => {
+    await page.getByRole("link", { name: "Settings" }).click();
+    await page.getByLabel("Name", { exact: true }).fill("Analytical Engines Ltd");
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByRole("status").getByText("Saved.").waitFor();
+    expect((await api(`/organizations/${org.id}`)).body.data.organization.name).toBe("Analytical Engines Ltd");
+    await accessible(page, "org-settings");
+
+    await page.getByRole("button", { name: "Delete Analytical Engines Ltd" }).click();
+    const dialog = page.getByRole("alertdialog");
+    const confirm = dialog.getByRole("button", { name: "Delete organization" });
+    expect(await confirm.isDisabled()).toBe(true);
+    await dialog.getByLabel(/Type .* to confirm/).fill("Analytical Engines Ltd");
+    await confirm.click();
+    await page.waitForURL(`${app.url}/`);
+    expect((await api("/organizations")).body.data.organizations).toEqual([]);
+    await page.getByText("You are not in any organization yet").waitFor();
+    await accessible(page, "home-empty");
+    expect(watched.problems).toEqual([]);
+  });
+});

@@ -1,0 +1,44 @@
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import AxeBuilder from "@axe-core/playwright";
+import type { Page } from "playwright-core";
+import { expect } from "vitest";
+import { projectPath } from "../../src/infra/paths.js";
+
+/**
+ * Browser-test helpers for Keyward's pages and its web app: screenshots for the README, axe-core,
+ * and what the page's CSP refused or the console reported.
+ */
+const SHOTS = projectPath("docs/screenshots");
+
+/**
+ * Screens show addresses and times that differ on every run, so checked-in screenshots are
+ * rewritten only when asked (UPDATE_SCREENSHOTS=1 npm test) or missing: a test run leaves git clean.
+ */
+export async function shot(p: Page, name: string, opts: { fullPage?: boolean } = { fullPage: true }): Promise<void> {
+  const path = `${SHOTS}/${name}.png`;
+  const image = await p.screenshot(opts);
+  expect(image.length).toBeGreaterThan(0);
+  if (process.env.UPDATE_SCREENSHOTS || !existsSync(path)) {
+    mkdirSync(SHOTS, { recursive: true });
+    writeFileSync(path, image);
+  }
+}
+
+/** axe-core's serious and critical findings on the page as it is now (WCAG 2.2 AA rules), as "id [impact] target". */
+export async function axeProblems(page: Page): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]).analyze();
+  return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id} [${v.impact}] ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
+
+/** Collects CSP violations and console errors from now on (call before the first navigation). */
+export async function watchPage(page: Page): Promise<{ problems: string[] }> {
+  const problems: string[] = [];
+  await page.addInitScript(() => {
+    document.addEventListener("securitypolicyviolation", (e) => console.error(`CSP ${e.violatedDirective} ${e.sample}`));
+  });
+  page.on("console", (m) => {
+    if (m.type() === "error") problems.push(`${m.text()} ${m.location().url ?? ""}`.trim());
+  });
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  return { problems };
+}

@@ -1,0 +1,40 @@
+import { createRootRoute, createRoute, createRouter, Link } from "@tanstack/react-router";
+import { Home } from "./routes/home";
+import { OrgLayout } from "./routes/orgs/layout";
+import { Members } from "./routes/orgs/members";
+import { NewOrganization } from "./routes/orgs/new";
+import { OrgOverview } from "./routes/orgs/overview";
+import { OrgSettings } from "./routes/orgs/settings";
+import { AppShell } from "./shell";
+import { Empty } from "./ui/States";
+
+/**
+ * The app's addresses (code-based TanStack Router: a link to an address that does not exist, or
+ * without its parameters, fails tsc). The server serves index.html at each of them
+ * (src/pages/web-app.ts); a signed-out visit is sent to sign in first and comes back.
+ */
+const root = createRootRoute({
+  component: AppShell,
+  notFoundComponent: () => (
+    <Empty>
+      <h1>Page not found</h1>
+      <Link to="/">Home</Link>
+    </Empty>
+  ),
+});
+const home = createRoute({ getParentRoute: () => root, path: "/", component: Home });
+const newOrg = createRoute({ getParentRoute: () => root, path: "/orgs/new", component: NewOrganization });
+const org = createRoute({ getParentRoute: () => root, path: "/orgs/$slug", component: OrgLayout });
+const orgIndex = createRoute({ getParentRoute: () => org, path: "/", component: OrgOverview });
+const orgMembers = createRoute({ getParentRoute: () => org, path: "/members", component: Members });
+const orgSettings = createRoute({ getParentRoute: () => org, path: "/settings", component: OrgSettings });
+
+const routeTree = root.addChildren([home, newOrg, org.addChildren([orgIndex, orgMembers, orgSettings])]);
+
+export const router = createRouter({ routeTree, defaultPreload: "intent" });
+
+declare module "@tanstack/react-router" {
+  interface Register {
+    router: typeof router;
+  }
+}

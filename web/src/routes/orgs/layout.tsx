@@ -1,0 +1,61 @@
+import { Link, Outlet, useParams } from "@tanstack/react-router";
+import { createContext, useContext } from "react";
+import { useShell, type MyOrganization } from "../../shell";
+import { Badge } from "../../ui/Badge";
+import { Empty } from "../../ui/States";
+
+const OrgContext = createContext<MyOrganization | null>(null);
+
+/** The organization a screen under /orgs/<slug> is about (from the shell's list of yours). */
+export function useOrg(): MyOrganization {
+  const org = useContext(OrgContext);
+  if (!org) throw new Error("useOrg outside an organization");
+  return org;
+}
+
+export const isAdmin = (org: MyOrganization) => org.role === "owner" || org.role === "admin";
+
+const NAV = [
+  { to: "/orgs/$slug", label: "Overview", exact: true },
+  { to: "/orgs/$slug/members", label: "Members" },
+  { to: "/orgs/$slug/settings", label: "Settings" },
+] as const;
+
+/** /orgs/<slug>/…: one organization, with its navigation beside the screen. */
+export function OrgLayout() {
+  const { slug } = useParams({ from: "/orgs/$slug" });
+  const shell = useShell();
+  const org = shell.data?.myOrganizations.find((o) => o.slug === slug);
+  if (!org) {
+    return (
+      <Empty>
+        <h1>Organization not found</h1>
+        <p>You are not a member of an organization at this address.</p>
+        <Link to="/">Home</Link>
+      </Empty>
+    );
+  }
+  return (
+    <OrgContext.Provider value={org}>
+      <div className="org">
+        <nav className="org-nav" aria-label={`${org.name} sections`}>
+          <p className="org-name">
+            {org.name} <Badge>{org.role}</Badge>
+          </p>
+          <ul>
+            {NAV.map((n) => (
+              <li key={n.to}>
+                <Link to={n.to} params={{ slug }} activeOptions={{ exact: "exact" in n }} activeProps={{ "aria-current": "page", className: "active" }}>
+                  {n.label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div className="org-content">
+          <Outlet />
+        </div>
+      </div>
+    </OrgContext.Provider>
+  );
+}
