@@ -9,6 +9,7 @@ import { openDatabase } from "../src/infra/db.js";
 import { createPasswordHasher, totpCode, totpStep } from "../src/lib/crypto/index.js";
 import { blobFromKeyObject, generateCaKey, loadPrivateKey, signCertificate } from "../src/lib/ssh/index.js";
 import { sql } from "drizzle-orm";
+import { screenDocument } from "../test/helpers/screen-documents.js";
 import { bareTarget, clientCredentialsGrants, keywardTarget, refreshGrants } from "./oidc.js";
 import { buildServer, DURATION, failures, freePort, keywardEnv, load, start } from "./common.js";
 
@@ -198,6 +199,15 @@ async function main() {
       connections: 32,
     });
     const signBaseline = await nativeSigningBaseline(signing.total, 32, userKey);
+    // The web app's home screen, as it sends it (its document read from web/src), for the same
+    // person, now an organization's owner: beside { me }, what the first screen of the day costs.
+    const home = await load("GraphQL home screen", {
+      url: `${base}/graphql`,
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ query: screenDocument("routes/home.tsx", "Home") }),
+      connections: 32,
+    });
 
     // Sign-in with MFA: password, then a TOTP code. A code works once, so each sign-in uses its
     // own account (enrolled up front); the figure is the latency of the two requests together.
@@ -236,6 +246,8 @@ async function main() {
     console.log(row("GraphQL { me } with a bearer session", me));
     console.log(row("  baseline: bare Express reading the session", bareMe));
     console.log(`  ratio: ${(me.rps / bareMe.rps).toFixed(2)} of the bare handler`);
+    console.log(row("GraphQL home screen (the web app's Home query)", home));
+    console.log(`  ratio: ${(home.rps / me.rps).toFixed(2)} of { me }`);
     console.log(row("REST GET /api/v1/auth/me with a bearer session", restMe));
     console.log(`  ratio: ${(restMe.rps / bareMe.rps).toFixed(2)} of the bare handler (the session baseline above)`);
     console.log(row("GET /api/health", health));

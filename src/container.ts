@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Config } from "./config/index.js";
 import { systemClock, type Clock } from "./infra/clock.js";
-import { openDatabase } from "./infra/db.js";
+import { openDatabase, type StatementObserver } from "./infra/db.js";
 import { createMemoryKv, createRedisKv } from "./infra/kv.js";
 import { createLogger, type Logger } from "./infra/logger.js";
 import { createMetrics } from "./infra/metrics.js";
@@ -36,6 +36,8 @@ export interface ContainerOverrides {
   emailTransport?: EmailTransport;
   /** Wraps ZeroTier controller clients (tests and benches count calls); the real client by default. */
   controllerClient?: ClientFactory;
+  /** Hears every statement sent to the database (tests and benches count a screen's statements). */
+  onStatement?: StatementObserver;
 }
 
 const VERSION = (JSON.parse(readFileSync(projectPath("package.json"), "utf8")) as { version: string }).version;
@@ -47,7 +49,7 @@ const VERSION = (JSON.parse(readFileSync(projectPath("package.json"), "utf8")) a
 export async function createContainer(config: Config, overrides: ContainerOverrides = {}) {
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const clock = overrides.clock ?? systemClock;
-  const database = await openDatabase({ url: config.db.url, dataDir: config.db.dataDir, poolSize: config.db.poolSize });
+  const database = await openDatabase({ url: config.db.url, dataDir: config.db.dataDir, poolSize: config.db.poolSize, onStatement: overrides.onStatement });
   const db = database.db;
   const profiles = await createUserProfiles(database, config.cache.ttlMs);
   const memberships = await createMembershipCache(database, config.cache.ttlMs);

@@ -92,12 +92,17 @@ const MIGRATION_LOCK_ID = 7_420_001;
  * PostgreSQL through postgres-js when a URL is given, otherwise PGlite: on disk under `dataDir`,
  * or in memory when `dataDir` is "memory://".
  */
-export async function openDatabase(options: { url?: string; dataDir: string; poolSize?: number }): Promise<Database> {
+/** Hears each statement's SQL text as it is sent (tests and benches count statements; never in production). */
+export type StatementObserver = (sql: string) => void;
+
+export async function openDatabase(options: { url?: string; dataDir: string; poolSize?: number; onStatement?: StatementObserver }): Promise<Database> {
+  const observe = options.onStatement;
   if (options.url) {
     // Without the fix a database restart under load ends the process (src/infra/postgres-patch.ts).
     if (!postgresPatched()) throw new StartupError("the PostgreSQL driver lacks Keyward's fix for closed connections: run `npm run patch:driver` (npm install and npm run build run it)");
     const poolSize = options.poolSize ?? 10;
-    const client = connectPostgres(options.url, { max: poolSize, onnotice: () => {}, ...OUTAGE_OPTIONS });
+    // postgres-js's debug hook sees every statement the pool sends (prepared ones, transactions' too).
+    const client = connectPostgres(options.url, { max: poolSize, onnotice: () => {}, ...OUTAGE_OPTIONS, ...(observe ? { debug: (_c: number, query: string) => observe(query) } : {}) });
     const db = drizzlePostgres(client, { schema }) as unknown as Db;
     const subscriptions = new PostgresSubscriptions(options.url, client);
     return {
@@ -139,7 +144,8 @@ export async function openDatabase(options: { url?: string; dataDir: string; poo
     lock?.release();
     throw e;
   }
-  const lite = embedded.drizzle(client, { schema });
+  // PGlite has no such hook: drizzle's logger sees every statement it runs.
+  const lite = embedded.drizzle(client, { schema, ...(observe ? { logger: { logQuery: (query: string) => observe(query) } } : {}) });
   return {
     db: lite as unknown as Db,
     kind: "pglite",

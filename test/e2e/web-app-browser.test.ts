@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { launchBrowser } from "../helpers/browser.js";
-import { axeProblems, shot, watchPage } from "../helpers/web.js";
+import { accessible, axeProblems, signInThroughPage, watchPage } from "../helpers/web.js";
 import { newUser, type TestUser } from "../factories/users.js";
 
 /**
@@ -39,33 +39,7 @@ afterAll(async () => {
 /** A REST read as the owner (or `token`), for checking what the screens did. */
 const api = (path: string, token = owner.token) => app.http.get(`/api/v1${path}`, { token });
 
-async function signIn(p: Page, user: TestUser, next: string) {
-  // A signed-out visit to the app goes to sign-in first (a visitor's `/` is the welcome page)…
-  if (next === "/") await p.goto(`${app.url}/login?next=%2F`);
-  else await p.goto(`${app.url}${next}`);
-  await p.waitForURL(`${app.url}/login?next=${encodeURIComponent(next)}`);
-  await p.fill("#email", user.email);
-  await p.fill("#password", user.password);
-  await p.click("#login-form button[type=submit]");
-  // …and comes back.
-  await p.waitForURL(`${app.url}${next}`);
-}
-
-/** axe at desktop and phone width; then back to desktop. */
-async function accessible(p: Page, name: string) {
-  expect(await axeProblems(p), `${name} (desktop)`).toEqual([]);
-  await shot(p, `web-${name}`);
-  await p.setViewportSize({ width: 390, height: 844 });
-  await shot(p, `web-${name}-phone`);
-  expect(await axeProblems(p), `${name} (phone)`).toEqual([]);
-  const sideways = await p.evaluate(() => document.documentElement.scrollWidth > window.innerWidth + 1);
-  expect(sideways, `${name} scrolls sideways on a phone`).toBe(false);
-  await p.emulateMedia({ colorScheme: "dark" });
-  expect(await axeProblems(p), `${name} (phone, dark)`).toEqual([]);
-  await shot(p, `web-${name}-phone-dark`);
-  await p.emulateMedia({ colorScheme: "light" });
-  await p.setViewportSize({ width: 1280, height: 800 });
-}
+const signIn = (p: Page, user: TestUser, next: string) => signInThroughPage(p, app.url, user, next);
 
 describe("the web app in Chromium", () => {
   it("sends a signed-out visit to sign-in and back, under the app's strict CSP", async () => {

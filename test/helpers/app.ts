@@ -1,7 +1,7 @@
 import "reflect-metadata";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { connectPostgres } from "../../src/infra/db.js";
+import { connectPostgres, type StatementObserver } from "../../src/infra/db.js";
 import { inject } from "vitest";
 import { loadConfig } from "../../src/config/index.js";
 import { createContainer, type Container } from "../../src/container.js";
@@ -38,7 +38,7 @@ const rand = () => Math.random().toString(36).slice(2, 10);
  * migrated template, a unique Redis key prefix), otherwise the embedded default (PGlite in memory,
  * in-process stores). Mail goes over SMTP to a real server on loopback.
  */
-export async function startTestApp(env: Record<string, string> = {}, overrides: { logger?: Logger } = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, overrides: { logger?: Logger; onStatement?: StatementObserver } = {}): Promise<TestApp> {
   const mail = await startSmtpSink();
   const template = inject("pgTemplate");
   const baseUrl = process.env.DATABASE_URL;
@@ -75,7 +75,7 @@ export async function startTestApp(env: Record<string, string> = {}, overrides: 
   }
   const config = loadConfig(settings(port));
   const clock = new ManualClock();
-  const container = await createContainer(config, { clock, logger: overrides.logger });
+  const container = await createContainer(config, { clock, logger: overrides.logger, onStatement: overrides.onStatement });
   await container.database.migrate();
   const { app, oidc, stop } = await createApp(container);
   server.on("request", app);

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "playwright-core";
+import type { TestUser } from "../factories/users.js";
 import { expect } from "vitest";
 import { projectPath } from "../../src/infra/paths.js";
 
@@ -41,4 +42,39 @@ export async function watchPage(page: Page): Promise<{ problems: string[] }> {
   });
   page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
   return { problems };
+}
+
+/**
+ * Signs in through the hosted sign-in page, the way a person does: a signed-out visit to an address
+ * of the web app is sent to sign-in first (a visitor's `/` is the welcome page, so for `/` the
+ * sign-in page is opened directly), and comes back to it afterwards.
+ */
+export async function signInThroughPage(p: Page, appUrl: string, user: TestUser, next: string): Promise<void> {
+  if (next === "/") await p.goto(`${appUrl}/login?next=%2F`);
+  else await p.goto(`${appUrl}${next}`);
+  await p.waitForURL(`${appUrl}/login?next=${encodeURIComponent(next)}`);
+  await p.fill("#email", user.email);
+  await p.fill("#password", user.password);
+  await p.click("#login-form button[type=submit]");
+  await p.waitForURL(`${appUrl}${next}`);
+}
+
+/**
+ * A screen is done when axe-core finds nothing serious or critical at desktop width, at phone width
+ * (where nothing may scroll sideways) and in dark mode; screenshots of the three go to
+ * docs/screenshots as web-<name>*.png. The viewport is back at desktop width afterwards.
+ */
+export async function accessible(p: Page, name: string): Promise<void> {
+  expect(await axeProblems(p), `${name} (desktop)`).toEqual([]);
+  await shot(p, `web-${name}`);
+  await p.setViewportSize({ width: 390, height: 844 });
+  await shot(p, `web-${name}-phone`);
+  expect(await axeProblems(p), `${name} (phone)`).toEqual([]);
+  const sideways = await p.evaluate(() => document.documentElement.scrollWidth > window.innerWidth + 1);
+  expect(sideways, `${name} scrolls sideways on a phone`).toBe(false);
+  await p.emulateMedia({ colorScheme: "dark" });
+  expect(await axeProblems(p), `${name} (phone, dark)`).toEqual([]);
+  await shot(p, `web-${name}-phone-dark`);
+  await p.emulateMedia({ colorScheme: "light" });
+  await p.setViewportSize({ width: 1280, height: 800 });
 }
