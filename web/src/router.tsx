@@ -1,4 +1,4 @@
-import { createRootRoute, createRoute, createRouter, Link } from "@tanstack/react-router";
+import { createRootRoute, createRoute, createRouter, lazyRouteComponent, Link } from "@tanstack/react-router";
 import { Home } from "./routes/home";
 import { OrgLayout } from "./routes/orgs/layout";
 import { Members } from "./routes/orgs/members";
@@ -28,8 +28,12 @@ const org = createRoute({ getParentRoute: () => root, path: "/orgs/$slug", compo
 const orgIndex = createRoute({ getParentRoute: () => org, path: "/", component: OrgOverview });
 const orgMembers = createRoute({ getParentRoute: () => org, path: "/members", component: Members });
 const orgSettings = createRoute({ getParentRoute: () => org, path: "/settings", component: OrgSettings });
+// Admin areas load on first visit (their own chunks), keeping the first load small.
+const orgSecurity = createRoute({ getParentRoute: () => org, path: "/security", component: lazyRouteComponent(() => import("./routes/orgs/security"), "Security") });
+const orgApps = createRoute({ getParentRoute: () => org, path: "/apps", component: lazyRouteComponent(() => import("./routes/orgs/apps"), "Applications") });
+const orgAudit = createRoute({ getParentRoute: () => org, path: "/audit", component: lazyRouteComponent(() => import("./routes/orgs/audit"), "Audit") });
 
-const routeTree = root.addChildren([home, newOrg, org.addChildren([orgIndex, orgMembers, orgSettings])]);
+const routeTree = root.addChildren([home, newOrg, org.addChildren([orgIndex, orgMembers, orgSettings, orgSecurity, orgApps, orgAudit])]);
 
 export const router = createRouter({ routeTree, defaultPreload: "intent" });
 

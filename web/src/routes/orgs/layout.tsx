@@ -18,6 +18,9 @@ export const isAdmin = (org: MyOrganization) => org.role === "owner" || org.role
 const NAV = [
   { to: "/orgs/$slug", label: "Overview", exact: true },
   { to: "/orgs/$slug/members", label: "Members" },
+  { to: "/orgs/$slug/security", label: "Security" },
+  { to: "/orgs/$slug/apps", label: "Applications", admin: true },
+  { to: "/orgs/$slug/audit", label: "Audit", admin: true },
   { to: "/orgs/$slug/settings", label: "Settings" },
 ] as const;
 
@@ -43,7 +46,7 @@ export function OrgLayout() {
             {org.name} <Badge>{org.role}</Badge>
           </p>
           <ul>
-            {NAV.map((n) => (
+            {NAV.filter((n) => !("admin" in n) || isAdmin(org)).map((n) => (
               <li key={n.to}>
                 <Link to={n.to} params={{ slug }} activeOptions={{ exact: "exact" in n }} activeProps={{ "aria-current": "page", className: "active" }}>
                   {n.label}
