@@ -85,6 +85,11 @@ export const orgsRoutes = (s: Services, config: Config): RouteDef[] => [
     handle: async (req, res) => sendData(res, 201, "Invite sent", { invite: withInviterId(await s.invites.send(req.ctx, param(req, "orgId"), input(req))) }),
   },
   {
+    method: "post", path: `${O}/invites/:inviteId/resend`, data: data.invite, tag: "invites", auth: "user", org: "admin",
+    summary: "Send an open invitation again: a new link (the old one stops working), valid 7 days",
+    handle: async (req, res) => sendData(res, 200, "Invite sent again", { invite: withInviterId(await s.invites.resend(req.ctx, param(req, "orgId"), param(req, "inviteId"))) }),
+  },
+  {
     method: "delete", path: `${O}/invites/:inviteId`, data: null, tag: "invites", auth: "user", org: "admin", summary: "Cancel an invitation",
     handle: async (req, res) => {
       await s.invites.cancel(req.ctx, param(req, "orgId"), param(req, "inviteId"));

@@ -27,6 +27,8 @@ export const memberView = named("Member", z.object({
   status: z.string(),
   role: orgRole,
   joinedAt: date,
+  lastLoginAt: date.nullable().describe("When the member last signed in: for the organization's admins only (null for anyone else)"),
+  managed: z.boolean().describe("The account is managed by this organization"),
 }));
 sameShape<z.output<typeof memberView>, Item<Returns<Services["members"]["list"]>>>();
 

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { launchBrowser } from "../helpers/browser.js";
 import { accessible, axeProblems, signInThroughPage, watchPage } from "../helpers/web.js";
-import { newUser, type TestUser } from "../factories/users.js";
+import { newUser, PASSWORD, type TestUser } from "../factories/users.js";
+import { linkIn, tokenFrom } from "../helpers/smtp-sink.js";
 
 /**
  * The web app (web/, issue 32) in headless Chromium against a running Keyward: sign-in and back,
@@ -81,6 +82,14 @@ describe("the web app in Chromium", () => {
     const invites = (await api(`/organizations/${org.id}/invites`)).body.data.invites;
     expect(invites.map((i: { email: string }) => i.email)).toEqual([invitee.email]);
     await accessible(page, "org-members");
+    // Resent: a new link by email, the old one no longer works.
+    await app.flushEmails();
+    const firstLink = tokenFrom(linkIn(app.mail.lastWith(invitee.email, "/invite?token="), "/invite"));
+    await page.getByRole("button", { name: "Resend" }).click();
+    await page.getByRole("status").getByText(`A new link was sent to ${invitee.email}`).waitFor();
+    await app.flushEmails();
+    expect(tokenFrom(linkIn(app.mail.lastWith(invitee.email, "/invite?token="), "/invite"))).not.toBe(firstLink);
+    expect((await app.http.get(`/api/v1/invites/${firstLink}`)).status).toBe(400);
 
     const other = await browser.newContext();
     const theirs = await other.newPage();
@@ -108,6 +117,51 @@ describe("the web app in Chromium", () => {
     await dialog.getByRole("button", { name: "Remove" }).click();
     await page.getByRole("status").getByText(`${INVITEE} was removed.`).waitFor();
     expect((await members()).map((m) => m.email)).toEqual([owner.email]);
+  });
+
+  it("adds a managed account, then suspends and restores it, sets its password and removes its two-step", async () => {
+    const email = `managed.${Date.now()}@example.com`;
+    await page.getByText("Create an account this organization manages").click();
+    expect(await page.getByRole("checkbox", { name: /Create an account this organization manages/ }).isChecked()).toBe(true);
+    await page.getByLabel("Email of the new account").fill(email);
+    await page.getByLabel("Full name").fill("Charles Babbage");
+    await page.getByRole("button", { name: "Add member" }).click();
+    await page.getByRole("status").getByText(`${email} was added`).waitFor();
+    // The person activates the account from the email; then the organization manages it.
+    await app.flushEmails();
+    const code = tokenFrom(linkIn(app.mail.lastWith(email, "/activate?code="), "/activate"), "code");
+    expect((await app.http.post("/api/v1/auth/activate", { code, password: PASSWORD, full_name: "Charles Babbage" })).status).toBe(200);
+    await page.reload();
+    const row = page.getByRole("row", { name: /Charles Babbage/ });
+    await row.getByText("managed", { exact: true }).waitFor();
+    const status = async () => ((await api(`/organizations/${org.id}/members`)).body.data.members as Array<{ email: string; status: string; last_login_at?: string | null }>).find((m) => m.email === email)?.status;
+
+    await row.getByRole("button", { name: "Suspend" }).click();
+    await page.getByRole("alertdialog").getByRole("button", { name: "Suspend" }).click();
+    await page.getByRole("status").getByText("Charles Babbage is suspended.").waitFor();
+    expect(await status()).toBe("suspended");
+    await row.getByRole("button", { name: "Restore" }).click();
+    await page.getByRole("alertdialog").getByRole("button", { name: "Restore" }).click();
+    await page.getByRole("status").getByText("Charles Babbage can sign in again.").waitFor();
+    expect(await status()).toBe("active");
+
+    await row.getByRole("button", { name: "Set password" }).click();
+    const dialog = page.getByRole("alertdialog");
+    await dialog.getByLabel("New password").fill("short");
+    await dialog.getByRole("button", { name: "Set password" }).click();
+    // The API's rule for passwords, at the field, and the dialog stays open.
+    await dialog.locator(".field[data-invalid]").waitFor();
+    await dialog.getByLabel("New password").fill("a brand new passphrase for Charles");
+    await dialog.getByRole("button", { name: "Set password" }).click();
+    await page.getByRole("status").getByText("Charles Babbage's password was changed").waitFor();
+    expect((await app.http.post("/api/v1/auth/login", { email, password: "a brand new passphrase for Charles" })).status).toBe(200);
+
+    await row.getByRole("button", { name: "Remove two-step" }).click();
+    await page.getByRole("alertdialog").getByRole("button", { name: "Remove all methods" }).click();
+    await page.getByRole("status").getByText("Charles Babbage's two-step methods were removed.").waitFor();
+    // The owner sees when each member last signed in.
+    await page.getByRole("columnheader", { name: "Last sign-in" }).waitFor();
+    expect(watched.problems).toEqual([]);
   });
 
   it("renames the organization and deletes it after its name is typed", async () => {

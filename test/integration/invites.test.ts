@@ -131,3 +131,62 @@ describe("invites", () => {
     expect(await countRows(app, "org_invites", `token_hash = '${token}'`)).toBe(0);
   });
 });
+
+describe("resending an invitation", () => {
+  const linkOf = (text: string) => new URL(text.match(/https?:\/\/\S+invite\S*/)![0]).searchParams.get("token")!;
+  const inviteOf = async (orgId: string, admin: { token: string }, email: string) => {
+    const res = await app.http.post(`/api/v1/organizations/${orgId}/invites`, { email, role: "member" }, { token: admin.token });
+    expect(res.status).toBe(201);
+    return res.body.data.invite.id as string;
+  };
+
+  it("emails a new link, renews the expiry, stops the old link, and audits ORG_INVITE_RESENT", async () => {
+    const { org, owner, admin } = await orgWithRoles(app);
+    const email = uniqueEmail("resend");
+    const id = await inviteOf(org.id, admin, email);
+    const sent = (await app.http.get(`/api/v1/organizations/${org.id}/invites`, { token: owner.token })).body.data.invites.find((i: { id: string }) => i.id === id);
+    await app.flushEmails();
+    const first = linkOf(app.mail.last(email)!.text);
+    app.clock.advance(3600);
+
+    const res = await app.http.post(`/api/v1/organizations/${org.id}/invites/${id}/resend`, {}, { token: owner.token });
+    expect(res.status).toBe(200);
+    expect(res.body.data.invite).toMatchObject({ id, email, role: "member", expired: false, invited_by_id: admin.id });
+    expect(new Date(res.body.data.invite.expires_at).getTime() - new Date(sent.expires_at).getTime()).toBeGreaterThanOrEqual(3_600_000);
+    await app.flushEmails();
+    const second = linkOf(app.mail.last(email)!.text);
+    expect(second).not.toBe(first);
+    expect((await app.http.get(`/api/v1/invites/${first}`)).status).toBe(400);
+    expect((await app.http.get(`/api/v1/invites/${second}`)).status).toBe(200);
+    expect((await auditRows(app, owner.id)).find((r) => r.action === "ORG_INVITE_RESENT")?.metadata).toEqual({ email, role: "member" });
+
+    // GraphQL: the same operation, for an expired invitation too (signed in again: eight days on).
+    app.clock.advance(8 * 86_400);
+    const fresh = (await login(app, owner.email)).body.data.token;
+    const gql = await app.http.gql("mutation($o: ID!, $i: ID!) { resendInvite(orgId: $o, inviteId: $i) { id expired } }", { o: org.id, i: id }, { token: fresh });
+    expect(gql.data.resendInvite).toEqual({ id, expired: false });
+  });
+
+  it("is refused to members, to another organization's admins (not found), and for an accepted or cancelled invitation", async () => {
+    const { org, owner, member } = await orgWithRoles(app);
+    const other = await orgWithRoles(app);
+    const id = await inviteOf(org.id, owner, uniqueEmail("resend.refused"));
+    expect((await app.http.post(`/api/v1/organizations/${org.id}/invites/${id}/resend`, {}, { token: member.token })).status).toBe(403);
+    expect((await app.http.post(`/api/v1/organizations/${other.org.id}/invites/${id}/resend`, {}, { token: other.owner.token })).status).toBe(404);
+    expect((await app.http.post(`/api/v1/organizations/${org.id}/invites/not-a-uuid/resend`, {}, { token: owner.token })).status).toBe(404);
+    expect((await app.http.delete(`/api/v1/organizations/${org.id}/invites/${id}`, { token: owner.token })).status).toBe(200);
+    expect((await app.http.post(`/api/v1/organizations/${org.id}/invites/${id}/resend`, {}, { token: owner.token })).status).toBe(404);
+  });
+
+  it("twenty resends at once leave exactly one working link", async () => {
+    const { org, owner } = await orgWithRoles(app);
+    const email = uniqueEmail("resend.race");
+    const id = await inviteOf(org.id, owner, email);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => app.http.post(`/api/v1/organizations/${org.id}/invites/${id}/resend`, {}, { token: owner.token })));
+    expect(answers.every((a) => a.status === 200 || a.status === 503)).toBe(true);
+    await app.flushEmails();
+    const links = app.mail.to(email).map((m) => linkOf(m.text));
+    const working = (await Promise.all(links.map(async (t) => (await app.http.get(`/api/v1/invites/${t}`)).status))).filter((s) => s === 200);
+    expect(working).toHaveLength(1);
+  });
+});

@@ -37,6 +37,13 @@ export class InvitesResolver {
 
   @Authorized()
   @org(OrgRole.admin)
+  @Mutation(() => Invite, { description: "Send an open invitation again: a new link (the old one stops working), valid 7 days" })
+  resendInvite(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("inviteId", () => ID) inviteId: string) {
+    return this.s.invites.resend(ctx, orgId, inviteId);
+  }
+
+  @Authorized()
+  @org(OrgRole.admin)
   @Mutation(() => MessagePayload)
   async cancelInvite(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("inviteId", () => ID) inviteId: string) {
     await this.s.invites.cancel(ctx, orgId, inviteId);

@@ -48,6 +48,8 @@ export class Member implements ViewOf<"members", "list"> {
   @Field(() => String) status: string;
   @Field(() => OrgRole) role: OrgRole;
   @Field(() => Date) joinedAt: Date;
+  @Field(() => Date, { nullable: true, description: "When the member last signed in: for the organization's admins only (null for anyone else)" }) lastLoginAt: Date | null;
+  @Field(() => Boolean, { description: "The account is managed by this organization (its admins may suspend it, reset its password, remove its MFA)" }) managed: boolean;
 }
 
 type TransferOwnershipView = ViewOf<"orgs", "transferOwnership">;

@@ -52,6 +52,7 @@ export const AuditAction = {
   orgOwnershipTransferred: "org.ownership.transferred",
   orgInviteSent: "ORG_INVITE_SENT",
   orgInviteCancelled: "ORG_INVITE_CANCELLED",
+  orgInviteResent: "ORG_INVITE_RESENT",
   orgInviteAccepted: "ORG_INVITE_ACCEPTED",
   orgInviteDeclined: "ORG_INVITE_DECLINED",
   departmentCreate: "department.created",

@@ -79,6 +79,19 @@ export const invitesRepository = {
     return row;
   },
 
+  /**
+   * A new link and expiry for an open invite (expired ones included): the old link stops working.
+   * The conditional update decides between a resend and a concurrent accept or cancel.
+   */
+  async renew(db: Executor, organizationId: string, id: string, v: { tokenHash: string; expiresAt: Date }): Promise<InviteRow | undefined> {
+    const [row] = await db
+      .update(orgInvites)
+      .set({ tokenHash: v.tokenHash, expiresAt: v.expiresAt })
+      .where(and(idInOrg(orgInvites, organizationId, id), open))
+      .returning(inviteColumns);
+    return row;
+  },
+
   /** Closes every open invite of an organization (it is being deleted). */
   async cancelAllOpen(db: Executor, organizationId: string, now: Date): Promise<void> {
     await db.update(orgInvites).set({ cancelledAt: now }).where(and(eq(orgInvites.organizationId, organizationId), open));

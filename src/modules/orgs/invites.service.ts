@@ -117,6 +117,34 @@ export class InvitesService {
     return (await invitesRepository.listOpen(this.deps.db, id)).map((i) => toInviteView(i, now));
   }
 
+  /**
+   * Sends an open invitation again: a new link (the old one stops working) valid for another
+   * invitation lifetime, for someone who lost the email or let it expire. Limited like sending.
+   */
+  async resend(ctx: RequestContext, orgId: string, inviteId: string): Promise<InviteView> {
+    const { db, clock, limits, config } = this.deps;
+    const access = await requireOrgAccess(db, ctx, orgId, "invites.manage");
+    const id = access.orgId;
+    const inviteKey = parseId(inviteId, InviteErrors.notFound);
+    await limits.consume("invites", config.rate, id);
+    await limits.consume("invites-sender", config.rate, access.actor.userId);
+    return db.transaction(async (tx) => {
+      const now = clock.now();
+      const token = randomToken(32);
+      const invite = await invitesRepository.renew(tx, id, inviteKey, { tokenHash: sha256Hex(token), expiresAt: new Date(now.getTime() + config.inviteTtl * 1000) });
+      if (!invite) throw InviteErrors.notFound();
+      // An invitation that creates an account this organization manages is "add member": for those who manage members.
+      if (invite.provisionsAccount) await requireOrgAccess(tx, ctx, id, "members.manage");
+      // Only an owner may make another owner, now as when it was sent.
+      if (invite.role === "owner" && access.membership.role !== "owner") throw OrgErrors.ownerOnly();
+      const org = await orgsRepository.findById(tx, id);
+      if (!org) throw OrgErrors.notFound();
+      await this.deps.mail.sendInvitation(tx, { email: invite.email, role: invite.role, token, provisionsAccount: invite.provisionsAccount, inviterEmail: access.actor.email, organizationName: org.name });
+      await this.recordInvite(tx, ctx, AuditAction.orgInviteResent, invite);
+      return toInviteView(invite, now);
+    });
+  }
+
   async cancel(ctx: RequestContext, orgId: string, inviteId: string): Promise<void> {
     const { db, clock } = this.deps;
     const { orgId: id } = await requireOrgAccess(db, ctx, orgId, "invites.manage");

@@ -12,7 +12,7 @@ import { requireUser } from "../auth/guards.js";
 import { requireOrgAccess } from "./org-access.js";
 import { OrgErrors } from "./orgs.errors.js";
 import { changeRoleSchema } from "./orgs.schemas.js";
-import type { OrgRole } from "./permissions.js";
+import { can, type OrgRole } from "./permissions.js";
 
 export interface MemberView {
   userId: string;
@@ -22,6 +22,17 @@ export interface MemberView {
   status: string;
   role: OrgRole;
   joinedAt: Date;
+  /** When the member last signed in: shown to the organization's admins only (null for anyone else). */
+  lastLoginAt: Date | null;
+  /** The account is managed by this organization: its admins may suspend it, reset its password, remove its MFA. */
+  managed: boolean;
+}
+
+type MemberRow = Awaited<ReturnType<typeof membershipsRepository.listMembers>>[number];
+
+/** A member as listed: the last sign-in for admins only; whether this organization manages the account. */
+function memberView({ managedByOrganizationId, lastLoginAt, ...m }: MemberRow, orgId: string, admin: boolean): MemberView {
+  return { ...m, lastLoginAt: admin ? lastLoginAt : null, managed: managedByOrganizationId === orgId };
 }
 
 export interface MembersDeps extends Offboarding {
@@ -34,8 +45,12 @@ export class MembersService {
   constructor(private readonly deps: MembersDeps) {}
 
   async list(ctx: RequestContext, orgId: string): Promise<MemberView[]> {
-    const { orgId: id } = await requireOrgAccess(this.deps.db, ctx, orgId, "members.read");
-    return membershipsRepository.listMembers(this.deps.db, id);
+    const access = await requireOrgAccess(this.deps.db, ctx, orgId, "members.read");
+    const rows = await membershipsRepository.listMembers(this.deps.db, access.orgId);
+    // Who signs in when is for the organization's admins (who is active, which account sits idle),
+    // not for every member and guest.
+    const admin = can(access.membership.role, "members.manage");
+    return rows.map((m) => memberView(m, access.orgId, admin));
   }
 
   /** Removes a member (admins) — or oneself, which is leaving. Never the last owner. */
@@ -99,7 +114,8 @@ export class MembersService {
         resourceId: target,
         metadata: { from: member.role, to: role },
       });
-      return (await listed())!;
+      // The caller manages members (checked above): the admins' view.
+      return memberView((await listed())!, id, true);
     });
   }
 

@@ -145,6 +145,8 @@ export const membershipsRepository = {
         fullName: users.fullName,
         avatarUrl: users.avatarUrl,
         status: users.status,
+        lastLoginAt: users.lastLoginAt,
+        managedByOrganizationId: users.managedByOrganizationId,
       })
       .from(orgMemberships)
       .innerJoin(users, eq(users.id, orgMemberships.userId))

@@ -345,8 +345,10 @@ describe("the pages' own scripts and assets", () => {
   it("every script and stylesheet a page references is served, with its type and nosniff", async () => {
     const user = await newUser(suite.app);
     const cookie = await cookieOf(user);
-    const pages = await Promise.all(["/", "/login", "/register", "/verify-email", "/forgot-password", "/reset-password?token=x", "/activate?code=x", "/network-access", "/cli/authorize"].map((p) => getPage(p, cookie)));
+    const pages = await Promise.all(["/login", "/register", "/verify-email", "/forgot-password", "/reset-password?token=x", "/activate?code=x", "/network-access", "/cli/authorize"].map((p) => getPage(p, cookie)));
     pages.push(await getPage("/account", cookie));
+    // A visitor's home (a signed-in person's is the web app, under its own CSP: test/e2e/web-app-browser.test.ts).
+    pages.push(await getPage("/"));
     const referenced = new Set(pages.flatMap((html) => [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!)));
     expect(referenced).toContain("/assets/account.js");
     expect(referenced).toContain("/assets/account-two-step.js");
@@ -354,7 +356,7 @@ describe("the pages' own scripts and assets", () => {
     for (const path of referenced) {
       const res = await fetch(suite.app.url + path);
       expect(res.status, path).toBe(200);
-      expect(res.headers.get("content-type"), path).toMatch(path.endsWith(".css") ? /^text\/css/ : /^application\/javascript/);
+      expect(res.headers.get("content-type"), path).toMatch(path.endsWith(".css") ? /^text\/css/ : path.endsWith(".svg") ? /^image\/svg\+xml/ : /^application\/javascript/);
       expect(res.headers.get("x-content-type-options"), path).toBe("nosniff");
     }
     for (const path of ["/assets/__proto__", "/assets/constructor", "/assets/..%2Fpages.ts", "/assets/keyward.js%00"]) {

@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { Form } from "react-aria-components";
+import { Checkbox, Form } from "react-aria-components";
 import { ApiError, gql } from "../../api";
-import { graphql } from "../../graphql";
+import { graphql, type ResultOf } from "../../graphql";
 import { Badge } from "../../ui/Badge";
 import { Button } from "../../ui/Button";
 import { ConfirmDialog } from "../../ui/ConfirmDialog";
@@ -15,7 +15,12 @@ import { isAdmin, useOrg } from "./layout";
 
 const MembersQuery = graphql(`
   query OrgMembers($orgId: ID!) {
-    members(orgId: $orgId) { userId email fullName role status joinedAt }
+    members(orgId: $orgId) { userId email fullName role status joinedAt lastLoginAt managed }
+  }
+`);
+/** Two-step standing is the admins' to see (the API refuses it to others). */
+const ComplianceQuery = graphql(`
+  query OrgMembersCompliance($orgId: ID!) {
     orgMfaCompliance(orgId: $orgId) { userId status deadlineAt }
   }
 `);
@@ -24,8 +29,26 @@ const InvitesQuery = graphql(`
     invites(orgId: $orgId) { id email role expiresAt expired createdAt }
   }
 `);
+const AddMember = graphql(`
+  mutation AddMember($orgId: ID!, $input: AddMemberInput!) { addMember(orgId: $orgId, input: $input) { id email role } }
+`);
+const SuspendUser = graphql(`
+  mutation SuspendUser($userId: ID!) { suspendUser(userId: $userId) { id status } }
+`);
+const UnsuspendUser = graphql(`
+  mutation UnsuspendUser($userId: ID!) { unsuspendUser(userId: $userId) { id status } }
+`);
+const SetUserPassword = graphql(`
+  mutation SetUserPassword($userId: ID!, $password: String!) { setUserPassword(userId: $userId, password: $password) { message } }
+`);
+const RemoveUserMfa = graphql(`
+  mutation RemoveUserMfa($userId: ID!, $method: String!) { removeUserMfa(userId: $userId, method: $method) { message } }
+`);
 const SendInvite = graphql(`
   mutation SendInvite($orgId: ID!, $input: InviteInput!) { sendInvite(orgId: $orgId, input: $input) { id email role } }
+`);
+const ResendInvite = graphql(`
+  mutation ResendInvite($orgId: ID!, $inviteId: ID!) { resendInvite(orgId: $orgId, inviteId: $inviteId) { id email expiresAt } }
 `);
 const CancelInvite = graphql(`
   mutation CancelInvite($orgId: ID!, $inviteId: ID!) { cancelInvite(orgId: $orgId, inviteId: $inviteId) { message } }
@@ -54,6 +77,7 @@ export function Members() {
   const qc = useQueryClient();
   const members = useQuery({ queryKey: ["org", org.id, "members"], queryFn: () => gql(MembersQuery, { orgId: org.id }) });
   const invites = useQuery({ queryKey: ["org", org.id, "invites"], queryFn: () => gql(InvitesQuery, { orgId: org.id }), enabled: admin });
+  const compliance = useQuery({ queryKey: ["org", org.id, "compliance"], queryFn: () => gql(ComplianceQuery, { orgId: org.id }), enabled: admin });
   const [done, setDone] = useState("");
   const changed = async (message: string) => {
     setDone(message);
@@ -64,23 +88,29 @@ export function Members() {
     onSuccess: (d) => changed(`Role changed to ${d.changeMemberRole.role}.`),
   });
 
+  const resend = useMutation({
+    mutationFn: (inviteId: string) => gql(ResendInvite, { orgId: org.id, inviteId }),
+    onSuccess: (d) => changed(`A new link was sent to ${d.resendInvite.email}; the old one no longer works.`),
+  });
+
   if (members.isPending) return <Loading />;
   if (members.isError) return <ErrorState error={members.error} retry={() => void members.refetch()} />;
-  const standing = new Map(members.data.orgMfaCompliance.map((c) => [c.userId, c]));
+  const standing = new Map((compliance.data?.orgMfaCompliance ?? []).map((c) => [c.userId, c]));
   return (
     <div className="page">
       <h1>Members</h1>
       {done && <Success>{done}</Success>}
-      {admin && <InviteForm orgId={org.id} onSent={(email) => changed(`Invitation sent to ${email}.`)} />}
-      <FormError error={changeRole.error} />
+      {admin && <InviteForm orgId={org.id} onSent={(email, managed) => changed(managed ? `${email} was added: an email asks them to activate their account.` : `Invitation sent to ${email}.`)} />}
+      <FormError error={changeRole.error ?? resend.error} />
       <div className="table-wrap" tabIndex={0} role="region" aria-label={`Members of ${org.name}`}>
         <table>
           <thead>
             <tr>
               <th scope="col">Person</th>
               <th scope="col">Role</th>
-              <th scope="col">Two-step</th>
+              {admin && <th scope="col">Two-step</th>}
               <th scope="col">Joined</th>
+              {admin && <th scope="col">Last sign-in</th>}
               {admin && <th scope="col">Actions</th>}
             </tr>
           </thead>
@@ -93,6 +123,11 @@ export function Members() {
                   <td>
                     <strong>{m.fullName || m.email}</strong>
                     {m.fullName && <div className="muted">{m.email}</div>}
+                    <div className="member-tags">
+                      {m.managed && <Badge tone="accent">managed</Badge>}
+                      {m.status === "suspended" && <Badge tone="bad">suspended</Badge>}
+                      {m.status === "pending_activation" && <Badge tone="warn">not activated</Badge>}
+                    </div>
                   </td>
                   <td>
                     {admin && m.role !== "owner" && !self ? (
@@ -112,14 +147,22 @@ export function Members() {
                       <Badge tone={m.role === "owner" ? "accent" : "neutral"}>{m.role}</Badge>
                     )}
                   </td>
-                  <td>
-                    <Badge tone={mfa[1]}>{mfa[0]}</Badge>
-                  </td>
+                  {admin && (
+                    <td>
+                      <Badge tone={mfa[1]}>{mfa[0]}</Badge>
+                    </td>
+                  )}
                   <td>
                     <Time iso={m.joinedAt} />
                   </td>
                   {admin && (
                     <td>
+                      <Time iso={m.lastLoginAt} />
+                    </td>
+                  )}
+                  {admin && (
+                    <td className="row-actions">
+                      {m.managed && !self && <ManagedAccountActions member={m} onDone={changed} />}
                       {m.role !== "owner" && !self && (
                         <ConfirmDialog
                           trigger={
@@ -165,6 +208,15 @@ export function Members() {
                   <span>
                     <strong>{i.email}</strong> as <Badge>{i.role}</Badge> {i.expired ? <Badge tone="bad">expired</Badge> : <span className="muted">expires <Time iso={i.expiresAt} /></span>}
                   </span>
+                  <span className="row-actions">
+                  <Button
+                    variant="secondary"
+                    size="small"
+                    isPending={resend.isPending && resend.variables === i.id}
+                    onPress={() => resend.mutate(i.id)}
+                  >
+                    Resend
+                  </Button>
                   <ConfirmDialog
                     trigger={
                       <Button variant="secondary" size="small">
@@ -180,6 +232,7 @@ export function Members() {
                   >
                     <p>The link in the email stops working.</p>
                   </ConfirmDialog>
+                  </span>
                 </li>
               ))}
             </ul>
@@ -190,26 +243,28 @@ export function Members() {
   );
 }
 
-function InviteForm({ orgId, onSent }: { orgId: string; onSent: (email: string) => void }) {
+function InviteForm({ orgId, onSent }: { orgId: string; onSent: (email: string, managed: boolean) => void }) {
   const [email, setEmail] = useState("");
   const [role, setRole] = useState<Role>("member");
+  const [managed, setManaged] = useState(false);
+  const [fullName, setFullName] = useState("");
   const send = useMutation({
-    mutationFn: () => gql(SendInvite, { orgId, input: { email, role } }),
+    mutationFn: async () =>
+      managed
+        ? (await gql(AddMember, { orgId, input: { email, role, ...(fullName ? { fullName } : {}) } })).addMember
+        : (await gql(SendInvite, { orgId, input: { email, role } })).sendInvite,
     onSuccess: (d) => {
       setEmail("");
-      onSent(d.sendInvite.email);
+      setFullName("");
+      onSent(d.email, managed);
     },
   });
   const submit = useSubmit(() => send.mutateAsync());
   const fields = send.error instanceof ApiError ? send.error.fieldErrors : {};
   return (
-    <Form
-      validationBehavior="aria"
-      className="inline-form"
-      aria-label="Invite someone"
-      onSubmit={submit}
-    >
-      <Field label="Invite by email" type="email" name="email" value={email} onChange={setEmail} isRequired error={fields.email} />
+    <Form className="inline-form" aria-label="Invite someone" validationBehavior="aria" onSubmit={submit}>
+      <Field label={managed ? "Email of the new account" : "Invite by email"} type="email" name="email" value={email} onChange={setEmail} isRequired error={fields.email} />
+      {managed && <Field label="Full name" name="fullName" value={fullName} onChange={setFullName} error={fields.fullName} />}
       <label className="field">
         <span className="label">Role</span>
         <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
@@ -221,9 +276,82 @@ function InviteForm({ orgId, onSent }: { orgId: string; onSent: (email: string) 
         </select>
       </label>
       <Button type="submit" isPending={send.isPending}>
-        Send invitation
+        {managed ? "Add member" : "Send invitation"}
       </Button>
+      <Checkbox isSelected={managed} onChange={setManaged} className="check">
+        Create an account this organization manages, for someone without one (you may then reset its password, remove its two-step, suspend it)
+      </Checkbox>
       {!fields.email && <FormError error={send.error} />}
     </Form>
+  );
+}
+
+type Member = ResultOf<typeof MembersQuery>["members"][number];
+
+/** A managed account's admin actions: suspend or restore it, set its password, remove its two-step methods. */
+function ManagedAccountActions({ member, onDone }: { member: Member; onDone: (message: string) => Promise<void> }) {
+  const who = member.fullName || member.email;
+  const [password, setPassword] = useState("");
+  const [error, setError] = useState<unknown>(null);
+  const suspended = member.status === "suspended";
+  return (
+    <>
+      {suspended ? (
+        <ConfirmDialog
+          trigger={<Button variant="secondary" size="small">Restore</Button>}
+          title={`Restore ${who}'s account?`}
+          confirmLabel="Restore"
+          danger={false}
+          onConfirm={async () => {
+            await gql(UnsuspendUser, { userId: member.userId });
+            await onDone(`${who} can sign in again.`);
+          }}
+        >
+          <p>{who} can sign in again with their password and two-step methods.</p>
+        </ConfirmDialog>
+      ) : (
+        <ConfirmDialog
+          trigger={<Button variant="secondary" size="small">Suspend</Button>}
+          title={`Suspend ${who}?`}
+          confirmLabel="Suspend"
+          onConfirm={async () => {
+            await gql(SuspendUser, { userId: member.userId });
+            await onDone(`${who} is suspended.`);
+          }}
+        >
+          <p>{who} is signed out everywhere and cannot sign in until restored; their tokens and API keys stop working.</p>
+        </ConfirmDialog>
+      )}
+      <ConfirmDialog
+        trigger={<Button variant="secondary" size="small">Set password</Button>}
+        title={`Set a new password for ${who}`}
+        confirmLabel="Set password"
+        danger={false}
+        onConfirm={async () => {
+          setError(null);
+          try {
+            await gql(SetUserPassword, { userId: member.userId, password });
+          } catch (e) {
+            setError(e);
+            throw e;
+          }
+          setPassword("");
+          await onDone(`${who}'s password was changed; their sessions were ended.`);
+        }}
+      >
+        <Field label="New password" type="password" name="password" value={password} onChange={setPassword} description="Give it to them in person; they can change it after signing in." error={error instanceof ApiError ? error.fieldErrors.password : undefined} />
+      </ConfirmDialog>
+      <ConfirmDialog
+        trigger={<Button variant="secondary" size="small">Remove two-step</Button>}
+        title={`Remove ${who}'s two-step verification?`}
+        confirmLabel="Remove all methods"
+        onConfirm={async () => {
+          await gql(RemoveUserMfa, { userId: member.userId, method: "all" });
+          await onDone(`${who}'s two-step methods were removed.`);
+        }}
+      >
+        <p>Their authenticator app, passkeys and backup codes are removed; they sign in with their password and set up two-step again.</p>
+      </ConfirmDialog>
+    </>
   );
 }
