@@ -6,7 +6,7 @@ import { NewOrganization } from "./routes/orgs/new";
 import { OrgOverview } from "./routes/orgs/overview";
 import { OrgSettings } from "./routes/orgs/settings";
 import { AppShell } from "./shell";
-import { Empty } from "./ui/States";
+import { Empty, Loading } from "./ui/States";
 
 /**
  * The app's addresses (code-based TanStack Router: a link to an address that does not exist, or
@@ -32,8 +32,18 @@ const orgSettings = createRoute({ getParentRoute: () => org, path: "/settings", 
 const orgSecurity = createRoute({ getParentRoute: () => org, path: "/security", component: lazyRouteComponent(() => import("./routes/orgs/security"), "Security") });
 const orgApps = createRoute({ getParentRoute: () => org, path: "/apps", component: lazyRouteComponent(() => import("./routes/orgs/apps"), "Applications") });
 const orgAudit = createRoute({ getParentRoute: () => org, path: "/audit", component: lazyRouteComponent(() => import("./routes/orgs/audit"), "Audit") });
+const networksPending = () => <Loading />;
+const orgNetworks = createRoute({ getParentRoute: () => org, path: "/networks", component: lazyRouteComponent(() => import("./routes/orgs/networks/layout"), "NetworksLayout"), pendingComponent: networksPending });
+const networksIndex = createRoute({ getParentRoute: () => orgNetworks, path: "/", component: lazyRouteComponent(() => import("./routes/orgs/networks/list"), "NetworkList"), pendingComponent: networksPending });
+const networkDetail = createRoute({ getParentRoute: () => orgNetworks, path: "/$networkId", component: lazyRouteComponent(() => import("./routes/orgs/networks/network"), "NetworkDetail"), pendingComponent: networksPending });
+const networkRequests = createRoute({ getParentRoute: () => orgNetworks, path: "/requests", component: lazyRouteComponent(() => import("./routes/orgs/networks/requests"), "NetworkRequests"), pendingComponent: networksPending });
+const networkDevices = createRoute({ getParentRoute: () => orgNetworks, path: "/devices", component: lazyRouteComponent(() => import("./routes/orgs/networks/devices"), "NetworkDevices"), pendingComponent: networksPending });
+const networkActivations = createRoute({ getParentRoute: () => orgNetworks, path: "/activations", component: lazyRouteComponent(() => import("./routes/orgs/networks/activations"), "NetworkActivations"), pendingComponent: networksPending });
+const networkKillSwitch = createRoute({ getParentRoute: () => orgNetworks, path: "/kill-switch", component: lazyRouteComponent(() => import("./routes/orgs/networks/kill-switch"), "KillSwitch"), pendingComponent: networksPending });
+const networkController = createRoute({ getParentRoute: () => orgNetworks, path: "/controller", component: lazyRouteComponent(() => import("./routes/orgs/networks/controller"), "NetworkControllerScreen"), pendingComponent: networksPending });
+const orgNetworkRoutes = orgNetworks.addChildren([networksIndex, networkDetail, networkRequests, networkDevices, networkActivations, networkKillSwitch, networkController]);
 
-const routeTree = root.addChildren([home, newOrg, org.addChildren([orgIndex, orgMembers, orgSettings, orgSecurity, orgApps, orgAudit])]);
+const routeTree = root.addChildren([home, newOrg, org.addChildren([orgIndex, orgMembers, orgSettings, orgSecurity, orgApps, orgAudit, orgNetworkRoutes])]);
 
 export const router = createRouter({ routeTree, defaultPreload: "intent" });
 

@@ -20,6 +20,7 @@ const NAV = [
   { to: "/orgs/$slug/members", label: "Members" },
   { to: "/orgs/$slug/security", label: "Security" },
   { to: "/orgs/$slug/apps", label: "Applications", admin: true },
+  { to: "/orgs/$slug/networks", label: "Networks" },
   { to: "/orgs/$slug/audit", label: "Audit", admin: true },
   { to: "/orgs/$slug/settings", label: "Settings" },
 ] as const;
