@@ -99,7 +99,7 @@ const VERIFY = (token: string) =>
   <button id="confirm-email" type="submit">Confirm my email</button>
 </form>
 ${DONE("verify-done", "Email address confirmed", `<p class="alert success">Your email address is verified.</p>
-  <a id="verified-continue" class="button" href="/account">Continue</a>`)}
+  <a id="verified-continue" class="button" href="/">Continue</a>`)}
 <section id="verify-invalid" hidden tabindex="-1">
   <p class="muted">This link is invalid, has expired or was already used. Enter your address to get a new one.</p>
   ${RESEND_VERIFICATION}
@@ -189,7 +189,7 @@ const INVITE = (token: string, inv: InviteLookup, actor: RequestContext["actor"]
   const here = `/invite?token=${encodeURIComponent(token)}`;
   const api = `/invites/${encodeURIComponent(token)}/accept`;
   const joined = DONE("invite-done", `You joined ${escape(inv.organization.name)}`, `<p class="alert success">You are now ${escape(role(inv.role))} of <strong>${escape(inv.organization.name)}</strong>.</p>
-  <a id="invite-continue" class="button" href="/account">Go to your account</a>`);
+  <a id="invite-continue" class="button" href="/">Continue</a>`);
   let action: string;
   if (actor.kind === "user" && actor.email === inv.email) {
     action = `<form id="accept-form" data-api="${escape(api)}" data-done="invite-done" novalidate>

@@ -1,4 +1,4 @@
-/** The shell every hosted page shares (sign-in, account, consent, device, sign-out, the emailed-link flows). */
+/** The shell every hosted page shares (sign-in, consent, device, sign-out, the emailed-link flows). */
 
 /**
  * For text and double-quoted attribute values: `&` (no entity passes through), `<` and `>` (no
@@ -23,11 +23,11 @@ const LOGO = `<svg class="logo" viewBox="0 0 32 32" width="28" height="28" aria-
 <path class="logo-fg" d="M16 16h10.5M22.5 16v4.5M26.5 16v3.5" fill="none" stroke-width="3" stroke-linecap="round"/>
 </svg>`;
 
-/** The sign-in and account pages' scripts: what `scripts = true` loads. */
+/** The sign-in pages' scripts: what `scripts = true` loads. */
 const DEFAULT_SCRIPTS = ["webauthn.js", "keyward.js"];
 
 /**
- * One page. `scripts`: true for the sign-in/account scripts, false for none, or the names of the
+ * One page. `scripts`: true for the sign-in scripts, false for none, or the names of the
  * files under /assets/ this page needs.
  */
 export function layout(brand: string, title: string, body: string, scripts: boolean | readonly string[] = true): string {

@@ -6,8 +6,6 @@ import type { Container } from "../container.js";
 import { resolvePageContext } from "../http/context.js";
 import { projectPath } from "../infra/paths.js";
 import { isAppError } from "../lib/errors.js";
-import type { MembershipView } from "../modules/networks/networks.views.js";
-import { mountAccountConsole } from "./account-console.js";
 import { registerFlowPages } from "./flows.js";
 import { createWebApp } from "./web-app.js";
 import { escapeHtml, layout, pageCsp } from "./layout.js";
@@ -61,59 +59,13 @@ const CLI_AUTHORIZE = (email: string, target: string | null, cliToken: string, p
 It receives a session of its own at <code id="cli-target">${escape(target)}</code>.</p>
 <p class="muted">Continue only if you just ran its login command yourself.</p>
 <button id="cli-allow" type="button" data-cli-token="${escape(cliToken)}">Allow</button>
-<p><a href="/account">Cancel</a></p>
+<p><a href="/">Cancel</a></p>
 <p id="alert" role="alert"></p>`
     : `
 <h1>Command-line sign-in</h1>
 <p id="alert" role="alert">${escape(problem)}</p>`;
 
-const STATE_WORDS: Record<string, string> = {
-  pending_device_registration: "waiting for the device",
-  pending_request: "not requested yet",
-  pending_manager_approval: "waiting for a manager's approval",
-  approved_inactive: "approved, off",
-  joined_deauthorized: "approved, off",
-  active_authorized: "on",
-  activation_expired: "approved, off (the last activation ran out)",
-  suspended: "suspended by an administrator",
-  revoked: "revoked",
-  rejected: "rejected",
-};
-
-type OrgAccessList = { orgId: string; orgName: string; memberships: MembershipView[] };
-
-/** One line per device and network: what it is, where, whether it is on and for how long, and the button. */
-const NETWORK_ROW = (orgId: string, m: MembershipView) => {
-  const on = m.activeSession !== null;
-  const status = on ? `on, ${m.activeSession!.minutesLeft} min left` : (Object.hasOwn(STATE_WORDS, m.state) ? STATE_WORDS[m.state]! : m.state);
-  const action = on
-    ? `<button type="button" class="secondary" data-network-action="deactivate" data-org="${escape(orgId)}" data-membership="${escape(m.id)}">Switch off</button>`
-    : m.approvedForActivation
-      ? `<button type="button" data-network-action="activate" data-org="${escape(orgId)}" data-membership="${escape(m.id)}">Switch on</button>`
-      : "";
-  return `<li data-membership-row="${escape(m.id)}"><strong>${escape(m.deviceDisplayName)}</strong> on <strong>${escape(m.networkName)}</strong>
-    <span class="muted">(${escape(m.nodeId)})</span><br><span class="network-status">${escape(status)}</span>${action}</li>`;
-};
-
-const NETWORK_ACCESS = (email: string, orgs: OrgAccessList[]) => `
-<h1>My network access</h1>
-<p class="muted">Signed in as ${escape(email)}. Access is switched on for a limited time and goes off by itself.</p>
-${
-  orgs.length === 0
-    ? `<p id="no-networks">You have no devices on any organization's networks yet.</p>`
-    : orgs
-        .map(
-          (o) => `<section class="network-org">
-  <h2>${escape(o.orgName)}</h2>
-  <ul class="plain" aria-label="Networks of ${escape(o.orgName)}">${o.memberships.map((m) => NETWORK_ROW(o.orgId, m)).join("\n")}</ul>
-</section>`,
-        )
-        .join("\n")
-}
-<p><a href="/account">Back</a></p>
-<p id="alert" role="alert"></p>`;
-
-/** Hosted pages for flows that need a browser (sign-in, MFA, passkey enrollment); the web app uses GraphQL. */
+/** Hosted pages for flows that need a browser (sign-in and its second step, the command-line client's sign-in); the web app uses GraphQL. */
 export function createPagesRouter(container: Container): Router {
   const { services, config } = container;
   const brand = config.email.brand.name;
@@ -127,10 +79,7 @@ export function createPagesRouter(container: Container): Router {
     "keyward.css": file("keyward.css", "text/css"),
     "auto-submit.js": file("auto-submit.js"),
     "flows.js": file("flows.js"),
-    // The account console's: the shell and actions, then the two-step section's actions.
-    "account.js": file("account.js"),
-    "account-two-step.js": file("account-two-step.js"),
-    // The package's exports hide its UMD bundle: find it next to package.json.
+    // The sign-in page's passkey helpers. The package's exports hide its UMD bundle: find it next to package.json.
     "webauthn.js": ["application/javascript", readFileSync(join(dirname(require.resolve("@simplewebauthn/browser")), "../dist/bundle/index.umd.min.js"), "utf8")],
   };
   const router = Router();
@@ -155,19 +104,9 @@ export function createPagesRouter(container: Container): Router {
     if (req.ctx?.actor.kind !== "user") return res.redirect(303, `/login?next=${encodeURIComponent(req.originalUrl)}`);
     page(res, brand, title, await render(req.ctx.actor.email, req));
   };
-  mountAccountConsole(router, container);
-  router.get(
-    "/network-access",
-    signedIn(async (email, req) => {
-      const lists: OrgAccessList[] = [];
-      for (const o of await services.orgs.listMineSimple(req.ctx!)) {
-        // Guests hold no network access; an organization past its MFA deadline answers with an error: skip both.
-        const memberships = await services.networkAccess.memberships(req.ctx!, o.id).catch((e) => (isAppError(e) ? null : Promise.reject(e)));
-        if (memberships && memberships.length > 0) lists.push({ orgId: o.id, orgName: o.name, memberships });
-      }
-      return NETWORK_ACCESS(email, lists);
-    }, "My network access"),
-  );
+  // The account console and "my network access" are the web app's now (/account/…): older emails
+  // link here.
+  router.get("/network-access", (_req, res) => res.redirect(301, "/account/networks"));
   router.get(
     "/cli/authorize",
     signedIn(async (email, req) => {

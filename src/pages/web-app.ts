@@ -23,8 +23,11 @@ export const APP_CSP =
   `default-src 'self'; script-src 'self'; style-src 'self' ${REACT_ARIA_STYLE_HASHES.join(" ")}; ` +
   "img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'";
 
-/** The app's addresses besides `/` (which shows it to a signed-in person: flows.ts). Express 5 wildcards. */
-export const APP_ROUTES = ["/orgs{/*rest}"];
+/**
+ * The app's addresses besides `/` (which shows it to a signed-in person: flows.ts). Express 5
+ * wildcards. `/account/security` keeps working for the links older emails carry.
+ */
+export const APP_ROUTES = ["/orgs{/*rest}", "/account{/*rest}"];
 
 export interface WebApp {
   router: Router;

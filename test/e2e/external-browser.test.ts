@@ -29,6 +29,8 @@ beforeAll(async () => {
 afterAll(() => browser?.close());
 
 const freshPage = async (): Promise<Page> => (await browser.newContext()).newPage();
+/** Who the page's session belongs to, read through the REST API with its cookie. */
+const whoIs = async (page: Page) => (await (await page.context().request.get(`${app.url}/api/v1/auth/me`)).json()).data.user.email as string;
 
 describe("external sign-in in Chromium", () => {
   it("signs up with GitHub from the sign-in page and lands signed in", async () => {
@@ -37,14 +39,17 @@ describe("external sign-in in Chromium", () => {
     const page = await freshPage();
     await page.goto(`${app.url}/login`);
     await page.click("button[data-provider=github]");
-    await page.waitForURL(`${app.url}/account`);
-    expect(await page.textContent("#who")).toBe(email);
-    await page.waitForSelector("#linked li");
+    // The web app's home.
+    await page.waitForURL(`${app.url}/`);
+    await page.getByRole("heading", { level: 1, name: /^Welcome/ }).waitFor();
+    expect(await whoIs(page)).toBe(email);
+    await page.goto(`${app.url}/account/linked`);
+    await page.locator("#linked li").first().waitFor();
     expect(await page.locator("#linked li").allTextContents()).toEqual([expect.stringContaining("GitHub: octo")]);
     await page.context().close();
   });
 
-  it("links Google from the account page, then stops the MFA user at the second step after a Google sign-in", async () => {
+  it("links Google from the web app's account screen, then stops the MFA user at the second step after a Google sign-in", async () => {
     const user = await newUser(app);
     const { secret } = await enrollTotp(app, user);
     idps.google.signIn(googleAccount(user.email));
@@ -56,9 +61,11 @@ describe("external sign-in in Chromium", () => {
     await linkPage.waitForSelector("#mfa-step:not([hidden])");
     await linkPage.fill("#mfa-code", totpCode(secret, totpStep(app.clock.now())));
     await linkPage.click("#mfa-code-form button[type=submit]");
-    await linkPage.waitForURL(`${app.url}/account`);
-    await linkPage.click("button[data-provider=google]");
-    await linkPage.waitForURL(`${app.url}/account?linked=google`);
+    await linkPage.waitForURL(`${app.url}/`);
+    await linkPage.goto(`${app.url}/account/linked`);
+    await linkPage.getByRole("button", { name: "Link Google" }).click();
+    await linkPage.getByRole("status").getByText("Google is linked: you can sign in with it.").waitFor();
+    expect(linkPage.url()).toBe(`${app.url}/account/linked`);
     await linkPage.context().close();
 
     app.clock.advance(30);
@@ -69,8 +76,8 @@ describe("external sign-in in Chromium", () => {
     await page.waitForSelector("#mfa-step:not([hidden])");
     await page.fill("#mfa-code", totpCode(secret, totpStep(app.clock.now())));
     await page.click("#mfa-code-form button[type=submit]");
-    await page.waitForURL(`${app.url}/account`);
-    expect(await page.textContent("#who")).toBe(user.email);
+    await page.waitForURL(`${app.url}/`);
+    expect(await whoIs(page)).toBe(user.email);
     await page.context().close();
   });
 

@@ -97,7 +97,7 @@ describe("sign-in and consent pages in Chromium", () => {
     await page.fill("#email", user.email);
     await page.fill("#password", user.password);
     await page.click("#login-form button[type=submit]");
-    await page.waitForURL(`${app.url}/account`);
+    await page.waitForURL(`${app.url}/`);
 
     await page.goto((await authorizationUrl("openid email")).url);
     await page.waitForSelector("#allow");
@@ -137,7 +137,7 @@ async function signInOnPage(page: Page, user: { email: string; password: string 
   await page.fill("#email", user.email);
   await page.fill("#password", user.password);
   await page.click("#login-form button[type=submit]");
-  await page.waitForURL(`${app.url}/account`);
+  await page.waitForURL(`${app.url}/`);
 }
 
 const keywardStatus = async (page: Page) => (await page.context().request.get(`${app.url}/api/v1/auth/me`)).status();

@@ -10,9 +10,12 @@ export function launchBrowser(): Promise<Browser> {
   });
 }
 
-/** A page with a CDP virtual authenticator (CTAP2, resident keys, user verification, auto presence). */
+/**
+ * A page with a CDP virtual authenticator (CTAP2, resident keys, user verification, auto presence),
+ * in a context of its own (axe-core's AxeBuilder refuses pages from browser.newPage()).
+ */
 export async function pageWithAuthenticator(browser: Browser): Promise<Page> {
-  const page = await browser.newPage();
+  const page = await (await browser.newContext()).newPage();
   const cdp = await page.context().newCDPSession(page);
   await cdp.send("WebAuthn.enable", { enableUI: false });
   await cdp.send("WebAuthn.addVirtualAuthenticator", {

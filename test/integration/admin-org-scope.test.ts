@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { blobFromKeyObject } from "../../src/lib/ssh/index.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { auditRows } from "../helpers/db.js";
-import { sessionCookie } from "../helpers/http.js";
 import { login, newSuperadmin, newUser, PASSWORD } from "../factories/users.js";
 import { addManagedMember, orgWithRoles } from "../factories/orgs.js";
 
@@ -104,13 +103,13 @@ describe("organization admins over the accounts their organization manages", () 
     const { org, owner, admin } = await orgWithRoles(app);
     const managed = await addManagedMember(app, org.id, owner);
     expect((await app.http.get(`/api/v1/admin/users/${managed.id}`, { token: admin.token })).status).toBe(200);
-    // The account page says who can act on the account.
-    const cookie = sessionCookie((await login(app, managed.email)).headers);
-    expect((await app.http.get("/account", { cookie })).text).toContain(`Your account is managed by <strong>${org.name}</strong>`);
+    // The account (GraphQL's me, which the web app's profile screen shows) says who can act on it.
+    const managedBy = async () => (await app.http.gql("{ me { managedBy { id name } } }", {}, { token: managed.token })).data.me.managedBy;
+    expect(await managedBy()).toEqual({ id: org.id, name: org.name });
     expect((await app.http.post(`/api/v1/organizations/${org.id}/leave`, {}, { token: managed.token })).status).toBe(200);
     const me = await app.http.get("/api/v1/users/me", { token: managed.token });
     expect(me.body.data.user.managed_by).toBeNull();
-    expect((await app.http.get("/account", { cookie })).text).toContain("No organization manages your account");
+    expect(await managedBy()).toBeNull();
     expect((await app.http.get(`/api/v1/admin/users/${managed.id}`, { token: admin.token })).status).toBe(404);
     // Re-joining by invitation does not bring management back.
     const again = await app.http.post(`/api/v1/organizations/${org.id}/members`, { email: managed.email, role: "member" }, { token: owner.token });

@@ -1,4 +1,5 @@
 import { createRootRoute, createRoute, createRouter, lazyRouteComponent, Link } from "@tanstack/react-router";
+import { AccountLayout } from "./routes/account/layout";
 import { Home } from "./routes/home";
 import { OrgLayout } from "./routes/orgs/layout";
 import { Members } from "./routes/orgs/members";
@@ -42,8 +43,21 @@ const networkActivations = createRoute({ getParentRoute: () => orgNetworks, path
 const networkKillSwitch = createRoute({ getParentRoute: () => orgNetworks, path: "/kill-switch", component: lazyRouteComponent(() => import("./routes/orgs/networks/kill-switch"), "KillSwitch"), pendingComponent: networksPending });
 const networkController = createRoute({ getParentRoute: () => orgNetworks, path: "/controller", component: lazyRouteComponent(() => import("./routes/orgs/networks/controller"), "NetworkControllerScreen"), pendingComponent: networksPending });
 const orgNetworkRoutes = orgNetworks.addChildren([networksIndex, networkDetail, networkRequests, networkDevices, networkActivations, networkKillSwitch, networkController]);
+// My account: its screens load on first visit (their own chunks; WebAuthn's helpers come with the security screen's).
+const account = createRoute({ getParentRoute: () => root, path: "/account", component: AccountLayout });
+const accountPending = () => <Loading />;
+const accountRoutes = [
+  createRoute({ getParentRoute: () => account, path: "/", component: lazyRouteComponent(() => import("./routes/account/profile"), "Profile"), pendingComponent: accountPending }),
+  createRoute({ getParentRoute: () => account, path: "/security", component: lazyRouteComponent(() => import("./routes/account/security"), "SecurityScreen"), pendingComponent: accountPending }),
+  createRoute({ getParentRoute: () => account, path: "/sessions", component: lazyRouteComponent(() => import("./routes/account/sessions"), "Sessions"), pendingComponent: accountPending }),
+  createRoute({ getParentRoute: () => account, path: "/linked", component: lazyRouteComponent(() => import("./routes/account/linked"), "Linked"), pendingComponent: accountPending }),
+  createRoute({ getParentRoute: () => account, path: "/organizations", component: lazyRouteComponent(() => import("./routes/account/organizations"), "Organizations"), pendingComponent: accountPending }),
+  createRoute({ getParentRoute: () => account, path: "/ssh", component: lazyRouteComponent(() => import("./routes/account/ssh"), "SshKeys"), pendingComponent: accountPending }),
+  createRoute({ getParentRoute: () => account, path: "/apps", component: lazyRouteComponent(() => import("./routes/account/apps"), "Apps"), pendingComponent: accountPending }),
+  createRoute({ getParentRoute: () => account, path: "/networks", component: lazyRouteComponent(() => import("./routes/account/networks"), "Networks"), pendingComponent: accountPending }),
+];
 
-const routeTree = root.addChildren([home, newOrg, org.addChildren([orgIndex, orgMembers, orgSettings, orgSecurity, orgApps, orgAudit, orgNetworkRoutes])]);
+const routeTree = root.addChildren([home, newOrg, org.addChildren([orgIndex, orgMembers, orgSettings, orgSecurity, orgApps, orgAudit, orgNetworkRoutes]), account.addChildren(accountRoutes)]);
 
 export const router = createRouter({ routeTree, defaultPreload: "intent" });
 

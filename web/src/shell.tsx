@@ -91,7 +91,7 @@ export function AppShell() {
               </Button>
               <div id="person-menu" className="person-menu" hidden={!menuOpen}>
                 <p className="muted">{shell.data.me.email}</p>
-                <a href="/account">My account</a>
+                <Link to="/account">My account</Link>
                 <Button
                   variant="secondary"
                   size="small"

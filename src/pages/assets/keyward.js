@@ -1,7 +1,6 @@
-// Keyward's hosted pages outside the account console: sign-in (password, passkey, second factor,
-// external providers), the command-line client's sign-in, and network access. The console has its
-// own script (account.js). No framework, no external assets; the WebAuthn browser helpers come
-// from /assets/webauthn.js.
+// Keyward's sign-in pages: sign-in (password, passkey, second factor, external providers) and the
+// command-line client's sign-in. A signed-in person lands in the web app (web/), whose home is `/`.
+// No framework, no external assets; the WebAuthn browser helpers come from /assets/webauthn.js.
 (function () {
   "use strict";
   const $ = (id) => document.getElementById(id);
@@ -23,7 +22,7 @@
   // Only same-site relative paths: never an open redirect.
   function nextUrl() {
     const next = new URLSearchParams(location.search).get("next") || "";
-    return /^\/(?!\/)[^\s\\]*$/.test(next) ? next : "/account";
+    return /^\/(?!\/)[^\s\\]*$/.test(next) ? next : "/";
   }
   const done = () => location.assign(nextUrl());
 
@@ -119,23 +118,5 @@
       const done = await api("/cli/authorize", { cli_token: cliAllow.dataset.cliToken });
       location.assign(done.redirect_url);
     } catch (err) { say(err.message); }
-  });
-
-  // My network access: switch a device on (the network's default lifetime) or off, then show the new state.
-  document.querySelectorAll("[data-network-action]").forEach((button) => {
-    button.addEventListener("click", async () => {
-      say("");
-      button.disabled = true;
-      const org = button.getAttribute("data-org");
-      const id = button.getAttribute("data-membership");
-      const action = button.getAttribute("data-network-action");
-      try {
-        await api("/organizations/" + encodeURIComponent(org) + "/memberships/" + encodeURIComponent(id) + "/" + action, {});
-        location.reload();
-      } catch (err) {
-        say(err.message);
-        button.disabled = false;
-      }
-    });
   });
 })();

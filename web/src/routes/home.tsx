@@ -93,7 +93,7 @@ export function Home() {
                   by <Time iso={d.deadlineAt} mode="full" />
                 </>
               )}
-              . <a href="/account#two-step">Turn it on</a>
+              . <Link to="/account/security">Turn it on</Link>
             </p>
           </div>
         ))}
