@@ -1,7 +1,7 @@
 import type { Services } from "../../src/container.js";
 import { Verbatim } from "../../src/lib/strings.js";
 import { z } from "zod";
-import { certAuditQuerySchema, certListSchema, createCaSchema, revokeSchema, rotateCaSchema, signHostSchema, signUserSchema, sudoCheckSchema, updateCaSchema } from "../../src/modules/ssh-ca/ssh-ca.schemas.js";
+import { certAuditQuerySchema, certListSchema, createCaSchema, orgCertListSchema, revokeSchema, rotateCaSchema, signHostSchema, signUserSchema, sudoCheckSchema, updateCaSchema } from "../../src/modules/ssh-ca/ssh-ca.schemas.js";
 import { addKeySchema, describeKeySchema, verifyKeySchema } from "../../src/modules/ssh-keys/ssh-keys.schemas.js";
 import { sendData, sendList } from "../envelope.js";
 import { input, param, queryInput, type RouteDef } from "../route.js";
@@ -134,7 +134,7 @@ export const sshRoutes = (s: Services): RouteDef[] => [
     },
   },
   {
-    method: "get", path: "/organizations/:orgId/certificates", data: data.certificates, tag: "ssh-ca", auth: "user", org: "admin", query: certListSchema, summary: "Certificates issued in the organization (?user_id=)",
+    method: "get", path: "/organizations/:orgId/certificates", data: data.certificates, tag: "ssh-ca", auth: "user", org: "admin", query: orgCertListSchema, summary: "Certificates issued in the organization (?user_id=&principal=&status=active|expired|revoked&cert_type=user|host)",
     handle: async (req, res) => {
       const { items, ...page } = await s.certificates.listForOrg(req.ctx, param(req, "orgId"), queryInput(req));
       sendData(res, 200, "Certificates", { certificates: items, ...page });

@@ -33,6 +33,7 @@ const orgSettings = createRoute({ getParentRoute: () => org, path: "/settings", 
 const orgSecurity = createRoute({ getParentRoute: () => org, path: "/security", component: lazyRouteComponent(() => import("./routes/orgs/security"), "Security") });
 const orgApps = createRoute({ getParentRoute: () => org, path: "/apps", component: lazyRouteComponent(() => import("./routes/orgs/apps"), "Applications") });
 const orgAudit = createRoute({ getParentRoute: () => org, path: "/audit", component: lazyRouteComponent(() => import("./routes/orgs/audit"), "Audit") });
+// An organization's networks (routes/orgs/networks/*): one chunk per screen, loaded on first visit.
 const networksPending = () => <Loading />;
 const orgNetworks = createRoute({ getParentRoute: () => org, path: "/networks", component: lazyRouteComponent(() => import("./routes/orgs/networks/layout"), "NetworksLayout"), pendingComponent: networksPending });
 const networksIndex = createRoute({ getParentRoute: () => orgNetworks, path: "/", component: lazyRouteComponent(() => import("./routes/orgs/networks/list"), "NetworkList"), pendingComponent: networksPending });
@@ -43,6 +44,14 @@ const networkActivations = createRoute({ getParentRoute: () => orgNetworks, path
 const networkKillSwitch = createRoute({ getParentRoute: () => orgNetworks, path: "/kill-switch", component: lazyRouteComponent(() => import("./routes/orgs/networks/kill-switch"), "KillSwitch"), pendingComponent: networksPending });
 const networkController = createRoute({ getParentRoute: () => orgNetworks, path: "/controller", component: lazyRouteComponent(() => import("./routes/orgs/networks/controller"), "NetworkControllerScreen"), pendingComponent: networksPending });
 const orgNetworkRoutes = orgNetworks.addChildren([networksIndex, networkDetail, networkRequests, networkDevices, networkActivations, networkKillSwitch, networkController]);
+
+// The directory and SSH (routes/orgs/directory*.tsx, ssh*.tsx).
+const orgDirectory = createRoute({ getParentRoute: () => org, path: "/departments", component: lazyRouteComponent(() => import("./routes/orgs/directory"), "Directory") });
+const orgDepartment = createRoute({ getParentRoute: () => org, path: "/departments/$departmentId", component: lazyRouteComponent(() => import("./routes/orgs/directory-department"), "DepartmentDetail") });
+const orgPrincipal = createRoute({ getParentRoute: () => org, path: "/departments/principals/$principalId", component: lazyRouteComponent(() => import("./routes/orgs/directory-principal"), "PrincipalDetail") });
+const orgSsh = createRoute({ getParentRoute: () => org, path: "/ssh", component: lazyRouteComponent(() => import("./routes/orgs/ssh"), "Ssh") });
+const orgSshCertificates = createRoute({ getParentRoute: () => org, path: "/ssh/certificates", component: lazyRouteComponent(() => import("./routes/orgs/ssh-certificates"), "SshCertificates") });
+const orgSshHosts = createRoute({ getParentRoute: () => org, path: "/ssh/hosts", component: lazyRouteComponent(() => import("./routes/orgs/ssh-certificates"), "SshHosts") });
 // My account: its screens load on first visit (their own chunks; WebAuthn's helpers come with the security screen's).
 const account = createRoute({ getParentRoute: () => root, path: "/account", component: AccountLayout });
 const accountPending = () => <Loading />;
@@ -57,7 +66,7 @@ const accountRoutes = [
   createRoute({ getParentRoute: () => account, path: "/networks", component: lazyRouteComponent(() => import("./routes/account/networks"), "Networks"), pendingComponent: accountPending }),
 ];
 
-const routeTree = root.addChildren([home, newOrg, org.addChildren([orgIndex, orgMembers, orgSettings, orgSecurity, orgApps, orgAudit, orgNetworkRoutes]), account.addChildren(accountRoutes)]);
+const routeTree = root.addChildren([home, newOrg, org.addChildren([orgIndex, orgMembers, orgSettings, orgSecurity, orgApps, orgAudit, orgNetworkRoutes, orgDirectory, orgDepartment, orgPrincipal, orgSsh, orgSshCertificates, orgSshHosts]), account.addChildren(accountRoutes)]);
 
 export const router = createRouter({ routeTree, defaultPreload: "intent" });
 

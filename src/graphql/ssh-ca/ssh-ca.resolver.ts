@@ -131,11 +131,14 @@ export class SshCaResolver {
   organizationCertificates(
     @Ctx() { ctx }: GqlContext,
     @Arg("orgId", () => ID) orgId: string,
-    @Arg("userId", () => ID, { nullable: true }) userId?: string,
+    @Arg("userId", () => ID, { nullable: true, description: "Whose certificates (host certificates have no holder)" }) userId?: string,
     @Arg("page", () => Int, { nullable: true }) page?: number,
     @Arg("perPage", () => Int, { nullable: true }) perPage?: number,
+    @Arg("principal", () => String, { nullable: true, description: "Only certificates naming this principal" }) principal?: string,
+    @Arg("status", () => String, { nullable: true, description: "active, expired or revoked" }) status?: string,
+    @Arg("certType", () => String, { nullable: true, description: "user or host" }) certType?: string,
   ) {
-    return this.s.certificates.listForOrg(ctx, orgId, omitNulls({ userId, page, perPage }));
+    return this.s.certificates.listForOrg(ctx, orgId, omitNulls({ userId, page, perPage, principal, status, certType }));
   }
 
   @Authorized()

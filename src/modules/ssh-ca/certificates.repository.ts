@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gt, inArray, isNotNull, isNull, sql } from "drizzle-orm";
+import { and, arrayContains, count, desc, eq, gt, inArray, isNotNull, isNull, lte, sql } from "drizzle-orm";
 import { caKeys, certificateAuditLogs, organizations, orgKrls, orgMemberships, sshCertificates, users } from "../../../schema/index.js";
 import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";
@@ -6,6 +6,26 @@ import { resultRows } from "../../infra/db.js";
 import { live } from "../../infra/soft-delete.js";
 import { placeholdersFor, placeholderValues, preparedQuery } from "../../infra/prepared.js";
 import { auditInsertAs, auditInsertWhenAs, auditRowsJson, auditRowValues, type AuditRow } from "../audit/index.js";
+
+/** An organization's inventory, narrowed by holder, principal, status and kind. */
+export interface OrgCertFilter {
+  userId?: string;
+  principal?: string;
+  status?: "active" | "expired" | "revoked";
+  certType?: "user" | "host";
+  now: Date;
+}
+
+const orgCertWhere = (orgId: string, f: OrgCertFilter) =>
+  and(
+    eq(sshCertificates.organizationId, orgId),
+    f.userId ? eq(sshCertificates.userId, f.userId) : undefined,
+    f.principal ? arrayContains(sshCertificates.principals, [f.principal]) : undefined,
+    f.certType ? eq(sshCertificates.certType, f.certType) : undefined,
+    f.status === "revoked" ? isNotNull(sshCertificates.revokedAt) : undefined,
+    f.status === "active" ? and(isNull(sshCertificates.revokedAt), gt(sshCertificates.validBefore, f.now)) : undefined,
+    f.status === "expired" ? and(isNull(sshCertificates.revokedAt), lte(sshCertificates.validBefore, f.now)) : undefined,
+  );
 
 export const certColumns = pickColumns(sshCertificates, [
   "id", "organizationId", "caId", "caKeyId", "userId", "sshKeyId", "certType", "serial", "keyId", "principals", "extensions", "validAfter", "validBefore",
@@ -197,14 +217,13 @@ export const certificatesRepository = {
     return row?.n ?? 0;
   },
 
-  listForOrg: (db: Executor, orgId: string, userId: string | undefined, limit: number, offset: number): Promise<CertRow[]> =>
-    db
-      .select(certColumns)
-      .from(sshCertificates)
-      .where(and(eq(sshCertificates.organizationId, orgId), userId ? eq(sshCertificates.userId, userId) : undefined))
-      .orderBy(desc(sshCertificates.createdAt))
-      .limit(limit)
-      .offset(offset),
+  listForOrg: (db: Executor, orgId: string, filter: OrgCertFilter, limit: number, offset: number): Promise<CertRow[]> =>
+    db.select(certColumns).from(sshCertificates).where(orgCertWhere(orgId, filter)).orderBy(desc(sshCertificates.createdAt)).limit(limit).offset(offset),
+
+  async countForOrg(db: Executor, orgId: string, filter: OrgCertFilter): Promise<number> {
+    const [row] = await db.select({ n: count() }).from(sshCertificates).where(orgCertWhere(orgId, filter));
+    return row?.n ?? 0;
+  },
 
   /** Marks certificates revoked (only those not yet revoked); returns what changed. */
   async revoke(db: Executor, where: { id?: string; orgId: string; userId?: string }, v: { now: Date; reason: string; by: string | null }): Promise<CertRow[]> {

@@ -15,7 +15,7 @@ import { can } from "../orgs/permissions.js";
 import { certificatesRepository, type CertRow } from "./certificates.repository.js";
 import { toCertificateView, type CertificateView } from "./certificates.views.js";
 import { CaErrors } from "./ssh-ca.errors.js";
-import { certAuditQuerySchema, certListSchema, revokeSchema } from "./ssh-ca.schemas.js";
+import { certAuditQuerySchema, certListSchema, orgCertListSchema, revokeSchema } from "./ssh-ca.schemas.js";
 
 const actorId = (ctx: RequestContext): string | null => (ctx.actor.kind === "user" ? ctx.actor.userId : null);
 
@@ -44,10 +44,11 @@ export class CertificatesService {
 
   async listForOrg(ctx: RequestContext, orgId: string, input: unknown): Promise<Page<CertificateView>> {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "ca.manage");
-    const q = parseInput(certListSchema, input ?? {});
+    const q = parseInput(orgCertListSchema, input ?? {});
+    const where = { userId: q.userId, principal: q.principal, status: q.status, certType: q.certType, now: this.clock.now() };
     const [rows, total] = await Promise.all([
-      certificatesRepository.listForOrg(this.db, id, q.userId, q.perPage, (q.page - 1) * q.perPage),
-      certificatesRepository.count(this.db, { orgId: id, userId: q.userId }),
+      certificatesRepository.listForOrg(this.db, id, where, q.perPage, (q.page - 1) * q.perPage),
+      certificatesRepository.countForOrg(this.db, id, where),
     ]);
     return this.page(rows, total, q.page, q.perPage);
   }

@@ -55,6 +55,13 @@ export const revokeSchema = z.object({ reason: z.string().trim().max(1000).optio
 
 export const certListSchema = paginationSchema.extend({ userId: z.uuid().optional(), includeRevoked: z.coerce.boolean().optional() });
 
+/** An organization's inventory: also by principal (a host certificate's are its host names), status and kind. */
+export const orgCertListSchema = certListSchema.extend({
+  principal: z.string().trim().min(1).max(255).optional(),
+  status: z.enum(["active", "expired", "revoked"]).optional(),
+  certType: z.enum(["user", "host"]).optional(),
+});
+
 const SERIAL_DIGITS = /^\d{1,20}$/;
 
 export const sudoCheckSchema = z.object({

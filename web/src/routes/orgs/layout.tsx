@@ -18,6 +18,8 @@ export const isAdmin = (org: MyOrganization) => org.role === "owner" || org.role
 const NAV = [
   { to: "/orgs/$slug", label: "Overview", exact: true },
   { to: "/orgs/$slug/members", label: "Members" },
+  { to: "/orgs/$slug/departments", label: "Directory" },
+  { to: "/orgs/$slug/ssh", label: "SSH" },
   { to: "/orgs/$slug/security", label: "Security" },
   { to: "/orgs/$slug/apps", label: "Applications", admin: true },
   { to: "/orgs/$slug/networks", label: "Networks" },
