@@ -249,3 +249,30 @@ describe("the controller URL allowlist", () => {
     }
   });
 });
+
+describe("nobody decides their own request (ARCHITECTURE rule 20)", () => {
+  it("refuses a manager approving or rejecting their own request, or assigning themselves; another manager decides; giving up one's own access is allowed", async () => {
+    const n = await network("own-request");
+    // The admin (a manager of every network of the organization) asks for access, as anyone may.
+    const asked = await app.http.post(`${O}/approvals`, { portal_network_id: n.id, justification: "need it" }, tok(o.admin));
+    expect(asked.status, asked.text).toBe(201);
+    const id = asked.body.data.approval.id;
+    for (const decision of ["approve", "reject"]) {
+      const own = await app.http.post(`${O}/approvals/${id}/${decision}`, { reason: "mine" }, tok(o.admin));
+      expect([decision, own.status, own.body.error?.type]).toEqual([decision, 403, "OWN_REQUEST"]);
+    }
+    const gql = await app.http.gql("mutation($o: ID!, $a: ID!) { approveNetworkAccess(orgId: $o, approvalId: $a) { state } }", { o: o.org.id, a: id }, tok(o.admin));
+    expect(gql.errors?.[0]?.extensions?.code).toBe("OWN_REQUEST");
+    expect((await app.http.get(`${O}/approvals/pending`, tok(o.owner))).body.data.approvals.find((a: { id: string }) => a.id === id)?.state).toBe("pending");
+    // The owner, another manager, decides; the trail names two people.
+    const approved = await app.http.post(`${O}/approvals/${id}/approve`, {}, tok(o.owner));
+    expect(approved.status, approved.text).toBe(200);
+    expect(approved.body.data.approval).toMatchObject({ state: "approved" });
+    // Giving up one's own access decides nothing for oneself.
+    expect((await app.http.post(`${O}/approvals/${id}/revoke`, { reason: "done" }, tok(o.admin))).status).toBe(200);
+
+    // Granting oneself access directly is refused the same way, the owner included.
+    const self = await app.http.post(`${O}/approvals/assign`, { target_user_id: o.owner.id, portal_network_id: n.id }, tok(o.owner));
+    expect([self.status, self.body.error?.type]).toEqual([403, "OWN_REQUEST"]);
+  });
+});

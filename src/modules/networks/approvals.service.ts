@@ -130,6 +130,8 @@ export class ApprovalsService {
     const target = await getActiveMembership(this.deps.db, data.targetUserId, access.orgId);
     // Not a member: as unknown as any other id.
     if (!target) throw NetworkErrors.approvalNotFound();
+    // Nobody grants themselves access (rule 20): another manager does, and the trail shows two people.
+    if (data.targetUserId === access.actor.userId) throw NetworkErrors.ownRequest();
     const approval = await this.guardUnique(() =>
       this.deps.db.transaction(async (tx) => {
         await this.lockStanding(tx, access.orgId, access.network.id, data.targetUserId);
@@ -170,6 +172,9 @@ export class ApprovalsService {
         if (current.userId !== access.actor.userId) throw NetworkErrors.approvalNotFound();
         throw NetworkErrors.notManager();
       }
+      // Nobody decides their own request (rule 20), whatever their role. Giving up one's own access
+      // (revoke) decides nothing for oneself.
+      if (action !== "revoke" && current.userId === access.actor.userId) throw NetworkErrors.ownRequest();
       const allowed: Record<Decision, ApprovalRow["state"][]> = { approve: ["pending"], reject: ["pending"], revoke: ["approved", "suspended"] };
       if (!allowed[action].includes(current.state)) throw NetworkErrors.invalidTransition(current.state, action);
       // The person, whatever the decision: the kill switch and offboarding lock the person before

@@ -29,6 +29,7 @@ export const NetworkErrors = {
   invalidTransition: (from: string, action: string) => new AppError("INVALID_STATE", 409, `Cannot ${action} an approval that is ${from}`),
   inviteOnly: () => new AppError("INVITE_ONLY", 403, "This network admits people only by assignment from its managers"),
   notManager: () => new AppError("AUTHORIZATION_ERROR", 403, "Only this network's managers and the organization's admins can do this"),
+  ownRequest: () => new AppError("OWN_REQUEST", 403, "Nobody decides their own request or grants themselves access: another manager of this network decides it"),
   membershipNotFound: () => new AppError("MEMBERSHIP_NOT_FOUND", 404, "Network membership not found"),
   notApproved: () => new AppError("NOT_APPROVED", 403, "You are not approved for this network"),
   suspended: () => new AppError("ACCESS_SUSPENDED", 403, "Network access is suspended by a kill switch: an administrator must lift it"),
