@@ -90,6 +90,13 @@ describe("the web app in Chromium", () => {
     await app.flushEmails();
     expect(tokenFrom(linkIn(app.mail.lastWith(invitee.email, "/invite?token="), "/invite"))).not.toBe(firstLink);
     expect((await app.http.get(`/api/v1/invites/${firstLink}`)).status).toBe(400);
+    // The owner's home says an invitation waits, with the way to it.
+    await page.getByRole("link", { name: "Keyward" }).click();
+    const attention = page.getByRole("list", { name: "Analytical Engines: what needs an admin" });
+    await attention.getByText("1 invitation waits for an answer in Analytical Engines.").waitFor();
+    await accessible(page, "home-admin");
+    await attention.getByRole("link", { name: "See them" }).click();
+    await page.getByRole("heading", { name: "Members" }).waitFor();
 
     const other = await browser.newContext();
     const theirs = await other.newPage();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
-import { screenDocument } from "../helpers/screen-documents.js";
+import { organizationScreenQueries, screenDocument } from "../helpers/screen-documents.js";
 import { newOrg } from "../factories/orgs.js";
 import { newUser, PASSWORD, uniqueEmail, type TestUser } from "../factories/users.js";
 import { linkIn, tokenFrom } from "../helpers/smtp-sink.js";
@@ -75,6 +75,27 @@ describe("a screen's statements do not grow with the organization", () => {
       expect(twoHundred, name).toBe(ten);
       expect(ten, name).toBeLessThan(15);
     }
+  });
+
+  it("home, for an organization's admin: the same count for 10 and for 200 members", async () => {
+    const query = screenDocument("routes/home-attention.tsx", "OrgAttention");
+    const [ten, twoHundred] = [await statementsFor(query, { orgId: small.id }), await statementsFor(query, { orgId: large.id })];
+    console.log(`home, an organization's attention: ${ten} statements for 10 members, ${twoHundred} for 201`);
+    expect(twoHundred).toBe(ten);
+    expect(ten).toBeLessThan(20);
+  });
+
+  it("every screen's query of an organization: the same count for 10 and for 200 members", async () => {
+    // These two ask the organization's ZeroTier controller (none is configured here): the networks tests cover them.
+    const needsController = new Set(["AvailableControllerNetworks", "CheckNetworkController"]);
+    const queries = organizationScreenQueries().filter((q) => !needsController.has(q.name));
+    expect(queries.length).toBeGreaterThan(15);
+    const grown: string[] = [];
+    for (const { file, name, query } of queries) {
+      const [ten, twoHundred] = [await statementsFor(query, { orgId: small.id }), await statementsFor(query, { orgId: large.id })];
+      if (twoHundred !== ten) grown.push(`${file} ${name}: ${ten} statements for 10 members, ${twoHundred} for 201`);
+    }
+    expect(grown).toEqual([]);
   });
 
   it("home: the same count whatever the size of the organizations", async () => {

@@ -8,6 +8,7 @@ import { Badge } from "../ui/Badge";
 import { Button } from "../ui/Button";
 import { Empty, ErrorState, FormError, Loading } from "../ui/States";
 import { Time } from "../ui/Time";
+import { OrgAttention } from "./home-attention";
 
 /**
  * Home: what needs you now, from real state. For everyone: invitations to answer, MFA deadlines,
@@ -19,7 +20,7 @@ export const HomeQuery = graphql(`
     myInvites { id role expiresAt organization { id name } }
     myMfaCompliance { organizationId organizationName status deadlineAt }
     mySshCertificates(page: 1, perPage: 50) { items { id organizationId principals validBefore revoked status } }
-    myOrganizations { id name slug role memberCount }
+    myOrganizations { id name slug role }
   }
 `);
 
@@ -50,6 +51,7 @@ export function Home() {
   const expiring = mySshCertificates.items.filter((c) => !c.revoked && c.status === "active" && new Date(c.validBefore).getTime() - now < WEEK_MS);
   const orgName = new Map(myOrganizations.map((o) => [o.id, o.name]));
   const nothing = myInvites.length === 0 && deadlines.length === 0 && expiring.length === 0;
+  const admined = myOrganizations.filter((o) => o.role === "owner" || o.role === "admin");
 
   return (
     <div className="page">
@@ -113,6 +115,15 @@ export function Home() {
         )}
       </section>
 
+      {admined.length > 0 && (
+        <section aria-labelledby="as-admin">
+          <h2 id="as-admin">In the organizations you administer</h2>
+          {admined.map((o) => (
+            <OrgAttention key={o.id} org={o} me={shell.data?.me.id ?? ""} now={now} />
+          ))}
+        </section>
+      )}
+
       <section aria-labelledby="your-orgs">
         <h2 id="your-orgs">Your organizations</h2>
         {myOrganizations.length === 0 ? (
@@ -130,7 +141,7 @@ export function Home() {
                   <strong>{o.name}</strong>
                 </Link>
                 <p className="muted">
-                  <Badge>{o.role}</Badge> · {o.memberCount ?? 0} {o.memberCount === 1 ? "member" : "members"}
+                  Your role: <Badge>{o.role}</Badge>
                 </p>
               </li>
             ))}

@@ -25,9 +25,9 @@ export function OrgOverview() {
   const { organization, certificateAuthorities, principals, departments, orgSecurityPolicy } = q.data;
   const steps = [
     { done: (organization.memberCount ?? 1) > 1, text: "Invite people", to: "/orgs/$slug/members" as const },
-    { done: orgSecurityPolicy.mfaPolicyMode === "required", text: "Require two-step verification" },
-    { done: certificateAuthorities.some((c) => c.caType === "user"), text: "Create a user certificate authority" },
-    { done: principals.length > 0 && departments.length > 0, text: "Add principals and departments with a certificate policy" },
+    { done: orgSecurityPolicy.mfaPolicyMode === "required", text: "Require two-step verification", to: "/orgs/$slug/security" as const },
+    { done: certificateAuthorities.some((c) => c.caType === "user"), text: "Create a user certificate authority", to: "/orgs/$slug/ssh" as const },
+    { done: principals.length > 0 && departments.length > 0, text: "Add principals and departments with a certificate policy", to: "/orgs/$slug/departments" as const },
   ];
   return (
     <div className="page">

@@ -1,0 +1,77 @@
+import { useQuery } from "@tanstack/react-query";
+import { Link } from "@tanstack/react-router";
+import { gql } from "../api";
+import { graphql } from "../graphql";
+import type { MyOrganization } from "../shell";
+
+/**
+ * What an organization's admin should look at now, for one organization they administer: its
+ * invitations waiting for an answer, members past the two-step deadline, network requests someone
+ * else asked for (the admin decides them; their own wait for another manager), and certificate
+ * authorities whose key is over a year old. One query per organization administered, each a
+ * fixed number of statements whatever the organization's size.
+ */
+export const OrgAttentionQuery = graphql(`
+  query OrgAttention($orgId: ID!) {
+    invites(orgId: $orgId) { id expired }
+    orgMfaCompliance(orgId: $orgId) { userId status }
+    pendingNetworkApprovals(orgId: $orgId) { id userId }
+    certificateAuthorities(orgId: $orgId) { id name caType updatedAt }
+  }
+`);
+
+const YEAR_MS = 365 * 86_400_000;
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+export function OrgAttention({ org, me, now }: { org: MyOrganization; me: string; now: number }) {
+  const q = useQuery({ queryKey: ["org", org.id, "attention"], queryFn: () => gql(OrgAttentionQuery, { orgId: org.id }) });
+  if (!q.data) return null;
+  const { invites, orgMfaCompliance, pendingNetworkApprovals, certificateAuthorities } = q.data;
+  const waiting = invites.filter((i) => !i.expired).length;
+  const expired = invites.length - waiting;
+  const pastDue = orgMfaCompliance.filter((c) => c.status === "past_due").length;
+  const requests = pendingNetworkApprovals.filter((a) => a.userId !== me).length;
+  const oldCas = certificateAuthorities.filter((c) => now - new Date(c.updatedAt).getTime() > YEAR_MS);
+  const slug = { slug: org.slug };
+  const items = [
+    pastDue > 0 && (
+      <li key="mfa" className="notice notice-error">
+        {plural(pastDue, "member is", "members are")} past the two-step deadline in {org.name}.{" "}
+        <Link to="/orgs/$slug/security" params={slug}>
+          See who
+        </Link>
+      </li>
+    ),
+    requests > 0 && (
+      <li key="requests" className="notice notice-warn">
+        {plural(requests, "network request waits", "network requests wait")} for a decision in {org.name}.{" "}
+        <Link to="/orgs/$slug/networks/requests" params={slug}>
+          Decide
+        </Link>
+      </li>
+    ),
+    (waiting > 0 || expired > 0) && (
+      <li key="invites" className="notice">
+        {waiting > 0 && `${plural(waiting, "invitation waits", "invitations wait")} for an answer in ${org.name}. `}
+        {expired > 0 && `${plural(expired, "invitation", "invitations")} expired unanswered. `}
+        <Link to="/orgs/$slug/members" params={slug}>
+          {expired > 0 ? "Resend or cancel" : "See them"}
+        </Link>
+      </li>
+    ),
+    oldCas.length > 0 && (
+      <li key="cas" className="notice">
+        {oldCas.map((c) => c.name).join(", ")} in {org.name} {oldCas.length === 1 ? "has" : "have"} used the same key for over a year: rotate it (the old key stays trusted during the overlap).{" "}
+        <Link to="/orgs/$slug/ssh" params={slug}>
+          Certificate authorities
+        </Link>
+      </li>
+    ),
+  ].filter(Boolean);
+  if (items.length === 0) return null;
+  return (
+    <ul className="attention" aria-label={`${org.name}: what needs an admin`}>
+      {items}
+    </ul>
+  );
+}
