@@ -7,6 +7,7 @@ import { NewOrganization } from "./routes/orgs/new";
 import { OrgOverview } from "./routes/orgs/overview";
 import { OrgSettings } from "./routes/orgs/settings";
 import { AppShell } from "./shell";
+import { RouteError } from "./ui/RouteError";
 import { Empty, Loading } from "./ui/States";
 
 /**
@@ -68,7 +69,7 @@ const accountRoutes = [
 
 const routeTree = root.addChildren([home, newOrg, org.addChildren([orgIndex, orgMembers, orgSettings, orgSecurity, orgApps, orgAudit, orgNetworkRoutes, orgDirectory, orgDepartment, orgPrincipal, orgSsh, orgSshCertificates, orgSshHosts]), account.addChildren(accountRoutes)]);
 
-export const router = createRouter({ routeTree, defaultPreload: "intent" });
+export const router = createRouter({ routeTree, defaultPreload: "intent", defaultErrorComponent: RouteError });
 
 declare module "@tanstack/react-router" {
   interface Register {
