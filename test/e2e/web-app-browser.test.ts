@@ -4,6 +4,7 @@ import { startTestApp, type TestApp } from "../helpers/app.js";
 import { launchBrowser } from "../helpers/browser.js";
 import { accessible, axeProblems, signInThroughPage, watchPage } from "../helpers/web.js";
 import { newUser, PASSWORD, type TestUser } from "../factories/users.js";
+import { addMember } from "../factories/orgs.js";
 import { linkIn, tokenFrom } from "../helpers/smtp-sink.js";
 
 /**
@@ -180,6 +181,17 @@ describe("the web app in Chromium", () => {
     await page.getByRole("status").getByText("Charles Babbage's two-step methods were removed.").waitFor();
     // The owner sees when each member last signed in.
     await page.getByRole("columnheader", { name: "Last sign-in" }).waitFor();
+
+    // A list that grows gets a search box: by name or address.
+    for (let i = 0; i < 7; i++) await addMember(app, org.id, owner, await newUser(app, { fullName: `Extra Member ${i}` }), "member");
+    await page.reload();
+    const search = page.getByLabel("Find a member");
+    await search.fill("babbage");
+    await page.getByText("1 of 9 shown").waitFor();
+    expect(await page.getByRole("row").count()).toBe(2);
+    await search.fill("extra member 3");
+    await page.getByRole("row", { name: /Extra Member 3/ }).waitFor();
+    await search.fill("");
     expect(watched.problems).toEqual([]);
   });
 

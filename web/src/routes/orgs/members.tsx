@@ -61,6 +61,8 @@ const RemoveMember = graphql(`
 `);
 
 const ROLES = ["guest", "member", "admin"] as const;
+/** A list longer than this gets a search box. */
+const SEARCH_FROM = 8;
 type Role = (typeof ROLES)[number];
 const MFA_WORDS: Record<string, [string, "good" | "warn" | "bad" | "neutral"]> = {
   compliant: ["Two-step on", "good"],
@@ -79,6 +81,7 @@ export function Members() {
   const invites = useQuery({ queryKey: ["org", org.id, "invites"], queryFn: () => gql(InvitesQuery, { orgId: org.id }), enabled: admin });
   const compliance = useQuery({ queryKey: ["org", org.id, "compliance"], queryFn: () => gql(ComplianceQuery, { orgId: org.id }), enabled: admin });
   const [done, setDone] = useState("");
+  const [search, setSearch] = useState("");
   const changed = async (message: string) => {
     setDone(message);
     await qc.invalidateQueries({ queryKey: ["org", org.id] });
@@ -96,12 +99,17 @@ export function Members() {
   if (members.isPending) return <Loading />;
   if (members.isError) return <ErrorState error={members.error} retry={() => void members.refetch()} />;
   const standing = new Map((compliance.data?.orgMfaCompliance ?? []).map((c) => [c.userId, c]));
+  const needle = search.trim().toLowerCase();
+  const shown = needle ? members.data.members.filter((m) => m.email.toLowerCase().includes(needle) || (m.fullName ?? "").toLowerCase().includes(needle)) : members.data.members;
   return (
     <div className="page">
       <h1>Members</h1>
       {done && <Success>{done}</Success>}
       {admin && <InviteForm orgId={org.id} onSent={(email, managed) => changed(managed ? `${email} was added: an email asks them to activate their account.` : `Invitation sent to ${email}.`)} />}
       <FormError error={changeRole.error ?? resend.error} />
+      {members.data.members.length > SEARCH_FROM && (
+        <Field label="Find a member" type="search" name="search" value={search} onChange={setSearch} description={`${shown.length} of ${members.data.members.length} shown`} />
+      )}
       <div className="table-wrap" tabIndex={0} role="region" aria-label={`Members of ${org.name}`}>
         <table>
           <thead>
@@ -115,7 +123,7 @@ export function Members() {
             </tr>
           </thead>
           <tbody>
-            {members.data.members.map((m) => {
+            {shown.map((m) => {
               const mfa = MFA_WORDS[standing.get(m.userId)?.status ?? "not_applicable"] ?? MFA_WORDS.not_applicable!;
               const self = m.userId === me?.id;
               return (
