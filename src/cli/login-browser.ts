@@ -11,8 +11,9 @@ export interface BrowserLoginOptions {
   timeoutMs?: number;
 }
 
+/** The answer's page. It names no icon of its own, so the browser asks for no /favicon.ico (a refused request, reported in its console). */
 const page = (title: string, body: string) =>
-  `<!doctype html><meta charset="utf-8"><title>${title}</title><body style="font-family:system-ui;margin:3rem"><h1>${title}</h1><p>${body}</p></body>`;
+  `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>${title}</title><body style="font-family:system-ui;margin:3rem"><h1>${title}</h1><p>${body}</p></body>`;
 
 /**
  * The authorization code flow with PKCE on a loopback redirect (RFC 8252 §7.3): a listener on
