@@ -24,7 +24,7 @@ const YEAR_MS = 365 * 86_400_000;
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 export function OrgAttention({ org, me, now }: { org: MyOrganization; me: string; now: number }) {
-  const q = useQuery({ queryKey: ["org", org.id, "attention"], queryFn: () => gql(OrgAttentionQuery, { orgId: org.id }) });
+  const q = useQuery({ queryKey: ["org", org.id, "attention"], queryFn: () => gql(OrgAttentionQuery, { orgId: org.id }), staleTime: 0 });
   if (!q.data) return null;
   const { invites, orgMfaCompliance, pendingNetworkApprovals, certificateAuthorities } = q.data;
   const waiting = invites.filter((i) => !i.expired).length;

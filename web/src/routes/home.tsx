@@ -35,7 +35,8 @@ const WEEK_MS = 7 * 86_400_000;
 
 export function Home() {
   const shell = useShell();
-  const home = useQuery({ queryKey: ["home"], queryFn: () => gql(HomeQuery) });
+  // Always read again on opening: what needs you changes elsewhere too (a certificate from the CLI, a request).
+  const home = useQuery({ queryKey: ["home"], queryFn: () => gql(HomeQuery), staleTime: 0 });
   const qc = useQueryClient();
   const refresh = () => Promise.all([qc.invalidateQueries({ queryKey: ["home"] }), qc.invalidateQueries({ queryKey: ["shell"] })]);
   const accept = useMutation({ mutationFn: (inviteId: string) => gql(AcceptInvite, { inviteId }), onSuccess: refresh });
