@@ -11,6 +11,7 @@ import { edgeRateLimit } from "./middleware/rate-limit.js";
 import { mountFallbacks, mountRoutes, type RouteDef } from "./route.js";
 import { networksRoutes } from "./routes/networks.routes.js";
 import { adminRoutes } from "./routes/admin.routes.js";
+import { operatorsRoutes } from "./routes/operators.routes.js";
 import { auditRoutes } from "./routes/audit.routes.js";
 import { apiKeysRoutes } from "./routes/api-keys.routes.js";
 import { directoryRoutes } from "./routes/directory.routes.js";
@@ -38,6 +39,7 @@ export function restRoutes(services: Services, config: Config): RouteDef[] {
     ...sshRoutes(services),
     ...miscRoutes(services),
     ...adminRoutes(services),
+    ...operatorsRoutes(services),
     ...auditRoutes(services),
     ...networksRoutes(services),
   ];

@@ -3,6 +3,7 @@ import { lexicographicSortSchema, printSchema, type GraphQLSchema } from "graphq
 import { buildSchema } from "type-graphql";
 import type { Services } from "../container.js";
 import { AdminResolver } from "./admin/admin.resolver.js";
+import { OperatorsResolver } from "./admin/operators.resolver.js";
 import { ApiKeysResolver } from "./api-keys/api-keys.resolver.js";
 import { AuditChainResolver } from "./audit/audit-chain.resolver.js";
 import { AuditResolver } from "./audit/audit.resolver.js";
@@ -34,6 +35,7 @@ function createResolvers(s: Services) {
     new AuthResolver(pick(s, "accounts", "login", "mySessions")),
     new UsersResolver(pick(s, "users")),
     new AdminResolver(pick(s, "adminUsers")),
+    new OperatorsResolver(pick(s, "allOrganizations", "adminUsers", "globalKillSwitch")),
     new OrgsResolver(pick(s, "orgs", "members")),
     new InvitesResolver(pick(s, "invites")),
     new DirectoryResolver(pick(s, "myDirectory")),

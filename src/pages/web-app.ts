@@ -27,7 +27,7 @@ export const APP_CSP =
  * The app's addresses besides `/` (which shows it to a signed-in person: flows.ts). Express 5
  * wildcards. `/account/security` keeps working for the links older emails carry.
  */
-export const APP_ROUTES = ["/orgs{/*rest}", "/account{/*rest}"];
+export const APP_ROUTES = ["/orgs{/*rest}", "/account{/*rest}", "/admin{/*rest}"];
 
 export interface WebApp {
   router: Router;

@@ -1,5 +1,6 @@
 import { createRootRoute, createRoute, createRouter, lazyRouteComponent, Link } from "@tanstack/react-router";
 import { AccountLayout } from "./routes/account/layout";
+import { validateAccountSearch, validateAccountsSearch } from "./routes/admin/search";
 import { Home } from "./routes/home";
 import { OrgLayout } from "./routes/orgs/layout";
 import { Members } from "./routes/orgs/members";
@@ -67,7 +68,22 @@ const accountRoutes = [
   createRoute({ getParentRoute: () => account, path: "/networks", component: lazyRouteComponent(() => import("./routes/account/networks"), "Networks"), pendingComponent: accountPending }),
 ];
 
-const routeTree = root.addChildren([home, newOrg, org.addChildren([orgIndex, orgMembers, orgSettings, orgSecurity, orgApps, orgAudit, orgNetworkRoutes, orgDirectory, orgDepartment, orgPrincipal, orgSsh, orgSshCertificates, orgSshHosts]), account.addChildren(accountRoutes)]);
+// The operators' screens (routes/admin/*, superadmins): the frame and each screen load on first visit.
+const adminPending = () => <Loading />;
+const admin = createRoute({ getParentRoute: () => root, path: "/admin", component: lazyRouteComponent(() => import("./routes/admin/layout"), "AdminLayout"), pendingComponent: adminPending });
+const adminRoutes = [
+  createRoute({ getParentRoute: () => admin, path: "/", component: lazyRouteComponent(() => import("./routes/admin/overview"), "AdminOverview"), pendingComponent: adminPending }),
+  createRoute({ getParentRoute: () => admin, path: "/accounts", validateSearch: validateAccountsSearch, component: lazyRouteComponent(() => import("./routes/admin/accounts"), "Accounts"), pendingComponent: adminPending }),
+  createRoute({ getParentRoute: () => admin, path: "/accounts/$userId", component: lazyRouteComponent(() => import("./routes/admin/account"), "AccountDetail"), pendingComponent: adminPending }),
+  createRoute({ getParentRoute: () => admin, path: "/organizations", component: lazyRouteComponent(() => import("./routes/admin/organizations"), "AdminOrganizations"), pendingComponent: adminPending }),
+  createRoute({ getParentRoute: () => admin, path: "/sign-in", component: lazyRouteComponent(() => import("./routes/admin/sign-in"), "SignInProviders"), pendingComponent: adminPending }),
+  createRoute({ getParentRoute: () => admin, path: "/clients", component: lazyRouteComponent(() => import("./routes/admin/clients"), "BuiltInClients"), pendingComponent: adminPending }),
+  createRoute({ getParentRoute: () => admin, path: "/audit", validateSearch: validateAccountSearch, component: lazyRouteComponent(() => import("./routes/admin/audit"), "SystemAudit"), pendingComponent: adminPending }),
+  createRoute({ getParentRoute: () => admin, path: "/outbox", component: lazyRouteComponent(() => import("./routes/admin/outbox"), "Outbox"), pendingComponent: adminPending }),
+  createRoute({ getParentRoute: () => admin, path: "/kill-switch", validateSearch: validateAccountSearch, component: lazyRouteComponent(() => import("./routes/admin/kill-switch"), "GlobalKillSwitch"), pendingComponent: adminPending }),
+];
+
+const routeTree = root.addChildren([home, newOrg, org.addChildren([orgIndex, orgMembers, orgSettings, orgSecurity, orgApps, orgAudit, orgNetworkRoutes, orgDirectory, orgDepartment, orgPrincipal, orgSsh, orgSshCertificates, orgSshHosts]), account.addChildren(accountRoutes), admin.addChildren(adminRoutes)]);
 
 export const router = createRouter({ routeTree, defaultPreload: "intent", defaultErrorComponent: RouteError });
 

@@ -92,6 +92,7 @@ export function AppShell() {
               <div id="person-menu" className="person-menu" hidden={!menuOpen}>
                 <p className="muted">{shell.data.me.email}</p>
                 <Link to="/account">My account</Link>
+                {shell.data.me.isSuperadmin && <Link to="/admin">Operators</Link>}
                 <Button
                   variant="secondary"
                   size="small"

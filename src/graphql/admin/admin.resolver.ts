@@ -21,8 +21,9 @@ export class AdminResolver {
     @Arg("q", () => String, { nullable: true }) q?: string,
     @Arg("page", () => Int, { nullable: true }) page?: number,
     @Arg("perPage", () => Int, { nullable: true }) perPage?: number,
+    @Arg("show", () => String, { nullable: true, description: "all (default), superadmins, suspended, or deleted (superadmins only)" }) show?: string,
   ) {
-    return this.s.adminUsers.search(ctx, omitNulls({ q, page, perPage }));
+    return this.s.adminUsers.search(ctx, omitNulls({ q, page, perPage, show }));
   }
 
   @Authorized()
@@ -67,6 +68,18 @@ export class AdminResolver {
   @Mutation(() => User)
   restoreUser(@Ctx() { ctx }: GqlContext, @Arg("userId", () => ID) userId: string) {
     return this.s.adminUsers.restore(ctx, userId);
+  }
+
+  @Authorized(SUPERADMIN)
+  @Mutation(() => User, { description: "Make an active account with a verified address a superadmin (superadmins)" })
+  promoteUser(@Ctx() { ctx }: GqlContext, @Arg("userId", () => ID) userId: string) {
+    return this.s.adminUsers.promote(ctx, userId);
+  }
+
+  @Authorized(SUPERADMIN)
+  @Mutation(() => User, { description: "Take superadmin away from another account (superadmins; never from yourself)" })
+  demoteUser(@Ctx() { ctx }: GqlContext, @Arg("userId", () => ID) userId: string) {
+    return this.s.adminUsers.demote(ctx, userId);
   }
 
   @Authorized(SUPERADMIN)

@@ -13,6 +13,11 @@ export const AdminErrors = {
   self: (what: string) => new AppError("BAD_REQUEST", 400, `You cannot ${what} your own account here: use your account settings`),
   notDeleted: () => new AppError("NOT_DELETED", 409, "The account is not deleted"),
   emailTaken: () => new AppError("CONFLICT", 409, "Another account now uses this email address"),
+  ownOperatorRole: () => new AppError("BAD_REQUEST", 400, "You cannot change your own operator role: another superadmin must do it"),
+  alreadySuperadmin: () => new AppError("ALREADY_SUPERADMIN", 409, "The account is already a superadmin"),
+  notSuperadmin: () => new AppError("NOT_SUPERADMIN", 409, "The account is not a superadmin"),
+  notActive: (status: string) => new AppError("ACCOUNT_NOT_ACTIVE", 409, `Only an active account can become a superadmin: this one is ${status === "suspended" ? "suspended" : "not activated yet"}`),
+  unverified: () => new AppError("EMAIL_UNVERIFIED", 409, "Only an account with a verified email address can become a superadmin: mark it verified first if you checked it"),
 };
 
 /**

@@ -1,7 +1,7 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
 import { uniqueOr } from "../../infra/db-errors.js";
-import { AppError } from "../../lib/errors.js";
+import { AppError, CommonErrors } from "../../lib/errors.js";
 import { toPage, type Page } from "../../lib/pagination.js";
 import type { RequestContext, UserActor } from "../../lib/request-context.js";
 import { normalizeEmail } from "../../lib/strings.js";
@@ -14,7 +14,8 @@ import type { CredentialsService } from "../auth/credentials.service.js";
 import { requirePersonalUser, requireSuperadmin } from "../auth/guards.js";
 import type { SessionsService } from "../auth/sessions/sessions.service.js";
 import type { EmailService } from "../email/email.service.js";
-import { getActiveMemberships } from "../orgs/memberships.repository.js";
+import { getActiveMemberships, getActiveMembershipsOfUsers } from "../orgs/memberships.repository.js";
+import { orgsRepository } from "../orgs/orgs.repository.js";
 import type { Offboarding } from "../orgs/offboarding.js";
 import { adminDeleteSchema, adminPasswordSchema, adminUsersQuerySchema } from "../orgs/orgs.schemas.js";
 import { isAdminRole, type OrgRole } from "../orgs/permissions.js";
@@ -44,6 +45,9 @@ export interface AdminUsersDeps extends Offboarding {
 }
 
 const removeMfaSchema = z.object({ method: z.enum(["totp", "webauthn", "all"]), credentialId: z.uuid().optional() });
+/** Ids that are not UUIDs name nothing: they are dropped rather than refused (a record may hold anything). */
+const ids = z.array(z.string().max(64)).max(200).default([]).transform((list) => [...new Set(list.filter((v) => z.uuid().safeParse(v).success))]);
+const lookupSchema = z.object({ userIds: ids, organizationIds: ids });
 
 /**
  * Administration of other people's accounts, under the admin-reach rule (admin-reach.ts):
@@ -64,9 +68,10 @@ export class AdminUsersService {
       managedBy = (await getActiveMemberships(db, actor.userId)).filter((m) => isAdminRole(m.role)).map((m) => m.organizationId);
       if (managedBy.length === 0) throw AdminErrors.notAllowed();
     }
-    const { rows, total } = await usersRepository.search(db, { text: q.q, managedBy, limit: q.perPage, offset: (q.page - 1) * q.perPage });
-    const items = await Promise.all(rows.map((u) => this.withOrgs(actor, u)));
-    return toPage(items, total, q.page, q.perPage);
+    // Deleted accounts are an operator's to list (and restore).
+    if (q.show === "deleted" && !actor.isSuperadmin) throw CommonErrors.forbidden("Only superadmins list deleted accounts");
+    const { rows, total } = await usersRepository.search(db, { text: q.q, managedBy, show: q.show, limit: q.perPage, offset: (q.page - 1) * q.perPage });
+    return toPage(await this.withOrgsOfMany(actor, rows), total, q.page, q.perPage);
   }
 
   /** Superadmins: every account, whatever organization it is in. */
@@ -249,6 +254,52 @@ export class AdminUsersService {
     return toPage(items, total, q.page, q.perPage);
   }
 
+  /** Makes an account an operator (superadmins only): it must be active with a verified address. */
+  async promote(ctx: RequestContext, userId: string): Promise<UserView> {
+    return this.changeOperator(ctx, userId, true);
+  }
+
+  /** Takes operator power away (superadmins only, never from themselves: Keyward keeps an operator). */
+  async demote(ctx: RequestContext, userId: string): Promise<UserView> {
+    return this.changeOperator(ctx, userId, false);
+  }
+
+  /**
+   * Names of accounts and organizations by id, deleted ones included (superadmins: the system audit
+   * log and the kill switch history name who did what). Two statements whatever the count.
+   */
+  async lookup(ctx: RequestContext, input: unknown): Promise<{ users: Array<{ id: string; email: string; fullName: string | null; deleted: boolean }>; organizations: Array<{ id: string; name: string; slug: string }> }> {
+    requireSuperadmin(ctx);
+    const q = parseInput(lookupSchema, input);
+    const [users, organizations] = await Promise.all([usersRepository.namesByIds(this.deps.db, q.userIds), orgsRepository.findByIds(this.deps.db, q.organizationIds)]);
+    return { users, organizations: organizations.map((o) => ({ id: o.id, name: o.name, slug: o.slug })) };
+  }
+
+  private async changeOperator(ctx: RequestContext, userId: string, value: boolean): Promise<UserView> {
+    const { db, clock, audit } = this.deps;
+    const actor = requirePersonalUser(ctx);
+    // Operators are made and unmade by operators only.
+    if (!actor.isSuperadmin) throw CommonErrors.forbidden("Superadmin access required");
+    const id = parseId(userId, UserErrors.notFound);
+    // Not oneself: demoting oneself could leave the installation without an operator.
+    if (id === actor.userId) throw AdminErrors.ownOperatorRole();
+    return db.transaction(async (tx) => {
+      if (!(await usersRepository.lockById(tx, id))) throw UserErrors.notFound();
+      const user = (await usersRepository.findById(tx, id))!;
+      if (value && user.isSuperadmin) throw AdminErrors.alreadySuperadmin();
+      if (!value && !user.isSuperadmin) throw AdminErrors.notSuperadmin();
+      if (value) {
+        // Operator power goes to a person who can sign in now and proved their address.
+        if (user.status !== "active") throw AdminErrors.notActive(user.status);
+        if (!user.emailVerifiedAt) throw AdminErrors.unverified();
+      }
+      const updated = await usersRepository.update(tx, id, { isSuperadmin: value, updatedAt: clock.now() });
+      if (!updated) throw UserErrors.notFound();
+      await audit.record(tx, ctx, value ? AuditAction.userPromoted : AuditAction.userDemoted, { userId: id, resourceType: "user", resourceId: id, metadata: { via: "superadmin" } });
+      return toUserView(updated);
+    });
+  }
+
   /** Grants or revokes superadmin (used by `npm run admin -- promote|demote <email>`). */
   async setSuperadmin(ctx: RequestContext, email: string, value: boolean): Promise<UserView> {
     return this.deps.db.transaction(async (tx) => {
@@ -279,13 +330,28 @@ export class AdminUsersService {
 
   /** The account with the organizations the actor may see it in (all of them for superadmins). */
   private async withOrgs(actor: UserActor, user: UserRow): Promise<AdminUserView> {
-    const theirs = await getActiveMemberships(this.deps.db, user.id);
-    const mine = actor.isSuperadmin ? null : new Set((await getActiveMemberships(this.deps.db, actor.userId)).map((m) => m.organizationId));
-    const managing = theirs.find((m) => m.organizationId === user.managedByOrganizationId);
-    return {
-      ...toUserView(user),
-      managedBy: managing ? { id: managing.organizationId, name: managing.organizationName } : null,
-      organizations: theirs.filter((m) => !mine || mine.has(m.organizationId)).map((m) => ({ id: m.organizationId, name: m.organizationName, role: m.role })),
-    };
+    const [view] = await this.withOrgsOfMany(actor, [user]);
+    return view!;
+  }
+
+  /**
+   * A page of accounts with their organizations: one statement for all their memberships (and one
+   * for the actor's own, unless a superadmin), whatever the page's size.
+   */
+  private async withOrgsOfMany(actor: UserActor, users: UserRow[]): Promise<AdminUserView[]> {
+    const { db } = this.deps;
+    const [theirs, mine] = await Promise.all([
+      getActiveMembershipsOfUsers(db, users.map((u) => u.id)),
+      actor.isSuperadmin ? null : getActiveMemberships(db, actor.userId).then((ms) => new Set(ms.map((m) => m.organizationId))),
+    ]);
+    return users.map((user) => {
+      const own = theirs.filter((m) => m.userId === user.id);
+      const managing = own.find((m) => m.organizationId === user.managedByOrganizationId);
+      return {
+        ...toUserView(user),
+        managedBy: managing ? { id: managing.organizationId, name: managing.organizationName } : null,
+        organizations: own.filter((m) => !mine || mine.has(m.organizationId)).map((m) => ({ id: m.organizationId, name: m.organizationName, role: m.role })),
+      };
+    });
   }
 }

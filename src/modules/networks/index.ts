@@ -10,6 +10,7 @@ import { createControllerClient } from "./controller/index.js";
 import { ControllerConfigService, type ClientFactory, type ControllerSettings } from "./controller-config.service.js";
 import { ControllerSync } from "./controller-sync.js";
 import { DevicesService } from "./devices.service.js";
+import { GlobalKillSwitchService } from "./global-kill-switch.service.js";
 import { NetworkOffboarding } from "./offboarding.js";
 import { PortalNetworksService } from "./portal-networks.service.js";
 import { ReconcileService } from "./reconcile.service.js";
@@ -38,6 +39,7 @@ export function createNetworksModule(deps: NetworksModuleDeps) {
     devices: new DevicesService(core),
     networkApprovals: new ApprovalsService({ ...core, email, config: { appUrl: config.appUrl } }),
     networkAccess: new AccessService(core),
+    globalKillSwitch: new GlobalKillSwitchService(core),
     networkOffboarding: new NetworkOffboarding(clock, audit, sync),
     networkReconcile: new ReconcileService(db, clock, audit, controllers, logger, { intervalMs: config.reconcileIntervalMs }),
   };

@@ -41,5 +41,9 @@ export const OAuthErrors = {
   lastSignInMethod: () =>
     new AppError("LAST_SIGN_IN_METHOD", 409, "This is your only way to sign in: set a password or add a passkey before unlinking it"),
   unreadableSecret: (name: string) => new AppError("PROVIDER_NOT_CONFIGURED", 400, `The stored ${name} client secret cannot be read: configure the provider again`),
-  secretRequired: () => new AppError("VALIDATION_ERROR", 400, "client_secret: required when configuring a provider for the first time"),
+  // With the field named as the validation details name it, so a form shows it at the secret.
+  secretRequired: () =>
+    new AppError("VALIDATION_ERROR", 400, "client_secret: required when configuring a provider for the first time", {
+      errors: [{ path: "clientSecret", message: "required when configuring a provider for the first time" }],
+    }),
 };

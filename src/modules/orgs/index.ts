@@ -4,6 +4,7 @@ import type { Db } from "../../infra/db.js";
 import type { Logger } from "../../infra/logger.js";
 import type { AuditService } from "../audit/audit.service.js";
 import type { EmailService } from "../email/email.service.js";
+import { AllOrganizationsService } from "./all-orgs.service.js";
 import { DepartmentsService } from "./departments.service.js";
 import { InviteMail } from "./invite-mail.js";
 import { InvitesService, type InvitesDeps } from "./invites.service.js";
@@ -45,6 +46,7 @@ export function createOrgsModule(deps: OrgsModuleDeps) {
     departments,
     principals: new PrincipalsService(db, clock, audit, departments),
     myDirectory: new MyDirectoryService(db),
+    allOrganizations: new AllOrganizationsService(db),
   };
 }
 

@@ -44,6 +44,16 @@ export async function getActiveMembership(db: Executor, userId: string, organiza
   return row as ActiveMembership | undefined;
 }
 
+/** The live memberships of several users at once (one statement, for a page of accounts), by organization name. */
+export async function getActiveMembershipsOfUsers(db: Executor, userIds: string[]): Promise<Array<ActiveMembership & { userId: string }>> {
+  if (userIds.length === 0) return [];
+  return (await db
+    .select({ ...activeColumns, userId: activeMemberships.userId })
+    .from(activeMemberships)
+    .where(inArray(activeMemberships.userId, userIds))
+    .orderBy(activeMemberships.organizationName)) as Array<ActiveMembership & { userId: string }>;
+}
+
 export async function countActiveMemberships(db: Executor, userId: string): Promise<number> {
   const [row] = await db.select({ n: count() }).from(activeMemberships).where(eq(activeMemberships.userId, userId));
   return row?.n ?? 0;

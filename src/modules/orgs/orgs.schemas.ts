@@ -125,6 +125,10 @@ export const systemAuditQuerySchema = paginationSchema.extend({
   q: z.string().trim().min(1).max(200).optional(),
 });
 
-export const adminUsersQuerySchema = paginationSchema.extend({ q: z.string().trim().max(320).optional() });
+export const adminUsersQuerySchema = paginationSchema.extend({
+  q: z.string().trim().max(320).optional(),
+  /** Which accounts: all live ones (default), operators, suspended ones, or deleted ones (superadmins only). */
+  show: z.enum(["all", "superadmins", "suspended", "deleted"]).default("all"),
+});
 export const adminDeleteSchema = z.object({ confirm: z.literal(true, "send confirm: true to delete the account") });
 export const adminPasswordSchema = z.object({ password: z.string().max(1024) });

@@ -89,10 +89,14 @@ export const usersRepository = {
 
   /**
    * A page of live accounts, by address, whose address or name contains `text` (case-insensitive),
-   * limited to the accounts managed by `managedBy` when given.
+   * limited to the accounts managed by `managedBy` when given, and to operators, suspended or
+   * deleted accounts when `show` says so.
    */
-  async search(db: Executor, q: { text?: string; managedBy?: string[]; limit: number; offset: number }): Promise<{ rows: UserRow[]; total: number }> {
-    const where: SQL[] = [live(users)];
+  async search(db: Executor, q: { text?: string; managedBy?: string[]; show?: "all" | "superadmins" | "suspended" | "deleted"; limit: number; offset: number }): Promise<{ rows: UserRow[]; total: number }> {
+    // Deleted accounts are listed only when asked for (an operator restoring one), and then only they.
+    const where: SQL[] = [q.show === "deleted" ? isNotNull(users.deletedAt) : live(users)];
+    if (q.show === "superadmins") where.push(eq(users.isSuperadmin, true));
+    if (q.show === "suspended") where.push(eq(users.status, "suspended"));
     if (q.text) {
       const pattern = `%${escapeLike(q.text)}%`;
       where.push(or(ilike(users.email, pattern), ilike(users.fullName, pattern))!);
@@ -105,7 +109,13 @@ export const usersRepository = {
     return { rows, total: total?.n ?? 0 };
   },
 
-  /** A soft-deleted account (the only query that sees deleted rows). */
+  /** Names of accounts by id, deleted ones included (an audit record outlives its subject). */
+  async namesByIds(db: Executor, ids: string[]): Promise<Array<{ id: string; email: string; fullName: string | null; deleted: boolean }>> {
+    if (ids.length === 0) return [];
+    return db.select({ id: users.id, email: users.email, fullName: users.fullName, deleted: sql<boolean>`${users.deletedAt} is not null` }).from(users).where(inArray(users.id, ids));
+  },
+
+  /** A soft-deleted account (with `search` and `namesByIds`, the only queries that see deleted rows). */
   async findDeleted(db: Executor, id: string): Promise<UserRow | undefined> {
     const [row] = await db.select(userColumns).from(users).where(and(eq(users.id, id), isNotNull(users.deletedAt)));
     return row;
