@@ -2,6 +2,7 @@ import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/infra/clock.js";
 import { RateLimitService, type LockoutRule } from "../../src/modules/rate-limit/rate-limit.service.js";
+import { createRateStore } from "../../src/modules/rate-limit/rate-limit.store.js";
 
 /**
  * The limiter's windows and locks run on the injected clock, with rate-limiter-flexible underneath:
@@ -103,6 +104,25 @@ describe(`rate limiter on the injected clock (${redis ? "Redis" : "memory"} stor
     answers = await burst();
     expect(answers.filter((a) => a.status === "fulfilled")).toHaveLength(1);
     expect(await retryAfter(limits.beginAttempt("pw", rule, account, "6.6.6.6"))).toBe(60);
+  });
+
+  it("a claim that loses after the winner locked leaves the lock's end as it was", async () => {
+    // The race CI once lost: the winner's new lock lands before a slower loser's claim. The loser
+    // must not move the lock, or at its end the clock still sees it running and nobody passes.
+    const store = createRateStore({ redis, prefix });
+    const lock = `claim:${key()}`;
+    const now = Date.UTC(2026, 10, 27);
+    expect(await store.claim(lock, 0)).toBe(true);
+    await store.lock(lock, now + 30_000, now);
+    expect(await store.claim(lock, 0)).toBe(false);
+    expect(await store.claim(lock, 0)).toBe(false);
+    expect(await store.lockOf(lock)).toBe(now + 30_000);
+    // Once it has run out, exactly one of those who read its end passes, and the lifted lock opens again.
+    const claims = await Promise.all(Array.from({ length: 20 }, () => store.claim(lock, now + 30_000)));
+    expect(claims.filter(Boolean)).toHaveLength(1);
+    await store.unlock(lock);
+    expect(await store.lockOf(lock)).toBe(0);
+    expect(await store.claim(lock, 0)).toBe(true);
   });
 
   it("pauses the whole account briefly past the account-wide budget, and clearLocks ends it", async () => {

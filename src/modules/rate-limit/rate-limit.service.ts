@@ -148,10 +148,5 @@ const keys = (name: string, account: string, client: string) => ({
   accountFailures: `${name}:account-fail:${account}`,
 });
 
-/**
- * 429 with the seconds until `until` (at least one). A lock's stored time also counts the gate's
- * claims in its last milliseconds (one per racing caller, see rate-limit.store.ts), so those are not
- * rounded up into a whole extra second.
- */
-const CLAIM_SLACK_MS = 100;
-const limited = (until: number, now: number) => CommonErrors.rateLimited(Math.max(1, Math.ceil((until - now - CLAIM_SLACK_MS) / 1000)));
+/** 429 with the seconds until `until` (at least one). */
+const limited = (until: number, now: number) => CommonErrors.rateLimited(Math.max(1, Math.ceil((until - now) / 1000)));

@@ -45,8 +45,12 @@ const MAX_TTL_SECONDS = 24 * 24 * 3600;
  *   to a new, empty key. Its RLF duration is the time left in the window, which only collects the key
  *   once it cannot matter: the clock never runs slower than real time.
  * - a lock is RLF points holding the lock's end on the clock, set with `set(key, end, seconds left)`;
- *   `lockOf` reads it and the limiter compares it with its clock. `claim` adds 1 to it and wins when
- *   the result is what the caller read plus 1, i.e. nobody else claimed or locked in between.
+ *   `lockOf` reads it and the limiter compares it with its clock.
+ * - a claim takes a gate of its own per value read, `<key>#gate@<seen>`: the first to add 1 wins.
+ *   (Claims once added to the lock itself; a loser arriving after the winner's new lock pushed that
+ *   lock's end past the clock by a few milliseconds, and when it ran out nobody passed.) A gate lives
+ *   a second: the winner replaces the lock at once, so its `seen` is not read again, except 0 (no
+ *   lock), which comes back when a lock is lifted or collected; `unlock` opens that gate too.
  */
 export function createRateStore(options: { redis?: Redis; prefix: string }): RateLimitStore {
   // `points` and `duration` are not used: every call gives its own duration and the limiter decides.
@@ -58,6 +62,7 @@ export function createRateStore(options: { redis?: Redis; prefix: string }): Rat
     const n = Math.floor(now / windowMs);
     return { key: `${key}@${n}`, resetAt: (n + 1) * windowMs };
   };
+  const gate = (key: string, seen: number) => `${key}#gate@${seen}`;
   const ttl = (until: number, now: number) => Math.min(MAX_TTL_SECONDS, Math.max(1, Math.ceil((until - now) / 1000)));
 
   return {
@@ -77,11 +82,10 @@ export function createRateStore(options: { redis?: Redis; prefix: string }): Rat
       await rlf.set(key, until, ttl(until, now));
     },
     async claim(key, seen) {
-      // A missing key is created holding 1 (an end long past) for a second; the winner replaces it.
-      return (await rlf.penalty(key, 1, { customDuration: 1 })).consumedPoints === seen + 1;
+      return (await rlf.penalty(gate(key, seen), 1, { customDuration: 1 })).consumedPoints === 1;
     },
     async unlock(key) {
-      await rlf.delete(key);
+      await Promise.all([rlf.delete(key), rlf.delete(gate(key, 0))]);
     },
   };
 }
