@@ -1,4 +1,4 @@
-import { Link, Outlet } from "@tanstack/react-router";
+import { SectionFrame } from "../../ui/SectionFrame";
 import { useShell } from "../../shell";
 import "./account.css";
 
@@ -21,29 +21,20 @@ const NAV = [
 export function AccountLayout() {
   const me = useShell().data?.me;
   return (
-    <div className="org account">
-      <nav className="org-nav" aria-label="Account sections">
-        <p className="org-name">
+    <SectionFrame
+      className="account"
+      label="Account sections"
+      heading={
+        <>
           Your account
           {me && (
             <span className="account-email muted" title={me.email}>
               {me.email}
             </span>
           )}
-        </p>
-        <ul>
-          {NAV.map((n) => (
-            <li key={n.to}>
-              <Link to={n.to} activeOptions={{ exact: "exact" in n }} activeProps={{ "aria-current": "page", className: "active" }}>
-                {n.label}
-              </Link>
-            </li>
-          ))}
-        </ul>
-      </nav>
-      <div className="org-content">
-        <Outlet />
-      </div>
-    </div>
+        </>
+      }
+      sections={NAV}
+    />
   );
 }

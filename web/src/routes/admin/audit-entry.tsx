@@ -1,4 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
+import { AuditDetails } from "../../ui/AuditDetails";
 import { Link } from "@tanstack/react-router";
 import { gql } from "../../api";
 import { graphql } from "../../graphql";
@@ -209,22 +210,7 @@ export function AuditItem({ entry: e, names }: { entry: Entry; names: Names }) {
           </>
         )}
       </div>
-      <details>
-        <summary>Details</summary>
-        <dl className="kv">
-          <dt>Address</dt>
-          <dd>{e.ipAddress ?? "—"}</dd>
-          <dt>Browser or client</dt>
-          <dd>{e.userAgent ?? "—"}</dd>
-          <dt>Request</dt>
-          <dd>{e.requestId ? <code>{e.requestId}</code> : "—"}</dd>
-          <dt>Record</dt>
-          <dd>
-            <code>{e.id}</code>
-          </dd>
-        </dl>
-        {metadata && <pre>{metadata}</pre>}
-      </details>
+      <AuditDetails e={e} metadata={metadata} />
     </li>
   );
 }

@@ -1,4 +1,5 @@
-import { Link, Outlet } from "@tanstack/react-router";
+import { Link } from "@tanstack/react-router";
+import { SectionFrame } from "../../ui/SectionFrame";
 import { useShell } from "../../shell";
 import { Badge } from "../../ui/Badge";
 import "./admin.css";
@@ -24,25 +25,16 @@ export function AdminLayout() {
   const me = useShell().data?.me;
   if (!me?.isSuperadmin) return <OperatorsOnly />;
   return (
-    <div className="org admin">
-      <nav className="org-nav" aria-label="Operator sections">
-        <p className="org-name">
+    <SectionFrame
+      className="admin"
+      label="Operator sections"
+      heading={
+        <>
           Operators <Badge tone="accent">superadmin</Badge>
-        </p>
-        <ul>
-          {NAV.map((n) => (
-            <li key={n.to}>
-              <Link to={n.to} activeOptions={{ exact: "exact" in n }} activeProps={{ "aria-current": "page", className: "active" }}>
-                {n.label}
-              </Link>
-            </li>
-          ))}
-        </ul>
-      </nav>
-      <div className="org-content">
-        <Outlet />
-      </div>
-    </div>
+        </>
+      }
+      sections={NAV}
+    />
   );
 }
 

@@ -1,4 +1,5 @@
 import { useInfiniteQuery, useMutation, useQuery } from "@tanstack/react-query";
+import { AuditDetails } from "../../ui/AuditDetails";
 import { useState } from "react";
 import { gql } from "../../api";
 import { graphql, type ResultOf } from "../../graphql";
@@ -295,22 +296,7 @@ function ActivityItem({ entry: e, nameOf }: { entry: Entry; nameOf: (id: string)
           </>
         )}
       </div>
-      <details>
-        <summary>Details</summary>
-        <dl className="kv">
-          <dt>Address</dt>
-          <dd>{e.ipAddress ?? "—"}</dd>
-          <dt>Browser or client</dt>
-          <dd>{e.userAgent ?? "—"}</dd>
-          <dt>Request</dt>
-          <dd>{e.requestId ? <code>{e.requestId}</code> : "—"}</dd>
-          <dt>Record</dt>
-          <dd>
-            <code>{e.id}</code>
-          </dd>
-        </dl>
-        {metadata && <pre>{metadata}</pre>}
-      </details>
+      <AuditDetails e={e} metadata={metadata} />
     </li>
   );
 }

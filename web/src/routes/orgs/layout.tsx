@@ -1,5 +1,6 @@
-import { Link, Outlet, useParams } from "@tanstack/react-router";
+import { Link, useParams } from "@tanstack/react-router";
 import { createContext, useContext } from "react";
+import { SectionFrame } from "../../ui/SectionFrame";
 import { useShell, type MyOrganization } from "../../shell";
 import { Badge } from "../../ui/Badge";
 import { Empty } from "../../ui/States";
@@ -43,25 +44,16 @@ export function OrgLayout() {
   }
   return (
     <OrgContext.Provider value={org}>
-      <div className="org">
-        <nav className="org-nav" aria-label={`${org.name} sections`}>
-          <p className="org-name">
+      <SectionFrame
+        label={`${org.name} sections`}
+        heading={
+          <>
             {org.name} <Badge>{org.role}</Badge>
-          </p>
-          <ul>
-            {NAV.filter((n) => !("admin" in n) || isAdmin(org)).map((n) => (
-              <li key={n.to}>
-                <Link to={n.to} params={{ slug }} activeOptions={{ exact: "exact" in n }} activeProps={{ "aria-current": "page", className: "active" }}>
-                  {n.label}
-                </Link>
-              </li>
-            ))}
-          </ul>
-        </nav>
-        <div className="org-content">
-          <Outlet />
-        </div>
-      </div>
+          </>
+        }
+        sections={NAV.filter((n) => !("admin" in n) || isAdmin(org))}
+        params={{ slug }}
+      />
     </OrgContext.Provider>
   );
 }
