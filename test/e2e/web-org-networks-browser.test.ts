@@ -227,6 +227,8 @@ describe("an organization's networks in the web app", () => {
     await confirm.click();
     await status(page, "Alan Turing's request for Lab was rejected.");
     expect((await api("/approvals", alan)).approvals).toEqual([expect.objectContaining({ portal_network_id: lab.id, state: "rejected", decision_reason: "The lab is full this month" })]);
+    // The message comes at once; the list follows when it has been read again.
+    await page.getByRole("listitem").filter({ hasText: "Alan Turing asks for" }).waitFor({ state: "detached" });
     expect(await page.getByRole("listitem").filter({ hasText: "asks for" }).count()).toBe(1);
   });
 
