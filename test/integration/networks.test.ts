@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
+import { linkIn } from "../helpers/smtp-sink.js";
 import { startZeroTierController, type RealController } from "../helpers/zerotier.js";
 import { addMember, orgWithRoles } from "../factories/orgs.js";
 import { newSuperadmin, newUser, type TestUser } from "../factories/users.js";
@@ -136,6 +137,21 @@ describe("request → approve → activate", () => {
     const other = await app.http.post(`${O()}/memberships/${membershipId}/activate`, {}, { token: owner.token });
     expect(other.body.error.type).toBe("MEMBERSHIP_NOT_FOUND");
     expect((await app.http.post(`${O()}/memberships/${membershipId}/activate`, {}, { token: guest.token })).status).toBe(403);
+  });
+
+  it("emails the managers a link to the request queue, and the person a link to their networks", async () => {
+    const network = await portalNetwork();
+    const device = await app.http.post(`${O()}/devices`, { node_id: newNode(), nickname: "mail test" }, { token: member.token });
+    const asked = await app.http.post(`${O()}/approvals`, { portal_network_id: network.id, device_id: device.body.data.device.id, justification: "on call" }, { token: member.token });
+    expect(asked.status, asked.text).toBe(201);
+    await app.flushEmails();
+    const slug = (await app.http.get(O(), { token: owner.token })).body.data.organization.slug as string;
+    const request = app.mail.last(admin.email)!;
+    expect(request.subject).toMatch(/asks for access to/);
+    expect(linkIn(request, "/networks/requests")).toBe(`${app.url}/orgs/${slug}/networks/requests`);
+    expect((await app.http.post(`${O()}/approvals/${asked.body.data.approval.id}/approve`, {}, { token: admin.token })).status).toBe(200);
+    await app.flushEmails();
+    expect(linkIn(app.mail.last(member.email), "/account/networks")).toBe(`${app.url}/account/networks`);
   });
 
   it("invite-only networks take assignments only", async () => {

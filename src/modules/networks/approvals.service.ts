@@ -80,7 +80,7 @@ export class ApprovalsService {
               networkName: network.name,
               organizationName: access.membership.organizationName,
               justification: data.justification ?? "(none given)",
-              reviewUrl: `${this.deps.config.appUrl}/network-access`,
+              reviewUrl: `${this.deps.config.appUrl}/orgs/${encodeURIComponent(access.membership.organizationSlug)}/networks/requests`,
             });
           }
         }
@@ -223,7 +223,7 @@ export class ApprovalsService {
       organizationName,
       decision,
       reason: reason ? `Reason: ${reason}` : "",
-      accessUrl: `${this.deps.config.appUrl}/network-access`,
+      accessUrl: `${this.deps.config.appUrl}/account/networks`,
     });
   }
 
