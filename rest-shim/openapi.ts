@@ -34,6 +34,12 @@ export function wireSchema(schema: z.ZodType, io: "input" | "output", metadata?:
     ...(metadata ? { metadata } : {}),
     override: (ctx) => {
       if (ctx.zodSchema._zod.def.type === "date") Object.assign(ctx.jsonSchema, { type: "string", format: "date-time" });
+      // An instant accepted as a Date (from GraphQL) or as ISO text (timeRange): on the wire, one date-time.
+      const anyOf = ctx.jsonSchema.anyOf as JsonSchema[] | undefined;
+      if (anyOf?.length && anyOf.every((s) => s.format === "date-time")) {
+        delete ctx.jsonSchema.anyOf;
+        Object.assign(ctx.jsonSchema, { type: "string", format: "date-time" });
+      }
     },
   });
   return snakeSchema(json) as JsonSchema;

@@ -72,6 +72,18 @@ export const auditChainAnchors = pgTable(
   (t) => [primaryKey({ columns: [t.chain, t.kind] })],
 );
 
+/**
+ * The last verification of each chain (the global one and every organization's), by an operator or
+ * by the organization's admins: what a home screen says about a chain without walking it again.
+ * `report` is the walk's ChainReport (src/modules/audit/chain-walk.ts).
+ */
+export const auditChainChecks = pgTable("audit_chain_checks", {
+  chain: varchar("chain", { length: 64 }).primaryKey(),
+  checkedAt: tstz("checked_at").notNull(),
+  ok: boolean("ok").notNull(),
+  report: jsonb("report").$type<Record<string, unknown>>().notNull(),
+});
+
 /** Ed25519 keys that sign chain anchors; the private key sealed under ENCRYPTION_KEYS (rule 8). */
 export const auditSigningKeys = pgTable("audit_signing_keys", {
   kid: varchar("kid", { length: 64 }).primaryKey(),

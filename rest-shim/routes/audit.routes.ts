@@ -38,6 +38,19 @@ export const auditRoutes = (s: Services): RouteDef[] => [
     handle: async (req, res) => stream(res, await s.auditExport.exportChain(req.ctx, queryInput(req))),
   },
   {
+    method: "post", path: "/organizations/:orgId/audit/verification", data: data.auditChainCheck, tag: "organizations", auth: "user", org: "admin",
+    summary: "Verify the organization's audit chain from its signed checkpoint to its signed head (signatures included); the outcome is kept",
+    handle: async (req, res) => {
+      const check = await s.auditVerify.verifyOrganization(req.ctx, param(req, "orgId"));
+      sendData(res, 200, check.ok ? "Audit chain intact" : "Audit chain broken", { check });
+    },
+  },
+  {
+    method: "get", path: "/organizations/:orgId/audit/verification", data: data.lastAuditChainCheck, tag: "organizations", auth: "user", org: "admin",
+    summary: "The organization's audit chain as last verified, by its admins or an operator (check: null before the first)",
+    handle: async (req, res) => sendData(res, 200, "Last verification", { check: await s.auditVerify.organizationCheck(req.ctx, param(req, "orgId")) }),
+  },
+  {
     method: "get", path: "/organizations/:orgId/audit/export", tag: "organizations", auth: "user", org: "admin", query: chainExportSchema.pick({ format: true }), produces: EXPORT_TYPES,
     summary: `The organization's audit chain: ${EXPORT_SUMMARY}`,
     handle: async (req, res) => stream(res, await s.auditExport.exportOrganization(req.ctx, param(req, "orgId"), queryInput(req))),

@@ -32,3 +32,7 @@ export const auditVerificationView = named(
   }),
 );
 sameShape<z.output<typeof auditVerificationView>, Returns<Services["auditVerify"]["verify"]>>();
+
+/** An organization's chain as last verified (GET/POST /organizations/:orgId/audit/verification). */
+export const auditChainCheckView = named("AuditChainCheck", chainReport.extend({ checkedAt: date }));
+sameShape<z.output<typeof auditChainCheckView>, Returns<Services["auditVerify"]["verifyOrganization"]>>();

@@ -4,7 +4,7 @@ import { list, paged, sameShape, type Returns } from "./same-shape.js";
 import { adminUserView, backupCodes, healthView, readinessView, credentialView, meView, meWithOrganizations, mfaRequired, profileView, mfaStatusView, sessionIssued, sessionView, totpEnabled, totpEnrollment, userView } from "./accounts.js";
 import { addedMemberView, certPolicyView, departmentView, groupMemberView, memberView, orgView, principalView, restInviteView, simpleOrgView } from "./orgs.js";
 import { clientView, consentView, createdClientView, rotatedSecret } from "./oidc.js";
-import { auditVerificationView } from "./audit.js";
+import { auditChainCheckView, auditVerificationView } from "./audit.js";
 import { approvalView, deviceView, portalNetworkView } from "./networks.js";
 import { apiKeyView, caView, certificateView, createdApiKeyView, signedCertificateView, sshKeyView } from "./ssh.js";
 
@@ -80,6 +80,8 @@ export const data = {
   apiKey: z.object({ apiKey: apiKeyView }),
   createdApiKey: z.object({ apiKey: createdApiKeyView }),
   auditVerification: z.object({ verification: auditVerificationView }),
+  auditChainCheck: z.object({ check: auditChainCheckView }),
+  lastAuditChainCheck: z.object({ check: auditChainCheckView.nullable() }),
 };
 
 sameShape<z.output<typeof data.sshKeyVerified>, Returns<Services["sshKeys"]["verify"]>>();

@@ -223,6 +223,15 @@ describe("the operators' screens in the web app", () => {
     await table.getByText("Laptop left on a train").waitFor();
     await checked(page, "admin-kill-switch-in-force");
 
+    // Home tells an operator what needs them: the person cut off, and the message never delivered.
+    await page.goto(`${app.url}/`);
+    const needs = page.getByRole("list", { name: "What needs an operator" });
+    await needs.getByText("1 person is cut off every network by a global kill switch.").waitFor();
+    await needs.getByText("1 email was not delivered.").waitFor();
+    await checked(page, "home-operator");
+    await needs.getByRole("link", { name: "Review" }).click();
+    await page.getByRole("heading", { level: 1, name: "Global kill switch" }).waitFor();
+
     await table.getByRole("button", { name: "Lift the kill switch on Ada Lovelace" }).click();
     await dialog().getByText("comes back in every organization as it was approved").waitFor();
     await dialog().getByRole("button", { name: "Lift kill switch" }).click();

@@ -265,7 +265,7 @@ describe("an organization's security, applications and audit in Chromium", () =>
     await page.getByText("No applications yet.").waitFor();
   });
 
-  it("lists the activity with filters and cursor paging, downloads the chain, and lets an operator verify it", async () => {
+  it("lists the activity with filters and cursor paging, downloads the chain; an admin verifies it, an operator every chain", async () => {
     // Enough records for a second page.
     for (let i = 0; i < 26; i++) expect((await app.http.patch(`/api/v1/organizations/${org.id}`, { description: `Revision ${i}` }, { token: owner.token })).status).toBe(200);
     const rest = async (query: string) => (await api(`/organizations/${org.id}/audit-logs?limit=200${query}`)).body.data.audit_logs as Array<{ id: string; action: string }>;
@@ -292,6 +292,20 @@ describe("an organization's security, applications and audit in Chromium", () =>
     await page.getByLabel("Event").selectOption("ssh.cert.revoked");
     await page.getByText("Nothing matches these filters.").waitFor();
     await page.getByRole("button", { name: "Clear filters" }).click();
+    // Days in the reader's zone (the browser's is the machine's): today holds everything, tomorrow nothing.
+    const day = (offset: number) => {
+      const d = new Date(Date.now() + offset * 86_400_000);
+      return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
+    };
+    await page.getByLabel("From").fill(day(1));
+    await page.getByText("Nothing matches these filters.").waitFor();
+    await page.getByLabel("From").fill(day(0));
+    await page.getByLabel("To").fill(day(0));
+    await expect.poll(() => list.locator(":scope > li").count()).toBe(25);
+    expect(await rest(`&since=${encodeURIComponent(new Date(Date.now() + 86_400_000).toISOString())}`)).toEqual([]);
+    expect(await rest(`&until=${encodeURIComponent(new Date(Date.now() + 86_400_000).toISOString())}`)).toHaveLength(all.length);
+    expect((await api(`/organizations/${org.id}/audit-logs?since=yesterday`)).status).toBe(400);
+    await page.getByRole("button", { name: "Clear filters" }).click();
     // Back to everything, with the pages already shown.
     await expect.poll(() => list.locator(":scope > li").count()).toBe(Math.min(all.length, 50));
 
@@ -310,13 +324,23 @@ describe("an organization's security, applications and audit in Chromium", () =>
     expect(await rest("&action=audit.chain.exported")).toHaveLength(2);
     expect(await page.getByRole("button", { name: "Verify the audit chains" }).count()).toBe(0);
 
+    // The organization's admins verify its chain; the outcome stays (here, on their home, in the API).
+    await page.getByText(`The chain of ${org.name} has not been verified yet.`).waitFor();
+    await page.getByRole("button", { name: "Verify the chain now" }).click();
+    await status(page, new RegExp(`^The chain of ${org.name} verifies: `));
+    const kept = (await api(`/organizations/${org.id}/audit/verification`)).body.data.check;
+    expect(kept).toMatchObject({ chain: org.id, ok: true, break: null });
+    expect(await rest("&action=audit.chain.verified")).toEqual([expect.objectContaining({ success: true })]);
+    await page.reload();
+    await status(page, new RegExp(`^The chain of ${org.name} verifies: `));
+
     // An operator (superadmin) verifies the chains from here.
     await app.services.adminUsers.setSuperadmin({ actor: { kind: "anonymous" }, requestId: "test", ip: null, userAgent: null }, owner.email, true);
     await page.reload();
     await page.getByRole("button", { name: "Verify the audit chains" }).click();
     await status(page, `The chain of ${org.name} verifies.`);
-    const verified = (await api("/audit-logs?action=audit.chain.verified")).body.data.audit_logs as Array<{ success: boolean }>;
-    expect(verified).toEqual([expect.objectContaining({ success: true })]);
+    const verified = (await api("/audit-logs?action=audit.chain.verified")).body.data.audit_logs as Array<{ success: boolean; organization_id: string | null }>;
+    expect(verified).toEqual([expect.objectContaining({ success: true, organization_id: null }), expect.objectContaining({ success: true, organization_id: org.id })]);
     expect(watched.problems).toEqual([]);
   });
 });

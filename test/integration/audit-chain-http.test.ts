@@ -5,7 +5,7 @@ import { systemContext } from "../../src/lib/request-context.js";
 import { AuditAction } from "../../src/modules/audit/index.js";
 import { anchorMessage, GENESIS, linkHash, type ChainRecord } from "../../src/modules/audit/chain-hash.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
-import { query } from "../helpers/audit-chain.js";
+import { query, tamper } from "../helpers/audit-chain.js";
 import { newOrg, orgWithRoles } from "../factories/orgs.js";
 import { newSuperadmin, newUser, type TestUser } from "../factories/users.js";
 
@@ -120,5 +120,56 @@ describe("export", () => {
   it("refuses an unknown format", async () => {
     const res = await app.http.get("/api/v1/admin/audit/export?format=xml", { token: p.superadmin.token });
     expect([res.status, res.body.error.type]).toEqual([400, "VALIDATION_ERROR"]);
+  });
+});
+
+describe("an organization's admins verify their own chain", () => {
+  const LAST = "query ($orgId: ID!) { organizationAuditChainCheck(orgId: $orgId) { chain ok records checkedAt break { kind seq } } }";
+  const RUN = "mutation ($orgId: ID!) { verifyOrganizationAuditChain(orgId: $orgId) { chain ok records headSeq break { kind seq recordId } } }";
+  const path = () => `/api/v1/organizations/${p.orgId}/audit/verification`;
+
+  it("refuses anyone but its owner and admins (and operators, who verify every chain), on both doors", async () => {
+    expect((await app.http.post(path(), {})).status).toBe(401);
+    expect((await app.http.gql(RUN, { orgId: p.orgId })).errors?.[0]?.extensions?.code).toBe("AUTH_REQUIRED");
+    for (const [who, type] of [[p.member, "AUTHORIZATION_ERROR"], [p.otherAdmin, "ORG_NOT_FOUND"], [p.outsider, "ORG_NOT_FOUND"]] as const) {
+      expect((await app.http.post(path(), {}, { token: who.token })).body.error.type).toBe(type);
+      expect((await app.http.get(path(), { token: who.token })).body.error.type).toBe(type);
+      expect((await app.http.gql(RUN, { orgId: p.orgId }, { token: who.token })).errors?.[0]?.extensions?.code).toBe(type);
+      expect((await app.http.gql(LAST, { orgId: p.orgId }, { token: who.token })).errors?.[0]?.extensions?.code).toBe(type);
+    }
+    expect((await app.http.post("/api/v1/organizations/not-an-id/audit/verification", {}, { token: p.admin.token })).status).toBe(404);
+  });
+
+  it("verifies, keeps the outcome and audits it in the organization; twenty at once all agree", async () => {
+    const rest = await app.http.post(path(), {}, { token: p.admin.token });
+    expect(rest.status).toBe(200);
+    expect(rest.body.data.check).toMatchObject({ chain: p.orgId, ok: true, break: null, from_seq: 0 });
+    expect(rest.body.data.check.records).toBeGreaterThan(2);
+    const runs = await Promise.all(Array.from({ length: 20 }, () => app.http.gql(RUN, { orgId: p.orgId }, { token: p.owner.token })));
+    expect(new Set(runs.map((r) => JSON.stringify(r.data?.verifyOrganizationAuditChain)))).toEqual(new Set([JSON.stringify({ chain: p.orgId, ok: true, records: rest.body.data.check.records, headSeq: rest.body.data.check.head_seq, break: null })]));
+    const last = await app.http.gql(LAST, { orgId: p.orgId }, { token: p.admin.token });
+    expect(last.data.organizationAuditChainCheck).toMatchObject({ chain: p.orgId, ok: true, break: null });
+    const rows = await query<{ actor_id: string; organization_id: string | null; success: boolean }>(app, sql`select actor_id, organization_id, success from audit_logs where action = 'audit.chain.verified' and organization_id = ${p.orgId}`);
+    expect(rows).toHaveLength(21);
+    expect(rows.every((r) => r.success)).toBe(true);
+  });
+
+  it("names a record edited afterwards, and an operator's verification updates what the admins see", async () => {
+    const [edited] = await query<{ id: string; org_seq: string | number; action: string }>(app, sql`select id, org_seq, action from audit_logs where organization_id = ${p.orgId} and org_seq is not null order by org_seq limit 1`);
+    await tamper(app, sql`update audit_logs set action = 'audit.chain.exported' where id = ${edited!.id}`);
+    const run = await app.http.gql(RUN, { orgId: p.orgId }, { token: p.admin.token });
+    expect(run.data.verifyOrganizationAuditChain).toMatchObject({ ok: false, break: { kind: "edited", seq: Number(edited!.org_seq), recordId: edited!.id } });
+    const kept = await app.http.get(path(), { token: p.owner.token });
+    expect(kept.body.data.check).toMatchObject({ ok: false, break: { kind: "edited", record_id: edited!.id } });
+    expect((await query<{ success: boolean }>(app, sql`select success from audit_logs where action = 'audit.chain.verified' and organization_id = ${p.orgId} order by created_at desc limit 1`))[0]!.success).toBe(false);
+
+    // Put back as it was: the operator's pass finds the chain intact, and that is what the admins now see.
+    await tamper(app, sql`update audit_logs set action = ${edited!.action} where id = ${edited!.id}`);
+    const before = (await app.http.gql(LAST, { orgId: p.orgId }, { token: p.admin.token })).data.organizationAuditChainCheck;
+    expect(before.ok).toBe(false);
+    expect((await app.http.get(VERIFY, { token: p.superadmin.token })).status).toBe(200);
+    const after = (await app.http.gql(LAST, { orgId: p.orgId }, { token: p.admin.token })).data.organizationAuditChainCheck;
+    expect(new Date(after.checkedAt).getTime()).toBeGreaterThanOrEqual(new Date(before.checkedAt).getTime());
+    expect(after).toMatchObject({ chain: p.orgId, ok: true, break: null });
   });
 });

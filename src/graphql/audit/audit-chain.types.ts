@@ -1,5 +1,5 @@
 import { Field, ID, Int, ObjectType } from "type-graphql";
-import type { ChainBreak, ChainReport, VerifyReport } from "../../modules/audit/index.js";
+import type { ChainBreak, ChainCheck, ChainReport, VerifyReport } from "../../modules/audit/index.js";
 
 @ObjectType({ description: "The first broken link of an audit chain" })
 export class AuditChainBreak implements ChainBreak {
@@ -29,4 +29,9 @@ export class AuditVerification implements VerifyReport {
   @Field(() => [AuditChainReport]) brokenOrganizations: AuditChainReport[];
   @Field(() => AuditChainBreak, { nullable: true }) firstBreak: AuditChainBreak | null;
   @Field(() => Int, { description: "Records not chained yet (the chain job runs every AUDIT_CHAIN_INTERVAL_MS)" }) unchained: number;
+}
+
+@ObjectType({ description: "An organization's audit chain as last verified, by its admins or an operator" })
+export class AuditChainCheck extends AuditChainReport implements ChainCheck {
+  @Field(() => Date) checkedAt: Date;
 }

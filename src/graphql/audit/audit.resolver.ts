@@ -21,8 +21,10 @@ export class AuditResolver {
     @Arg("action", () => String, { nullable: true }) action?: string,
     @Arg("limit", () => Int, { nullable: true }) limit?: number,
     @Arg("cursor", () => String, { nullable: true }) cursor?: string,
+    @Arg("since", () => Date, { nullable: true, description: "Records from this instant on" }) since?: Date,
+    @Arg("until", () => Date, { nullable: true, description: "Records before this instant" }) until?: Date,
   ) {
-    return this.s.activity.list(ctx, orgId, omitNulls({ userId, action, limit, cursor }));
+    return this.s.activity.list(ctx, orgId, omitNulls({ userId, action, limit, cursor, since, until }));
   }
 
   @Authorized()

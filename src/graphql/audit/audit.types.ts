@@ -28,6 +28,8 @@ export class AuditLogPage extends Paged(AuditEntry) {}
 @ArgsType()
 export class AuditLogArgs {
   @Field(() => String, { nullable: true }) action?: string;
+  @Field(() => Date, { nullable: true, description: "Records from this instant on" }) since?: Date;
+  @Field(() => Date, { nullable: true, description: "Records before this instant" }) until?: Date;
   @Field(() => Int, { nullable: true }) page?: number;
   @Field(() => Int, { nullable: true }) perPage?: number;
 }

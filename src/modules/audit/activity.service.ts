@@ -36,7 +36,7 @@ export class ActivityService {
     const q = parseInput(activitySchema, input);
     const before = q.cursor ? decodeCursor(q.cursor) : undefined;
     // One row past the page tells whether there is a next one.
-    const rows = await auditRepository.listForOrganization(this.db, id, { userId: q.userId, action: q.action, before, limit: q.limit + 1 });
+    const rows = await auditRepository.listForOrganization(this.db, id, { userId: q.userId, action: q.action, since: q.since, until: q.until, before, limit: q.limit + 1 });
     const items = rows.slice(0, q.limit);
     return { items, nextCursor: rows.length > q.limit ? encodeCursor(items.at(-1)!) : null };
   }
@@ -57,7 +57,7 @@ export class ActivityService {
   async listPage(ctx: RequestContext, orgId: string, input: unknown): Promise<Page<AuditEntryView>> {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "activity.read");
     const q = parseInput(activityPageSchema, input);
-    const { items, total } = await auditRepository.pageForOrganization(this.db, id, { userId: q.userId, action: q.action, limit: q.perPage, offset: (q.page - 1) * q.perPage });
+    const { items, total } = await auditRepository.pageForOrganization(this.db, id, { userId: q.userId, action: q.action, since: q.since, until: q.until, limit: q.perPage, offset: (q.page - 1) * q.perPage });
     return toPage(items, total, q.page, q.perPage);
   }
 }

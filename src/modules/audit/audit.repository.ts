@@ -1,4 +1,4 @@
-import { and, count, desc, eq, sql, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, gte, lt, sql, type SQL } from "drizzle-orm";
 import { auditLogs } from "../../../schema/index.js";
 import { pickColumns } from "../../infra/columns.js";
 import { PgTransaction } from "drizzle-orm/pg-core";
@@ -144,10 +144,8 @@ export const auditRepository = {
   },
 
   /** Records about one user, newest first, one offset page with the total. */
-  async listForUser(db: Executor, userId: string, filter: { action?: string; limit: number; offset: number }) {
-    const where: SQL[] = [eq(auditLogs.userId, userId)];
-    if (filter.action) where.push(eq(auditLogs.action, filter.action));
-    return numberedPage(db, and(...where), filter);
+  async listForUser(db: Executor, userId: string, filter: Omit<ActivityFilter, "userId"> & { limit: number; offset: number }) {
+    return numberedPage(db, and(...activityWhere({ ...filter, userId })), filter);
   },
 
   /**
@@ -155,7 +153,7 @@ export const auditRepository = {
    * `before` in that order. Keyset pagination on (created_at, id) walks an index, so page 1,000
    * costs what page 1 costs.
    */
-  async listForOrganization(db: Executor, organizationId: string, filter: { userId?: string; action?: string; before?: ActivityPosition; limit: number }): Promise<AuditEntryRow[]> {
+  async listForOrganization(db: Executor, organizationId: string, filter: ActivityFilter & { before?: ActivityPosition; limit: number }): Promise<AuditEntryRow[]> {
     const where = organizationFilter(organizationId, filter);
     if (filter.before) {
       // A row comparison, not an OR: PostgreSQL turns it into an index range start.
@@ -176,11 +174,9 @@ export const auditRepository = {
    */
   async listSystem(
     db: Executor,
-    filter: { userId?: string; action?: string; resourceType?: string; success?: boolean; q?: string; limit: number; offset: number },
+    filter: ActivityFilter & { resourceType?: string; success?: boolean; q?: string; limit: number; offset: number },
   ): Promise<{ items: AuditEntryRow[]; total: number }> {
-    const where: SQL[] = [];
-    if (filter.userId) where.push(eq(auditLogs.userId, filter.userId));
-    if (filter.action) where.push(eq(auditLogs.action, filter.action));
+    const where = activityWhere(filter);
     if (filter.resourceType) where.push(eq(auditLogs.resourceType, filter.resourceType));
     if (filter.success !== undefined) where.push(eq(auditLogs.success, filter.success));
     if (filter.q) {
@@ -192,7 +188,7 @@ export const auditRepository = {
   },
 
   /** The same records as numbered pages (the original API's): an offset, and the total for `pages`. */
-  async pageForOrganization(db: Executor, organizationId: string, filter: { userId?: string; action?: string; limit: number; offset: number }): Promise<{ items: AuditEntryRow[]; total: number }> {
+  async pageForOrganization(db: Executor, organizationId: string, filter: ActivityFilter & { limit: number; offset: number }): Promise<{ items: AuditEntryRow[]; total: number }> {
     return numberedPage(db, and(...organizationFilter(organizationId, filter)), filter);
   },
 };
@@ -206,9 +202,23 @@ async function numberedPage(db: Executor, where: SQL | undefined, page: { limit:
   return { items: items as AuditEntryRow[], total: total?.n ?? 0 };
 }
 
-function organizationFilter(organizationId: string, filter: { userId?: string; action?: string }): SQL[] {
-  const where: SQL[] = [eq(auditLogs.organizationId, organizationId)];
+/** Who did it, what, and when: `since` inclusive, `until` exclusive. */
+export interface ActivityFilter {
+  userId?: string;
+  action?: string;
+  since?: Date;
+  until?: Date;
+}
+
+function activityWhere(filter: ActivityFilter): SQL[] {
+  const where: SQL[] = [];
   if (filter.userId) where.push(eq(auditLogs.userId, filter.userId));
   if (filter.action) where.push(eq(auditLogs.action, filter.action));
+  if (filter.since) where.push(gte(auditLogs.createdAt, filter.since));
+  if (filter.until) where.push(lt(auditLogs.createdAt, filter.until));
   return where;
+}
+
+function organizationFilter(organizationId: string, filter: ActivityFilter): SQL[] {
+  return [eq(auditLogs.organizationId, organizationId), ...activityWhere(filter)];
 }

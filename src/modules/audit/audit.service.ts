@@ -72,7 +72,7 @@ export class AuditService {
   }
 
   /** Records about one user, newest first (their own activity log), one page at a time. */
-  async listForUser(db: Executor, userId: string, filter: { action?: string; page: number; perPage: number }): Promise<{ items: AuditEntryView[]; total: number }> {
-    return auditRepository.listForUser(db, userId, { action: filter.action, limit: filter.perPage, offset: (filter.page - 1) * filter.perPage });
+  async listForUser(db: Executor, userId: string, filter: { action?: string; since?: Date; until?: Date; page: number; perPage: number }): Promise<{ items: AuditEntryView[]; total: number }> {
+    return auditRepository.listForUser(db, userId, { action: filter.action, since: filter.since, until: filter.until, limit: filter.perPage, offset: (filter.page - 1) * filter.perPage });
   }
 }

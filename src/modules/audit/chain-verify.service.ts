@@ -7,9 +7,10 @@ import type { AuditService } from "./audit.service.js";
 import { GLOBAL_CHAIN } from "./chain-hash.js";
 import { chainRepository } from "./chain.repository.js";
 import type { ChainSigner } from "./chain-signer.service.js";
-import { walkChain, type ChainBreak, type ChainReport } from "./chain-walk.js";
+import { requireOrgAccess } from "../orgs/org-access.js";
+import { walkChain, type ChainBreak, type ChainCheck, type ChainReport } from "./chain-walk.js";
 
-export type { ChainBreak, ChainReport } from "./chain-walk.js";
+export type { ChainBreak, ChainCheck, ChainReport } from "./chain-walk.js";
 
 export interface VerifyReport {
   ok: boolean;
@@ -52,22 +53,58 @@ export class ChainVerifyService {
         const anchorsOf = (chain: string) => ({ head: heads.find((a) => a.chain === chain), base: bases.find((a) => a.chain === chain) });
         const global = await walkChain(tx, GLOBAL_CHAIN, anchorsOf(GLOBAL_CHAIN), check);
         const orgs = await chainRepository.organizationChains(tx);
-        const brokenOrganizations: ChainReport[] = [];
-        for (const chain of orgs) {
-          const r = await walkChain(tx, chain, anchorsOf(chain), check);
-          if (!r.ok) brokenOrganizations.push(r);
-        }
+        const organizations: ChainReport[] = [];
+        for (const chain of orgs) organizations.push(await walkChain(tx, chain, anchorsOf(chain), check));
+        const brokenOrganizations = organizations.filter((r) => !r.ok);
         const firstBreak = global.break ?? brokenOrganizations[0]?.break ?? null;
         const unchained = await chainRepository.countUnchained(tx);
-        return { ok: !firstBreak, checkedAt: this.clock.now(), global, organizationsChecked: orgs.length, brokenOrganizations, firstBreak, unchained };
+        return { ok: !firstBreak, checkedAt: this.clock.now(), global, organizationsChecked: orgs.length, brokenOrganizations, firstBreak, unchained, organizations };
       },
       { isolationLevel: "repeatable read", accessMode: "read only" },
     );
+    const { organizations, ...verified } = report;
     const first = report.firstBreak;
-    await this.audit.record(this.db, ctx, AuditAction.auditVerified, {
-      success: report.ok,
-      metadata: { ok: report.ok, head_seq: report.global.headSeq, organizations: report.organizationsChecked, unchained: report.unchained, ...(first ? { first_break: { chain: first.chain, kind: first.kind, seq: first.seq, record_id: first.recordId } } : {}) },
+    await this.db.transaction(async (tx) => {
+      // Each organization's admins see this outcome for their chain (organizationCheck).
+      await chainRepository.saveChecks(tx, [report.global, ...organizations].map((r) => ({ ...r, checkedAt: report.checkedAt })));
+      await this.audit.record(tx, ctx, AuditAction.auditVerified, {
+        success: report.ok,
+        metadata: { ok: report.ok, head_seq: report.global.headSeq, organizations: report.organizationsChecked, unchained: report.unchained, ...(first ? { first_break: breakMetadata(first) } : {}) },
+      });
     });
-    return report;
+    return verified;
+  }
+
+  /**
+   * An organization's admins verify their organization's chain, from its signed checkpoint to its
+   * signed head, with the signatures on both; the outcome is kept for their home screen.
+   */
+  async verifyOrganization(ctx: RequestContext, orgId: string): Promise<ChainCheck> {
+    const { orgId: chain } = await requireOrgAccess(this.db, ctx, orgId, "activity.read");
+    const report = await this.db.transaction(
+      async (tx) => {
+        const [head, base] = await Promise.all([chainRepository.anchor(tx, chain, "head"), chainRepository.anchor(tx, chain, "base")]);
+        return walkChain(tx, chain, { head, base }, this.signer.verifier(tx));
+      },
+      { isolationLevel: "repeatable read", accessMode: "read only" },
+    );
+    const checked: ChainCheck = { ...report, checkedAt: this.clock.now() };
+    await this.db.transaction(async (tx) => {
+      await chainRepository.saveChecks(tx, [checked]);
+      await this.audit.record(tx, ctx, AuditAction.auditVerified, {
+        organizationId: chain,
+        success: report.ok,
+        metadata: { ok: report.ok, chain, head_seq: report.headSeq, records: report.records, ...(report.break ? { first_break: breakMetadata(report.break) } : {}) },
+      });
+    });
+    return checked;
+  }
+
+  /** The latest verification of an organization's chain (by its admins or an operator), null before the first. */
+  async organizationCheck(ctx: RequestContext, orgId: string): Promise<ChainCheck | null> {
+    const { orgId: chain } = await requireOrgAccess(this.db, ctx, orgId, "activity.read");
+    return chainRepository.lastCheck(this.db, chain);
   }
 }
+
+const breakMetadata = (b: ChainBreak) => ({ chain: b.chain, kind: b.kind, seq: b.seq, record_id: b.recordId });

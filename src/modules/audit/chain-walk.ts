@@ -24,6 +24,11 @@ export interface ChainReport {
   break: ChainBreak | null;
 }
 
+/** A chain's report as of when it was verified (the latest is kept: chainRepository.saveChecks). */
+export interface ChainCheck extends ChainReport {
+  checkedAt: Date;
+}
+
 const PAGE = 1_000;
 type CheckAnchor = (a: Anchor) => Promise<string | null>;
 

@@ -1,8 +1,9 @@
 import { and, asc, count, desc, eq, gt, inArray, isNotNull, isNull, lte, ne, sql } from "drizzle-orm";
-import { auditChainAnchors, auditLogs } from "../../../schema/index.js";
+import { auditChainAnchors, auditChainChecks, auditLogs } from "../../../schema/index.js";
 import { pickColumns } from "../../infra/columns.js";
 import { resultRows, type Executor } from "../../infra/db.js";
 import { GLOBAL_CHAIN, type Anchor, type ChainRecord } from "./chain-hash.js";
+import type { ChainCheck, ChainReport } from "./chain-walk.js";
 
 // Arbitrary constant: one instance at a time chains, signs and prunes.
 const CHAIN_LOCK_ID = 7_420_005;
@@ -82,6 +83,22 @@ export const chainRepository = {
         target: [auditChainAnchors.chain, auditChainAnchors.kind],
         set: { seq: sql`excluded.seq`, hash: sql`excluded.hash`, signedAt: sql`excluded.signed_at`, keyId: sql`excluded.key_id`, signature: sql`excluded.signature` },
       });
+  },
+
+  /** Keeps each chain's latest verification (a statement per thousand chains: bind parameters are finite). */
+  async saveChecks(db: Executor, checks: ChainCheck[]): Promise<void> {
+    for (let i = 0; i < checks.length; i += 1_000) {
+      const rows = checks.slice(i, i + 1_000).map(({ checkedAt, ...report }) => ({ chain: report.chain, checkedAt, ok: report.ok, report: report as unknown as Record<string, unknown> }));
+      await db
+        .insert(auditChainChecks)
+        .values(rows)
+        .onConflictDoUpdate({ target: auditChainChecks.chain, set: { checkedAt: sql`excluded.checked_at`, ok: sql`excluded.ok`, report: sql`excluded.report` } });
+    }
+  },
+
+  async lastCheck(db: Executor, chain: string): Promise<ChainCheck | null> {
+    const [row] = await db.select().from(auditChainChecks).where(eq(auditChainChecks.chain, chain));
+    return row ? { ...(row.report as unknown as ChainReport), checkedAt: row.checkedAt } : null;
   },
 
   /** Organizations with a chain: anchored ones, and any with chained records (an anchor may have been removed). */

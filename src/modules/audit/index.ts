@@ -13,7 +13,7 @@ import { ChainService, type ChainConfig } from "./chain.service.js";
 export { AuditAction, type AuditActionName } from "./audit.actions.js";
 export type { AuditDetails, AuditEntry, AuditEntryView, AuditService } from "./audit.service.js";
 export type { ActivityService } from "./activity.service.js";
-export type { ChainBreak, ChainReport, VerifyReport } from "./chain-verify.service.js";
+export type { ChainBreak, ChainCheck, ChainReport, VerifyReport } from "./chain-verify.service.js";
 export type { ChainExport } from "./chain-export.service.js";
 export type { ChainService, PruneResult } from "./chain.service.js";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { paginationSchema } from "../../lib/pagination.js";
+import { paginationSchema, timeRange } from "../../lib/pagination.js";
 import { confirms } from "../auth/auth.schemas.js";
 import { ROLES } from "./permissions.js";
 
@@ -95,9 +95,11 @@ export const certPolicySchema = z
   })
   .refine((v) => Object.keys(v).length > 0, "nothing to update");
 
+/** Who, what, and when. */
 const activityFilter = {
   userId: z.uuid().optional(),
   action: z.string().trim().min(1).max(100).optional(),
+  ...timeRange,
 };
 
 export const activitySchema = z.object({

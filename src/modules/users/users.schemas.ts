@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { paginationSchema } from "../../lib/pagination.js";
+import { paginationSchema, timeRange } from "../../lib/pagination.js";
 
 const httpUrl = z
   .url()
@@ -17,4 +17,4 @@ export const deleteMeSchema = z.object({ password: z.string().max(1024).optional
 
 export const suspendSchema = z.object({ reason: z.string().trim().max(1000).optional() });
 
-export const auditQuerySchema = paginationSchema.extend({ action: z.string().trim().min(1).max(100).optional() });
+export const auditQuerySchema = paginationSchema.extend({ action: z.string().trim().min(1).max(100).optional(), ...timeRange });

@@ -8,12 +8,12 @@ import { Badge } from "../ui/Badge";
 import { Button } from "../ui/Button";
 import { Empty, ErrorState, FormError, Loading } from "../ui/States";
 import { Time } from "../ui/Time";
-import { OrgAttention } from "./home-attention";
+import { OperatorAttention, OrgAttention } from "./home-attention";
 
 /**
  * Home: what needs you now, from real state. For everyone: invitations to answer, MFA deadlines,
- * certificates about to expire. For an organization's admins: its invitations waiting and members
- * past the MFA deadline. One query; its reads are bounded whatever the organizations' sizes.
+ * certificates about to expire. For an organization's admins: see OrgAttention; for operators,
+ * OperatorAttention. Each query's reads are bounded whatever the organizations' sizes.
  */
 export const HomeQuery = graphql(`
   query Home {
@@ -124,6 +124,8 @@ export function Home() {
           ))}
         </section>
       )}
+
+      {shell.data?.me.isSuperadmin && <OperatorAttention />}
 
       <section aria-labelledby="your-orgs">
         <h2 id="your-orgs">Your organizations</h2>

@@ -1,4 +1,4 @@
-import { useInfiniteQuery, useMutation, useQuery } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { AuditDetails } from "../../ui/AuditDetails";
 import { useState } from "react";
 import { gql } from "../../api";
@@ -15,8 +15,8 @@ const PeopleQuery = graphql(`
   query OrgAuditPeople($orgId: ID!) { members(orgId: $orgId) { userId email fullName } }
 `);
 const ActivityQuery = graphql(`
-  query OrgActivity($orgId: ID!, $userId: ID, $action: String, $cursor: String, $limit: Int) {
-    organizationActivity(orgId: $orgId, userId: $userId, action: $action, cursor: $cursor, limit: $limit) {
+  query OrgActivity($orgId: ID!, $userId: ID, $action: String, $since: DateTimeISO, $until: DateTimeISO, $cursor: String, $limit: Int) {
+    organizationActivity(orgId: $orgId, userId: $userId, action: $action, since: $since, until: $until, cursor: $cursor, limit: $limit) {
       nextCursor
       items { id createdAt action actorId userId resourceType resourceId success ipAddress userAgent requestId metadata }
     }
@@ -31,6 +31,25 @@ const VerifyChains = graphql(`
     }
   }
 `);
+
+/** The start of a calendar day (YYYY-MM-DD from a date input) in the reader's zone, `days` later. */
+const dayStart = (day: string, days = 0): string | undefined => {
+  const [y, m, d] = day.split("-").map(Number);
+  if (!y || !m || !d) return undefined;
+  return new Date(y, m - 1, d + days).toISOString();
+};
+
+const LastCheck = graphql(`
+  query OrgAuditChainCheck($orgId: ID!) {
+    organizationAuditChainCheck(orgId: $orgId) { ok checkedAt fromSeq headSeq records break { kind seq recordId detail } }
+  }
+`);
+const VerifyOrgChain = graphql(`
+  mutation VerifyOrgAuditChain($orgId: ID!) {
+    verifyOrganizationAuditChain(orgId: $orgId) { ok checkedAt fromSeq headSeq records break { kind seq recordId detail } }
+  }
+`);
+type Check = NonNullable<ResultOf<typeof LastCheck>["organizationAuditChainCheck"]>;
 
 type Entry = ResultOf<typeof ActivityQuery>["organizationActivity"]["items"][number];
 const PAGE = 25;
@@ -134,11 +153,23 @@ export function Audit() {
   const superadmin = useShell().data?.me.isSuperadmin ?? false;
   const [person, setPerson] = useState("");
   const [event, setEvent] = useState("");
+  const [from, setFrom] = useState("");
+  const [to, setTo] = useState("");
+  const since = dayStart(from);
+  const until = dayStart(to, 1);
   const people = useQuery({ queryKey: ["org", org.id, "audit", "people"], queryFn: () => gql(PeopleQuery, { orgId: org.id }), enabled: admin });
   const activity = useInfiniteQuery({
-    queryKey: ["org", org.id, "audit", "activity", person, event],
+    queryKey: ["org", org.id, "audit", "activity", person, event, since, until],
     queryFn: ({ pageParam }) =>
-      gql(ActivityQuery, { orgId: org.id, limit: PAGE, ...(person ? { userId: person } : {}), ...(event ? { action: event } : {}), ...(pageParam ? { cursor: pageParam } : {}) }),
+      gql(ActivityQuery, {
+        orgId: org.id,
+        limit: PAGE,
+        ...(person ? { userId: person } : {}),
+        ...(event ? { action: event } : {}),
+        ...(since ? { since } : {}),
+        ...(until ? { until } : {}),
+        ...(pageParam ? { cursor: pageParam } : {}),
+      }),
     initialPageParam: "",
     getNextPageParam: (last) => last.organizationActivity.nextCursor ?? undefined,
     enabled: admin,
@@ -157,7 +188,7 @@ export function Audit() {
   const names = new Map((people.data?.members ?? []).map((m) => [m.userId, m.fullName || m.email]));
   const nameOf = (id: string) => names.get(id) ?? `a former member (${id.slice(0, 8)})`;
   const entries = activity.data?.pages.flatMap((p) => p.organizationActivity.items) ?? [];
-  const filtered = !!person || !!event;
+  const filtered = !!person || !!event || !!since || !!until;
   // An event seen in the log that the list above does not name can still be chosen.
   const others = [...new Set(entries.map((e) => e.action))].filter((a) => !EVENT_WORDS.has(a) && a !== event).sort();
 
@@ -202,12 +233,22 @@ export function Audit() {
               )}
             </select>
           </label>
+          <label className="field">
+            <span className="label">From</span>
+            <input type="date" value={from} max={to || undefined} onChange={(e) => setFrom(e.target.value)} />
+          </label>
+          <label className="field">
+            <span className="label">To</span>
+            <input type="date" value={to} min={from || undefined} onChange={(e) => setTo(e.target.value)} />
+          </label>
           {filtered && (
             <Button
               variant="secondary"
               onPress={() => {
                 setPerson("");
                 setEvent("");
+                setFrom("");
+                setTo("");
               }}
             >
               Clear filters
@@ -261,11 +302,8 @@ export function Audit() {
             Download CSV
           </a>
         </div>
-        {superadmin ? (
-          <ChainCheck orgId={org.id} orgName={org.name} />
-        ) : (
-          <p className="muted">Keyward's operators verify every organization's chain against its signed head; with the export you can check this one yourself.</p>
-        )}
+        <OrgChainCheck orgId={org.id} orgName={org.name} />
+        {superadmin && <AllChainsCheck orgId={org.id} orgName={org.name} />}
       </section>
     </div>
   );
@@ -301,14 +339,69 @@ function ActivityItem({ entry: e, nameOf }: { entry: Entry; nameOf: (id: string)
   );
 }
 
-/** Operators (superadmins) verify the chains here: this organization's, and the global one. */
-function ChainCheck({ orgId, orgName }: { orgId: string; orgName: string }) {
+/** What a check found, in words: intact, or the first broken link. */
+function CheckOutcome({ check, orgName }: { check: Check; orgName: string }) {
+  return (
+    <div className={`notice ${check.ok ? "notice-success" : "notice-error"}`}>
+      {check.ok ? (
+        <p>
+          The chain of {orgName} verifies: {check.records === 1 ? "1 record" : `${check.records} records`} from {check.fromSeq === 0 ? "the start" : `checkpoint ${check.fromSeq}`} to the signed head ({check.headSeq}).
+        </p>
+      ) : (
+        <p>
+          The chain of {orgName} is broken at record {check.break?.seq ?? "?"} ({check.break?.kind.replace("_", " ") ?? "unknown"}): {check.break?.detail}
+        </p>
+      )}
+      <p className="muted">
+        Checked <Time iso={check.checkedAt} mode="full" />.
+      </p>
+    </div>
+  );
+}
+
+/**
+ * The organization's admins verify its chain from its signed checkpoint to its signed head; the
+ * last outcome (theirs or an operator's) shows here and on their home screen.
+ */
+function OrgChainCheck({ orgId, orgName }: { orgId: string; orgName: string }) {
+  const qc = useQueryClient();
+  const last = useQuery({ queryKey: ["org", orgId, "audit", "check"], queryFn: () => gql(LastCheck, { orgId }) });
+  const verify = useMutation({
+    mutationFn: () => gql(VerifyOrgChain, { orgId }),
+    onSuccess: async () => qc.invalidateQueries({ queryKey: ["org", orgId] }),
+  });
+  const check = verify.data?.verifyOrganizationAuditChain ?? last.data?.organizationAuditChainCheck ?? null;
+  return (
+    <>
+      <h3>Verification</h3>
+      <p className="muted">Recompute every hash from the signed checkpoint to the signed head and check both signatures. With the export you can also check it yourself.</p>
+      <div role="status" aria-live="polite">
+        {last.isPending ? (
+          <Loading label="Loading the last verification…" />
+        ) : last.isError ? (
+          <ErrorState error={last.error} retry={() => void last.refetch()} />
+        ) : check ? (
+          <CheckOutcome check={check} orgName={orgName} />
+        ) : (
+          <p>The chain of {orgName} has not been verified yet.</p>
+        )}
+      </div>
+      <Button variant="secondary" isPending={verify.isPending} onPress={() => verify.mutate()}>
+        Verify the chain now
+      </Button>
+      <FormError error={verify.error} />
+    </>
+  );
+}
+
+/** Operators (superadmins) verify every chain at once: this organization's, every other one, and the global one. */
+function AllChainsCheck({ orgId, orgName }: { orgId: string; orgName: string }) {
   const verify = useMutation({ mutationFn: () => gql(VerifyChains) });
   const r = verify.data?.auditChainVerification;
   const broken = r?.brokenOrganizations.find((b) => b.chain === orgId);
   return (
     <>
-      <h3>Verification</h3>
+      <h3>Every chain</h3>
       <p className="muted">As an operator you can verify every chain now, from its signed checkpoint to its signed head.</p>
       <Button variant="secondary" isPending={verify.isPending} onPress={() => verify.mutate()}>
         Verify the audit chains
