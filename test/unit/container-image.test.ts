@@ -89,6 +89,20 @@ describe("compose.yaml", () => {
     // An empty value means unset to Keyward (src/config), so its own defaults apply.
     for (const name of email) expect(env[name], name).toBe(`\${${name}:-}`);
   });
+
+  it("offers a real ZeroTier controller under a profile of its own, its API on this computer's loopback only", () => {
+    const zt = compose.services.zerotier!;
+    expect(zt.profiles).toEqual(["zerotier"]);
+    expect(zt.image).toMatch(/^zerotier\/zerotier:\d+\.\d+\.\d+$/);
+    expect(zt.ports).toEqual(["127.0.0.1:${ZEROTIER_PORT:-9993}:9993"]);
+    expect(zt.healthcheck!.test.length).toBeGreaterThan(1);
+    // The API answers only the addresses local.conf allows: loopback and Docker's private networks.
+    const mount = zt.volumes!.find((v) => v.endsWith(":/var/lib/zerotier-one/local.conf:ro"))!;
+    const local = JSON.parse(readFileSync(mount.split(":")[0]!, "utf8")) as { settings: { allowManagementFrom: string[] } };
+    expect(local.settings.allowManagementFrom).toEqual(expect.arrayContaining(["127.0.0.1/32", "172.16.0.0/12"]));
+    for (const net of local.settings.allowManagementFrom) expect(net, net).toMatch(/^(127\.|::1\/|10\.0\.0\.0\/8$|172\.16\.0\.0\/12$|192\.168\.0\.0\/16$)/);
+    expect(compose.services.keyward!.environment!.ZEROTIER_CONTROLLER_URLS).toBe("${ZEROTIER_CONTROLLER_URLS:-}");
+  });
 });
 
 describe("what restarts Keyward (docs/operations.md)", () => {
