@@ -26,6 +26,6 @@ const handlers: Record<Exclude<CommandName, "ssh status">, Handler> = {
 
 export async function dispatch(command: CommandName, args: unknown[], opts: Opts, io: Io): Promise<Result> {
   // Reading certificates on disk needs no server and no sign-in.
-  if (command === "ssh status") return status(io, (args[0] as string[]) ?? []);
+  if (command === "ssh status") return status(io, (args[0] as string[]) ?? [], process.env);
   return handlers[command](createCtx(io, opts), args, opts);
 }

@@ -73,7 +73,7 @@ export function buildProgram(run: Runner, output?: OutputConfiguration): Command
     .option("--hours <n>", "validity in hours (default: the organization's)", positiveInt)
     .option("--key <path>", "key file (default: ~/.ssh/id_ed25519, id_ecdsa or id_rsa)")
     .option("--list-orgs", "list your organizations and stop");
-  leaf(ssh, "status", "validity left of the certificates on disk", "ssh status", { server: false }).argument("[certificates...]", "certificate files (default: ~/.ssh/*-cert.pub)");
+  leaf(ssh, "status", "validity left of the certificates on disk", "ssh status", { server: false }).argument("[certificates...]", "certificate files (default: ~/.ssh/*-cert.pub and those ssh sign wrote elsewhere)");
 
   const networks = program.command("networks").description("network access: your devices and time-boxed activations");
   leaf(networks, "list", "devices and access with time left (the default)", "networks list", { isDefault: true }).option("--org-id <id>", "only this organization");

@@ -6,7 +6,7 @@ import type { KeyValueStore } from "../infra/kv.js";
 import { pageCsp } from "../pages/layout.js";
 import { amrOf, type KeywardUserReader } from "./keyward-session.js";
 import { isApiScope } from "../lib/api-scopes.js";
-import { OIDC_PREFIX, SCOPES } from "./provider.js";
+import { isBuiltIn, OIDC_PREFIX, SCOPES } from "./provider.js";
 import type { OidcRuntime } from "./runtime.js";
 import { consentPage, errorPage } from "./views.js";
 
@@ -34,7 +34,18 @@ function redirectOrigins(details: Details): string[] {
   }
 }
 
-const requestedOidcScopes = (found: Details): string[] => String(found.params.scope ?? "").split(" ").filter((s) => SCOPES.includes(s));
+/**
+ * The OpenID scopes the request asks for, in SCOPES order. Keyward's own CLI gets a refresh token
+ * on either of its flows (provider.ts, issueRefreshToken), though the loopback request loses
+ * offline_access on the way (OpenID Connect keeps it only with prompt=consent) and the device
+ * request keeps it: `offline_access` counts as asked for in both, so both consent pages say the
+ * same and a consent given on one flow covers the other.
+ */
+async function requestedOidcScopes(runtime: OidcRuntime, found: Details): Promise<string[]> {
+  const asked = new Set(String(found.params.scope ?? "").split(" "));
+  if (isBuiltIn(await runtime.provider.Client.find(String(found.params.client_id)))) asked.add("offline_access");
+  return SCOPES.filter((s) => asked.has(s));
+}
 
 /** Keyward API scopes the request asks for and the grant lacks (the provider kept only those the client is allowed). */
 const missingApiScopes = (found: Details): string[] =>
@@ -98,7 +109,7 @@ export function interactionRouter(deps: InteractionDeps): Router {
       }
       const client = await identity.clientSummary(clientId);
       if (!client) return finish(req, res, { error: "invalid_client", error_description: "The client no longer exists" }, false);
-      const requested = [...requestedOidcScopes(found), ...missingApiScopes(found)];
+      const requested = [...(await requestedOidcScopes(runtime, found)), ...missingApiScopes(found)];
       res.setHeader("Content-Security-Policy", pageCsp(redirectOrigins(found)));
       res.setHeader("Cache-Control", "no-store");
       return res.type("html").send(consentPage(brand, { uid: found.uid, clientName: client.name, organizationName: client.organizationName, email: user.email, scopes: requested }));
@@ -143,7 +154,7 @@ export function interactionRouter(deps: InteractionDeps): Router {
     if (d.missingOIDCClaims) grant.addOIDCClaims(d.missingOIDCClaims);
     for (const [indicator, scopes] of Object.entries(d.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(" "));
     const grantId = await grant.save();
-    await identity.rememberConsent(ctx, accountId, clientId, [...requestedOidcScopes(found), ...missingApiScopes(found)]);
+    await identity.rememberConsent(ctx, accountId, clientId, [...(await requestedOidcScopes(runtime, found)), ...missingApiScopes(found)]);
     await finish(req, res, { consent: { grantId } }, true);
   }
 

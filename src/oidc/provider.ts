@@ -44,7 +44,7 @@ export interface ProviderDeps {
 const apiScopesOf = (client: object | undefined) => ((client as Record<string, unknown> | undefined)?.["urn:keyward:api_scopes"] as string[] | undefined) ?? [];
 
 /** Keyward's own clients (the CLI): first-party, no organization. */
-const isBuiltIn = (client: object | undefined) => (client as Record<string, unknown> | undefined)?.["urn:keyward:built_in"] === true;
+export const isBuiltIn = (client: object | undefined) => (client as Record<string, unknown> | undefined)?.["urn:keyward:built_in"] === true;
 
 type ClientTtl = { AccessToken: number; IdToken: number; RefreshToken: number };
 const ttlOf = (client: { [key: string]: unknown } | undefined) => client?.["urn:keyward:ttl"] as ClientTtl | undefined;

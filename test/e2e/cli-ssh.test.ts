@@ -1,5 +1,6 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
@@ -67,6 +68,21 @@ describe("keyward keys", () => {
     expect(removed.code, removed.stderr).toBe(0);
     expect((await app.http.get(`/api/v1/ssh/keys/${result.key.id}`, { token: person.token })).status).toBe(404);
   }, 60_000);
+
+  it("names a key by its own comment, and only a key without one after this host", async () => {
+    const commented = join(u.home, ".ssh", "laptop_key");
+    execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "ann@laptop 2026", "-f", commented]);
+    const bare = join(u.home, ".ssh", "bare_key");
+    execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "", "-f", bare]);
+    const first = json((await runCli(["keys", "add", commented, "--json"], u)).stdout);
+    expect(first.key.description).toBe("ann@laptop 2026");
+    const second = json((await runCli(["keys", "add", bare, "--json"], u)).stdout);
+    expect(second.key.description).toBe(`keyward on ${hostname()}`);
+    // What the server keeps is what `keys list` shows.
+    const listed = (await runCli(["keys", "list"], u)).stdout;
+    expect(listed).toContain("ann@laptop 2026");
+    for (const k of [first.key.id, second.key.id]) expect((await runCli(["keys", "rm", k], u)).code).toBe(0);
+  }, 60_000);
 });
 
 describe("keyward ssh sign", () => {
@@ -133,6 +149,28 @@ describe("keyward ssh sign", () => {
     const tooLong = await runCli(["ssh", "sign", "--org-id", orgA.id, "--hours", "2"], u);
     expect(tooLong.code).toBe(1);
     expect(tooLong.stderr.trim()).toBe("error: Your department policy does not let you choose the certificate lifetime");
+  }, 60_000);
+
+  it("ssh status finds the certificate of a key outside ~/.ssh that ssh sign wrote, and forgets it once deleted", async () => {
+    const elsewhere = join(u.home, "work", "deploy_key");
+    mkdirSync(join(u.home, "work"));
+    keygen(elsewhere);
+    const signed = await runCli(["ssh", "sign", "--org-id", orgA.id, "--key", elsewhere, "--json"], u);
+    expect(signed.code, signed.stderr).toBe(0);
+    expect(json(signed.stdout).certificate_path).toBe(`${elsewhere}-cert.pub`);
+
+    const status = await runCli(["ssh", "status", "--json"], u);
+    expect(status.code, status.stderr).toBe(0);
+    const paths = json(status.stdout).certificates.map((c: { path: string }) => c.path);
+    expect(paths).toEqual(expect.arrayContaining([join(u.home, ".ssh", "id_ed25519-cert.pub"), `${elsewhere}-cert.pub`]));
+    expect(paths).toHaveLength(2);
+    // The record holds paths only, readable by its owner alone.
+    expect(statSync(join(u.configDir, "certificates.json")).mode & 0o777).toBe(0o600);
+
+    rmSync(`${elsewhere}-cert.pub`);
+    const after = await runCli(["ssh", "status", "--json"], u);
+    expect(after.code, after.stderr).toBe(0);
+    expect(json(after.stdout).certificates.map((c: { path: string }) => c.path)).toEqual([join(u.home, ".ssh", "id_ed25519-cert.pub")]);
   }, 60_000);
 
   it("lists organizations with the ids --org-id takes", async () => {

@@ -21,6 +21,8 @@ import { startSshd } from "../helpers/sshd.js";
  */
 const ROOT = resolve(import.meta.dirname, "../..");
 const README_URL_LINE = "URL=http://localhost:8080";
+/** The local sshd's port: the walk-through runs it on a free one, beside other test runs. */
+const README_SSH_PORT_LINE = "SSH_PORT=2222";
 
 interface WalkthroughBlocks {
   run: string[];
@@ -166,13 +168,20 @@ beforeAll(async () => {
   }
   const readme = readFileSync(join(ROOT, "README.md"), "utf8");
   const blocks = firstHourBlocks(readme);
-  const urlLines = blocks.run.join("\n").split("\n").filter((l) => l.trim() === README_URL_LINE);
-  if (urlLines.length !== 1) throw new Error(`Your first hour must set ${README_URL_LINE} exactly once in a block that runs (found ${urlLines.length})`);
+  for (const line of [README_URL_LINE, README_SSH_PORT_LINE]) {
+    const found = blocks.run.join("\n").split("\n").filter((l) => l.trim() === line);
+    if (found.length !== 1) throw new Error(`Your first hour must set ${line} exactly once in a block that runs (found ${found.length})`);
+  }
 
   keyward = await startKeyward();
+  const sshPort = await freePort();
+  // The local sshd runs as whoever runs the test; as root, sshd wants its privilege-separation directory.
+  if (process.getuid?.() === 0) mkdirSync("/run/sshd", { recursive: true });
   work = mkdtempSync(join(tmpdir(), "kw-readme-walk-"));
+  const rewrite = (l: string) =>
+    l.trim() === README_URL_LINE ? l.replace(":8080", `:${keyward!.port}`) : l.trim() === README_SSH_PORT_LINE ? l.replace("2222", String(sshPort)) : l;
   const script = [
-    ...blocks.run.map((b) => b.split("\n").map((l) => (l.trim() === README_URL_LINE ? l.replace(":8080", `:${keyward!.port}`) : l)).join("\n")),
+    ...blocks.run.map((b) => b.split("\n").map(rewrite).join("\n")),
     // Not from the README: hand the walk-through's values to the assertions below.
     `jq -n --arg url "$URL" --arg t "$T" --arg org "$ORG" --arg key "$KEY" '{url: $url, t: $t, org: $org, key: $key}' > ../vars.json`,
   ].join("\n\n");
@@ -193,7 +202,7 @@ describe("README: Your first hour", () => {
   it("has the steps the issue asks for, and skips only the blocks marked as happening elsewhere", () => {
     const blocks = firstHourBlocks(readFileSync(join(ROOT, "README.md"), "utf8"));
     const all = blocks.run.join("\n");
-    for (const step of ["/auth/register", "/auth/login", "/organizations", "/cas", "/principals", "ssh-keygen -t ed25519 -f ./kw-demo -N ''", "/ssh/keys", "ssh-keygen -Y sign -n file", "/ssh/sign", "ssh-keygen -L -f ./kw-demo-cert.pub", "/ssh/ca-keys"]) {
+    for (const step of ["/auth/register", "/auth/login", "/organizations", "/cas", "/principals", "ssh-keygen -t ed25519 -f ./kw-demo -N ''", "/ssh/keys", "ssh-keygen -Y sign -n file", "/ssh/sign", "ssh-keygen -L -f ./kw-demo-cert.pub", "/ssh/ca-keys", "TrustedUserCAKeys=\"$PWD/keyward_user_ca.pub\""]) {
       expect(all, step).toContain(step);
     }
     expect(blocks.skipped.length).toBeGreaterThan(0);
@@ -230,6 +239,13 @@ describe("README: Your first hour", () => {
     const listing = spawnSync("ssh-keygen", ["-L", "-f", join(work, "demo", "kw-demo-cert.pub")], { encoding: "utf8" }).stdout;
     expect(listing).toContain(`Signing CA: ED25519 ${ca.fingerprint}`);
     expect(vars.url).toBe(`http://localhost:${keyward!.port}`);
+  });
+
+  it("signed in to the walk-through's own loopback sshd, started as the user running it, with the certificate", () => {
+    expect(walk.code).toBe(0);
+    const me = spawnSync("id", ["-un"], { encoding: "utf8" }).stdout.trim();
+    expect(walk.output).toContain(`signed in as ${me}`);
+    expect(readFileSync(join(work, "demo", "sshd.log"), "utf8")).toMatch(/Accepted certificate ID "me@example\.com \[org:[^\]]+\]"/);
   });
 
   it("the certificate logs in to a real sshd that trusts keyward_user_ca.pub", async () => {

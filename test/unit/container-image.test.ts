@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
+import { ENV_SECTIONS } from "../../src/config/env.js";
 import { execForm, readDockerfile } from "../helpers/dockerfile.js";
 
 /**
@@ -54,11 +55,13 @@ describe("Dockerfile", () => {
 
 describe("compose.yaml", () => {
   const compose = parse(readFileSync("compose.yaml", "utf8")) as {
-    services: Record<string, { image?: string; build?: string; healthcheck?: { test: string[] }; depends_on?: Record<string, { condition: string }>; environment?: Record<string, string>; read_only?: boolean; cap_drop?: string[] }>;
+    services: Record<string, { image?: string; build?: string; profiles?: string[]; ports?: string[]; volumes?: string[]; healthcheck?: { test: string[] }; depends_on?: Record<string, { condition: string }>; environment?: Record<string, string>; read_only?: boolean; cap_drop?: string[] }>;
   };
+  /** What `docker compose up` starts: the services outside every profile. */
+  const defaults = () => Object.keys(compose.services).filter((name) => !compose.services[name]!.profiles?.length);
 
   it("runs Keyward beside PostgreSQL and Redis, each with a health check, Keyward starting once both are healthy", () => {
-    expect(Object.keys(compose.services).sort()).toEqual(["keyward", "postgres", "redis"]);
+    expect(defaults().sort()).toEqual(["keyward", "postgres", "redis"]);
     for (const s of Object.values(compose.services)) expect(s.healthcheck?.test.length).toBeGreaterThan(1);
     const keyward = compose.services.keyward!;
     expect(keyward.build).toBe(".");
@@ -77,6 +80,28 @@ describe("compose.yaml", () => {
     expect(env.ENCRYPTION_KEYS).toMatch(/^\$\{ENCRYPTION_KEYS:\?/);
     const postgresEnv = (compose.services.postgres as { environment: Record<string, string> }).environment;
     expect(postgresEnv.POSTGRES_PASSWORD).toMatch(/^\$\{POSTGRES_PASSWORD:\?/);
+  });
+
+  it("passes every email setting through, each left unset when the environment does not set it", () => {
+    const env = compose.services.keyward!.environment!;
+    const email = ENV_SECTIONS.flatMap((section) => Object.keys(section.vars)).filter((name) => /^(SMTP_|EMAIL_FROM$|RESEND_API_KEY$|SENDGRID_API_KEY$)/.test(name));
+    expect(email).toEqual(expect.arrayContaining(["SMTP_HOST", "SMTP_PORT", "SMTP_SECURE", "SMTP_REQUIRE_TLS", "SMTP_USERNAME", "SMTP_PASSWORD", "EMAIL_FROM"]));
+    // An empty value means unset to Keyward (src/config), so its own defaults apply.
+    for (const name of email) expect(env[name], name).toBe(`\${${name}:-}`);
+  });
+
+  it("offers a real ZeroTier controller under a profile of its own, its API on this computer's loopback only", () => {
+    const zt = compose.services.zerotier!;
+    expect(zt.profiles).toEqual(["zerotier"]);
+    expect(zt.image).toMatch(/^zerotier\/zerotier:\d+\.\d+\.\d+$/);
+    expect(zt.ports).toEqual(["127.0.0.1:${ZEROTIER_PORT:-9993}:9993"]);
+    expect(zt.healthcheck!.test.length).toBeGreaterThan(1);
+    // The API answers only the addresses local.conf allows: loopback and Docker's private networks.
+    const mount = zt.volumes!.find((v) => v.endsWith(":/var/lib/zerotier-one/local.conf:ro"))!;
+    const local = JSON.parse(readFileSync(mount.split(":")[0]!, "utf8")) as { settings: { allowManagementFrom: string[] } };
+    expect(local.settings.allowManagementFrom).toEqual(expect.arrayContaining(["127.0.0.1/32", "172.16.0.0/12"]));
+    for (const net of local.settings.allowManagementFrom) expect(net, net).toMatch(/^(127\.|::1\/|10\.0\.0\.0\/8$|172\.16\.0\.0\/12$|192\.168\.0\.0\/16$)/);
+    expect(compose.services.keyward!.environment!.ZEROTIER_CONTROLLER_URLS).toBe("${ZEROTIER_CONTROLLER_URLS:-}");
   });
 });
 

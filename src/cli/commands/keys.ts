@@ -28,7 +28,10 @@ export async function ensureVerifiedKey(ctx: Ctx, key: LocalKey, description?: s
   const added = !known;
   if (!known) {
     const line = key.comment ? `${key.publicLine} ${key.comment}` : key.publicLine;
-    known = await ctx.api.post<ServerKey>("/ssh/keys", { key: line, description: description ?? `keyward on ${hostname()}` });
+    // The key's own comment names it (the server takes it when no description is sent), as it
+    // does in authorized_keys and `ssh-add -l`; only a key without one is named after this host.
+    const named = description ?? (key.comment ? undefined : `keyward on ${hostname()}`);
+    known = await ctx.api.post<ServerKey>("/ssh/keys", { key: line, ...(named === undefined ? {} : { description: named }) });
   }
   if (known.verified) return { key: known, added, proved: false };
   const challenge = await ctx.api.get<{ challenge_text: string }>(`/ssh/keys/${known.id}/verify`);

@@ -1,12 +1,14 @@
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { certStatus, parseCertificateListing } from "../cert-status.js";
 import type { Ctx } from "../context.js";
 import { CliError, ExitCode } from "../errors.js";
+import { configDir } from "../credentials.js";
 import { certPathFor, findKey } from "../local-keys.js";
 import { withOrgChoice } from "../org-choice.js";
 import type { Io, Result } from "../output.js";
+import { SignedCertificates } from "../signed-certificates.js";
 import { listCertificate } from "../ssh-keygen.js";
 import { localTime, relative } from "../time.js";
 import { ensureVerifiedKey } from "./keys.js";
@@ -51,6 +53,7 @@ export async function sign(ctx: Ctx, opts: SignOptions): Promise<Result> {
   );
   const path = certPathFor(local);
   writeFileSync(path, `${cert.certificate.trim()}\n`, { mode: 0o644 });
+  new SignedCertificates(ctx.store.dir).add(path);
   const validBefore = new Date(cert.valid_before);
   const c = ctx.io.out;
   return {
@@ -73,9 +76,18 @@ function defaultCertificates(): string[] {
     .map((f) => join(dir, f));
 }
 
+/**
+ * What `ssh status` reads when given no paths: ~/.ssh, and every certificate `ssh sign` wrote
+ * elsewhere (next to a `--key` outside ~/.ssh) that is still there.
+ */
+function knownCertificates(env: NodeJS.ProcessEnv): string[] {
+  const signed = new SignedCertificates(configDir(env)).list().filter((p) => existsSync(p));
+  return [...new Set([...defaultCertificates(), ...signed].map((p) => resolve(p)))];
+}
+
 /** How long the certificates on disk stay valid; works offline (ssh-keygen reads them). */
-export function status(io: Io, paths: string[]): Result {
-  const files = paths.length ? paths : defaultCertificates();
+export function status(io: Io, paths: string[], env: NodeJS.ProcessEnv = process.env): Result {
+  const files = paths.length ? paths : knownCertificates(env);
   const now = new Date();
   const certs = files.map((path) => {
     if (!existsSync(path)) throw new CliError(`No certificate at ${path}`, ExitCode.USAGE, "NO_CERTIFICATE");
@@ -100,6 +112,6 @@ export function status(io: Io, paths: string[]): Result {
     },
     text: certs.length
       ? certs.map(({ path, info, status: s }) => `${path}\n  ${paint(s.state, s.summary)}${info.validBefore ? ` (until ${localTime(info.validBefore)})` : ""}\n  principals: ${info.principals.join(", ") || "(none)"}\n  ${c.dim(info.keyId)}`)
-      : ["No certificates in ~/.ssh: get one with `keyward ssh sign`"],
+      : ["No certificates in ~/.ssh nor any that keyward signed: get one with `keyward ssh sign`"],
   };
 }

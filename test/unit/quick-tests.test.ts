@@ -1,0 +1,33 @@
+import { globSync, readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import quick, { NEEDS_CONTROLLER } from "../../vitest.quick.config.js";
+
+/**
+ * `npm run test:quick` is the subset that runs anywhere: the unit and integration files on the
+ * embedded default, none needing a browser, sshd, root or the ZeroTier tool outside the repository.
+ */
+const scripts = (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: Record<string, string> }).scripts;
+const selected = () => {
+  const excluded = new Set(quick.test!.exclude!.flatMap((pattern) => globSync(pattern, { exclude: (f) => f.includes("node_modules") })));
+  return quick.test!.include!.flatMap((pattern) => globSync(pattern)).filter((file) => !excluded.has(file));
+};
+
+/** What a test file needs from the machine beyond Node.js and ssh-keygen, by the helpers it uses. */
+const NEEDS = [/helpers\/browser\.js/, /helpers\/sshd\.js/, /helpers\/zerotier\.js/, /\/usr\/sbin\/sshd/, /playwright/];
+
+describe("npm run test:quick", () => {
+  it("runs the quick config on the embedded default, whatever DATABASE_URL and REDIS_URL the shell has", () => {
+    expect(scripts["test:quick"]).toBe("DATABASE_URL= REDIS_URL= vitest run --config vitest.quick.config.ts");
+  });
+
+  it("takes every unit and integration file but those that start a real ZeroTier controller, and nothing that needs more", () => {
+    const files = selected();
+    const all = globSync("test/{unit,integration}/**/*.test.ts");
+    expect(NEEDS_CONTROLLER).toContain("test/integration/networks.test.ts");
+    expect(files.sort()).toEqual(all.filter((f) => !NEEDS_CONTROLLER.includes(f)).sort());
+    expect(files).toContain("test/unit/quick-tests.test.ts");
+    expect(files.some((f) => f.startsWith("test/e2e/"))).toBe(false);
+    const heavy = files.filter((f) => f !== "test/unit/quick-tests.test.ts" && NEEDS.some((re) => re.test(readFileSync(f, "utf8"))));
+    expect(heavy).toEqual([]);
+  });
+});
