@@ -94,7 +94,7 @@
         show(form.dataset.done);
       } catch (err) {
         // A spent or unknown link: the form cannot work any more, offer the way to a new one.
-        if (err.type === "INVALID_TOKEN" && form.dataset.invalid) {
+        if (err.type === "INVALID_LINK" && form.dataset.invalid) {
           form.hidden = true;
           show(form.dataset.invalid);
         }
