@@ -40,10 +40,17 @@ function str(fallback: string | undefined, description: string): z.ZodType {
   return fallback === undefined ? doc(z.string().optional(), "string", "", description) : doc(z.string().default(fallback), "string", fallback, description);
 }
 
+/**
+ * An http(s) URL. `new URL("localhost:8080")` parses (its scheme would be "localhost:"), so the
+ * scheme is checked: a forgotten "https://" is a configuration error, not a failure deep inside a
+ * library seconds later.
+ */
+const httpUrl = () => z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL, e.g. https://id.example.com" });
+
 function url(fallback: string, description: string): z.ZodDefault<z.ZodURL>;
 function url(fallback: undefined, description: string): z.ZodOptional<z.ZodURL>;
 function url(fallback: string | undefined, description: string): z.ZodType {
-  return fallback === undefined ? doc(z.url().optional(), "URL", "", description) : doc(z.url().default(fallback), "URL", fallback, description);
+  return fallback === undefined ? doc(httpUrl().optional(), "URL", "", description) : doc(httpUrl().default(fallback), "URL", fallback, description);
 }
 
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T, fallback: T[number], description: string) =>
@@ -98,7 +105,15 @@ const metrics = {
 };
 
 const storage = {
-  DATABASE_URL: str(undefined, "postgres://user:pass@host:5432/keyward, or a Unix socket as libpq names it (postgres://user@localhost/keyward?host=/run/postgresql); unset: PGlite on disk under DATA_DIR"),
+  DATABASE_URL: doc(
+    z
+      .string()
+      .optional()
+      .refine((v) => v === undefined || /^postgres(ql)?:\/\//i.test(v), "must be a PostgreSQL URL (postgres://user:password@host:5432/keyward); Keyward runs on PostgreSQL, or on its embedded database when this is unset"),
+    "postgres:// URL",
+    "",
+    "postgres://user:pass@host:5432/keyward, or a Unix socket as libpq names it (postgres://user@localhost/keyward?host=/run/postgresql); unset: PGlite on disk under DATA_DIR",
+  ),
   DATABASE_POOL_SIZE: int(10, 1, "connections each process keeps open to PostgreSQL (WORKERS processes keep this many each); queries beyond it are pipelined on busy connections"),
   DATA_DIR: str("./data", 'embedded database directory ("memory://" for a throw-away database)'),
   MIGRATE_ON_START: bool(true, "apply pending migrations at start (npm run db:migrate does it by hand)"),
