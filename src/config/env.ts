@@ -85,7 +85,7 @@ const rate = (fallback: string, description: string) =>
 
 const runtime = {
   NODE_ENV: oneOf(["development", "production", "test"], "development", "production refuses development secrets and keys"),
-  HOST: str("0.0.0.0", "the address to listen on (127.0.0.1: loopback only)"),
+  HOST: str(undefined, "the address to listen on; default 127.0.0.1 (this machine only) on the embedded database, which runs with development secrets unless they are set, and 0.0.0.0 (every interface) with DATABASE_URL"),
   PORT: int(8080, 0, "the port to listen on"),
   WORKERS: int(1, 1, "processes serving the port (node:cluster), e.g. the number of cores; above 1 needs DATABASE_URL and REDIS_URL"),
   PUBLIC_URL: url(undefined, "the origin users reach (issuer, cookies, links); default http://localhost:PORT; https => Secure __Host- cookie + HSTS"),

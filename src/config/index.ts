@@ -51,6 +51,8 @@ function buildConfig(env: ParsedEnv) {
   const warnings: string[] = [];
   const production = env.NODE_ENV === "production";
   const publicUrl = new URL(env.PUBLIC_URL ?? `http://localhost:${env.PORT}`);
+  // The embedded default runs with development secrets: it listens on this machine only unless HOST says otherwise.
+  const host = env.HOST ?? (env.DATABASE_URL ? "0.0.0.0" : "127.0.0.1");
   // Relying parties and emailed links would be told to go to localhost: say so before anyone trusts that issuer.
   if (production && !env.PUBLIC_URL) {
     warnings.push(`PUBLIC_URL is not set: the OpenID issuer, cookies and emailed links fall back to ${publicUrl.origin}; set PUBLIC_URL to the https URL people reach`);
@@ -120,7 +122,7 @@ function buildConfig(env: ParsedEnv) {
     warnings,
     workers: env.WORKERS,
     http: {
-      host: env.HOST,
+      host,
       port: env.PORT,
       publicUrl: publicUrl.origin,
       appUrl: (env.APP_URL ? new URL(env.APP_URL).origin : publicUrl.origin) as string,
@@ -134,7 +136,7 @@ function buildConfig(env: ParsedEnv) {
       // Collected only when something can scrape them (a metrics port or a token).
       enabled: env.METRICS_PORT !== undefined || env.METRICS_TOKEN !== undefined,
       port: env.METRICS_PORT,
-      host: env.METRICS_HOST ?? env.HOST,
+      host: env.METRICS_HOST ?? host,
       token: env.METRICS_TOKEN,
     },
     db: { url: env.DATABASE_URL, dataDir: env.DATA_DIR, poolSize: env.DATABASE_POOL_SIZE, migrateOnStart: env.MIGRATE_ON_START },

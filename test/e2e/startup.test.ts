@@ -30,10 +30,11 @@ describe("npm start", () => {
 
   it("says in one line where it listens, what it uses and what to do next; a second start fails at once", async () => {
     const port = await freePort();
-    const first = start({ PORT: String(port), DATA_DIR: data, ENCRYPTION_KEYS: `k1:${K1}` });
+    // HOST unset (empty is unset): the embedded default listens on this machine only.
+    const first = start({ PORT: String(port), DATA_DIR: data, ENCRYPTION_KEYS: `k1:${K1}`, HOST: "" });
     await untilListening(first);
     const banner = first.output().split("\n").find((l) => l.startsWith("Keyward is listening"))!;
-    expect(banner).toContain(`127.0.0.1:${port}`);
+    expect(banner).toContain(`on 127.0.0.1:${port},`);
     expect(banner).toContain(`embedded PGlite in ${data}`);
     expect(banner).toContain("sessions: in-process");
     expect(banner).toMatch(/\/register.*\/login/);

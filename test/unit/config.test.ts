@@ -68,6 +68,14 @@ describe("configuration", () => {
     expect(loadConfig({}).warnings.join("\n")).not.toContain("PUBLIC_URL");
   });
 
+  it("listens on this machine only on the embedded default (development secrets), on every interface with DATABASE_URL, as HOST says otherwise", () => {
+    expect(loadConfig({}).http.host).toBe("127.0.0.1");
+    expect(loadConfig({}).metrics.host).toBe("127.0.0.1");
+    expect(loadConfig({ DATABASE_URL: "postgres://db/keyward" }).http.host).toBe("0.0.0.0");
+    expect(loadConfig({ HOST: "0.0.0.0" }).http.host).toBe("0.0.0.0");
+    expect(loadConfig({ HOST: "::1", DATABASE_URL: "postgres://db/keyward" }).http.host).toBe("::1");
+  });
+
   it("refuses production without secrets", () => {
     expect(() => loadConfig({ NODE_ENV: "production" })).toThrow(/SESSION_SECRET[\s\S]*ENCRYPTION_KEYS/);
   });
