@@ -6,6 +6,7 @@ import { ConfigError, loadConfig, loadDotEnvFile } from "./config/index.js";
 import { EXIT_DEPENDENCY_UNAVAILABLE, isClusterPrimary, reportListening, runPrimary } from "./cluster.js";
 import { createContainer } from "./container.js";
 import { isDependencyOutage } from "./infra/db-errors.js";
+import { checkDependencies, DependencyUnavailableError } from "./infra/dependency-check.js";
 import { StartupError } from "./infra/dir-lock.js";
 import { createHttpServer } from "./http/http-server.js";
 import { createMetricsServer } from "./http/metrics.js";
@@ -29,6 +30,15 @@ async function main(): Promise<void> {
   if (isClusterPrimary(config)) return runPrimary(config);
   const container = await createContainer(config);
   const { logger } = container;
+  try {
+    // PostgreSQL and Redis answer before anything is served, or the start stops saying which does not and why.
+    await checkDependencies({ database: container.database, redis: container.redis, urls: { database: config.db.url, redis: config.redis.url } });
+  } catch (e) {
+    // A client still reconnecting would keep quit() waiting.
+    container.redis?.disconnect();
+    await container.close().catch(() => {});
+    throw e;
+  }
   for (const warning of config.warnings) logger.warn(warning);
 
   if (config.db.migrateOnStart) {
@@ -118,6 +128,10 @@ main().catch((err) => {
   // this process, and nothing to fix here. It exits with EX_TEMPFAIL; what runs it (the cluster
   // primary, systemd, Docker, Kubernetes) starts it again after a pause, and it serves once the
   // dependency answers.
+  if (err instanceof DependencyUnavailableError) {
+    console.error(`keyward: ${err.message}; exiting to be started again.`);
+    process.exit(EXIT_DEPENDENCY_UNAVAILABLE);
+  }
   if (isDependencyOutage(err)) {
     const cause = ((err as { cause?: unknown }).cause ?? err) as { code?: unknown; message?: unknown };
     console.error(`keyward: PostgreSQL or Redis is not reachable (${String(cause.code ?? cause.message)}); exiting to be started again.`);

@@ -97,11 +97,11 @@ export const orgsRoutes = (s: Services, config: Config): RouteDef[] => [
     },
   },
   {
-    method: "get", path: "/invites/:token", errors: { 400: "The link is invalid, used or expired (INVALID_TOKEN)" }, tag: "invites", auth: "none", summary: "What an invitation link is for",
+    method: "get", path: "/invites/:token", errors: { 400: "The link is invalid, used or expired (INVALID_LINK)" }, tag: "invites", auth: "none", summary: "What an invitation link is for",
     handle: async (req, res) => sendData(res, 200, "Invite", await s.invites.lookup(req.ctx, param(req, "token"))),
   },
   {
-    method: "post", path: "/invites/:token/accept", errors: { 400: "The link is invalid, used or expired (INVALID_TOKEN)", 409: "The invitation was used, or the address already has an account (INVITE_ALREADY_USED, ACCOUNT_EXISTS)" }, tag: "invites", auth: "optional", body: acceptInviteSchema,
+    method: "post", path: "/invites/:token/accept", errors: { 400: "The link is invalid, used or expired (INVALID_LINK)", 409: "The invitation was used, or the address already has an account (INVITE_ALREADY_USED, ACCOUNT_EXISTS)" }, tag: "invites", auth: "optional", body: acceptInviteSchema,
     summary: "Accept an invitation: signed in with the invited address, or registering it (full_name, password)",
     handle: async (req, res) => {
       const { session, ...result } = await s.invites.accept(req.ctx, param(req, "token"), input(req));

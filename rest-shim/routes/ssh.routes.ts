@@ -62,12 +62,12 @@ export const sshRoutes = (s: Services): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, "Certificate policy", { policy: await s.signing.effectivePolicy(req.ctx, (req.query.org_id as string) || undefined) }),
   },
   {
-    method: "post", path: "/ssh/sign", errors: { 404: "The key or the organization does not exist for you (SSH_KEY_NOT_FOUND, ORG_NOT_FOUND)", 500: "Signing failed (SIGNING_FAILED)", 503: "No active user CA in the organization (CA_NOT_CONFIGURED)" }, data: data.signedCertificate, tag: "ssh", auth: "user", scope: "ssh:sign", body: signUserSchema, status: 201,
+    method: "post", path: "/ssh/sign", errors: { 404: "The key or the organization does not exist for you (SSH_KEY_NOT_FOUND, ORG_NOT_FOUND), or it has no user CA yet: the message says how an admin creates one (CA_NOT_CONFIGURED)", 500: "Signing failed (SIGNING_FAILED)" }, data: data.signedCertificate, tag: "ssh", auth: "user", scope: "ssh:sign", body: signUserSchema, status: 201,
     summary: "Sign a user certificate for one of your keys (org_id selects the organization when you are in several)",
     handle: async (req, res) => sendData(res, 201, "Certificate issued", await s.signing.signUserCertificate(req.ctx, input(req))),
   },
   {
-    method: "post", path: "/ssh/sign/host", errors: { 404: "The CA does not exist for you (CA_NOT_FOUND)", 500: "Signing failed (SIGNING_FAILED)", 503: "No active host CA (CA_NOT_CONFIGURED)" }, data: data.signedCertificate, tag: "ssh", auth: "user", body: signHostSchema, status: 201, summary: "Sign a host certificate (organization admins)",
+    method: "post", path: "/ssh/sign/host", errors: { 404: "The CA does not exist for you (CA_NOT_FOUND), or no host CA exists yet (CA_NOT_CONFIGURED)", 500: "Signing failed (SIGNING_FAILED)" }, data: data.signedCertificate, tag: "ssh", auth: "user", body: signHostSchema, status: 201, summary: "Sign a host certificate (organization admins)",
     handle: async (req, res) => sendData(res, 201, "Host certificate issued", await s.signing.signHostCertificate(req.ctx, input(req))),
   },
   {

@@ -40,10 +40,17 @@ function str(fallback: string | undefined, description: string): z.ZodType {
   return fallback === undefined ? doc(z.string().optional(), "string", "", description) : doc(z.string().default(fallback), "string", fallback, description);
 }
 
+/**
+ * An http(s) URL. `new URL("localhost:8080")` parses (its scheme would be "localhost:"), so the
+ * scheme is checked: a forgotten "https://" is a configuration error, not a failure deep inside a
+ * library seconds later.
+ */
+const httpUrl = () => z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL, e.g. https://id.example.com" });
+
 function url(fallback: string, description: string): z.ZodDefault<z.ZodURL>;
 function url(fallback: undefined, description: string): z.ZodOptional<z.ZodURL>;
 function url(fallback: string | undefined, description: string): z.ZodType {
-  return fallback === undefined ? doc(z.url().optional(), "URL", "", description) : doc(z.url().default(fallback), "URL", fallback, description);
+  return fallback === undefined ? doc(httpUrl().optional(), "URL", "", description) : doc(httpUrl().default(fallback), "URL", fallback, description);
 }
 
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T, fallback: T[number], description: string) =>
@@ -78,7 +85,7 @@ const rate = (fallback: string, description: string) =>
 
 const runtime = {
   NODE_ENV: oneOf(["development", "production", "test"], "development", "production refuses development secrets and keys"),
-  HOST: str("0.0.0.0", "the address to listen on (127.0.0.1: loopback only)"),
+  HOST: str(undefined, "the address to listen on; default 127.0.0.1 (this machine only) on the embedded database, which runs with development secrets unless they are set, and 0.0.0.0 (every interface) with DATABASE_URL"),
   PORT: int(8080, 0, "the port to listen on"),
   WORKERS: int(1, 1, "processes serving the port (node:cluster), e.g. the number of cores; above 1 needs DATABASE_URL and REDIS_URL"),
   PUBLIC_URL: url(undefined, "the origin users reach (issuer, cookies, links); default http://localhost:PORT; https => Secure __Host- cookie + HSTS"),
@@ -98,7 +105,15 @@ const metrics = {
 };
 
 const storage = {
-  DATABASE_URL: str(undefined, "postgres://user:pass@host:5432/keyward, or a Unix socket as libpq names it (postgres://user@localhost/keyward?host=/run/postgresql); unset: PGlite on disk under DATA_DIR"),
+  DATABASE_URL: doc(
+    z
+      .string()
+      .optional()
+      .refine((v) => v === undefined || /^postgres(ql)?:\/\//i.test(v), "must be a PostgreSQL URL (postgres://user:password@host:5432/keyward); Keyward runs on PostgreSQL, or on its embedded database when this is unset"),
+    "postgres:// URL",
+    "",
+    "postgres://user:pass@host:5432/keyward, or a Unix socket as libpq names it (postgres://user@localhost/keyward?host=/run/postgresql); unset: PGlite on disk under DATA_DIR",
+  ),
   DATABASE_POOL_SIZE: int(10, 1, "connections each process keeps open to PostgreSQL (WORKERS processes keep this many each); queries beyond it are pipelined on busy connections"),
   DATA_DIR: str("./data", 'embedded database directory ("memory://" for a throw-away database)'),
   MIGRATE_ON_START: bool(true, "apply pending migrations at start (npm run db:migrate does it by hand)"),

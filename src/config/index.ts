@@ -51,6 +51,12 @@ function buildConfig(env: ParsedEnv) {
   const warnings: string[] = [];
   const production = env.NODE_ENV === "production";
   const publicUrl = new URL(env.PUBLIC_URL ?? `http://localhost:${env.PORT}`);
+  // The embedded default runs with development secrets: it listens on this machine only unless HOST says otherwise.
+  const host = env.HOST ?? (env.DATABASE_URL ? "0.0.0.0" : "127.0.0.1");
+  // Relying parties and emailed links would be told to go to localhost: say so before anyone trusts that issuer.
+  if (production && !env.PUBLIC_URL) {
+    warnings.push(`PUBLIC_URL is not set: the OpenID issuer, cookies and emailed links fall back to ${publicUrl.origin}; set PUBLIC_URL to the https URL people reach`);
+  }
   const https = publicUrl.protocol === "https:";
 
   // Over plain http the session cookie cannot be Secure or __Host-, and HSTS is off: production
@@ -116,7 +122,7 @@ function buildConfig(env: ParsedEnv) {
     warnings,
     workers: env.WORKERS,
     http: {
-      host: env.HOST,
+      host,
       port: env.PORT,
       publicUrl: publicUrl.origin,
       appUrl: (env.APP_URL ? new URL(env.APP_URL).origin : publicUrl.origin) as string,
@@ -130,7 +136,7 @@ function buildConfig(env: ParsedEnv) {
       // Collected only when something can scrape them (a metrics port or a token).
       enabled: env.METRICS_PORT !== undefined || env.METRICS_TOKEN !== undefined,
       port: env.METRICS_PORT,
-      host: env.METRICS_HOST ?? env.HOST,
+      host: env.METRICS_HOST ?? host,
       token: env.METRICS_TOKEN,
     },
     db: { url: env.DATABASE_URL, dataDir: env.DATA_DIR, poolSize: env.DATABASE_POOL_SIZE, migrateOnStart: env.MIGRATE_ON_START },
@@ -287,10 +293,22 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   // An empty variable means "not set" (as in `DATABASE_URL= npm start`).
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
   const parsed = envSchema.safeParse(present);
-  if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`));
+  if (parsed.success) return deepFreeze(buildConfig(parsed.data));
+  const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+  // One list in one pass: the checks across variables (secret lengths, TLS, timeouts) still run,
+  // on the variables that parsed and the defaults of the ones that did not. What they say about a
+  // variable already refused (its default standing in) is left out.
+  const refused = new Set(parsed.error.issues.map((i) => String(i.path[0])));
+  const rest = envSchema.safeParse(Object.fromEntries(Object.entries(present).filter(([k]) => !refused.has(k))));
+  if (rest.success) {
+    try {
+      buildConfig(rest.data);
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      problems.push(...e.problems.filter((p) => ![...refused].some((name) => new RegExp(`\\b${name}\\b`).test(p))));
+    }
   }
-  return deepFreeze(buildConfig(parsed.data));
+  throw new ConfigError(problems);
 }
 
 /** Loads `.env` into the environment when the file exists (values already set win). */

@@ -148,5 +148,6 @@ export function clientError(err: unknown): AppError | undefined {
   if (typeof e.code === "string" && /^(Z_|ERR_)/.test(e.code)) {
     return new AppError("INVALID_BODY_ENCODING", 400, "The request body could not be decoded as its Content-Encoding says");
   }
-  return new AppError("BAD_REQUEST", e.status, "The request could not be read");
+  // One status per code (ARCHITECTURE rule 3): whatever 4xx the parser chose, this is a bad request.
+  return new AppError("BAD_REQUEST", 400, "The request could not be read");
 }

@@ -99,7 +99,7 @@ function bearerMatches(header: string | undefined, expectedHash: string): boolea
   return safeEqual(sha256Hex(presented), expectedHash);
 }
 
-const refused = (code: string, message: string) => new AppError(code, 401, message, undefined, { "WWW-Authenticate": 'Bearer realm="metrics"' });
+const refused = (code: "AUTH_REQUIRED" | "INVALID_TOKEN", message: string) => new AppError(code, 401, message, undefined, { "WWW-Authenticate": 'Bearer realm="metrics"' });
 
 /**
  * `GET /metrics` on the main port: only with the bearer token; refusals use the REST envelope.

@@ -79,3 +79,9 @@ export function transientConflict(error: unknown): { code: string; message: stri
   }
   return undefined;
 }
+
+/** The SQLSTATE (or socket code) of a database error, possibly wrapped by drizzle or a store. */
+export function errorCode(error: unknown): string | undefined {
+  for (const e of causes(error)) if (typeof e.code === "string" && e.code) return e.code;
+  return undefined;
+}

@@ -93,7 +93,7 @@ async function startKeyward(): Promise<Keyward> {
   const redisPrefix = `kwreadme:${randomBytes(4).toString("hex")}:`;
   if (process.env.REDIS_URL) Object.assign(env, { REDIS_URL: process.env.REDIS_URL, REDIS_KEY_PREFIX: redisPrefix });
 
-  // Loopback only while testing; the README's server listens on all interfaces.
+  // Loopback, as the README's server listens by default.
   Object.assign(env, { NODE_ENV: "development", HOST: "127.0.0.1", PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: "info" });
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";

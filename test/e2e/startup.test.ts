@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { lockDataDir } from "../../src/infra/dir-lock.js";
+import { startFakePostgres } from "../helpers/fake-postgres.js";
 import { freePort, killServerProcesses, startServerProcess, stopServerProcess, untilListening, type ServerProcess } from "../helpers/server-process.js";
 
 /**
@@ -29,10 +30,11 @@ describe("npm start", () => {
 
   it("says in one line where it listens, what it uses and what to do next; a second start fails at once", async () => {
     const port = await freePort();
-    const first = start({ PORT: String(port), DATA_DIR: data, ENCRYPTION_KEYS: `k1:${K1}` });
+    // HOST unset (empty is unset): the embedded default listens on this machine only.
+    const first = start({ PORT: String(port), DATA_DIR: data, ENCRYPTION_KEYS: `k1:${K1}`, HOST: "" });
     await untilListening(first);
     const banner = first.output().split("\n").find((l) => l.startsWith("Keyward is listening"))!;
-    expect(banner).toContain(`127.0.0.1:${port}`);
+    expect(banner).toContain(`on 127.0.0.1:${port},`);
     expect(banner).toContain(`embedded PGlite in ${data}`);
     expect(banner).toContain("sessions: in-process");
     expect(banner).toMatch(/\/register.*\/login/);
@@ -76,6 +78,51 @@ describe("npm start", () => {
     await untilListening(rotated);
     await stop(rotated);
   }, 180_000);
+});
+
+describe("a start that cannot work says why, at once", () => {
+  it("lists every bad variable in one pass, and refuses a URL without its scheme or a database that is not PostgreSQL", async () => {
+    const three = start({ NODE_ENV: "prod", LOG_LEVEL: "verbose", SESSION_SECRET: "short" });
+    expect(await three.exited).toBe(2);
+    for (const name of ["NODE_ENV", "LOG_LEVEL", "SESSION_SECRET"]) expect(three.output()).toContain(`  - ${name}: `);
+    const scheme = start({ PUBLIC_URL: "localhost:8080", DATABASE_URL: "mysql://keyward:pw@db/keyward" });
+    expect(await scheme.exited).toBe(2);
+    expect(scheme.output()).toContain("PUBLIC_URL: must be an http:// or https:// URL");
+    expect(scheme.output()).toContain("DATABASE_URL: must be a PostgreSQL URL");
+    expect(scheme.output()).not.toContain("    at ");
+  }, 120_000);
+
+  it("names a DATABASE_URL whose database does not exist, and how to create it", async () => {
+    const pg = await startFakePostgres((s) => ({ code: "3D000", message: `database "${s.database}" does not exist` }));
+    try {
+      const missing = start({ PORT: String(await freePort()), DATABASE_URL: `postgres://keyward:hunter2secret@127.0.0.1:${pg.port}/keyward_prod` });
+      // Not an outage to wait out (75): someone has to create it.
+      expect(await missing.exited).toBe(1);
+      const out = missing.output();
+      expect(out).toContain(`The database "keyward_prod" does not exist on the PostgreSQL server at 127.0.0.1:${pg.port}/keyward_prod (DATABASE_URL)`);
+      expect(out).toContain(`createdb -h 127.0.0.1 -p ${pg.port} -U keyward keyward_prod`);
+      expect(out).not.toContain("hunter2secret");
+      expect(out).not.toContain("    at ");
+      expect(out).not.toContain("Keyward is listening");
+      expect(pg.startups[0]).toMatchObject({ user: "keyward", database: "keyward_prod" });
+    } finally {
+      await pg.close();
+    }
+  }, 120_000);
+
+  it("stops the start naming REDIS_URL when Redis does not answer, instead of a happy banner and 503 on every sign-in", async () => {
+    const data = join(mkdtempSync(join(tmpdir(), "kw-redis-")), "data");
+    const closed = await freePort();
+    const down = start({ PORT: String(await freePort()), DATA_DIR: data, REDIS_URL: `redis://:s3cretpass@127.0.0.1:${closed}/0` });
+    // A dependency that is down: exit EX_TEMPFAIL for the supervisor to start it again later.
+    expect(await down.exited).toBe(75);
+    const out = down.output();
+    expect(out).toContain(`keyward: Redis is not reachable at 127.0.0.1:${closed}/0 (REDIS_URL): ECONNREFUSED; exiting to be started again.`);
+    expect(out).not.toContain("s3cretpass");
+    expect(out).not.toContain("Keyward is listening");
+    // The embedded database it had opened is closed again: its lock does not outlive the process.
+    expect(existsSync(join(data, "keyward.lock"))).toBe(false);
+  }, 120_000);
 });
 
 describe("the data directory lock", () => {

@@ -161,8 +161,7 @@ export function restProbes(route: RouteDef, orgId: string): Probe[] {
 
 /** The REST error contract: never 5xx, every error is the envelope with an UPPER_SNAKE type. */
 export const restProblem: Check = (probe, { status, body }) => {
-  // 503 CA_NOT_CONFIGURED is the original API's answer for signing without any CA: a state, not bad input.
-  if (status >= 500 && !(status === 503 && body?.error?.type === "CA_NOT_CONFIGURED")) return "5xx";
+  if (status >= 500) return "5xx";
   if (probe.expect && (status !== probe.expect.status || body?.error?.type !== probe.expect.code)) return `expected ${probe.expect.status} ${probe.expect.code}`;
   if (status < 400) return null;
   const envelope = body?.version === "1.0" && body.success === false && body.code === status && typeof body.request_id === "string" && /^[A-Z][A-Z0-9_]*$/.test(body.error?.type ?? "");

@@ -50,7 +50,7 @@ describe("email change", () => {
     await app.flushEmails();
     expect(app.mail.lastWith(user.email, next)?.subject).toMatch(/email address was changed/);
     // The link works once.
-    expect((await app.http.post("/api/v1/auth/verify-email", { token })).body.error.type).toBe("INVALID_TOKEN");
+    expect((await app.http.post("/api/v1/auth/verify-email", { token })).body.error.type).toBe("INVALID_LINK");
   });
 
   it("answers alike for an address that has an account, and refuses the link if it is still taken", async () => {
@@ -77,7 +77,7 @@ describe("email change", () => {
     const gql = await app.http.gql(`mutation($i: ChangeEmailInput!) { requestEmailChange(input: $i) { message } }`, { i: { newEmail: second, password: user.password } }, { token: user.token });
     expect(gql.errors).toBeUndefined();
     expect(gql.data.requestEmailChange.message).toContain(second);
-    expect((await app.http.post("/api/v1/auth/verify-email", { token: firstToken })).body.error.type).toBe("INVALID_TOKEN");
+    expect((await app.http.post("/api/v1/auth/verify-email", { token: firstToken })).body.error.type).toBe("INVALID_LINK");
     expect((await app.http.post("/api/v1/auth/verify-email", { token: await changeLink(second) })).body.data.user.email).toBe(second);
   });
 });

@@ -30,7 +30,7 @@ describe("registration and email verification", () => {
 
     const again = await app.http.post("/api/v1/auth/verify-email", { token });
     expect(again.status).toBe(400);
-    expect(again.body.error.type).toBe("INVALID_TOKEN");
+    expect(again.body.error.type).toBe("INVALID_LINK");
   });
 
   it("answers an existing address exactly like a new one and writes no second account", async () => {
@@ -134,7 +134,7 @@ describe("password reset", () => {
     }
     const reuse = await app.http.post("/api/v1/auth/reset-password", { token, password: "yet another passphrase" });
     expect(reuse.status).toBe(400);
-    expect(reuse.body.error.type).toBe("INVALID_TOKEN");
+    expect(reuse.body.error.type).toBe("INVALID_LINK");
     expect((await login(app, user.email, PASSWORD)).status).toBe(401);
     expect((await login(app, user.email, "a brand new passphrase")).status).toBe(200);
     expect((await auditRows(app, user.id)).map((r) => r.action)).toContain("user.password_reset");

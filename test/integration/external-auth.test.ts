@@ -113,7 +113,7 @@ describe("sign-in with GitHub", () => {
     const email = uniqueEmail("failing");
     idps.github.signIn(githubAccount(email));
     idps.github.denyNext();
-    expect(errorOf((await runExternalFlow(app, newBrowser(app), "github")).landing)).toBe("OAUTH_ERROR");
+    expect(errorOf((await runExternalFlow(app, newBrowser(app), "github")).landing)).toBe("OAUTH_CANCELLED");
     for (const failure of ["incorrect_client_credentials", "bad_verification_code", "user_unauthorized", "rate_limited", "server_error"] as const) {
       idps.github.failNext(failure);
       const flow = await runExternalFlow(app, newBrowser(app), "github");
@@ -164,7 +164,7 @@ describe("sign-in with Google", () => {
     idps.google.failNext("invalid_grant");
     expect(errorOf((await runExternalFlow(app, newBrowser(app), "google")).landing)).toBe("OAUTH_ERROR");
     idps.google.denyNext();
-    expect(errorOf((await runExternalFlow(app, newBrowser(app), "google")).landing)).toBe("OAUTH_ERROR");
+    expect(errorOf((await runExternalFlow(app, newBrowser(app), "google")).landing)).toBe("OAUTH_CANCELLED");
     expect(await usersNamed(email)).toBe(0);
 
     // Google starts signing with the key it published earlier: no outage.

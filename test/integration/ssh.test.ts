@@ -153,8 +153,38 @@ describe("certificate authorities and signing", () => {
     const lonely = await newUser(app);
     const lonelyKey = await addVerifiedKey(app, lonely);
     const none = await app.http.post("/api/v1/ssh/sign", { key_id: lonelyKey.id }, { token: lonely.token });
-    expect(none.status).toBe(503);
+    expect(none.status).toBe(404);
     expect(none.body.error.type).toBe("CA_NOT_CONFIGURED");
+  });
+
+  it("tells a member who asks before any CA exists how an admin creates one: a 4xx, never an error-level log line", async () => {
+    const { logger, lines } = captureLogger("info");
+    const logged = await startTestApp({ RATE_LIMIT_ENABLED: "false" }, { logger });
+    try {
+      const { org, owner, member } = await orgWithRoles(logged);
+      await grantPrincipal(logged, org.id, owner, member, "app");
+      const { id: keyId } = await addVerifiedKey(logged, member);
+      // Named organization: its name, its SSH page and the call that creates the CA.
+      const named = await logged.http.post("/api/v1/ssh/sign", { key_id: keyId, org_id: org.id }, { token: member.token });
+      expect([named.status, named.body.error.type]).toEqual([404, "CA_NOT_CONFIGURED"]);
+      expect(named.body.message).toContain(`${org.name} has no active user certificate authority yet`);
+      expect(named.body.message).toContain(`/orgs/${org.slug}/ssh`);
+      expect(named.body.message).toContain(`POST /api/v1/organizations/${org.id}/cas`);
+      // Without org_id (the CLI's first try): the same code and status, and the same way out.
+      const implicit = await logged.http.post("/api/v1/ssh/sign", { key_id: keyId }, { token: member.token });
+      expect([implicit.status, implicit.body.error.type]).toEqual([404, "CA_NOT_CONFIGURED"]);
+      expect(implicit.body.message).toMatch(/An owner or admin creates one .*POST \/api\/v1\/organizations\/<org id>\/cas/);
+      const gql = await logged.http.gql("mutation($k: ID!, $o: ID) { signUserCertificate(input: { keyId: $k, orgId: $o }) { serial } }", { k: keyId, o: org.id }, { token: member.token });
+      expect(gql.errors[0].extensions.code).toBe("CA_NOT_CONFIGURED");
+      expect(gql.errors[0].message).toBe(named.body.message);
+      // The public key of a CA that does not exist: the same code, the same status.
+      const publicKey = await logged.http.get(`/api/v1/ssh/ca/public-key?org_id=${org.id}`, { token: member.token });
+      expect([publicKey.status, publicKey.body.error.type]).toEqual([404, "CA_NOT_CONFIGURED"]);
+      // A person's ordinary mistake: nothing at error level for the alert to page on.
+      expect(lines.filter((l) => l.level >= 50)).toEqual([]);
+    } finally {
+      await logged.close();
+    }
   });
 
   it("keeps at most one active user CA per organization and rotates with an overlap", async () => {

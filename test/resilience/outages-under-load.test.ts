@@ -139,7 +139,7 @@ describe("starting while PostgreSQL is down", () => {
     const workers = await cluster.spawn({ WORKERS: "2" });
     try {
       expect(await single.process.exited, single.process.output()).toBe(75);
-      expect(single.process.output()).toContain("PostgreSQL or Redis is not reachable");
+      expect(single.process.output()).toContain("keyward: PostgreSQL is not reachable at ");
       // The primary stays, retrying with growing pauses.
       expect(await until(() => (workers.process.output().match(/could not reach PostgreSQL or Redis; starting another/g) ?? []).length >= 4, 30_000), workers.process.output()).toBe(true);
       expect(workers.process.child.exitCode).toBeNull();

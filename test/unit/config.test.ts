@@ -24,6 +24,58 @@ describe("configuration", () => {
     }
   });
 
+  it("lists the problems of single variables and of their combinations together, in one pass", () => {
+    const problems = (env: Record<string, string>): string[] => {
+      try {
+        loadConfig(env);
+      } catch (e) {
+        expect(e).toBeInstanceOf(ConfigError);
+        return (e as ConfigError).problems;
+      }
+      return expect.unreachable();
+    };
+    // NODE_ENV and LOG_LEVEL fail their own parse; SESSION_SECRET's length is a check on the whole.
+    const three = problems({ NODE_ENV: "prod", LOG_LEVEL: "verbose", SESSION_SECRET: "short" });
+    expect(three).toHaveLength(3);
+    expect(three.join("\n")).toMatch(/^NODE_ENV: [\s\S]*^LOG_LEVEL: [\s\S]*^SESSION_SECRET: the current secret must be at least 32 characters/m);
+    // A check across variables does not speak of one already refused (its default stood in for it).
+    const timeouts = problems({ HTTP_HEADERS_TIMEOUT: "soon", HTTP_REQUEST_TIMEOUT: "5", METRICS_TOKEN: "short" });
+    expect(timeouts.filter((p) => p.includes("HTTP_HEADERS_TIMEOUT"))).toHaveLength(1);
+    expect(timeouts.some((p) => p.startsWith("METRICS_TOKEN"))).toBe(true);
+  });
+
+  it("refuses a PUBLIC_URL (or any URL setting) without its http(s) scheme, and a DATABASE_URL that is not PostgreSQL", () => {
+    for (const value of ["localhost:8080", "id.example.com", "ftp://id.example.com"]) {
+      expect(() => loadConfig({ PUBLIC_URL: value }), value).toThrow(/PUBLIC_URL: must be an http:\/\/ or https:\/\/ URL/);
+    }
+    expect(() => loadConfig({ APP_URL: "app.example.com" })).toThrow(/APP_URL: must be an http/);
+    expect(loadConfig({ PUBLIC_URL: "https://id.example.com" }).oidc.issuer).toBe("https://id.example.com");
+    for (const value of ["mysql://k:pw@db/keyward", "sqlite:///data/keyward.db", "db.example.com:5432/keyward", "redis://db:6379"]) {
+      expect(() => loadConfig({ DATABASE_URL: value }), value).toThrow(/DATABASE_URL: must be a PostgreSQL URL/);
+    }
+    for (const value of ["postgres://k:pw@db:5432/keyward", "postgresql://db/keyward", "postgres://k@localhost/keyward?host=/run/postgresql"]) {
+      expect(loadConfig({ DATABASE_URL: value }).db.url).toBe(value);
+    }
+  });
+
+  it("warns that production without PUBLIC_URL tells relying parties and links to go to localhost", () => {
+    const secrets = { NODE_ENV: "production", SESSION_SECRET: "s".repeat(40), ENCRYPTION_KEYS: `k1:${Buffer.alloc(32).toString("base64")}` };
+    const bare = loadConfig(secrets);
+    expect(bare.oidc.issuer).toBe("http://localhost:8080");
+    expect(bare.warnings.join("\n")).toContain("PUBLIC_URL is not set: the OpenID issuer, cookies and emailed links fall back to http://localhost:8080");
+    expect(loadConfig({ ...secrets, PUBLIC_URL: "https://id.example.com" }).warnings.join("\n")).not.toContain("PUBLIC_URL");
+    // Development on a laptop is what the fallback is for.
+    expect(loadConfig({}).warnings.join("\n")).not.toContain("PUBLIC_URL");
+  });
+
+  it("listens on this machine only on the embedded default (development secrets), on every interface with DATABASE_URL, as HOST says otherwise", () => {
+    expect(loadConfig({}).http.host).toBe("127.0.0.1");
+    expect(loadConfig({}).metrics.host).toBe("127.0.0.1");
+    expect(loadConfig({ DATABASE_URL: "postgres://db/keyward" }).http.host).toBe("0.0.0.0");
+    expect(loadConfig({ HOST: "0.0.0.0" }).http.host).toBe("0.0.0.0");
+    expect(loadConfig({ HOST: "::1", DATABASE_URL: "postgres://db/keyward" }).http.host).toBe("::1");
+  });
+
   it("refuses production without secrets", () => {
     expect(() => loadConfig({ NODE_ENV: "production" })).toThrow(/SESSION_SECRET[\s\S]*ENCRYPTION_KEYS/);
   });

@@ -7,7 +7,8 @@ import { auditMetricsObserver } from "../../src/modules/audit/audit-metrics.js";
 describe("metrics configuration", () => {
   it("is off unless a port or a token is set", () => {
     expect(loadConfig({}).metrics).toMatchObject({ enabled: false, port: undefined, token: undefined });
-    expect(loadConfig({ METRICS_PORT: "9464" }).metrics).toMatchObject({ enabled: true, port: 9464, host: "0.0.0.0" });
+    expect(loadConfig({ METRICS_PORT: "9464" }).metrics).toMatchObject({ enabled: true, port: 9464, host: "127.0.0.1" });
+    expect(loadConfig({ METRICS_PORT: "9464", HOST: "0.0.0.0" }).metrics.host).toBe("0.0.0.0");
     expect(loadConfig({ METRICS_PORT: "9464", METRICS_HOST: "10.0.0.2" }).metrics.host).toBe("10.0.0.2");
     expect(loadConfig({ METRICS_TOKEN: "t".repeat(32) }).metrics).toMatchObject({ enabled: true, port: undefined });
   });

@@ -6,7 +6,7 @@ export const AuthErrors = {
   accountSuspended: () =>
     new AppError("ACCOUNT_SUSPENDED", 403, "This account is suspended. Contact your administrator."),
   invalidLink: () =>
-    new AppError("INVALID_TOKEN", 400, "This link is invalid, has expired or was already used. Request a new one."),
+    new AppError("INVALID_LINK", 400, "This link is invalid, has expired or was already used. Request a new one."),
   emailAlreadyVerified: () => new AppError("EMAIL_ALREADY_VERIFIED", 409, "Your email address is already verified"),
   currentPasswordIncorrect: () => new AppError("CURRENT_PASSWORD_INCORRECT", 400, "The current password is incorrect"),
   passwordRequired: () => new AppError("PASSWORD_REQUIRED", 400, "Confirm with your current password"),

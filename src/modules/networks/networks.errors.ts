@@ -1,22 +1,20 @@
 import { AppError } from "../../lib/errors.js";
 import type { ControllerError } from "./controller/index.js";
 
-const CONTROLLER: Record<ControllerError["kind"], { code: string; status: number; message: string }> = {
-  unreachable: { code: "CONTROLLER_UNREACHABLE", status: 502, message: "The network controller cannot be reached" },
-  unauthorized: { code: "CONTROLLER_UNAUTHORIZED", status: 502, message: "The network controller refused the API token" },
-  forbidden: { code: "CONTROLLER_FORBIDDEN", status: 502, message: "The network controller accepted the API token but does not let it reach this network" },
-  not_found: { code: "CONTROLLER_NOT_FOUND", status: 404, message: "The network controller does not know this network or member" },
-  rate_limited: { code: "CONTROLLER_RATE_LIMITED", status: 503, message: "The network controller is rate limiting Keyward: try again shortly" },
-  server_error: { code: "CONTROLLER_ERROR", status: 502, message: "The network controller failed" },
-  bad_response: { code: "CONTROLLER_BAD_RESPONSE", status: 502, message: "The network controller answered something Keyward does not understand" },
+/** A controller's failure as an AppError; `detail` is the controller's own words (" (…)") or "". */
+const CONTROLLER: Record<ControllerError["kind"], (detail: string) => AppError> = {
+  unreachable: (d) => new AppError("CONTROLLER_UNREACHABLE", 502, `The network controller cannot be reached${d}`),
+  unauthorized: (d) => new AppError("CONTROLLER_UNAUTHORIZED", 502, `The network controller refused the API token${d}`),
+  forbidden: (d) => new AppError("CONTROLLER_FORBIDDEN", 502, `The network controller accepted the API token but does not let it reach this network${d}`),
+  not_found: (d) => new AppError("CONTROLLER_NOT_FOUND", 404, `The network controller does not know this network or member${d}`),
+  rate_limited: (d) => new AppError("CONTROLLER_RATE_LIMITED", 503, `The network controller is rate limiting Keyward: try again shortly${d}`),
+  server_error: (d) => new AppError("CONTROLLER_ERROR", 502, `The network controller failed${d}`),
+  bad_response: (d) => new AppError("CONTROLLER_BAD_RESPONSE", 502, `The network controller answered something Keyward does not understand${d}`),
 };
 
 export const NetworkErrors = {
   controllerNotConfigured: () => new AppError("CONTROLLER_NOT_CONFIGURED", 409, "Configure this organization's ZeroTier controller first (PUT …/zerotier-config)"),
-  controller: (e: ControllerError) => {
-    const m = CONTROLLER[e.kind];
-    return new AppError(m.code, m.status, `${m.message}${e.kind === "not_found" ? "" : ` (${e.message})`}`);
-  },
+  controller: (e: ControllerError) => CONTROLLER[e.kind](e.kind === "not_found" ? "" : ` (${e.message})`),
   controllerUrlRequired: () => new AppError("VALIDATION_ERROR", 400, "zt_api_url: the self-hosted controller's API URL is required in controller mode"),
   controllerUrlNotAllowed: () =>
     new AppError("CONTROLLER_URL_NOT_ALLOWED", 403, "This controller URL is not on the operator's list (ZEROTIER_CONTROLLER_URLS): ask the Keyward operator to allow it"),

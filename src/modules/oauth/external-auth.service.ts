@@ -126,7 +126,7 @@ export class ExternalAuthService {
       if (flow.flow === "link") return await this.link(ctx, flow, profile);
       return await this.signIn(ctx, flow, profile, trace);
     } catch (e) {
-      const error = isAppError(e) ? e : new AppError("AUTH_FAILED", 500, "The sign-in could not be completed. Try again.");
+      const error = isAppError(e) ? e : new AppError("INTERNAL_ERROR", 500, "The sign-in could not be completed. Try again.");
       if (!isAppError(e)) this.deps.logger.error({ err: e, provider: name }, "external sign-in failed unexpectedly");
       await this.recordFailure(ctx, name, trace, error);
       return { redirectTo: this.landing(trace.flow, name, { kind: "error", code: error.code, message: error.message }) };

@@ -8,7 +8,7 @@ export const OAuthErrors = {
   invalidState: () =>
     new AppError("OAUTH_STATE_INVALID", 400, "This sign-in link is invalid, has expired, was already used or was started in another browser. Start again."),
   providerError: (name: string, reason: string) => new AppError("OAUTH_ERROR", 502, `${name} did not complete the sign-in: ${reason}`),
-  cancelled: (name: string) => new AppError("OAUTH_ERROR", 400, `Sign-in with ${name} was cancelled`),
+  cancelled: (name: string) => new AppError("OAUTH_CANCELLED", 400, `Sign-in with ${name} was cancelled`),
   emailRequired: (name: string) =>
     new AppError("OAUTH_EMAIL_REQUIRED", 400, `${name} did not share an email address: make one visible to this application and try again`),
   accountExists: (name: string) =>

@@ -3,7 +3,7 @@ import { maskEmail } from "../../lib/strings.js";
 
 export const InviteErrors = {
   notFound: () => new AppError("INVITE_NOT_FOUND", 404, "Invite not found"),
-  invalid: () => new AppError("INVALID_TOKEN", 400, "This invitation is invalid, has expired, was cancelled or was already used. Ask for a new one."),
+  invalid: () => new AppError("INVALID_LINK", 400, "This invitation is invalid, has expired, was cancelled or was already used. Ask for a new one."),
   pending: () => new AppError("INVITE_PENDING", 409, "An invitation to this address is already pending; cancel it to send a new one"),
   alreadyUsed: () => new AppError("INVITE_ALREADY_USED", 409, "This invitation was already accepted"),
   emailMismatch: (invited: string, signedInAs: string) =>

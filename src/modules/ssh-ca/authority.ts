@@ -21,6 +21,9 @@ export interface Authority {
   caKey: CaKeyRow;
 }
 
+/** What an error names of the organization (its id, name and slug). */
+export const orgOf = (m: ActiveMembership) => ({ id: m.organizationId, name: m.organizationName, slug: m.organizationSlug });
+
 const authorityOf = (membership: ActiveMembership, ca: CaRow, caKey: CaKeyRow): Authority => ({
   orgId: membership.organizationId,
   orgName: membership.organizationName,
@@ -45,12 +48,12 @@ export function userAuthority(ctx: RequestContext, orgId: string | undefined, or
     : soleCandidate(
         organizations.filter((o) => can(o.membership.role, "ssh.sign") && o.ca),
         (o) => o.membership,
-        CaErrors.notConfigured,
+        () => CaErrors.noneConfigured("user"),
       );
   // Refuses a missing membership (so `chosen` is known past this line), an MFA deadline, a delegation, a role.
   checkOrgAccess(actor, id ?? chosen!.membership.organizationId, chosen?.membership, chosen?.pastMfaDeadline ?? false, "ssh.sign");
   const { membership, ca, caKey } = chosen!;
-  if (!ca || !caKey) throw CaErrors.notConfiguredFor("user");
+  if (!ca || !caKey) throw CaErrors.notConfiguredFor("user", orgOf(membership));
   return { authority: authorityOf(membership, ca, caKey), organization: chosen! };
 }
 
@@ -70,11 +73,11 @@ export async function hostAuthority(db: Executor, ctx: RequestContext, orgId: st
     }
     if (!orgId) throw CaErrors.notFound();
   }
-  const membership = await chooseOrganization(db, ctx, { orgId, capability: "ca.manage", withCa: "host", none: () => CaErrors.notConfiguredFor("host") });
+  const membership = await chooseOrganization(db, ctx, { orgId, capability: "ca.manage", withCa: "host", none: () => CaErrors.noneConfigured("host") });
   const ca = caId ? await caRepository.find(db, membership.organizationId, caId) : await caRepository.findByType(db, membership.organizationId, "host");
-  if (!ca) throw caId ? CaErrors.notFound() : CaErrors.notConfiguredFor("host");
+  if (!ca) throw caId ? CaErrors.notFound() : CaErrors.notConfiguredFor("host", orgOf(membership));
   if (ca.caType !== "host") throw CaErrors.wrongCaType();
   const caKey = await caRepository.activeKey(db, ca.id);
-  if (!caKey) throw CaErrors.notConfiguredFor("host");
+  if (!caKey) throw CaErrors.notConfiguredFor("host", orgOf(membership));
   return authorityOf(membership, ca, caKey);
 }

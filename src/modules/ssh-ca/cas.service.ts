@@ -11,6 +11,7 @@ import type { AuditService } from "../audit/audit.service.js";
 import { requireOrgAccess } from "../orgs/org-access.js";
 import type { RateLimitService, RateRule } from "../rate-limit/rate-limit.service.js";
 import { caRepository, type CaKeyRow, type CaRow } from "./ca.repository.js";
+import { orgOf } from "./authority.js";
 import { chooseOrganization } from "./choose-organization.js";
 import { CaErrors } from "./ssh-ca.errors.js";
 import { createCaSchema, rotateCaSchema, updateCaSchema } from "./ssh-ca.schemas.js";
@@ -171,10 +172,10 @@ export class CasService {
   /** The active public key of a CA type (GET /ssh/ca/public-key): in org_id, or the caller's only such org. */
   async publicKey(ctx: RequestContext, input: { caType?: string; orgId?: string }) {
     const caType = input.caType === "host" ? "host" : "user";
-    const membership = await chooseOrganization(this.db, ctx, { orgId: input.orgId, capability: "org.read", withCa: caType, none: () => CaErrors.notConfiguredFor(caType) });
+    const membership = await chooseOrganization(this.db, ctx, { orgId: input.orgId, capability: "org.read", withCa: caType, none: () => CaErrors.noneConfigured(caType) });
     const ca = await caRepository.findByType(this.db, membership.organizationId, caType);
     const key = ca ? await caRepository.activeKey(this.db, ca.id) : undefined;
-    if (!ca || !key) throw CaErrors.notConfiguredFor(caType);
+    if (!ca || !key) throw CaErrors.notConfiguredFor(caType, orgOf(membership));
     return { publicKey: key.publicKey, fingerprint: key.fingerprint, caName: ca.name, caType, organizationId: ca.organizationId, source: "db" };
   }
 

@@ -4,10 +4,26 @@ export const CaErrors = {
   notFound: () => new AppError("CA_NOT_FOUND", 404, "Certificate authority not found"),
   duplicateType: (type: string) =>
     new AppError("DUPLICATE_CA_TYPE", 400, `This organization already has an active ${type} CA: rotate its key or delete it first`),
-  notConfigured: () =>
-    new AppError("CA_NOT_CONFIGURED", 503, "None of your organizations has a user certificate authority yet: an organization admin must create one"),
   noSigningOrganization: () => new AppError("NOT_FOUND", 404, "You are not a member (or above) of any organization, so no certificate policy applies to you"),
-  notConfiguredFor: (type: string) => new AppError("CA_NOT_CONFIGURED", 404, `This organization has no active ${type} certificate authority`),
+  // A state a person fixes (an admin creates the CA), not an outage: a 4xx that says how, so it
+  // never pages the on-call (the shipped alert fires on 5xx).
+  notConfiguredFor: (type: "user" | "host", org: { id: string; name: string; slug: string }) =>
+    new AppError(
+      "CA_NOT_CONFIGURED",
+      404,
+      `${org.name} has no active ${type} certificate authority yet. An owner or admin creates one on its SSH page in the web app (/orgs/${org.slug}/ssh), ` +
+        `or with POST /api/v1/organizations/${org.id}/cas {"name": "…"${type === "host" ? ', "ca_type": "host"' : ""}}; then ask again.`,
+      { organization_id: org.id, ca_type: type },
+    ),
+  /** No organization the caller may act in has a CA of this type (no org_id given). */
+  noneConfigured: (type: "user" | "host") =>
+    new AppError(
+      "CA_NOT_CONFIGURED",
+      404,
+      `None of the organizations you can use has an active ${type} certificate authority yet. An owner or admin creates one on the organization's SSH page in the web app (/orgs/<slug>/ssh), ` +
+        `or with POST /api/v1/organizations/<org id>/cas {"name": "…"${type === "host" ? ', "ca_type": "host"' : ""}}; then ask again.`,
+      { ca_type: type },
+    ),
   ambiguous: (orgs: Array<{ id: string; name: string }>) =>
     new AppError(
       "MULTIPLE_ORGS_AMBIGUOUS",

@@ -95,7 +95,7 @@
       } catch (err) {
         // A spent or unknown link: the form cannot work any more, offer the way to a new one. That
         // section says what happened itself: the alert stays empty, so the page says it once.
-        if (err.type === "INVALID_TOKEN" && form.dataset.invalid && $(form.dataset.invalid)) {
+        if (err.type === "INVALID_LINK" && form.dataset.invalid && $(form.dataset.invalid)) {
           form.hidden = true;
           show(form.dataset.invalid);
           return;

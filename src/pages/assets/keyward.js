@@ -83,6 +83,7 @@
   const EXTERNAL_ERRORS = {
     OAUTH_STATE_INVALID: "This sign-in has expired, was already used, or was started in another browser. Start again.",
     OAUTH_ERROR: "The provider did not complete the sign-in. Try again.",
+    OAUTH_CANCELLED: "The sign-in was cancelled at the provider.",
     ACCOUNT_EXISTS: "An account with this email address already exists. Sign in to it, then link the provider from your account page.",
     ACCOUNT_SUSPENDED: "This account is suspended. Contact your administrator.",
     AUTH_FAILED: "The account linked to this identity is not available.",

@@ -41,7 +41,7 @@ describe("email change", () => {
     // Whoever reads the old mailbox cannot take the account back with the link sent there.
     const stale = await app.http.post("/api/v1/auth/reset-password", { token: oldReset, password: "taken over by the old mailbox" });
     expect(stale.status).toBe(400);
-    expect(stale.body.error.type).toBe("INVALID_TOKEN");
+    expect(stale.body.error.type).toBe("INVALID_LINK");
     expect((await login(app, next, user.password)).status).toBe(200);
     expect(await auditCount("user.email_change.requested", user.id)).toBe(1);
     expect(await auditCount("user.email_change.completed", user.id)).toBe(1);
@@ -124,7 +124,7 @@ describe("password reset", () => {
     expect(opened.filter((o) => o.status >= 500)).toEqual([]);
     const won = opened.findIndex((o) => o.status === 200);
     expect(opened.filter((o) => o.status === 200)).toHaveLength(1);
-    expect(opened.filter((o) => o.status !== 200).every((o) => o.body.error.type === "INVALID_TOKEN")).toBe(true);
+    expect(opened.filter((o) => o.status !== 200).every((o) => o.body.error.type === "INVALID_LINK")).toBe(true);
     expect((await login(app, user.email, `a brand new passphrase ${won}`)).status).toBe(200);
   });
 });

@@ -30,6 +30,7 @@ const PROVIDER_NAMES: Record<string, string> = { github: "GitHub", google: "Goog
 const LINK_ERRORS: Record<string, string> = {
   OAUTH_STATE_INVALID: "This link attempt has expired, was already used, or was started in another browser. Start again.",
   OAUTH_ERROR: "The provider did not complete the request. Try again.",
+  OAUTH_CANCELLED: "The link was cancelled at the provider.",
   EMAIL_MISMATCH: "That account at the provider does not list your email address as verified, so it cannot be linked.",
   IDENTITY_ALREADY_LINKED: "That account at the provider is already linked to another account.",
   PROVIDER_ALREADY_LINKED: "Your account is already linked to a different account at this provider: unlink it first.",
