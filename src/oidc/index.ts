@@ -5,6 +5,7 @@ import type { RateRule } from "../modules/rate-limit/rate-limit.service.js";
 import { API_SCOPE_NAMES, apiResource } from "../lib/api-scopes.js";
 import { ensureBuiltInClients } from "../modules/oidc-clients/index.js";
 import { bodyLimitBytes } from "../http/body.js";
+import { keepsSecureCookies } from "./cookies.js";
 import { limitStreamedBodies, PROVIDER_BODY_LIMIT, refuseDeclaredOversize } from "./body-limit.js";
 import { decorateProvider } from "./hooks.js";
 import { interactionRouter } from "./interactions.js";
@@ -66,6 +67,9 @@ export async function mountOidc(app: Express, container: Container): Promise<Oid
   const { config, services, db, clock, logger } = container;
   const keywardUser = createKeywardSessionReader(services.actors);
   await ensureBuiltInClients(db, clock);
+  if (!keepsSecureCookies(config.http.publicUrl)) {
+    logger.warn(`PUBLIC_URL ${config.http.publicUrl} is plain http on a name that is not loopback: browsers keep no Secure cookie from it, so the OpenID provider's authorization and logout endpoints take GET only (use https, or localhost)`);
+  }
   // BODY_LIMIT here too, within what the provider reads at all: beyond it, 413 (body-limit.ts).
   const bodyLimit = Math.min(bodyLimitBytes(config.http.bodyLimit), PROVIDER_BODY_LIMIT);
   const runtime = new OidcRuntime(services.oidcKeys, (keys) => {
