@@ -94,15 +94,17 @@ export async function mountOidc(app: Express, container: Container): Promise<Oid
     void runtime.handle(req, res);
   });
 
-  // RFC 9728: how a client learns the API's resource indicator and scopes (the CLI reads it).
+  // RFC 9728: how a client learns the API's resource indicator and scopes (the CLI reads it, and
+  // every 401 of the API doors names it). The document of a resource lives at the well-known path
+  // followed by the resource's own path (§3.1) and names that resource (§3.3), so the API's is at
+  // /.well-known/oauth-protected-resource/api/v1. There is no root document: it would describe the
+  // origin as a resource, and the origin is not one (no token is issued for it).
   const resource = apiResource(config.http.publicUrl);
   const resourceMetadata = { resource, authorization_servers: [config.oidc.issuer], scopes_supported: API_SCOPE_NAMES, bearer_methods_supported: ["header"] };
-  for (const path of [PROTECTED_RESOURCE, `${PROTECTED_RESOURCE}${new URL(resource).pathname}`]) {
-    app.get(path, (_req, res) => {
-      res.setHeader("Cache-Control", "public, max-age=3600");
-      res.json(resourceMetadata);
-    });
-  }
+  app.get(`${PROTECTED_RESOURCE}${new URL(resource).pathname}`, (_req, res) => {
+    res.setHeader("Cache-Control", "public, max-age=3600");
+    res.json(resourceMetadata);
+  });
 
   const router = Router();
   router.use(edgeLimits(container));

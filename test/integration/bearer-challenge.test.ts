@@ -120,3 +120,17 @@ describe("the resource document a challenge names", () => {
     expect(meta.scopes_supported).toEqual(expect.arrayContaining(["profile:read", "ssh:sign"]));
   });
 });
+
+// Issue 33: RFC 9728 §3.3, a document names the resource it is served for; the origin is none.
+describe("no protected resource document at the root", () => {
+  it("answers 404 at /.well-known/oauth-protected-resource, so no client takes the API's document for the origin's", async () => {
+    const origin = new URL(app.url);
+    const res = await oauth.resourceDiscoveryRequest(origin, { [oauth.allowInsecureRequests]: true });
+    expect(res.status).toBe(404);
+    await expect(oauth.processResourceDiscoveryResponse(origin, res)).rejects.toThrow();
+    // The API's own document stays at its suffixed path, naming exactly the API.
+    const api = await fetch(`${app.url}/.well-known/oauth-protected-resource/api/v1`);
+    expect(api.status).toBe(200);
+    expect(((await api.json()) as { resource: string }).resource).toBe(`${app.url}/api/v1`);
+  });
+});
