@@ -128,6 +128,19 @@ export function errorStatuses(r: RouteDef, edge: boolean): Record<number, string
   return { ...out, ...(r.errors as Record<number, string> | undefined) };
 }
 
+/** The Bearer challenges of src/http/bearer-challenge.ts, as the document describes them. */
+const CHALLENGE_401 = {
+  description:
+    'Bearer, with resource_metadata naming the protected resource document (RFC 9728 §5.1); error="invalid_token" when a bearer token was sent and refused, error="invalid_request" for an Authorization header that is not Bearer',
+  required: true,
+  schema: { type: "string" },
+};
+const CHALLENGE_403 = {
+  description: 'On INSUFFICIENT_SCOPE: Bearer error="insufficient_scope", the scope the operation needs (when one would do) and resource_metadata',
+  required: false,
+  schema: { type: "string" },
+};
+
 /** The OpenAPI 3.1 document of the REST shim, generated from the same route list the router mounts. */
 export function buildOpenApi(routes: readonly RouteDef[], info: { version: string; serverUrl?: string }) {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -160,7 +173,8 @@ export function buildOpenApi(routes: readonly RouteDef[], info: { version: strin
       };
     }
     for (const [status, description] of Object.entries(errorStatuses(r, edge))) {
-      responses[status] = { description, content: json(ref("ErrorEnvelope")) };
+      const challenge = status === "401" ? CHALLENGE_401 : status === "403" && edge ? CHALLENGE_403 : undefined;
+      responses[status] = { description, ...(challenge ? { headers: { "WWW-Authenticate": challenge } } : {}), content: json(ref("ErrorEnvelope")) };
     }
 
     const delegated = r.scope ? [{ delegatedToken: [r.scope] }] : [];

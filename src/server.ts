@@ -7,6 +7,7 @@ import { createGraphqlRouter } from "./graphql/index.js";
 import { createPagesRouter } from "./pages/pages.js";
 import { outagePage } from "./pages/outage-page.js";
 import { AppError } from "./lib/errors.js";
+import { protectedResourceMetadataUrl } from "./http/bearer-challenge.js";
 import { cors } from "./http/cors.js";
 import { instrumentApp, mountMetricsEndpoint } from "./http/metrics.js";
 import { requestId } from "./http/request-id.js";
@@ -52,6 +53,6 @@ export async function createApp(container: Container): Promise<{ app: Express; o
   app.use("/api/v1", createRestShim(container));
   app.use((req, _res, next) => next(new AppError("NOT_FOUND", 404, `No route for ${req.method} ${req.path}`)));
   app.use(outagePage(config.email.brand.name));
-  app.use(errorHandler(logger));
+  app.use(errorHandler(logger, { resourceMetadata: protectedResourceMetadataUrl(config.http.publicUrl) }));
   return { app, oidc, stop: graphql.stop };
 }

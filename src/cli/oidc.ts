@@ -11,8 +11,9 @@ export interface ResourceMetadata {
   issuer: string;
 }
 
+/** The API's protected resource document: the resource `<server>/api/v1` described at its own well-known path (RFC 9728 §3.1). */
 export async function resourceMetadata(server: string): Promise<ResourceMetadata> {
-  const res = await fetchWithTimeout(`${server}/.well-known/oauth-protected-resource`, { headers: { accept: "application/json" } });
+  const res = await fetchWithTimeout(`${server}/.well-known/oauth-protected-resource/api/v1`, { headers: { accept: "application/json" } });
   if (!res.ok) throw new CliError(`${server} is not a Keyward server (no protected resource metadata: HTTP ${res.status})`, ExitCode.ERROR, "NOT_KEYWARD");
   const meta = (await res.json().catch(() => ({}))) as { resource?: unknown; authorization_servers?: unknown };
   const issuer = Array.isArray(meta.authorization_servers) ? meta.authorization_servers[0] : undefined;

@@ -10,6 +10,7 @@ import { GraphQLError } from "graphql";
 import type { Container } from "../container.js";
 import { clientError, jsonBody, MAX_JSON_DEPTH } from "../http/body.js";
 import { resolveRequestContext } from "../http/context.js";
+import { bearerChallenge, protectedResourceMetadataUrl } from "../http/bearer-challenge.js";
 import { isAppError } from "../lib/errors.js";
 import type { GqlContext } from "./context.js";
 import { graphqlHandler } from "./express-handler.js";
@@ -31,6 +32,8 @@ const IDE_CSP = "default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-e
 export async function createGraphqlRouter(container: Container): Promise<{ router: Router; stop: () => Promise<void> }> {
   const { services, config, logger } = container;
   const schema = await buildGraphqlSchema(services);
+  // The challenge of a refused caller names the API's protected resource document (bearer-challenge.ts).
+  const resourceMetadata = protectedResourceMetadataUrl(config.http.publicUrl);
   const ideAllowed = (ctx: GqlContext["ctx"]) =>
     config.graphql.ideForEveryone || (ctx.actor.kind === "user" && ctx.actor.isSuperadmin);
 
@@ -51,7 +54,7 @@ export async function createGraphqlRouter(container: Container): Promise<{ route
       // Never report operations or the schema to Apollo's cloud, whatever APOLLO_KEY says.
       ApolloServerPluginUsageReportingDisabled(),
       ApolloServerPluginSchemaReportingDisabled(),
-      scopePlugin(() => schema),
+      scopePlugin(() => schema, resourceMetadata),
       outagePlugin(),
       limitsPlugin({
         schema: () => schema,
@@ -82,6 +85,8 @@ export async function createGraphqlRouter(container: Container): Promise<{ route
         const known = isAppError(e) ? e : clientError(e);
         if (!known) throw e;
         for (const [k, v] of Object.entries(known.headers ?? {})) res.setHeader(k, v);
+        const challenge = bearerChallenge(known, resourceMetadata);
+        if (challenge) res.setHeader("WWW-Authenticate", challenge);
         throw new GraphQLError(known.message, { extensions: { code: known.code, http: { status: known.status } } });
       }
       return { ctx: req.ctx, sessionToken: req.sessionToken, req, res, config };

@@ -2,6 +2,7 @@ import type { ApolloServerPlugin } from "@apollo/server";
 import { GraphQLError, Kind, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode } from "graphql";
 import { Extensions } from "type-graphql";
 import type { ApiScope } from "../lib/api-scopes.js";
+import { bearerChallenge } from "../http/bearer-challenge.js";
 import { isAppError } from "../lib/errors.js";
 import { requireScope } from "../modules/auth/guards.js";
 import type { GqlContext } from "./context.js";
@@ -33,9 +34,10 @@ function rootFields(operation: OperationDefinitionNode, fragments: Map<string, F
 
 /**
  * Holds delegated callers to their scopes, once per request before anything runs: every root field
- * must declare a scope the token carries. Sessions are not affected.
+ * must declare a scope the token carries. Sessions are not affected. A refusal is HTTP 403 with the
+ * `insufficient_scope` challenge naming the scope and `resourceMetadata` (RFC 6750 §3.1).
  */
-export function scopePlugin(schema: () => GraphQLSchema): ApolloServerPlugin<GqlContext> {
+export function scopePlugin(schema: () => GraphQLSchema, resourceMetadata: string): ApolloServerPlugin<GqlContext> {
   return {
     async requestDidStart({ contextValue }) {
       if (contextValue.ctx.actor.kind !== "user" || !contextValue.ctx.actor.delegation) return;
@@ -51,6 +53,8 @@ export function scopePlugin(schema: () => GraphQLSchema): ApolloServerPlugin<Gql
               requireScope(contextValue.ctx, fields[name]?.extensions?.scope as ApiScope | undefined);
             } catch (err) {
               if (!isAppError(err)) throw err;
+              const challenge = bearerChallenge(err, resourceMetadata);
+              if (challenge) contextValue.res.setHeader("WWW-Authenticate", challenge);
               throw new GraphQLError(err.message, { originalError: err, extensions: { code: err.code, http: { status: err.status } } });
             }
           }

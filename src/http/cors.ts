@@ -13,7 +13,8 @@ export const CORS_ALLOW_HEADERS = [
   "X-Apollo-Operation-Name",
 ].join(", ");
 const CORS_ALLOW_METHODS = "GET, POST, PUT, PATCH, DELETE, OPTIONS";
-const CORS_EXPOSE_HEADERS = "X-Request-ID, Retry-After";
+// WWW-Authenticate: a browser client reads where to get a token (RFC 9728 §5.1) from a 401.
+const CORS_EXPOSE_HEADERS = "X-Request-ID, Retry-After, WWW-Authenticate";
 
 /**
  * CORS per CORS_ORIGINS and CORS_SUPPORTS_CREDENTIALS. With "*" and credentials, browsers refuse a

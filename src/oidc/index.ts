@@ -5,6 +5,7 @@ import type { RateRule } from "../modules/rate-limit/rate-limit.service.js";
 import { API_SCOPE_NAMES, apiResource } from "../lib/api-scopes.js";
 import { ensureBuiltInClients } from "../modules/oidc-clients/index.js";
 import { bodyLimitBytes } from "../http/body.js";
+import { keepsSecureCookies } from "./cookies.js";
 import { limitStreamedBodies, PROVIDER_BODY_LIMIT, refuseDeclaredOversize } from "./body-limit.js";
 import { decorateProvider } from "./hooks.js";
 import { interactionRouter } from "./interactions.js";
@@ -66,6 +67,9 @@ export async function mountOidc(app: Express, container: Container): Promise<Oid
   const { config, services, db, clock, logger } = container;
   const keywardUser = createKeywardSessionReader(services.actors);
   await ensureBuiltInClients(db, clock);
+  if (!keepsSecureCookies(config.http.publicUrl)) {
+    logger.warn(`PUBLIC_URL ${config.http.publicUrl} is plain http on a name that is not loopback: browsers keep no Secure cookie from it, so the OpenID provider's authorization and logout endpoints take GET only (use https, or localhost)`);
+  }
   // BODY_LIMIT here too, within what the provider reads at all: beyond it, 413 (body-limit.ts).
   const bodyLimit = Math.min(bodyLimitBytes(config.http.bodyLimit), PROVIDER_BODY_LIMIT);
   const runtime = new OidcRuntime(services.oidcKeys, (keys) => {
@@ -90,15 +94,17 @@ export async function mountOidc(app: Express, container: Container): Promise<Oid
     void runtime.handle(req, res);
   });
 
-  // RFC 9728: how a client learns the API's resource indicator and scopes (the CLI reads it).
+  // RFC 9728: how a client learns the API's resource indicator and scopes (the CLI reads it, and
+  // every 401 of the API doors names it). The document of a resource lives at the well-known path
+  // followed by the resource's own path (§3.1) and names that resource (§3.3), so the API's is at
+  // /.well-known/oauth-protected-resource/api/v1. There is no root document: it would describe the
+  // origin as a resource, and the origin is not one (no token is issued for it).
   const resource = apiResource(config.http.publicUrl);
   const resourceMetadata = { resource, authorization_servers: [config.oidc.issuer], scopes_supported: API_SCOPE_NAMES, bearer_methods_supported: ["header"] };
-  for (const path of [PROTECTED_RESOURCE, `${PROTECTED_RESOURCE}${new URL(resource).pathname}`]) {
-    app.get(path, (_req, res) => {
-      res.setHeader("Cache-Control", "public, max-age=3600");
-      res.json(resourceMetadata);
-    });
-  }
+  app.get(`${PROTECTED_RESOURCE}${new URL(resource).pathname}`, (_req, res) => {
+    res.setHeader("Cache-Control", "public, max-age=3600");
+    res.json(resourceMetadata);
+  });
 
   const router = Router();
   router.use(edgeLimits(container));

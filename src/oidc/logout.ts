@@ -6,7 +6,7 @@ import { logoutContinuePage, logoutPage } from "./views.js";
 /**
  * RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0 §2, decided as Keycloak does).
  *
- * A request to the logout endpoint is a plain GET any site can send, so on its own it ends
+ * A request to the logout endpoint is a plain GET (or a form POST) any site can send, so on its own it ends
  * nothing: the browser gets a confirmation page whose form posts, same-origin and with the
  * provider's xsrf secret, to `/logout/confirm`. Only "Sign out" there ends the provider session
  * and the Keyward session.
@@ -42,7 +42,10 @@ export async function renderLogout(ctx: KoaContextWithOIDC, form: string, deps: 
 export async function replaceSilentLogout(ctx: KoaContextWithOIDC, deps: LogoutDeps): Promise<void> {
   const session = ctx.oidc.session;
   if (!session || session.accountId) return; // logoutSource already rendered the decision
-  if (!(await deps.keywardUser(ctx.req))) return; // nobody to sign out: the provider only clears an empty session
+  // Nobody to sign out: the provider only clears an empty session. A POST, though, may come from
+  // another site and then carries no Keyward cookie (SameSite=Lax) while the confirmation it posts
+  // next, same-origin, would: nobody visible is no proof there, so it is asked about too.
+  if (!(await deps.keywardUser(ctx.req)) && ctx.method !== "POST") return;
   const secret = (session.state as { secret?: unknown } | undefined)?.secret;
   if (typeof secret !== "string") return;
   await renderLogout(ctx, logoutForm(ctx.oidc.urlFor("end_session_confirm"), secret), deps);

@@ -10,6 +10,7 @@ import { outageAwareAdapter, unlessOutage } from "./outage.js";
 import { takeAccountReadAhead } from "./token-issuance.js";
 import type { KeywardUserReader } from "./keyward-session.js";
 import { renderLogout } from "./logout.js";
+import { providerCookies, secureProviderCookies } from "./cookies.js";
 import { deviceConfirmPage, deviceInputPage, errorPage, messagePage } from "./views.js";
 
 export const OIDC_PREFIX = "/api/v1/oidc";
@@ -76,6 +77,8 @@ export function buildProvider(deps: ProviderDeps, keys: PrivateJwk[]): Provider 
   const brand = config.email.brand.name;
   const oidc = config.oidc;
   const api = apiResource(config.http.publicUrl);
+  // POST at the authorization and end-session endpoints, with the cookies that takes (cookies.ts).
+  const { cookies, postMethods } = providerCookies(config.http.publicUrl, config.session.secrets, { session: "kw_oidc_session", interaction: "kw_oidc_interaction", resume: "kw_oidc_resume" });
 
   const configuration: Configuration = {
     // PostgreSQL or Redis down: RFC 6749's temporarily_unavailable, never server_error (outage.ts).
@@ -162,12 +165,8 @@ export function buildProvider(deps: ProviderDeps, keys: PrivateJwk[]): Provider 
       // Grants outlive the refresh tokens that rotate under them.
       Grant: 365 * DAY,
     },
-    cookies: {
-      keys: config.session.secrets,
-      names: { session: "kw_oidc_session", interaction: "kw_oidc_interaction", resume: "kw_oidc_resume" },
-      long: { httpOnly: true, sameSite: "lax", signed: true },
-      short: { httpOnly: true, sameSite: "lax", signed: true },
-    },
+    cookies,
+    enableHttpPostMethods: postMethods,
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
@@ -225,6 +224,7 @@ export function buildProvider(deps: ProviderDeps, keys: PrivateJwk[]): Provider 
 
   const provider = new Provider(oidc.issuer, configuration);
   provider.proxy = config.http.trustProxy !== false;
+  secureProviderCookies(provider, postMethods);
   return provider;
 }
 

@@ -25,6 +25,23 @@ let rp: Server;
 let REDIRECT: string;
 let POST_LOGOUT: string;
 
+const attr = (v: string) => v.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
+
+/** An HTML form posting every query parameter but `action` to `action` (a relying party's page). */
+function formPage(query: URLSearchParams): string {
+  const fields = [...query].filter(([k]) => k !== "action").map(([k, v]) => `<input type="hidden" name="${attr(k)}" value="${attr(v)}">`);
+  return `<!doctype html><form method="post" action="${attr(query.get("action")!)}">${fields.join("")}<button id="go" type="submit">Continue</button></form>`;
+}
+
+/** Opens the relying party's page with a form that POSTs `fields` to `endpoint`, and submits it. */
+async function postForm(page: Page, endpoint: string, fields: Record<string, string>): Promise<void> {
+  const url = new URL(`${new URL(REDIRECT).origin}/form`);
+  url.searchParams.set("action", endpoint);
+  for (const [k, v] of Object.entries(fields)) url.searchParams.set(k, v);
+  await page.goto(url.toString());
+  await page.click("#go");
+}
+
 /** A fresh browser (its own cookies). */
 async function rpPage(): Promise<Page> {
   const context = await browser.newContext();
@@ -44,6 +61,8 @@ beforeAll(async () => {
   rp = createServer((req, res) => {
     // Another site (127.0.0.1 is not localhost's site) linking to Keyward's logout endpoint.
     if (req.url === "/elsewhere") return void res.setHeader("content-type", "text/html").end(`<a id="go" href="${app.url}/api/v1/oidc/logout">Read more</a>`);
+    // The relying party's own page with a form that POSTs its fields to Keyward (`action`), as a button.
+    if (req.url?.startsWith("/form?")) return void res.setHeader("content-type", "text/html").end(formPage(new URL(req.url, "http://rp").searchParams));
     res.end("client callback");
   });
   await new Promise<void>((resolve) => rp.listen(0, "127.0.0.1", resolve));
@@ -177,6 +196,99 @@ describe("RP-initiated logout in Chromium", () => {
     await page.waitForURL(`${POST_LOGOUT}**`);
     expect(new URL(page.url()).searchParams.get("state")).toBe("bye");
     expect(await keywardStatus(page)).toBe(401);
+    await page.context().close();
+  });
+});
+
+// Issue 33: OpenID Connect Core §3.1.2.1 and RP-Initiated Logout §2 (both endpoints take POST).
+describe("form POST to the authorization and end-session endpoints in Chromium", () => {
+  /** The authorization request's parameters, as a relying party puts them in its form. */
+  async function authorizationFields(scope: string, extra: Record<string, string> = {}) {
+    const verifier = oc.randomPKCECodeVerifier();
+    const state = oc.randomState();
+    const nonce = oc.randomNonce();
+    const fields = {
+      client_id: client.clientId,
+      response_type: "code",
+      redirect_uri: REDIRECT,
+      scope,
+      state,
+      nonce,
+      code_challenge: await oc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: "S256",
+      ...extra,
+    };
+    return { fields, verifier, state, nonce };
+  }
+
+  it("signs in from a cross-site form POST to the authorization endpoint, and the code redeems", async () => {
+    const user = await newUser(app, { fullName: "Form Poster" });
+    const page = await rpPage();
+    const { fields, verifier, state, nonce } = await authorizationFields("openid email");
+    const answer = page.waitForResponse((r) => r.url() === config.serverMetadata().authorization_endpoint && r.request().method() === "POST");
+    await postForm(page, config.serverMetadata().authorization_endpoint!, fields);
+    // The provider took the POST (not 404) and sent the browser on to sign in.
+    expect((await answer).status()).toBe(303);
+    await page.waitForURL(/\/login\?next=/);
+    await page.fill("#email", user.email);
+    await page.fill("#password", user.password);
+    await page.click("#login-form button[type=submit]");
+    await page.waitForSelector("#allow");
+    await page.click("#allow");
+    await page.waitForURL(`${REDIRECT}**`);
+
+    const tokens = await oc.authorizationCodeGrant(config, new URL(page.url()), { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce });
+    expect(tokens.claims()).toMatchObject({ sub: user.id, email: user.email, nonce });
+
+    // The provider's session cookie is one a cross-site POST carries: SameSite=None, and Secure
+    // (http://localhost is a secure context); the interaction cookies stay Lax.
+    const cookies = await page.context().cookies(app.url);
+    expect(cookies.find((c) => c.name === "kw_oidc_session")).toMatchObject({ sameSite: "None", secure: true, httpOnly: true });
+    for (const c of cookies.filter((c) => c.name.startsWith("kw_oidc_interaction") || c.name.startsWith("kw_oidc_resume"))) expect(c.sameSite).toBe("Lax");
+
+    // Signed in already: the next POST completes with no question (the interaction page sees the Keyward session).
+    const again = await authorizationFields("openid email");
+    await postForm(page, config.serverMetadata().authorization_endpoint!, again.fields);
+    await page.waitForURL(`${REDIRECT}**`);
+    const second = await oc.authorizationCodeGrant(config, new URL(page.url()), { pkceCodeVerifier: again.verifier, expectedState: again.state, expectedNonce: again.nonce });
+    expect(second.claims()!.sub).toBe(user.id);
+    await page.context().close();
+  });
+
+  it("ends the session from a cross-site form POST to the end-session endpoint, after the user confirms", async () => {
+    const user = await newUser(app, { fullName: "Post Logout" });
+    const page = await rpPage();
+    await signInOnPage(page, user);
+    const { url, verifier, state } = await authorizationUrl("openid");
+    await page.goto(url);
+    await page.click("#allow");
+    await page.waitForURL(`${REDIRECT}**`);
+    const tokens = await oc.authorizationCodeGrant(config, new URL(page.url()), { pkceCodeVerifier: verifier, expectedState: state });
+
+    const answer = page.waitForResponse((r) => r.url() === config.serverMetadata().end_session_endpoint && r.request().method() === "POST");
+    await postForm(page, config.serverMetadata().end_session_endpoint!, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: POST_LOGOUT, state: "bye", client_id: client.clientId });
+    expect((await answer).status()).toBe(200);
+    // Another site's POST carries no Keyward cookie, so the hint cannot be matched to the sign-in: the user decides.
+    await page.waitForSelector("#logout");
+    await page.waitForLoadState("networkidle");
+    expect(await keywardStatus(page)).toBe(200);
+    await page.click("#logout");
+    await page.waitForURL(`${POST_LOGOUT}**`);
+    expect(new URL(page.url()).searchParams.get("state")).toBe("bye");
+    expect(await keywardStatus(page)).toBe(401);
+    await page.context().close();
+  });
+
+  it("does not sign a browser out silently on another site's bare POST to the end-session endpoint", async () => {
+    const user = await newUser(app, { fullName: "Bare Post" });
+    const page = await rpPage();
+    await signInOnPage(page, user);
+    await postForm(page, `${app.url}/api/v1/oidc/logout`, {});
+    await page.waitForSelector("#logout");
+    // Give an auto-submitting page time to act, were there one.
+    await page.waitForLoadState("networkidle");
+    expect(page.url()).toBe(`${app.url}/api/v1/oidc/logout`);
+    expect(await keywardStatus(page)).toBe(200);
     await page.context().close();
   });
 });

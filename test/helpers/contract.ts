@@ -105,6 +105,9 @@ export class ContractChecker {
       if (typeof type === "string" && TRANSPORT_ERRORS[type] === r.status) return this.errorEnvelope(body, r.status, method === "head");
       return `status ${r.status} is not documented for ${method.toUpperCase()} ${template.path} (documented: ${Object.keys(op.responses).join(", ")})${type ? `; error.type ${String(type)}` : ""}`;
     }
+    for (const [name, header] of Object.entries(documented.headers ?? {})) {
+      if ((header as { required?: boolean }).required && !r.headers.get(name)) return `status ${r.status} without its required ${name} header`;
+    }
     if (!documented.content) {
       if (r.status >= 300 && r.status < 400 && !r.headers.get("location")) return `redirect ${r.status} without a Location header`;
       return null;
