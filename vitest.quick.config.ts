@@ -1,6 +1,14 @@
-import { globSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { defineConfig } from "vitest/config";
 import base from "./vitest.config.js";
+
+/** The test files under `dir`, as paths from the project root. */
+export const testFiles = (dir: string): string[] =>
+  readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((f) => f.endsWith(".test.ts"))
+    .map((f) => join(dir, f))
+    .sort();
 
 /**
  * `npm run test:quick`: the unit and integration tests that run on any machine with Node.js and
@@ -9,7 +17,7 @@ import base from "./vitest.config.js";
  * controller (root, iproute2 and ../shared/tools/zerotier), found by their import of its helper
  * so that a new such file is left out too.
  */
-export const NEEDS_CONTROLLER = globSync("test/integration/**/*.test.ts").filter((file) => readFileSync(file, "utf8").includes("helpers/zerotier.js"));
+export const NEEDS_CONTROLLER = testFiles("test/integration").filter((file) => readFileSync(file, "utf8").includes("helpers/zerotier.js"));
 
 export default defineConfig({
   ...base,

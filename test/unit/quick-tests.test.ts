@@ -1,15 +1,20 @@
-import { globSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import quick, { NEEDS_CONTROLLER } from "../../vitest.quick.config.js";
+import quick, { NEEDS_CONTROLLER, testFiles } from "../../vitest.quick.config.js";
 
 /**
  * `npm run test:quick` is the subset that runs anywhere: the unit and integration files on the
  * embedded default, none needing a browser, sshd, root or the ZeroTier tool outside the repository.
  */
 const scripts = (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: Record<string, string> }).scripts;
+/** The files vitest takes with the quick config: its include globs, less its excludes. */
 const selected = () => {
-  const excluded = new Set(quick.test!.exclude!.flatMap((pattern) => globSync(pattern, { exclude: (f) => f.includes("node_modules") })));
-  return quick.test!.include!.flatMap((pattern) => globSync(pattern)).filter((file) => !excluded.has(file));
+  // `**/` is any number of directories, `*` anything within one.
+  const glob = (pattern: string) =>
+    new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").split("**/").map((part) => part.replace(/\*\*?/g, "[^/]*")).join("(?:.+/)?")}$`);
+  const included = quick.test!.include!.map(glob);
+  const excluded = quick.test!.exclude!.map(glob);
+  return [...testFiles("test/unit"), ...testFiles("test/integration"), ...testFiles("test/e2e")].filter((f) => included.some((re) => re.test(f)) && !excluded.some((re) => re.test(f)));
 };
 
 /** What a test file needs from the machine beyond Node.js and ssh-keygen, by the helpers it uses. */
@@ -22,7 +27,7 @@ describe("npm run test:quick", () => {
 
   it("takes every unit and integration file but those that start a real ZeroTier controller, and nothing that needs more", () => {
     const files = selected();
-    const all = globSync("test/{unit,integration}/**/*.test.ts");
+    const all = [...testFiles("test/unit"), ...testFiles("test/integration")];
     expect(NEEDS_CONTROLLER).toContain("test/integration/networks.test.ts");
     expect(files.sort()).toEqual(all.filter((f) => !NEEDS_CONTROLLER.includes(f)).sort());
     expect(files).toContain("test/unit/quick-tests.test.ts");
