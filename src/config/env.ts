@@ -135,6 +135,7 @@ const secrets = {
 
 const ssh = {
   SSH_REQUIRE_VERIFIED_KEYS: bool(true, "only keys with a proof of possession (ssh-keygen -Y sign) get certificates"),
+  SSH_HOST_PRINCIPAL_PATTERNS: bool(false, "host certificates may name patterns with * or ? (OpenSSH accepts such a certificate for every host name the pattern matches); off: host names and addresses only"),
   SSH_VERIFY_CHALLENGE_TTL: int(24 * 3600, 60, "how long a proof-of-possession challenge stays valid"),
   SSH_CERT_BACKDATE_SECONDS: int(300, 0, "certificates start this far in the past (clock skew)"),
   SSH_CA_ROTATION_OVERLAP_HOURS: int(7 * 24, 0, "after a rotation the previous CA key stays trusted this many hours"),

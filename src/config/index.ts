@@ -154,6 +154,7 @@ function buildConfig(env: ParsedEnv) {
     crypto: { encryptionKeys, caKeys },
     ssh: {
       requireVerifiedKeys: env.SSH_REQUIRE_VERIFIED_KEYS,
+      hostPrincipalPatterns: env.SSH_HOST_PRINCIPAL_PATTERNS,
       verifyChallengeTtl: env.SSH_VERIFY_CHALLENGE_TTL,
       backdateSeconds: env.SSH_CERT_BACKDATE_SECONDS,
       rotationOverlapHours: env.SSH_CA_ROTATION_OVERLAP_HOURS,
