@@ -164,6 +164,7 @@ const passwords = {
 
 const orgs = {
   MAX_ORGS_PER_USER: int(10, 1, "creating or joining beyond it is refused (ORG_LIMIT_REACHED)"),
+  REQUIRE_VERIFIED_EMAIL: bool(true, "an account creates or joins an organization (and so owns a CA or holds a certificate) only once it has proved its email address (EMAIL_NOT_VERIFIED); false only where mail cannot be delivered at all, e.g. benchmarks; invitations still need a verified address"),
   ORG_COUNT_TIMEOUT_MS: int(2000, 1, "if counting fails or takes longer, the change proceeds (logged)"),
   CORS_ORIGINS: list('exact origins, "*" or patterns like https://*.example.com; also the allow-list for /auth/token redirects'),
   CORS_SUPPORTS_CREDENTIALS: bool(true, 'with "*", the request\'s Origin is echoed instead of "*"'),
