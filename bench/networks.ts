@@ -40,6 +40,8 @@ async function main() {
     ENCRYPTION_KEYS: `b1:${Buffer.alloc(32, 7).toString("base64")}`,
     ZEROTIER_CONTROLLER_URLS: info.url,
     RATE_LIMIT_ENABLED: "false",
+    // Its account is written straight into the database, with no address to prove.
+    REQUIRE_VERIFIED_EMAIL: "false",
     DATA_DIR: mkdtempSync(join(tmpdir(), "kw-bench-data-")),
   });
   const c = await createContainer(config, { controllerClient: (cfg) => createControllerClient(cfg, { fetch: countingFetch }) });

@@ -9,7 +9,7 @@ import { databaseSource, redisSource } from "./infra/metrics-sources.js";
 import { projectPath } from "./infra/paths.js";
 import { connectRedis } from "./infra/redis.js";
 import { createSessionStores } from "./infra/session-store.js";
-import { createPasswordHasher, createSecretBox } from "./lib/crypto/index.js";
+import { createPasswordHasher, createSecretBox, deriveKey } from "./lib/crypto/index.js";
 import { createOriginMatcher } from "./lib/origins.js";
 import { createAdminModule } from "./modules/admin/index.js";
 import { createApiKeysModule } from "./modules/api-keys/index.js";
@@ -61,7 +61,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const corsOrigins = createOriginMatcher(config.cors.origins);
   // Prometheus metrics exist only when something may scrape them (METRICS_PORT or METRICS_TOKEN).
   const metrics = config.metrics.enabled ? createMetrics({ version: VERSION }) : undefined;
-  const limitOptions = { enabled: config.rateLimits.enabled, redis, prefix: config.redis.keyPrefix, clock };
+  const limitOptions = { enabled: config.rateLimits.enabled, redis, prefix: config.redis.keyPrefix, clock, keySecret: deriveKey(config.crypto.encryptionKeys[0]!.key, "keyward rate-limit keys") };
   const limits = metrics ? new MeteredRateLimitService(limitOptions, metrics) : new RateLimitService(limitOptions);
   const base = { db, clock, logger };
 

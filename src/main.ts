@@ -8,6 +8,7 @@ import { createContainer } from "./container.js";
 import { isDependencyOutage } from "./infra/db-errors.js";
 import { checkDependencies, DependencyUnavailableError } from "./infra/dependency-check.js";
 import { StartupError } from "./infra/dir-lock.js";
+import { drainable } from "./http/drain.js";
 import { createHttpServer } from "./http/http-server.js";
 import { createMetricsServer } from "./http/metrics.js";
 import { startJobs } from "./jobs/index.js";
@@ -49,6 +50,7 @@ async function main(): Promise<void> {
 
   const { app, oidc, stop: stopApp } = await createApp(container);
   const server: Server = createHttpServer(config.http.timeouts, app);
+  const drain = drainable(server);
   try {
     await listen(server, config.http.port, config.http.host);
   } catch (e) {
@@ -81,13 +83,11 @@ async function main(): Promise<void> {
     closing = true;
     logger.info({ signal }, "shutting down");
     stopJobs();
-    // Requests in flight finish (up to SHUTDOWN_GRACE_MS) before the database and Redis close
-    // under them: a response half-way through its writes would otherwise fail and lose them.
-    const drained = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
+    // Requests in flight, those accepted but not read yet included, finish (up to
+    // SHUTDOWN_GRACE_MS) before the database and Redis close under them: a response half-way
+    // through its writes would otherwise fail and lose them (src/http/drain.ts).
     metricsServer?.close();
-    await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS).unref())]);
-    server.closeAllConnections();
+    await drain.close(SHUTDOWN_GRACE_MS);
     await stopApp().catch(() => {});
     await container.close();
     process.exit(exitCode);

@@ -14,7 +14,7 @@ const withInviterId = (i: InviteView) => ({ ...i, invitedById: i.invitedBy });
 
 export const orgsRoutes = (s: Services, config: Config): RouteDef[] => [
   {
-    method: "post", path: "/organizations", errors: { 409: "The slug is taken (SLUG_TAKEN)" }, data: data.organization, tag: "organizations", auth: "user", body: createOrgSchema, status: 201,
+    method: "post", path: "/organizations", errors: { 403: "Your address is not verified yet (EMAIL_NOT_VERIFIED), or you already belong to MAX_ORGS_PER_USER organizations (ORG_LIMIT_REACHED)", 409: "The slug is taken (SLUG_TAKEN)" }, data: data.organization, tag: "organizations", auth: "user", body: createOrgSchema, status: 201,
     summary: "Create an organization (you become its owner; at most MAX_ORGS_PER_USER memberships)",
     handle: async (req, res) => sendData(res, 201, "Organization created", { organization: await s.orgs.create(req.ctx, input(req)) }),
   },

@@ -135,6 +135,7 @@ const secrets = {
 
 const ssh = {
   SSH_REQUIRE_VERIFIED_KEYS: bool(true, "only keys with a proof of possession (ssh-keygen -Y sign) get certificates"),
+  SSH_HOST_PRINCIPAL_PATTERNS: bool(false, "host certificates may name patterns with * or ? (OpenSSH accepts such a certificate for every host name the pattern matches); off: host names and addresses only"),
   SSH_VERIFY_CHALLENGE_TTL: int(24 * 3600, 60, "how long a proof-of-possession challenge stays valid"),
   SSH_CERT_BACKDATE_SECONDS: int(300, 0, "certificates start this far in the past (clock skew)"),
   SSH_CA_ROTATION_OVERLAP_HOURS: int(7 * 24, 0, "after a rotation the previous CA key stays trusted this many hours"),
@@ -163,6 +164,7 @@ const passwords = {
 
 const orgs = {
   MAX_ORGS_PER_USER: int(10, 1, "creating or joining beyond it is refused (ORG_LIMIT_REACHED)"),
+  REQUIRE_VERIFIED_EMAIL: bool(true, "an account creates or joins an organization (and so owns a CA or holds a certificate) only once it has proved its email address (EMAIL_NOT_VERIFIED); false only where mail cannot be delivered at all, e.g. benchmarks; invitations still need a verified address"),
   ORG_COUNT_TIMEOUT_MS: int(2000, 1, "if counting fails or takes longer, the change proceeds (logged)"),
   CORS_ORIGINS: list('exact origins, "*" or patterns like https://*.example.com; also the allow-list for /auth/token redirects'),
   CORS_SUPPORTS_CREDENTIALS: bool(true, 'with "*", the request\'s Origin is echoed instead of "*"'),

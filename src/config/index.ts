@@ -154,6 +154,7 @@ function buildConfig(env: ParsedEnv) {
     crypto: { encryptionKeys, caKeys },
     ssh: {
       requireVerifiedKeys: env.SSH_REQUIRE_VERIFIED_KEYS,
+      hostPrincipalPatterns: env.SSH_HOST_PRINCIPAL_PATTERNS,
       verifyChallengeTtl: env.SSH_VERIFY_CHALLENGE_TTL,
       backdateSeconds: env.SSH_CERT_BACKDATE_SECONDS,
       rotationOverlapHours: env.SSH_CA_ROTATION_OVERLAP_HOURS,
@@ -173,7 +174,7 @@ function buildConfig(env: ParsedEnv) {
       inviteTtl: env.INVITE_TTL,
     },
     audit: { chainIntervalMs: env.AUDIT_CHAIN_INTERVAL_MS, batchSize: env.AUDIT_CHAIN_BATCH, retentionDays: env.AUDIT_RETENTION_DAYS },
-    orgs: { maxOrgsPerUser: env.MAX_ORGS_PER_USER, countTimeoutMs: env.ORG_COUNT_TIMEOUT_MS },
+    orgs: { maxOrgsPerUser: env.MAX_ORGS_PER_USER, countTimeoutMs: env.ORG_COUNT_TIMEOUT_MS, requireVerifiedEmail: env.REQUIRE_VERIFIED_EMAIL },
     cors: { origins: env.CORS_ORIGINS, credentials: env.CORS_SUPPORTS_CREDENTIALS },
     superadminEmails: env.SUPERADMIN_EMAILS.map((e) => e.toLowerCase()),
     mfa: {

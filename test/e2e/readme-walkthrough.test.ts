@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -71,11 +71,12 @@ interface Keyward {
 
 /**
  * `npm start` in a fresh directory (`node --import tsx src/main.ts`, development mode, the log
- * email provider). Under DATABASE_URL/REDIS_URL the child gets its own database cloned from the
- * suite's migrated template and its own Redis key prefix, so the walk-through runs on PostgreSQL
- * and Redis too.
+ * email provider), its stdout (the JSON log) also written to `log`, as the README's server block
+ * does with `| tee -i ~/keyward.log`. Under DATABASE_URL/REDIS_URL the child gets its own database
+ * cloned from the suite's migrated template and its own Redis key prefix, so the walk-through runs
+ * on PostgreSQL and Redis too.
  */
-async function startKeyward(): Promise<Keyward> {
+async function startKeyward(log: string): Promise<Keyward> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), "kw-readme-data-"));
   const env: NodeJS.ProcessEnv = { ...process.env };
@@ -97,7 +98,10 @@ async function startKeyward(): Promise<Keyward> {
   Object.assign(env, { NODE_ENV: "development", HOST: "127.0.0.1", PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: "info" });
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
-  child.stdout!.on("data", (d) => (out += d));
+  child.stdout!.on("data", (d) => {
+    out += d;
+    appendFileSync(log, d);
+  });
   child.stderr!.on("data", (d) => (out += d));
   const exited = new Promise<void>((r) => child.once("exit", () => r()));
 
@@ -173,11 +177,12 @@ beforeAll(async () => {
     if (found.length !== 1) throw new Error(`Your first hour must set ${line} exactly once in a block that runs (found ${found.length})`);
   }
 
-  keyward = await startKeyward();
+  // The walk-through's home directory: the server's log is ~/keyward.log there.
+  work = mkdtempSync(join(tmpdir(), "kw-readme-walk-"));
+  keyward = await startKeyward(join(work, "keyward.log"));
   const sshPort = await freePort();
   // The local sshd runs as whoever runs the test; as root, sshd wants its privilege-separation directory.
   if (process.getuid?.() === 0) mkdirSync("/run/sshd", { recursive: true });
-  work = mkdtempSync(join(tmpdir(), "kw-readme-walk-"));
   const rewrite = (l: string) =>
     l.trim() === README_URL_LINE ? l.replace(":8080", `:${keyward!.port}`) : l.trim() === README_SSH_PORT_LINE ? l.replace("2222", String(sshPort)) : l;
   const script = [
@@ -202,7 +207,7 @@ describe("README: Your first hour", () => {
   it("has the steps the issue asks for, and skips only the blocks marked as happening elsewhere", () => {
     const blocks = firstHourBlocks(readFileSync(join(ROOT, "README.md"), "utf8"));
     const all = blocks.run.join("\n");
-    for (const step of ["/auth/register", "/auth/login", "/organizations", "/cas", "/principals", "ssh-keygen -t ed25519 -f ./kw-demo -N ''", "/ssh/keys", "ssh-keygen -Y sign -n file", "/ssh/sign", "ssh-keygen -L -f ./kw-demo-cert.pub", "/ssh/ca-keys", "TrustedUserCAKeys=\"$PWD/keyward_user_ca.pub\""]) {
+    for (const step of ["/auth/register", "/auth/login", "/auth/verify-email", "~/keyward.log", "/organizations", "/cas", "/principals", "ssh-keygen -t ed25519 -f ./kw-demo -N ''", "/ssh/keys", "ssh-keygen -Y sign -n file", "/ssh/sign", "ssh-keygen -L -f ./kw-demo-cert.pub", "/ssh/ca-keys", "TrustedUserCAKeys=\"$PWD/keyward_user_ca.pub\""]) {
       expect(all, step).toContain(step);
     }
     expect(blocks.skipped.length).toBeGreaterThan(0);

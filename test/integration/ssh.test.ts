@@ -187,6 +187,37 @@ describe("certificate authorities and signing", () => {
     }
   });
 
+  it("refuses * and ? in host certificate principals (OpenSSH reads them as patterns) unless the operator allows patterns", async () => {
+    const sign = (a: TestApp, orgId: string, token: string, principals: string[]) =>
+      a.http.post("/api/v1/ssh/sign/host", { host_public_key: makeKey().pub, principals, org_id: orgId }, { token });
+    const { org, owner } = await orgWithRoles(app);
+    await createCa(app, org.id, owner, { name: "Hosts", ca_type: "host" });
+    for (const principals of [["*"], ["*.example.com"], ["web?.example.com"], ["web1.example.com", "*"]]) {
+      const res = await sign(app, org.id, owner.token, principals);
+      expect([res.status, res.body.error?.type], JSON.stringify(principals)).toEqual([400, "VALIDATION_ERROR"]);
+      expect(res.body.message).toContain("a pattern (OpenSSH would accept this certificate for every host name it matches)");
+      expect(res.body.message).toContain("SSH_HOST_PRINCIPAL_PATTERNS=true");
+    }
+    const gql = await app.http.gql("mutation($i: SignHostCertificateInput!) { signHostCertificate(input: $i) { serial } }", { i: { hostPublicKey: makeKey().pub, principals: ["*.example.com"], orgId: org.id } }, { token: owner.token });
+    expect(gql.errors[0].extensions.code).toBe("VALIDATION_ERROR");
+    // Names and addresses sign as before; nothing was issued for the refusals.
+    const named = await sign(app, org.id, owner.token, ["web1.example.com", "10.0.0.5"]);
+    expect(named.status, named.text).toBe(201);
+    expect((await app.http.get(`/api/v1/organizations/${org.id}/certificates?cert_type=host`, { token: owner.token })).body.data.certificates).toHaveLength(1);
+
+    // An operator who wants one certificate for a whole domain says so.
+    const open = await startTestApp({ RATE_LIMIT_ENABLED: "false", SSH_HOST_PRINCIPAL_PATTERNS: "true" });
+    try {
+      const o = await orgWithRoles(open);
+      await createCa(open, o.org.id, o.owner, { name: "Hosts", ca_type: "host" });
+      const wildcard = await sign(open, o.org.id, o.owner.token, ["*.example.com"]);
+      expect(wildcard.status, wildcard.text).toBe(201);
+      expect(readCert(wildcard.body.data.certificate)).toMatch(/Principals:\s+\*\.example\.com/);
+    } finally {
+      await open.close();
+    }
+  });
+
   it("keeps at most one active user CA per organization and rotates with an overlap", async () => {
     const { org, owner, member } = await orgWithRoles(app);
     const ca = await createCa(app, org.id, owner, { key_type: "ecdsa" });

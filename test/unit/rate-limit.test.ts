@@ -18,7 +18,7 @@ afterAll(async () => {
   await redis.quit();
 });
 
-const limiter = (clock: ManualClock) => new RateLimitService({ enabled: true, redis, prefix, clock });
+const limiter = (clock: ManualClock) => new RateLimitService({ enabled: true, redis, prefix, clock, keySecret: Buffer.alloc(32, 3) });
 const retryAfter = async (work: Promise<unknown>): Promise<number> => {
   const e = await work.then(() => null, (err: unknown) => err);
   expect(e).toMatchObject({ code: "RATE_LIMIT_EXCEEDED", status: 429 });

@@ -27,9 +27,20 @@ const PAGE = 1_000;
 const FIELDS = ["type", "chain", "seq", "prev_hash", "hash", "id", "created_at", "action", "actor_id", "user_id", "organization_id", "resource_type", "resource_id", "success", "ip_address", "user_agent", "request_id", "metadata", "error_message", "key_id", "signature", "public_key"] as const;
 type Line = Partial<Record<(typeof FIELDS)[number], unknown>>;
 
+/**
+ * OWASP's CSV injection rule: a spreadsheet runs a cell that starts with =, +, -, @, a tab or a
+ * carriage return as a formula, and user_agent, metadata and error messages are callers' own text.
+ * Such a cell gets a leading apostrophe, so it opens as text. To keep the export exact (and the
+ * chain recomputable from it), a cell that already starts with an apostrophe gets one too: in the
+ * CSV, a cell starting with ' is its value with that first character added, nothing else is.
+ * JSON lines carry every value untouched.
+ */
+const FORMULA_START = /^[=+\-@\t\r']/;
+
 const csvCell = (v: unknown): string => {
   if (v === null || v === undefined) return "";
-  const s = typeof v === "object" ? JSON.stringify(v) : String(v);
+  const text = typeof v === "object" ? JSON.stringify(v) : String(v);
+  const s = FORMULA_START.test(text) ? `'${text}` : text;
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 };
 

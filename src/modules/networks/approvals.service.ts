@@ -24,6 +24,9 @@ import type { NetworksCore } from "./networks.core.js";
 
 type Decision = "approve" | "reject" | "revoke";
 
+/** What the audit record says of a decision on one's own request: only a superadmin makes one, and it shows. */
+const ownDecision = (own: boolean) => (own ? { own_request: true, decided_as: "superadmin" } : {});
+
 /**
  * Who may be on which network: people ask (with a reason), managers decide, admins assign.
  * Approval never authorizes anything by itself: it lets the person activate for a bounded time.
@@ -130,8 +133,10 @@ export class ApprovalsService {
     const target = await getActiveMembership(this.deps.db, data.targetUserId, access.orgId);
     // Not a member: as unknown as any other id.
     if (!target) throw NetworkErrors.approvalNotFound();
-    // Nobody grants themselves access (rule 20): another manager does, and the trail shows two people.
-    if (data.targetUserId === access.actor.userId) throw NetworkErrors.ownRequest();
+    // Nobody grants themselves access (rule 20): another manager does, and the trail shows two
+    // people. A superadmin (an operator, above every organization) may, and the record says so.
+    const own = data.targetUserId === access.actor.userId;
+    if (own && !access.actor.isSuperadmin) throw NetworkErrors.ownRequest();
     const approval = await this.guardUnique(() =>
       this.deps.db.transaction(async (tx) => {
         await this.lockStanding(tx, access.orgId, access.network.id, data.targetUserId);
@@ -149,7 +154,7 @@ export class ApprovalsService {
           createdAt: now,
           updatedAt: now,
         });
-        await this.deps.audit.record(tx, ctx, AuditAction.approvalAssigned, { organizationId: access.orgId, userId: data.targetUserId, resourceType: "network_approval", resourceId: created.id, metadata: { network_id: access.network.id } });
+        await this.deps.audit.record(tx, ctx, AuditAction.approvalAssigned, { organizationId: access.orgId, userId: data.targetUserId, resourceType: "network_approval", resourceId: created.id, metadata: { network_id: access.network.id, ...ownDecision(own) } });
         await this.attachDevices(tx, created, null, now);
         await this.notify(tx, created, access.network, access.membership.organizationName, "granted", data.justification);
         return created;
@@ -172,9 +177,10 @@ export class ApprovalsService {
         if (current.userId !== access.actor.userId) throw NetworkErrors.approvalNotFound();
         throw NetworkErrors.notManager();
       }
-      // Nobody decides their own request (rule 20), whatever their role. Giving up one's own access
-      // (revoke) decides nothing for oneself.
-      if (action !== "revoke" && current.userId === access.actor.userId) throw NetworkErrors.ownRequest();
+      // Nobody decides their own request (rule 20), whatever their role in the organization; a
+      // superadmin may, and the record says so. Giving up one's own access (revoke) decides nothing for oneself.
+      const own = action !== "revoke" && current.userId === access.actor.userId;
+      if (own && !access.actor.isSuperadmin) throw NetworkErrors.ownRequest();
       const allowed: Record<Decision, ApprovalRow["state"][]> = { approve: ["pending"], reject: ["pending"], revoke: ["approved", "suspended"] };
       if (!allowed[action].includes(current.state)) throw NetworkErrors.invalidTransition(current.state, action);
       // The person, whatever the decision: the kill switch and offboarding lock the person before
@@ -196,7 +202,7 @@ export class ApprovalsService {
         await deviceMembershipsRepository.updateMemberships(tx, ids, { state: action === "reject" ? "rejected" : "revoked", updatedAt: now });
       }
       const auditAction = action === "approve" ? AuditAction.approvalApproved : action === "reject" ? AuditAction.approvalRejected : AuditAction.approvalRevoked;
-      await this.deps.audit.record(tx, ctx, auditAction, { organizationId: access.orgId, userId: current.userId, resourceType: "network_approval", resourceId: current.id, metadata: { network_id: network.id, reason, sessions_ended: ended.length } });
+      await this.deps.audit.record(tx, ctx, auditAction, { organizationId: access.orgId, userId: current.userId, resourceType: "network_approval", resourceId: current.id, metadata: { network_id: network.id, reason, sessions_ended: ended.length, ...ownDecision(own) } });
       await this.notify(tx, updated, network, access.membership.organizationName, state, reason);
       return { approval: updated, touched: ids };
     });

@@ -11,7 +11,7 @@ import { InvitesService, type InvitesDeps } from "./invites.service.js";
 import { MembersService } from "./members.service.js";
 import { MyDirectoryService } from "./my-directory.service.js";
 import type { Offboarding } from "./offboarding.js";
-import type { OrgLimitConfig } from "./org-limit.js";
+import type { AdmissionConfig } from "./admission.js";
 import { OrgsService } from "./orgs.service.js";
 import { PrincipalsService } from "./principals.service.js";
 
@@ -36,7 +36,7 @@ export interface OrgsModuleDeps extends Offboarding {
 /** Organizations, their members, invitations, departments and principals (rule 15). */
 export function createOrgsModule(deps: OrgsModuleDeps) {
   const { db, clock, audit, email, logger, certificates, networks, config } = deps;
-  const limit: OrgLimitConfig = config.orgs;
+  const limit: AdmissionConfig = config.orgs;
   const invitesConfig = { appUrl: config.http.appUrl, inviteTtl: config.tokens.inviteTtl, limit, rate: config.rateLimits.invites };
   const departments = new DepartmentsService(db, clock, audit);
   return {

@@ -23,7 +23,7 @@ import { invitesRepository, type InviteRow } from "./invites.repository.js";
 import { toInviteView, type AcceptResult, type InviteView } from "./invites.views.js";
 import { getActiveMembership, membershipsRepository } from "./memberships.repository.js";
 import { requireOrgAccess, type OrgAccess } from "./org-access.js";
-import { assertBelowOrgLimit, type OrgLimitConfig } from "./org-limit.js";
+import { admitMember, type AdmissionConfig } from "./admission.js";
 import { OrgErrors } from "./orgs.errors.js";
 import { orgsRepository } from "./orgs.repository.js";
 import { acceptInviteSchema, addMemberSchema, inviteSchema } from "./orgs.schemas.js";
@@ -39,7 +39,7 @@ export interface InvitesDeps {
   sessions: SessionsService;
   limits: RateLimitService;
   logger: Logger;
-  config: { appUrl: string; inviteTtl: number; limit: OrgLimitConfig; rate: RateRule };
+  config: { appUrl: string; inviteTtl: number; limit: AdmissionConfig; rate: RateRule };
 }
 
 export class InvitesService {
@@ -293,10 +293,10 @@ export class InvitesService {
     if (!(await invitesRepository.markAccepted(tx, invite.id, user.id, now))) throw InviteErrors.alreadyUsed();
     await usersRepository.lockById(tx, user.id);
     if (await getActiveMembership(tx, user.id, invite.organizationId)) throw OrgErrors.alreadyMember();
-    await assertBelowOrgLimit(tx, user.id, config.limit, logger);
-    await membershipsRepository.insert(tx, { organizationId: invite.organizationId, userId: user.id, role: invite.role, invitedBy: invite.invitedBy, now });
-    // Following the emailed link proved the address.
+    // Following the emailed link proved the address (before admission, which asks for a proven one).
     const joined = options.proveEmail ? await usersRepository.markEmailVerified(tx, user, "email_link", now) : user;
+    await admitMember(tx, user.id, config.limit, logger);
+    await membershipsRepository.insert(tx, { organizationId: invite.organizationId, userId: user.id, role: invite.role, invitedBy: invite.invitedBy, now });
     const inviter = await usersRepository.findById(tx, invite.invitedBy);
     if (inviter) await this.deps.mail.sendAccepted(tx, inviter, user, invite);
     await this.recordInvite(tx, actingAs(ctx, user), AuditAction.orgInviteAccepted, invite, { invited_by: invite.invitedBy });

@@ -11,6 +11,12 @@ export const OrgErrors = {
       `You already belong to ${max} organizations, the most allowed. Leave or delete one before creating or joining another.`,
       { max_organizations: max },
     ),
+  emailNotVerified: () =>
+    new AppError(
+      "EMAIL_NOT_VERIFIED",
+      403,
+      "Verify your email address before you create or join an organization: follow the link in the email sent when you registered, or ask for a new one (POST /api/v1/auth/me/resend-verification).",
+    ),
   slugTaken: () => new AppError("SLUG_TAKEN", 409, "An organization with this slug already exists"),
   confirmationRequired: (memberCount: number) =>
     new AppError("CONFIRMATION_REQUIRED", 400, `The organization has ${memberCount} members: send confirm: true to delete it`, {

@@ -12,7 +12,7 @@ import { usersRepository } from "../users/users.repository.js";
 import { getActiveMemberships, membershipsRepository } from "./memberships.repository.js";
 import type { Offboarding } from "./offboarding.js";
 import { requireOrgAccess } from "./org-access.js";
-import { assertBelowOrgLimit, type OrgLimitConfig } from "./org-limit.js";
+import { admitMember, type AdmissionConfig } from "./admission.js";
 import { OrgErrors } from "./orgs.errors.js";
 import { orgsRepository } from "./orgs.repository.js";
 import { createOrgSchema, deleteOrgSchema, transferSchema, updateOrgSchema } from "./orgs.schemas.js";
@@ -23,7 +23,7 @@ export interface OrgsDeps extends Offboarding {
   clock: Clock;
   audit: AuditService;
   logger: Logger;
-  limit: OrgLimitConfig;
+  limit: AdmissionConfig;
 }
 
 /** "Acme Corp." → "acme-corp" */
@@ -76,7 +76,7 @@ export class OrgsService {
       db.transaction(async (tx) => {
         // One creation per user at a time, so the limit cannot be raced past.
         await usersRepository.lockById(tx, actor.userId);
-        await assertBelowOrgLimit(tx, actor.userId, limit, logger);
+        await admitMember(tx, actor.userId, limit, logger);
         return this.insertOwned(tx, ctx, actor.userId, { ...data, slug });
       });
 
@@ -91,7 +91,7 @@ export class OrgsService {
    */
   async createPersonal(tx: Tx, ctx: RequestContext, owner: { id: string; email: string; fullName: string | null }): Promise<OrganizationView> {
     const { limit, logger } = this.deps;
-    await assertBelowOrgLimit(tx, owner.id, limit, logger);
+    await admitMember(tx, owner.id, limit, logger);
     const handle = owner.email.split("@")[0]!;
     const name = `${owner.fullName?.trim() || handle}'s organization`.slice(0, 255);
     // A savepoint per attempt: a taken slug must not abort the caller's transaction.

@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import type { Clock } from "../../infra/clock.js";
+import { hmacSha256Hex } from "../../lib/crypto/index.js";
 import { CommonErrors } from "../../lib/errors.js";
 import { createRateStore, type RateLimitStore } from "./rate-limit.store.js";
 
@@ -38,6 +39,12 @@ export interface RateLimitOptions {
   prefix: string;
   /** Windows and locks run on this clock (tests advance it instead of sleeping). */
   clock: Clock;
+  /**
+   * Keys the HMAC that names each counter: what a limit is keyed by (an email address, a client
+   * address, an account id) never reaches Redis in clear, as the database keeps no token in clear.
+   * Every instance must have the same (it is derived from ENCRYPTION_KEYS' current key).
+   */
+  keySecret: Buffer;
 }
 
 /**
@@ -61,12 +68,12 @@ export class RateLimitService {
   async consume(name: string, rule: RateRule, key: string, points = 1): Promise<void> {
     if (!this.options.enabled) return;
     const now = this.now();
-    const w = await this.store.add(`${name}:${key}`, points, rule.duration * 1000, now);
+    const w = await this.store.add(`${name}:${this.pseudonym(key)}`, points, rule.duration * 1000, now);
     if (w.count > rule.points) throw limited(w.resetAt, now);
   }
 
   async reset(name: string, rule: RateRule, key: string): Promise<void> {
-    await this.store.clear(`${name}:${key}`, rule.duration * 1000, this.now());
+    await this.store.clear(`${name}:${this.pseudonym(key)}`, rule.duration * 1000, this.now());
   }
 
   /**
@@ -80,7 +87,7 @@ export class RateLimitService {
     const { store } = this;
     const now = this.now();
     const accountMs = rule.account.duration * 1000;
-    const { pairLock, accountLock, pairFailures, accountFailures } = keys(name, account, client);
+    const { pairLock, accountLock, pairFailures, accountFailures } = keys(name, this.pseudonym(account), this.pseudonym(client));
     const seen = await this.assertOpen(pairLock, now);
     await this.assertOpen(accountLock, now);
 
@@ -121,7 +128,7 @@ export class RateLimitService {
   async clearLocks(name: string, rule: LockoutRule, account: string, client?: string): Promise<void> {
     if (!this.options.enabled) return;
     const now = this.now();
-    const { pairLock, accountLock, pairFailures, accountFailures } = keys(name, account, client ?? "");
+    const { pairLock, accountLock, pairFailures, accountFailures } = keys(name, this.pseudonym(account), this.pseudonym(client ?? ""));
     await this.store.clear(accountFailures, rule.account.duration * 1000, now);
     await this.store.unlock(accountLock);
     if (client === undefined) return;
@@ -134,6 +141,11 @@ export class RateLimitService {
     const until = await this.store.lockOf(lock);
     if (until > now) throw limited(until, now);
     return until;
+  }
+
+  /** What a counter is named after, as it is stored: an HMAC (128 bits), never the address or id itself. */
+  private pseudonym(value: string): string {
+    return hmacSha256Hex(this.options.keySecret, value).slice(0, 32);
   }
 
   private now(): number {

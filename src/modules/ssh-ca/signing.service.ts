@@ -2,7 +2,7 @@ import type { KeyObject } from "node:crypto";
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
 import { uuid, type SecretBox } from "../../lib/crypto/index.js";
-import { isAppError } from "../../lib/errors.js";
+import { CommonErrors, isAppError } from "../../lib/errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { loadPrivateKey, parseCertificate, parsePublicKey, signCertificate, SshKeyError, type ParsedPublicKey } from "../../lib/ssh/index.js";
 import { parseInput } from "../../lib/validation.js";
@@ -29,6 +29,8 @@ import { signHostSchema, signUserSchema } from "./ssh-ca.schemas.js";
 export interface SigningConfig {
   requireVerifiedKeys: boolean;
   backdateSeconds: number;
+  /** Host certificates may name patterns (`*`, `?`): SSH_HOST_PRINCIPAL_PATTERNS. */
+  hostPrincipalPatterns: boolean;
 }
 
 export interface SignedCertificate extends CertificateView {
@@ -123,6 +125,14 @@ export class SigningService {
   async signHostCertificate(ctx: RequestContext, input: unknown): Promise<SignedCertificate> {
     const actor = requireUser(ctx);
     const req = parseInput(signHostSchema, input);
+    // OpenSSH matches a host certificate's principals as patterns against the name it connects to:
+    // "*" would make one server's certificate good for every host. Names only, unless the operator allows patterns.
+    const patterns = this.config.hostPrincipalPatterns ? [] : req.principals.filter((p) => /[*?]/.test(p));
+    if (patterns.length > 0) {
+      throw CommonErrors.validation([
+        { path: "principals", message: `${patterns.join(", ")}: a pattern (OpenSSH would accept this certificate for every host name it matches); name each host, or let the operator allow patterns (SSH_HOST_PRINCIPAL_PATTERNS=true)` },
+      ]);
+    }
     let subject: ParsedPublicKey;
     try {
       subject = parsePublicKey(req.hostPublicKey);
