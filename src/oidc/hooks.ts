@@ -14,6 +14,7 @@ import { pageCsp } from "../pages/layout.js";
 import type { KeywardUserReader } from "./keyward-session.js";
 import { refreshRotationRetried, settleTokenIssuance } from "./token-issuance.js";
 import { replaceSilentLogout } from "./logout.js";
+import { conformTokenErrors } from "./token-errors.js";
 import { asProviderError, TemporarilyUnavailable } from "./outage.js";
 import { errorPage } from "./views.js";
 
@@ -86,6 +87,10 @@ export function decorateProvider(provider: Provider, deps: HookDeps): void {
     await next();
     const c = ctx as KoaContextWithOIDC;
     const oidc = c.oidc as KoaContextWithOIDC["oidc"] | undefined;
+    // RFC 6749 §5.2's codes where the provider answers otherwise (token-errors.ts): decided before
+    // the outcome is recorded or anything held is written.
+    const conformed = oidc?.route ? conformTokenErrors(c, state(c).error) : undefined;
+    if (conformed) state(c).error = conformed as OidcError;
     // The token endpoint's outcome is known once the answer is built: its record can go to the
     // database with the token it describes.
     let record = oidc?.route === "token" ? outcomeRecord(c, state(c), deps) : undefined;

@@ -48,8 +48,8 @@ describe("registered clients", () => {
     expect(listed.text).not.toContain(client.client_secret);
     const one = await app.http.get(`/api/v1/organizations/${org.id}/clients/${client.client_id}`, { token: admin.token });
     expect(one.body.data.client.client_secret).toBeUndefined();
-    // Only the grant types it was registered with (oidc-provider answers invalid_request).
-    expect(await oauthError(oc.clientCredentialsGrant(await discover({ clientId: client.client_id, clientSecret: client.client_secret })))).toBe("invalid_request");
+    // Only the grant types it was registered with (RFC 6749 §5.2: unauthorized_client).
+    expect(await oauthError(oc.clientCredentialsGrant(await discover({ clientId: client.client_id, clientSecret: client.client_secret })))).toBe("unauthorized_client");
   });
 
   it("applies an update at once: a removed redirect URI is refused, lifetimes change", async () => {
@@ -170,8 +170,8 @@ describe("registered clients", () => {
       expect(gql.errors[0].extensions.code).toBe("VALIDATION_ERROR");
       expect(gql.errors[0].message).toContain("client_credentials needs a confidential client");
       expect((await stored(c)).grant_types).toEqual(["authorization_code"]);
-      // oidc-provider's answer for a grant type the client is not registered for.
-      expect(await oauthError(oc.clientCredentialsGrant(await discover(c)))).toBe("invalid_request");
+      // The answer for a grant type the client is not registered for (RFC 6749 §5.2).
+      expect(await oauthError(oc.clientCredentialsGrant(await discover(c)))).toBe("unauthorized_client");
     });
 
     it("refuses an empty redirect_uris while the code grant stays, and the code grant without redirect URIs", async () => {
@@ -202,8 +202,8 @@ describe("registered clients", () => {
       const c = await registerClient(app, org.id, admin, { name: "Legacy CLI", public: true, grant_types: ["authorization_code"] });
       // A row registration and update now refuse (older data, a manual edit).
       await app.container.db.execute(sql`update oidc_clients set grant_types = array['authorization_code','client_credentials'] where client_id = ${c.clientId}`);
-      // oidc-provider's answer for a grant type the client is not registered for.
-      expect(await oauthError(oc.clientCredentialsGrant(await discover(c)))).toBe("invalid_request");
+      // The answer for a grant type the client is not registered for (RFC 6749 §5.2).
+      expect(await oauthError(oc.clientCredentialsGrant(await discover(c)))).toBe("unauthorized_client");
       expect(await countRows(app, "oidc_payloads", `type = 'ClientCredentials' and payload->>'clientId' = '${c.clientId}'`)).toBe(0);
       // Its user-facing grant still works.
       const { tokens } = await codeFlowTokens(await discover(c), member);
@@ -233,7 +233,7 @@ describe("clients held in memory (client-cache.ts, src/infra/announced-cache.ts)
 
     const patched = await app.http.patch(`/api/v1/organizations/${org.id}/clients/${c.clientId}`, { grant_types: ["authorization_code"] }, { token: admin.token });
     expect(patched.status, patched.text).toBe(200);
-    expect(await oauthError(token(fresh))).toBe("invalid_request");
+    expect(await oauthError(token(fresh))).toBe("unauthorized_client");
 
     const d = await registerClient(app, org.id, admin, { grant_types: ["client_credentials"] });
     expect(await token(d)).toBeTruthy();
