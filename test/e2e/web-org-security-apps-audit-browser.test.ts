@@ -268,7 +268,7 @@ describe("an organization's security, applications and audit in Chromium", () =>
   it("lists the activity with filters and cursor paging, downloads the chain; an admin verifies it, an operator every chain", async () => {
     // Enough records for a second page.
     for (let i = 0; i < 26; i++) expect((await app.http.patch(`/api/v1/organizations/${org.id}`, { description: `Revision ${i}` }, { token: owner.token })).status).toBe(200);
-    const rest = async (query: string) => (await api(`/organizations/${org.id}/audit-logs?limit=200${query}`)).body.data.audit_logs as Array<{ id: string; action: string }>;
+    const rest = async (query: string) => (await api(`/organizations/${org.id}/audit-logs?limit=200${query}`)).body.data.audit_logs as Array<{ id: string; action: string; created_at: string }>;
 
     await page.getByRole("navigation", { name: `${org.name} sections` }).getByRole("link", { name: "Audit" }).click();
     const list = page.getByRole("list", { name: `Activity of ${org.name}` });
@@ -292,18 +292,24 @@ describe("an organization's security, applications and audit in Chromium", () =>
     await page.getByLabel("Event").selectOption("ssh.cert.revoked");
     await page.getByText("Nothing matches these filters.").waitFor();
     await page.getByRole("button", { name: "Clear filters" }).click();
-    // Days in the reader's zone (the browser's is the machine's): today holds everything, tomorrow nothing.
-    const day = (offset: number) => {
-      const d = new Date(Date.now() + offset * 86_400_000);
+    // Days in the reader's zone (the browser's is the machine's). The two-step test above wrote a record
+    // on a clock 15 days ahead, so the days are those of the oldest and newest records: from the first
+    // to the last holds everything, the day after the last nothing.
+    const times = all.map((e) => Date.parse(e.created_at));
+    const day = (t: number) => {
+      const d = new Date(t);
       return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
     };
-    await page.getByLabel("From").fill(day(1));
+    const newest = Math.max(...times);
+    const dayAfter = new Date(newest);
+    dayAfter.setHours(24, 0, 0, 0);
+    await page.getByLabel("From", { exact: true }).fill(day(dayAfter.getTime()));
     await page.getByText("Nothing matches these filters.").waitFor();
-    await page.getByLabel("From").fill(day(0));
-    await page.getByLabel("To").fill(day(0));
+    await page.getByLabel("From", { exact: true }).fill(day(Math.min(...times)));
+    await page.getByLabel("To", { exact: true }).fill(day(newest));
     await expect.poll(() => list.locator(":scope > li").count()).toBe(25);
-    expect(await rest(`&since=${encodeURIComponent(new Date(Date.now() + 86_400_000).toISOString())}`)).toEqual([]);
-    expect(await rest(`&until=${encodeURIComponent(new Date(Date.now() + 86_400_000).toISOString())}`)).toHaveLength(all.length);
+    expect(await rest(`&since=${encodeURIComponent(dayAfter.toISOString())}`)).toEqual([]);
+    expect(await rest(`&until=${encodeURIComponent(dayAfter.toISOString())}`)).toHaveLength(all.length);
     expect((await api(`/organizations/${org.id}/audit-logs?since=yesterday`)).status).toBe(400);
     await page.getByRole("button", { name: "Clear filters" }).click();
     // Back to everything, with the pages already shown.
