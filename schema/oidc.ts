@@ -76,12 +76,43 @@ export const oidcClients = pgTable(
     refreshTokenTtl: integer("refresh_token_ttl").notNull().default(2592000),
     /** JWS algorithm of the client's ID tokens: "RS256" (the OpenID Connect default) or "ES256". */
     idTokenSignedResponseAlg: varchar("id_token_signed_response_alg", { length: 16 }).notNull().default("RS256"),
+    /** The initial access token a client registered itself with (RFC 7591); null for clients an admin created. */
+    registrationTokenId: uuid("registration_token_id").references(() => oidcRegistrationTokens.id),
     createdBy: uuid("created_by").references(() => users.id),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     deletedAt: deletedAt(),
   },
   (t) => [uniqueIndex("oidc_clients_client_id_uq").on(t.clientId), index("oidc_clients_org_idx").on(t.organizationId)],
+);
+
+/**
+ * Initial access tokens for Dynamic Client Registration (RFC 7591 §3), issued by an organization's
+ * admins or a superadmin: each lets a tool register clients that belong to that organization. Only
+ * the token's SHA-256 is kept. `uses` counts registrations, up to `max_uses` when that is set;
+ * revoked tokens stay listed for the record.
+ */
+export const oidcRegistrationTokens = pgTable(
+  "oidc_registration_tokens",
+  {
+    id: id(),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organizations.id),
+    name: varchar("name", { length: 255 }).notNull(),
+    /** The non-secret start of the token ("kwr_ab12cd34"), shown in lists so a token can be recognised. */
+    prefix: varchar("prefix", { length: 32 }).notNull(),
+    tokenHash: varchar("token_hash", { length: 64 }).notNull().unique(),
+    maxUses: integer("max_uses"),
+    uses: integer("uses").notNull().default(0),
+    expiresAt: tstz("expires_at").notNull(),
+    lastUsedAt: tstz("last_used_at"),
+    revokedAt: tstz("revoked_at"),
+    createdBy: uuid("created_by").references(() => users.id),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index("oidc_registration_tokens_org_idx").on(t.organizationId)],
 );
 
 /** Signing keys for ID tokens and JWT responses: private JWKs sealed at rest. */

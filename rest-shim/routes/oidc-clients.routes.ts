@@ -1,5 +1,5 @@
 import type { Services } from "../../src/container.js";
-import { createClientSchema, updateClientSchema } from "../../src/modules/oidc-clients/oidc-clients.schemas.js";
+import { createClientSchema, createRegistrationTokenSchema, updateClientSchema } from "../../src/modules/oidc-clients/oidc-clients.schemas.js";
 import { configureClientSchema } from "../../src/modules/oidc-clients/client-admin.service.js";
 import { sendData, sendList } from "../envelope.js";
 import { input, param, type RouteDef } from "../route.js";
@@ -7,6 +7,7 @@ import { data } from "../views/index.js";
 
 const C = "/organizations/:orgId/clients";
 const A = "/admin/oidc-clients";
+const R = "/organizations/:orgId/registration-tokens";
 
 export const oidcClientsRoutes = (s: Services): RouteDef[] => [
   {
@@ -38,6 +39,22 @@ export const oidcClientsRoutes = (s: Services): RouteDef[] => [
       await s.oidcClients.delete(req.ctx, param(req, "orgId"), param(req, "clientId"));
       sendData(res, 200, "Client deleted");
     },
+  },
+  {
+    method: "get", path: R, data: data.registrationTokens, tag: "oidc", auth: "user", org: "admin",
+    summary: "The organization's initial access tokens for Dynamic Client Registration, revoked ones included (never the tokens themselves); superadmins may list any organization's",
+    handle: async (req, res) => sendList(res, 200, "Registration tokens", "registration_tokens", await s.oidcRegistration.listTokens(req.ctx, param(req, "orgId"))),
+  },
+  {
+    method: "post", path: R, data: data.createdRegistrationToken, tag: "oidc", auth: "user", org: "admin", body: createRegistrationTokenSchema, status: 201,
+    errors: { 409: "Dynamic client registration is off on this server (DYNAMIC_REGISTRATION_DISABLED)" },
+    summary: "Issue an initial access token (shown once): each client registered with it at /api/v1/oidc/register belongs to this organization; superadmins may issue for any organization",
+    handle: async (req, res) => sendData(res, 201, "Registration token issued: store it now, it is not shown again", { registrationToken: await s.oidcRegistration.createToken(req.ctx, param(req, "orgId"), input(req)) }),
+  },
+  {
+    method: "delete", path: `${R}/:tokenId`, data: data.registrationToken, tag: "oidc", auth: "user", org: "admin", errors: { 409: "Already revoked (ALREADY_REVOKED)" },
+    summary: "Revoke an initial access token: it registers nothing more (the clients it registered stay)",
+    handle: async (req, res) => sendData(res, 200, "Registration token revoked", { registrationToken: await s.oidcRegistration.revokeToken(req.ctx, param(req, "orgId"), param(req, "tokenId")) }),
   },
   {
     method: "get", path: "/users/me/consents", data: data.consents, tag: "oidc", auth: "user", summary: "Applications you allowed to access your account",

@@ -3,7 +3,7 @@ import type { Services } from "../../src/container.js";
 import { list, paged, sameShape, type Returns } from "./same-shape.js";
 import { adminUserView, backupCodes, healthView, readinessView, credentialView, meView, meWithOrganizations, mfaRequired, profileView, mfaStatusView, sessionIssued, sessionView, totpEnabled, totpEnrollment, userView } from "./accounts.js";
 import { addedMemberView, certPolicyView, departmentView, groupMemberView, memberView, orgView, principalView, restInviteView, simpleOrgView } from "./orgs.js";
-import { clientView, consentView, createdClientView, rotatedSecret } from "./oidc.js";
+import { clientView, consentView, createdClientView, createdRegistrationTokenView, registrationTokenView, rotatedSecret } from "./oidc.js";
 import { auditChainCheckView, auditVerificationView } from "./audit.js";
 import { approvalView, deviceView, portalNetworkView } from "./networks.js";
 import { apiKeyView, caView, certificateView, createdApiKeyView, signedCertificateView, sshKeyView } from "./ssh.js";
@@ -75,6 +75,9 @@ export const data = {
   client: z.object({ client: clientView }),
   createdClient: z.object({ client: createdClientView }),
   rotatedClient: z.object({ client: rotatedSecret }),
+  registrationTokens: list("registrationTokens", registrationTokenView),
+  registrationToken: z.object({ registrationToken: registrationTokenView }),
+  createdRegistrationToken: z.object({ registrationToken: createdRegistrationTokenView }),
   consents: list("consents", consentView),
   apiKeys: list("apiKeys", apiKeyView),
   apiKey: z.object({ apiKey: apiKeyView }),

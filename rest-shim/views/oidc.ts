@@ -19,6 +19,7 @@ export const clientView = named("OidcClient", z.object({
   idTokenTtl: z.number().int(),
   refreshTokenTtl: z.number().int(),
   idTokenSignedResponseAlg: z.string(),
+  registrationTokenId: z.string().nullable().describe("The initial access token the client registered itself with (Dynamic Client Registration); null when an admin created it"),
   createdAt: date,
   updatedAt: date,
   public: z.boolean(),
@@ -34,3 +35,27 @@ sameShape<z.output<typeof rotatedSecret>, Returns<Services["oidcClients"]["rotat
 
 export const consentView = named("Consent", z.object({ clientId: z.string(), clientName: z.string(), scopes: z.array(z.string()), updatedAt: date }));
 sameShape<z.output<typeof consentView>, Item<Returns<Services["oidcClients"]["myConsents"]>>>();
+
+// --- Dynamic Client Registration: initial access tokens ---
+export const registrationTokenView = named("RegistrationToken", z.object({
+  id: z.string(),
+  organizationId: z.string(),
+  name: z.string(),
+  prefix: z.string().describe("The token's non-secret start, to recognise it"),
+  maxUses: z.number().int().nullable().describe("How many clients it may register; null: any number until it expires"),
+  uses: z.number().int(),
+  expiresAt: date,
+  lastUsedAt: date.nullable(),
+  revokedAt: date.nullable(),
+  createdBy: z.string().nullable(),
+  createdAt: date,
+  updatedAt: date,
+}));
+sameShape<z.output<typeof registrationTokenView>, Item<Returns<Services["oidcRegistration"]["listTokens"]>>>();
+sameShape<z.output<typeof registrationTokenView>, Returns<Services["oidcRegistration"]["revokeToken"]>>();
+
+export const createdRegistrationTokenView = named(
+  "CreatedRegistrationToken",
+  registrationTokenView.extend({ token: z.string().describe("The initial access token (Authorization: Bearer at the registration endpoint), shown once") }),
+);
+sameShape<z.output<typeof createdRegistrationTokenView>, Returns<Services["oidcRegistration"]["createToken"]>>();

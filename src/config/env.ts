@@ -186,6 +186,7 @@ const mfa = {
 const oidc = {
   OIDC_CODE_TTL: int(600, 10, "authorization code lifetime"),
   OIDC_REQUIRE_PKCE: bool(true, "PKCE (S256) for confidential clients too; public clients always need it"),
+  OIDC_DYNAMIC_REGISTRATION: bool(false, "Dynamic Client Registration (RFC 7591/7592) at /api/v1/oidc/register, behind initial access tokens that organization admins or superadmins issue; never open registration"),
   OIDC_DEVICE_CODE_TTL: int(600, 60, "device authorization grant: how long a user code waits"),
   OIDC_SESSION_TTL: int(14 * 24 * 3600, 300, "the provider's own browser session (it also ends with the Keyward session)"),
   OIDC_KEY_ROTATION_DAYS: int(90, 1, "a new RS256 and ES256 signing key after this many days"),

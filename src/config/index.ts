@@ -202,6 +202,7 @@ function buildConfig(env: ParsedEnv) {
       issuer: publicUrl.origin,
       codeTtl: env.OIDC_CODE_TTL,
       requirePkce: env.OIDC_REQUIRE_PKCE,
+      dynamicRegistration: env.OIDC_DYNAMIC_REGISTRATION,
       deviceCodeTtl: env.OIDC_DEVICE_CODE_TTL,
       sessionTtl: env.OIDC_SESSION_TTL,
       keyRotationDays: env.OIDC_KEY_ROTATION_DAYS,

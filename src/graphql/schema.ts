@@ -19,6 +19,7 @@ import { MfaResolver } from "./mfa/mfa.resolver.js";
 import { NetworkAccessResolver } from "./network-access/network-access.resolver.js";
 import { NetworksResolver } from "./networks/networks.resolver.js";
 import { OidcResolver } from "./oidc/oidc.resolver.js";
+import { RegistrationTokensResolver } from "./oidc/registration.resolver.js";
 import { OrgsResolver } from "./orgs/orgs.resolver.js";
 import { SshCaResolver } from "./ssh-ca/ssh-ca.resolver.js";
 import { SshKeysResolver } from "./ssh-keys/ssh-keys.resolver.js";
@@ -48,6 +49,7 @@ function createResolvers(s: Services) {
     new SshCaResolver(pick(s, "cas", "signing", "certificates")),
     new MfaResolver(pick(s, "mfa", "mfaLogin", "mfaPolicy")),
     new OidcResolver(pick(s, "oidcClients", "oidcClientAdmin")),
+    new RegistrationTokensResolver(pick(s, "oidcRegistration")),
     new ExternalAuthResolver(pick(s, "externalAuth", "linkedAccounts", "oauthProviders")),
     new NetworksResolver(pick(s, "networkController", "portalNetworks", "networkReconcile")),
     new NetworkAccessResolver(pick(s, "devices", "networkApprovals", "networkAccess")),

@@ -6,6 +6,7 @@ import { sha256Hex, type SecretBox, sealContexts } from "../lib/crypto/index.js"
 import type { Db } from "../infra/db.js";
 import { adapterStatements, type PayloadRow, type RefreshRecord } from "./adapter-statements.js";
 import { issuance, saveBatcher, type Rotation, type Stored } from "./token-issuance.js";
+import type { RegistrationStore } from "./registration.js";
 import type { OidcClientsService, OidcIdentityService, RefreshTokenContext } from "../modules/oidc-clients/index.js";
 
 /** Models a grant redeems once (oidc-provider's grant sources), with the provider's name for each in its errors. */
@@ -54,6 +55,8 @@ const RETRY_ATTEMPTS = 8;
 export interface AdapterOptions {
   /** OIDC_REFRESH_RETRY_GRACE in milliseconds (0: no retry, every reuse revokes). */
   refreshRetryGraceMs: number;
+  /** Registered clients and initial access tokens (Dynamic Client Registration, registration.ts). */
+  registration: RegistrationStore;
 }
 
 /** Whether the provider request being served is a refresh grant (not introspection or revocation, which also read refresh tokens). */
@@ -65,7 +68,8 @@ const isRefreshGrant = (): boolean => {
 
 /**
  * oidc-provider's storage on PostgreSQL (or PGlite), one table for every model. Clients are not
- * stored here: they are read from the organizations' registered clients.
+ * stored here: they are the organizations' clients, and a client that registers itself (RFC 7591)
+ * becomes one through the registration service, as do initial access tokens.
  */
 export function createAdapterFactory(db: Db, clock: Clock, clients: OidcClientsService, identity: OidcIdentityService, box: SecretBox, options: AdapterOptions) {
   const statements = adapterStatements(db);
@@ -92,6 +96,7 @@ export function createAdapterFactory(db: Db, clock: Clock, clients: OidcClientsS
     }
 
     async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+      if (this.model === "Client") return options.registration.saveClient(id, payload);
       const now = clock.now();
       const expiresAt = expiresIn ? new Date(now.getTime() + expiresIn * 1000) : null;
       const key = keyOf(id);
@@ -141,6 +146,7 @@ export function createAdapterFactory(db: Db, clock: Clock, clients: OidcClientsS
 
     async find(id: string): Promise<AdapterPayload | undefined> {
       if (this.model === "Client") return clients.providerMetadata(id);
+      if (this.model === "InitialAccessToken") return options.registration.findInitialAccessToken(id);
       const key = keyOf(id);
       const issued = issuance.getStore();
       // The refresh grant reads the token, its grant and its account in turn: one statement reads the three.
@@ -243,6 +249,7 @@ export function createAdapterFactory(db: Db, clock: Clock, clients: OidcClientsS
     }
 
     async destroy(id: string): Promise<void> {
+      if (this.model === "Client") return options.registration.destroyClient(id);
       this.forgetReadAhead(keyOf(id));
       await db.delete(oidcPayloads).where(and(eq(oidcPayloads.type, this.model), eq(oidcPayloads.id, keyOf(id))));
     }

@@ -5,7 +5,6 @@ import type { Config } from "../config/index.js";
 import type { Db } from "../infra/db.js";
 import type { Logger } from "../infra/logger.js";
 import { clearSessionCookie } from "../http/session.js";
-import { anonymousContext, type RequestContext } from "../lib/request-context.js";
 import { AuditAction, type AuditActionName } from "../modules/audit/audit.actions.js";
 import type { AuditEntry, AuditService } from "../modules/audit/audit.service.js";
 import type { LoginService } from "../modules/auth/login.service.js";
@@ -15,6 +14,8 @@ import type { KeywardUserReader } from "./keyward-session.js";
 import { refreshRotationRetried, settleTokenIssuance } from "./token-issuance.js";
 import { replaceSilentLogout } from "./logout.js";
 import { conformTokenErrors } from "./token-errors.js";
+import { hideKeywardMetadata } from "./registration.js";
+import { requestContext } from "./request-context.js";
 import { asProviderError, TemporarilyUnavailable } from "./outage.js";
 import { errorPage } from "./views.js";
 
@@ -44,6 +45,10 @@ const ERROR_EVENTS = [
   "pushed_authorization_request.error",
   "discovery.error",
   "jwks.error",
+  "registration_create.error",
+  "registration_read.error",
+  "registration_update.error",
+  "registration_delete.error",
 ] as const;
 
 const originsOf = (uris: unknown): string[] =>
@@ -124,6 +129,7 @@ export function decorateProvider(provider: Provider, deps: HookDeps): void {
     }
     if (state(c).outage || state(c).error instanceof TemporarilyUnavailable) return answerOutage(c, deps);
     if (!oidc?.route) return;
+    hideKeywardMetadata(c);
     if (oidc.client && ctx.response.is("html")) allowClientFormTargets(c);
     if (oidc.route === "introspection") await hideSuspended(c, deps);
     if (oidc.route === "end_session" && !state(c).error) await replaceSilentLogout(c, { brand: deps.config.email.brand.name, keywardUser: deps.keywardUser });
@@ -179,11 +185,6 @@ async function signOutKeyward(ctx: KoaContextWithOIDC, deps: HookDeps): Promise<
   if (!user) return;
   await deps.login.logout(user.ctx);
   clearSessionCookie(ctx.res as Response, deps.config);
-}
-
-function requestContext(ctx: KoaContextWithOIDC): RequestContext {
-  const req = ctx.req as Request;
-  return anonymousContext(req.requestId ?? "oidc", req.ip ?? null, req.get?.("user-agent") ?? null);
 }
 
 /** The audit record of a provider request's outcome, if it has one (not yet written). */

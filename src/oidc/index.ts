@@ -31,7 +31,7 @@ function edgeLimits(container: Container) {
   const { limits } = container.services;
   const rate = container.config.oidc.rate;
   const ruleFor = (path: string): [string, RateRule] | null => {
-    if (path === "/token" || path === "/introspect" || path === "/revoke" || path === "/device/auth" || path === "/par") return ["oidc-token", rate.token];
+    if (path === "/token" || path === "/introspect" || path === "/revoke" || path === "/device/auth" || path === "/par" || path === "/register" || path.startsWith("/register/")) return ["oidc-token", rate.token];
     if (path === "/userinfo") return ["oidc-userinfo", rate.userinfo];
     if (path.startsWith("/authorize") || path.startsWith("/device") || path.startsWith("/interaction")) return ["oidc-authorize", rate.authorize];
     return null;
@@ -73,7 +73,7 @@ export async function mountOidc(app: Express, container: Container): Promise<Oid
   // BODY_LIMIT here too, within what the provider reads at all: beyond it, 413 (body-limit.ts).
   const bodyLimit = Math.min(bodyLimitBytes(config.http.bodyLimit), PROVIDER_BODY_LIMIT);
   const runtime = new OidcRuntime(services.oidcKeys, (keys) => {
-    const provider = buildProvider({ config, db, clock, box: container.box, clients: services.oidcClients, identity: services.oidcIdentity, keywardUser }, keys);
+    const provider = buildProvider({ config, db, clock, box: container.box, clients: services.oidcClients, identity: services.oidcIdentity, registration: services.oidcRegistration, keywardUser }, keys);
     decorateProvider(provider, { config, db, logger, audit: services.audit, identity: services.oidcIdentity, login: services.login, keywardUser });
     provider.use(limitStreamedBodies(bodyLimit));
     // Koa reports a connection that broke under a request on "error" (and prints it to stderr when

@@ -3,7 +3,7 @@ import type { Config } from "../config/index.js";
 import type { Clock } from "../infra/clock.js";
 import type { Db } from "../infra/db.js";
 import type { PrivateJwk, SecretBox } from "../lib/crypto/index.js";
-import { CLIENT_EXTRA, type OidcClientsService, type OidcIdentityService } from "../modules/oidc-clients/index.js";
+import { CLIENT_EXTRA, type OidcClientsService, type OidcIdentityService, type OidcRegistrationService } from "../modules/oidc-clients/index.js";
 import { apiResource, isApiScope } from "../lib/api-scopes.js";
 import { createAdapterFactory } from "./adapter.js";
 import { outageAwareAdapter, unlessOutage } from "./outage.js";
@@ -11,6 +11,7 @@ import { takeAccountReadAhead } from "./token-issuance.js";
 import type { KeywardUserReader } from "./keyward-session.js";
 import { renderLogout } from "./logout.js";
 import { providerCookies, secureProviderCookies } from "./cookies.js";
+import { registrationFeatures, registrationStore } from "./registration.js";
 import { deviceConfirmPage, deviceInputPage, errorPage, messagePage } from "./views.js";
 
 export const OIDC_PREFIX = "/api/v1/oidc";
@@ -28,6 +29,7 @@ export const ROUTES = {
   device_authorization: "/device/auth",
   code_verification: "/device",
   pushed_authorization_request: "/par",
+  registration: "/register",
 };
 
 export interface ProviderDeps {
@@ -37,6 +39,8 @@ export interface ProviderDeps {
   box: SecretBox;
   clients: OidcClientsService;
   identity: OidcIdentityService;
+  /** Dynamic Client Registration: initial access tokens and the clients registered with them. */
+  registration: OidcRegistrationService;
   /** Resolves the Keyward user behind a request's session cookie (null when signed out). */
   keywardUser: KeywardUserReader;
 }
@@ -82,7 +86,7 @@ export function buildProvider(deps: ProviderDeps, keys: PrivateJwk[]): Provider 
 
   const configuration: Configuration = {
     // PostgreSQL or Redis down: RFC 6749's temporarily_unavailable, never server_error (outage.ts).
-    adapter: outageAwareAdapter(createAdapterFactory(deps.db, deps.clock, deps.clients, identity, deps.box, { refreshRetryGraceMs: oidc.refreshRetryGrace * 1000 })),
+    adapter: outageAwareAdapter(createAdapterFactory(deps.db, deps.clock, deps.clients, identity, deps.box, { refreshRetryGraceMs: oidc.refreshRetryGrace * 1000, registration: registrationStore(deps.registration) })),
     jwks: { keys: keys as Configuration["jwks"] extends { keys: infer K } ? K : never },
     routes: ROUTES,
     scopes: SCOPES,
@@ -96,6 +100,8 @@ export function buildProvider(deps: ProviderDeps, keys: PrivateJwk[]): Provider 
     // ID tokens carry the claims of the granted scopes (as Keycloak's do), not only `sub`.
     conformIdTokenClaims: false,
     responseTypes: ["code"],
+    // OpenID Connect Core §3.1.2.1: redirect_uri is required, even for a client with one registered.
+    allowOmittingSingleRegisteredRedirectUri: false,
     clientAuthMethods: ["client_secret_basic", "client_secret_post", "none"],
     enabledJWA: { idTokenSigningAlgValues: ["RS256", "ES256"] },
     pkce: {
@@ -206,6 +212,8 @@ export function buildProvider(deps: ProviderDeps, keys: PrivateJwk[]): Provider 
           return { scope: allowed.join(" "), audience: api, accessTokenFormat: "opaque", accessTokenTTL: ttlOf(client)?.AccessToken ?? 900 };
         },
       },
+      // RFC 7591/7592, behind initial access tokens only (registration.ts); off unless OIDC_DYNAMIC_REGISTRATION.
+      ...registrationFeatures(oidc.dynamicRegistration),
       rpInitiatedLogout: {
         enabled: true,
         // A confirmation page, unless a valid id_token_hint for this sign-in already confirms (logout.ts).

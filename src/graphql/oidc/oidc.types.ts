@@ -21,6 +21,8 @@ export class OidcClient implements OidcClientView {
   @Field(() => Int) idTokenTtl: number;
   @Field(() => Int) refreshTokenTtl: number;
   @Field(() => String, { description: "JWS algorithm of the client's ID tokens: RS256 or ES256" }) idTokenSignedResponseAlg: string;
+  @Field(() => ID, { nullable: true, description: "The initial access token the client registered itself with (Dynamic Client Registration); null when an admin created it" })
+  registrationTokenId: string | null;
   @Field(() => Date) createdAt: Date;
   @Field(() => Date) updatedAt: Date;
 }

@@ -89,6 +89,8 @@ export const AuditAction = {
   oidcClientSecretRotated: "oidc.client.secret_rotated",
   oidcClientDeleted: "oidc.client.deleted",
   oidcClientConfigured: "oidc.client.configured",
+  oidcRegistrationTokenCreated: "oidc.registration_token.created",
+  oidcRegistrationTokenRevoked: "oidc.registration_token.revoked",
   oidcConsentGiven: "oidc.consent.given",
   oidcConsentRevoked: "oidc.consent.revoked",
   oidcGrant: "oidc.grant.success",

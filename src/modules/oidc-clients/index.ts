@@ -7,6 +7,7 @@ import { DelegatedTokensService } from "./delegated-tokens.service.js";
 import { OidcClientsService } from "./oidc-clients.service.js";
 import { OidcIdentityService } from "./oidc-identity.service.js";
 import { OidcSigningKeysService } from "./signing-keys.service.js";
+import { OidcRegistrationService } from "./registration.service.js";
 
 /**
  * OpenID Connect clients: the relying parties organizations register, Keyward's built-in clients,
@@ -20,8 +21,10 @@ export { ensureBuiltInClients, KEYWARD_CLI_CLIENT_ID } from "./builtin-clients.j
 export { OidcClientAdminService, configureClientSchema } from "./client-admin.service.js";
 export { DelegatedTokensService, type DelegatedToken } from "./delegated-tokens.service.js";
 export { noteClientChanged } from "./client-cache.js";
-export { ClientErrors } from "./oidc-clients.errors.js";
-export { createClientSchema, updateClientSchema, ID_TOKEN_SIGNING_ALGS } from "./oidc-clients.schemas.js";
+export { ClientErrors, RegistrationErrors } from "./oidc-clients.errors.js";
+export { createClientSchema, updateClientSchema, createRegistrationTokenSchema, ID_TOKEN_SIGNING_ALGS, TOKEN_ENDPOINT_AUTH_METHODS } from "./oidc-clients.schemas.js";
+export { newClientId, newClientSecret } from "./client-ids.js";
+export { OidcRegistrationService, REGISTRATION_TOKEN_PREFIX, type Registration, type RegistrationTokenView } from "./registration.service.js";
 export { CLIENT_EXTRA, OidcClientsService, isClientId, type ClientView } from "./oidc-clients.service.js";
 export type { ConsentView } from "./oidc-consents.repository.js";
 export { OidcIdentityService, type OidcAccount, type OidcClientSummary, type RefreshTokenContext } from "./oidc-identity.service.js";
@@ -39,6 +42,7 @@ export function createOidcModule(deps: OidcModuleDeps) {
   return {
     oidcClients: new OidcClientsService(db, clock, audit, box, { changes: deps.changes, ttlMs: config.cache.ttlMs }),
     oidcClientAdmin: new OidcClientAdminService(db, clock, audit),
+    oidcRegistration: new OidcRegistrationService(db, clock, audit, box, { enabled: config.oidc.dynamicRegistration }),
     oidcIdentity: new OidcIdentityService(db, clock, audit),
     oidcKeys: new OidcSigningKeysService(db, clock, box, audit, { rotationDays: config.oidc.keyRotationDays, graceDays: config.oidc.keyGraceDays }),
     delegatedTokens: new DelegatedTokensService(db, clock, apiResource(config.http.publicUrl)),

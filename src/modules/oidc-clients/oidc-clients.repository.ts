@@ -1,4 +1,4 @@
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, isNotNull } from "drizzle-orm";
 import { oidcClients, organizations } from "../../../schema/index.js";
 import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";
@@ -7,14 +7,14 @@ import { live } from "../../infra/soft-delete.js";
 /** Every column an API may show. The sealed secret is not one: only client-secret.repository.ts reads it. */
 export const clientColumns = pickColumns(oidcClients, [
   "id", "organizationId", "builtIn", "allowedApiScopes", "clientId", "name", "redirectUris", "postLogoutRedirectUris", "grantTypes", "tokenEndpointAuthMethod",
-  "corsOrigins", "accessTokenTtl", "idTokenTtl", "refreshTokenTtl", "idTokenSignedResponseAlg", "createdAt", "updatedAt",
+  "corsOrigins", "accessTokenTtl", "idTokenTtl", "refreshTokenTtl", "idTokenSignedResponseAlg", "registrationTokenId", "createdAt", "updatedAt",
 ]);
 /** A client as stored (`organizationId` is null for Keyward's built-in clients). */
 export type ClientRow = Pick<typeof oidcClients.$inferSelect, keyof typeof clientColumns>;
 
 type ClientInsert = Omit<typeof oidcClients.$inferInsert, "id" | "deletedAt">;
 /** What an update may change: never the identity, the owner, the secret or the deletion mark. */
-export type ClientChanges = Partial<Omit<ClientInsert, "clientId" | "organizationId" | "builtIn" | "clientSecretSealed" | "createdBy" | "createdAt">>;
+export type ClientChanges = Partial<Omit<ClientInsert, "clientId" | "organizationId" | "builtIn" | "clientSecretSealed" | "registrationTokenId" | "createdBy" | "createdAt">>;
 
 /** Relying parties: organizations' registered clients and Keyward's built-in ones. */
 export const oidcClientsRepository = {
@@ -30,6 +30,16 @@ export const oidcClientsRepository = {
       .select(clientColumns)
       .from(oidcClients)
       .where(and(eq(oidcClients.organizationId, orgId), eq(oidcClients.clientId, clientId), live(oidcClients)));
+    const [row] = opts.forUpdate ? await query.for("update") : await query;
+    return row;
+  },
+
+  /** A live client that registered itself (RFC 7591), the only kind its registration access token manages. */
+  async findRegistered(db: Executor, clientId: string, opts: { forUpdate?: boolean } = {}): Promise<ClientRow | undefined> {
+    const query = db
+      .select(clientColumns)
+      .from(oidcClients)
+      .where(and(eq(oidcClients.clientId, clientId), isNotNull(oidcClients.registrationTokenId), live(oidcClients)));
     const [row] = opts.forUpdate ? await query.for("update") : await query;
     return row;
   },

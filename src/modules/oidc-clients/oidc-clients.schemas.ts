@@ -19,6 +19,9 @@ const origin = z
 /** JWS algorithms a client may choose for its ID tokens (the provider holds one active key of each). */
 export const ID_TOKEN_SIGNING_ALGS = ["RS256", "ES256"] as const;
 
+/** How a client authenticates at the token endpoint: with its secret (HTTP Basic or in the form), or not at all (public). */
+export const TOKEN_ENDPOINT_AUTH_METHODS = ["client_secret_basic", "client_secret_post", "none"] as const;
+
 export const GRANT_TYPES = ["authorization_code", "refresh_token", "client_credentials", "urn:ietf:params:oauth:grant-type:device_code"] as const;
 
 const fields = {
@@ -89,3 +92,24 @@ export const updateClientSchema = z
     idTokenSignedResponseAlg: fields.idTokenSignedResponseAlg.optional(),
   })
   .refine((v) => Object.keys(v).length > 0, "nothing to update");
+
+/**
+ * What a client says about itself when it registers or updates its registration (RFC 7591/7592),
+ * in Keyward's terms. CORS origins, token lifetimes and API scopes stay the admins' to set; the
+ * whole client is then checked by `createClientSchema` or `clientSchema`, as an admin's would be.
+ */
+export const registrationSchema = z.object({
+  name: fields.name,
+  redirectUris: fields.redirectUris,
+  postLogoutRedirectUris: fields.postLogoutRedirectUris,
+  grantTypes: fields.grantTypes,
+  tokenEndpointAuthMethod: z.enum(TOKEN_ENDPOINT_AUTH_METHODS),
+  idTokenSignedResponseAlg: fields.idTokenSignedResponseAlg,
+});
+
+/** An initial access token: a label, how long it lasts (seconds, up to 90 days) and, optionally, how many clients it may register. */
+export const createRegistrationTokenSchema = z.object({
+  name: z.string().trim().min(1).max(255),
+  expiresIn: z.number().int().min(300).max(90 * 86_400).default(7 * 86_400),
+  maxUses: z.number().int().min(1).max(10_000).optional(),
+});

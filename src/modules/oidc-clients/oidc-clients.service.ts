@@ -1,6 +1,7 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
-import { randomHex, randomToken, type SecretBox, sealContexts } from "../../lib/crypto/index.js";
+import { type SecretBox, sealContexts } from "../../lib/crypto/index.js";
+import { newClientId, newClientSecret } from "./client-ids.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
@@ -30,7 +31,7 @@ export const isClientId = (v: unknown): v is string => typeof v === "string" && 
 
 export const view = (c: ClientRow): ClientView => ({ ...c, public: c.tokenEndpointAuthMethod === "none" });
 /** A stored client in the shape registration validates, so an update's result is checked by the same rules. */
-const fieldsOf = (c: ClientRow) => ({
+export const fieldsOf = (c: ClientRow) => ({
   name: c.name,
   redirectUris: c.redirectUris,
   postLogoutRedirectUris: c.postLogoutRedirectUris,
@@ -82,8 +83,8 @@ export class OidcClientsService {
   async create(ctx: RequestContext, orgId: string, input: unknown): Promise<ClientView & { clientSecret: string | null }> {
     const { orgId: id, actor } = await requireOrgAccess(this.db, ctx, orgId, "clients.manage");
     const data = parseInput(createClientSchema, input);
-    const clientId = `kwc_${randomHex(12)}`;
-    const secret = data.public ? null : randomToken(32);
+    const clientId = newClientId();
+    const secret = data.public ? null : newClientSecret();
     return this.db.transaction(async (tx) => {
       const now = this.clock.now();
       const row = await oidcClientsRepository.insert(tx, {
@@ -129,7 +130,7 @@ export class OidcClientsService {
     return changingClient(clientId, () => this.db.transaction(async (tx) => {
       const current = await this.find(tx, id, clientId);
       if (current.tokenEndpointAuthMethod === "none") throw ClientErrors.notConfidential();
-      const secret = randomToken(32);
+      const secret = newClientSecret();
       await oidcClientsRepository.replaceSealedSecret(tx, current.id, this.box.encrypt(secret, secretContext(current.clientId)), this.clock.now());
       await this.audit.record(tx, ctx, AuditAction.oidcClientSecretRotated, { organizationId: id, resourceType: "oidc_client", resourceId: current.clientId });
       return { clientId: current.clientId, clientSecret: secret };
@@ -174,7 +175,8 @@ export class OidcClientsService {
       client_id: row.clientId,
       application_type: native ? "native" : "web",
       client_name: row.name,
-      ...(secret ? { client_secret: secret } : {}),
+      // A secret that never expires (RFC 7591 §3.2.1 names its expiry whenever there is one).
+      ...(secret ? { client_secret: secret, client_secret_expires_at: 0 } : {}),
       token_endpoint_auth_method: row.tokenEndpointAuthMethod,
       redirect_uris: row.redirectUris,
       post_logout_redirect_uris: row.postLogoutRedirectUris,
