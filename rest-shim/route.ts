@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { AppError } from "../src/lib/errors.js";
 import { toCamel } from "../src/lib/strings.js";
 import type { ApiScope } from "../src/lib/api-scopes.js";
-import { requireScope } from "../src/modules/auth/guards.js";
+import { requireScope } from "../src/modules/access/index.js";
 
 export type Method = "get" | "post" | "put" | "patch" | "delete";
 

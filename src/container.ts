@@ -23,12 +23,13 @@ import type { ClientFactory } from "./modules/networks/controller-config.service
 import { createNetworksModule } from "./modules/networks/index.js";
 import { createOAuthModule } from "./modules/oauth/index.js";
 import { createOidcModule } from "./modules/oidc-clients/index.js";
-import { createMembershipCache, createOrgsModule } from "./modules/orgs/index.js";
+import { createOrgsModule } from "./modules/orgs/index.js";
 import { MeteredRateLimitService } from "./modules/rate-limit/rate-limit-metrics.js";
 import { RateLimitService } from "./modules/rate-limit/rate-limit.service.js";
 import { createSshCaModule } from "./modules/ssh-ca/index.js";
 import { createSshKeysModule } from "./modules/ssh-keys/index.js";
 import { createUserProfiles, createUsersModule } from "./modules/users/index.js";
+import { createMembershipCache } from "./modules/access/index.js";
 
 export interface ContainerOverrides {
   clock?: Clock;
@@ -84,7 +85,17 @@ export async function createContainer(config: Config, overrides: ContainerOverri
 
   const services = {
     ...auth,
-    ...createUsersModule({ ...base, ...offboarding, profiles, memberships, audit, credentials, sessions }),
+    ...createUsersModule({
+      ...base,
+      ...offboarding,
+      profiles,
+      memberships,
+      audit,
+      credentials,
+      sessions,
+      signInFacts: { totpEnabled: (id) => auth.mfa.totpEnabled(id), linkedProviders: (id) => oauth.linkedAccounts.providersOf(id) },
+      organizations: orgs.orgs,
+    }),
     ...createAdminModule({ ...base, ...offboarding, audit, credentials, sessions, email, mfa: auth.mfa }),
     ...orgs,
     ...oidc,

@@ -1,5 +1,5 @@
 import type { Services } from "../../src/container.js";
-import { activitySchema } from "../../src/modules/orgs/orgs.schemas.js";
+import { activitySchema } from "../../src/modules/audit/activity.schemas.js";
 import { createApiKeySchema, revokeApiKeySchema, updateApiKeySchema } from "../../src/modules/api-keys/api-keys.schemas.js";
 import { paginationSchema } from "../../src/lib/pagination.js";
 import { Verbatim } from "../../src/lib/strings.js";

@@ -1,6 +1,8 @@
-import { CENTRAL_API_URL } from "../modules/networks/controller/index.js";
 import { existsSync } from "node:fs";
 import { envSchema, type ParsedEnv } from "./env.js";
+
+/** ZeroTier Central's API (production always uses it; ZEROTIER_CENTRAL_URL points development at a local one). */
+export const CENTRAL_API_URL = "https://api.zerotier.com/api/v1";
 
 export interface EncryptionKey {
   id: string;

@@ -1,6 +1,6 @@
 import type { AuthChecker } from "type-graphql";
-import { requireSuperadmin, requireUser } from "../modules/auth/guards.js";
 import type { GqlContext } from "./context.js";
+import { requireSuperadmin, requireUser } from "../modules/access/index.js";
 
 export const SUPERADMIN = "SUPERADMIN";
 

@@ -4,8 +4,8 @@ import { Extensions } from "type-graphql";
 import type { ApiScope } from "../lib/api-scopes.js";
 import { bearerChallenge } from "../http/bearer-challenge.js";
 import { isAppError } from "../lib/errors.js";
-import { requireScope } from "../modules/auth/guards.js";
 import type { GqlContext } from "./context.js";
+import { requireScope } from "../modules/access/index.js";
 
 /**
  * Marks an operation a delegated caller (an OIDC access token) may use, with the scope it needs

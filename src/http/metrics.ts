@@ -3,7 +3,7 @@ import type { Express, NextFunction, Request, Response } from "express";
 import type { Metrics } from "../infra/metrics.js";
 import { safeEqual, sha256Hex } from "../lib/crypto/index.js";
 import { AppError } from "../lib/errors.js";
-import { OIDC_PREFIX, ROUTES as OIDC_ENDPOINTS } from "../oidc/provider.js";
+import { OIDC_PREFIX, ROUTES as OIDC_ENDPOINTS } from "./oidc-paths.js";
 import { createHttpServer, type HttpTimeouts } from "./http-server.js";
 
 /**

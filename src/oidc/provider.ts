@@ -13,24 +13,10 @@ import { renderLogout } from "./logout.js";
 import { providerCookies, secureProviderCookies } from "./cookies.js";
 import { registrationFeatures, registrationStore } from "./registration.js";
 import { deviceConfirmPage, deviceInputPage, errorPage, messagePage } from "./views.js";
+import { OIDC_PREFIX, ROUTES } from "../http/oidc-paths.js";
 
-export const OIDC_PREFIX = "/api/v1/oidc";
+export { OIDC_PREFIX, ROUTES };
 export const SCOPES = ["openid", "offline_access", "email", "profile", "organizations"];
-
-/** Endpoint paths under OIDC_PREFIX (the original system's names where it had them; metrics label by them). */
-export const ROUTES = {
-  authorization: "/authorize",
-  token: "/token",
-  userinfo: "/userinfo",
-  jwks: "/jwks",
-  revocation: "/revoke",
-  introspection: "/introspect",
-  end_session: "/logout",
-  device_authorization: "/device/auth",
-  code_verification: "/device",
-  pushed_authorization_request: "/par",
-  registration: "/register",
-};
 
 export interface ProviderDeps {
   config: Config;

@@ -2,10 +2,9 @@ import type { Executor } from "../../infra/db.js";
 import { AppError } from "../../lib/errors.js";
 import type { UserActor } from "../../lib/request-context.js";
 import { parseId } from "../../lib/validation.js";
-import { getActiveMembership } from "../orgs/memberships.repository.js";
-import { isAdminRole, roleRank } from "../orgs/permissions.js";
 import { UserErrors } from "../users/users.errors.js";
 import { usersRepository, type UserRow } from "../users/users.repository.js";
+import { getActiveMembership, isAdminRole, roleRank } from "../access/index.js";
 
 export const AdminErrors = {
   ownerProtection: () => new AppError("OWNER_PROTECTION", 403, "This account is an owner of the organization that manages it: only a superadmin can administer it"),

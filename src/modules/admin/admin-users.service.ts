@@ -11,21 +11,18 @@ import { AuditAction } from "../audit/audit.actions.js";
 import type { MfaService } from "../auth/mfa/mfa.service.js";
 import type { AuditEntryView, AuditService } from "../audit/audit.service.js";
 import type { CredentialsService } from "../auth/credentials.service.js";
-import { requirePersonalUser, requireSuperadmin } from "../auth/guards.js";
 import type { SessionsService } from "../auth/sessions/sessions.service.js";
 import type { EmailService } from "../email/email.service.js";
-import { getActiveMemberships, getActiveMembershipsOfUsers } from "../orgs/memberships.repository.js";
 import { orgsRepository } from "../orgs/orgs.repository.js";
-import type { Offboarding } from "../orgs/offboarding.js";
+import type { Offboarding } from "../access/index.js";
 import { adminDeleteSchema, adminPasswordSchema, adminUsersQuerySchema } from "../orgs/orgs.schemas.js";
-import { isAdminRole, type OrgRole } from "../orgs/permissions.js";
 import { UserErrors } from "../users/users.errors.js";
 import { usersRepository, type UserRow } from "../users/users.repository.js";
 import { auditQuerySchema, suspendSchema } from "../users/users.schemas.js";
 import { toUserView, type UserView } from "../users/users.views.js";
-import { soleOwnedOrganizations } from "../orgs/sole-owner.js";
 import { AdminErrors, assertReach, reachUser } from "./admin-reach.js";
 import { sshKeysOfUser, type SshKeyView } from "../ssh-keys/index.js";
+import { getActiveMemberships, getActiveMembershipsOfUsers, soleOwnedOrganizations, isAdminRole, type OrgRole, requirePersonalUser, requireSuperadmin } from "../access/index.js";
 
 
 export interface AdminUserView extends UserView {

@@ -6,10 +6,10 @@ import type { RequestContext } from "../../lib/request-context.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
-import { requireOrgAccess } from "../orgs/org-access.js";
 import { apiKeysPrivilegedRepository } from "./api-keys.privileged.repository.js";
 import { apiKeysRepository, type ApiKeyRow } from "./api-keys.repository.js";
 import { createApiKeySchema as createSchema, revokeApiKeySchema as revokeSchema, updateApiKeySchema as updateSchema } from "./api-keys.schemas.js";
+import { requireOrgAccess } from "../access/index.js";
 
 /** Recognisable by secret scanners; the part after the public id is the 256-bit secret. */
 export const API_KEY_PREFIX = "kwk_";

@@ -2,12 +2,11 @@ import type { Db } from "../../infra/db.js";
 import { AppError } from "../../lib/errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseInput } from "../../lib/validation.js";
-import { requireOrgAccess } from "../orgs/org-access.js";
 import { toPage, type Page } from "../../lib/pagination.js";
-import { activityPageSchema, activitySchema, systemAuditQuerySchema } from "../orgs/orgs.schemas.js";
-import { requireUser } from "../auth/guards.js";
+import { activityPageSchema, activitySchema, systemAuditQuerySchema } from "./activity.schemas.js";
 import { auditRepository, type ActivityPosition } from "./audit.repository.js";
 import type { AuditEntryView } from "./audit.service.js";
+import { requireOrgAccess, requireUser } from "../access/index.js";
 
 const badCursor = () => new AppError("VALIDATION_ERROR", 400, "cursor: is not a cursor this API returned", { errors: [{ path: "cursor", message: "is not a cursor this API returned" }] });
 

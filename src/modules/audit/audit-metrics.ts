@@ -1,13 +1,12 @@
 import type { Metrics } from "../../infra/metrics.js";
-import { AuditAction, type AuditActionName } from "./audit.actions.js";
-import type { AuditDetails } from "./audit.service.js";
+import { AuditAction } from "./audit.actions.js";
+import type { AuditDetails, AuditObserver } from "./audit.service.js";
 
 /**
  * Outcome counters, fed from the one place every outcome is already written down: the audit log.
  * Each label value is picked from a fixed list (anything else becomes "other"), so a client can
  * never mint a new series: no e-mail address, subject, id or free text reaches a label.
  */
-export type AuditObserver = (action: AuditActionName, details: AuditDetails) => void;
 
 const FIRST_FACTORS = new Set(["password", "passkey", "cli", "github", "google"]);
 const SECOND_FACTORS = new Set(["totp", "backup_code", "webauthn"]);

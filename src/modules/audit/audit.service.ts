@@ -3,7 +3,6 @@ import type { Executor } from "../../infra/db.js";
 import { redact } from "../../lib/redact.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import type { AuditActionName } from "./audit.actions.js";
-import type { AuditObserver } from "./audit-metrics.js";
 import { auditRepository, type AuditEntryRow, type AuditRow } from "./audit.repository.js";
 
 export interface AuditDetails {
@@ -15,6 +14,9 @@ export interface AuditDetails {
   metadata?: Record<string, unknown>;
   errorMessage?: string;
 }
+
+/** Hears every record as it is written (the outcome counters: audit-metrics.ts). */
+export type AuditObserver = (action: AuditActionName, details: AuditDetails) => void;
 
 /** A record ready to be written, and what to call once it is. */
 export interface AuditEntry {

@@ -2,13 +2,12 @@ import { z } from "zod";
 import type { Db, Executor } from "../../infra/db.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseInput } from "../../lib/validation.js";
-import { requireSuperadmin } from "../auth/guards.js";
-import { requireOrgAccess } from "../orgs/org-access.js";
 import { AuditAction } from "./audit.actions.js";
 import type { AuditService } from "./audit.service.js";
 import { GENESIS, GLOBAL_CHAIN, type Anchor } from "./chain-hash.js";
 import { chainRepository, type ChainRow } from "./chain.repository.js";
 import type { ChainSigner } from "./chain-signer.service.js";
+import { requireOrgAccess, requireSuperadmin } from "../access/index.js";
 
 export const chainExportSchema = z.object({
   format: z.enum(["jsonl", "csv"]).default("jsonl"),

@@ -1,16 +1,16 @@
 import type { Db } from "../../infra/db.js";
 import type { Clock } from "../../infra/clock.js";
 import type { RequestContext } from "../../lib/request-context.js";
-import { requireSuperadmin } from "../auth/guards.js";
 import { AuditAction } from "./audit.actions.js";
 import type { AuditService } from "./audit.service.js";
 import { GLOBAL_CHAIN } from "./chain-hash.js";
 import { chainRepository } from "./chain.repository.js";
 import type { ChainSigner } from "./chain-signer.service.js";
-import { requireOrgAccess } from "../orgs/org-access.js";
-import { walkChain, type ChainBreak, type ChainCheck, type ChainReport } from "./chain-walk.js";
+import { walkChain } from "./chain-walk.js";
+import type { ChainBreak, ChainCheck, ChainReport } from "./chain-report.js";
+import { requireOrgAccess, requireSuperadmin } from "../access/index.js";
 
-export type { ChainBreak, ChainCheck, ChainReport } from "./chain-walk.js";
+export type { ChainBreak, ChainCheck, ChainReport } from "./chain-report.js";
 
 export interface VerifyReport {
   ok: boolean;

@@ -1,33 +1,8 @@
 import type { Executor } from "../../infra/db.js";
 import { GENESIS, linkHash, type Anchor } from "./chain-hash.js";
 import { chainRepository, type ChainRow } from "./chain.repository.js";
+import type { BreakKind, ChainBreak, ChainReport } from "./chain-report.js";
 
-/** What is wrong at the first broken link of a chain. */
-export type BreakKind = "edited" | "deleted" | "inserted" | "reordered" | "bad_signature";
-
-export interface ChainBreak {
-  chain: string;
-  kind: BreakKind;
-  /** The sequence number where the chain breaks, and the record found there (null: none). */
-  seq: number;
-  recordId: string | null;
-  detail: string;
-}
-
-export interface ChainReport {
-  chain: string;
-  ok: boolean;
-  /** Verified from this sequence (a pruning checkpoint; 0 from the start) to the signed head. */
-  fromSeq: number;
-  headSeq: number;
-  records: number;
-  break: ChainBreak | null;
-}
-
-/** A chain's report as of when it was verified (the latest is kept: chainRepository.saveChecks). */
-export interface ChainCheck extends ChainReport {
-  checkedAt: Date;
-}
 
 const PAGE = 1_000;
 type CheckAnchor = (a: Anchor) => Promise<string | null>;

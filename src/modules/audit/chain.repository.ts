@@ -3,7 +3,7 @@ import { auditChainAnchors, auditChainChecks, auditLogs } from "../../../schema/
 import { pickColumns } from "../../infra/columns.js";
 import { resultRows, type Executor } from "../../infra/db.js";
 import { GLOBAL_CHAIN, type Anchor, type ChainRecord } from "./chain-hash.js";
-import type { ChainCheck, ChainReport } from "./chain-walk.js";
+import type { ChainCheck, ChainReport } from "./chain-report.js";
 
 // Arbitrary constant: one instance at a time chains, signs and prunes.
 const CHAIN_LOCK_ID = 7_420_005;

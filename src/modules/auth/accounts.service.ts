@@ -23,9 +23,9 @@ import {
   tokenSchema,
 } from "./auth.schemas.js";
 import type { CredentialsService } from "./credentials.service.js";
-import { requirePersonalUser } from "./guards.js";
 import type { SessionsService } from "./sessions/sessions.service.js";
 import { userTokensRepository } from "./user-tokens.repository.js";
+import { requirePersonalUser } from "../access/index.js";
 
 export interface AccountsConfig {
   appUrl: string;

@@ -11,8 +11,8 @@ import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
 import { usersRepository } from "../users/users.repository.js";
 import type { RateLimitService, RateRule } from "../rate-limit/rate-limit.service.js";
-import { requirePersonalUser } from "./guards.js";
 import type { SessionIssuer } from "./session-issuer.js";
+import { requirePersonalUser } from "../access/index.js";
 
 export const CliErrors = {
   missingRedirect: () => new AppError("MISSING_REDIRECT_URL", 400, "redirect_url is required, e.g. http://127.0.0.1:8250/?token="),

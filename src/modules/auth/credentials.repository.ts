@@ -2,7 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { passwordCredentials, users } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
 import { preparedQuery } from "../../infra/prepared.js";
-import { noteProfileChanged } from "../users/user-cache.js";
+import { noteProfileChanged } from "../users/index.js";
 import { live } from "../../infra/soft-delete.js";
 import { userColumns, type UserRow } from "../users/users.repository.js";
 import { mfaMethodCounts, toMfaMethods, type MfaMethods } from "./mfa/mfa.repository.js";

@@ -7,8 +7,8 @@ import type { RequestContext } from "../../lib/request-context.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
-import { requireSuperadmin } from "../auth/guards.js";
 import { outboxRepository } from "./outbox.repository.js";
+import { requireSuperadmin } from "../access/index.js";
 
 export const outboxListSchema = paginationSchema.extend({ status: z.enum(["pending", "sent", "failed", "dead"]).optional() });
 const notRetryable = () => new AppError("EMAIL_NOT_RETRYABLE", 404, "No dead or failed message with that id");

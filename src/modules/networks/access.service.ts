@@ -3,9 +3,6 @@ import { CommonErrors } from "../../lib/errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
-import { getActiveMembership } from "../orgs/memberships.repository.js";
-import { requireOrgAccess, type OrgAccess } from "../orgs/org-access.js";
-import { can } from "../orgs/permissions.js";
 import { NetworkErrors } from "./networks.errors.js";
 import { activationSessionsRepository } from "./activation-sessions.repository.js";
 import { approvalsRepository } from "./approvals.repository.js";
@@ -18,6 +15,7 @@ import { activationMinutes, killSwitchNetworks, requireOutranks } from "./networ
 import { activateSchema, killSwitchSchema } from "./networks.schemas.js";
 import { isActivatable, toKillSwitchView, toMembershipView, toSessionView, type KillSwitchView, type MembershipView, type SessionView } from "./networks.views.js";
 import type { NetworksCore } from "./networks.core.js";
+import { can, getActiveMembership, type OrgAccess, requireOrgAccess } from "../access/index.js";
 
 export interface Activation {
   session: SessionView;

@@ -4,9 +4,6 @@ import type { RequestContext } from "../../lib/request-context.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { EmailService } from "../email/email.service.js";
-import { getActiveMembership } from "../orgs/memberships.repository.js";
-import { requireOrgAccess } from "../orgs/org-access.js";
-import { can } from "../orgs/permissions.js";
 import { usersRepository } from "../users/users.repository.js";
 import { initialState } from "./devices.service.js";
 import { isNetworkManager, requireNetwork, requireNetworkManager } from "./network-access.js";
@@ -21,6 +18,7 @@ import type { ApprovalRow, PortalNetworkRow } from "./networks.repository.js";
 import { assignApprovalSchema, decideSchema, pendingQuerySchema, requestApprovalSchema } from "./networks.schemas.js";
 import { toApprovalView, type ApprovalView } from "./networks.views.js";
 import type { NetworksCore } from "./networks.core.js";
+import { can, getActiveMembership, requireOrgAccess } from "../access/index.js";
 
 type Decision = "approve" | "reject" | "revoke";
 

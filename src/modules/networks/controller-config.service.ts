@@ -6,12 +6,12 @@ import type { RequestContext } from "../../lib/request-context.js";
 import { parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
-import { requireOrgAccess } from "../orgs/org-access.js";
 import { ControllerError, type ControllerClient, type ControllerConfig } from "./controller/index.js";
 import { NetworkErrors } from "./networks.errors.js";
 import { readControllerConnectionPrivileged } from "./controller-token.repository.js";
 import { controllerRepository } from "./controller.repository.js";
 import { controllerConfigSchema } from "./networks.schemas.js";
+import { requireOrgAccess } from "../access/index.js";
 
 export interface ControllerSettings {
   /** ZeroTier Central's API; fixed in production, a local stand-in in tests. */

@@ -3,9 +3,6 @@ import type { RequestContext } from "../../lib/request-context.js";
 import { normalizeEmail } from "../../lib/strings.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
-import { getActiveMembership } from "../orgs/memberships.repository.js";
-import { requireOrgAccess, type OrgAccess } from "../orgs/org-access.js";
-import { can } from "../orgs/permissions.js";
 import { usersRepository } from "../users/users.repository.js";
 import { atController } from "./controller-config.service.js";
 import { requireNetwork } from "./network-access.js";
@@ -20,6 +17,7 @@ import { portalNetworksRepository } from "./portal-networks.repository.js";
 import { createDeviceSchema, importMembersSchema, updateDeviceSchema } from "./networks.schemas.js";
 import { toDeviceView, toMembershipView, type DeviceView, type MembershipView } from "./networks.views.js";
 import type { NetworksCore } from "./networks.core.js";
+import { can, getActiveMembership, type OrgAccess, requireOrgAccess } from "../access/index.js";
 
 /** Where a device's membership starts, from its owner's standing on the network. */
 export function initialState(approval: ApprovalRow | undefined): MembershipState {

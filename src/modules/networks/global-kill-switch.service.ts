@@ -4,7 +4,6 @@ import { paginationSchema, toPage, type Page } from "../../lib/pagination.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
-import { requirePersonalUser } from "../auth/guards.js";
 import { activationSessionsRepository } from "./activation-sessions.repository.js";
 import { approvalsRepository } from "./approvals.repository.js";
 import { deviceMembershipsRepository } from "./device-memberships.repository.js";
@@ -13,6 +12,7 @@ import { killSwitchRepository } from "./kill-switch.repository.js";
 import type { NetworksCore } from "./networks.core.js";
 import { NetworkErrors } from "./networks.errors.js";
 import { portalNetworksRepository } from "./portal-networks.repository.js";
+import { requirePersonalUser } from "../access/index.js";
 
 export const globalKillSwitchSchema = z.object({
   targetUserId: z.uuid(),

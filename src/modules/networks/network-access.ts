@@ -2,13 +2,11 @@ import type { Executor } from "../../infra/db.js";
 import { CommonErrors } from "../../lib/errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseId } from "../../lib/validation.js";
-import { getActiveMembership } from "../orgs/memberships.repository.js";
-import { requireOrgAccess, type OrgAccess } from "../orgs/org-access.js";
-import { can, roleRank } from "../orgs/permissions.js";
 import { NetworkErrors } from "./networks.errors.js";
 import { deviceMembershipsRepository } from "./device-memberships.repository.js";
 import { portalNetworksRepository } from "./portal-networks.repository.js";
 import type { PortalNetworkRow } from "./networks.repository.js";
+import { can, getActiveMembership, type OrgAccess, requireOrgAccess, roleRank } from "../access/index.js";
 
 /** A member's view of one of the organization's live networks (another organization's is "not found"). */
 export async function requireNetwork(db: Executor, ctx: RequestContext, orgId: string, networkId: unknown): Promise<OrgAccess & { network: PortalNetworkRow }> {

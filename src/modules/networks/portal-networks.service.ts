@@ -2,8 +2,6 @@ import { uniqueOr } from "../../infra/db-errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
-import { getActiveMembership } from "../orgs/memberships.repository.js";
-import { requireOrgAccess } from "../orgs/org-access.js";
 import { CommonErrors } from "../../lib/errors.js";
 import { atController } from "./controller-config.service.js";
 import type { ControllerNetwork } from "./controller/index.js";
@@ -17,6 +15,7 @@ import type { PortalNetworkRow } from "./networks.repository.js";
 import { createNetworkSchema, importNetworksSchema, listNetworksSchema, managersSchema, updateNetworkSchema } from "./networks.schemas.js";
 import { toApprovalView, toMembershipView, toNetworkView, type ApprovalView, type MembershipView, type PortalNetworkView } from "./networks.views.js";
 import type { NetworksCore } from "./networks.core.js";
+import { getActiveMembership, requireOrgAccess } from "../access/index.js";
 
 /** The organization's portal networks: ZeroTier networks whose access Keyward governs. */
 export class PortalNetworksService {

@@ -6,8 +6,6 @@ import { CommonErrors } from "../../lib/errors.js";
 import { systemContext, type RequestContext } from "../../lib/request-context.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
-import { requireUser } from "../auth/guards.js";
-import { requireOrgAccess } from "../orgs/org-access.js";
 import { ControllerError, type ControllerClient } from "./controller/index.js";
 import type { ControllerConfigService } from "./controller-config.service.js";
 import { activationSessionsRepository } from "./activation-sessions.repository.js";
@@ -15,6 +13,7 @@ import { deviceMembershipsRepository } from "./device-memberships.repository.js"
 import { leasesRepository } from "./leases.repository.js";
 import { portalNetworksRepository } from "./portal-networks.repository.js";
 import type { PortalNetworkRow } from "./networks.repository.js";
+import { requireOrgAccess, requireUser } from "../access/index.js";
 
 export interface ReconcileReport {
   networksProcessed: number;

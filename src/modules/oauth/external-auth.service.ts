@@ -10,7 +10,6 @@ import { parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
 import type { CredentialsService } from "../auth/credentials.service.js";
-import { requirePersonalUser } from "../auth/guards.js";
 import { startMfaChallenge, type MfaChallenge } from "../auth/login.service.js";
 import type { PendingLoginStore } from "../auth/mfa/pending-login.js";
 import type { SessionIssued, SessionIssuer } from "../auth/session-issuer.js";
@@ -24,6 +23,7 @@ import type { OAuthProvidersService } from "./oauth-providers.service.js";
 import { authorizeQuerySchema, callbackQuerySchema, PROVIDER_LABEL, type ProviderName } from "./oauth.schemas.js";
 import { IdpError, type ExternalProfile } from "./providers/idp.types.js";
 import { landingUrl, type Landing } from "./oauth-landing.js";
+import { requirePersonalUser } from "../access/index.js";
 
 export interface ExternalAuthDeps {
   db: Db;

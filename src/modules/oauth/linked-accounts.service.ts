@@ -4,7 +4,6 @@ import { reachUser } from "../admin/admin-reach.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
 import type { CredentialsService } from "../auth/credentials.service.js";
-import { requirePersonalUser } from "../auth/guards.js";
 import { mfaRepository } from "../auth/mfa/mfa.repository.js";
 import type { SessionsService } from "../auth/sessions/sessions.service.js";
 import { isAppError } from "../../lib/errors.js";
@@ -13,6 +12,7 @@ import { externalIdentitiesRepository, type IdentityRow } from "./external-ident
 import { OAuthErrors } from "./oauth.errors.js";
 import type { OAuthProvidersService } from "./oauth-providers.service.js";
 import { PROVIDER_LABEL } from "./oauth.schemas.js";
+import { requirePersonalUser } from "../access/index.js";
 
 export interface LinkedAccountView {
   provider: string;
@@ -49,6 +49,11 @@ const toView = (r: IdentityRow): LinkedAccountView => ({
 /** The external identities linked to an account: listing and unlinking, by the user or an admin. */
 export class LinkedAccountsService {
   constructor(private readonly deps: LinkedAccountsDeps) {}
+
+  /** The providers an account is linked to, each once (its profile lists them). */
+  async providersOf(userId: string): Promise<string[]> {
+    return [...new Set((await externalIdentitiesRepository.listForUser(this.deps.db, userId)).map((i) => i.provider))];
+  }
 
   async listMine(ctx: RequestContext): Promise<{ linkedAccounts: LinkedAccountView[]; unlinkAvailable: boolean }> {
     const actor = requirePersonalUser(ctx);

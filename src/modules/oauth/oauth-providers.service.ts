@@ -7,11 +7,11 @@ import { CommonErrors } from "../../lib/errors.js";
 import { parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
-import { requireSuperadmin } from "../auth/guards.js";
 import { OAuthErrors } from "./oauth.errors.js";
 import { oauthProvidersRepository, type ProviderConfigRow } from "./oauth-providers.repository.js";
 import { PROVIDER_LABEL, PROVIDERS, providerConfigSchema, type ProviderName } from "./oauth.schemas.js";
 import type { IdentityProviderClient, ProviderSettings } from "./providers/idp.types.js";
+import { requireSuperadmin } from "../access/index.js";
 
 export interface EnvProvider {
   clientId?: string;

@@ -6,11 +6,11 @@ import type { RequestContext } from "../../lib/request-context.js";
 import { parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
-import { requireSuperadmin } from "../auth/guards.js";
 import { changingClient } from "./client-cache.js";
 import { ClientErrors } from "./oidc-clients.errors.js";
 import { oidcClientsRepository } from "./oidc-clients.repository.js";
 import { isClientId, view, type ClientView } from "./oidc-clients.service.js";
+import { requireSuperadmin } from "../access/index.js";
 
 /** What only an operator decides: which Keyward API scopes a client may ask for, and the built-in clients' lifetimes. */
 export const configureClientSchema = z

@@ -6,8 +6,6 @@ import type { RequestContext } from "../../lib/request-context.js";
 import { parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
-import { requirePersonalUser, requireUser } from "../auth/guards.js";
-import { requireOrgAccess } from "../orgs/org-access.js";
 import type { AnnouncedCache } from "../../infra/announced-cache.js";
 import type { Database } from "../../infra/db.js";
 import { changingClient, createClientCache } from "./client-cache.js";
@@ -17,6 +15,7 @@ import { oidcClientsRepository, type ClientRow } from "./oidc-clients.repository
 import { clientSchema, createClientSchema, updateClientSchema } from "./oidc-clients.schemas.js";
 import { oidcConsentsRepository, type ConsentView } from "./oidc-consents.repository.js";
 import { oidcPayloadsRepository } from "./oidc-payloads.repository.js";
+import { requireOrgAccess, requirePersonalUser, requireUser } from "../access/index.js";
 
 export { ClientErrors } from "./oidc-clients.errors.js";
 export type { ClientRow } from "./oidc-clients.repository.js";

@@ -4,10 +4,10 @@ import type { RequestContext } from "../../lib/request-context.js";
 import { parseId } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
-import { getActiveMembership } from "../orgs/memberships.repository.js";
 import { prepareActiveAccount, prepareRefreshContext, type OidcAccountRow } from "./oidc-accounts.repository.js";
 import { oidcClientsRepository } from "./oidc-clients.repository.js";
 import { oidcConsentsRepository } from "./oidc-consents.repository.js";
+import { getActiveMembership } from "../access/index.js";
 
 export interface OidcAccount {
   userId: string;

@@ -5,8 +5,6 @@ import type { RequestContext, UserActor } from "../../lib/request-context.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
-import { requirePersonalUser } from "../auth/guards.js";
-import { requireOrgAccess } from "../orgs/index.js";
 import { OrgErrors } from "../orgs/orgs.errors.js";
 import { changingClient } from "./client-cache.js";
 import { ClientErrors, RegistrationErrors } from "./oidc-clients.errors.js";
@@ -16,6 +14,7 @@ import { fieldsOf, view, type ClientView } from "./oidc-clients.service.js";
 import { oidcConsentsRepository } from "./oidc-consents.repository.js";
 import { oidcPayloadsRepository } from "./oidc-payloads.repository.js";
 import { registrationTokensRepository, type RegistrationTokenRow } from "./registration-tokens.repository.js";
+import { requireOrgAccess, requirePersonalUser } from "../access/index.js";
 
 /** Recognisable by secret scanners, as API keys are (kwk_); the part after the public id is the 256-bit secret. */
 export const REGISTRATION_TOKEN_PREFIX = "kwr_";

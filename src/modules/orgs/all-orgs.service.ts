@@ -3,8 +3,8 @@ import type { Db } from "../../infra/db.js";
 import { paginationSchema, toPage, type Page } from "../../lib/pagination.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseInput } from "../../lib/validation.js";
-import { requireSuperadmin } from "../auth/guards.js";
 import { allOrgsRepository } from "./all-orgs.repository.js";
+import { requireSuperadmin } from "../access/index.js";
 
 export const allOrgsQuerySchema = paginationSchema.extend({ q: z.string().trim().max(255).optional() });
 

@@ -6,9 +6,9 @@ import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
 import { DirectoryErrors } from "./directory.errors.js";
 import { directoryRepository, type DepartmentRow } from "./directory.repository.js";
-import { requireOrgAccess } from "./org-access.js";
 import { OrgGroupService, type OrgGroupKind } from "./org-groups.service.js";
 import { certPolicySchema, departmentSchema, STANDARD_EXTENSIONS, updateDepartmentSchema } from "./orgs.schemas.js";
+import { requireOrgAccess } from "../access/index.js";
 
 export interface CertPolicyView {
   departmentId: string;

@@ -2,7 +2,7 @@ import type { Executor } from "../../infra/db.js";
 import { normalizeEmail } from "../../lib/strings.js";
 import { usersRepository } from "../users/users.repository.js";
 import { DirectoryErrors } from "./directory.errors.js";
-import { getActiveMembership } from "./memberships.repository.js";
+import { getActiveMembership } from "../access/index.js";
 
 /** The user behind an email, provided they are an active member of the organization. */
 export async function findOrgMemberByEmail(db: Executor, orgId: string, email: string) {

@@ -10,17 +10,11 @@ import { InviteMail } from "./invite-mail.js";
 import { InvitesService, type InvitesDeps } from "./invites.service.js";
 import { MembersService } from "./members.service.js";
 import { MyDirectoryService } from "./my-directory.service.js";
-import type { Offboarding } from "./offboarding.js";
+import type { Offboarding } from "../access/index.js";
 import type { AdmissionConfig } from "./admission.js";
 import { OrgsService } from "./orgs.service.js";
 import { PrincipalsService } from "./principals.service.js";
 
-// What other modules may use: the tenancy guard and "which organizations is this user in?".
-export { requireOrgAccess, type OrgAccess } from "./org-access.js";
-export { getActiveMembership, getActiveMemberships, type ActiveMembership } from "./memberships.repository.js";
-export { soleOwnedOrganizations } from "./sole-owner.js";
-export { createMembershipCache, type MembershipReader } from "./membership-cache.js";
-export type { Offboarding } from "./offboarding.js";
 
 export interface OrgsModuleDeps extends Offboarding {
   db: Db;

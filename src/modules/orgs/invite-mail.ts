@@ -1,7 +1,7 @@
 import type { Executor } from "../../infra/db.js";
 import type { EmailService } from "../email/email.service.js";
 import type { UserRow } from "../users/users.repository.js";
-import type { OrgRole } from "./permissions.js";
+import type { OrgRole } from "../access/index.js";
 
 export interface InviteMailDeps {
   email: EmailService;

@@ -4,7 +4,7 @@ import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";
 import { idInOrg } from "../../infra/org-scope.js";
 import { live } from "../../infra/soft-delete.js";
-import type { OrgRole } from "./permissions.js";
+import type { OrgRole } from "../access/index.js";
 
 const inviteColumns = pickColumns(orgInvites, ["id", "organizationId", "email", "role", "invitedBy", "expiresAt", "provisionsAccount", "createdAt"]);
 

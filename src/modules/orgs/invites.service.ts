@@ -12,7 +12,6 @@ import type { AuditService } from "../audit/audit.service.js";
 import type { AccountsService } from "../auth/accounts.service.js";
 import { activateSchema } from "../auth/auth.schemas.js";
 import type { CredentialsService } from "../auth/credentials.service.js";
-import { requirePersonalUser, requireUser } from "../auth/guards.js";
 import type { SessionsService } from "../auth/sessions/sessions.service.js";
 import type { RateLimitService, RateRule } from "../rate-limit/rate-limit.service.js";
 import { usersRepository, type UserRow } from "../users/users.repository.js";
@@ -21,13 +20,12 @@ import type { InviteMail } from "./invite-mail.js";
 import { InviteErrors } from "./invites.errors.js";
 import { invitesRepository, type InviteRow } from "./invites.repository.js";
 import { toInviteView, type AcceptResult, type InviteView } from "./invites.views.js";
-import { getActiveMembership, membershipsRepository } from "./memberships.repository.js";
-import { requireOrgAccess, type OrgAccess } from "./org-access.js";
+import { membershipsRepository } from "./memberships.repository.js";
 import { admitMember, type AdmissionConfig } from "./admission.js";
 import { OrgErrors } from "./orgs.errors.js";
 import { orgsRepository } from "./orgs.repository.js";
 import { acceptInviteSchema, addMemberSchema, inviteSchema } from "./orgs.schemas.js";
-import type { OrgRole } from "./permissions.js";
+import { getActiveMembership, type OrgAccess, type OrgRole, requireOrgAccess, requirePersonalUser, requireUser } from "../access/index.js";
 
 export interface InvitesDeps {
   db: Db;

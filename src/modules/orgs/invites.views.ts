@@ -1,6 +1,6 @@
 import type { UserView } from "../users/users.views.js";
 import type { InviteRow } from "./invites.repository.js";
-import type { OrgRole } from "./permissions.js";
+import type { OrgRole } from "../access/index.js";
 
 export interface InviteView {
   id: string;

@@ -6,13 +6,11 @@ import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
 import { usersRepository } from "../users/users.repository.js";
 import { directoryRepository } from "./directory.repository.js";
-import { getActiveMembership, membershipsRepository } from "./memberships.repository.js";
-import type { Offboarding } from "./offboarding.js";
-import { requireUser } from "../auth/guards.js";
-import { requireOrgAccess } from "./org-access.js";
+import { membershipsRepository } from "./memberships.repository.js";
+import type { Offboarding } from "../access/index.js";
 import { OrgErrors } from "./orgs.errors.js";
 import { changeRoleSchema } from "./orgs.schemas.js";
-import { can, type OrgRole } from "./permissions.js";
+import { can, getActiveMembership, type OrgRole, requireOrgAccess, requireUser } from "../access/index.js";
 
 export interface MemberView {
   userId: string;

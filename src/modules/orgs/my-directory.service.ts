@@ -1,9 +1,7 @@
 import type { Db } from "../../infra/db.js";
 import type { RequestContext } from "../../lib/request-context.js";
-import { requireUser } from "../auth/guards.js";
 import { directoryRepository } from "./directory.repository.js";
-import { getActiveMemberships } from "./memberships.repository.js";
-import { isAdminRole, type OrgRole } from "./permissions.js";
+import { getActiveMemberships, isAdminRole, type OrgRole, requireUser } from "../access/index.js";
 
 export interface PrincipalRef {
   id: string;

@@ -9,9 +9,8 @@ import type { AuditActionName } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
 import { findOrgMemberByEmail } from "./directory-members.js";
 import { DirectoryErrors } from "./directory.errors.js";
-import { requireOrgAccess } from "./org-access.js";
 import { emailSchema } from "./orgs.schemas.js";
-import type { Capability } from "./permissions.js";
+import { type Capability, requireOrgAccess } from "../access/index.js";
 
 type Row = { id: string; name: string };
 type Schema = z.ZodType<Record<string, unknown>>;

@@ -1,7 +1,7 @@
 import type { Executor } from "../../infra/db.js";
 import type { Logger } from "../../infra/logger.js";
-import { countActiveMembershipsWithin } from "./memberships.repository.js";
 import { OrgErrors } from "./orgs.errors.js";
+import { countActiveMembershipsWithin } from "../access/index.js";
 
 export interface OrgLimitConfig {
   maxOrgsPerUser: number;

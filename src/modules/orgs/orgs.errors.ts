@@ -1,9 +1,9 @@
 import { AppError } from "../../lib/errors.js";
+import { AccessErrors } from "../access/index.js";
 
 export const OrgErrors = {
-  // Another tenant's organization is reported exactly like one that does not exist.
-  notFound: () => new AppError("ORG_NOT_FOUND", 404, "Organization not found"),
-  forbidden: (action: string) => new AppError("AUTHORIZATION_ERROR", 403, `Your role in this organization does not allow you to ${action}`),
+  notFound: AccessErrors.orgNotFound,
+  forbidden: AccessErrors.roleForbids,
   limitReached: (max: number) =>
     new AppError(
       "ORG_LIMIT_REACHED",
@@ -28,15 +28,9 @@ export const OrgErrors = {
       403,
       "This would leave the organization without an owner. Transfer ownership to another member first.",
     ),
-  memberNotFound: () => new AppError("MEMBER_NOT_FOUND", 404, "Member not found"),
+  memberNotFound: AccessErrors.memberNotFound,
   alreadyMember: () => new AppError("ALREADY_MEMBER", 409, "This user is already a member of the organization"),
   ownerOnly: () => new AppError("AUTHORIZATION_ERROR", 403, "Only an owner can grant, change or remove the owner role"),
   transferToSelf: () => new AppError("CONFLICT", 409, "You already own this organization"),
-  soleOwner: (orgs: string[]) =>
-    new AppError(
-      "USER_IS_SOLE_OWNER",
-      409,
-      `You are the only owner of ${orgs.join(", ")}, which ${orgs.length === 1 ? "has" : "have"} other members. Transfer ownership first.`,
-      { transfer_ownership: orgs },
-    ),
+  soleOwner: AccessErrors.soleOwner,
 };

@@ -1,6 +1,6 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { noteChanged } from "../../infra/announced-cache.js";
-import { noteProfileChanged } from "../users/user-cache.js";
+import { noteProfileChanged } from "../users/index.js";
 import { organizations } from "../../../schema/index.js";
 import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";

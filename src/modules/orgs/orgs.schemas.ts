@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { paginationSchema, timeRange } from "../../lib/pagination.js";
+import { paginationSchema } from "../../lib/pagination.js";
 import { confirms } from "../auth/auth.schemas.js";
-import { ROLES } from "./permissions.js";
+import { ROLES } from "../access/index.js";
 
 const httpUrl = z
   .url()
@@ -94,38 +94,6 @@ export const certPolicySchema = z
       .optional(),
   })
   .refine((v) => Object.keys(v).length > 0, "nothing to update");
-
-/** Who, what, and when. */
-const activityFilter = {
-  userId: z.uuid().optional(),
-  action: z.string().trim().min(1).max(100).optional(),
-  ...timeRange,
-};
-
-export const activitySchema = z.object({
-  ...activityFilter,
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().max(200).optional(),
-});
-
-/**
- * The original API's numbered pages (?page=&per_page=) over the same records: a script written
- * against it keeps paging instead of silently getting page 1 again. Not mixed with the cursor.
- */
-export const activityPageSchema = paginationSchema.extend({
-  ...activityFilter,
-  cursor: z.undefined({ error: "pages are numbered (page, per_page) or follow a cursor (limit, cursor), not both" }).optional(),
-  limit: z.undefined({ error: "pages are numbered (page, per_page) or follow a cursor (limit, cursor), not both" }).optional(),
-});
-
-/** GET /audit-logs, the system log: the original API's filters, on numbered pages. */
-export const systemAuditQuerySchema = paginationSchema.extend({
-  ...activityFilter,
-  resourceType: z.string().trim().min(1).max(64).optional(),
-  // A query string says "true" or "false" (z.coerce.boolean would read "false" as true); GraphQL a boolean.
-  success: z.union([z.boolean(), z.enum(["true", "false"]).transform((v) => v === "true")]).optional(),
-  q: z.string().trim().min(1).max(200).optional(),
-});
 
 export const adminUsersQuerySchema = paginationSchema.extend({
   q: z.string().trim().max(320).optional(),

@@ -7,16 +7,15 @@ import type { RequestContext } from "../../lib/request-context.js";
 import { parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
-import { requireUser } from "../auth/guards.js";
 import { usersRepository } from "../users/users.repository.js";
-import { getActiveMemberships, membershipsRepository } from "./memberships.repository.js";
-import type { Offboarding } from "./offboarding.js";
-import { requireOrgAccess } from "./org-access.js";
+import { membershipsRepository } from "./memberships.repository.js";
+import type { Offboarding } from "../access/index.js";
 import { admitMember, type AdmissionConfig } from "./admission.js";
 import { OrgErrors } from "./orgs.errors.js";
 import { orgsRepository } from "./orgs.repository.js";
 import { createOrgSchema, deleteOrgSchema, transferSchema, updateOrgSchema } from "./orgs.schemas.js";
 import { toOrgView, type OrganizationView, type SimpleOrgView } from "./orgs.views.js";
+import { getActiveMemberships, requireOrgAccess, requireUser } from "../access/index.js";
 
 export interface OrgsDeps extends Offboarding {
   db: Db;
@@ -149,6 +148,14 @@ export class OrgsService {
       return offboarded;
     });
     await this.deps.networks.apply(offboarded);
+  }
+
+  /**
+   * Soft-deletes an organization nobody else is in, in the caller's transaction: its only member's
+   * account is being deleted (the account's service revokes and audits around it).
+   */
+  async removeWithLastMember(tx: Executor, organizationId: string, now: Date): Promise<void> {
+    await orgsRepository.softDelete(tx, organizationId, now);
   }
 
   /** Hands ownership to another member; the previous owner stays on as admin. */

@@ -1,5 +1,5 @@
 import type { OrgRow } from "./orgs.repository.js";
-import type { OrgRole } from "./permissions.js";
+import type { OrgRole } from "../access/index.js";
 
 export interface OrganizationView {
   id: string;

@@ -6,9 +6,9 @@ import type { AuditService } from "../audit/audit.service.js";
 import type { DepartmentsService } from "./departments.service.js";
 import { DirectoryErrors } from "./directory.errors.js";
 import { directoryRepository, type PrincipalRow } from "./directory.repository.js";
-import { requireOrgAccess } from "./org-access.js";
 import { OrgGroupService, type OrgGroupKind } from "./org-groups.service.js";
 import { principalSchema, updatePrincipalSchema } from "./orgs.schemas.js";
+import { requireOrgAccess } from "../access/index.js";
 
 const PRINCIPALS: OrgGroupKind<PrincipalRow, typeof principalSchema, typeof updatePrincipalSchema> = {
   resourceType: "principal",

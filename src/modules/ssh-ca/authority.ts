@@ -1,15 +1,12 @@
 import type { Executor } from "../../infra/db.js";
 import type { RequestContext } from "../../lib/request-context.js";
-import { requireUser } from "../auth/guards.js";
-import { getActiveMemberships, type ActiveMembership } from "../orgs/memberships.repository.js";
-import { checkOrgAccess } from "../orgs/org-access.js";
 import { OrgErrors } from "../orgs/orgs.errors.js";
-import { can } from "../orgs/permissions.js";
 import { parseId } from "../../lib/validation.js";
 import { caRepository, type CaKeyRow, type CaRow } from "./ca.repository.js";
 import { chooseOrganization, soleCandidate } from "./choose-organization.js";
 import type { SigningOrganization } from "./signing-context.repository.js";
 import { CaErrors } from "./ssh-ca.errors.js";
+import { type ActiveMembership, can, checkOrgAccess, getActiveMemberships, requireUser } from "../access/index.js";
 
 /** Who signs: the organization (and the caller's membership in it), its CA and the CA's active key. */
 export interface Authority {

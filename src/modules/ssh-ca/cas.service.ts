@@ -8,13 +8,13 @@ import { generateCaKey, type GeneratedCaKey, type SshKeyType } from "../../lib/s
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
-import { requireOrgAccess } from "../orgs/org-access.js";
 import type { RateLimitService, RateRule } from "../rate-limit/rate-limit.service.js";
 import { caRepository, type CaKeyRow, type CaRow } from "./ca.repository.js";
 import { orgOf } from "./authority.js";
 import { chooseOrganization } from "./choose-organization.js";
 import { CaErrors } from "./ssh-ca.errors.js";
 import { createCaSchema, rotateCaSchema, updateCaSchema } from "./ssh-ca.schemas.js";
+import { requireOrgAccess } from "../access/index.js";
 
 export interface CaView extends CaRow {
   keyType: string;

@@ -6,16 +6,13 @@ import { buildKrl } from "../../lib/ssh/index.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
-import { requireUser } from "../auth/guards.js";
-import { getActiveMembership } from "../orgs/memberships.repository.js";
-import { requireOrgAccess } from "../orgs/org-access.js";
 import { OrgErrors } from "../orgs/orgs.errors.js";
 import { orgsRepository } from "../orgs/orgs.repository.js";
-import { can } from "../orgs/permissions.js";
 import { certificatesRepository, type CertRow } from "./certificates.repository.js";
 import { toCertificateView, type CertificateView } from "./certificates.views.js";
 import { CaErrors } from "./ssh-ca.errors.js";
 import { certAuditQuerySchema, certListSchema, orgCertListSchema, revokeSchema } from "./ssh-ca.schemas.js";
+import { can, getActiveMembership, requireOrgAccess, requireUser } from "../access/index.js";
 
 const actorId = (ctx: RequestContext): string | null => (ctx.actor.kind === "user" ? ctx.actor.userId : null);
 

@@ -1,12 +1,9 @@
 import type { Executor } from "../../infra/db.js";
 import type { AppError } from "../../lib/errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
-import { requireUser } from "../auth/guards.js";
-import { getActiveMemberships, type ActiveMembership } from "../orgs/memberships.repository.js";
-import { requireOrgAccess } from "../orgs/org-access.js";
-import { can, type Capability } from "../orgs/permissions.js";
 import { caRepository } from "./ca.repository.js";
 import { CaErrors } from "./ssh-ca.errors.js";
+import { type ActiveMembership, can, type Capability, getActiveMemberships, requireOrgAccess, requireUser } from "../access/index.js";
 
 export interface OrganizationChoice {
   /** The org_id the caller named, if any. */

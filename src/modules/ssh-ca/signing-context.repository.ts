@@ -3,11 +3,10 @@ import { activeMemberships, caKeys, certificateAuthorities, mfaCompliance, sshKe
 import type { Executor } from "../../infra/db.js";
 import { preparedQuery } from "../../infra/prepared.js";
 import { live } from "../../infra/soft-delete.js";
-import { activeColumns, type ActiveMembership } from "../orgs/memberships.repository.js";
-import { isAdminRole, ROLES } from "../orgs/permissions.js";
 import { sshKeyColumns, type SshKeyRow } from "../ssh-keys/ssh-keys.repository.js";
 import { caColumns, caKeyColumns, type CaKeyRow, type CaRow } from "./ca.repository.js";
 import type { StoredPolicy } from "./policy.js";
+import { activeColumns, type ActiveMembership, isAdminRole, ROLES } from "../access/index.js";
 
 /** One of the caller's organizations as the signing pipeline sees it. */
 export interface SigningOrganization {

@@ -8,10 +8,8 @@ import { loadPrivateKey, parseCertificate, parsePublicKey, signCertificate, SshK
 import { parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
-import { requireUser } from "../auth/guards.js";
 import { directoryRepository } from "../orgs/directory.repository.js";
 import { OrgErrors } from "../orgs/orgs.errors.js";
-import { isAdminRole } from "../orgs/permissions.js";
 import { SshKeyErrors } from "../ssh-keys/ssh-keys.errors.js";
 import type { SshKeyRow } from "../ssh-keys/ssh-keys.repository.js";
 import { readCaPrivateKeyPrivileged } from "./ca-private-key.repository.js";
@@ -25,6 +23,7 @@ import { toCertificateView, type CertificateView } from "./certificates.views.js
 import { DEFAULT_CERT_POLICY, mergePolicies, resolveLifetimeHours, resolvePrincipals, type EffectivePolicy, type StoredPolicy } from "./policy.js";
 import { CaErrors } from "./ssh-ca.errors.js";
 import { signHostSchema, signUserSchema } from "./ssh-ca.schemas.js";
+import { isAdminRole, requireUser } from "../access/index.js";
 
 export interface SigningConfig {
   requireVerifiedKeys: boolean;

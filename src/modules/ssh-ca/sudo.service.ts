@@ -6,10 +6,10 @@ import type { ApiKeysService } from "../api-keys/api-keys.service.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
 import { directoryRepository } from "../orgs/directory.repository.js";
-import { getActiveMembership } from "../orgs/memberships.repository.js";
 import { usersRepository } from "../users/users.repository.js";
 import { certificatesRepository } from "./certificates.repository.js";
 import { sudoCheckSchema } from "./ssh-ca.schemas.js";
+import { getActiveMembership } from "../access/index.js";
 
 export const SudoErrors = {
   unauthorized: () => new AppError("UNAUTHORIZED", 401, "Invalid or revoked API key"),

@@ -6,10 +6,10 @@ import { parsePublicKey, SshKeyError, verifySshSignature } from "../../lib/ssh/i
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
-import { requireUser } from "../auth/guards.js";
 import { SshKeyErrors } from "./ssh-keys.errors.js";
 import { sshKeysRepository, type SshKeyRow } from "./ssh-keys.repository.js";
 import { addKeySchema, describeKeySchema, verifyKeySchema } from "./ssh-keys.schemas.js";
+import { requireUser } from "../access/index.js";
 
 export interface SshKeyView {
   id: string;

@@ -4,13 +4,9 @@ import { createUserCache } from "./user-cache.js";
 import type { ProfileRow } from "./users.repository.js";
 import { UsersService, type UsersDeps } from "./users.service.js";
 
-export { noteProfileChanged } from "./user-cache.js";
+export { noteProfileChanged } from "./users.repository.js";
+export type { ProfileReader } from "./user-cache.js";
 export type { ProfileRow } from "./users.repository.js";
-
-/** Reads an account's profile by id: the live account, or undefined. */
-export interface ProfileReader {
-  get(id: string): Promise<ProfileRow | undefined>;
-}
 
 /**
  * The account profiles every authenticated request reads, kept in memory and invalidated by the

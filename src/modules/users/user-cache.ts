@@ -1,4 +1,4 @@
-import { AnnouncedCache, noteChanged } from "../../infra/announced-cache.js";
+import { AnnouncedCache } from "../../infra/announced-cache.js";
 import type { Database } from "../../infra/db.js";
 import { usersRepository, type ProfileRow } from "./users.repository.js";
 
@@ -17,7 +17,7 @@ export function createUserCache(database: Database, ttlMs: number): Promise<Anno
   return new AnnouncedCache<ProfileRow>({ kind: "user", load: (id) => usersRepository.findProfile(database.db, id), ttlMs, maxEntries: MAX_ENTRIES, triggers: TRIGGERS }).attach(database);
 }
 
-/** Called by every write this process makes to what a profile shows, before it commits. */
-export function noteProfileChanged(userId: string | "*"): void {
-  noteChanged("user", userId);
+/** Reads an account's profile by id: the live account, or undefined. */
+export interface ProfileReader {
+  get(id: string): Promise<ProfileRow | undefined>;
 }

@@ -1,3 +1,4 @@
+import { noteChanged } from "../../infra/announced-cache.js";
 import { and, count, eq, ilike, inArray, isNotNull, or, sql, type SQL } from "drizzle-orm";
 import { pickColumns } from "../../infra/columns.js";
 import type { Db } from "../../infra/db.js";
@@ -5,7 +6,11 @@ import { organizations, passwordCredentials, users } from "../../../schema/index
 import type { Executor } from "../../infra/db.js";
 import { preparedQuery } from "../../infra/prepared.js";
 import { live } from "../../infra/soft-delete.js";
-import { noteProfileChanged } from "./user-cache.js";
+
+/** Called by every write this process makes to what a profile shows, before it commits (user-cache.ts hears it). */
+export function noteProfileChanged(userId: string | "*"): void {
+  noteChanged("user", userId);
+}
 
 /** The user columns any service may read: never a credential. */
 export const userColumns = pickColumns(users, ["id", "email", "fullName", "avatarUrl", "emailVerifiedAt", "emailVerifiedVia", "managedByOrganizationId", "status", "isSuperadmin", "suspendedAt", "lastLoginAt", "createdAt", "updatedAt"]);

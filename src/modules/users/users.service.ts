@@ -1,35 +1,38 @@
 import type { Clock } from "../../infra/clock.js";
-import type { Db } from "../../infra/db.js";
-import type { RequestContext } from "../../lib/request-context.js";
+import type { Db, Executor } from "../../infra/db.js";
+import type { RequestContext, UserActor } from "../../lib/request-context.js";
 import { parseInput } from "../../lib/validation.js";
 import { toPage, type Page } from "../../lib/pagination.js";
 import type { AuditEntryView } from "../audit/audit.service.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
-import type { CredentialsService } from "../auth/credentials.service.js";
-import { requirePersonalUser, requireUser } from "../auth/guards.js";
-import { mfaRepository } from "../auth/mfa/mfa.repository.js";
-import { externalIdentitiesRepository } from "../oauth/external-identities.repository.js";
-import type { SessionsService } from "../auth/sessions/sessions.service.js";
 import { UserErrors } from "./users.errors.js";
-import { soleOwnedOrganizations } from "../orgs/sole-owner.js";
-import type { Offboarding } from "../orgs/offboarding.js";
-import { OrgErrors } from "../orgs/orgs.errors.js";
-import { orgsRepository } from "../orgs/orgs.repository.js";
-import type { MembershipReader } from "../orgs/index.js";
-import type { ProfileReader } from "./index.js";
+import type { Offboarding } from "../access/index.js";
+import type { ProfileReader } from "./user-cache.js";
 import { usersRepository } from "./users.repository.js";
 import { auditQuerySchema, deleteMeSchema, updateMeSchema } from "./users.schemas.js";
 import { toUserView, type MeView, type MyOrganizationView, type UserView } from "./users.views.js";
+import { AccessErrors, type MembershipReader, requirePersonalUser, requireUser, soleOwnedOrganizations } from "../access/index.js";
 
+/**
+ * What the account's own service asks of the modules above it (sign-in, organizations, external
+ * identities), declared here and wired in the container, so that `users` imports none of them:
+ * they all read accounts through this module.
+ */
 export interface UsersDeps extends Offboarding {
   db: Db;
   profiles: ProfileReader;
   memberships: MembershipReader;
   clock: Clock;
-  credentials: CredentialsService;
   audit: AuditService;
-  sessions: SessionsService;
+  /** Asks for the current password before a destructive step (auth's credentials). */
+  credentials: { confirmCurrentPassword(ctx: RequestContext, actor: UserActor, password: string | undefined, withoutPassword: "pass"): Promise<void> };
+  /** Ends every session of the account (auth's sessions). */
+  sessions: { revokeAll(userId: string): Promise<unknown> };
+  /** How the account signs in, for GET /users/me: its authenticator app (auth), its linked providers (oauth). */
+  signInFacts: { totpEnabled(userId: string): Promise<boolean>; linkedProviders(userId: string): Promise<string[]> };
+  /** Removes an organization nobody else is in, in the caller's transaction (orgs). */
+  organizations: { removeWithLastMember(tx: Executor, organizationId: string, now: Date): Promise<void> };
 }
 
 /** The signed-in user's own account. */
@@ -69,12 +72,9 @@ export class UsersService {
   async getProfile(ctx: RequestContext): Promise<MeView & { totpEnabled?: boolean; linkedProviders?: string[] }> {
     const actor = requireUser(ctx);
     if (actor.delegation) return this.getMe(ctx);
-    const [me, methods, identities] = await Promise.all([
-      this.getMe(ctx),
-      mfaRepository.methods(this.deps.db, actor.userId),
-      externalIdentitiesRepository.listForUser(this.deps.db, actor.userId),
-    ]);
-    return { ...me, totpEnabled: methods.totp, linkedProviders: [...new Set(identities.map((i) => i.provider))] };
+    const { signInFacts } = this.deps;
+    const [me, totpEnabled, linkedProviders] = await Promise.all([this.getMe(ctx), signInFacts.totpEnabled(actor.userId), signInFacts.linkedProviders(actor.userId)]);
+    return { ...me, totpEnabled, linkedProviders };
   }
 
   async updateMe(ctx: RequestContext, input: unknown): Promise<UserView> {
@@ -106,10 +106,10 @@ export class UsersService {
       await this.deps.certificates.lockForRevocation(tx, { userId: actor.userId });
       const sole = await soleOwnedOrganizations(tx, actor.userId);
       // Deleting the only owner would strand the other members.
-      if (sole.withOthers.length > 0) throw OrgErrors.soleOwner(sole.withOthers.map((o) => o.name));
+      if (sole.withOthers.length > 0) throw AccessErrors.soleOwner(sole.withOthers.map((o) => o.name));
       // Organizations with nobody else in them go with the account.
       const alone = sole.alone;
-      for (const org of alone) await orgsRepository.softDelete(tx, org.id, now);
+      for (const org of alone) await this.deps.organizations.removeWithLastMember(tx, org.id, now);
       await this.deps.networks.lockNetworksOf(tx, alone.map((o) => o.id));
       const deleted = await usersRepository.update(tx, actor.userId, { deletedAt: now, updatedAt: now });
       if (!deleted) throw UserErrors.notFound();

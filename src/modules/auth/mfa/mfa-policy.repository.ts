@@ -56,18 +56,8 @@ export const securityPolicyRepository = {
   },
 };
 
-// Every organization-scoped request asks this (requireOrgAccess): prepared once.
-const findStanding = preparedQuery("mfa_compliance_status", (db) =>
-  db.select({ status: mfaCompliance.status }).from(mfaCompliance).where(and(eq(mfaCompliance.userId, sql.placeholder("userId")), eq(mfaCompliance.organizationId, sql.placeholder("organizationId")))),
-);
-
 /** Each member's standing under their organization's MFA policy. */
 export const complianceRepository = {
-  async findStatus(db: Executor, userId: string, organizationId: string): Promise<ComplianceStatus | undefined> {
-    const [row] = await findStanding(db, { userId, organizationId });
-    return row?.status;
-  },
-
   async find(db: Executor, userId: string, organizationId: string): Promise<Pick<StandingRow, "status" | "deadlineAt"> | undefined> {
     const [row] = await db.select({ status: mfaCompliance.status, deadlineAt: mfaCompliance.deadlineAt }).from(mfaCompliance).where(ofStanding(userId, organizationId));
     return row;

@@ -8,13 +8,11 @@ import { paginationSchema } from "../../../lib/pagination.js";
 import { parseId, parseInput } from "../../../lib/validation.js";
 import { AuditAction } from "../../audit/audit.actions.js";
 import type { AuditService } from "../../audit/audit.service.js";
-import { requireUser } from "../guards.js";
 import { mfaRepository } from "./mfa.repository.js";
 import type { MfaHooks } from "./mfa.service.js";
 import type { EmailService } from "../../email/email.service.js";
 import { complianceRepository, securityPolicyRepository, type ComplianceStatus } from "./mfa-policy.repository.js";
-import { getActiveMemberships, requireOrgAccess } from "../../orgs/index.js";
-import { OrgErrors } from "../../orgs/orgs.errors.js";
+import { AccessErrors, getActiveMemberships, requireOrgAccess, requireUser } from "../../access/index.js";
 
 const DAY = 86_400_000;
 /** The original API's paging of the compliance list (page_size, where other lists say per_page). */
@@ -98,10 +96,10 @@ export class MfaPolicyService implements MfaHooks {
   /** An admin nudges one member now (outside the schedule). */
   async sendReminder(ctx: RequestContext, orgId: string, userId: string): Promise<{ sent: boolean }> {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "members.manage");
-    const target = parseId(userId, OrgErrors.memberNotFound);
+    const target = parseId(userId, AccessErrors.memberNotFound);
     return this.db.transaction(async (tx) => {
       const row = await complianceRepository.find(tx, target, id);
-      if (!row) throw OrgErrors.memberNotFound();
+      if (!row) throw AccessErrors.memberNotFound();
       if (row.status !== "in_grace" && row.status !== "past_due") return { sent: false };
       await this.remind(tx, ctx, target, id, row.deadlineAt ?? this.clock.now(), null);
       return { sent: true };
@@ -211,14 +209,3 @@ export class MfaPolicyService implements MfaHooks {
     await this.audit.record(tx, ctx, AuditAction.mfaReminderSent, { userId, organizationId: orgId, metadata: { step: step ?? "manual" } });
   }
 }
-
-/**
- * Whether a member is past an organization's MFA deadline without MFA (the tenancy guard restricts
- * them until they enroll). The one reading of compliance other modules make.
- */
-export async function isPastMfaDeadline(db: Executor, userId: string, organizationId: string): Promise<boolean> {
-  return isPastDue(await complianceRepository.findStatus(db, userId, organizationId));
-}
-
-/** The same reading of a standing read along with other things (the signing path reads it in its one query). */
-export const isPastDue = (status: ComplianceStatus | null | undefined): boolean => status === "past_due";

@@ -1,3 +1,4 @@
+import { AccessErrors } from "../../access/index.js";
 import { AppError } from "../../../lib/errors.js";
 
 export const MfaErrors = {
@@ -14,8 +15,5 @@ export const MfaErrors = {
   totpNotPending: () => new AppError("TOTP_NOT_PENDING", 400, "Start TOTP enrollment first"),
   totpNotEnabled: () => new AppError("TOTP_NOT_ENABLED", 404, "No authenticator app is enrolled"),
   methodNotAvailable: (method: string) => new AppError("MFA_METHOD_NOT_AVAILABLE", 400, `${method} is not enrolled for this account`),
-  complianceRequired: () =>
-    new AppError("MFA_COMPLIANCE_REQUIRED", 403, "This organization requires multi-factor authentication and your deadline passed: enroll a passkey or an authenticator app to regain access", {
-      overall_status: "past_due",
-    }),
+  complianceRequired: AccessErrors.mfaComplianceRequired,
 };

@@ -18,13 +18,13 @@ import type { AuditService } from "../../audit/audit.service.js";
 import { usersRepository } from "../../users/users.repository.js";
 import { AuthErrors } from "../auth.errors.js";
 import type { CredentialsService } from "../credentials.service.js";
-import { requirePersonalUser } from "../guards.js";
 import { registrationOptions, verifyRegistration, WebAuthnError, type RelyingParty } from "../webauthn/webauthn.js";
 import { MfaErrors } from "./mfa.errors.js";
 import { mfaSecretsRepository } from "./mfa-secrets.repository.js";
 import { mfaRepository, type CredentialView } from "./mfa.repository.js";
 import { WebAuthnChallenges } from "./webauthn-challenges.js";
 import { sealContexts } from "../../../lib/crypto/index.js";
+import { requirePersonalUser } from "../../access/index.js";
 
 export const BACKUP_CODE_COUNT = 10;
 const TOTP_CONTEXT = sealContexts.totp;
@@ -157,6 +157,11 @@ export class MfaService {
       if (!(await this.removeMethods(tx, actor.userId, { method: "webauthn", credentialId }))) throw MfaErrors.credentialNotFound();
       await audit.record(tx, ctx, AuditAction.webauthnDeleted, { resourceType: "webauthn_credential", resourceId: credentialId });
     });
+  }
+
+  /** Whether the account has an authenticator app on (its profile says so). */
+  async totpEnabled(userId: string): Promise<boolean> {
+    return (await mfaRepository.methods(this.deps.db, userId)).totp;
   }
 
   /** An account's enrolled methods, without any secret (for its administrators too). */

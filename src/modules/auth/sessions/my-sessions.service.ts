@@ -7,8 +7,8 @@ import { AuditAction } from "../../audit/audit.actions.js";
 import type { AuditService } from "../../audit/audit.service.js";
 import { AuthErrors } from "../auth.errors.js";
 import { tokenRedirectSchema } from "../auth.schemas.js";
-import { requirePersonalUser } from "../guards.js";
 import type { SessionsService, SessionView } from "./sessions.service.js";
+import { requirePersonalUser } from "../../access/index.js";
 
 /** What a signed-in user can do with their own sessions. */
 export class MySessionsService {

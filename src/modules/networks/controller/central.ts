@@ -4,7 +4,6 @@ import { ControllerError, type ControllerClient, type ControllerMember, type Con
 
 // --- ZeroTier Central (§6) -----------------------------------------------------------------------
 
-export const CENTRAL_API_URL = "https://api.zerotier.com/api/v1";
 
 export function centralClient(http: Http): ControllerClient {
   const network = (v: unknown): ControllerNetwork => {

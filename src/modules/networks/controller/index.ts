@@ -10,7 +10,6 @@ import { Http, type ClientOptions } from "./http.js";
 import { selfHostedClient } from "./self-hosted.js";
 import type { ControllerClient, ControllerConfig } from "./types.js";
 
-export { CENTRAL_API_URL } from "./central.js";
 export type { ClientOptions } from "./http.js";
 export {
   ControllerError,

@@ -1,13 +1,12 @@
 import type { Executor } from "../../infra/db.js";
-import { MfaErrors } from "../auth/mfa/mfa.errors.js";
 import type { RequestContext, UserActor } from "../../lib/request-context.js";
 import { CommonErrors } from "../../lib/errors.js";
 import { parseId } from "../../lib/validation.js";
-import { requireUser } from "../auth/guards.js";
+import { AccessErrors } from "./access.errors.js";
+import { requireUser } from "./guards.js";
 import { getActiveMembership, type ActiveMembership } from "./memberships.repository.js";
-import { isPastMfaDeadline } from "../auth/mfa/mfa-policy.service.js";
-import { OrgErrors } from "./orgs.errors.js";
-import { can, CAPABILITIES, type Capability } from "./permissions.js";
+import { isPastMfaDeadline } from "./mfa-standing.repository.js";
+import { can, type Capability } from "./permissions.js";
 
 export interface OrgAccess {
   actor: UserActor;
@@ -44,7 +43,7 @@ const DELEGABLE = new Set<Capability>(["org.read", "members.read", "departments.
  */
 export async function requireOrgAccess(db: Executor, ctx: RequestContext, orgId: unknown, capability: Capability): Promise<OrgAccess> {
   const actor = requireUser(ctx);
-  const id = parseId(orgId, OrgErrors.notFound);
+  const id = parseId(orgId, AccessErrors.orgNotFound);
   const membership = await getActiveMembership(db, actor.userId, id);
   // The standing matters only to a member (a non-member is refused first either way).
   return checkOrgAccess(actor, id, membership, membership ? await isPastMfaDeadline(db, actor.userId, id) : false, capability);
@@ -57,15 +56,14 @@ export async function requireOrgAccess(db: Executor, ctx: RequestContext, orgId:
  */
 export function checkOrgAccess(actor: UserActor, orgId: string, membership: ActiveMembership | undefined, pastMfaDeadline: boolean, capability: Capability): OrgAccess {
   // Not a member: answer as if the organization did not exist (no probing of other tenants).
-  if (!membership) throw OrgErrors.notFound();
+  if (!membership) throw AccessErrors.orgNotFound();
   // Past an organization's MFA deadline without MFA: restricted until the member enrolls.
-  if (pastMfaDeadline) throw MfaErrors.complianceRequired();
+  if (pastMfaDeadline) throw AccessErrors.mfaComplianceRequired();
   // A delegated token reads and uses what a member may; it never administers (whatever the role behind it).
   if (actor.delegation && !DELEGABLE.has(capability)) throw CommonErrors.insufficientScope(undefined);
   if (!can(membership.role, capability)) {
-    throw OrgErrors.forbidden(DESCRIBE[capability] ?? capability.replace(/[._]/g, " "));
+    throw AccessErrors.roleForbids(DESCRIBE[capability] ?? capability.replace(/[._]/g, " "));
   }
   return { actor, orgId, membership };
 }
 
-export { CAPABILITIES };

@@ -1,5 +1,18 @@
+import { and, inArray, ne } from "drizzle-orm";
+import { orgMemberships } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
-import { getActiveMemberships, membershipsRepository } from "./memberships.repository.js";
+import { live } from "../../infra/soft-delete.js";
+import { getActiveMemberships } from "./memberships.repository.js";
+import type { OrgRole } from "./permissions.js";
+
+/** Live memberships of the given organizations held by anyone but `userId`. */
+const othersIn = (db: Executor, organizationIds: string[], userId: string): Promise<Array<{ organizationId: string; role: OrgRole }>> =>
+  organizationIds.length === 0
+    ? Promise.resolve([])
+    : db
+        .select({ organizationId: orgMemberships.organizationId, role: orgMemberships.role })
+        .from(orgMemberships)
+        .where(and(inArray(orgMemberships.organizationId, organizationIds), ne(orgMemberships.userId, userId), live(orgMemberships)));
 
 /**
  * Organizations the user is the only owner of, split by whether anyone else is in them: those
@@ -8,7 +21,7 @@ import { getActiveMemberships, membershipsRepository } from "./memberships.repos
 export async function soleOwnedOrganizations(db: Executor, userId: string) {
   const owned = (await getActiveMemberships(db, userId)).filter((m) => m.role === "owner");
   if (owned.length === 0) return { withOthers: [], alone: [] };
-  const others = await membershipsRepository.othersIn(db, owned.map((o) => o.organizationId), userId);
+  const others = await othersIn(db, owned.map((o) => o.organizationId), userId);
   const withOthers: Array<{ id: string; name: string }> = [];
   const alone: Array<{ id: string; name: string }> = [];
   for (const o of owned) {
@@ -18,4 +31,3 @@ export async function soleOwnedOrganizations(db: Executor, userId: string) {
   }
   return { withOthers, alone };
 }
-

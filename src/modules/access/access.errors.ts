@@ -1,0 +1,20 @@
+import { AppError } from "../../lib/errors.js";
+
+/** What the access core refuses with; the organizations' and MFA errors name the same ones. */
+export const AccessErrors = {
+  // Another tenant's organization is reported exactly like one that does not exist.
+  orgNotFound: () => new AppError("ORG_NOT_FOUND", 404, "Organization not found"),
+  memberNotFound: () => new AppError("MEMBER_NOT_FOUND", 404, "Member not found"),
+  roleForbids: (action: string) => new AppError("AUTHORIZATION_ERROR", 403, `Your role in this organization does not allow you to ${action}`),
+  soleOwner: (orgs: string[]) =>
+    new AppError(
+      "USER_IS_SOLE_OWNER",
+      409,
+      `You are the only owner of ${orgs.join(", ")}, which ${orgs.length === 1 ? "has" : "have"} other members. Transfer ownership first.`,
+      { transfer_ownership: orgs },
+    ),
+  mfaComplianceRequired: () =>
+    new AppError("MFA_COMPLIANCE_REQUIRED", 403, "This organization requires multi-factor authentication and your deadline passed: enroll a passkey or an authenticator app to regain access", {
+      overall_status: "past_due",
+    }),
+};

@@ -1,0 +1,22 @@
+/**
+ * The access core: the one place that answers "may this caller do this here". Caller guards,
+ * organization roles and their capabilities, live memberships, the MFA standing the tenancy guard
+ * reads. It imports no other module, so every module may use it without a loop.
+ */
+export { AccessErrors } from "./access.errors.js";
+export { requirePersonalUser, requireScope, requireSuperadmin, requireUser } from "./guards.js";
+export { createMembershipCache, type MembershipReader } from "./membership-cache.js";
+export {
+  activeColumns,
+  countActiveMemberships,
+  countActiveMembershipsWithin,
+  getActiveMembership,
+  getActiveMemberships,
+  getActiveMembershipsOfUsers,
+  type ActiveMembership,
+} from "./memberships.repository.js";
+export { isPastDue, isPastMfaDeadline, type ComplianceStatus } from "./mfa-standing.repository.js";
+export { checkOrgAccess, requireOrgAccess, type OrgAccess } from "./org-access.js";
+export { CAPABILITIES, can, isAdminRole, roleAtLeast, roleRank, ROLES, type Capability, type OrgRole } from "./permissions.js";
+export type { Offboarding } from "./offboarding.js";
+export { soleOwnedOrganizations } from "./sole-owner.repository.js";
