@@ -1,11 +1,16 @@
+import type { ErrorCode, StatusOf } from "./error-codes.js";
+
+export { ERROR_STATUS, type ErrorCode } from "./error-codes.js";
+
 /**
  * The one error type of the service layer. Both transports render it: REST as the envelope's
  * `error.type`, GraphQL as `extensions.code`. Anything else that escapes becomes INTERNAL_ERROR.
+ * The code is one of ERROR_STATUS's and the status the one it has there, checked by the compiler.
  */
-export class AppError extends Error {
+export class AppError<C extends ErrorCode = ErrorCode> extends Error {
   constructor(
-    readonly code: string,
-    readonly status: number,
+    readonly code: C,
+    readonly status: StatusOf<C>,
     message: string,
     readonly details?: Record<string, unknown>,
     /** Extra response headers (e.g. Retry-After) the REST renderer adds. */

@@ -1,5 +1,7 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
+import { ERROR_STATUS } from "../../src/lib/error-codes.js";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
@@ -104,5 +106,36 @@ describe("error declarations", () => {
     expect(status("OAUTH_ERROR")).toEqual(new Set([502]));
     expect(status("OAUTH_CANCELLED")).toEqual(new Set([400]));
     expect(status("AUTH_FAILED")).toEqual(new Set([403]));
+  });
+
+  it("are the codes of ERROR_STATUS, each at its status there: the table names no code nothing answers with", () => {
+    const table = ERROR_STATUS as Record<string, number>;
+    expect(found.filter((d) => table[d.code] !== d.status).map((d) => `${d.code} ${d.status} at ${d.where}`)).toEqual([]);
+    // INTERNAL_ERROR is what anything unexpected becomes; the others are all declared somewhere.
+    const declared = new Set(found.map((d) => d.code));
+    expect(Object.keys(table).filter((c) => !declared.has(c))).toEqual([]);
+  });
+
+  it("do not compile with a status other than the code's, or a code the table lacks", () => {
+    const dir = mkdtempSync(join(tmpdir(), "keyward-planted-error-"));
+    try {
+      const file = join(dir, "planted.ts");
+      const errors = JSON.stringify(join(ROOT, "src/lib/errors.js"));
+      writeFileSync(
+        file,
+        `import { AppError } from ${errors};\n` +
+          `export const right = new AppError("ORG_NOT_FOUND", 404, "ok");\n` +
+          `export const wrongStatus = new AppError("ORG_NOT_FOUND", 400, "no");\n` +
+          `export const unknownCode = new AppError("NOT_A_CODE", 400, "no");\n`,
+      );
+      const program = ts.createProgram([file], { strict: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, noEmit: true, skipLibCheck: true, types: [] });
+      const lines = ts
+        .getPreEmitDiagnostics(program)
+        .filter((d) => d.file?.fileName === file)
+        .map((d) => d.file!.getLineAndCharacterOfPosition(d.start!).line + 1);
+      expect(lines.sort()).toEqual([3, 4]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
