@@ -15,10 +15,10 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { restRoutes } from "../../rest-shim/index.js";
 import { buildGraphqlSchema } from "../../src/graphql/schema.js";
-import { roleAtLeast, type OrgRole } from "../../src/modules/orgs/permissions.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { newUser, type TestUser } from "../factories/users.js";
 import { newOrg, orgWithRoles } from "../factories/orgs.js";
+import { type OrgRole, roleAtLeast } from "../../src/modules/access/index.js";
 
 /**
  * The tenancy matrix, generated from the route table and the GraphQL schema so that a new
