@@ -23,6 +23,16 @@ export interface Drain {
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+/**
+ * Waits `ms`, then lets one I/O phase run before the caller decides anything: after a busy stretch
+ * (the embedded database runs in this thread) the timer fires before the event loop has accepted the
+ * connections and read the requests that arrived meanwhile, and a decision taken then (nothing came,
+ * time is up) would reset them. setImmediate runs after the poll phase, which takes all of that in.
+ */
+const pause = async (ms: number) => {
+  await sleep(ms);
+  await new Promise<void>((resolve) => setImmediate(resolve));
+};
 /** No new connection for this long: the kernel's queue of accepted connections has been taken. */
 const QUIET_MS = 100;
 
@@ -46,11 +56,11 @@ export function drainable(server: Server, arrivalMs = 2000): Drain {
     async close(graceMs) {
       closing = true;
       const end = Date.now() + arrivalMs;
-      do await sleep(QUIET_MS / 4);
+      do await pause(QUIET_MS / 4);
       while (Date.now() - lastConnection < QUIET_MS && Date.now() < end);
       // Stops accepting, keeping the connections accepted (http.Server.close would close the silent ones).
       const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));
-      while (fresh.size > 0 && Date.now() < end) await sleep(20);
+      while (fresh.size > 0 && Date.now() < end) await pause(20);
       // Now http.Server.close: idle connections (and any still silent) close; its timers stop.
       server.close();
       await Promise.race([closed, sleep(graceMs)]);
