@@ -170,6 +170,28 @@ export default defineConfig([
     rules: { "keyward/boundaries": "error" },
   },
   {
+    // The server's own code: promises are awaited or handed off on purpose (a floating one loses its
+    // error; an async callback where a plain one is expected runs unobserved), files stay readable.
+    files: ["src/**/*.ts", "rest-shim/**/*.ts"],
+    languageOptions: {
+      parserOptions: {
+        // The layering test (test/unit/lint-rules.test.ts) lints planted files that exist only in memory.
+        projectService: {
+          allowDefaultProject: ["src/*/planted*.ts", "src/*/*/planted*.ts", "src/*/*/*/planted*.ts", "rest-shim/planted*.ts"],
+          maximumDefaultProjectFileMatchCount_THIS_WILL_SLOW_DOWN_LINTING: 64,
+        },
+        tsconfigRootDir: ROOT,
+      },
+    },
+    plugins: { "@typescript-eslint": tseslint.plugin },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/no-misused-promises": "error",
+      "max-lines": ["error", { max: 300, skipBlankLines: true, skipComments: true }],
+      complexity: ["warn", 20],
+    },
+  },
+  {
     // The web app (rule 18): a client like any other, it talks to the server over /graphql only.
     files: ["web/src/**/*.{ts,tsx}"],
     extends: [tseslint.configs.recommended, reactHooks.configs.flat.recommended],

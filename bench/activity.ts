@@ -32,7 +32,7 @@ try {
   await sql.unsafe("analyze audit_logs");
   console.log(`inserted ${ROWS.toLocaleString()} audit rows in ${((performance.now() - t0) / 1000).toFixed(1)} s; ${cpus().length} cores, PostgreSQL`);
 
-  const [{ created_at: deep }] = await sql.unsafe(`select created_at from audit_logs where organization_id = '${org}' order by created_at desc offset 90000 limit 1`);
+  const [{ created_at: deep }] = (await sql.unsafe(`select created_at from audit_logs where organization_id = '${org}' order by created_at desc offset 90000 limit 1`)) as unknown as [{ created_at: string }];
   const queries: Record<string, string> = {
     "first page (50)": `select * from audit_logs where organization_id = '${org}' order by created_at desc, id desc limit 51`,
     "filtered by user": `select * from audit_logs where organization_id = '${org}' and user_id = '${user}' order by created_at desc, id desc limit 51`,

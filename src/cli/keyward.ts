@@ -13,4 +13,4 @@ process.on("unhandledRejection", (e) => {
   exitWith(1);
 });
 
-main(process.argv.slice(2)).then(exitWith);
+void main(process.argv.slice(2)).then(exitWith);

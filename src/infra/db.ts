@@ -272,26 +272,29 @@ class PostgresSubscriptions {
 
   private beat(): void {
     clearTimeout(this.heartbeat);
-    this.heartbeat = setTimeout(async () => {
-      const connection = this.connection;
-      const channel = this.channels.keys().next().value;
-      if (!connection || this.closed || channel === undefined) return;
-      // Listeners ignore it: no cache's kind is "heartbeat".
-      const payload = `heartbeat:${uuid()}`;
-      const heard = new Promise<void>((resolve) => (this.awaited = { payload, heard: resolve }));
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("listener heartbeat timed out")), HEARTBEAT_TIMEOUT_MS)));
-      try {
-        await Promise.race([this.pool`select pg_notify(${channel}, ${payload})`.then(() => heard), timeout]);
-        if (this.connection === connection) this.beat();
-      } catch {
-        if (this.connection === connection) this.dropped();
-      } finally {
-        clearTimeout(timer);
-        this.awaited = undefined;
-      }
-    }, HEARTBEAT_MS);
+    // Every outcome of a beat is handled inside it (a failure drops the connection): nothing to await.
+    this.heartbeat = setTimeout(() => void this.heartbeatOnce(), HEARTBEAT_MS);
     this.heartbeat.unref();
+  }
+
+  private async heartbeatOnce(): Promise<void> {
+    const connection = this.connection;
+    const channel = this.channels.keys().next().value;
+    if (!connection || this.closed || channel === undefined) return;
+    // Listeners ignore it: no cache's kind is "heartbeat".
+    const payload = `heartbeat:${uuid()}`;
+    const heard = new Promise<void>((resolve) => (this.awaited = { payload, heard: resolve }));
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("listener heartbeat timed out")), HEARTBEAT_TIMEOUT_MS)));
+    try {
+      await Promise.race([this.pool`select pg_notify(${channel}, ${payload})`.then(() => heard), timeout]);
+      if (this.connection === connection) this.beat();
+    } catch {
+      if (this.connection === connection) this.dropped();
+    } finally {
+      clearTimeout(timer);
+      this.awaited = undefined;
+    }
   }
 }
 

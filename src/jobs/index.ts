@@ -4,7 +4,7 @@ import type { OidcRuntime } from "../oidc/index.js";
 /** Runs `fn` every `intervalMs`, never overlapping itself; errors are logged, not fatal. */
 function every(container: Container, name: string, intervalMs: number, fn: () => Promise<unknown>) {
   let running = false;
-  const timer = setInterval(async () => {
+  const tick = async () => {
     if (running) return;
     running = true;
     const started = performance.now();
@@ -18,7 +18,9 @@ function every(container: Container, name: string, intervalMs: number, fn: () =>
       running = false;
       container.metrics?.jobRun(name, ok, (performance.now() - started) / 1000);
     }
-  }, intervalMs);
+  };
+  // A tick catches and logs its own failure: nothing to await.
+  const timer = setInterval(() => void tick(), intervalMs);
   timer.unref();
   return () => clearInterval(timer);
 }

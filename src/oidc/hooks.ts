@@ -1,4 +1,4 @@
-import type { Request, Response } from "express";
+import type { Response } from "express";
 import type Provider from "oidc-provider";
 import { errors, type KoaContextWithOIDC } from "oidc-provider";
 import type { Config } from "../config/index.js";

@@ -200,7 +200,7 @@ export async function startFakeGithub(opts: { clientId: string; clientSecret: st
       return json(res, 400, { message: `Unsupported 'X-GitHub-Api-Version' header: ${String(version)}`, documentation_url: `${DOCS}/rest/about-the-rest-api/api-versions`, status: "400" }, headers());
     }
     const m = /^(?:bearer|token)\s+(\S+)$/i.exec(req.headers.authorization ?? ""); // §1.3: both schemes
-    const grant = m ? tokens.get(m[1]) : undefined;
+    const grant = m ? tokens.get(m[1]!) : undefined;
     if (!m) return json(res, 401, { message: "Requires authentication", documentation_url: `${DOCS}/rest`, status: "401" }, headers());
     if (!grant || (path === "/user" && take("user_unauthorized"))) {
       return json(res, 401, { message: "Bad credentials", documentation_url: `${DOCS}/rest`, status: "401" }, headers()); // §1.5

@@ -102,7 +102,7 @@ export async function startFakeGoogle(opts: { clientId: string; clientSecret: st
     };
     const input = `${b64json(header)}.${b64json(claims)}`; // undefined claims are dropped by JSON.stringify
     const sig = sign("sha256", Buffer.from(input), key.privateKey);
-    if (t.badSignature) sig[sig.length - 1] ^= 0xff;
+    if (t.badSignature) sig[sig.length - 1]! ^= 0xff;
     return `${input}.${sig.toString("base64url")}`;
   }
 
@@ -172,7 +172,7 @@ export async function startFakeGoogle(opts: { clientId: string; clientSecret: st
     let { client_id: clientId, client_secret: secret } = p;
     const basic = /^Basic\s+(\S+)$/i.exec(req.headers.authorization ?? "");
     if (basic) {
-      const decoded = Buffer.from(basic[1], "base64").toString();
+      const decoded = Buffer.from(basic[1]!, "base64").toString();
       const i = decoded.includes(":") ? decoded.indexOf(":") : decoded.length;
       const dec = (s: string) => decodeURIComponent(s.replace(/\+/g, " "));
       [clientId, secret] = [dec(decoded.slice(0, i)), dec(decoded.slice(i + 1))];
@@ -232,7 +232,7 @@ export async function startFakeGoogle(opts: { clientId: string; clientSecret: st
     if (route === "POST /token") return token(req, res);
     if (route === "GET /v1/userinfo" || route === "GET /oauth2/v3/userinfo") {
       const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? "");
-      const g = m ? accessTokens.get(m[1]) : undefined;
+      const g = m ? accessTokens.get(m[1]!) : undefined;
       if (!g || Date.now() > g.expiresAt) {
         // §2.6 (v1 body ASSUMED to equal the v3 alias's).
         return json(res, 401, { error: "invalid_request", error_description: "Invalid Credentials" }, { "www-authenticate": 'Bearer realm="https://accounts.google.com/", error="invalid_token"' });

@@ -16,12 +16,6 @@ export class SoftAuthenticator {
     private readonly rpId: string,
   ) {}
 
-  private authData(flags: number, attested?: Buffer): Buffer {
-    const counter = Buffer.alloc(4);
-    counter.writeUInt32BE(this.counter);
-    return Buffer.concat([createHash("sha256").update(this.rpId).digest(), Buffer.from([flags]), counter, ...(attested ? [attested] : [])]);
-  }
-
   private coseKey(): Uint8Array {
     const jwk = this.keys.publicKey.export({ format: "jwk" }) as { x: string; y: string };
     const map = new Map<number, number | Uint8Array>([

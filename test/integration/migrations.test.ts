@@ -76,7 +76,7 @@ describe("the admin-reach backfill (0010)", () => {
     const db = await emptyDatabase();
     const journal = JSON.parse(readFileSync(join(MIGRATIONS_DIR, "meta", "_journal.json"), "utf8")).entries as Array<{ tag: string }>;
     await db.migrate(firstMigrations(journal.findIndex((e) => e.tag === "0010_admin_reach_backfill")));
-    const [orgAdmin, byAdmin, byLink, byProvider, byRoot, root] = ["a", "b", "c", "d", "e", "f"].map((c) => `${c.repeat(8)}-1111-4111-8111-111111111111`);
+    const [orgAdmin, byAdmin, byLink, byProvider, byRoot, root] = ["a", "b", "c", "d", "e", "f"].map((c) => `${c.repeat(8)}-1111-4111-8111-111111111111`) as [string, string, string, string, string, string];
     for (const [id, superadmin] of [[orgAdmin, false], [byAdmin, false], [byLink, false], [byProvider, false], [byRoot, false], [root, true]] as const) {
       await db.db.execute(sql`insert into users (id, email, email_verified_at, is_superadmin) values (${id}, ${`${id}@example.com`}, now(), ${superadmin})`);
     }

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
-import { linkIn, tokenFrom } from "../helpers/smtp-sink.js";
+import { linkIn } from "../helpers/smtp-sink.js";
 import { countRows } from "../helpers/db.js";
 import { login, newUser, PASSWORD, uniqueEmail } from "../factories/users.js";
-import { addMember, newOrg, orgWithRoles } from "../factories/orgs.js";
+import { newOrg, orgWithRoles } from "../factories/orgs.js";
 
 let app: TestApp;
 beforeAll(async () => {

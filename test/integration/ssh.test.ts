@@ -9,7 +9,7 @@ import { captureLogger } from "../helpers/log-capture.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { countRows } from "../helpers/db.js";
 import { newUser } from "../factories/users.js";
-import { addMember, newOrg, orgWithRoles } from "../factories/orgs.js";
+import { newOrg, orgWithRoles } from "../factories/orgs.js";
 import { addVerifiedKey, createCa, grantPrincipal, keysDir, makeKey } from "../factories/ssh.js";
 
 let app: TestApp;

@@ -1,5 +1,5 @@
 import type { Clock } from "../../infra/clock.js";
-import type { Db, Executor } from "../../infra/db.js";
+import type { Db } from "../../infra/db.js";
 import { randomHex, randomToken, sha256Hex } from "../../lib/crypto/index.js";
 import { AppError } from "../../lib/errors.js";
 import type { RequestContext } from "../../lib/request-context.js";

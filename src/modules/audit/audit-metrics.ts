@@ -1,6 +1,6 @@
 import type { Metrics } from "../../infra/metrics.js";
 import { AuditAction } from "./audit.actions.js";
-import type { AuditDetails, AuditObserver } from "./audit.service.js";
+import type { AuditObserver } from "./audit.service.js";
 
 /**
  * Outcome counters, fed from the one place every outcome is already written down: the audit log.

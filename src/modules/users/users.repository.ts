@@ -1,7 +1,6 @@
 import { noteChanged } from "../../infra/announced-cache.js";
 import { and, count, eq, ilike, inArray, isNotNull, or, sql, type SQL } from "drizzle-orm";
 import { pickColumns } from "../../infra/columns.js";
-import type { Db } from "../../infra/db.js";
 import { organizations, passwordCredentials, users } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
 import { preparedQuery } from "../../infra/prepared.js";

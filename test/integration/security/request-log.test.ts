@@ -17,8 +17,6 @@ beforeAll(async () => {
 });
 afterAll(() => app?.close());
 
-const requestLines = () => capture.lines.filter((l) => l.req?.url);
-
 describe("secrets in URLs never reach the request log", () => {
   it("masks the invitation token in every shape of its path, while the invitation's id stays readable", async () => {
     const owner = await newUser(app);

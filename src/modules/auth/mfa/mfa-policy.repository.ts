@@ -4,7 +4,6 @@ import { pickColumns } from "../../../infra/columns.js";
 import type { Executor } from "../../../infra/db.js";
 import { resultRows } from "../../../infra/db.js";
 import { live } from "../../../infra/soft-delete.js";
-import { preparedQuery } from "../../../infra/prepared.js";
 
 type PolicyRow = typeof orgSecurityPolicies.$inferSelect;
 type StandingRow = typeof mfaCompliance.$inferSelect;

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { backupCodes, totpFactors, users, webauthnCredentials } from "../../../../schema/index.js";
 import { pickColumns } from "../../../infra/columns.js";
 import type { Executor } from "../../../infra/db.js";
