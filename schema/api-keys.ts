@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, pgTable, text, uuid, varchar } from "drizzle-orm/pg-core";
 import { createdAt, deletedAt, id, tstz, updatedAt } from "./_columns.js";
 import { organizations } from "./orgs.js";
@@ -16,6 +17,11 @@ export const apiKeys = pgTable(
     /** The non-secret start of the key ("kwk_ab12cd34"), shown in lists so a key can be recognised. */
     prefix: varchar("prefix", { length: 32 }).notNull(),
     keyHash: varchar("key_hash", { length: 64 }).notNull().unique(),
+    /**
+     * What the key may do (src/lib/api-key-scopes.ts). Keys made before scopes existed could only
+     * answer the sudo check, so that is what they (and a row written without scopes) hold.
+     */
+    scopes: text("scopes").array().notNull().default(sql`'{ssh:sudo}'::text[]`),
     createdBy: uuid("created_by").references(() => users.id),
     lastUsedAt: tstz("last_used_at"),
     revokedAt: tstz("revoked_at"),

@@ -1,3 +1,4 @@
+import { API_KEY_SCOPE_NAMES } from "../../src/lib/api-key-scopes.js";
 import { z } from "zod";
 import type { Services } from "../../src/container.js";
 import { date, type Item, named, type Returns, sameShape } from "./same-shape.js";
@@ -70,6 +71,7 @@ export const apiKeyView = named("ApiKey", z.object({
   name: z.string(),
   description: z.string().nullable(),
   prefix: z.string(),
+  scopes: z.array(z.string()).describe(`What the key may do (${API_KEY_SCOPE_NAMES.join(", ")})`),
   createdBy: z.string().nullable(),
   lastUsedAt: date.nullable(),
   revokedAt: date.nullable(),

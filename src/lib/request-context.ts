@@ -1,6 +1,9 @@
+import type { ApiKeyScope } from "./api-key-scopes.js";
+
 /** Who is calling. Built once per request by the actor resolver; services decide what it may do. */
 export type Actor =
   | { kind: "anonymous" }
+  | ApiKeyActor
   | {
       kind: "user";
       userId: string;
@@ -16,6 +19,19 @@ export type Actor =
        */
       delegation?: Delegation;
     };
+
+/**
+ * An organization API key (`Authorization: Bearer kwk_…`): a machine speaking for one organization,
+ * never for a person. It reaches only the routes and operations that declare keys, within its scopes.
+ */
+export interface ApiKeyActor {
+  kind: "apiKey";
+  keyId: string;
+  organizationId: string;
+  /** The key's public start ("kwk_ab12cd34"), so records and logs can name it. */
+  prefix: string;
+  scopes: ReadonlySet<ApiKeyScope>;
+}
 
 /** An OIDC access token acting on the user's behalf. */
 export interface Delegation {

@@ -9,21 +9,21 @@ beforeAll(async () => {
 });
 afterAll(() => app?.close());
 
-async function createKey(orgId: string, token: string): Promise<{ id: string; key: string }> {
+async function createKey(orgId: string, token: string): Promise<{ id: string; key: string; prefix: string }> {
   const res = await app.http.post(`/api/v1/organizations/${orgId}/api-keys`, { name: "bastion" }, { token });
   expect(res.status).toBe(201);
-  return { id: res.body.data.api_key.id, key: res.body.data.api_key.key };
+  return { id: res.body.data.api_key.id, key: res.body.data.api_key.key, prefix: res.body.data.api_key.prefix };
 }
 
 describe("API-key authentication (what caller resolution will use)", () => {
-  it("authenticate(secret) answers the key's organization and id, nothing else, and records the use", async () => {
+  it("authenticate(secret) answers the key's organization, id, prefix and scopes, nothing else, and records the use", async () => {
     const { org, owner } = await orgWithRoles(app);
-    const { id, key } = await createKey(org.id, owner.token);
+    const { id, key, prefix } = await createKey(org.id, owner.token);
     expect(await countRows(app, "api_keys", `id = '${id}' and last_used_at is not null`)).toBe(0);
 
     const caller = await app.services.apiKeys.authenticate(key);
-    // Exactly these two fields: no hash, prefix or row leaves the module.
-    expect(caller).toEqual({ keyId: id, organizationId: org.id });
+    // Exactly these fields: no hash or row leaves the module. A key made without scopes answers the sudo check.
+    expect(caller).toEqual({ keyId: id, organizationId: org.id, prefix, scopes: new Set(["ssh:sudo"]) });
     expect(await countRows(app, "api_keys", `id = '${id}' and last_used_at is not null and last_used_at <= '${app.clock.now().toISOString()}'`)).toBe(1);
   });
 

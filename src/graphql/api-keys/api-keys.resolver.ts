@@ -21,7 +21,7 @@ export class ApiKeysResolver {
   @org(OrgRole.admin)
   @Mutation(() => CreatedApiKey, { description: "The secret is in the answer, once" })
   createApiKey(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("input", () => ApiKeyInput) input: ApiKeyInput) {
-    return this.s.apiKeys.create(ctx, orgId, input);
+    return this.s.apiKeys.create(ctx, orgId, omitNulls({ ...input }));
   }
 
   @Authorized()

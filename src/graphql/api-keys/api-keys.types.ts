@@ -1,5 +1,8 @@
 import { Field, ID, InputType, ObjectType } from "type-graphql";
+import { API_KEY_SCOPE_NAMES } from "../../lib/api-key-scopes.js";
 import type { ViewOf } from "../common/views.js";
+
+const SCOPES = `What the key may do: ${API_KEY_SCOPE_NAMES.join(", ")}`;
 
 @ObjectType()
 export class ApiKey implements ViewOf<"apiKeys", "list"> {
@@ -8,6 +11,7 @@ export class ApiKey implements ViewOf<"apiKeys", "list"> {
   @Field(() => String) name: string;
   @Field(() => String, { nullable: true }) description: string | null;
   @Field(() => String, { description: "The key's public start, to recognise it" }) prefix: string;
+  @Field(() => [String], { description: SCOPES }) scopes: string[];
   @Field(() => ID, { nullable: true }) createdBy: string | null;
   @Field(() => Date, { nullable: true }) lastUsedAt: Date | null;
   @Field(() => Date, { nullable: true }) revokedAt: Date | null;
@@ -25,10 +29,12 @@ export class CreatedApiKey extends ApiKey implements ViewOf<"apiKeys", "create">
 export class ApiKeyInput {
   @Field(() => String) name: string;
   @Field(() => String, { nullable: true }) description?: string;
+  @Field(() => [String], { nullable: true, description: `${SCOPES} (default: ssh:sudo)` }) scopes?: string[];
 }
 
 @InputType()
 export class UpdateApiKeyInput {
   @Field(() => String, { nullable: true }) name?: string;
   @Field(() => String, { nullable: true }) description?: string | null;
+  @Field(() => [String], { nullable: true, description: SCOPES }) scopes?: string[];
 }

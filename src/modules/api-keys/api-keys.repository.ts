@@ -6,7 +6,7 @@ import { idInOrg } from "../../infra/org-scope.js";
 import { live } from "../../infra/soft-delete.js";
 
 /** Everything about a key but its hash. */
-const columns = pickColumns(apiKeys, ["id", "organizationId", "name", "description", "prefix", "createdBy", "lastUsedAt", "revokedAt", "revokeReason", "createdAt", "updatedAt"]);
+const columns = pickColumns(apiKeys, ["id", "organizationId", "name", "description", "prefix", "scopes", "createdBy", "lastUsedAt", "revokedAt", "revokeReason", "createdAt", "updatedAt"]);
 
 export type ApiKeyRow = Pick<typeof apiKeys.$inferSelect, keyof typeof columns>;
 
@@ -20,16 +20,16 @@ export const apiKeysRepository = {
     return row;
   },
 
-  async insert(db: Executor, v: { organizationId: string; name: string; description?: string; prefix: string; keyHash: string; createdBy: string; now: Date }): Promise<ApiKeyRow> {
+  async insert(db: Executor, v: { organizationId: string; name: string; description?: string; prefix: string; scopes: string[]; keyHash: string; createdBy: string; now: Date }): Promise<ApiKeyRow> {
     const [row] = await db
       .insert(apiKeys)
-      .values({ organizationId: v.organizationId, name: v.name, description: v.description, prefix: v.prefix, keyHash: v.keyHash, createdBy: v.createdBy, createdAt: v.now, updatedAt: v.now })
+      .values({ organizationId: v.organizationId, name: v.name, description: v.description, prefix: v.prefix, scopes: v.scopes, keyHash: v.keyHash, createdBy: v.createdBy, createdAt: v.now, updatedAt: v.now })
       .returning(columns);
     return row!;
   },
 
-  /** Renames or redescribes a live key of the organization; undefined when there is none. */
-  async update(db: Executor, organizationId: string, id: string, values: { name?: string; description?: string | null; updatedAt: Date }): Promise<ApiKeyRow | undefined> {
+  /** Renames, redescribes or rescopes a live key of the organization; undefined when there is none. */
+  async update(db: Executor, organizationId: string, id: string, values: { name?: string; description?: string | null; scopes?: string[]; updatedAt: Date }): Promise<ApiKeyRow | undefined> {
     const [row] = await db
       .update(apiKeys)
       .set(values)
@@ -43,7 +43,9 @@ export const apiKeysRepository = {
     return row!;
   },
 
-  async touchLastUsed(db: Executor, id: string, now: Date): Promise<void> {
-    await db.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, id));
+  /** Records a use of the key and reads, in the same statement, what a caller needs of it. */
+  async touchLastUsed(db: Executor, id: string, now: Date): Promise<{ prefix: string; scopes: string[] } | undefined> {
+    const [row] = await db.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, id)).returning({ prefix: apiKeys.prefix, scopes: apiKeys.scopes });
+    return row;
   },
 };

@@ -2,7 +2,8 @@ import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
 import { randomHex, randomToken, sha256Hex } from "../../lib/crypto/index.js";
 import { AppError } from "../../lib/errors.js";
-import type { RequestContext } from "../../lib/request-context.js";
+import { isApiKeyScope } from "../../lib/api-key-scopes.js";
+import type { ApiKeyActor, RequestContext } from "../../lib/request-context.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
@@ -21,11 +22,8 @@ export const ApiKeyErrors = {
 
 export type ApiKeyView = ApiKeyRow;
 
-/** Who a presented API key speaks for: one organization, through one key. */
-export interface ApiKeyCaller {
-  keyId: string;
-  organizationId: string;
-}
+/** Who a presented API key speaks for: one organization, through one key, within its scopes. */
+export type ApiKeyCaller = Omit<ApiKeyActor, "kind">;
 
 /** Organization API keys for machines (the sudo check on servers, scripts). Secrets are shown once. */
 export class ApiKeysService {
@@ -48,7 +46,7 @@ export class ApiKeysService {
     const key = `${prefix}_${randomToken(32)}`;
     return this.db.transaction(async (tx) => {
       const row = await apiKeysRepository.insert(tx, { organizationId: id, ...data, prefix, keyHash: sha256Hex(key), createdBy: actor.userId, now: this.clock.now() });
-      await this.audit.record(tx, ctx, AuditAction.apiKeyCreate, { organizationId: id, resourceType: "api_key", resourceId: row.id, metadata: { name: data.name, prefix } });
+      await this.audit.record(tx, ctx, AuditAction.apiKeyCreate, { organizationId: id, resourceType: "api_key", resourceId: row.id, metadata: { name: data.name, prefix, scopes: data.scopes } });
       return { ...row, key };
     });
   }
@@ -60,7 +58,7 @@ export class ApiKeysService {
     return this.db.transaction(async (tx) => {
       const row = await apiKeysRepository.update(tx, id, kid, { ...data, updatedAt: this.clock.now() });
       if (!row) throw ApiKeyErrors.notFound();
-      await this.audit.record(tx, ctx, AuditAction.apiKeyUpdate, { organizationId: id, resourceType: "api_key", resourceId: kid, metadata: { fields: Object.keys(data) } });
+      await this.audit.record(tx, ctx, AuditAction.apiKeyUpdate, { organizationId: id, resourceType: "api_key", resourceId: kid, metadata: { fields: Object.keys(data), ...(data.scopes ? { scopes: data.scopes } : {}) } });
       return row;
     });
   }
@@ -81,8 +79,8 @@ export class ApiKeysService {
   }
 
   /**
-   * Machine callers: the organization (and key) a presented secret speaks for, when the key is
-   * live and not revoked and its organization live; null otherwise. Touches last_used_at. The
+   * Machine callers: the organization, key and scopes a presented secret speaks for, when the key
+   * is live and not revoked and its organization live; null otherwise. Touches last_used_at. The
    * hash never leaves this module.
    */
   async authenticate(presented: string): Promise<ApiKeyCaller | null> {
@@ -91,7 +89,9 @@ export class ApiKeysService {
     if (!presented.startsWith(API_KEY_PREFIX) || presented.length > 200) return null;
     const row = await apiKeysPrivilegedRepository.findKeyByHashPrivileged(db, sha256Hex(presented));
     if (!row) return null;
-    await apiKeysRepository.touchLastUsed(db, row.id, this.clock.now());
-    return { keyId: row.id, organizationId: row.organizationId };
+    const used = await apiKeysRepository.touchLastUsed(db, row.id, this.clock.now());
+    if (!used) return null;
+    // A scope this version no longer knows grants nothing (rather than failing the caller).
+    return { keyId: row.id, organizationId: row.organizationId, prefix: used.prefix, scopes: new Set(used.scopes.filter(isApiKeyScope)) };
   }
 }
