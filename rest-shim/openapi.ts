@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { camelToSnake } from "../src/lib/strings.js";
 import type { RouteDef } from "./route.js";
+import { API_KEY_SCOPES } from "../src/lib/api-key-scopes.js";
 import { API_SCOPES } from "../src/lib/api-scopes.js";
 import { viewRegistry } from "./views/same-shape.js";
 
@@ -117,6 +118,7 @@ export function errorStatuses(r: RouteDef, edge: boolean): Record<number, string
   if (signedIn) forbidden.push("the account may not do this (suspended, MFA compliance)");
   // Every route checks a delegated caller's scope before it runs (mountRoutes), public ones too.
   if (edge) forbidden.push(r.scope ? `an OIDC access token without the ${r.scope} scope (INSUFFICIENT_SCOPE)` : "an OIDC access token: this route takes none (INSUFFICIENT_SCOPE)");
+  if (edge) forbidden.push(r.apiKey ? `an organization API key without the ${r.apiKey} scope (INSUFFICIENT_SCOPE)` : "an organization API key: this route takes none (INSUFFICIENT_SCOPE)");
   if (r.org) forbidden.push(`the caller's role is below ${r.org}`);
   if (r.auth === "superadmin") forbidden.push("the caller is not a superadmin");
   if (edge && r.method !== "get") forbidden.push("a cookie-authenticated write from another origin (CSRF_CHECK_FAILED)");
@@ -178,13 +180,15 @@ export function buildOpenApi(routes: readonly RouteDef[], info: { version: strin
     }
 
     const delegated = r.scope ? [{ delegatedToken: [r.scope] }] : [];
+    // OpenAPI 3.1 lets a non-OAuth requirement list roles: the key's scope the route needs.
+    const keyed = r.apiKey ? [{ organizationApiKey: [r.apiKey] }] : [];
     const security =
       r.auth === "none"
-        ? []
+        ? keyed.length ? [{}, ...keyed] : []
         : r.auth === "optional"
-          ? [{}, { bearerAuth: [] }, { cookieAuth: [] }, ...delegated]
-          : r.scope
-            ? [{ bearerAuth: [] }, { cookieAuth: [] }, ...delegated]
+          ? [{}, { bearerAuth: [] }, { cookieAuth: [] }, ...delegated, ...keyed]
+          : r.scope || r.apiKey
+            ? [{ bearerAuth: [] }, { cookieAuth: [] }, ...delegated, ...keyed]
             : undefined;
 
     paths[path] ??= {};
@@ -198,6 +202,7 @@ export function buildOpenApi(routes: readonly RouteDef[], info: { version: strin
       "x-keyward-auth": r.auth,
       ...(r.org ? { "x-keyward-org-role": r.org } : {}),
       ...(r.scope ? { "x-keyward-scope": r.scope } : {}),
+      ...(r.apiKey ? { "x-keyward-api-key-scope": r.apiKey } : {}),
       responses,
     };
   }
@@ -238,6 +243,13 @@ export function buildOpenApi(routes: readonly RouteDef[], info: { version: strin
           },
         },
         cookieAuth: { type: "apiKey", in: "cookie", name: "keyward.sid" },
+        organizationApiKey: {
+          type: "http",
+          scheme: "bearer",
+          bearerFormat: "kwk_…",
+          description:
+            `An organization API key (kwk_…), speaking for its organization alone. Only operations that list this scheme take one, and only with the scope they name (${Object.entries(API_KEY_SCOPES).map(([k, v]) => `${k}: ${v}`).join("; ")}); elsewhere, or without the scope, INSUFFICIENT_SCOPE (403). An unknown or revoked key is INVALID_TOKEN (401).`,
+        },
       },
       schemas: { SuccessEnvelope: successBase, ErrorEnvelope: errorEnvelope, ...Object.fromEntries(Object.entries(views).sort(([a], [b]) => a.localeCompare(b))) },
     },

@@ -2,8 +2,9 @@ import type { NextFunction, Request, Response, Router } from "express";
 import type { z } from "zod";
 import { AppError } from "../src/lib/errors.js";
 import { toCamel } from "../src/lib/strings.js";
+import type { ApiKeyScope } from "../src/lib/api-key-scopes.js";
 import type { ApiScope } from "../src/lib/api-scopes.js";
-import { requireScope } from "../src/modules/access/index.js";
+import { requireApiKeyScope, requireScope } from "../src/modules/access/index.js";
 
 export type Method = "get" | "post" | "put" | "patch" | "delete";
 
@@ -22,6 +23,12 @@ export interface RouteDef {
    * refused (INSUFFICIENT_SCOPE) whatever the route's `auth`; sessions are not affected.
    */
   scope?: ApiScope;
+  /**
+   * The route takes an organization API key (`Authorization: Bearer kwk_…`) holding this scope.
+   * Undeclared: keys are refused (INSUFFICIENT_SCOPE) whatever the route's `auth`; the service
+   * still holds the key to its own organization and scopes.
+   */
+  apiKey?: ApiKeyScope;
   /** The JSON body (the service's input schema, camelCase; REST clients send snake_case). */
   body?: z.ZodType;
   query?: z.ZodType;
@@ -54,7 +61,10 @@ export function mountRoutes(router: Router, routes: readonly RouteDef[]): void {
   for (const r of routes) {
     router[r.method](r.path, (req, res) => {
       // Routers without caller resolution (health) have no caller to hold to a scope.
-      if (req.ctx) requireScope(req.ctx, r.scope);
+      if (req.ctx) {
+        requireScope(req.ctx, r.scope);
+        requireApiKeyScope(req.ctx, r.apiKey);
+      }
       return r.handle(req, res);
     });
   }

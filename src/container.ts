@@ -72,10 +72,10 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const { email } = mail;
   const oidc = createOidcModule({ ...base, box, audit, changes: database, config });
   const hasher = createPasswordHasher(config.password);
-  const auth = createAuthModule({ ...base, kv, box, hasher, audit, email, limits, sessionRecords: sessionStores.records, corsOrigins, profiles, delegatedTokens: oidc.delegatedTokens, config });
+  const { apiKeys } = createApiKeysModule({ ...base, audit });
+  const auth = createAuthModule({ ...base, kv, box, hasher, audit, email, limits, sessionRecords: sessionStores.records, corsOrigins, profiles, delegatedTokens: oidc.delegatedTokens, apiKeys, config });
   const networkConfig = { ...config.networks, appUrl: config.http.appUrl };
   const networks = createNetworksModule({ ...base, audit, email, box, config: networkConfig, makeClient: overrides.controllerClient });
-  const { apiKeys } = createApiKeysModule({ ...base, audit });
   // Offboarding (removal, suspension, deletion) revokes certificates and network access.
   const sshCa = createSshCaModule({ ...base, audit, limits, apiKeys, caBox, config });
   const offboarding = { certificates: sshCa.certificates, networks: networks.networkOffboarding };

@@ -35,7 +35,7 @@ export const apiKeysRoutes = (s: Services): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, "API key revoked", { apiKey: await s.apiKeys.revoke(req.ctx, param(req, "orgId"), param(req, "keyId"), {}) }),
   },
   {
-    method: "get", path: "/organizations/:orgId/audit-logs", tag: "organizations", auth: "user", org: "admin", query: activityQueryDoc,
+    method: "get", path: "/organizations/:orgId/audit-logs", tag: "organizations", auth: "user", org: "admin", apiKey: "audit:read", query: activityQueryDoc,
     summary: "The organization's activity, newest first (?user_id=&action=&limit=&cursor=; next_cursor pages on; or the original API's ?page=&per_page=, with count and pages)",
     handle: async (req, res) => {
       const view = (items: AuditEntryView[]) => items.map((e) => ({ ...e, metadata: new Verbatim(e.metadata) }));

@@ -1,5 +1,6 @@
 import type { Services } from "../../src/container.js";
 import type { z } from "zod";
+import type { ApiKeyScope } from "../../src/lib/api-key-scopes.js";
 import { certPolicySchema, departmentSchema, emailSchema, principalSchema, updateDepartmentSchema, updatePrincipalSchema } from "../../src/modules/orgs/orgs.schemas.js";
 import { sendData, sendList } from "../envelope.js";
 import { input, param, type RouteDef } from "../route.js";
@@ -23,6 +24,8 @@ interface GroupKind {
   update: z.ZodType;
   exists: string;
   text: { list: string; membersList: string; addMember: string; alreadyMember: string; removeMember: string; membersMessage: string };
+  /** The scope an organization API key needs to list them (undefined: keys may not). */
+  listApiKey?: ApiKeyScope;
 }
 
 function groupRoutes(k: GroupKind): RouteDef[] {
@@ -32,7 +35,7 @@ function groupRoutes(k: GroupKind): RouteDef[] {
   const common = { tag: k.tag, auth: "user" } as const;
   return [
     {
-      ...common, method: "get", path: k.base, data: k.views.many, org: "guest", summary: k.text.list,
+      ...common, method: "get", path: k.base, data: k.views.many, org: "guest", ...(k.listApiKey ? { apiKey: k.listApiKey } : {}), summary: k.text.list,
       handle: async (req, res) => sendList(res, 200, k.text.list, k.tag, await k.service.list(req.ctx, param(req, "orgId"))),
     },
     {
@@ -93,7 +96,7 @@ export const directoryRoutes = (s: Services): RouteDef[] => [
       sendData(res, 200, "Certificate policy updated", { certPolicy: await s.departments.putCertPolicy(req.ctx, param(req, "orgId"), param(req, "deptId"), input(req)) }),
   },
   ...groupRoutes({
-    base: P, id: "principalId", tag: "principals", one: "principal", service: s.principals, views: { one: data.principal, many: data.principals },
+    base: P, id: "principalId", tag: "principals", one: "principal", service: s.principals, views: { one: data.principal, many: data.principals }, listApiKey: "principals:read",
     create: principalSchema, update: updatePrincipalSchema, exists: "A principal with this name exists (PRINCIPAL_EXISTS)",
     text: { list: "Principals", membersList: "Who holds a principal directly", membersMessage: "Principal members", addMember: "Grant a principal to a member directly", alreadyMember: "Already holds the principal (ALREADY_MEMBER)", removeMember: "Take a direct principal grant away" },
   }),

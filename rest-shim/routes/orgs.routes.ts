@@ -47,7 +47,7 @@ export const orgsRoutes = (s: Services, config: Config): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, "Ownership transferred", await s.orgs.transferOwnership(req.ctx, param(req, "orgId"), input(req))),
   },
   {
-    method: "get", path: `${O}/members`, data: data.members, tag: "members", auth: "user", org: "guest", summary: "Members and their roles",
+    method: "get", path: `${O}/members`, data: data.members, tag: "members", auth: "user", org: "guest", apiKey: "members:read", summary: "Members and their roles",
     handle: async (req, res) => sendList(res, 200, "Members", "members", await s.members.list(req.ctx, param(req, "orgId"))),
   },
   {

@@ -153,8 +153,8 @@ export const sshRoutes = (s: Services): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, "Certificates revoked", await s.certificates.revokeUser(req.ctx, param(req, "orgId"), param(req, "userId"), input(req))),
   },
   {
-    method: "post", path: "/sudo/check", errors: { 404: "No certificate with this serial in the key's organization (NOT_FOUND)" }, tag: "ssh", auth: "none", body: sudoCheckSchema,
-    summary: "May the user behind a certificate sudo? (organization API key in the body)",
+    method: "post", path: "/sudo/check", errors: { 401: "No organization API key (AUTH_REQUIRED), the key in the body is unknown or revoked (UNAUTHORIZED), or the bearer key is (INVALID_TOKEN)", 404: "No certificate with this serial in the key's organization (NOT_FOUND)" }, tag: "ssh", auth: "none", apiKey: "ssh:sudo", body: sudoCheckSchema,
+    summary: "May the user behind a certificate sudo? (the organization API key as the bearer, or as api_key in the body)",
     handle: async (req, res) => sendData(res, 200, "Sudo check", await s.sudo.check(req.ctx, input(req))),
   },
 ];

@@ -11,7 +11,7 @@ import type { Container } from "../container.js";
 import { clientError, jsonBody, MAX_JSON_DEPTH } from "../http/body.js";
 import { resolveRequestContext } from "../http/context.js";
 import { bearerChallenge, protectedResourceMetadataUrl } from "../http/bearer-challenge.js";
-import { isAppError } from "../lib/errors.js";
+import { AppError, isAppError } from "../lib/errors.js";
 import type { GqlContext } from "./context.js";
 import { graphqlHandler } from "./express-handler.js";
 import { appErrorExtensions, createFormatError } from "./format-error.js";
@@ -79,7 +79,11 @@ export async function createGraphqlRouter(container: Container): Promise<{ route
     jsonBody(config.http.bodyLimit),
     graphqlHandler(apollo, async ({ req, res }) => {
       try {
-        await resolveRequestContext(services.actors, req, { acceptDelegated: true });
+        await resolveRequestContext(services.actors, req, { acceptDelegated: true, acceptApiKeys: true });
+        // Organization API keys are for the REST routes that declare them; no GraphQL operation does.
+        if (req.ctx.actor.kind === "apiKey") {
+          throw new AppError("INSUFFICIENT_SCOPE", 403, "Organization API keys cannot use GraphQL: use the REST routes that accept them", { required_scope: null });
+        }
       } catch (e) {
         // A refused caller, or the session store or database down (503 with Retry-After, as REST).
         const known = isAppError(e) ? e : clientError(e);

@@ -16,13 +16,14 @@ export function bearerToken(req: Request): string | null {
  * Resolves the caller once per request. The bearer header wins over the cookie; the cookie's
  * session was already loaded by express-session, so it costs no second store read.
  */
-export async function resolveRequestContext(actors: ActorService, req: Request, options: { acceptDelegated?: boolean } = {}): Promise<void> {
+export async function resolveRequestContext(actors: ActorService, req: Request, options: { acceptDelegated?: boolean; acceptApiKeys?: boolean } = {}): Promise<void> {
   const bearer = bearerToken(req);
   const cookieSession = (req.session as unknown as StoredSession | undefined) ?? null;
   const cookieToken = !bearer && cookieSession?.auth ? req.sessionID : null;
   req.ctx = await actors.resolve({
     bearer,
     acceptDelegated: options.acceptDelegated ?? false,
+    acceptApiKeys: options.acceptApiKeys ?? false,
     cookieToken,
     cookieSession,
     requestId: req.requestId,
@@ -31,10 +32,9 @@ export async function resolveRequestContext(actors: ActorService, req: Request, 
   });
   const delegated = req.ctx.actor.kind === "user" && req.ctx.actor.delegation !== undefined;
   req.sessionToken = req.ctx.actor.kind === "user" && !delegated ? (bearer ?? cookieToken) : null;
-  req.authVia = req.ctx.actor.kind === "user" ? (bearer ? "bearer" : "cookie") : null;
+  req.authVia = req.ctx.actor.kind === "anonymous" ? null : bearer ? "bearer" : "cookie";
 }
 
-/** The API doors: sessions, and delegated access tokens (each route checks its scope). */
 /**
  * For the hosted pages: the caller, left anonymous when a credential is refused (the page asks the
  * visitor to sign in). PostgreSQL or Redis down still fails the request: a "try again shortly"
@@ -48,9 +48,10 @@ export async function resolvePageContext(actors: ActorService, req: Request): Pr
   }
 }
 
+/** The REST door: sessions, delegated access tokens and organization API keys (each route declares which). */
 export function contextMiddleware(actors: ActorService) {
   return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
-    await resolveRequestContext(actors, req, { acceptDelegated: true });
+    await resolveRequestContext(actors, req, { acceptDelegated: true, acceptApiKeys: true });
     next();
   };
 }

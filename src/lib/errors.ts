@@ -40,6 +40,14 @@ export const CommonErrors = {
       required ? `This token lacks the ${required} scope` : "Delegated tokens cannot do this: sign in to Keyward itself",
       { required_scope: required ?? null },
     ),
+  /** An organization API key on something only a person (or a delegated token) may do. */
+  apiKeyRefused: (required?: string) =>
+    new AppError(
+      "INSUFFICIENT_SCOPE",
+      403,
+      required ? `This API key lacks the ${required} scope` : "Organization API keys cannot do this: it needs a person signed in",
+      { required_scope: required ?? null },
+    ),
   notFound: (what = "Resource") => new AppError("NOT_FOUND", 404, `${what} not found`),
   conflict: (message: string) => new AppError("CONFLICT", 409, message),
   rateLimited: (retryAfterSeconds: number) =>

@@ -4,7 +4,7 @@
  * reads. It imports no other module, so every module may use it without a loop.
  */
 export { AccessErrors } from "./access.errors.js";
-export { requirePersonalUser, requireScope, requireSuperadmin, requireUser } from "./guards.js";
+export { requireApiKey, requireApiKeyScope, requirePersonalUser, requireScope, requireSuperadmin, requireUser } from "./guards.js";
 export { createMembershipCache, type MembershipReader } from "./membership-cache.js";
 export {
   activeColumns,
@@ -16,7 +16,7 @@ export {
   type ActiveMembership,
 } from "./memberships.repository.js";
 export { isPastDue, isPastMfaDeadline, type ComplianceStatus } from "./mfa-standing.repository.js";
-export { checkOrgAccess, requireOrgAccess, type OrgAccess } from "./org-access.js";
-export { CAPABILITIES, can, isAdminRole, roleAtLeast, roleRank, ROLES, type Capability, type OrgRole } from "./permissions.js";
+export { accessCan, checkKeyOrgAccess, checkOrgAccess, requireOrgAccess, requireOrgCaller, type CallerOrgAccess, type KeyOrgAccess, type OrgAccess } from "./org-access.js";
+export { API_KEY_SCOPE_CAPABILITIES, CAPABILITIES, can, isAdminRole, keyCan, roleAtLeast, roleRank, ROLES, type Capability, type OrgRole } from "./permissions.js";
 export type { Offboarding } from "./offboarding.js";
 export { soleOwnedOrganizations } from "./sole-owner.repository.js";

@@ -1,18 +1,28 @@
 import type { Executor } from "../../infra/db.js";
-import type { RequestContext, UserActor } from "../../lib/request-context.js";
+import type { ApiKeyActor, RequestContext, UserActor } from "../../lib/request-context.js";
 import { CommonErrors } from "../../lib/errors.js";
 import { parseId } from "../../lib/validation.js";
 import { AccessErrors } from "./access.errors.js";
 import { requireUser } from "./guards.js";
 import { getActiveMembership, type ActiveMembership } from "./memberships.repository.js";
 import { isPastMfaDeadline } from "./mfa-standing.repository.js";
-import { can, type Capability } from "./permissions.js";
+import { can, keyCan, scopeGranting, type Capability } from "./permissions.js";
 
 export interface OrgAccess {
   actor: UserActor;
   orgId: string;
   membership: ActiveMembership;
 }
+
+/** An organization API key inside its own organization: no membership, only its scopes' capabilities. */
+export interface KeyOrgAccess {
+  actor: ApiKeyActor;
+  orgId: string;
+  membership: null;
+}
+
+/** What `requireOrgCaller` answers: a member (session or delegated token) or the organization's key. */
+export type CallerOrgAccess = OrgAccess | KeyOrgAccess;
 
 const DESCRIBE: Partial<Record<Capability, string>> = {
   "org.update": "change the organization",
@@ -48,6 +58,30 @@ export async function requireOrgAccess(db: Executor, ctx: RequestContext, orgId:
   // The standing matters only to a member (a non-member is refused first either way).
   return checkOrgAccess(actor, id, membership, membership ? await isPastMfaDeadline(db, actor.userId, id) : false, capability);
 }
+
+/**
+ * The tenancy guard for the operations that also take organization API keys (each declares it by
+ * calling this instead of `requireOrgAccess`, which refuses keys). A member is checked exactly as
+ * there; a key only in its own organization and for what its scopes grant.
+ */
+export async function requireOrgCaller(db: Executor, ctx: RequestContext, orgId: unknown, capability: Capability): Promise<CallerOrgAccess> {
+  if (ctx.actor.kind !== "apiKey") return requireOrgAccess(db, ctx, orgId, capability);
+  return checkKeyOrgAccess(ctx.actor, orgId, capability);
+}
+
+/** Guard order for a key: the id is well formed; it is the key's organization; a scope grants the capability. */
+export function checkKeyOrgAccess(actor: ApiKeyActor, orgId: unknown, capability: Capability): KeyOrgAccess {
+  const id = parseId(orgId, AccessErrors.orgNotFound);
+  // Another organization's id: not found, exactly as for an outsider (a key cannot probe tenants).
+  if (id !== actor.organizationId) throw AccessErrors.orgNotFound();
+  // Only what its scopes grant, never what a role would.
+  if (!keyCan(actor.scopes, capability)) throw CommonErrors.apiKeyRefused(scopeGranting(capability));
+  return { actor, orgId: id, membership: null };
+}
+
+/** Whether the caller behind an access also holds another capability here (role or scopes). */
+export const accessCan = (access: CallerOrgAccess, capability: Capability): boolean =>
+  access.membership ? can(access.membership.role, capability) : keyCan(access.actor.scopes, capability);
 
 /**
  * The same guard over what the caller already read: the membership (undefined when there is none)

@@ -1,3 +1,5 @@
+import type { ApiKeyScope } from "../../lib/api-key-scopes.js";
+
 /**
  * The organization permission matrix: the one table services consult. A role has a capability
  * when it is at or above the capability's minimum role (owner > admin > member > guest).
@@ -65,3 +67,31 @@ export const roleRank = (role: OrgRole): number => RANK[role];
 export const roleAtLeast = (role: OrgRole, minimum: OrgRole): boolean => RANK[role] >= RANK[minimum];
 export const can = (role: OrgRole, capability: Capability): boolean => roleAtLeast(role, CAPABILITIES[capability]);
 export const isAdminRole = (role: OrgRole): boolean => roleAtLeast(role, "admin");
+
+/**
+ * What an organization API key's scopes grant, next to the roles' table: a key holds no role, only
+ * these capabilities, and only in its own organization (org-access.ts). `ssh:sudo` grants no
+ * capability here: the sudo check is an operation of keys alone (requireApiKey).
+ *
+ * | scope           | capabilities     |
+ * |-----------------|------------------|
+ * | ssh:sudo        |                  |
+ * | members:read    | members.read     |
+ * | principals:read | principals.read  |
+ * | audit:read      | activity.read    |
+ */
+export const API_KEY_SCOPE_CAPABILITIES = {
+  "ssh:sudo": [],
+  "members:read": ["members.read"],
+  "principals:read": ["principals.read"],
+  "audit:read": ["activity.read"],
+} as const satisfies Record<ApiKeyScope, readonly Capability[]>;
+
+const grantsOf = (scope: ApiKeyScope): readonly Capability[] => API_KEY_SCOPE_CAPABILITIES[scope];
+
+/** Whether a key with these scopes holds the capability. */
+export const keyCan = (scopes: ReadonlySet<ApiKeyScope>, capability: Capability): boolean => [...scopes].some((s) => grantsOf(s).includes(capability));
+
+/** The scope that grants a capability to keys, if one does (what a refusal names). */
+export const scopeGranting = (capability: Capability): ApiKeyScope | undefined =>
+  (Object.keys(API_KEY_SCOPE_CAPABILITIES) as ApiKeyScope[]).find((s) => grantsOf(s).includes(capability));

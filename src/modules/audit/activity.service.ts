@@ -6,7 +6,7 @@ import { toPage, type Page } from "../../lib/pagination.js";
 import { activityPageSchema, activitySchema, systemAuditQuerySchema } from "./activity.schemas.js";
 import { auditRepository, type ActivityPosition } from "./audit.repository.js";
 import type { AuditEntryView } from "./audit.service.js";
-import { requireOrgAccess, requireUser } from "../access/index.js";
+import { requireOrgCaller, requireUser } from "../access/index.js";
 
 const badCursor = () => new AppError("VALIDATION_ERROR", 400, "cursor: is not a cursor this API returned", { errors: [{ path: "cursor", message: "is not a cursor this API returned" }] });
 
@@ -25,13 +25,14 @@ function decodeCursor(cursor: string): ActivityPosition {
 
 /**
  * An organization's activity (its audit records), newest first, filterable by user and action,
- * with an opaque keyset cursor. Members with `activity.read` only.
+ * with an opaque keyset cursor. Members with `activity.read`, and the organization's API keys with
+ * audit:read.
  */
 export class ActivityService {
   constructor(private readonly db: Db) {}
 
   async list(ctx: RequestContext, orgId: string, input: unknown): Promise<{ items: AuditEntryView[]; nextCursor: string | null }> {
-    const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "activity.read");
+    const { orgId: id } = await requireOrgCaller(this.db, ctx, orgId, "activity.read");
     const q = parseInput(activitySchema, input);
     const before = q.cursor ? decodeCursor(q.cursor) : undefined;
     // One row past the page tells whether there is a next one.
@@ -54,7 +55,7 @@ export class ActivityService {
 
   /** The same records as the original API's numbered pages (?page=&per_page=), with the total. */
   async listPage(ctx: RequestContext, orgId: string, input: unknown): Promise<Page<AuditEntryView>> {
-    const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "activity.read");
+    const { orgId: id } = await requireOrgCaller(this.db, ctx, orgId, "activity.read");
     const q = parseInput(activityPageSchema, input);
     const { items, total } = await auditRepository.pageForOrganization(this.db, id, { userId: q.userId, action: q.action, since: q.since, until: q.until, limit: q.perPage, offset: (q.page - 1) * q.perPage });
     return toPage(items, total, q.page, q.perPage);

@@ -54,6 +54,8 @@ export class AuditService {
    */
   entry(ctx: RequestContext, action: AuditActionName, details: AuditDetails = {}): AuditEntry {
     const actorId = ctx.actor.kind === "user" ? ctx.actor.userId : null;
+    // A record made by an organization API key names the key (it has no user id to put in actor_id).
+    const byKey = ctx.actor.kind === "apiKey" ? { actor: { kind: "api_key", key_id: ctx.actor.keyId, prefix: ctx.actor.prefix } } : {};
     const row: AuditRow = {
       createdAt: this.clock.now(),
       action,
@@ -66,7 +68,7 @@ export class AuditService {
       ipAddress: ctx.ip?.slice(0, 45) ?? null,
       userAgent: ctx.userAgent?.slice(0, 1000) ?? null,
       requestId: ctx.requestId.slice(0, 128),
-      metadata: redact(details.metadata ?? {}),
+      metadata: { ...redact(details.metadata ?? {}), ...byKey },
       errorMessage: details.errorMessage ?? null,
     };
     // Outcome metrics count what was written (a rolled-back transaction may still have counted).

@@ -1,6 +1,6 @@
 import type { SessionAuth, StoredSession } from "../../infra/session-store.js";
 import { CommonErrors } from "../../lib/errors.js";
-import type { Delegation, RequestContext } from "../../lib/request-context.js";
+import type { ApiKeyActor, Delegation, RequestContext } from "../../lib/request-context.js";
 import type { ProfileReader } from "../users/index.js";
 import { SESSION_TOKEN_PREFIX, type SessionsService } from "./sessions/sessions.service.js";
 
@@ -8,6 +8,14 @@ import { SESSION_TOKEN_PREFIX, type SessionsService } from "./sessions/sessions.
 export interface DelegatedTokenVerifier {
   verify(value: string): Promise<(Delegation & { userId: string }) | null>;
 }
+
+/** Checks an organization API key (the api-keys module implements it; the container wires it). */
+export interface ApiKeyVerifier {
+  authenticate(secret: string): Promise<Omit<ApiKeyActor, "kind"> | null>;
+}
+
+/** What every organization API key starts with (`kwk_…`): such a bearer is a key, never a session or token. */
+const API_KEY_BEARER_PREFIX = "kwk_";
 
 export interface ActorSource {
   /** Value of `Authorization: Bearer …`, if any. */
@@ -17,6 +25,11 @@ export interface ActorSource {
    * operation's scope). Elsewhere (hosted pages, the provider's own pages) only sessions count.
    */
   acceptDelegated?: boolean;
+  /**
+   * Whether an organization API key may be the caller here (the API doors, where each route and
+   * operation declares whether it takes keys). Elsewhere a key is refused as an invalid token.
+   */
+  acceptApiKeys?: boolean;
   /** Session token from the signed cookie, with the record express-session already loaded. */
   cookieToken?: string | null;
   cookieSession?: StoredSession | null;
@@ -35,12 +48,19 @@ export class ActorService {
     private readonly profiles: ProfileReader,
     private readonly sessions: SessionsService,
     private readonly delegated: DelegatedTokenVerifier,
+    private readonly apiKeys: ApiKeyVerifier,
   ) {}
 
   async resolve(source: ActorSource): Promise<RequestContext> {
     const base = { requestId: source.requestId, ip: source.ip, userAgent: source.userAgent };
     const anonymous: RequestContext = { ...base, actor: { kind: "anonymous" } };
 
+    if (source.bearer?.startsWith(API_KEY_BEARER_PREFIX)) {
+      // Unknown, revoked, of a deleted organization, or not accepted here: one answer for all.
+      const key = source.acceptApiKeys ? await this.apiKeys.authenticate(source.bearer) : null;
+      if (!key) throw CommonErrors.invalidToken();
+      return { ...base, actor: { kind: "apiKey", ...key } };
+    }
     if (source.bearer && !source.bearer.startsWith(SESSION_TOKEN_PREFIX)) {
       const ctx = source.acceptDelegated ? await this.fromAccessToken(source.bearer, base) : null;
       if (!ctx) throw CommonErrors.invalidToken();

@@ -12,7 +12,7 @@ import type { RateLimitService } from "../rate-limit/rate-limit.service.js";
 import type { ProfileReader } from "../users/index.js";
 import { AccountLinks } from "./account-links.js";
 import { AccountsService } from "./accounts.service.js";
-import { ActorService, type DelegatedTokenVerifier } from "./actor.service.js";
+import { ActorService, type ApiKeyVerifier, type DelegatedTokenVerifier } from "./actor.service.js";
 import { CliLoginService } from "./cli-login.service.js";
 import { CredentialsService } from "./credentials.service.js";
 import { LoginService } from "./login.service.js";
@@ -40,6 +40,8 @@ export interface AuthModuleDeps {
   profiles: ProfileReader;
   /** OIDC access tokens acting for a user (the oidc-clients module checks them). */
   delegatedTokens: DelegatedTokenVerifier & { revokeForUser(userId: string): Promise<unknown> };
+  /** Organization API keys as bearer callers (the api-keys module, a port: it sits above this one). */
+  apiKeys: ApiKeyVerifier;
   config: Pick<Config, "http" | "session" | "tokens" | "mfa" | "superadminEmails" | "rateLimits" | "externalAuth" | "crypto">;
 }
 
@@ -70,7 +72,7 @@ export function createAuthModule(deps: AuthModuleDeps) {
     credentials,
     issuer,
     pendingLogins: pending,
-    actors: new ActorService(deps.profiles, sessions, deps.delegatedTokens),
+    actors: new ActorService(deps.profiles, sessions, deps.delegatedTokens, deps.apiKeys),
     accounts: new AccountsService({ db, clock, audit, email, limits, credentials, sessions, links: new AccountLinks({ clock, email, config: accountsConfig }), config: accountsConfig }),
     login: new LoginService({ db, audit, limits, sessions, issuer, pending, credentials, config: { loginIp: rl.loginIp } }),
     mySessions: new MySessionsService(db, sessions, audit, deps.corsOrigins),

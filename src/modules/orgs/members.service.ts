@@ -10,7 +10,7 @@ import { membershipsRepository } from "./memberships.repository.js";
 import type { Offboarding } from "../access/index.js";
 import { OrgErrors } from "./orgs.errors.js";
 import { changeRoleSchema } from "./orgs.schemas.js";
-import { can, getActiveMembership, type OrgRole, requireOrgAccess, requireUser } from "../access/index.js";
+import { accessCan, getActiveMembership, type OrgRole, requireOrgAccess, requireOrgCaller, requireUser } from "../access/index.js";
 
 export interface MemberView {
   userId: string;
@@ -43,11 +43,12 @@ export class MembersService {
   constructor(private readonly deps: MembersDeps) {}
 
   async list(ctx: RequestContext, orgId: string): Promise<MemberView[]> {
-    const access = await requireOrgAccess(this.deps.db, ctx, orgId, "members.read");
+    // Also the organization's API keys with members:read (rule 17).
+    const access = await requireOrgCaller(this.deps.db, ctx, orgId, "members.read");
     const rows = await membershipsRepository.listMembers(this.deps.db, access.orgId);
     // Who signs in when is for the organization's admins (who is active, which account sits idle),
-    // not for every member and guest.
-    const admin = can(access.membership.role, "members.manage");
+    // not for every member and guest (nor for a key that reads members).
+    const admin = accessCan(access, "members.manage");
     return rows.map((m) => memberView(m, access.orgId, admin));
   }
 

@@ -10,7 +10,7 @@ import type { AuditService } from "../audit/audit.service.js";
 import { findOrgMemberByEmail } from "./directory-members.js";
 import { DirectoryErrors } from "./directory.errors.js";
 import { emailSchema } from "./orgs.schemas.js";
-import { type Capability, requireOrgAccess } from "../access/index.js";
+import { type Capability, requireOrgAccess, requireOrgCaller } from "../access/index.js";
 
 type Row = { id: string; name: string };
 type Schema = z.ZodType<Record<string, unknown>>;
@@ -59,8 +59,9 @@ export class OrgGroupService<R extends Row, C extends Schema, U extends Schema> 
     private readonly kind: OrgGroupKind<R, C, U>,
   ) {}
 
+  /** Also for the organization's API keys whose scopes grant the kind's read capability (rule 17). */
   async list(ctx: RequestContext, orgId: string): Promise<R[]> {
-    const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, this.kind.read);
+    const { orgId: id } = await requireOrgCaller(this.db, ctx, orgId, this.kind.read);
     return this.kind.repo.list(this.db, id);
   }
 

@@ -65,7 +65,8 @@ export const orgCertListSchema = certListSchema.extend({
 const SERIAL_DIGITS = /^\d{1,20}$/;
 
 export const sudoCheckSchema = z.object({
-  apiKey: z.string().min(1).max(256),
+  // The original form: the key in the body. Absent when it is the bearer (Authorization: Bearer kwk_…).
+  apiKey: z.string().min(1).max(256).optional(),
   // Serials are stored as PostgreSQL bigint: a larger one cannot name a certificate (and must not reach the query).
   certificateSerial: z.union([
     z
