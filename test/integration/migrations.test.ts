@@ -95,3 +95,17 @@ describe("the admin-reach backfill (0010)", () => {
     expect(by[byRoot]).toEqual({ verified: true, via: null });
   });
 });
+
+describe("API-key scopes (0022)", () => {
+  it("leaves the keys made before scopes able to do what they did: the sudo check", async () => {
+    const db = await emptyDatabase();
+    const journal = JSON.parse(readFileSync(join(MIGRATIONS_DIR, "meta", "_journal.json"), "utf8")).entries as Array<{ tag: string }>;
+    await db.migrate(firstMigrations(journal.findIndex((e) => e.tag === "0022_api_key_scopes")));
+    const org = "22222222-1111-4111-8111-111111111111";
+    await db.db.execute(sql`insert into organizations (id, name, slug) values (${org}, 'Seed', 'seed')`);
+    await db.db.execute(sql`insert into api_keys (organization_id, name, prefix, key_hash) values (${org}, 'bastion', 'kwk_seed', ${"a".repeat(64)})`);
+    await db.migrate();
+    const rows = resultRows<{ scopes: string[] }>(await db.db.execute(sql`select scopes from api_keys`));
+    expect(rows).toEqual([{ scopes: ["ssh:sudo"] }]);
+  });
+});
