@@ -311,7 +311,9 @@ export function Audit() {
 
 function ActivityItem({ entry: e, nameOf }: { entry: Entry; nameOf: (id: string) => string }) {
   const words = EVENT_WORDS.get(e.action);
-  const actor = e.actorId ? nameOf(e.actorId) : "Keyward";
+  // A record made by an organization API key names the key (metadata.actor), not a person.
+  const key = (e.metadata as { actor?: { kind?: string; prefix?: string } }).actor;
+  const actor = e.actorId ? nameOf(e.actorId) : key?.kind === "api_key" ? `API key ${key.prefix ?? ""}_…` : "Keyward";
   const about = e.userId && e.userId !== e.actorId ? nameOf(e.userId) : null;
   const metadata = Object.keys(e.metadata).length > 0 ? JSON.stringify(e.metadata, null, 2) : null;
   return (

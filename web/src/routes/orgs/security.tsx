@@ -23,7 +23,7 @@ const PolicyQuery = graphql(`
 const AdminQuery = graphql(`
   query OrgSecurityAdmin($orgId: ID!) {
     orgMfaCompliance(orgId: $orgId) { userId userEmail userName status deadlineAt compliantAt lastNotifiedAt }
-    apiKeys(orgId: $orgId) { id name description prefix createdAt lastUsedAt revokedAt revokeReason }
+    apiKeys(orgId: $orgId) { id name description prefix scopes createdAt lastUsedAt revokedAt revokeReason }
   }
 `);
 const UpdatePolicy = graphql(`
@@ -38,7 +38,7 @@ const CreateApiKey = graphql(`
   mutation CreateApiKey($orgId: ID!, $input: ApiKeyInput!) { createApiKey(orgId: $orgId, input: $input) { id name prefix key } }
 `);
 const UpdateApiKey = graphql(`
-  mutation UpdateApiKey($orgId: ID!, $keyId: ID!, $input: UpdateApiKeyInput!) { updateApiKey(orgId: $orgId, keyId: $keyId, input: $input) { id name description } }
+  mutation UpdateApiKey($orgId: ID!, $keyId: ID!, $input: UpdateApiKeyInput!) { updateApiKey(orgId: $orgId, keyId: $keyId, input: $input) { id name description scopes } }
 `);
 const RevokeApiKey = graphql(`
   mutation RevokeApiKey($orgId: ID!, $keyId: ID!, $reason: String) { revokeApiKey(orgId: $orgId, keyId: $keyId, reason: $reason) { id revokedAt } }
@@ -47,6 +47,39 @@ const RevokeApiKey = graphql(`
 type Mode = "disabled" | "optional" | "required";
 type Standing = ResultOf<typeof AdminQuery>["orgMfaCompliance"][number];
 type ApiKey = ResultOf<typeof AdminQuery>["apiKeys"][number];
+
+/** What a key may do (the server's vocabulary, src/lib/api-key-scopes.ts; it refuses anything else). */
+const KEY_SCOPES = [
+  { value: "ssh:sudo", label: "Sudo check", hint: "POST /api/v1/sudo/check for certificates of your members" },
+  { value: "members:read", label: "Read members", hint: "GET /api/v1/organizations/{id}/members" },
+  { value: "principals:read", label: "Read principals", hint: "GET /api/v1/organizations/{id}/principals" },
+  { value: "audit:read", label: "Read the audit log", hint: "GET /api/v1/organizations/{id}/audit-logs" },
+] as const;
+
+function ScopePicker({ id, scopes, onChange, error }: { id: string; scopes: string[]; onChange: (scopes: string[]) => void; error?: string }) {
+  const toggle = (value: string, on: boolean) => onChange(on ? [...scopes, value] : scopes.filter((s) => s !== value));
+  return (
+    <fieldset className="choices" data-invalid={error ? true : undefined} aria-describedby={error ? `scopes-error-${id}` : undefined}>
+      <legend>Scopes</legend>
+      <div className="choice-list">
+        {KEY_SCOPES.map((s) => (
+          <label key={s.value} className="choice">
+            <input type="checkbox" name="scopes" value={s.value} checked={scopes.includes(s.value)} onChange={(e) => toggle(s.value, e.target.checked)} />
+            <span className="choice-text">
+              <strong>{s.label}</strong>
+              <span className="hint">{s.hint}</span>
+            </span>
+          </label>
+        ))}
+      </div>
+      {error && (
+        <p id={`scopes-error-${id}`} className="field-error">
+          {error}
+        </p>
+      )}
+    </fieldset>
+  );
+}
 
 const MODES: Array<{ value: Mode; label: string; hint: string }> = [
   { value: "disabled", label: "Off", hint: "Members are not asked about a second step." },
@@ -309,14 +342,16 @@ function Compliance({ orgId, orgName, mode, rows, onDone }: { orgId: string; org
 function ApiKeys({ orgId, orgName, keys, onDone }: { orgId: string; orgName: string; keys: ApiKey[]; onDone: (message: string) => Promise<void> }) {
   const [name, setName] = useState("");
   const [description, setDescription] = useState("");
+  const [scopes, setScopes] = useState<string[]>(["ssh:sudo"]);
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
   const [showRevoked, setShowRevoked] = useState(false);
   const create = useMutation({
-    mutationFn: () => gql(CreateApiKey, { orgId, input: { name, ...(description.trim() ? { description } : {}) } }),
+    mutationFn: () => gql(CreateApiKey, { orgId, input: { name, scopes, ...(description.trim() ? { description } : {}) } }),
     onSuccess: async (d) => {
       setCreated({ name: d.createApiKey.name, key: d.createApiKey.key });
       setName("");
       setDescription("");
+      setScopes(["ssh:sudo"]);
       await onDone(`API key ${d.createApiKey.name} created.`);
     },
   });
@@ -332,15 +367,16 @@ function ApiKeys({ orgId, orgName, keys, onDone }: { orgId: string; orgName: str
     <section aria-labelledby="api-keys">
       <h2 id="api-keys">API keys</h2>
       <p className="muted">
-        An API key lets a server of {orgName} ask Keyward whether the person behind an SSH certificate may use sudo (<code>POST /api/v1/sudo/check</code>). Its secret is shown once.
+        An API key lets a server or script of {orgName} call the API as <code>Authorization: Bearer kwk_…</code>, for what its scopes allow: the sudo check (<code>POST /api/v1/sudo/check</code>), or reading members, principals or the audit log. Its secret is shown once.
       </p>
       <Form validationBehavior="aria" aria-label="Create an API key" onSubmit={submit} className="inline-form">
         <Field label="Key name" name="name" value={name} onChange={setName} isRequired error={fields.name} placeholder="build servers" />
         <Field label="Description (optional)" name="description" value={description} onChange={setDescription} error={fields.description} />
+        <ScopePicker id="new" scopes={scopes} onChange={setScopes} error={fields.scopes} />
         <Button type="submit" isPending={create.isPending}>
           Create API key
         </Button>
-        {!fields.name && !fields.description && <FormError error={create.error} />}
+        {!fields.name && !fields.description && !fields.scopes && <FormError error={create.error} />}
       </Form>
       {created && (
         <div className="panel">
@@ -380,9 +416,10 @@ function ApiKeyItem({ orgId, apiKey: k, onDone }: { orgId: string; apiKey: ApiKe
   const { editing, setEditing, ref } = useEditInPlace<HTMLLIElement>();
   const [name, setName] = useState(k.name);
   const [description, setDescription] = useState(k.description ?? "");
+  const [scopes, setScopes] = useState<string[]>(k.scopes);
   const [reason, setReason] = useState("");
   const update = useMutation({
-    mutationFn: () => gql(UpdateApiKey, { orgId, keyId: k.id, input: { name, description: description.trim() ? description : null } }),
+    mutationFn: () => gql(UpdateApiKey, { orgId, keyId: k.id, input: { name, description: description.trim() ? description : null, scopes } }),
     onSuccess: async (d) => {
       setEditing(false);
       await onDone(`API key ${d.updateApiKey.name} saved.`);
@@ -400,7 +437,8 @@ function ApiKeyItem({ orgId, apiKey: k, onDone }: { orgId: string; apiKey: ApiKe
         <Form validationBehavior="aria" aria-label={`Edit the API key ${k.name}`} onSubmit={submit}>
           <Field label="Key name" name="name" value={name} onChange={setName} isRequired error={fields.name} autoFocus />
           <Field label="Description" name="description" value={description} onChange={setDescription} error={fields.description} />
-          {!fields.name && !fields.description && <FormError error={update.error} />}
+          <ScopePicker id={k.id} scopes={scopes} onChange={setScopes} error={fields.scopes} />
+          {!fields.name && !fields.description && !fields.scopes && <FormError error={update.error} />}
           <div className="actions">
             <Button type="submit" isPending={update.isPending}>
               Save
@@ -411,6 +449,7 @@ function ApiKeyItem({ orgId, apiKey: k, onDone }: { orgId: string; apiKey: ApiKe
                 setEditing(false);
                 setName(k.name);
                 setDescription(k.description ?? "");
+                setScopes(k.scopes);
                 update.reset();
               }}
             >
@@ -426,6 +465,8 @@ function ApiKeyItem({ orgId, apiKey: k, onDone }: { orgId: string; apiKey: ApiKe
             <dd>
               <code>{k.prefix}_…</code>
             </dd>
+            <dt>Scopes</dt>
+            <dd>{k.scopes.length ? k.scopes.map((s) => <code key={s}>{s} </code>) : "none"}</dd>
             <dt>Created</dt>
             <dd>
               <Time iso={k.createdAt} />
@@ -463,7 +504,7 @@ function ApiKeyItem({ orgId, apiKey: k, onDone }: { orgId: string; apiKey: ApiKe
                 }}
               >
                 <p>
-                  Servers using <code>{k.prefix}_…</code> get an error from the sudo check at once. This cannot be undone: create a new key to replace it.
+                  Servers and scripts using <code>{k.prefix}_…</code> are refused at once. This cannot be undone: create a new key to replace it.
                 </p>
                 <Field label="Reason (optional)" value={reason} onChange={setReason} description="Kept with the key and in the audit log." />
               </ConfirmDialog>
