@@ -143,6 +143,16 @@ const CHALLENGE_403 = {
   schema: { type: "string" },
 };
 
+/** Who may call a route, as security requirements (undefined: the document's default, a session). */
+function securityOf(r: RouteDef): Array<Record<string, string[]>> | undefined {
+  const delegated = r.scope ? [{ delegatedToken: [r.scope] }] : [];
+  // OpenAPI 3.1 lets a non-OAuth requirement list roles: the key's scope the route needs.
+  const keyed = r.apiKey ? [{ organizationApiKey: [r.apiKey] }] : [];
+  if (r.auth === "none") return keyed.length ? [{}, ...keyed] : [];
+  if (r.auth === "optional") return [{}, { bearerAuth: [] }, { cookieAuth: [] }, ...delegated, ...keyed];
+  return r.scope || r.apiKey ? [{ bearerAuth: [] }, { cookieAuth: [] }, ...delegated, ...keyed] : undefined;
+}
+
 /** The OpenAPI 3.1 document of the REST shim, generated from the same route list the router mounts. */
 export function buildOpenApi(routes: readonly RouteDef[], info: { version: string; serverUrl?: string }) {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -179,17 +189,7 @@ export function buildOpenApi(routes: readonly RouteDef[], info: { version: strin
       responses[status] = { description, ...(challenge ? { headers: { "WWW-Authenticate": challenge } } : {}), content: json(ref("ErrorEnvelope")) };
     }
 
-    const delegated = r.scope ? [{ delegatedToken: [r.scope] }] : [];
-    // OpenAPI 3.1 lets a non-OAuth requirement list roles: the key's scope the route needs.
-    const keyed = r.apiKey ? [{ organizationApiKey: [r.apiKey] }] : [];
-    const security =
-      r.auth === "none"
-        ? keyed.length ? [{}, ...keyed] : []
-        : r.auth === "optional"
-          ? [{}, { bearerAuth: [] }, { cookieAuth: [] }, ...delegated, ...keyed]
-          : r.scope || r.apiKey
-            ? [{ bearerAuth: [] }, { cookieAuth: [] }, ...delegated, ...keyed]
-            : undefined;
+    const security = securityOf(r);
 
     paths[path] ??= {};
     paths[path][r.method] = {
