@@ -11,6 +11,9 @@ export const API_KEY_SCOPES = {
   "audit:read": "Read the organization's audit log",
 } as const;
 
+/** What every organization API key starts with: recognisable by secret scanners, and as a bearer never a session or token. */
+export const API_KEY_PREFIX = "kwk_";
+
 export type ApiKeyScope = keyof typeof API_KEY_SCOPES;
 
 export const API_KEY_SCOPE_NAMES = Object.keys(API_KEY_SCOPES) as [ApiKeyScope, ...ApiKeyScope[]];

@@ -2,7 +2,7 @@ import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
 import { randomHex, randomToken, sha256Hex } from "../../lib/crypto/index.js";
 import { AppError } from "../../lib/errors.js";
-import { isApiKeyScope } from "../../lib/api-key-scopes.js";
+import { API_KEY_PREFIX, isApiKeyScope } from "../../lib/api-key-scopes.js";
 import type { ApiKeyActor, RequestContext } from "../../lib/request-context.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
@@ -12,8 +12,8 @@ import { apiKeysRepository, type ApiKeyRow } from "./api-keys.repository.js";
 import { createApiKeySchema as createSchema, revokeApiKeySchema as revokeSchema, updateApiKeySchema as updateSchema } from "./api-keys.schemas.js";
 import { requireOrgAccess } from "../access/index.js";
 
-/** Recognisable by secret scanners; the part after the public id is the 256-bit secret. */
-export const API_KEY_PREFIX = "kwk_";
+// Recognisable by secret scanners; the part after the public id is the 256-bit secret.
+export { API_KEY_PREFIX };
 
 export const ApiKeyErrors = {
   notFound: () => new AppError("API_KEY_NOT_FOUND", 404, "API key not found"),

@@ -1,4 +1,5 @@
 import type { SessionAuth, StoredSession } from "../../infra/session-store.js";
+import { API_KEY_PREFIX } from "../../lib/api-key-scopes.js";
 import { CommonErrors } from "../../lib/errors.js";
 import type { ApiKeyActor, Delegation, RequestContext } from "../../lib/request-context.js";
 import type { ProfileReader } from "../users/index.js";
@@ -13,9 +14,6 @@ export interface DelegatedTokenVerifier {
 export interface ApiKeyVerifier {
   authenticate(secret: string): Promise<Omit<ApiKeyActor, "kind"> | null>;
 }
-
-/** What every organization API key starts with (`kwk_…`): such a bearer is a key, never a session or token. */
-const API_KEY_BEARER_PREFIX = "kwk_";
 
 export interface ActorSource {
   /** Value of `Authorization: Bearer …`, if any. */
@@ -55,7 +53,7 @@ export class ActorService {
     const base = { requestId: source.requestId, ip: source.ip, userAgent: source.userAgent };
     const anonymous: RequestContext = { ...base, actor: { kind: "anonymous" } };
 
-    if (source.bearer?.startsWith(API_KEY_BEARER_PREFIX)) {
+    if (source.bearer?.startsWith(API_KEY_PREFIX)) {
       // Unknown, revoked, of a deleted organization, or not accepted here: one answer for all.
       const key = source.acceptApiKeys ? await this.apiKeys.authenticate(source.bearer) : null;
       if (!key) throw CommonErrors.invalidToken();
