@@ -24,8 +24,7 @@ import { createNetworksModule } from "./modules/networks/index.js";
 import { createOAuthModule } from "./modules/oauth/index.js";
 import { createOidcModule } from "./modules/oidc-clients/index.js";
 import { createOrgsModule } from "./modules/orgs/index.js";
-import { MeteredRateLimitService } from "./modules/rate-limit/rate-limit-metrics.js";
-import { RateLimitService } from "./modules/rate-limit/rate-limit.service.js";
+import { createRateLimitModule } from "./modules/rate-limit/index.js";
 import { createSshCaModule } from "./modules/ssh-ca/index.js";
 import { createSshKeysModule } from "./modules/ssh-keys/index.js";
 import { createUserProfiles, createUsersModule } from "./modules/users/index.js";
@@ -62,8 +61,14 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const corsOrigins = createOriginMatcher(config.cors.origins);
   // Prometheus metrics exist only when something may scrape them (METRICS_PORT or METRICS_TOKEN).
   const metrics = config.metrics.enabled ? createMetrics({ version: VERSION }) : undefined;
-  const limitOptions = { enabled: config.rateLimits.enabled, redis, prefix: config.redis.keyPrefix, clock, keySecret: deriveKey(config.crypto.encryptionKeys[0]!.key, "keyward rate-limit keys") };
-  const limits = metrics ? new MeteredRateLimitService(limitOptions, metrics) : new RateLimitService(limitOptions);
+  const { limits } = createRateLimitModule({
+    enabled: config.rateLimits.enabled,
+    redis,
+    prefix: config.redis.keyPrefix,
+    clock,
+    keySecret: deriveKey(config.crypto.encryptionKeys[0]!.key, "keyward rate-limit keys"),
+    metrics,
+  });
   const base = { db, clock, logger };
 
   const { audit, activity, auditChain, auditVerify, auditExport } = createAuditModule({ ...base, metrics, box, chain: config.audit });

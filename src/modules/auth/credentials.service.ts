@@ -3,7 +3,7 @@ import type { Db, Executor } from "../../infra/db.js";
 import { uniqueOr } from "../../infra/db-errors.js";
 import { sha256Hex, type PasswordHasher } from "../../lib/crypto/index.js";
 import type { RequestContext, UserActor } from "../../lib/request-context.js";
-import type { LockoutRule, RateLimitService } from "../rate-limit/rate-limit.service.js";
+import type { LockoutRule, RateLimitService } from "../rate-limit/index.js";
 import { usersRepository, type EmailVerifiedVia, type UserRow } from "../users/users.repository.js";
 import { AuthErrors } from "./auth.errors.js";
 import { credentialsRepository } from "./credentials.repository.js";

@@ -7,7 +7,7 @@ import type { RequestContext } from "../../../lib/request-context.js";
 import { parseInput } from "../../../lib/validation.js";
 import { AuditAction } from "../../audit/audit.actions.js";
 import type { AuditService } from "../../audit/audit.service.js";
-import type { RateLimitService, RateRule } from "../../rate-limit/rate-limit.service.js";
+import type { RateLimitService, RateRule } from "../../rate-limit/index.js";
 import { usersRepository, type UserRow } from "../../users/users.repository.js";
 import { AuthErrors } from "../auth.errors.js";
 import type { SessionIssued, SessionIssuer } from "../session-issuer.js";
