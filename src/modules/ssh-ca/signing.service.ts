@@ -1,7 +1,6 @@
-import type { KeyObject } from "node:crypto";
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
-import { uuid, type SecretBox } from "../../lib/crypto/index.js";
+import { uuid, type KeyObject, type SecretBox } from "../../lib/crypto/index.js";
 import { CommonErrors, isAppError } from "../../lib/errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { loadPrivateKey, parseCertificate, parsePublicKey, signCertificate, SshKeyError, type ParsedPublicKey } from "../../lib/ssh/index.js";
