@@ -11,7 +11,7 @@ import { directoryRepository } from "../orgs/directory.repository.js";
 import { OrgErrors } from "../orgs/orgs.errors.js";
 import { SshKeyErrors } from "../ssh-keys/ssh-keys.errors.js";
 import type { SshKeyRow } from "../ssh-keys/ssh-keys.repository.js";
-import { readCaPrivateKeyPrivileged } from "./ca-private-key.repository.js";
+import { readCaPrivateKeyPrivileged } from "./ca.secrets.repository.js";
 import { caKeyContext } from "./cas.service.js";
 import { hostAuthority, userAuthority, type Authority } from "./authority.js";
 import { chooseOrganization } from "./choose-organization.js";
