@@ -1,4 +1,4 @@
-// The layering rules of ARCHITECTURE.md (7, 9, 15 and the house diagram), checked by a tool instead
+// The layering rules of ARCHITECTURE.md (7, 8, 9, 15 and the house diagram), checked by a tool instead
 // of by memory. One rule, `keyward/boundaries`, reads the table below: who may import what. Paths are
 // relative to the project root; an import is matched on what it resolves to, so "../x.js" and
 // "../../m/x.js" are judged alike. `npm run lint` runs it; .ci/run fails on a violation.
