@@ -9,7 +9,7 @@ import { databaseSource, redisSource } from "./infra/metrics-sources.js";
 import { projectPath } from "./infra/paths.js";
 import { connectRedis } from "./infra/redis.js";
 import { createSessionStores } from "./infra/session-store.js";
-import { createPasswordHasher, createSecretBox, deriveKey } from "./lib/crypto/index.js";
+import { createPasswordHasher, createSecretBox, deriveKey, type PasswordHasher } from "./lib/crypto/index.js";
 import { createOriginMatcher } from "./lib/origins.js";
 import { createAdminModule } from "./modules/admin/index.js";
 import { createApiKeysModule } from "./modules/api-keys/index.js";
@@ -38,6 +38,8 @@ export interface ContainerOverrides {
   controllerClient?: ClientFactory;
   /** Hears every statement sent to the database (tests and benches count a screen's statements). */
   onStatement?: StatementObserver;
+  /** The password hasher (tests count the hash work a sign-in does); argon2id with config.password by default. */
+  passwordHasher?: PasswordHasher;
 }
 
 const VERSION = (JSON.parse(readFileSync(projectPath("package.json"), "utf8")) as { version: string }).version;
@@ -76,7 +78,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const mail = createEmailModule({ ...base, box, audit, transport, brand: { ...config.email.brand, publicUrl: config.http.publicUrl }, from: config.email.from, maxAttempts: config.email.maxAttempts });
   const { email } = mail;
   const oidc = createOidcModule({ ...base, box, audit, changes: database, config });
-  const hasher = createPasswordHasher(config.password);
+  const hasher = overrides.passwordHasher ?? createPasswordHasher(config.password);
   const auth = createAuthModule({ ...base, kv, box, hasher, audit, email, limits, sessionRecords: sessionStores.records, corsOrigins, profiles, delegatedTokens: oidc.delegatedTokens, config });
   const networkConfig = { ...config.networks, appUrl: config.http.appUrl };
   const networks = createNetworksModule({ ...base, audit, email, box, config: networkConfig, makeClient: overrides.controllerClient });
