@@ -1,4 +1,4 @@
-// The layering rules of ARCHITECTURE.md (7, 9, 15 and the house diagram), checked by a tool instead
+// The layering rules of ARCHITECTURE.md (7, 8, 9, 15 and the house diagram), checked by a tool instead
 // of by memory. One rule, `keyward/boundaries`, reads the table below: who may import what. Paths are
 // relative to the project root; an import is matched on what it resolves to, so "../x.js" and
 // "../../m/x.js" are judged alike. `npm run lint` runs it; .ci/run fails on a violation.
@@ -26,7 +26,11 @@ const adapter = (libraries, folder) => ({
   message: `only ${folder}/ imports this library (ARCHITECTURE rule 9)`,
 });
 
-/** Privileged repositories (credential reads, rule 7): one entry per secret, with the services that need it. */
+/**
+ * Privileged repositories (credential reads, rules 7 and 15): every file that returns secret material
+ * is a `<name>.secrets.repository.ts`. The glob entry below keeps each one inside its folder; an entry
+ * per secret then names the services that may read it (and, with `importNames`, which of its exports).
+ */
 const privileged = (module, what, allowed, importNames) => ({
   files: ["src/**", "rest-shim/**"],
   ignores: allowed,
@@ -35,7 +39,7 @@ const privileged = (module, what, allowed, importNames) => ({
   message: `${what} are read by ${allowed.join(", ")} only (ARCHITECTURE rule 7)`,
 });
 
-const BOUNDARIES = [
+export const BOUNDARIES = [
   {
     // Services own transactions and call repositories; only repositories build queries (rules 7, 15).
     files: ["src/modules/**"],
@@ -44,20 +48,33 @@ const BOUNDARIES = [
     allowTypeImports: ["schema/**"],
     message: "only *.repository.ts files in src/modules query the database: move the query into the aggregate's repository and pass `tx` (ARCHITECTURE rules 7, 15)",
   },
-  privileged("src/modules/auth/credentials.repository", "password hashes", ["src/modules/auth/credentials.service.ts"]),
-  privileged("src/modules/auth/mfa/mfa-secrets.repository", "WebAuthn public keys and TOTP seeds", [
+  {
+    // A new secret gets a `<name>.secrets.repository.ts` of its own: only the services beside it
+    // import it, until an entry below names which of them.
+    files: ["src/**", "rest-shim/**"],
+    modules: ["src/modules/**/*.secrets.repository"],
+    sameFolderOnly: true,
+    message: "a *.secrets.repository is privileged: only the services in its own folder import it (ARCHITECTURE rules 7, 15)",
+  },
+  privileged("src/modules/auth/credentials.secrets.repository", "password hashes", ["src/modules/auth/credentials.service.ts"]),
+  privileged("src/modules/auth/mfa/mfa.secrets.repository", "WebAuthn public keys and TOTP seeds", [
     "src/modules/auth/mfa/mfa.service.ts",
     "src/modules/auth/mfa/mfa-login.service.ts",
   ]),
-  privileged("src/modules/ssh-ca/ca.repository", "CA private keys", ["src/modules/ssh-ca/signing.service.ts"], ["readSealedCaPrivateKey"]),
-  privileged("src/modules/keys/sealed-values.repository", "the ciphertexts of every sealed value", ["src/modules/keys/reseal.service.ts"]),
+  privileged("src/modules/ssh-ca/ca.secrets.repository", "CA private keys", ["src/modules/ssh-ca/signing.service.ts"]),
+  privileged("src/modules/keys/sealed-values.secrets.repository", "the ciphertexts of every sealed value", ["src/modules/keys/reseal.service.ts"]),
+  privileged("src/modules/oidc-clients/oidc-clients.secrets.repository", "OIDC client secrets", ["src/modules/oidc-clients/oidc-clients.service.ts"]),
+  privileged("src/modules/oidc-clients/signing-keys.secrets.repository", "OIDC private signing keys", ["src/modules/oidc-clients/signing-keys.service.ts"]),
+  privileged("src/modules/audit/audit-keys.secrets.repository", "audit signing keys", ["src/modules/audit/chain-signer.service.ts"]),
+  privileged("src/modules/networks/controller.secrets.repository", "controller API tokens", ["src/modules/networks/controller-config.service.ts"]),
+  privileged("src/modules/oauth/oauth-providers.secrets.repository", "GitHub and Google client secrets", ["src/modules/oauth/oauth-providers.service.ts"]),
+  privileged("src/modules/email/outbox.secrets.repository", "the outbox's sealed props (emailed links)", ["src/modules/email/email.service.ts"]),
   {
-    // A new secret gets a `*-secrets.repository.ts` of its own (the API-key hash lookup, …): only the
-    // services beside it import it, until an entry above names other readers.
+    // One crypto choke point (rule 8); the SSH adapter works on node:crypto key objects.
     files: ["src/**", "rest-shim/**"],
-    modules: ["src/modules/**/*-secrets.repository"],
-    sameFolderOnly: true,
-    message: "a *-secrets.repository is privileged: only the services in its own folder import it (ARCHITECTURE rule 7)",
+    ignores: ["src/lib/crypto/**", "src/lib/ssh/**"],
+    modules: ["node:crypto", "crypto"],
+    message: "only src/lib/crypto/ (and src/lib/ssh/) import node:crypto: add what you need there (ARCHITECTURE rule 8)",
   },
   adapter(["@simplewebauthn/server"], "src/modules/auth/webauthn"),
   adapter(["oidc-provider"], "src/oidc"),
@@ -81,7 +98,8 @@ const BOUNDARIES = [
 
 // --- the rule -------------------------------------------------------------------------------------
 
-const globRegex = (glob) =>
+/** A glob of the table as a regular expression over project paths (exported for test/unit/lint-rules.test.ts). */
+export const globRegex = (glob) =>
   new RegExp(
     `^${glob
       .replace(/[.+^${}()|[\]\\]/g, "\\$&")

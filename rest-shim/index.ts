@@ -17,7 +17,8 @@ import { apiKeysRoutes } from "./routes/api-keys.routes.js";
 import { directoryRoutes } from "./routes/directory.routes.js";
 import { orgsRoutes } from "./routes/orgs.routes.js";
 import { sshRoutes } from "./routes/ssh.routes.js";
-import { miscRoutes } from "./routes/misc.routes.js";
+import { contactRoutes } from "./routes/contact.routes.js";
+import { emailRoutes } from "./routes/email.routes.js";
 import { externalAuthRoutes } from "./routes/external-auth.routes.js";
 import { mfaRoutes } from "./routes/mfa.routes.js";
 import { authRoutes } from "./routes/auth.routes.js";
@@ -37,7 +38,8 @@ export function restRoutes(services: Services, config: Config): RouteDef[] {
     ...apiKeysRoutes(services),
     ...oidcClientsRoutes(services),
     ...sshRoutes(services),
-    ...miscRoutes(services),
+    ...contactRoutes(services),
+    ...emailRoutes(services),
     ...adminRoutes(services),
     ...operatorsRoutes(services),
     ...auditRoutes(services),

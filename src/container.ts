@@ -9,7 +9,7 @@ import { databaseSource, redisSource } from "./infra/metrics-sources.js";
 import { projectPath } from "./infra/paths.js";
 import { connectRedis } from "./infra/redis.js";
 import { createSessionStores } from "./infra/session-store.js";
-import { createPasswordHasher, createSecretBox, deriveKey } from "./lib/crypto/index.js";
+import { createPasswordHasher, createSecretBox, deriveKey, type PasswordHasher } from "./lib/crypto/index.js";
 import { createOriginMatcher } from "./lib/origins.js";
 import { createAdminModule } from "./modules/admin/index.js";
 import { createApiKeysModule } from "./modules/api-keys/index.js";
@@ -24,8 +24,7 @@ import { createNetworksModule } from "./modules/networks/index.js";
 import { createOAuthModule } from "./modules/oauth/index.js";
 import { createOidcModule } from "./modules/oidc-clients/index.js";
 import { createOrgsModule } from "./modules/orgs/index.js";
-import { MeteredRateLimitService } from "./modules/rate-limit/rate-limit-metrics.js";
-import { RateLimitService } from "./modules/rate-limit/rate-limit.service.js";
+import { createRateLimitModule } from "./modules/rate-limit/index.js";
 import { createSshCaModule } from "./modules/ssh-ca/index.js";
 import { createSshKeysModule } from "./modules/ssh-keys/index.js";
 import { createUserProfiles, createUsersModule } from "./modules/users/index.js";
@@ -39,6 +38,8 @@ export interface ContainerOverrides {
   controllerClient?: ClientFactory;
   /** Hears every statement sent to the database (tests and benches count a screen's statements). */
   onStatement?: StatementObserver;
+  /** The password hasher (tests count the hash work a sign-in does); argon2id with config.password by default. */
+  passwordHasher?: PasswordHasher;
 }
 
 const VERSION = (JSON.parse(readFileSync(projectPath("package.json"), "utf8")) as { version: string }).version;
@@ -62,8 +63,14 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const corsOrigins = createOriginMatcher(config.cors.origins);
   // Prometheus metrics exist only when something may scrape them (METRICS_PORT or METRICS_TOKEN).
   const metrics = config.metrics.enabled ? createMetrics({ version: VERSION }) : undefined;
-  const limitOptions = { enabled: config.rateLimits.enabled, redis, prefix: config.redis.keyPrefix, clock, keySecret: deriveKey(config.crypto.encryptionKeys[0]!.key, "keyward rate-limit keys") };
-  const limits = metrics ? new MeteredRateLimitService(limitOptions, metrics) : new RateLimitService(limitOptions);
+  const { limits } = createRateLimitModule({
+    enabled: config.rateLimits.enabled,
+    redis,
+    prefix: config.redis.keyPrefix,
+    clock,
+    keySecret: deriveKey(config.crypto.encryptionKeys[0]!.key, "keyward rate-limit keys"),
+    metrics,
+  });
   const base = { db, clock, logger };
 
   const { audit, activity, auditChain, auditVerify, auditExport } = createAuditModule({ ...base, metrics, box, chain: config.audit });
@@ -71,7 +78,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const mail = createEmailModule({ ...base, box, audit, transport, brand: { ...config.email.brand, publicUrl: config.http.publicUrl }, from: config.email.from, maxAttempts: config.email.maxAttempts });
   const { email } = mail;
   const oidc = createOidcModule({ ...base, box, audit, changes: database, config });
-  const hasher = createPasswordHasher(config.password);
+  const hasher = overrides.passwordHasher ?? createPasswordHasher(config.password);
   const { apiKeys } = createApiKeysModule({ ...base, audit });
   const auth = createAuthModule({ ...base, kv, box, hasher, audit, email, limits, sessionRecords: sessionStores.records, corsOrigins, profiles, delegatedTokens: oidc.delegatedTokens, apiKeys, config });
   const networkConfig = { ...config.networks, appUrl: config.http.appUrl };

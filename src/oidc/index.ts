@@ -1,7 +1,7 @@
 import { Router, type Express, type NextFunction, type Request, type Response } from "express";
 import type { Container } from "../container.js";
 import { AppError } from "../lib/errors.js";
-import type { RateRule } from "../modules/rate-limit/rate-limit.service.js";
+import type { RateRule } from "../modules/rate-limit/index.js";
 import { API_SCOPE_NAMES, apiResource } from "../lib/api-scopes.js";
 import { ensureBuiltInClients } from "../modules/oidc-clients/index.js";
 import { bodyLimitBytes } from "../http/body.js";

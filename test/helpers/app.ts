@@ -6,6 +6,7 @@ import { inject } from "vitest";
 import { loadConfig } from "../../src/config/index.js";
 import { createContainer, type Container } from "../../src/container.js";
 import type { Logger } from "../../src/infra/logger.js";
+import type { PasswordHasher } from "../../src/lib/crypto/index.js";
 import { ManualClock } from "../../src/infra/clock.js";
 import { createApp } from "../../src/server.js";
 import { createHttpServer } from "../../src/http/http-server.js";
@@ -38,7 +39,7 @@ const rand = () => Math.random().toString(36).slice(2, 10);
  * migrated template, a unique Redis key prefix), otherwise the embedded default (PGlite in memory,
  * in-process stores). Mail goes over SMTP to a real server on loopback.
  */
-export async function startTestApp(env: Record<string, string> = {}, overrides: { logger?: Logger; onStatement?: StatementObserver } = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, overrides: { logger?: Logger; onStatement?: StatementObserver; passwordHasher?: PasswordHasher } = {}): Promise<TestApp> {
   const mail = await startSmtpSink();
   const template = inject("pgTemplate");
   const baseUrl = process.env.DATABASE_URL;
@@ -75,7 +76,7 @@ export async function startTestApp(env: Record<string, string> = {}, overrides: 
   }
   const config = loadConfig(settings(port));
   const clock = new ManualClock();
-  const container = await createContainer(config, { clock, logger: overrides.logger, onStatement: overrides.onStatement });
+  const container = await createContainer(config, { clock, ...overrides });
   await container.database.migrate();
   const { app, oidc, stop } = await createApp(container);
   server.on("request", app);

@@ -166,6 +166,14 @@ describe("administration", () => {
     expect(off.body.error.type).toBe("PROVIDER_NOT_CONFIGURED");
     expect((await app.http.get("/api/v1/auth/external/providers")).body.data.providers[0].is_active).toBe(false);
 
+    // An update without a secret keeps the stored one; a first configuration without one is refused.
+    expect((await app.http.put("/api/v1/admin/oauth/providers/github", { client_id: "Iv1.keyward-test", is_enabled: true }, { token: admin.token })).status).toBe(200);
+    expect((await runExternalFlow(app, newBrowser(app), "github")).landing?.pathname).toBe("/account");
+    const noSecret = await app.http.put("/api/v1/admin/oauth/providers/google", { client_id: "g" }, { token: admin.token });
+    expect(noSecret.status).toBe(400);
+    expect(noSecret.body.error.details.errors).toEqual([expect.objectContaining({ path: "client_secret" })]);
+    await app.http.put("/api/v1/admin/oauth/providers/github", { client_id: "Iv1.keyward-test", is_enabled: false }, { token: admin.token });
+
     const noOpenid = await app.http.put("/api/v1/admin/oauth/providers/google", { client_id: "g", client_secret: "s", scopes: ["email"] }, { token: admin.token });
     expect(noOpenid.body.error.type).toBe("VALIDATION_ERROR");
 

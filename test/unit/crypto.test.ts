@@ -36,7 +36,8 @@ describe("secret box (AES-256-GCM, versioned keys)", () => {
 });
 
 describe("hashing and comparison", () => {
-  it("hashes tokens with SHA-256 and compares in constant time", () => {
+  // What safeEqual is built on (crypto.timingSafeEqual) is safe-equal.test.ts's.
+  it("hashes tokens with SHA-256 and compares strings", () => {
     expect(sha256Hex("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     expect(safeEqual("same", "same")).toBe(true);
     expect(safeEqual("same", "diff")).toBe(false);

@@ -7,3 +7,5 @@ export * from "./totp.js";
 export * from "./jwk.js";
 export * from "./ed25519.js";
 export * from "./seal-contexts.js";
+/** An unsealed private key held in memory (a CA key in the signing cache). */
+export type { KeyObject } from "node:crypto";

@@ -7,7 +7,7 @@ import type { ApiKeyActor, RequestContext } from "../../lib/request-context.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
-import { apiKeysPrivilegedRepository } from "./api-keys.privileged.repository.js";
+import { apiKeysPrivilegedRepository } from "./api-key-lookup.repository.js";
 import { apiKeysRepository, type ApiKeyRow } from "./api-keys.repository.js";
 import { createApiKeySchema as createSchema, revokeApiKeySchema as revokeSchema, updateApiKeySchema as updateSchema } from "./api-keys.schemas.js";
 import { requireOrgAccess } from "../access/index.js";

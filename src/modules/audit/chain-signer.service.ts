@@ -1,7 +1,8 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Executor } from "../../infra/db.js";
 import { ed25519PublicOf, generateEd25519, sealContexts, signEd25519, verifyEd25519, type SecretBox } from "../../lib/crypto/index.js";
-import { auditKeysRepository } from "./audit-keys-secrets.repository.js";
+import { auditKeysRepository } from "./audit-keys.repository.js";
+import { auditKeysSecretsRepository } from "./audit-keys.secrets.repository.js";
 import { anchorMessage, type Anchor } from "./chain-hash.js";
 
 interface SigningKey {
@@ -53,7 +54,7 @@ export class ChainSigner {
   }
 
   private async open(db: Executor, kid: string): Promise<SigningKey | null> {
-    const row = await auditKeysRepository.findPrivileged(db, kid);
+    const row = await auditKeysSecretsRepository.findPrivileged(db, kid);
     if (!row) return null;
     try {
       const privateKey = this.box.decryptString(row.sealed, sealContexts.auditSigningKey(row.kid));
@@ -64,7 +65,7 @@ export class ChainSigner {
   }
 
   private async loadOrCreate(db: Executor): Promise<SigningKey> {
-    const row = await auditKeysRepository.newestPrivileged(db);
+    const row = await auditKeysSecretsRepository.newestPrivileged(db);
     // Kept only once read back: a key created in a transaction that rolled back must not sign again.
     if (row) return (this.current = { kid: row.kid, publicKey: row.publicKey, privateKey: this.box.decryptString(row.sealed, sealContexts.auditSigningKey(row.kid)) });
     const fresh = generateEd25519();

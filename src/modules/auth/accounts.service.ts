@@ -8,7 +8,7 @@ import { parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
 import type { EmailService } from "../email/email.service.js";
-import type { RateLimitService, RateRule } from "../rate-limit/rate-limit.service.js";
+import type { RateLimitService, RateRule } from "../rate-limit/index.js";
 import { usersRepository, type UserRow } from "../users/users.repository.js";
 import { toUserView, type UserView } from "../users/users.views.js";
 import type { AccountLinks } from "./account-links.js";

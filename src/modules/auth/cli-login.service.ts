@@ -10,7 +10,7 @@ import { parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
 import { usersRepository } from "../users/users.repository.js";
-import type { RateLimitService, RateRule } from "../rate-limit/rate-limit.service.js";
+import type { RateLimitService, RateRule } from "../rate-limit/index.js";
 import type { SessionIssuer } from "./session-issuer.js";
 import { requirePersonalUser } from "../access/index.js";
 

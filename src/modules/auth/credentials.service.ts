@@ -3,10 +3,11 @@ import type { Db, Executor } from "../../infra/db.js";
 import { uniqueOr } from "../../infra/db-errors.js";
 import { sha256Hex, type PasswordHasher } from "../../lib/crypto/index.js";
 import type { RequestContext, UserActor } from "../../lib/request-context.js";
-import type { LockoutRule, RateLimitService } from "../rate-limit/rate-limit.service.js";
+import type { LockoutRule, RateLimitService } from "../rate-limit/index.js";
 import { usersRepository, type EmailVerifiedVia, type UserRow } from "../users/users.repository.js";
 import { AuthErrors } from "./auth.errors.js";
 import { credentialsRepository } from "./credentials.repository.js";
+import { credentialsSecretsRepository } from "./credentials.secrets.repository.js";
 import type { MfaMethods } from "./mfa/mfa.repository.js";
 import { assertPasswordAcceptable } from "./password-policy.js";
 
@@ -42,7 +43,7 @@ export const RECENT_SIGN_IN_MS = 10 * 60 * 1000;
 
 /**
  * The one owner of credentials: creates accounts, sets and checks passwords, and is the only reader
- * of password hashes (ARCHITECTURE rule 7; the linter keeps credentials.repository private to it).
+ * of password hashes (ARCHITECTURE rule 7; the linter keeps credentials.secrets.repository private to it).
  * Every check of a typed password is counted against the same failure budget (per account and
  * client, keyed by the normalized address) before the hash is computed.
  */
@@ -100,7 +101,7 @@ export class CredentialsService {
     email: string,
     password: string,
   ): Promise<{ user: UserRow | undefined; valid: boolean; mfa: MfaMethods | undefined; passwordFingerprint?: string }> {
-    const found = await credentialsRepository.findSignIn(this.deps.db, email);
+    const found = await credentialsSecretsRepository.findSignIn(this.deps.db, email);
     const hash = found?.hash;
     const valid = await this.verifyCounted(ctx, email, hash, password);
     if (!valid || !found || !hash) return { user: found?.user, valid, mfa: found?.mfa };
@@ -120,7 +121,7 @@ export class CredentialsService {
    * `withoutPassword` decides: let it pass, ask for a recent sign-in, or refuse.
    */
   async confirmCurrentPassword(ctx: RequestContext, actor: Pick<UserActor, "userId" | "email" | "signedInAt">, password: string | undefined, withoutPassword: WithoutPassword): Promise<void> {
-    const hash = await credentialsRepository.findPasswordHash(this.deps.db, actor.userId);
+    const hash = await credentialsSecretsRepository.findPasswordHash(this.deps.db, actor.userId);
     if (!hash && withoutPassword === "pass") return;
     if (!hash && withoutPassword === "recent-sign-in") {
       // No password to confirm with: a fresh sign-in stands in for it.

@@ -8,7 +8,7 @@ import { deriveKey, type PasswordHasher, type SecretBox } from "../../lib/crypto
 import type { OriginMatcher } from "../../lib/origins.js";
 import type { AuditService } from "../audit/audit.service.js";
 import type { EmailService } from "../email/email.service.js";
-import type { RateLimitService } from "../rate-limit/rate-limit.service.js";
+import type { RateLimitService } from "../rate-limit/index.js";
 import type { ProfileReader } from "../users/index.js";
 import { AccountLinks } from "./account-links.js";
 import { AccountsService } from "./accounts.service.js";

@@ -4,7 +4,7 @@ import { normalizeEmail } from "../../lib/strings.js";
 import { parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
-import type { RateLimitService, RateRule } from "../rate-limit/rate-limit.service.js";
+import type { RateLimitService, RateRule } from "../rate-limit/index.js";
 import type { UserRow } from "../users/users.repository.js";
 import { AuthErrors } from "./auth.errors.js";
 import { loginSchema } from "./auth.schemas.js";

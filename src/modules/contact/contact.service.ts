@@ -5,7 +5,7 @@ import type { Db } from "../../infra/db.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseInput } from "../../lib/validation.js";
 import type { EmailService } from "../email/email.service.js";
-import type { RateLimitService, RateRule } from "../rate-limit/rate-limit.service.js";
+import type { RateLimitService, RateRule } from "../rate-limit/index.js";
 import { contactRepository } from "./contact.repository.js";
 
 /** The public form's fields. `website` is a honeypot: people never see it, bots fill it in. */

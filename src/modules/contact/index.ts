@@ -1,7 +1,7 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
 import type { EmailService } from "../email/email.service.js";
-import type { RateLimitService, RateRule } from "../rate-limit/rate-limit.service.js";
+import type { RateLimitService, RateRule } from "../rate-limit/index.js";
 import { ContactService } from "./contact.service.js";
 
 export { CONTACT_ACCEPTED, ContactSchema, type ContactService } from "./contact.service.js";

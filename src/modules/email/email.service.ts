@@ -4,7 +4,8 @@ import type { Logger } from "../../infra/logger.js";
 import type { SecretBox } from "../../lib/crypto/index.js";
 import { sealContexts } from "../../lib/crypto/index.js";
 import { randomIntBetween } from "../../lib/crypto/index.js";
-import { outboxRepository, type ClaimedEmail } from "./outbox.repository.js";
+import { outboxRepository } from "./outbox.repository.js";
+import { claimDueEmailsPrivileged, type ClaimedEmail } from "./outbox.secrets.repository.js";
 import type { EmailRenderer } from "./render.js";
 import type { TemplateName, TemplateProps } from "./templates.js";
 import { PermanentEmailError, type EmailTransport } from "./transports/transport.js";
@@ -52,7 +53,7 @@ export class EmailService {
   async drain(batchSize = 20): Promise<number> {
     let sent = 0;
     for (;;) {
-      const batch = await outboxRepository.claimDue(this.deps.db, this.deps.clock.now(), batchSize, LEASE_SECONDS);
+      const batch = await claimDueEmailsPrivileged(this.deps.db, this.deps.clock.now(), batchSize, LEASE_SECONDS);
       if (batch.length === 0) return sent;
       for (const message of batch) if (await this.deliver(message)) sent++;
       if (batch.length < batchSize) return sent;

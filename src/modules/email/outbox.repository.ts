@@ -1,55 +1,20 @@
 import { and, count, desc, eq, sql } from "drizzle-orm";
 import { emailOutbox } from "../../../schema/index.js";
 import { pickColumns } from "../../infra/columns.js";
-import { resultRows, type Executor } from "../../infra/db.js";
-
-export interface ClaimedEmail {
-  id: string;
-  template: string;
-  toAddress: string;
-  propsSealed: string;
-  attempts: number;
-}
+import type { Executor } from "../../infra/db.js";
 
 export type OutboxStatus = (typeof emailOutbox.status.enumValues)[number];
 
+/**
+ * The email outbox: queued, sent and failed messages. The sealed props (they carry one-time links)
+ * are written here and read back by outbox.secrets.repository.ts only.
+ */
 export const outboxRepository = {
   insert: (db: Executor, row: { template: string; toAddress: string; propsSealed: string; now: Date }) =>
     db
       .insert(emailOutbox)
       .values({ template: row.template, toAddress: row.toAddress, propsSealed: row.propsSealed, nextAttemptAt: row.now, createdAt: row.now })
       .returning({ id: emailOutbox.id }),
-
-  /**
-   * Leases up to `limit` due messages. SKIP LOCKED lets many workers (and instances) drain the same
-   * table without sending a message twice; the lease lets another worker retry it if this one dies.
-   */
-  async claimDue(db: Executor, now: Date, limit: number, leaseSeconds: number): Promise<ClaimedEmail[]> {
-    // Raw SQL parameters: timestamps as ISO strings (postgres-js does not serialise Date here).
-    const at = now.toISOString();
-    const until = new Date(now.getTime() + leaseSeconds * 1000).toISOString();
-    const result = await db.execute(sql`
-      update ${emailOutbox} set
-        locked_until = ${until}::timestamptz,
-        attempts = attempts + 1,
-        updated_at = ${at}::timestamptz
-      where id in (
-        select id from ${emailOutbox}
-        where status = 'pending' and next_attempt_at <= ${at}::timestamptz
-          and (locked_until is null or locked_until <= ${at}::timestamptz)
-        order by next_attempt_at
-        limit ${limit}
-        for update skip locked
-      )
-      returning id, template, to_address, props_sealed, attempts`);
-    return resultRows<Record<string, unknown>>(result).map((r) => ({
-      id: r.id as string,
-      template: r.template as string,
-      toAddress: r.to_address as string,
-      propsSealed: r.props_sealed as string,
-      attempts: Number(r.attempts),
-    }));
-  },
 
   markSent: (db: Executor, id: string, now: Date, provider: string, messageId: string | null) =>
     db

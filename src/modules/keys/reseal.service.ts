@@ -3,6 +3,7 @@ import type { SecretBox } from "../../lib/crypto/index.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import type { AuditService } from "../audit/index.js";
 import { SEALED_KINDS, sealedValuesRepository, type SealedKindName } from "./sealed-values.repository.js";
+import { sealedValuesSecretsRepository } from "./sealed-values.secrets.repository.js";
 
 export type { SealedKindName };
 
@@ -54,7 +55,7 @@ export class ResealService {
       const box = this.boxes[boxName];
       let done = 0;
       for (;;) {
-        const batch = await sealedValuesRepository.staleBatch(this.db, kind, box.currentKeyId, batchSize);
+        const batch = await sealedValuesSecretsRepository.staleBatch(this.db, kind, box.currentKeyId, batchSize);
         if (batch.length === 0) break;
         let replaced = 0;
         for (const value of batch) {

@@ -4,11 +4,11 @@ import { sealContexts } from "../../lib/crypto/index.js";
 
 /**
  * Every sealed value at rest, by kind: where it is stored, which box seals it (CA keys have a master
- * key of their own) and the context it is bound to. Privileged: it reads every secret's ciphertext,
- * so only the reseal service imports it (eslint.config.js). A new sealed column is added here, and
- * the reseal test fails until it is.
+ * key of their own) and the context it is bound to. A new sealed column is added here, and the
+ * reseal test fails until it is. What reads the ciphertexts is sealed-values.secrets.repository.ts
+ * (privileged); this file writes them back and counts them by key, and returns none.
  */
-interface SealedKind {
+export interface SealedKind {
   box: "data" | "ca";
   table: string;
   /** The row's key columns, selected as text. */
@@ -50,19 +50,10 @@ export interface SealedValue {
   sealed: string;
 }
 
-const keyIdOf = (k: SealedKind) => sql`split_part(${k.sealed}, '.', 2)`;
+/** The key id a sealed text names (`v1.<kid>.…`). */
+export const keyIdOf = (k: SealedKind) => sql`split_part(${k.sealed}, '.', 2)`;
 
 export const sealedValuesRepository = {
-  /** Up to `limit` values of a kind sealed under another key than `currentKeyId`. */
-  async staleBatch(db: Executor, name: SealedKindName, currentKeyId: string, limit: number): Promise<SealedValue[]> {
-    const k: SealedKind = SEALED_KINDS[name];
-    const keyCols = sql.join(k.keys.map((col, i) => sql`${c(col)}::text as ${c(`k${i}`)}`), sql`, `);
-    const rows = resultRows<Record<string, string>>(
-      await db.execute(sql`select ${keyCols}, ${k.sealed} as sealed from ${c(k.table)} where ${k.sealed} is not null and ${keyIdOf(k)} <> ${currentKeyId} limit ${limit}`),
-    );
-    return rows.map((r) => ({ keys: k.keys.map((_, i) => r[`k${i}`]!), sealed: r.sealed! }));
-  },
-
   /** Replaces one value if it is still the one read (a concurrent change wins); true when replaced. */
   async replace(db: Executor, name: SealedKindName, value: SealedValue, resealed: string): Promise<boolean> {
     const k: SealedKind = SEALED_KINDS[name];

@@ -8,7 +8,7 @@ import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
 import { ControllerError, type ControllerClient, type ControllerConfig } from "./controller/index.js";
 import { NetworkErrors } from "./networks.errors.js";
-import { readControllerConnectionPrivileged } from "./controller-token.repository.js";
+import { readControllerConnectionPrivileged } from "./controller.secrets.repository.js";
 import { controllerRepository } from "./controller.repository.js";
 import { controllerConfigSchema } from "./networks.schemas.js";
 import { requireOrgAccess } from "../access/index.js";

@@ -3,7 +3,7 @@ import { networkControllers } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
 import { controllerColumns, type ControllerRow } from "./networks.repository.js";
 
-/** The organization's controller connection (the sealed token is read by controller-token.repository.ts only). */
+/** The organization's controller connection (the sealed token is read by controller.secrets.repository.ts only). */
 export const controllerRepository = {
   controller: async (db: Executor, orgId: string): Promise<ControllerRow | undefined> =>
     (await db.select(controllerColumns).from(networkControllers).where(eq(networkControllers.organizationId, orgId)))[0],

@@ -1,7 +1,7 @@
-import { randomUUID } from "node:crypto";
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
 import type { Logger } from "../../infra/logger.js";
+import { uuid } from "../../lib/crypto/index.js";
 import { CommonErrors } from "../../lib/errors.js";
 import { systemContext, type RequestContext } from "../../lib/request-context.js";
 import { AuditAction } from "../audit/audit.actions.js";
@@ -36,7 +36,7 @@ const LEASE = "network-reconcile";
  * activations end. Runs every tick on one instance (a lease row) and on demand.
  */
 export class ReconcileService {
-  private readonly instance = randomUUID();
+  private readonly instance = uuid();
 
   constructor(
     private readonly db: Db,

@@ -14,7 +14,7 @@ import { startMfaChallenge, type MfaChallenge } from "../auth/login.service.js";
 import type { PendingLoginStore } from "../auth/mfa/pending-login.js";
 import type { SessionIssued, SessionIssuer } from "../auth/session-issuer.js";
 import type { OrgsService } from "../orgs/orgs.service.js";
-import type { RateLimitService, RateRule } from "../rate-limit/rate-limit.service.js";
+import type { RateLimitService, RateRule } from "../rate-limit/index.js";
 import { usersRepository, type UserRow } from "../users/users.repository.js";
 import { externalIdentitiesRepository } from "./external-identities.repository.js";
 import type { FlowRefusal, OAuthFlow, OAuthFlowStore } from "./oauth-flow.store.js";

@@ -7,7 +7,7 @@ import type { SessionIssuer } from "../auth/session-issuer.js";
 import type { SessionsService } from "../auth/sessions/sessions.service.js";
 import type { OrgsService } from "../orgs/orgs.service.js";
 import type { SealingDeps } from "../module-deps.js";
-import type { RateLimitService } from "../rate-limit/rate-limit.service.js";
+import type { RateLimitService } from "../rate-limit/index.js";
 import { ExternalAuthService } from "./external-auth.service.js";
 import { LinkedAccountsService } from "./linked-accounts.service.js";
 import { OAuthFlowStore } from "./oauth-flow.store.js";

@@ -4,23 +4,21 @@ import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";
 import type { ProviderName } from "./oauth.schemas.js";
 
-const publicColumns = pickColumns(oauthProviderConfigs, ["provider", "clientId", "scopes", "isEnabled", "updatedAt"]);
+export const publicColumns = pickColumns(oauthProviderConfigs, ["provider", "clientId", "scopes", "isEnabled", "updatedAt"]);
 
 export type ProviderConfigRow = Pick<typeof oauthProviderConfigs.$inferSelect, keyof typeof publicColumns>;
-export type ProviderConfigWithSecret = ProviderConfigRow & { clientSecretSealed: string };
 type Values = Omit<typeof oauthProviderConfigs.$inferInsert, "provider" | "createdAt">;
+/** An update keeps the stored secret unless it is given. */
+type Changes = Omit<Values, "clientSecretSealed"> & { clientSecretSealed?: string };
 
-/** Stored provider configurations. The sealed secret is read only by `findWithSecret`. */
+/** Stored provider configurations. The sealed secret is written here and read by oauth-providers.secrets.repository.ts only. */
 export const oauthProvidersRepository = {
   list(db: Executor): Promise<ProviderConfigRow[]> {
     return db.select(publicColumns).from(oauthProviderConfigs);
   },
 
-  async findWithSecret(db: Executor, provider: ProviderName, forUpdate = false): Promise<ProviderConfigWithSecret | undefined> {
-    const q = db
-      .select({ ...publicColumns, clientSecretSealed: oauthProviderConfigs.clientSecretSealed })
-      .from(oauthProviderConfigs)
-      .where(eq(oauthProviderConfigs.provider, provider));
+  async find(db: Executor, provider: ProviderName, forUpdate = false): Promise<ProviderConfigRow | undefined> {
+    const q = db.select(publicColumns).from(oauthProviderConfigs).where(eq(oauthProviderConfigs.provider, provider));
     const [row] = forUpdate ? await q.for("update") : await q;
     return row;
   },
@@ -30,7 +28,7 @@ export const oauthProvidersRepository = {
     return row!;
   },
 
-  async update(db: Executor, provider: ProviderName, values: Values): Promise<ProviderConfigRow> {
+  async update(db: Executor, provider: ProviderName, values: Changes): Promise<ProviderConfigRow> {
     const [row] = await db.update(oauthProviderConfigs).set(values).where(eq(oauthProviderConfigs.provider, provider)).returning(publicColumns);
     return row!;
   },

@@ -9,6 +9,7 @@ import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
 import { OAuthErrors } from "./oauth.errors.js";
 import { oauthProvidersRepository, type ProviderConfigRow } from "./oauth-providers.repository.js";
+import { findProviderWithSecretPrivileged } from "./oauth-providers.secrets.repository.js";
 import { PROVIDER_LABEL, PROVIDERS, providerConfigSchema, type ProviderName } from "./oauth.schemas.js";
 import type { IdentityProviderClient, ProviderSettings } from "./providers/idp.types.js";
 import { requireSuperadmin } from "../access/index.js";
@@ -78,7 +79,7 @@ export class OAuthProvidersService {
 
   /** The credentials in force, or a clear refusal when the provider is not set up or is disabled. */
   async settings(provider: ProviderName, db: Executor = this.deps.db): Promise<ProviderSettings> {
-    const row = await oauthProvidersRepository.findWithSecret(db, provider);
+    const row = await findProviderWithSecretPrivileged(db, provider);
     if (row) {
       if (!row.isEnabled) throw OAuthErrors.notConfigured(PROVIDER_LABEL[provider]);
       let clientSecret: string;
@@ -115,7 +116,7 @@ export class OAuthProvidersService {
   async get(ctx: RequestContext, provider: unknown): Promise<ProviderConfigView> {
     requireSuperadmin(ctx);
     const name = this.parseProvider(provider);
-    return this.view(name, await oauthProvidersRepository.findWithSecret(this.deps.db, name));
+    return this.view(name, await oauthProvidersRepository.find(this.deps.db, name));
   }
 
   /** Creates or replaces the stored configuration; `created` tells a new one from an update. */
@@ -129,18 +130,21 @@ export class OAuthProvidersService {
     }
     const { db, clock, box, audit } = this.deps;
     return db.transaction(async (tx) => {
-      const existing = await oauthProvidersRepository.findWithSecret(tx, name, true);
-      if (!existing && !data.clientSecret) throw OAuthErrors.secretRequired();
+      const existing = await oauthProvidersRepository.find(tx, name, true);
       const now = clock.now();
       const values = {
         clientId: data.clientId,
-        clientSecretSealed: data.clientSecret ? box.encrypt(data.clientSecret, secretContext(name)) : existing!.clientSecretSealed,
         scopes: data.scopes ?? existing?.scopes ?? [],
         isEnabled: data.isEnabled ?? existing?.isEnabled ?? true,
         updatedBy: actor.userId,
         updatedAt: now,
       };
-      const row = existing ? await oauthProvidersRepository.update(tx, name, values) : await oauthProvidersRepository.insert(tx, name, values, now);
+      // Without a new secret an update keeps the stored one, and a first configuration is refused.
+      const clientSecretSealed = data.clientSecret ? box.encrypt(data.clientSecret, secretContext(name)) : undefined;
+      let row: ProviderConfigRow;
+      if (existing) row = await oauthProvidersRepository.update(tx, name, clientSecretSealed ? { ...values, clientSecretSealed } : values);
+      else if (clientSecretSealed) row = await oauthProvidersRepository.insert(tx, name, { ...values, clientSecretSealed }, now);
+      else throw OAuthErrors.secretRequired();
       await audit.record(tx, ctx, existing ? AuditAction.externalConfigUpdated : AuditAction.externalConfigCreated, {
         resourceType: "oauth_provider",
         resourceId: name,

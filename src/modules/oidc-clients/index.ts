@@ -14,8 +14,8 @@ import { OidcRegistrationService } from "./registration.service.js";
  * and what the provider (src/oidc) needs about them: each client's metadata, the people it may
  * issue tokens for and the consents they gave, the provider's signing keys, and the delegated
  * tokens it issued for Keyward's own API. Everything outside this folder imports from here; the
- * repositories (client-secret.repository.ts and the signing keys' sealed JWKs are privileged)
- * stay inside.
+ * repositories stay inside (the client secrets and the signing keys' sealed JWKs are read by
+ * oidc-clients.secrets.repository.ts and signing-keys.secrets.repository.ts only).
  */
 export { ensureBuiltInClients, KEYWARD_CLI_CLIENT_ID } from "./builtin-clients.js";
 export { OidcClientAdminService, configureClientSchema } from "./client-admin.service.js";

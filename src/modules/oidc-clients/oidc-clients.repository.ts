@@ -4,7 +4,7 @@ import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";
 import { live } from "../../infra/soft-delete.js";
 
-/** Every column an API may show. The sealed secret is not one: only client-secret.repository.ts reads it. */
+/** Every column an API may show. The sealed secret is not one: only oidc-clients.secrets.repository.ts reads it. */
 export const clientColumns = pickColumns(oidcClients, [
   "id", "organizationId", "builtIn", "allowedApiScopes", "clientId", "name", "redirectUris", "postLogoutRedirectUris", "grantTypes", "tokenEndpointAuthMethod",
   "corsOrigins", "accessTokenTtl", "idTokenTtl", "refreshTokenTtl", "idTokenSignedResponseAlg", "registrationTokenId", "createdAt", "updatedAt",

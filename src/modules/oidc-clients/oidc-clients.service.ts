@@ -9,7 +9,7 @@ import type { AuditService } from "../audit/audit.service.js";
 import type { AnnouncedCache } from "../../infra/announced-cache.js";
 import type { Database } from "../../infra/db.js";
 import { changingClient, createClientCache } from "./client-cache.js";
-import { prepareLiveClientWithSecretPrivileged, type ClientWithSealedSecret } from "./client-secret.repository.js";
+import { prepareLiveClientWithSecretPrivileged, type ClientWithSealedSecret } from "./oidc-clients.secrets.repository.js";
 import { ClientErrors } from "./oidc-clients.errors.js";
 import { oidcClientsRepository, type ClientRow } from "./oidc-clients.repository.js";
 import { clientSchema, createClientSchema, updateClientSchema } from "./oidc-clients.schemas.js";

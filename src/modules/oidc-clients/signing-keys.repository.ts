@@ -1,4 +1,4 @@
-import { desc, eq, gt, isNull, lt, or, sql } from "drizzle-orm";
+import { eq, isNull, lt, sql } from "drizzle-orm";
 import { oidcSigningKeys } from "../../../schema/index.js";
 import type { Executor, Tx } from "../../infra/db.js";
 
@@ -7,7 +7,7 @@ const KEYS_LOCK_ID = 7420003;
 
 export type ActiveSigningKey = { kid: string; alg: string; createdAt: Date };
 
-/** The provider's signing keys. The sealed private JWKs are read by `listPublishedPrivileged` only. */
+/** The provider's signing keys. The sealed private JWKs are read by signing-keys.secrets.repository.ts only. */
 export const signingKeysRepository = {
   /** Held until the transaction ends: one instance at a time creates or rotates keys. */
   async lockRotation(tx: Tx): Promise<void> {
@@ -26,18 +26,6 @@ export const signingKeysRepository = {
   async retire(db: Executor, kid: string, now: Date, expiresAt: Date): Promise<void> {
     await db.update(oidcSigningKeys).set({ retiredAt: now, expiresAt }).where(eq(oidcSigningKeys.kid, kid));
   },
-
-  /**
-   * Privileged (ARCHITECTURE rule 7): the sealed private JWKs of the published set (active keys
-   * first, newest first, then retired keys inside their grace period). Only OidcSigningKeysService
-   * imports this; it hands the unsealed keys to oidc-provider and nowhere else.
-   */
-  listPublishedPrivileged: (db: Executor, now: Date): Promise<Array<{ kid: string; sealed: string; retiredAt: Date | null }>> =>
-    db
-      .select({ kid: oidcSigningKeys.kid, sealed: oidcSigningKeys.privateJwkSealed, retiredAt: oidcSigningKeys.retiredAt })
-      .from(oidcSigningKeys)
-      .where(or(isNull(oidcSigningKeys.retiredAt), gt(oidcSigningKeys.expiresAt, now)))
-      .orderBy(sql`${oidcSigningKeys.retiredAt} is not null`, desc(oidcSigningKeys.createdAt)),
 
   /** Drops keys past their grace period; returns how many. */
   async deleteExpired(db: Executor, now: Date): Promise<number> {

@@ -5,6 +5,7 @@ import { systemContext } from "../../lib/request-context.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
 import { signingKeysRepository } from "./signing-keys.repository.js";
+import { listPublishedSigningKeysPrivileged } from "./signing-keys.secrets.repository.js";
 
 const ALGS: readonly SigningAlg[] = ["RS256", "ES256"];
 const DAY = 86_400_000;
@@ -60,7 +61,7 @@ export class OidcSigningKeysService {
 
   /** The published set: active keys and retired keys inside their grace period. */
   async load(): Promise<SigningKeySet> {
-    const rows = await signingKeysRepository.listPublishedPrivileged(this.db, this.clock.now());
+    const rows = await listPublishedSigningKeysPrivileged(this.db, this.clock.now());
     return {
       version: rows.map((r) => `${r.kid}:${r.retiredAt ? "r" : "a"}`).join(","),
       keys: rows.map((r) => JSON.parse(this.box.decryptString(r.sealed, sealContext(r.kid))) as PrivateJwk),

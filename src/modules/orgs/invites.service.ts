@@ -13,7 +13,7 @@ import type { AccountsService } from "../auth/accounts.service.js";
 import { activateSchema } from "../auth/auth.schemas.js";
 import type { CredentialsService } from "../auth/credentials.service.js";
 import type { SessionsService } from "../auth/sessions/sessions.service.js";
-import type { RateLimitService, RateRule } from "../rate-limit/rate-limit.service.js";
+import type { RateLimitService, RateRule } from "../rate-limit/index.js";
 import { usersRepository, type UserRow } from "../users/users.repository.js";
 import { toUserView } from "../users/users.views.js";
 import type { InviteMail } from "./invite-mail.js";

@@ -8,7 +8,7 @@ import { generateCaKey, type GeneratedCaKey, type SshKeyType } from "../../lib/s
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction } from "../audit/audit.actions.js";
 import type { AuditService } from "../audit/audit.service.js";
-import type { RateLimitService, RateRule } from "../rate-limit/rate-limit.service.js";
+import type { RateLimitService, RateRule } from "../rate-limit/index.js";
 import { caRepository, type CaKeyRow, type CaRow } from "./ca.repository.js";
 import { orgOf } from "./authority.js";
 import { chooseOrganization } from "./choose-organization.js";

@@ -4,7 +4,7 @@ import type { Db } from "../../infra/db.js";
 import type { SecretBox } from "../../lib/crypto/index.js";
 import type { ApiKeysService } from "../api-keys/api-keys.service.js";
 import type { AuditService } from "../audit/audit.service.js";
-import type { RateLimitService } from "../rate-limit/rate-limit.service.js";
+import type { RateLimitService } from "../rate-limit/index.js";
 import { CasService } from "./cas.service.js";
 import { CertificatesService } from "./certificates.service.js";
 import { SigningService } from "./signing.service.js";

@@ -1,7 +1,6 @@
-import type { KeyObject } from "node:crypto";
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
-import { uuid, type SecretBox } from "../../lib/crypto/index.js";
+import { uuid, type KeyObject, type SecretBox } from "../../lib/crypto/index.js";
 import { CommonErrors, isAppError } from "../../lib/errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { loadPrivateKey, parseCertificate, parsePublicKey, signCertificate, SshKeyError, type ParsedPublicKey } from "../../lib/ssh/index.js";
@@ -12,7 +11,7 @@ import { directoryRepository } from "../orgs/directory.repository.js";
 import { OrgErrors } from "../orgs/orgs.errors.js";
 import { SshKeyErrors } from "../ssh-keys/ssh-keys.errors.js";
 import type { SshKeyRow } from "../ssh-keys/ssh-keys.repository.js";
-import { readCaPrivateKeyPrivileged } from "./ca-private-key.repository.js";
+import { readCaPrivateKeyPrivileged } from "./ca.secrets.repository.js";
 import { caKeyContext } from "./cas.service.js";
 import { hostAuthority, userAuthority, type Authority } from "./authority.js";
 import { chooseOrganization } from "./choose-organization.js";

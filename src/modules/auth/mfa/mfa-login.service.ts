@@ -7,13 +7,13 @@ import type { RequestContext } from "../../../lib/request-context.js";
 import { parseInput } from "../../../lib/validation.js";
 import { AuditAction } from "../../audit/audit.actions.js";
 import type { AuditService } from "../../audit/audit.service.js";
-import type { RateLimitService, RateRule } from "../../rate-limit/rate-limit.service.js";
+import type { RateLimitService, RateRule } from "../../rate-limit/index.js";
 import { usersRepository, type UserRow } from "../../users/users.repository.js";
 import { AuthErrors } from "../auth.errors.js";
 import type { SessionIssued, SessionIssuer } from "../session-issuer.js";
 import { assertionIdentity, authenticationOptions, verifyAuthentication, WebAuthnError, type RelyingParty } from "../webauthn/webauthn.js";
 import { MfaErrors } from "./mfa.errors.js";
-import { mfaSecretsRepository } from "./mfa-secrets.repository.js";
+import { mfaSecretsRepository } from "./mfa.secrets.repository.js";
 import { mfaRepository } from "./mfa.repository.js";
 import { hashBackupCode, type BackupCodeKey } from "./mfa.service.js";
 import type { PendingLogin, PendingLoginStore } from "./pending-login.js";
@@ -145,7 +145,7 @@ export class MfaLoginService {
     if (expectedUser === null) await this.rateLimit(credential.userId);
     try {
       const { newCounter } = await verifyAuthentication(rp, response, stored.challenge, credential);
-      if (!(await mfaSecretsRepository.advanceCounter(db, credential.id, newCounter, clock.now()))) throw new WebAuthnError("counter did not advance");
+      if (!(await mfaRepository.advanceCounter(db, credential.id, newCounter, clock.now()))) throw new WebAuthnError("counter did not advance");
     } catch (e) {
       const counter = /counter/i.test((e as Error).message);
       await audit.record(db, ctx, counter ? AuditAction.webauthnCounterRegression : AuditAction.webauthnLoginFailed, {
@@ -182,7 +182,7 @@ export class MfaLoginService {
     if (!totp?.verifiedAt) return false;
     const step = matchTotp(box.decryptString(totp.secretSealed, sealContexts.totp(userId)), code, clock.now());
     // Recording the step is the replay guard: the same code (or an older one) is refused.
-    return step !== null && (await mfaSecretsRepository.useTotpStep(db, userId, step, null));
+    return step !== null && (await mfaRepository.useTotpStep(db, userId, step, null));
   }
 
   private spendBackupCode(userId: string, code: string): Promise<boolean> {

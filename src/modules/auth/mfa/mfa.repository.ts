@@ -32,7 +32,7 @@ export const toMfaMethods = (row: { webauthn: number; totp: number; backupCodes:
 // Asked at every second-factor step: the three counts in one statement, prepared once.
 const countMethods = preparedQuery("mfa_method_counts", (db) => db.select(mfaMethodCounts).from(users).where(eq(users.id, sql.placeholder("userId"))));
 
-/** What a user has enrolled, without any secret. */
+/** What a user has enrolled, without any secret (the reads of secrets are in mfa.secrets.repository.ts). */
 export const mfaRepository = {
   listCredentials: (db: Executor, userId: string): Promise<CredentialView[]> =>
     db.select(credentialViewColumns).from(webauthnCredentials).where(and(eq(webauthnCredentials.userId, userId), live(webauthnCredentials))).orderBy(desc(webauthnCredentials.createdAt)),
@@ -82,6 +82,38 @@ export const mfaRepository = {
       .set({ usedAt: now })
       .where(and(eq(backupCodes.userId, userId), inArray(backupCodes.codeHash, candidates), isNull(backupCodes.usedAt)))
       .returning({ id: backupCodes.id });
+    return rows.length === 1;
+  },
+
+  async insertCredential(db: Executor, v: typeof webauthnCredentials.$inferInsert) {
+    const [row] = await db.insert(webauthnCredentials).values(v).returning(credentialViewColumns);
+    return row!;
+  },
+
+  /** Moves the counter forward only: a concurrent replay with the same counter loses. */
+  async advanceCounter(db: Executor, id: string, counter: number, now: Date): Promise<boolean> {
+    const rows = await db
+      .update(webauthnCredentials)
+      .set({ counter, lastUsedAt: now })
+      .where(and(eq(webauthnCredentials.id, id), sql`(${webauthnCredentials.counter} < ${counter} or (${webauthnCredentials.counter} = 0 and ${counter} = 0))`))
+      .returning({ id: webauthnCredentials.id });
+    return rows.length === 1;
+  },
+
+  async upsertPendingTotp(db: Executor, userId: string, secretSealed: string, now: Date) {
+    await db
+      .insert(totpFactors)
+      .values({ userId, secretSealed, createdAt: now })
+      .onConflictDoUpdate({ target: totpFactors.userId, set: { secretSealed, verifiedAt: null, lastUsedStep: 0, createdAt: now } });
+  },
+
+  /** Records the step a code used; refuses a step at or before the last (so a code works once). */
+  async useTotpStep(db: Executor, userId: string, step: number, verify: Date | null): Promise<boolean> {
+    const rows = await db
+      .update(totpFactors)
+      .set({ lastUsedStep: step, ...(verify ? { verifiedAt: verify } : {}) })
+      .where(and(eq(totpFactors.userId, userId), sql`${totpFactors.lastUsedStep} < ${step}`))
+      .returning({ userId: totpFactors.userId });
     return rows.length === 1;
   },
 };

@@ -20,7 +20,7 @@ import { AuthErrors } from "../auth.errors.js";
 import type { CredentialsService } from "../credentials.service.js";
 import { registrationOptions, verifyRegistration, WebAuthnError, type RelyingParty } from "../webauthn/webauthn.js";
 import { MfaErrors } from "./mfa.errors.js";
-import { mfaSecretsRepository } from "./mfa-secrets.repository.js";
+import { mfaSecretsRepository } from "./mfa.secrets.repository.js";
 import { mfaRepository, type CredentialView } from "./mfa.repository.js";
 import { WebAuthnChallenges } from "./webauthn-challenges.js";
 import { sealContexts } from "../../../lib/crypto/index.js";
@@ -117,7 +117,7 @@ export class MfaService {
     }
     return db.transaction(async (tx) => {
       const now = clock.now();
-      const credential = await mfaSecretsRepository.insertCredential(tx, {
+      const credential = await mfaRepository.insertCredential(tx, {
         userId: actor.userId,
         credentialId: verified.credentialId,
         publicKey: verified.publicKey,
@@ -216,7 +216,7 @@ export class MfaService {
     const current = await mfaSecretsRepository.totp(db, actor.userId);
     if (current?.verifiedAt) throw MfaErrors.totpAlreadyEnabled();
     const secret = generateTotpSecret();
-    await mfaSecretsRepository.upsertPendingTotp(db, actor.userId, box.encrypt(secret, TOTP_CONTEXT(actor.userId)), clock.now());
+    await mfaRepository.upsertPendingTotp(db, actor.userId, box.encrypt(secret, TOTP_CONTEXT(actor.userId)), clock.now());
     await audit.record(db, ctx, AuditAction.totpEnrollStarted);
     const provisioningUri = totpUri(secret, actor.email, totpIssuer);
     return { secret, provisioningUri, qrCode: await QRCode.toDataURL(provisioningUri, { margin: 1, width: 220 }) };
@@ -234,7 +234,7 @@ export class MfaService {
     const step = matchTotp(box.decryptString(pending.secretSealed, TOTP_CONTEXT(actor.userId)), code, now);
     if (step === null) throw MfaErrors.invalidCode();
     return db.transaction(async (tx) => {
-      if (!(await mfaSecretsRepository.useTotpStep(tx, actor.userId, step, now))) throw MfaErrors.invalidCode();
+      if (!(await mfaRepository.useTotpStep(tx, actor.userId, step, now))) throw MfaErrors.invalidCode();
       const backupCodes = await this.issueBackupCodesIfNone(tx, actor.userId, now);
       await hooks.enrolled(tx, actor.userId);
       await audit.record(tx, ctx, AuditAction.totpEnrolled);

@@ -94,7 +94,8 @@ export function GroupPeople({
     setError(null);
     try {
       await onAdd(person);
-      setChosen("");
+      // Only if the choice is still this person: whoever already picked the next one keeps it.
+      setChosen((c) => (c === person.userId ? "" : c));
     } catch (err) {
       setError(err);
     } finally {

@@ -4,8 +4,9 @@ import type { Executor } from "../../infra/db.js";
 import { live } from "../../infra/soft-delete.js";
 
 /**
- * Privileged: the only reader of API-key hashes (ARCHITECTURE rule 7). Imported by the API-key
- * service alone; callers get `authenticate(secret)` from it, never a hash.
+ * The key a presented secret's hash names. It matches the hash in SQL and returns no hash, so it
+ * is no credential reader (no *.secrets.repository.ts): a key's hash is written, never read back.
+ * Callers get `authenticate(secret)` from the API-key service, never a hash.
  */
 export const apiKeysPrivilegedRepository = {
   /** The live, unrevoked key with this hash, of a live organization: a key dies with its organization. */

@@ -1,16 +1,10 @@
 import type { Services } from "../../src/container.js";
-import { ContactSchema } from "../../src/modules/contact/contact.service.js";
 import { outboxListSchema } from "../../src/modules/email/outbox-admin.service.js";
 import { sendData } from "../envelope.js";
-import { input, param, queryInput, type RouteDef } from "../route.js";
+import { param, queryInput, type RouteDef } from "../route.js";
 
-/** The public contact form and the superadmin view of the email outbox. */
-export const miscRoutes = (s: Services): RouteDef[] => [
-  {
-    method: "post", path: "/contact", data: null, tag: "contact", auth: "none", body: ContactSchema,
-    summary: "Send a message to the operators (5 per hour per client address)",
-    handle: async (req, res) => sendData(res, 200, (await s.contact.submit(req.ctx, input(req))).message),
-  },
+/** The operators' view of the email outbox. */
+export const emailRoutes = (s: Services): RouteDef[] => [
   {
     method: "get", path: "/superadmin/emails", tag: "superadmin", auth: "superadmin", query: outboxListSchema, summary: "The email outbox (?status=pending|sent|failed|dead)",
     handle: async (req, res) => {
