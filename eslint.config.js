@@ -94,6 +94,16 @@ export const BOUNDARIES = [
     except: ["src/cli/**"],
     message: "src/cli imports nothing from the rest of the project: it uses the REST API over HTTP",
   },
+  {
+    // A module's door is its index.ts: what it exports there (services, views, schemas, errors and
+    // the few transaction-scoped reads and writes it offers) is its public face; repositories and
+    // internals stay private, so a module can change them without breaking another (issue 34).
+    files: ["src/**", "rest-shim/**"],
+    modules: ["src/modules/*/**"],
+    except: ["src/modules/*/index"],
+    otherModuleOnly: true,
+    message: "another module is used through its index.ts only: import from it, exporting there what others need (ARCHITECTURE rule 15)",
+  },
 ];
 
 // --- the rule -------------------------------------------------------------------------------------
@@ -114,6 +124,8 @@ const matcher = (globs = []) => {
   return (path) => res.some((re) => re.test(path));
 };
 const toPosix = (p) => p.split(sep).join("/");
+/** The module folder a project path lies in ("src/modules/orgs"), or null outside src/modules. */
+const moduleOf = (p) => /^src\/modules\/[^/]+\//.exec(p)?.[0] ?? null;
 
 /** What an import names: a project path without extension ("src/modules/x/y"), or the package specifier. */
 function resolveImport(importer, source) {
@@ -147,6 +159,7 @@ const boundaries = {
         if (!b.target(id) || b.excepted(id)) continue;
         if (what.typeOnly && b.typeOk(id)) continue;
         if (b.sameFolderOnly && dirname(id) === dirname(file) && /\.service\.ts$/.test(file)) continue;
+        if (b.otherModuleOnly && moduleOf(id) === moduleOf(file)) continue;
         // Restricted names only: other names from the same module are fine.
         if (b.importNames && what.names && !what.names.some((n) => b.importNames.includes(n))) continue;
         context.report({ node: sourceNode, message: `'${sourceNode.value}': ${b.message}` });

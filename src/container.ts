@@ -19,7 +19,7 @@ import { createContactModule } from "./modules/contact/index.js";
 import { createEmailModule, createEmailTransport, type EmailTransport } from "./modules/email/index.js";
 import { createHealthModule } from "./modules/health/index.js";
 import { createKeysModule } from "./modules/keys/index.js";
-import type { ClientFactory } from "./modules/networks/controller-config.service.js";
+import type { ClientFactory } from "./modules/networks/index.js";
 import { createNetworksModule } from "./modules/networks/index.js";
 import { createOAuthModule } from "./modules/oauth/index.js";
 import { createOidcModule } from "./modules/oidc-clients/index.js";

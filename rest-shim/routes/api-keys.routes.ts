@@ -1,9 +1,9 @@
 import type { Services } from "../../src/container.js";
-import { activitySchema } from "../../src/modules/audit/activity.schemas.js";
-import { createApiKeySchema, revokeApiKeySchema, updateApiKeySchema } from "../../src/modules/api-keys/api-keys.schemas.js";
+import { activitySchema } from "../../src/modules/audit/index.js";
+import { createApiKeySchema, revokeApiKeySchema, updateApiKeySchema } from "../../src/modules/api-keys/index.js";
 import { paginationSchema } from "../../src/lib/pagination.js";
 import { Verbatim } from "../../src/lib/strings.js";
-import type { AuditEntryView } from "../../src/modules/audit/audit.service.js";
+import type { AuditEntryView } from "../../src/modules/audit/index.js";
 import { sendData, sendList } from "../envelope.js";
 import { input, param, queryInput, type RouteDef } from "../route.js";
 import { data } from "../views/index.js";

@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import type { Response } from "express";
 import type { Services } from "../../src/container.js";
-import { chainExportSchema } from "../../src/modules/audit/chain-export.service.js";
+import { chainExportSchema } from "../../src/modules/audit/index.js";
 import type { ChainExport } from "../../src/modules/audit/index.js";
 import { sendData } from "../envelope.js";
 import { param, queryInput, type RouteDef } from "../route.js";

@@ -2,8 +2,8 @@ import type { Executor } from "../../infra/db.js";
 import { AppError } from "../../lib/errors.js";
 import type { UserActor } from "../../lib/request-context.js";
 import { parseId } from "../../lib/validation.js";
-import { UserErrors } from "../users/users.errors.js";
-import { usersRepository, type UserRow } from "../users/users.repository.js";
+import { UserErrors } from "../users/index.js";
+import { userAccounts, type UserRow } from "../users/index.js";
 import { getActiveMembership, isAdminRole, roleRank } from "../access/index.js";
 
 export const AdminErrors = {
@@ -33,7 +33,7 @@ export const AdminErrors = {
  * Marking an address verified is narrower still (superadmins only) and lives in the admin service.
  */
 export async function reachUser(db: Executor, actor: UserActor, userId: string, opts: { allowSelf: boolean; what?: string }): Promise<UserRow> {
-  const user = await usersRepository.findById(db, parseId(userId, UserErrors.notFound));
+  const user = await userAccounts.find(db, parseId(userId, UserErrors.notFound));
   if (!user) throw UserErrors.notFound();
   await assertReach(db, actor, user, opts);
   return user;

@@ -7,15 +7,15 @@ import { AppError, isAppError } from "../../lib/errors.js";
 import { actingAs, type RequestContext } from "../../lib/request-context.js";
 import { normalizeEmail } from "../../lib/strings.js";
 import { parseInput } from "../../lib/validation.js";
-import { AuditAction } from "../audit/audit.actions.js";
-import type { AuditService } from "../audit/audit.service.js";
-import type { CredentialsService } from "../auth/credentials.service.js";
-import { startMfaChallenge, type MfaChallenge } from "../auth/login.service.js";
-import type { PendingLoginStore } from "../auth/mfa/pending-login.js";
-import type { SessionIssued, SessionIssuer } from "../auth/session-issuer.js";
-import type { OrgsService } from "../orgs/orgs.service.js";
+import { AuditAction } from "../audit/index.js";
+import type { AuditService } from "../audit/index.js";
+import type { CredentialsService } from "../auth/index.js";
+import { startMfaChallenge, type MfaChallenge } from "../auth/index.js";
+import type { PendingLoginStore } from "../auth/index.js";
+import type { SessionIssued, SessionIssuer } from "../auth/index.js";
+import type { OrgsService } from "../orgs/index.js";
 import type { RateLimitService, RateRule } from "../rate-limit/index.js";
-import { usersRepository, type UserRow } from "../users/users.repository.js";
+import { userAccounts, type UserRow } from "../users/index.js";
 import { externalIdentitiesRepository } from "./external-identities.repository.js";
 import type { FlowRefusal, OAuthFlow, OAuthFlowStore } from "./oauth-flow.store.js";
 import { OAuthErrors } from "./oauth.errors.js";
@@ -168,7 +168,7 @@ export class ExternalAuthService {
     let user: UserRow | undefined;
     if (identity) {
       trace.userId = identity.userId;
-      user = await usersRepository.findById(db, identity.userId);
+      user = await userAccounts.find(db, identity.userId);
       // The account behind it was deleted: the identity is free again, as for someone new.
       if (!user) {
         await externalIdentitiesRepository.deleteById(db, identity.id);
@@ -215,7 +215,7 @@ export class ExternalAuthService {
     const email = normalizeEmail(profile.email);
     return db.transaction(async (tx) => {
       const accountExists = () => OAuthErrors.accountExists(label);
-      if (await usersRepository.findByEmail(tx, email)) throw accountExists();
+      if (await userAccounts.findByEmail(tx, email)) throw accountExists();
       // The same address registered concurrently: answered as the winner would be answered.
       const user = await credentials.createAccount(tx, { email, fullName: profile.displayName?.slice(0, 255) ?? null, verifiedVia: "provider" }, { emailTaken: accountExists });
       await externalIdentitiesRepository.insert(tx, user.id, profile, clock.now());
@@ -235,7 +235,7 @@ export class ExternalAuthService {
     const label = PROVIDER_LABEL[profile.provider];
     // The browser now belongs to someone else (they signed in since the flow started).
     if (ctx.actor.kind === "user" && ctx.actor.userId !== flow.userId) throw OAuthErrors.otherUserSignedIn();
-    const user = flow.userId ? await usersRepository.findById(db, flow.userId) : undefined;
+    const user = flow.userId ? await userAccounts.find(db, flow.userId) : undefined;
     if (!user) throw OAuthErrors.accountUnavailable();
     if (user.status === "suspended") throw OAuthErrors.accountSuspended();
     const asUser = actingAs(ctx, user);

@@ -1,11 +1,11 @@
 import type { Config } from "../../config/index.js";
 import type { KeyValueStore } from "../../infra/kv.js";
 import type { Logger } from "../../infra/logger.js";
-import type { CredentialsService } from "../auth/credentials.service.js";
-import type { PendingLoginStore } from "../auth/mfa/pending-login.js";
-import type { SessionIssuer } from "../auth/session-issuer.js";
-import type { SessionsService } from "../auth/sessions/sessions.service.js";
-import type { OrgsService } from "../orgs/orgs.service.js";
+import type { CredentialsService } from "../auth/index.js";
+import type { PendingLoginStore } from "../auth/index.js";
+import type { SessionIssuer } from "../auth/index.js";
+import type { SessionsService } from "../auth/index.js";
+import type { OrgsService } from "../orgs/index.js";
 import type { SealingDeps } from "../module-deps.js";
 import type { RateLimitService } from "../rate-limit/index.js";
 import { ExternalAuthService } from "./external-auth.service.js";
@@ -14,6 +14,8 @@ import { OAuthFlowStore } from "./oauth-flow.store.js";
 import { OAuthProvidersService } from "./oauth-providers.service.js";
 import { GithubClient } from "./providers/github.client.js";
 import { GoogleClient } from "./providers/google.client.js";
+export { type FlowStarted } from "./external-auth.service.js";
+export { authorizeQuerySchema, callbackQuerySchema, providerConfigSchema } from "./oauth.schemas.js";
 
 export interface OAuthModuleDeps extends SealingDeps {
   kv: KeyValueStore;

@@ -1,13 +1,13 @@
 import type { Db, Executor } from "../../infra/db.js";
 import type { RequestContext } from "../../lib/request-context.js";
-import { reachUser } from "../admin/admin-reach.js";
-import { AuditAction } from "../audit/audit.actions.js";
-import type { AuditService } from "../audit/audit.service.js";
-import type { CredentialsService } from "../auth/credentials.service.js";
-import { mfaRepository } from "../auth/mfa/mfa.repository.js";
-import type { SessionsService } from "../auth/sessions/sessions.service.js";
+import { reachUser } from "../admin/index.js";
+import { AuditAction } from "../audit/index.js";
+import type { AuditService } from "../audit/index.js";
+import type { CredentialsService } from "../auth/index.js";
+import { mfaMethodsOf } from "../auth/index.js";
+import type { SessionsService } from "../auth/index.js";
 import { isAppError } from "../../lib/errors.js";
-import { usersRepository } from "../users/users.repository.js";
+import { userAccounts } from "../users/index.js";
 import { externalIdentitiesRepository, type IdentityRow } from "./external-identities.repository.js";
 import { OAuthErrors } from "./oauth.errors.js";
 import type { OAuthProvidersService } from "./oauth-providers.service.js";
@@ -71,7 +71,7 @@ export class LinkedAccountsService {
     try {
       await db.transaction(async (tx) => {
         // One change to the account's ways in at a time: two concurrent unlinks cannot both pass.
-        await usersRepository.lockById(tx, actor.userId);
+        await userAccounts.lock(tx, actor.userId);
         const gone = await externalIdentitiesRepository.delete(tx, actor.userId, name);
         if (!gone) throw OAuthErrors.notLinked(PROVIDER_LABEL[name]);
         // Would lock the owner out: no password, no passkey, no other linked identity.
@@ -118,7 +118,7 @@ export class LinkedAccountsService {
 
   /** Ways in besides external identities: a password, or a passkey (usernameless sign-in). */
   private async otherSignInMethods(db: Executor, userId: string): Promise<number> {
-    const [password, mfa] = await Promise.all([this.deps.credentials.hasPassword(db, userId), mfaRepository.methods(db, userId)]);
+    const [password, mfa] = await Promise.all([this.deps.credentials.hasPassword(db, userId), mfaMethodsOf(db, userId)]);
     return (password ? 1 : 0) + mfa.webauthn;
   }
 }

@@ -13,9 +13,9 @@ import {
 } from "../../../lib/crypto/index.js";
 import type { RequestContext } from "../../../lib/request-context.js";
 import { parseId, parseInput } from "../../../lib/validation.js";
-import { AuditAction } from "../../audit/audit.actions.js";
-import type { AuditService } from "../../audit/audit.service.js";
-import { usersRepository } from "../../users/users.repository.js";
+import { AuditAction } from "../../audit/index.js";
+import type { AuditService } from "../../audit/index.js";
+import { userAccounts } from "../../users/index.js";
 import { AuthErrors } from "../auth.errors.js";
 import type { CredentialsService } from "../credentials.service.js";
 import { registrationOptions, verifyRegistration, WebAuthnError, type RelyingParty } from "../webauthn/webauthn.js";
@@ -91,7 +91,7 @@ export class MfaService {
   async beginWebauthnRegistration(ctx: RequestContext) {
     const { db, rp } = this.deps;
     const actor = requirePersonalUser(ctx);
-    const user = await usersRepository.findById(db, actor.userId);
+    const user = await userAccounts.find(db, actor.userId);
     if (!user) throw AuthErrors.invalidLink();
     const existing = await mfaSecretsRepository.credentialsForAuth(db, user.id);
     const options = await registrationOptions(rp, { id: user.id, email: user.email, displayName: user.fullName ?? user.email }, existing);
