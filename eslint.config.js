@@ -67,7 +67,7 @@ export const BOUNDARIES = [
   privileged("src/modules/oidc-clients/signing-keys.secrets.repository", "OIDC private signing keys", ["src/modules/oidc-clients/signing-keys.service.ts"]),
   privileged("src/modules/audit/audit-keys.secrets.repository", "audit signing keys", ["src/modules/audit/chain-signer.service.ts"]),
   privileged("src/modules/networks/controller.secrets.repository", "controller API tokens", ["src/modules/networks/controller-config.service.ts"]),
-  privileged("src/modules/oauth/oauth-providers.secrets.repository", "GitHub and Google client secrets", ["src/modules/oauth/oauth-providers.service.ts"]),
+  privileged("src/modules/external-auth/oauth-providers.secrets.repository", "GitHub and Google client secrets", ["src/modules/external-auth/oauth-providers.service.ts"]),
   privileged("src/modules/email/outbox.secrets.repository", "the outbox's sealed props (emailed links)", ["src/modules/email/email.service.ts"]),
   {
     // One crypto choke point (rule 8); the SSH adapter works on node:crypto key objects.

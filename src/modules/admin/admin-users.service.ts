@@ -7,22 +7,14 @@ import type { RequestContext, UserActor } from "../../lib/request-context.js";
 import { normalizeEmail } from "../../lib/strings.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { z } from "zod";
-import { AuditAction } from "../audit/index.js";
-import type { MfaService } from "../auth/index.js";
-import type { AuditEntryView, AuditService } from "../audit/index.js";
-import type { CredentialsService } from "../auth/index.js";
-import type { SessionsService } from "../auth/index.js";
+import { AuditAction, type AuditEntryView, type AuditService } from "../audit/index.js";
+import type { MfaService, CredentialsService, SessionsService } from "../auth/index.js";
 import type { EmailService } from "../email/index.js";
-import { organizationsByIds } from "../orgs/index.js";
-import type { Offboarding } from "../access/index.js";
-import { adminDeleteSchema, adminPasswordSchema, adminUsersQuerySchema } from "../orgs/index.js";
-import { UserErrors } from "../users/index.js";
-import { userAccounts, type UserRow } from "../users/index.js";
-import { auditQuerySchema, suspendSchema } from "../users/index.js";
-import { toUserView, type UserView } from "../users/index.js";
-import { AdminErrors, assertReach, reachUser } from "./admin-reach.js";
+import { organizationsByIds, adminDeleteSchema, adminPasswordSchema, adminUsersQuerySchema } from "../orgs/index.js";
+import { assertReach, type Offboarding, getActiveMemberships, getActiveMembershipsOfUsers, soleOwnedOrganizations, isAdminRole, type OrgRole, requirePersonalUser, requireSuperadmin } from "../access/index.js";
+import { UserErrors, userAccounts, type UserRow, auditQuerySchema, suspendSchema, toUserView, type UserView } from "../users/index.js";
+import { AdminErrors, reachUser } from "./admin-reach.js";
 import { sshKeysOfUser, type SshKeyView } from "../ssh-keys/index.js";
-import { getActiveMemberships, getActiveMembershipsOfUsers, soleOwnedOrganizations, isAdminRole, type OrgRole, requirePersonalUser, requireSuperadmin } from "../access/index.js";
 
 
 export interface AdminUserView extends UserView {

@@ -5,12 +5,10 @@ import { sha256Hex } from "../../lib/crypto/index.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { normalizeEmail } from "../../lib/strings.js";
 import { parseInput } from "../../lib/validation.js";
-import { AuditAction } from "../audit/index.js";
-import type { AuditService } from "../audit/index.js";
+import { AuditAction, type AuditService } from "../audit/index.js";
 import type { EmailService } from "../email/index.js";
 import type { RateLimitService, RateRule } from "../rate-limit/index.js";
-import { userAccounts, type UserRow } from "../users/index.js";
-import { toUserView, type UserView } from "../users/index.js";
+import { userAccounts, type UserRow, toUserView, type UserView } from "../users/index.js";
 import type { AccountLinks } from "./account-links.js";
 import { AuthErrors } from "./auth.errors.js";
 import {

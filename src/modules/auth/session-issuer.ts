@@ -1,10 +1,8 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
 import type { RequestContext } from "../../lib/request-context.js";
-import { AuditAction } from "../audit/index.js";
-import type { AuditService } from "../audit/index.js";
-import type { UserRow } from "../users/index.js";
-import { toUserView, type UserView } from "../users/index.js";
+import { AuditAction, type AuditService } from "../audit/index.js";
+import { type UserRow, toUserView, type UserView } from "../users/index.js";
 import type { SessionsService } from "./sessions/sessions.service.js";
 import { AuthErrors } from "./auth.errors.js";
 import { signInRepository } from "./sign-in.repository.js";

@@ -1,6 +1,6 @@
 import type { Config } from "../../config/index.js";
 import type { Clock } from "../../infra/clock.js";
-import type { Db } from "../../infra/db.js";
+import type { Db, Executor } from "../../infra/db.js";
 import type { Logger } from "../../infra/logger.js";
 import type { AuditService } from "../audit/index.js";
 import type { EmailService } from "../email/index.js";
@@ -14,7 +14,6 @@ import type { Offboarding } from "../access/index.js";
 import type { AdmissionConfig } from "./admission.js";
 import { OrgsService } from "./orgs.service.js";
 import { PrincipalsService } from "./principals.service.js";
-import type { Executor } from "../../infra/db.js";
 import { directoryRepository } from "./directory.repository.js";
 import { orgsRepository, type OrgRow } from "./orgs.repository.js";
 export { allOrgsQuerySchema } from "./all-orgs.service.js";

@@ -2,15 +2,13 @@ import type { Clock } from "../../infra/clock.js";
 import type { Db, Executor } from "../../infra/db.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseId, parseInput } from "../../lib/validation.js";
-import { AuditAction } from "../audit/index.js";
-import type { AuditService } from "../audit/index.js";
+import { AuditAction, type AuditService } from "../audit/index.js";
 import { userAccounts } from "../users/index.js";
 import { directoryRepository } from "./directory.repository.js";
 import { membershipsRepository } from "./memberships.repository.js";
-import type { Offboarding } from "../access/index.js";
+import { type Offboarding, accessCan, getActiveMembership, type OrgRole, requireOrgAccess, requireOrgCaller, requireUser } from "../access/index.js";
 import { OrgErrors } from "./orgs.errors.js";
 import { changeRoleSchema } from "./orgs.schemas.js";
-import { accessCan, getActiveMembership, type OrgRole, requireOrgAccess, requireOrgCaller, requireUser } from "../access/index.js";
 
 export interface MemberView {
   userId: string;

@@ -5,17 +5,15 @@ import type { Logger } from "../../infra/logger.js";
 import { randomHex } from "../../lib/crypto/index.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseInput } from "../../lib/validation.js";
-import { AuditAction } from "../audit/index.js";
-import type { AuditService } from "../audit/index.js";
+import { AuditAction, type AuditService } from "../audit/index.js";
 import { userAccounts } from "../users/index.js";
 import { membershipsRepository } from "./memberships.repository.js";
-import type { Offboarding } from "../access/index.js";
+import { type Offboarding, getActiveMemberships, requireOrgAccess, requireUser } from "../access/index.js";
 import { admitMember, type AdmissionConfig } from "./admission.js";
 import { OrgErrors } from "./orgs.errors.js";
 import { orgsRepository } from "./orgs.repository.js";
 import { createOrgSchema, deleteOrgSchema, transferSchema, updateOrgSchema } from "./orgs.schemas.js";
 import { toOrgView, type OrganizationView, type SimpleOrgView } from "./orgs.views.js";
-import { getActiveMemberships, requireOrgAccess, requireUser } from "../access/index.js";
 
 export interface OrgsDeps extends Offboarding {
   db: Db;

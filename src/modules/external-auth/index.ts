@@ -1,10 +1,7 @@
 import type { Config } from "../../config/index.js";
 import type { KeyValueStore } from "../../infra/kv.js";
 import type { Logger } from "../../infra/logger.js";
-import type { CredentialsService } from "../auth/index.js";
-import type { PendingLoginStore } from "../auth/index.js";
-import type { SessionIssuer } from "../auth/index.js";
-import type { SessionsService } from "../auth/index.js";
+import type { CredentialsService, PendingLoginStore, SessionIssuer, SessionsService } from "../auth/index.js";
 import type { OrgsService } from "../orgs/index.js";
 import type { SealingDeps } from "../module-deps.js";
 import type { RateLimitService } from "../rate-limit/index.js";
@@ -15,9 +12,9 @@ import { OAuthProvidersService } from "./oauth-providers.service.js";
 import { GithubClient } from "./providers/github.client.js";
 import { GoogleClient } from "./providers/google.client.js";
 export { type FlowStarted } from "./external-auth.service.js";
-export { authorizeQuerySchema, callbackQuerySchema, providerConfigSchema } from "./oauth.schemas.js";
+export { authorizeQuerySchema, callbackQuerySchema, providerConfigSchema } from "./external-auth.schemas.js";
 
-export interface OAuthModuleDeps extends SealingDeps {
+export interface ExternalAuthModuleDeps extends SealingDeps {
   kv: KeyValueStore;
   logger: Logger;
   limits: RateLimitService;
@@ -30,7 +27,7 @@ export interface OAuthModuleDeps extends SealingDeps {
 }
 
 /** Sign-in with GitHub and Google: providers' configuration, the flows, and linked accounts (rule 15). */
-export function createOAuthModule(deps: OAuthModuleDeps) {
+export function createExternalAuthModule(deps: ExternalAuthModuleDeps) {
   const { db, clock, box, audit, config } = deps;
   const ext = config.externalAuth;
   const oauthProviders = new OAuthProvidersService({

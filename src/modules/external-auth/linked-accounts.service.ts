@@ -1,17 +1,14 @@
 import type { Db, Executor } from "../../infra/db.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { reachUser } from "../admin/index.js";
-import { AuditAction } from "../audit/index.js";
-import type { AuditService } from "../audit/index.js";
-import type { CredentialsService } from "../auth/index.js";
-import { mfaMethodsOf } from "../auth/index.js";
-import type { SessionsService } from "../auth/index.js";
+import { AuditAction, type AuditService } from "../audit/index.js";
+import { type CredentialsService, mfaMethodsOf, type SessionsService } from "../auth/index.js";
 import { isAppError } from "../../lib/errors.js";
 import { userAccounts } from "../users/index.js";
 import { externalIdentitiesRepository, type IdentityRow } from "./external-identities.repository.js";
-import { OAuthErrors } from "./oauth.errors.js";
+import { ExternalAuthErrors } from "./external-auth.errors.js";
 import type { OAuthProvidersService } from "./oauth-providers.service.js";
-import { PROVIDER_LABEL } from "./oauth.schemas.js";
+import { PROVIDER_LABEL } from "./external-auth.schemas.js";
 import { requirePersonalUser } from "../access/index.js";
 
 export interface LinkedAccountView {
@@ -73,10 +70,10 @@ export class LinkedAccountsService {
         // One change to the account's ways in at a time: two concurrent unlinks cannot both pass.
         await userAccounts.lock(tx, actor.userId);
         const gone = await externalIdentitiesRepository.delete(tx, actor.userId, name);
-        if (!gone) throw OAuthErrors.notLinked(PROVIDER_LABEL[name]);
+        if (!gone) throw ExternalAuthErrors.notLinked(PROVIDER_LABEL[name]);
         // Would lock the owner out: no password, no passkey, no other linked identity.
         if ((await externalIdentitiesRepository.countOthers(tx, actor.userId, name)) === 0 && (await this.otherSignInMethods(tx, actor.userId)) === 0) {
-          throw OAuthErrors.lastSignInMethod();
+          throw ExternalAuthErrors.lastSignInMethod();
         }
         await audit.record(tx, ctx, AuditAction.externalUnlinked, { metadata: { provider: name, subject: gone.subject } });
       });
@@ -103,7 +100,7 @@ export class LinkedAccountsService {
     const targetId = await this.deps.db.transaction(async (tx) => {
       const target = await reachUser(tx, actor, userId, { allowSelf: false, what: "unlink a provider from" });
       const gone = await externalIdentitiesRepository.delete(tx, target.id, name);
-      if (!gone) throw OAuthErrors.notLinked(PROVIDER_LABEL[name]);
+      if (!gone) throw ExternalAuthErrors.notLinked(PROVIDER_LABEL[name]);
       await this.deps.audit.record(tx, ctx, AuditAction.adminExternalUnlinked, {
         userId: target.id,
         resourceType: "user",
