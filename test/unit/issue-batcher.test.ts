@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { CertRow, IssuedCertificate } from "../../src/modules/ssh-ca/certificates.repository.js";
+import type { CertRow } from "../../src/modules/ssh-ca/certificates.repository.js";
+import type { IssuedCertificate } from "../../src/modules/ssh-ca/issuance.repository.js";
 import { issueBatcher } from "../../src/modules/ssh-ca/issue-batcher.js";
 
 /**

@@ -1,5 +1,6 @@
 import { writeBatcher } from "../../infra/write-batcher.js";
-import type { CertRow, IssuedCertificate } from "./certificates.repository.js";
+import type { CertRow } from "./certificates.repository.js";
+import type { IssuedCertificate } from "./issuance.repository.js";
 
 /** Signatures of one organization written together at most. */
 const MAX_BATCH = 64;

@@ -13,6 +13,7 @@ import { caKeyContext } from "./cas.service.js";
 import { hostAuthority, userAuthority, type Authority } from "./authority.js";
 import { chooseOrganization } from "./choose-organization.js";
 import { certificatesRepository } from "./certificates.repository.js";
+import { issuanceRepository } from "./issuance.repository.js";
 import { issueBatcher } from "./issue-batcher.js";
 import { signingContextRepository } from "./signing-context.repository.js";
 import { toCertificateView, type CertificateView } from "./certificates.views.js";
@@ -66,7 +67,7 @@ export class SigningService {
   // Unsealed CA keys, by CA key id: a PEM parse and an AES-GCM open per signature add up.
   private readonly keyCache = new Map<string, KeyObject>();
   // Each signature's rows, written with the others of its organization that get there at once.
-  private readonly write = issueBatcher((batch) => certificatesRepository.insertIssued(this.db, batch));
+  private readonly write = issueBatcher((batch) => issuanceRepository.insertIssued(this.db, batch));
 
   constructor(
     private readonly db: Db,
@@ -253,7 +254,7 @@ export class SigningService {
   private async recordFailure(ctx: RequestContext, orgId: string, userId: string, error: unknown): Promise<void> {
     const message = isAppError(error) ? `${error.code}: ${error.message}` : "internal error";
     const audit = this.audit.entry(ctx, AuditAction.certFailed, { organizationId: orgId, success: false, errorMessage: message });
-    await certificatesRepository.insertFailed(
+    await issuanceRepository.insertFailed(
       this.db,
       {
         organizationId: orgId,
