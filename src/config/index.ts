@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { isIP } from "node:net";
 import { envSchema, type ParsedEnv } from "./env.js";
 
 /** ZeroTier Central's API (production always uses it; ZEROTIER_CENTRAL_URL points development at a local one). */
@@ -46,6 +47,14 @@ function providerUrl(name: string, value: string, problems: string[]): string {
   const loopback = ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname);
   if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback)) problems.push(`${name}: must be https (http only on loopback)`);
   return url.toString().replace(/\/+$/, "");
+}
+
+/** A DNS server as node:dns takes it: an IP address, with a port after it (IPv6 in brackets then). */
+function isDnsServer(value: string): boolean {
+  const m = /^\[([0-9a-f:.]+)\](?::(\d{1,5}))?$/i.exec(value) ?? /^([^:]+)(?::(\d{1,5}))?$/.exec(value);
+  const [address, port] = m ? [m[1]!, m[2]] : [value, undefined];
+  if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) return false;
+  return isIP(address) !== 0;
 }
 
 function buildConfig(env: ParsedEnv) {
@@ -108,6 +117,11 @@ function buildConfig(env: ParsedEnv) {
   // /metrics is never public: its own port, or the main port with a long bearer token.
   if (env.METRICS_TOKEN !== undefined && env.METRICS_TOKEN.length < 32) problems.push("METRICS_TOKEN: must be at least 32 characters");
   if (env.METRICS_PORT !== undefined && env.METRICS_PORT === env.PORT) problems.push("METRICS_PORT must differ from PORT (use METRICS_TOKEN to serve /metrics on the main port)");
+  const dnsResolvers = env.DNS_RESOLVER.filter((server) => {
+    if (isDnsServer(server)) return true;
+    problems.push(`DNS_RESOLVER: "${server}" is not an IP address with an optional port (10.0.0.53, 127.0.0.1:5353, [::1]:53)`);
+    return false;
+  });
   if (problems.length > 0) throw new ConfigError(problems);
 
   const trustProxy = ((): boolean | number | string => {
@@ -257,6 +271,14 @@ function buildConfig(env: ParsedEnv) {
       contact: env.RATE_LIMIT_CONTACT,
       apiIp: env.RATE_LIMIT_API_IP,
     } satisfies Record<string, RateRule | number | boolean>,
+    domains: {
+      resolvers: dnsResolvers,
+      timeoutMs: env.DNS_TIMEOUT_MS,
+      recheckIntervalMs: env.DOMAIN_RECHECK_INTERVAL * 1000,
+      tickMs: env.DOMAIN_RECHECK_TICK_MS,
+      lapseAfter: env.DOMAIN_LAPSE_AFTER,
+      verifyRate: env.RATE_LIMIT_DOMAIN_VERIFY,
+    },
     email: {
       provider: env.EMAIL_PROVIDER,
       from: env.EMAIL_FROM,
