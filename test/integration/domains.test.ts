@@ -112,6 +112,26 @@ describe("verifying a domain by its DNS TXT record", () => {
     expect((await orgAudit(a.org.id)).map((r) => r.action)).toContain("org.domain.removed");
   });
 
+  it("lets a deleted organization's verified domain go: another organization can then prove it", async () => {
+    const a = await orgWithRoles(app);
+    const b = await orgWithRoles(app);
+    const domain = fresh();
+    const claimA = (await app.http.post(path(a.org.id), { domain }, { token: a.admin.token })).body.data.domain;
+    const claimB = (await app.http.post(path(b.org.id), { domain }, { token: b.admin.token })).body.data.domain;
+    await publish(claimA, claimB);
+    expect((await app.http.post(path(a.org.id, `/${claimA.id}/verify`), {}, { token: a.admin.token })).body.data.domain.status).toBe("verified");
+    expect((await app.http.request("DELETE", `/api/v1/organizations/${a.org.id}`, { token: a.owner.token, body: { confirm: true } })).status).toBe(200);
+    // Routing stops with the organization at once.
+    expect(await app.services.domains.findVerifiedOrganizationForEmail(`dan@${domain}`)).toBeNull();
+    expect((await app.http.post(path(b.org.id, `/${claimB.id}/verify`), {}, { token: b.admin.token })).body.data.domain.status).toBe("verified");
+    expect(await app.services.domains.findVerifiedOrganizationForEmail(`dan@${domain}`)).toBe(b.org.id);
+    expect((await orgAudit(a.org.id)).map((r) => [r.action, r.metadata.reason ?? null])).toEqual([
+      ["org.domain.added", null],
+      ["org.domain.verified", null],
+      ["org.domain.removed", "organization deleted"],
+    ]);
+  });
+
   it("never lets anyone claim consumer mail domains, public suffixes, single labels or IP addresses (DOMAIN_NOT_CLAIMABLE)", async () => {
     const { org, admin } = await orgWithRoles(app);
     const refused: Record<string, string> = {
@@ -227,31 +247,31 @@ describe("the periodic re-check", () => {
     for (const c of [kept, gone]) expect((await app.http.post(path(org.id, `/${c.id}/verify`), {}, { token: admin.token })).body.data.domain.status).toBe("verified");
     await dns.setTxt({ [gone.record_name]: null });
     // Read from the table: the admin's session does not outlive the days the clock skips.
-    const status = async () =>
-      Object.fromEntries(
-        resultRows<{ id: string; status: string; last_check_error: string | null; next_check_at: Date | null }>(
-          await app.container.db.execute(sql`select id, status, last_check_error, next_check_at from organization_domains where organization_id = ${org.id}`),
-        ).map((d) => [d.id, d]),
+    const status = async () => {
+      const rows = resultRows<{ id: string; status: string; last_check_error: string | null; next_check_at: Date | null }>(
+        await app.container.db.execute(sql`select id, status, last_check_error, next_check_at from organization_domains where organization_id = ${org.id}`),
       );
+      return (id: string) => rows.find((r) => r.id === id) ?? expect.fail(`no row ${id}`);
+    };
 
     // Nothing is due before the interval has passed.
     await app.services.domains.recheckDue();
-    expect((await status())[gone.id].status).toBe("verified");
+    expect((await status())(gone.id).status).toBe("verified");
     expect((await orgAudit(org.id)).map((r) => r.action)).not.toContain("org.domain.recheck_failed");
 
     for (const round of [1, 2]) {
       app.clock.advance(DAY + 60);
       expect(await app.services.domains.recheckDue()).toBeGreaterThanOrEqual(2);
       const now = await status();
-      expect([round, now[gone.id].status, now[kept.id].status]).toEqual([round, "verified", "verified"]);
-      expect(now[gone.id].last_check_error).toContain("No TXT record");
-      expect(now[kept.id].last_check_error).toBeNull();
+      expect([round, now(gone.id).status, now(kept.id).status]).toEqual([round, "verified", "verified"]);
+      expect(now(gone.id).last_check_error).toContain("No TXT record");
+      expect(now(kept.id).last_check_error).toBeNull();
     }
     app.clock.advance(DAY + 60);
     await app.services.domains.recheckDue();
     const after = await status();
-    expect(after[gone.id]).toMatchObject({ status: "lapsed", next_check_at: null });
-    expect(after[kept.id].status).toBe("verified");
+    expect(after(gone.id)).toMatchObject({ status: "lapsed", next_check_at: null });
+    expect(after(kept.id).status).toBe("verified");
     expect(await app.services.domains.findVerifiedOrganizationForEmail(`carol@${gone.domain}`)).toBeNull();
     expect(await app.services.domains.findVerifiedOrganizationForEmail(`carol@${kept.domain}`)).toBe(org.id);
     const trail = (await orgAudit(org.id)).filter((r) => r.metadata.domain === gone.domain).map((r) => [r.action, r.metadata.consecutiveFailures ?? null]);

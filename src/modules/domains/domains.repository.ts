@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, lte, ne } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, lte, ne } from "drizzle-orm";
 import { organizationDomains, organizations } from "../../../schema/index.js";
 import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";
@@ -66,6 +66,17 @@ export const domainsRepository = {
       .limit(1);
     return row?.organizationId ?? null;
   },
+
+  /**
+   * Claims on this name by organizations that were deleted since: released (soft-deleted), so a
+   * verified claim does not outlive its organization and keep the name from everyone else.
+   */
+  releaseFromDeletedOrganizations: (db: Executor, domain: string, now: Date): Promise<DomainRow[]> =>
+    db
+      .update(t)
+      .set({ deletedAt: now, updatedAt: now })
+      .where(and(eq(t.domain, domain), live(t), inArray(t.organizationId, db.select({ id: organizations.id }).from(organizations).where(isNotNull(organizations.deletedAt)))))
+      .returning(columns),
 
   async organizationIsLive(db: Executor, organizationId: string): Promise<boolean> {
     const [row] = await db.select({ id: organizations.id }).from(organizations).where(and(eq(organizations.id, organizationId), live(organizations)));

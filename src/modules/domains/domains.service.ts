@@ -132,6 +132,10 @@ export class DomainsService {
       const good = { lastCheckedAt: now, lastCheckError: null, consecutiveFailures: 0, nextCheckAt: new Date(now.getTime() + this.settings.recheckIntervalMs), updatedAt: now };
       // Already verified (a parallel request got here first, or a re-check on demand): nothing new to record.
       if (current.status === "verified") return toView(await repo.update(tx, did, good));
+      // A deleted organization's claims hold nothing: release them before asking who holds the name.
+      for (const released of await repo.releaseFromDeletedOrganizations(tx, current.domain, now)) {
+        await this.audit.record(tx, systemContext("domain-release"), AuditAction.domainRemoved, audited(released, { status: released.status, reason: "organization deleted" }));
+      }
       // A domain belongs to one organization at most (the unique index settles a race between two).
       if (await repo.verifiedElsewhere(tx, current.domain, id)) throw DomainErrors.alreadyVerified();
       const updated = await repo.update(tx, did, { ...good, status: "verified", verifiedAt: now }).catch((e: unknown) => {
