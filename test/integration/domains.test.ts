@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultRows } from "../../src/infra/db.js";
+import { createChallengeLookup } from "../../src/modules/domains/dns-txt.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { startDns, type RealDns } from "../helpers/dns.js";
 import { login, newSuperadmin, newUser } from "../factories/users.js";
@@ -234,6 +235,24 @@ describe("verifying under load", () => {
     const more = await Promise.all(Array.from({ length: 6 }, () => app.http.post(path(org.id, `/${claim.id}/verify`), {}, { token: admin.token })));
     expect(more.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 429]);
     expect(more.find((r) => r.status === 429)!.body.error.type).toBe("RATE_LIMIT_EXCEEDED");
+  });
+});
+
+describe("the lookup", () => {
+  it("tells a DNS answer (no record, another value) from a server that cannot be asked, which never counts against a domain", async () => {
+    const lookup = createChallengeLookup({ resolvers: [dns.server], timeoutMs: 1000 });
+    const domain = fresh("lookup");
+    expect(await lookup(domain, "tok")).toMatchObject({ found: false, definitive: true });
+    // A value over 255 bytes is published as several strings of one record: they are joined.
+    const long = "x".repeat(300);
+    await dns.setTxt({ [`_keyward-verification.${domain}`]: [`keyward-verification=${long}`] });
+    expect(await lookup(domain, long)).toEqual({ found: true });
+    expect(await lookup(domain, "tok")).toMatchObject({ found: false, definitive: true });
+    // Nothing listens there: refused or timed out, within the configured bound.
+    const started = Date.now();
+    const down = await createChallengeLookup({ resolvers: ["127.0.0.1:9"], timeoutMs: 300 })(domain, long);
+    expect(down).toMatchObject({ found: false, definitive: false });
+    expect(Date.now() - started).toBeLessThan(5000);
   });
 });
 
