@@ -67,7 +67,7 @@ export const BOUNDARIES = [
   privileged("src/modules/oidc-clients/signing-keys.secrets.repository", "OIDC private signing keys", ["src/modules/oidc-clients/signing-keys.service.ts"]),
   privileged("src/modules/audit/audit-keys.secrets.repository", "audit signing keys", ["src/modules/audit/chain-signer.service.ts"]),
   privileged("src/modules/networks/controller.secrets.repository", "controller API tokens", ["src/modules/networks/controller-config.service.ts"]),
-  privileged("src/modules/oauth/oauth-providers.secrets.repository", "GitHub and Google client secrets", ["src/modules/oauth/oauth-providers.service.ts"]),
+  privileged("src/modules/external-auth/oauth-providers.secrets.repository", "GitHub and Google client secrets", ["src/modules/external-auth/oauth-providers.service.ts"]),
   privileged("src/modules/email/outbox.secrets.repository", "the outbox's sealed props (emailed links)", ["src/modules/email/email.service.ts"]),
   {
     // One crypto choke point (rule 8); the SSH adapter works on node:crypto key objects.
@@ -101,6 +101,16 @@ export const BOUNDARIES = [
     except: ["src/cli/**"],
     message: "src/cli imports nothing from the rest of the project: it uses the REST API over HTTP",
   },
+  {
+    // A module's door is its index.ts: what it exports there (services, views, schemas, errors and
+    // the few transaction-scoped reads and writes it offers) is its public face; repositories and
+    // internals stay private, so a module can change them without breaking another (issue 34).
+    files: ["src/**", "rest-shim/**"],
+    modules: ["src/modules/*/**"],
+    except: ["src/modules/*/index"],
+    otherModuleOnly: true,
+    message: "another module is used through its index.ts only: import from it, exporting there what others need (ARCHITECTURE rule 15)",
+  },
 ];
 
 // --- the rule -------------------------------------------------------------------------------------
@@ -121,6 +131,8 @@ const matcher = (globs = []) => {
   return (path) => res.some((re) => re.test(path));
 };
 const toPosix = (p) => p.split(sep).join("/");
+/** The module folder a project path lies in ("src/modules/orgs"), or null outside src/modules. */
+const moduleOf = (p) => /^src\/modules\/[^/]+\//.exec(p)?.[0] ?? null;
 
 /** What an import names: a project path without extension ("src/modules/x/y"), or the package specifier. */
 function resolveImport(importer, source) {
@@ -154,6 +166,7 @@ const boundaries = {
         if (!b.target(id) || b.excepted(id)) continue;
         if (what.typeOnly && b.typeOk(id)) continue;
         if (b.sameFolderOnly && dirname(id) === dirname(file) && /\.service\.ts$/.test(file)) continue;
+        if (b.otherModuleOnly && moduleOf(id) === moduleOf(file)) continue;
         // Restricted names only: other names from the same module are fine.
         if (b.importNames && what.names && !what.names.some((n) => b.importNames.includes(n))) continue;
         context.report({ node: sourceNode, message: `'${sourceNode.value}': ${b.message}` });

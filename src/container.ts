@@ -20,9 +20,8 @@ import { createContactModule } from "./modules/contact/index.js";
 import { createEmailModule, createEmailTransport, type EmailTransport } from "./modules/email/index.js";
 import { createHealthModule } from "./modules/health/index.js";
 import { createKeysModule } from "./modules/keys/index.js";
-import type { ClientFactory } from "./modules/networks/controller-config.service.js";
-import { createNetworksModule } from "./modules/networks/index.js";
-import { createOAuthModule } from "./modules/oauth/index.js";
+import { type ClientFactory, createNetworksModule } from "./modules/networks/index.js";
+import { createExternalAuthModule } from "./modules/external-auth/index.js";
 import { createOidcModule } from "./modules/oidc-clients/index.js";
 import { createOrgsModule } from "./modules/orgs/index.js";
 import { createRateLimitModule } from "./modules/rate-limit/index.js";
@@ -89,7 +88,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const offboarding = { certificates: sshCa.certificates, networks: networks.networkOffboarding };
   const { credentials, sessions } = auth;
   const orgs = createOrgsModule({ ...base, ...offboarding, audit, email, config, invites: { accounts: auth.accounts, credentials, sessions, limits } });
-  const oauth = createOAuthModule({ ...base, kv, box, audit, limits, credentials, sessions, issuer: auth.issuer, pending: auth.pendingLogins, orgs: orgs.orgs, config });
+  const oauth = createExternalAuthModule({ ...base, kv, box, audit, limits, credentials, sessions, issuer: auth.issuer, pending: auth.pendingLogins, orgs: orgs.orgs, config });
 
   const services = {
     ...auth,

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from "express";
-import type { RateLimitService, RateRule } from "../../src/modules/rate-limit/rate-limit.service.js";
+import type { RateLimitService, RateRule } from "../../src/modules/rate-limit/index.js";
 
 /** Coarse per-IP limit at the edge; the security limits (login, reset, …) live in the services. */
 export function edgeRateLimit(limits: RateLimitService, rule: RateRule) {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Services } from "../../src/container.js";
-import { adminDeleteSchema, adminPasswordSchema, adminUsersQuerySchema } from "../../src/modules/orgs/orgs.schemas.js";
-import { auditQuerySchema, suspendSchema } from "../../src/modules/users/users.schemas.js";
+import { adminDeleteSchema, adminPasswordSchema, adminUsersQuerySchema } from "../../src/modules/orgs/index.js";
+import { auditQuerySchema, suspendSchema } from "../../src/modules/users/index.js";
 import { Verbatim } from "../../src/lib/strings.js";
 import { sendData } from "../envelope.js";
 import { input, param, queryInput, type RouteDef } from "../route.js";

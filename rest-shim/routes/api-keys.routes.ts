@@ -1,17 +1,10 @@
 import type { Services } from "../../src/container.js";
-import { activitySchema } from "../../src/modules/audit/activity.schemas.js";
-import { createApiKeySchema, revokeApiKeySchema, updateApiKeySchema } from "../../src/modules/api-keys/api-keys.schemas.js";
-import { paginationSchema } from "../../src/lib/pagination.js";
-import { Verbatim } from "../../src/lib/strings.js";
-import type { AuditEntryView } from "../../src/modules/audit/audit.service.js";
+import { createApiKeySchema, revokeApiKeySchema, updateApiKeySchema } from "../../src/modules/api-keys/index.js";
 import { sendData, sendList } from "../envelope.js";
-import { input, param, queryInput, type RouteDef } from "../route.js";
+import { input, param, type RouteDef } from "../route.js";
 import { data } from "../views/index.js";
 
 const K = "/organizations/:orgId/api-keys";
-
-// The activity query as documented: a cursor (limit, cursor) or numbered pages (page, per_page).
-const activityQueryDoc = activitySchema.extend({ page: paginationSchema.shape.page.unwrap().optional(), perPage: paginationSchema.shape.perPage.unwrap().optional() });
 
 export const apiKeysRoutes = (s: Services): RouteDef[] => [
   {
@@ -33,19 +26,5 @@ export const apiKeysRoutes = (s: Services): RouteDef[] => [
   {
     method: "delete", path: `${K}/:keyId`, errors: { 409: "Already revoked (ALREADY_REVOKED)" }, data: data.apiKey, tag: "api-keys", auth: "user", org: "admin", summary: "Revoke an API key",
     handle: async (req, res) => sendData(res, 200, "API key revoked", { apiKey: await s.apiKeys.revoke(req.ctx, param(req, "orgId"), param(req, "keyId"), {}) }),
-  },
-  {
-    method: "get", path: "/organizations/:orgId/audit-logs", tag: "organizations", auth: "user", org: "admin", apiKey: "audit:read", query: activityQueryDoc,
-    summary: "The organization's activity, newest first (?user_id=&action=&limit=&cursor=; next_cursor pages on; or the original API's ?page=&per_page=, with count and pages)",
-    handle: async (req, res) => {
-      const view = (items: AuditEntryView[]) => items.map((e) => ({ ...e, metadata: new Verbatim(e.metadata) }));
-      // Numbered pages when the caller asks for them (scripts written against the original API).
-      if ("page" in req.query || "per_page" in req.query) {
-        const { items, ...page } = await s.activity.listPage(req.ctx, param(req, "orgId"), queryInput(req));
-        return sendData(res, 200, "Activity", { auditLogs: view(items), ...page });
-      }
-      const { items, nextCursor } = await s.activity.list(req.ctx, param(req, "orgId"), queryInput(req));
-      sendData(res, 200, "Activity", { auditLogs: view(items), count: items.length, nextCursor });
-    },
   },
 ];

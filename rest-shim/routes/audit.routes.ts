@@ -1,8 +1,9 @@
 import { once } from "node:events";
 import type { Response } from "express";
 import type { Services } from "../../src/container.js";
-import { chainExportSchema } from "../../src/modules/audit/chain-export.service.js";
-import type { ChainExport } from "../../src/modules/audit/index.js";
+import { paginationSchema } from "../../src/lib/pagination.js";
+import { Verbatim } from "../../src/lib/strings.js";
+import { activitySchema, chainExportSchema, type AuditEntryView, type ChainExport } from "../../src/modules/audit/index.js";
 import { sendData } from "../envelope.js";
 import { param, queryInput, type RouteDef } from "../route.js";
 import { data } from "../views/index.js";
@@ -19,10 +20,13 @@ async function stream(res: Response, file: ChainExport): Promise<void> {
   }
 }
 
+// The activity query as documented: a cursor (limit, cursor) or numbered pages (page, per_page).
+const activityQueryDoc = activitySchema.extend({ page: paginationSchema.shape.page.unwrap().optional(), perPage: paginationSchema.shape.perPage.unwrap().optional() });
+
 const EXPORT_TYPES = ["application/x-ndjson", "text/csv"];
 const EXPORT_SUMMARY = "records with seq, prev_hash and hash after the signed base checkpoint and head (?format=jsonl|csv), streamed";
 
-/** The tamper-evident audit chain: verification and export (superadmins; organization admins export their own). */
+/** Audit: an organization's activity (its admins, or an API key with audit:read), and the tamper-evident chains: verification and export (superadmins; organization admins export their own). */
 export const auditRoutes = (s: Services): RouteDef[] => [
   {
     method: "get", path: "/admin/audit/verify", data: data.auditVerification, tag: "superadmin", auth: "superadmin",
@@ -54,5 +58,19 @@ export const auditRoutes = (s: Services): RouteDef[] => [
     method: "get", path: "/organizations/:orgId/audit/export", tag: "organizations", auth: "user", org: "admin", query: chainExportSchema.pick({ format: true }), produces: EXPORT_TYPES,
     summary: `The organization's audit chain: ${EXPORT_SUMMARY}`,
     handle: async (req, res) => stream(res, await s.auditExport.exportOrganization(req.ctx, param(req, "orgId"), queryInput(req))),
+  },
+  {
+    method: "get", path: "/organizations/:orgId/audit-logs", tag: "organizations", auth: "user", org: "admin", apiKey: "audit:read", query: activityQueryDoc,
+    summary: "The organization's activity, newest first (?user_id=&action=&limit=&cursor=; next_cursor pages on; or the original API's ?page=&per_page=, with count and pages)",
+    handle: async (req, res) => {
+      const view = (items: AuditEntryView[]) => items.map((e) => ({ ...e, metadata: new Verbatim(e.metadata) }));
+      // Numbered pages when the caller asks for them (scripts written against the original API).
+      if ("page" in req.query || "per_page" in req.query) {
+        const { items, ...page } = await s.activity.listPage(req.ctx, param(req, "orgId"), queryInput(req));
+        return sendData(res, 200, "Activity", { auditLogs: view(items), ...page });
+      }
+      const { items, nextCursor } = await s.activity.list(req.ctx, param(req, "orgId"), queryInput(req));
+      sendData(res, 200, "Activity", { auditLogs: view(items), count: items.length, nextCursor });
+    },
   },
 ];

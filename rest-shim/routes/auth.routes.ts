@@ -1,14 +1,13 @@
 import type { Config } from "../../src/config/index.js";
 import type { Services } from "../../src/container.js";
-import { activateSchema, loginSchema, emailOnlySchema, registerSchema, resetPasswordSchema, tokenRedirectSchema, tokenSchema } from "../../src/modules/auth/auth.schemas.js";
+import { activateSchema, loginSchema, emailOnlySchema, registerSchema, resetPasswordSchema, tokenRedirectSchema, tokenSchema, cliAuthorizeSchema, cliLookupSchema, cliStartSchema } from "../../src/modules/auth/index.js";
 import { sendData, sendList } from "../envelope.js";
 import { clearSessionCookie, setMfaCookie } from "../../src/http/session.js";
 import { sendSession } from "./mfa.routes.js";
 import { input, queryInput, type RouteDef } from "../route.js";
 import { data } from "../views/index.js";
 import { Verbatim } from "../../src/lib/strings.js";
-import { auditQuerySchema } from "../../src/modules/users/users.schemas.js";
-import { cliAuthorizeSchema, cliLookupSchema, cliStartSchema } from "../../src/modules/auth/cli-login.service.js";
+import { auditQuerySchema } from "../../src/modules/users/index.js";
 
 export const authRoutes = (s: Services, config: Config): RouteDef[] => [
   {

@@ -1,5 +1,5 @@
 import type { Services } from "../../src/container.js";
-import { ContactSchema } from "../../src/modules/contact/contact.service.js";
+import { ContactSchema } from "../../src/modules/contact/index.js";
 import { sendData } from "../envelope.js";
 import { input, type RouteDef } from "../route.js";
 

@@ -1,7 +1,7 @@
 import type { Services } from "../../src/container.js";
 import type { z } from "zod";
 import type { ApiKeyScope } from "../../src/lib/api-key-scopes.js";
-import { certPolicySchema, departmentSchema, emailSchema, principalSchema, updateDepartmentSchema, updatePrincipalSchema } from "../../src/modules/orgs/orgs.schemas.js";
+import { certPolicySchema, departmentSchema, emailSchema, principalSchema, updateDepartmentSchema, updatePrincipalSchema } from "../../src/modules/orgs/index.js";
 import { sendData, sendList } from "../envelope.js";
 import { input, param, type RouteDef } from "../route.js";
 import { data } from "../views/index.js";

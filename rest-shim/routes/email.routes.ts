@@ -1,5 +1,5 @@
 import type { Services } from "../../src/container.js";
-import { outboxListSchema } from "../../src/modules/email/outbox-admin.service.js";
+import { outboxListSchema } from "../../src/modules/email/index.js";
 import { sendData } from "../envelope.js";
 import { param, queryInput, type RouteDef } from "../route.js";
 

@@ -2,14 +2,11 @@ import type { Request, Response } from "express";
 import type { Config } from "../../src/config/index.js";
 import type { Services } from "../../src/container.js";
 import { clearMfaCookie, mfaTokenOf, setSessionCookie } from "../../src/http/session.js";
-import type { SessionIssued } from "../../src/modules/auth/session-issuer.js";
+import { type SessionIssued, assertionSchema, mfaLoginCodeSchema as loginCodeSchema, mfaTokenSchema, codeSchema, completeRegistrationSchema, passwordSchema, renameSchema, compliancePageSchema, policySchema } from "../../src/modules/auth/index.js";
 import { Verbatim } from "../../src/lib/strings.js";
 import { sendData, sendList } from "../envelope.js";
 import { input, param, queryInput, type RouteDef } from "../route.js";
 import { data } from "../views/index.js";
-import { assertionSchema, codeSchema as loginCodeSchema, tokenSchema as mfaTokenSchema } from "../../src/modules/auth/mfa/mfa-login.service.js";
-import { codeSchema, completeRegistrationSchema, passwordSchema, renameSchema } from "../../src/modules/auth/mfa/mfa.service.js";
-import { compliancePageSchema, policySchema } from "../../src/modules/auth/mfa/mfa-policy.service.js";
 
 // The compliance query as documented: both optional (without either, every member).
 const complianceQueryDoc = compliancePageSchema.extend({ page: compliancePageSchema.shape.page.unwrap().optional(), pageSize: compliancePageSchema.shape.pageSize.unwrap().optional() });

@@ -15,7 +15,7 @@ import {
   requestApprovalSchema,
   updateDeviceSchema,
   updateNetworkSchema,
-} from "../../src/modules/networks/networks.schemas.js";
+} from "../../src/modules/networks/index.js";
 import { sendData, sendList } from "../envelope.js";
 import { input, param, queryInput, type RouteDef } from "../route.js";
 import { data } from "../views/index.js";

@@ -1,6 +1,5 @@
 import type { Services } from "../../src/container.js";
-import { createClientSchema, createRegistrationTokenSchema, updateClientSchema } from "../../src/modules/oidc-clients/oidc-clients.schemas.js";
-import { configureClientSchema } from "../../src/modules/oidc-clients/client-admin.service.js";
+import { createClientSchema, createRegistrationTokenSchema, updateClientSchema, configureClientSchema } from "../../src/modules/oidc-clients/index.js";
 import { sendData, sendList } from "../envelope.js";
 import { input, param, type RouteDef } from "../route.js";
 import { data } from "../views/index.js";

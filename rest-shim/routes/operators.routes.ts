@@ -1,6 +1,6 @@
 import type { Services } from "../../src/container.js";
-import { allOrgsQuerySchema } from "../../src/modules/orgs/all-orgs.service.js";
-import { globalKillSwitchListSchema, globalKillSwitchSchema } from "../../src/modules/networks/global-kill-switch.service.js";
+import { allOrgsQuerySchema } from "../../src/modules/orgs/index.js";
+import { globalKillSwitchListSchema, globalKillSwitchSchema } from "../../src/modules/networks/index.js";
 import { sendData } from "../envelope.js";
 import { input, param, queryInput, type RouteDef } from "../route.js";
 import { data } from "../views/index.js";

@@ -1,10 +1,9 @@
 import type { Config } from "../../src/config/index.js";
 import type { Services } from "../../src/container.js";
 import { setSessionCookie } from "../../src/http/session.js";
-import { createOrgSchema, deleteOrgSchema, transferSchema, updateOrgSchema, addMemberSchema, changeRoleSchema, inviteSchema, acceptInviteSchema } from "../../src/modules/orgs/orgs.schemas.js";
+import { createOrgSchema, deleteOrgSchema, transferSchema, updateOrgSchema, addMemberSchema, changeRoleSchema, inviteSchema, acceptInviteSchema, type InviteView } from "../../src/modules/orgs/index.js";
 import { sendData, sendList } from "../envelope.js";
 import { input, param, type RouteDef } from "../route.js";
-import type { InviteView } from "../../src/modules/orgs/invites.views.js";
 import { data } from "../views/index.js";
 
 const O = "/organizations/:orgId";

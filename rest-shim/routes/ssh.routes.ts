@@ -1,8 +1,8 @@
 import type { Services } from "../../src/container.js";
 import { Verbatim } from "../../src/lib/strings.js";
 import { z } from "zod";
-import { certAuditQuerySchema, certListSchema, createCaSchema, orgCertListSchema, revokeSchema, rotateCaSchema, signHostSchema, signUserSchema, sudoCheckSchema, updateCaSchema } from "../../src/modules/ssh-ca/ssh-ca.schemas.js";
-import { addKeySchema, describeKeySchema, verifyKeySchema } from "../../src/modules/ssh-keys/ssh-keys.schemas.js";
+import { certAuditQuerySchema, certListSchema, createCaSchema, orgCertListSchema, revokeSchema, rotateCaSchema, signHostSchema, signUserSchema, sudoCheckSchema, updateCaSchema } from "../../src/modules/ssh-ca/index.js";
+import { addKeySchema, describeKeySchema, verifyKeySchema } from "../../src/modules/ssh-keys/index.js";
 import { sendData, sendList } from "../envelope.js";
 import { input, param, queryInput, type RouteDef } from "../route.js";
 import { data } from "../views/index.js";

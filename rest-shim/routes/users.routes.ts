@@ -1,7 +1,7 @@
 import type { Services } from "../../src/container.js";
-import { changeEmailSchema, changePasswordSchema } from "../../src/modules/auth/auth.schemas.js";
-import { deleteMeSchema, updateMeSchema } from "../../src/modules/users/users.schemas.js";
-import { systemAuditQuerySchema } from "../../src/modules/audit/activity.schemas.js";
+import { changeEmailSchema, changePasswordSchema } from "../../src/modules/auth/index.js";
+import { deleteMeSchema, updateMeSchema } from "../../src/modules/users/index.js";
+import { systemAuditQuerySchema } from "../../src/modules/audit/index.js";
 import { Verbatim } from "../../src/lib/strings.js";
 import { sendData } from "../envelope.js";
 import { input, queryInput, type RouteDef } from "../route.js";

@@ -1,6 +1,5 @@
 import { unwrapResolverError } from "@apollo/server/errors";
-import type { GraphQLFormattedError } from "graphql";
-import { GraphQLError } from "graphql";
+import { type GraphQLFormattedError, GraphQLError } from "graphql";
 import { isDependencyOutage, transientConflict } from "../infra/db-errors.js";
 import type { Logger } from "../infra/logger.js";
 import { clientError } from "../http/body.js";

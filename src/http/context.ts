@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from "express";
-import type { ActorService } from "../modules/auth/actor.service.js";
+import type { ActorService } from "../modules/auth/index.js";
 import { AppError, isAppError } from "../lib/errors.js";
 import type { StoredSession } from "../infra/session-store.js";
 

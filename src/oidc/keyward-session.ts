@@ -2,7 +2,7 @@ import type { IncomingMessage } from "node:http";
 import type { Request } from "express";
 import type { StoredSession } from "../infra/session-store.js";
 import type { RequestContext } from "../lib/request-context.js";
-import type { ActorService } from "../modules/auth/actor.service.js";
+import type { ActorService } from "../modules/auth/index.js";
 
 export interface KeywardUser {
   userId: string;

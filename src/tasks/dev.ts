@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { ConfigError, loadConfig, loadDotEnvFile } from "../config/index.js";
 
 /**
  * `npm run dev`: Keyward on port 3000 restarting on every change of the server (tsx watch), and the
@@ -19,8 +20,20 @@ const stop = (code: number) => {
   process.exit(code);
 };
 
-const port = process.env.PORT ?? "3000";
-run("the server", ["node_modules/tsx/dist/cli.mjs", "watch", "src/main.ts"], { NODE_ENV: process.env.NODE_ENV ?? "development", PORT: port, APP_URL: process.env.APP_URL ?? "http://localhost:5173" });
+// The server parses its configuration itself; it is parsed here too (rule 5), with the two values
+// development sets, so a bad variable is named once, before either process starts, and the web
+// app's dev server proxies to the port the server really listens on.
+loadDotEnvFile();
+const devEnv = { NODE_ENV: "development", APP_URL: "http://localhost:5173", ...process.env };
+let port: number;
+try {
+  port = loadConfig(devEnv).http.port;
+} catch (e) {
+  if (!(e instanceof ConfigError)) throw e;
+  console.error(`keyward dev: ${e.message}`);
+  process.exit(1);
+}
+run("the server", ["node_modules/tsx/dist/cli.mjs", "watch", "src/main.ts"], { NODE_ENV: devEnv.NODE_ENV, APP_URL: devEnv.APP_URL });
 run("the web app's dev server", ["node_modules/vite/bin/vite.js", "web"], { KEYWARD_DEV_SERVER: `http://localhost:${port}` });
 process.on("SIGINT", () => stop(0));
 process.on("SIGTERM", () => stop(0));

@@ -152,9 +152,13 @@ const planted: Array<[string, string, string, RegExp]> = [
   ["another auth service reading password hashes", "src/modules/auth/login.service.ts", 'import { credentialsSecretsRepository } from "./credentials.secrets.repository.js";\nexport const c = credentialsSecretsRepository;', /password hashes are read by/],
   ["an admin service reading TOTP seeds", "src/modules/admin/planted.service.ts", 'import { mfaSecretsRepository } from "../auth/mfa/mfa.secrets.repository.js";\nexport const m = mfaSecretsRepository;', /\*\.secrets\.repository is privileged/],
   ["a CA service reading the CA private key", "src/modules/ssh-ca/cas.service.ts", 'import { readCaPrivateKeyPrivileged } from "./ca.secrets.repository.js";\nexport const r = readCaPrivateKeyPrivileged;', /CA private keys are read by/],
-  ["a type-only import of a secret reader", "src/modules/oauth/external-auth.service.ts", 'import type { ProviderConfigWithSecret } from "./oauth-providers.secrets.repository.js";\nexport type P = ProviderConfigWithSecret;', /GitHub and Google client secrets are read by/],
+  ["a type-only import of a secret reader", "src/modules/external-auth/external-auth.service.ts", 'import type { ProviderConfigWithSecret } from "./oauth-providers.secrets.repository.js";\nexport type P = ProviderConfigWithSecret;', /GitHub and Google client secrets are read by/],
   ["a repository beside it reading a secrets repository", "src/modules/email/outbox-stats.repository.ts", 'import { claimDueEmailsPrivileged } from "./outbox.secrets.repository.js";\nexport const c = claimDueEmailsPrivileged;', /\*\.secrets\.repository is privileged/],
   ["a transport reading a secrets repository", "rest-shim/planted.ts", 'import { readControllerConnectionPrivileged } from "../src/modules/networks/controller.secrets.repository.js";\nexport const r = readControllerConnectionPrivileged;', /\*\.secrets\.repository is privileged/],
+  ["a module importing another module's repository", "src/modules/orgs/planted.service.ts", 'import { usersRepository } from "../users/users.repository.js";\nexport const u = usersRepository;', /used through its index\.ts only/],
+  ["a type-only import of another module's service file", "src/modules/users/planted.service.ts", 'import type { AuditService } from "../audit/audit.service.js";\nexport type A = AuditService;', /used through its index\.ts only/],
+  ["a transport importing a module's internals", "rest-shim/planted.ts", 'import { OrgErrors } from "../src/modules/orgs/orgs.errors.js";\nexport const e = OrgErrors;', /used through its index\.ts only/],
+  ["a resolver importing a module's schemas file", "src/graphql/orgs/planted.ts", 'import { createOrgSchema } from "../../modules/orgs/orgs.schemas.js";\nexport const s = createOrgSchema;', /used through its index\.ts only/],
   ["a floating promise in the server", "src/modules/users/planted.service.ts", "export async function work(): Promise<void> {}\nexport function start(): void {\n  work();\n}", /no-floating-promises/],
   ["an async callback where a plain one is expected", "src/jobs/planted.ts", "export function start(): void {\n  setInterval(async () => {}, 1000);\n}", /no-misused-promises/],
 ];
@@ -177,6 +181,10 @@ const allowed: Array<[string, string, string]> = [
   ["a CA service reading CA metadata", "src/modules/ssh-ca/cas.service.ts", 'import { caRepository } from "./ca.repository.js";\nexport const r = caRepository;'],
   ["the outbox admin listing messages", "src/modules/email/outbox-admin.service.ts", 'import { outboxRepository } from "./outbox.repository.js";\nexport const o = outboxRepository;'],
   ["the API-key service looking a key up by its hash", "src/modules/api-keys/api-keys.service.ts", 'import { apiKeysPrivilegedRepository } from "./api-key-lookup.repository.js";\nexport const a = apiKeysPrivilegedRepository;'],
+  ["a module importing another module's door", "src/modules/orgs/planted.service.ts", 'import { userAccounts } from "../users/index.js";\nexport const u = userAccounts;'],
+  ["a transport importing a module's door", "rest-shim/planted.ts", 'import { OrgErrors } from "../src/modules/orgs/index.js";\nexport const e = OrgErrors;'],
+  ["a service importing a repository of its own module's subfolder", "src/modules/auth/planted.service.ts", 'import { mfaRepository } from "./mfa/mfa.repository.js";\nexport const m = mfaRepository;'],
+  ["a test importing a module's internals", "test/integration/planted.test.ts", 'import { usersRepository } from "../../src/modules/users/users.repository.js";\nexport const u = usersRepository;'],
   ["a test reading a secrets repository", "test/integration/planted.test.ts", 'import { readCaPrivateKeyPrivileged } from "../../src/modules/ssh-ca/ca.secrets.repository.js";\nexport const r = readCaPrivateKeyPrivileged;'],
 ];
 

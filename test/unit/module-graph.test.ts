@@ -51,7 +51,7 @@ const MODULES: string[] = [
   "networks",
   "ssh-ca",
   "admin",
-  "oauth",
+  "external-auth",
 ];
 
 /** The command-line client is bundled on its own and imports nothing else (the linter checks that). */

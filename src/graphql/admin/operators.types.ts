@@ -1,5 +1,5 @@
 import { Field, ID, InputType, Int, ObjectType } from "type-graphql";
-import type { AccountName as AccountNameView, GlobalKillSwitchPreview as PreviewView, GlobalKillSwitchView } from "../../modules/networks/global-kill-switch.service.js";
+import type { AccountName as AccountNameView, GlobalKillSwitchPreview as PreviewView, GlobalKillSwitchView } from "../../modules/networks/index.js";
 import { Paged } from "../common/paged.js";
 import type { ViewOf } from "../common/views.js";
 

@@ -1,7 +1,7 @@
 import type { Response } from "express";
 import type { Config } from "../../config/index.js";
 import { clearMfaCookie, setSessionCookie } from "../../http/session.js";
-import type { SessionIssued } from "../../modules/auth/session-issuer.js";
+import type { SessionIssued } from "../../modules/auth/index.js";
 import type { AuthPayload } from "./auth.types.js";
 
 /** A finished sign-in in GraphQL: the session goes into the HttpOnly cookie, never the body. */

@@ -1,5 +1,5 @@
 import { Field, ID, InputType, Int, ObjectType } from "type-graphql";
-import type { ApprovalView, DeviceView, KillSwitchView, MembershipView, SessionView } from "../../modules/networks/networks.views.js";
+import type { ApprovalView, DeviceView, KillSwitchView, MembershipView, SessionView } from "../../modules/networks/index.js";
 import type { ViewOf } from "../common/views.js";
 import { DeviceStatus, KillSwitchScope } from "../networks/networks.enums.js";
 

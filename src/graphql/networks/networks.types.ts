@@ -1,5 +1,5 @@
 import { Field, ID, InputType, Int, ObjectType } from "type-graphql";
-import type { PortalNetworkView } from "../../modules/networks/networks.views.js";
+import type { PortalNetworkView } from "../../modules/networks/index.js";
 import type { ViewOf } from "../common/views.js";
 import { ControllerMode, NetworkEnvironment, NetworkRequestMode } from "./networks.enums.js";
 

@@ -1,5 +1,5 @@
 import { Field, ID, InputType, Int, ObjectType } from "type-graphql";
-import type { OrganizationView, SimpleOrgView } from "../../modules/orgs/orgs.views.js";
+import type { OrganizationView, SimpleOrgView } from "../../modules/orgs/index.js";
 import { OrgRole } from "../common/org-role.js";
 import type { ViewOf } from "../common/views.js";
 

@@ -1,6 +1,6 @@
 import { GraphQLJSONObject } from "graphql-scalars";
 import { Field, ID, InputType, Int, ObjectType } from "type-graphql";
-import type { CertificateView } from "../../modules/ssh-ca/certificates.views.js";
+import type { CertificateView } from "../../modules/ssh-ca/index.js";
 import { Paged } from "../common/paged.js";
 import type { ViewOf } from "../common/views.js";
 

@@ -1,5 +1,5 @@
 import { Field, ID, InputType, ObjectType } from "type-graphql";
-import type { MeView, UserView } from "../../modules/users/users.views.js";
+import type { MeView, UserView } from "../../modules/users/index.js";
 import { closedSet, type ValueOf } from "../common/closed-set.js";
 
 export const UserStatus = closedSet("UserStatus", ["active", "suspended", "pending_activation"]);

@@ -1,6 +1,5 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from "node:crypto";
-import { fingerprintOf, type SshKeyType } from "./keys.js";
-import { blobFromKeyObject } from "./keys.js";
+import { fingerprintOf, type SshKeyType, blobFromKeyObject } from "./keys.js";
 import { generateRsaKeyPair } from "./rsa-worker.js";
 
 export interface GeneratedCaKey {

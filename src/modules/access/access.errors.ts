@@ -4,6 +4,11 @@ import { AppError } from "../../lib/errors.js";
 export const AccessErrors = {
   // Another tenant's organization is reported exactly like one that does not exist.
   orgNotFound: () => new AppError("ORG_NOT_FOUND", 404, "Organization not found"),
+  // An account the caller may not reach is reported exactly like one that does not exist.
+  userNotFound: () => new AppError("USER_NOT_FOUND", 404, "User not found"),
+  ownerProtection: () => new AppError("OWNER_PROTECTION", 403, "This account is an owner of the organization that manages it: only a superadmin can administer it"),
+  reachForbidden: () => new AppError("AUTHORIZATION_ERROR", 403, "Your role does not let you administer this account"),
+  reachSelf: (what: string) => new AppError("BAD_REQUEST", 400, `You cannot ${what} your own account here: use your account settings`),
   memberNotFound: () => new AppError("MEMBER_NOT_FOUND", 404, "Member not found"),
   roleForbids: (action: string) => new AppError("AUTHORIZATION_ERROR", 403, `Your role in this organization does not allow you to ${action}`),
   soleOwner: (orgs: string[]) =>

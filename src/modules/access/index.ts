@@ -4,6 +4,7 @@
  * reads. It imports no other module, so every module may use it without a loop.
  */
 export { AccessErrors } from "./access.errors.js";
+export { assertReach, type ReachTarget } from "./admin-reach.js";
 export { requireApiKey, requireApiKeyScope, requirePersonalUser, requireScope, requireSuperadmin, requireUser } from "./guards.js";
 export { createMembershipCache, type MembershipReader } from "./membership-cache.js";
 export {

@@ -7,22 +7,14 @@ import type { RequestContext, UserActor } from "../../lib/request-context.js";
 import { normalizeEmail } from "../../lib/strings.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { z } from "zod";
-import { AuditAction } from "../audit/audit.actions.js";
-import type { MfaService } from "../auth/mfa/mfa.service.js";
-import type { AuditEntryView, AuditService } from "../audit/audit.service.js";
-import type { CredentialsService } from "../auth/credentials.service.js";
-import type { SessionsService } from "../auth/sessions/sessions.service.js";
-import type { EmailService } from "../email/email.service.js";
-import { orgsRepository } from "../orgs/orgs.repository.js";
-import type { Offboarding } from "../access/index.js";
-import { adminDeleteSchema, adminPasswordSchema, adminUsersQuerySchema } from "../orgs/orgs.schemas.js";
-import { UserErrors } from "../users/users.errors.js";
-import { usersRepository, type UserRow } from "../users/users.repository.js";
-import { auditQuerySchema, suspendSchema } from "../users/users.schemas.js";
-import { toUserView, type UserView } from "../users/users.views.js";
-import { AdminErrors, assertReach, reachUser } from "./admin-reach.js";
+import { AuditAction, type AuditEntryView, type AuditService } from "../audit/index.js";
+import type { MfaService, CredentialsService, SessionsService } from "../auth/index.js";
+import type { EmailService } from "../email/index.js";
+import { organizationsByIds, adminDeleteSchema, adminPasswordSchema, adminUsersQuerySchema } from "../orgs/index.js";
+import { assertReach, type Offboarding, getActiveMemberships, getActiveMembershipsOfUsers, soleOwnedOrganizations, isAdminRole, type OrgRole, requirePersonalUser, requireSuperadmin } from "../access/index.js";
+import { UserErrors, userAccounts, type UserRow, auditQuerySchema, suspendSchema, toUserView, type UserView } from "../users/index.js";
+import { AdminErrors, reachUser } from "./admin-reach.js";
 import { sshKeysOfUser, type SshKeyView } from "../ssh-keys/index.js";
-import { getActiveMemberships, getActiveMembershipsOfUsers, soleOwnedOrganizations, isAdminRole, type OrgRole, requirePersonalUser, requireSuperadmin } from "../access/index.js";
 
 
 export interface AdminUserView extends UserView {
@@ -67,7 +59,7 @@ export class AdminUsersService {
     }
     // Deleted accounts are an operator's to list (and restore).
     if (q.show === "deleted" && !actor.isSuperadmin) throw CommonErrors.forbidden("Only superadmins list deleted accounts");
-    const { rows, total } = await usersRepository.search(db, { text: q.q, managedBy, show: q.show, limit: q.perPage, offset: (q.page - 1) * q.perPage });
+    const { rows, total } = await userAccounts.search(db, { text: q.q, managedBy, show: q.show, limit: q.perPage, offset: (q.page - 1) * q.perPage });
     return toPage(await this.withOrgsOfMany(actor, rows), total, q.page, q.perPage);
   }
 
@@ -102,7 +94,7 @@ export class AdminUsersService {
       const now = clock.now();
       // Organizations before the account: the order every offboarding locks in.
       await this.deps.certificates.lockForRevocation(tx, { userId: user.id });
-      const updated = await usersRepository.update(tx, user.id, { status: "suspended", suspendedAt: now, suspendedReason: reason ?? null, updatedAt: now });
+      const updated = await userAccounts.suspend(tx, user.id, reason ?? null, now);
       // Deleted since it was read.
       if (!updated) throw UserErrors.notFound();
       // A suspended person's certificates stop working everywhere (sshd trusts certificates, not sessions).
@@ -123,7 +115,7 @@ export class AdminUsersService {
     return db.transaction(async (tx) => {
       const user = await reachUser(tx, actor, userId, { allowSelf: false, what: "unsuspend" });
       if (user.status !== "suspended") throw UserErrors.notSuspended();
-      const updated = await usersRepository.update(tx, user.id, { status: "active", suspendedAt: null, suspendedReason: null, updatedAt: clock.now() });
+      const updated = await userAccounts.unsuspend(tx, user.id, clock.now());
       if (!updated) throw UserErrors.notFound();
       await audit.record(tx, ctx, AuditAction.userUnsuspend, { userId: user.id, resourceType: "user", resourceId: user.id });
       return toUserView(updated);
@@ -140,7 +132,7 @@ export class AdminUsersService {
     const actor = requireSuperadmin(ctx);
     return db.transaction(async (tx) => {
       const user = await reachUser(tx, actor, userId, { allowSelf: false, what: "verify" });
-      const updated = await usersRepository.markEmailVerified(tx, user, "superadmin", clock.now());
+      const updated = await userAccounts.markEmailVerified(tx, user, "superadmin", clock.now());
       await audit.record(tx, ctx, AuditAction.userVerifyEmailByAdmin, { userId: user.id, resourceType: "user", resourceId: user.id, metadata: { via: "superadmin" } });
       return toUserView(updated);
     });
@@ -158,7 +150,7 @@ export class AdminUsersService {
       await reachUser(tx, actor, target.id, { allowSelf: false, what: "set a password for" });
       await credentials.setPassword(tx, target.id, newPassword);
       // A pending account becomes usable once an administrator sets its password.
-      if (target.status === "pending_activation") await usersRepository.update(tx, target.id, { status: "active", updatedAt: clock.now() });
+      if (target.status === "pending_activation") await userAccounts.activate(tx, target.id, clock.now());
       await audit.record(tx, ctx, AuditAction.userPasswordSetByAdmin, { userId: target.id, resourceType: "user", resourceId: target.id });
     });
     await sessions.revokeAll(target.id);
@@ -179,7 +171,7 @@ export class AdminUsersService {
       const sole = await soleOwnedOrganizations(tx, user.id);
       if (sole.withOthers.length > 0) throw new AppError("USER_IS_SOLE_OWNER", 409, `The user is the only owner of ${sole.withOthers.map((o) => o.name).join(", ")}: transfer ownership first`, { transfer_ownership: sole.withOthers.map((o) => o.name) });
       const now = clock.now();
-      await usersRepository.update(tx, user.id, { deletedAt: now, updatedAt: now });
+      await userAccounts.softDelete(tx, user.id, now);
       await this.deps.certificates.revokeForOffboarding(tx, ctx, { userId: user.id, reason: "Account deleted" });
       const offboarded = await this.deps.networks.personLeft(tx, ctx, { userId: user.id, why: "deleted" });
       await audit.record(tx, ctx, AuditAction.userDelete, { userId: user.id, resourceType: "user", resourceId: user.id, metadata: { by_admin: true } });
@@ -195,13 +187,13 @@ export class AdminUsersService {
     const id = parseId(userId, UserErrors.notFound);
     const restore = () =>
       db.transaction(async (tx) => {
-        const deleted = await usersRepository.findDeleted(tx, id);
+        const deleted = await userAccounts.findDeleted(tx, id);
         if (!deleted) {
-          if (await usersRepository.findById(tx, id)) throw AdminErrors.notDeleted();
+          if (await userAccounts.find(tx, id)) throw AdminErrors.notDeleted();
           throw UserErrors.notFound();
         }
         await assertReach(tx, actor, deleted, { allowSelf: false, what: "restore" });
-        const restored = await usersRepository.restore(tx, id, clock.now());
+        const restored = await userAccounts.restore(tx, id, clock.now());
         // A concurrent restore got there first.
         if (!restored) throw AdminErrors.notDeleted();
         await audit.record(tx, ctx, AuditAction.userRestore, { userId: id, resourceType: "user", resourceId: id });
@@ -268,7 +260,7 @@ export class AdminUsersService {
   async lookup(ctx: RequestContext, input: unknown): Promise<{ users: Array<{ id: string; email: string; fullName: string | null; deleted: boolean }>; organizations: Array<{ id: string; name: string; slug: string }> }> {
     requireSuperadmin(ctx);
     const q = parseInput(lookupSchema, input);
-    const [users, organizations] = await Promise.all([usersRepository.namesByIds(this.deps.db, q.userIds), orgsRepository.findByIds(this.deps.db, q.organizationIds)]);
+    const [users, organizations] = await Promise.all([userAccounts.namesByIds(this.deps.db, q.userIds), organizationsByIds(this.deps.db, q.organizationIds)]);
     return { users, organizations: organizations.map((o) => ({ id: o.id, name: o.name, slug: o.slug })) };
   }
 
@@ -281,8 +273,8 @@ export class AdminUsersService {
     // Not oneself: demoting oneself could leave the installation without an operator.
     if (id === actor.userId) throw AdminErrors.ownOperatorRole();
     return db.transaction(async (tx) => {
-      if (!(await usersRepository.lockById(tx, id))) throw UserErrors.notFound();
-      const user = (await usersRepository.findById(tx, id))!;
+      if (!(await userAccounts.lock(tx, id))) throw UserErrors.notFound();
+      const user = (await userAccounts.find(tx, id))!;
       if (value && user.isSuperadmin) throw AdminErrors.alreadySuperadmin();
       if (!value && !user.isSuperadmin) throw AdminErrors.notSuperadmin();
       if (value) {
@@ -290,7 +282,7 @@ export class AdminUsersService {
         if (user.status !== "active") throw AdminErrors.notActive(user.status);
         if (!user.emailVerifiedAt) throw AdminErrors.unverified();
       }
-      const updated = await usersRepository.update(tx, id, { isSuperadmin: value, updatedAt: clock.now() });
+      const updated = await userAccounts.setSuperadmin(tx, id, value, clock.now());
       if (!updated) throw UserErrors.notFound();
       await audit.record(tx, ctx, value ? AuditAction.userPromoted : AuditAction.userDemoted, { userId: id, resourceType: "user", resourceId: id, metadata: { via: "superadmin" } });
       return toUserView(updated);
@@ -300,9 +292,9 @@ export class AdminUsersService {
   /** Grants or revokes superadmin (used by `npm run admin -- promote|demote <email>`). */
   async setSuperadmin(ctx: RequestContext, email: string, value: boolean): Promise<UserView> {
     return this.deps.db.transaction(async (tx) => {
-      const user = await usersRepository.findByEmail(tx, normalizeEmail(email));
+      const user = await userAccounts.findByEmail(tx, normalizeEmail(email));
       if (!user) throw UserErrors.notFound();
-      const updated = await usersRepository.update(tx, user.id, { isSuperadmin: value, updatedAt: this.deps.clock.now() });
+      const updated = await userAccounts.setSuperadmin(tx, user.id, value, this.deps.clock.now());
       if (!updated) throw UserErrors.notFound();
       await this.deps.audit.record(tx, ctx, value ? AuditAction.userPromoted : AuditAction.userDemoted, { userId: user.id });
       return toUserView(updated);
@@ -317,7 +309,7 @@ export class AdminUsersService {
   async bootstrapSuperadmins(ctx: RequestContext, emails: readonly string[]): Promise<number> {
     let promoted = 0;
     for (const email of emails) {
-      const user = await usersRepository.findByEmail(this.deps.db, normalizeEmail(email));
+      const user = await userAccounts.findByEmail(this.deps.db, normalizeEmail(email));
       if (!user || user.isSuperadmin || user.emailVerifiedVia !== "email_link") continue;
       await this.setSuperadmin(ctx, user.email, true);
       promoted++;

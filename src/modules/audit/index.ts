@@ -35,3 +35,5 @@ export function createAuditModule(deps: { db: Db; clock: Clock; box: SecretBox; 
 
 export type AuditModule = ReturnType<typeof createAuditModule>;
 export { auditInsertAs, auditInsertManyAs, auditInsertWhenAs, auditRowsJson, auditRowValues, type AuditRow } from "./audit.repository.js";
+export { activitySchema, systemAuditQuerySchema } from "./activity.schemas.js";
+export { chainExportSchema } from "./chain-export.service.js";

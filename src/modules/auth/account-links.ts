@@ -1,8 +1,8 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Executor } from "../../infra/db.js";
 import { randomToken, sha256Hex } from "../../lib/crypto/index.js";
-import type { EmailService } from "../email/email.service.js";
-import { usersRepository, type UserRow } from "../users/users.repository.js";
+import type { EmailService } from "../email/index.js";
+import { userAccounts, type UserRow } from "../users/index.js";
 import { userTokensRepository, type UserTokenPurpose } from "./user-tokens.repository.js";
 
 export interface AccountLinksDeps {
@@ -74,6 +74,6 @@ export class AccountLinks {
    */
   async lockAccountOf(tx: Executor, purposes: UserTokenPurpose[], tokenHash: string, now: Date): Promise<void> {
     const userId = await userTokensRepository.findUsableOwner(tx, purposes, tokenHash, now);
-    if (userId) await usersRepository.lockById(tx, userId);
+    if (userId) await userAccounts.lock(tx, userId);
   }
 }

@@ -5,12 +5,10 @@ import { sha256Hex } from "../../lib/crypto/index.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { normalizeEmail } from "../../lib/strings.js";
 import { parseInput } from "../../lib/validation.js";
-import { AuditAction } from "../audit/audit.actions.js";
-import type { AuditService } from "../audit/audit.service.js";
-import type { EmailService } from "../email/email.service.js";
+import { AuditAction, type AuditService } from "../audit/index.js";
+import type { EmailService } from "../email/index.js";
 import type { RateLimitService, RateRule } from "../rate-limit/index.js";
-import { usersRepository, type UserRow } from "../users/users.repository.js";
-import { toUserView, type UserView } from "../users/users.views.js";
+import { userAccounts, type UserRow, toUserView, type UserView } from "../users/index.js";
 import type { AccountLinks } from "./account-links.js";
 import { AuthErrors } from "./auth.errors.js";
 import {
@@ -70,7 +68,7 @@ export class AccountsService {
     const password = await credentials.hashNewPassword(data.password, email);
 
     await db.transaction(async (tx) => {
-      const existing = await usersRepository.findByEmail(tx, email);
+      const existing = await userAccounts.findByEmail(tx, email);
       if (existing) {
         await this.deps.email.enqueue(tx, "account-exists", existing.email, {
           name: existing.fullName ?? existing.email,
@@ -99,12 +97,12 @@ export class AccountsService {
         const now = clock.now();
         await this.deps.links.lockAccountOf(tx, ["email_verification", "email_change"], sha256Hex(token), now);
         const link = await userTokensRepository.consumeEmailLink(tx, sha256Hex(token), now);
-        const found = link ? await usersRepository.findById(tx, link.userId) : undefined;
+        const found = link ? await userAccounts.find(tx, link.userId) : undefined;
         if (!link || !found) throw AuthErrors.invalidLink();
         const user = link.purpose === "email_change" && link.newEmail ? await this.switchAddress(tx, ctx, found, link.newEmail, now) : found;
         const promote = config.superadminEmails.includes(user.email) && !user.isSuperadmin;
-        let updated = await usersRepository.markEmailVerified(tx, user, "email_link", now);
-        if (promote) updated = (await usersRepository.update(tx, user.id, { isSuperadmin: true, updatedAt: now }))!;
+        let updated = await userAccounts.markEmailVerified(tx, user, "email_link", now);
+        if (promote) updated = (await userAccounts.setSuperadmin(tx, user.id, true, now))!;
         await audit.record(tx, ctx, AuditAction.userEmailVerified, { userId: user.id, resourceType: "user", resourceId: user.id });
         if (promote) {
           await audit.record(tx, ctx, AuditAction.userPromoted, { userId: user.id, metadata: { source: "SUPERADMIN_EMAILS" } });
@@ -132,7 +130,7 @@ export class AccountsService {
     await credentials.confirmCurrentPassword(ctx, actor, data.password, "recent-sign-in");
     if (newEmail === actor.email) throw AuthErrors.sameEmail();
     await db.transaction(async (tx) => {
-      const user = await usersRepository.findById(tx, actor.userId);
+      const user = await userAccounts.find(tx, actor.userId);
       if (!user) throw AuthErrors.invalidLink();
       const now = clock.now();
       // Only the latest request counts.
@@ -153,8 +151,8 @@ export class AccountsService {
   private async switchAddress(tx: Executor, ctx: RequestContext, user: UserRow, newEmail: string, now: Date): Promise<UserRow> {
     if (newEmail === user.email) return user;
     // Another account took the address since the request.
-    if (await usersRepository.findByEmail(tx, newEmail)) throw AuthErrors.emailTaken();
-    const updated = await usersRepository.update(tx, user.id, { email: newEmail, emailVerifiedAt: now, emailVerifiedVia: "email_link", updatedAt: now });
+    if (await userAccounts.findByEmail(tx, newEmail)) throw AuthErrors.emailTaken();
+    const updated = await userAccounts.changeEmail(tx, user.id, newEmail, now);
     if (!updated) throw AuthErrors.invalidLink();
     // Links mailed to the old address no longer speak for this account.
     // A reset link mailed to the old address would let that mailbox take the account back.
@@ -172,7 +170,7 @@ export class AccountsService {
     const actor = requirePersonalUser(ctx);
     await limits.consume("resend-verification", config.limits.resendVerification, actor.userId);
     await db.transaction(async (tx) => {
-      const user = await usersRepository.findById(tx, actor.userId);
+      const user = await userAccounts.find(tx, actor.userId);
       if (!user) throw AuthErrors.invalidLink();
       if (user.emailVerifiedAt) throw AuthErrors.emailAlreadyVerified();
       await this.deps.links.sendVerification(tx, user);
@@ -188,7 +186,7 @@ export class AccountsService {
     const email = normalizeEmail(parseInput(emailOnlySchema, input).email);
     await limits.consume("resend-verification", config.limits.resendVerification, `email:${email}`);
     await db.transaction(async (tx) => {
-      const user = await usersRepository.findByEmail(tx, email);
+      const user = await userAccounts.findByEmail(tx, email);
       if (user && !user.emailVerifiedAt && user.status === "active") await this.deps.links.sendVerification(tx, user);
     });
     return { message: RESEND_ACCEPTED };
@@ -200,7 +198,7 @@ export class AccountsService {
     const email = normalizeEmail(parseInput(emailOnlySchema, input).email);
     await limits.consume("forgot-password-email", config.limits.forgotPassword, email);
     await db.transaction(async (tx) => {
-      const user = await usersRepository.findByEmail(tx, email);
+      const user = await userAccounts.findByEmail(tx, email);
       if (!user || user.status !== "active") return;
       const token = await this.deps.links.issue(tx, user.id, "password_reset", config.passwordResetTtl, clock.now());
       await this.deps.email.enqueue(tx, "reset-password", user.email, {
@@ -224,11 +222,11 @@ export class AccountsService {
       const now = clock.now();
       await this.deps.links.lockAccountOf(tx, ["password_reset"], tokenHash, now);
       const userId = await userTokensRepository.consume(tx, "password_reset", tokenHash, now);
-      const found = userId ? await usersRepository.findById(tx, userId) : undefined;
+      const found = userId ? await userAccounts.find(tx, userId) : undefined;
       if (!found || found.status !== "active") throw AuthErrors.invalidLink();
       await credentials.setPassword(tx, found.id, await credentials.hashNewPassword(data.password, found.email));
       // Following the link proved control of the address.
-      await usersRepository.markEmailVerified(tx, found, "email_link", now);
+      await userAccounts.markEmailVerified(tx, found, "email_link", now);
       await userTokensRepository.voidAll(tx, found.id, "password_reset", now);
       await audit.record(tx, ctx, AuditAction.userPasswordReset, { userId: found.id });
       return found;
@@ -263,11 +261,11 @@ export class AccountsService {
     await db.transaction(async (tx) => {
       const now = clock.now();
       const userId = await userTokensRepository.consume(tx, "activation", sha256Hex(data.code), now);
-      const user = userId ? await usersRepository.findById(tx, userId) : undefined;
+      const user = userId ? await userAccounts.find(tx, userId) : undefined;
       if (!user || user.status !== "pending_activation") throw AuthErrors.invalidLink();
       await credentials.setPassword(tx, user.id, await credentials.hashNewPassword(data.password, user.email));
-      await usersRepository.update(tx, user.id, { status: "active", fullName: data.fullName ?? user.fullName, updatedAt: now });
-      await usersRepository.markEmailVerified(tx, user, "email_link", now);
+      await userAccounts.activate(tx, user.id, now, data.fullName ?? user.fullName);
+      await userAccounts.markEmailVerified(tx, user, "email_link", now);
       await audit.record(tx, ctx, AuditAction.userActivate, { userId: user.id });
     });
     return { message: "Your account is active. Sign in with your new password." };
@@ -280,7 +278,7 @@ export class AccountsService {
     const email = normalizeEmail(parseInput(emailOnlySchema, input).email);
     await limits.consume("resend-verification", config.limits.resendVerification, `activation:${email}`);
     await db.transaction(async (tx) => {
-      const user = await usersRepository.findByEmail(tx, email);
+      const user = await userAccounts.findByEmail(tx, email);
       if (user?.status === "pending_activation") await this.deps.links.sendActivation(tx, user, "An administrator", "your organization");
     });
     return { message: "If this address has an account waiting for activation, we sent a new link." };

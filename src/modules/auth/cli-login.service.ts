@@ -7,9 +7,8 @@ import { randomToken, sha256Hex } from "../../lib/crypto/index.js";
 import { AppError } from "../../lib/errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseInput } from "../../lib/validation.js";
-import { AuditAction } from "../audit/audit.actions.js";
-import type { AuditService } from "../audit/audit.service.js";
-import { usersRepository } from "../users/users.repository.js";
+import { AuditAction, type AuditService } from "../audit/index.js";
+import { userAccounts } from "../users/index.js";
 import type { RateLimitService, RateRule } from "../rate-limit/index.js";
 import type { SessionIssuer } from "./session-issuer.js";
 import { requirePersonalUser } from "../access/index.js";
@@ -96,7 +95,7 @@ export class CliLoginService {
     if (via !== "cookie") throw CliErrors.browserRequired();
     const { cliToken } = parseInput(cliAuthorizeSchema, input);
     const pending = await this.pending(cliToken, true);
-    const user = await usersRepository.findById(this.deps.db, actor.userId);
+    const user = await userAccounts.find(this.deps.db, actor.userId);
     if (!user) throw CliErrors.tokenNotFound();
     // The CLI's session is listed as the CLI's, not as another browser.
     const cliCtx = { ...ctx, userAgent: "Keyward command-line client (browser sign-in)" };

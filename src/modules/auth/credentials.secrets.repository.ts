@@ -3,7 +3,7 @@ import { passwordCredentials, users } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
 import { preparedQuery } from "../../infra/prepared.js";
 import { live } from "../../infra/soft-delete.js";
-import { userColumns, type UserRow } from "../users/users.repository.js";
+import { userColumns, type UserRow } from "../users/index.js";
 import { mfaMethodCounts, toMfaMethods, type MfaMethods } from "./mfa/mfa.repository.js";
 
 /**
@@ -16,7 +16,7 @@ const findHash = preparedQuery("password_hash_of_user", (db) =>
 );
 
 // A password sign-in's one read: the live account with this address, its password hash (null
-// without a password) and its MFA method counts (usersRepository.findByEmail, findHash and
+// without a password) and its MFA method counts (userAccounts.findByEmail, findHash and
 // mfaRepository.methods together).
 const findSignIn = preparedQuery("sign_in_by_email", (db) =>
   db

@@ -4,7 +4,7 @@ import { uniqueOr } from "../../infra/db-errors.js";
 import { sha256Hex, type PasswordHasher } from "../../lib/crypto/index.js";
 import type { RequestContext, UserActor } from "../../lib/request-context.js";
 import type { LockoutRule, RateLimitService } from "../rate-limit/index.js";
-import { usersRepository, type EmailVerifiedVia, type UserRow } from "../users/users.repository.js";
+import { userAccounts, type EmailVerifiedVia, type UserRow } from "../users/index.js";
 import { AuthErrors } from "./auth.errors.js";
 import { credentialsRepository } from "./credentials.repository.js";
 import { credentialsSecretsRepository } from "./credentials.secrets.repository.js";
@@ -58,7 +58,7 @@ export class CredentialsService {
   createAccount(tx: Executor, v: NewAccount, opts: { emailTaken?: () => Error } = {}): Promise<UserRow> {
     const now = this.deps.clock.now();
     const insert = async () => {
-      const user = await usersRepository.insert(tx, {
+      const user = await userAccounts.create(tx, {
         email: v.email,
         fullName: v.fullName,
         isSuperadmin: false,

@@ -1,13 +1,13 @@
 import type { Config } from "../../config/index.js";
 import type { Clock } from "../../infra/clock.js";
-import type { Db } from "../../infra/db.js";
+import type { Db, Executor } from "../../infra/db.js";
 import type { KeyValueStore } from "../../infra/kv.js";
 import type { Logger } from "../../infra/logger.js";
 import type { SessionRecordStore } from "../../infra/session-store.js";
 import { deriveKey, type PasswordHasher, type SecretBox } from "../../lib/crypto/index.js";
 import type { OriginMatcher } from "../../lib/origins.js";
-import type { AuditService } from "../audit/audit.service.js";
-import type { EmailService } from "../email/email.service.js";
+import type { AuditService } from "../audit/index.js";
+import type { EmailService } from "../email/index.js";
 import type { RateLimitService } from "../rate-limit/index.js";
 import type { ProfileReader } from "../users/index.js";
 import { AccountLinks } from "./account-links.js";
@@ -20,9 +20,27 @@ import { MfaLoginService } from "./mfa/mfa-login.service.js";
 import { MfaPolicyService } from "./mfa/mfa-policy.service.js";
 import { MfaService } from "./mfa/mfa.service.js";
 import { PendingLoginStore } from "./mfa/pending-login.js";
+import { mfaRepository, type MfaMethods } from "./mfa/mfa.repository.js";
 import { SessionIssuer } from "./session-issuer.js";
 import { MySessionsService } from "./sessions/my-sessions.service.js";
 import { SessionsService } from "./sessions/sessions.service.js";
+export { type AccountsService } from "./accounts.service.js";
+export { type ActorService } from "./actor.service.js";
+export { activateSchema, changeEmailSchema, changePasswordSchema, confirms, emailOnlySchema, loginSchema, registerSchema, resetPasswordSchema, tokenRedirectSchema, tokenSchema } from "./auth.schemas.js";
+export { cliAuthorizeSchema, cliLookupSchema, cliStartSchema } from "./cli-login.service.js";
+export { type CredentialsService } from "./credentials.service.js";
+export { type LoginService, type MfaChallenge, startMfaChallenge } from "./login.service.js";
+export { assertionSchema, mfaLoginCodeSchema, mfaTokenSchema } from "./mfa/mfa-login.service.js";
+export { compliancePageSchema, policySchema } from "./mfa/mfa-policy.service.js";
+export { codeSchema, completeRegistrationSchema, type MfaService, passwordSchema, renameSchema } from "./mfa/mfa.service.js";
+export { type PendingLoginStore } from "./mfa/pending-login.js";
+export { type SessionIssued, type SessionIssuer } from "./session-issuer.js";
+export { type SessionsService } from "./sessions/sessions.service.js";
+
+/** Which second factors an account has (never their secrets): counts for the linked-accounts page. */
+export function mfaMethodsOf(db: Executor, userId: string): Promise<MfaMethods> {
+  return mfaRepository.methods(db, userId);
+}
 
 export interface AuthModuleDeps {
   db: Db;

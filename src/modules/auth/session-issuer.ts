@@ -1,10 +1,8 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
 import type { RequestContext } from "../../lib/request-context.js";
-import { AuditAction } from "../audit/audit.actions.js";
-import type { AuditService } from "../audit/audit.service.js";
-import type { UserRow } from "../users/users.repository.js";
-import { toUserView, type UserView } from "../users/users.views.js";
+import { AuditAction, type AuditService } from "../audit/index.js";
+import { type UserRow, toUserView, type UserView } from "../users/index.js";
 import type { SessionsService } from "./sessions/sessions.service.js";
 import { AuthErrors } from "./auth.errors.js";
 import { signInRepository } from "./sign-in.repository.js";

@@ -4,8 +4,7 @@ import type { Executor } from "../../infra/db.js";
 import { preparedQuery, setPlaceholder } from "../../infra/prepared.js";
 import { live } from "../../infra/soft-delete.js";
 import { auditInsertWhenAs, auditRowsJson, type AuditRow } from "../audit/index.js";
-import { noteProfileChanged } from "../users/index.js";
-import { userColumns, type UserRow } from "../users/users.repository.js";
+import { noteProfileChanged, userColumns, type UserRow } from "../users/index.js";
 
 // The end of every sign-in: the account's last sign-in and the "user.login" record, in one
 // prepared statement (one transaction of its own, without BEGIN and COMMIT round trips). The

@@ -4,7 +4,7 @@ import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseInput } from "../../lib/validation.js";
-import type { EmailService } from "../email/email.service.js";
+import type { EmailService } from "../email/index.js";
 import type { RateLimitService, RateRule } from "../rate-limit/index.js";
 import { contactRepository } from "./contact.repository.js";
 

@@ -1,6 +1,6 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
-import type { EmailService } from "../email/email.service.js";
+import type { EmailService } from "../email/index.js";
 import type { RateLimitService, RateRule } from "../rate-limit/index.js";
 import { ContactService } from "./contact.service.js";
 

@@ -1,9 +1,7 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db, Executor } from "../../infra/db.js";
 import type { Logger } from "../../infra/logger.js";
-import type { SecretBox } from "../../lib/crypto/index.js";
-import { sealContexts } from "../../lib/crypto/index.js";
-import { randomIntBetween } from "../../lib/crypto/index.js";
+import { type SecretBox, sealContexts, randomIntBetween } from "../../lib/crypto/index.js";
 import { outboxRepository } from "./outbox.repository.js";
 import { claimDueEmailsPrivileged, type ClaimedEmail } from "./outbox.secrets.repository.js";
 import type { EmailRenderer } from "./render.js";

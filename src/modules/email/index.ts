@@ -2,7 +2,7 @@ import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
 import type { Logger } from "../../infra/logger.js";
 import type { SecretBox } from "../../lib/crypto/index.js";
-import type { AuditService } from "../audit/audit.service.js";
+import type { AuditService } from "../audit/index.js";
 import { EmailService } from "./email.service.js";
 import { OutboxAdminService } from "./outbox-admin.service.js";
 import { OutboxStatsService } from "./outbox-stats.service.js";
@@ -12,6 +12,7 @@ import type { EmailTransport } from "./transports/transport.js";
 export { createEmailTransport } from "./transports/index.js";
 export type { EmailService } from "./email.service.js";
 export type { EmailTransport } from "./transports/transport.js";
+export { outboxListSchema } from "./outbox-admin.service.js";
 
 export interface EmailModuleDeps {
   db: Db;

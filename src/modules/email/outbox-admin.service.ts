@@ -5,8 +5,7 @@ import { AppError } from "../../lib/errors.js";
 import { paginationSchema, toPage } from "../../lib/pagination.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseId, parseInput } from "../../lib/validation.js";
-import { AuditAction } from "../audit/audit.actions.js";
-import type { AuditService } from "../audit/audit.service.js";
+import { AuditAction, type AuditService } from "../audit/index.js";
 import { outboxRepository } from "./outbox.repository.js";
 import { requireSuperadmin } from "../access/index.js";
 

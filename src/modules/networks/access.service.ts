@@ -2,7 +2,7 @@ import type { Executor } from "../../infra/db.js";
 import { CommonErrors } from "../../lib/errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseId, parseInput } from "../../lib/validation.js";
-import { AuditAction } from "../audit/audit.actions.js";
+import { AuditAction } from "../audit/index.js";
 import { NetworkErrors } from "./networks.errors.js";
 import { activationSessionsRepository } from "./activation-sessions.repository.js";
 import { approvalsRepository } from "./approvals.repository.js";

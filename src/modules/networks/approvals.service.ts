@@ -2,9 +2,9 @@ import type { Executor } from "../../infra/db.js";
 import { uniqueOr } from "../../infra/db-errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseId, parseInput } from "../../lib/validation.js";
-import { AuditAction } from "../audit/audit.actions.js";
-import type { EmailService } from "../email/email.service.js";
-import { usersRepository } from "../users/users.repository.js";
+import { AuditAction } from "../audit/index.js";
+import type { EmailService } from "../email/index.js";
+import { userAccounts } from "../users/index.js";
 import { initialState } from "./devices.service.js";
 import { isNetworkManager, requireNetwork, requireNetworkManager } from "./network-access.js";
 import { NetworkErrors } from "./networks.errors.js";
@@ -71,7 +71,7 @@ export class ApprovalsService {
         });
         await this.attachDevices(tx, created, device ? [device.id] : null, now);
         if (!open) {
-          const requester = await usersRepository.findById(tx, actor.userId);
+          const requester = await userAccounts.find(tx, actor.userId);
           for (const m of await portalNetworksRepository.managerContacts(tx, access.orgId, network.id)) {
             if (m.email === actor.email) continue;
             await this.deps.email.enqueue(tx, "network-access-request", m.email, {
@@ -219,7 +219,7 @@ export class ApprovalsService {
   }
 
   private async notify(tx: Executor, approval: ApprovalRow, network: PortalNetworkRow, organizationName: string, decision: string, reason: string | null | undefined): Promise<void> {
-    const person = await usersRepository.findById(tx, approval.userId);
+    const person = await userAccounts.find(tx, approval.userId);
     if (!person) return;
     await this.deps.email.enqueue(tx, "network-access-decision", person.email, {
       name: person.fullName ?? person.email,

@@ -1,11 +1,9 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db, Executor } from "../../infra/db.js";
-import type { SecretBox } from "../../lib/crypto/index.js";
-import { sealContexts } from "../../lib/crypto/index.js";
+import { type SecretBox, sealContexts } from "../../lib/crypto/index.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseInput } from "../../lib/validation.js";
-import { AuditAction } from "../audit/audit.actions.js";
-import type { AuditService } from "../audit/audit.service.js";
+import { AuditAction, type AuditService } from "../audit/index.js";
 import { ControllerError, type ControllerClient, type ControllerConfig } from "./controller/index.js";
 import { NetworkErrors } from "./networks.errors.js";
 import { readControllerConnectionPrivileged } from "./controller.secrets.repository.js";

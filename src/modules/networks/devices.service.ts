@@ -2,8 +2,8 @@ import { uniqueOr } from "../../infra/db-errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { normalizeEmail } from "../../lib/strings.js";
 import { parseId, parseInput } from "../../lib/validation.js";
-import { AuditAction } from "../audit/audit.actions.js";
-import { usersRepository } from "../users/users.repository.js";
+import { AuditAction } from "../audit/index.js";
+import { userAccounts } from "../users/index.js";
 import { atController } from "./controller-config.service.js";
 import { requireNetwork } from "./network-access.js";
 import { NetworkErrors } from "./networks.errors.js";
@@ -154,7 +154,7 @@ export class DevicesService {
       if (!(await portalNetworksRepository.lockNetwork(tx, id, network.id, "key share"))) throw NetworkErrors.networkNotFound();
       const named: string[] = [];
       for (const a of data.assignments) {
-        const user = await usersRepository.findByEmail(tx, normalizeEmail(a.email));
+        const user = await userAccounts.findByEmail(tx, normalizeEmail(a.email));
         if (user) named.push(user.id);
       }
       await killSwitchRepository.lockPeople(tx, [...new Set(named)]);
@@ -164,7 +164,7 @@ export class DevicesService {
           skipped.push({ nodeId: a.nodeId, reason: "not a member at the controller" });
           continue;
         }
-        const user = await usersRepository.findByEmail(tx, normalizeEmail(a.email));
+        const user = await userAccounts.findByEmail(tx, normalizeEmail(a.email));
         if (!user || !(await getActiveMembership(tx, user.id, id))) {
           skipped.push({ nodeId: a.nodeId, reason: "no member of the organization has this email" });
           continue;

@@ -3,7 +3,7 @@ import { AppError, CommonErrors } from "../../lib/errors.js";
 import { paginationSchema, toPage, type Page } from "../../lib/pagination.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseId, parseInput } from "../../lib/validation.js";
-import { AuditAction } from "../audit/audit.actions.js";
+import { AuditAction } from "../audit/index.js";
 import { activationSessionsRepository } from "./activation-sessions.repository.js";
 import { approvalsRepository } from "./approvals.repository.js";
 import { deviceMembershipsRepository } from "./device-memberships.repository.js";

@@ -2,8 +2,8 @@ import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
 import type { Logger } from "../../infra/logger.js";
 import type { SecretBox } from "../../lib/crypto/index.js";
-import type { AuditService } from "../audit/audit.service.js";
-import type { EmailService } from "../email/email.service.js";
+import type { AuditService } from "../audit/index.js";
+import type { EmailService } from "../email/index.js";
 import { AccessService } from "./access.service.js";
 import { ApprovalsService } from "./approvals.service.js";
 import { createControllerClient } from "./controller/index.js";
@@ -14,6 +14,10 @@ import { GlobalKillSwitchService } from "./global-kill-switch.service.js";
 import { NetworkOffboarding } from "./offboarding.js";
 import { PortalNetworksService } from "./portal-networks.service.js";
 import { ReconcileService } from "./reconcile.service.js";
+export { type ClientFactory } from "./controller-config.service.js";
+export { type AccountName, globalKillSwitchListSchema, type GlobalKillSwitchPreview, globalKillSwitchSchema, type GlobalKillSwitchView } from "./global-kill-switch.service.js";
+export { activateSchema, assignApprovalSchema, controllerConfigSchema, createDeviceSchema, createNetworkSchema, decideSchema, importMembersSchema, importNetworksSchema, killSwitchSchema, listNetworksSchema, managersSchema, pendingQuerySchema, requestApprovalSchema, updateDeviceSchema, updateNetworkSchema } from "./networks.schemas.js";
+export { type ApprovalView, type DeviceView, type KillSwitchView, type MembershipView, type PortalNetworkView, type SessionView } from "./networks.views.js";
 
 export interface NetworksModuleDeps {
   db: Db;

@@ -1,6 +1,6 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
-import type { AuditService } from "../audit/audit.service.js";
+import type { AuditService } from "../audit/index.js";
 import type { ControllerConfigService } from "./controller-config.service.js";
 import type { ControllerSync } from "./controller-sync.js";
 

@@ -1,8 +1,7 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Executor } from "../../infra/db.js";
 import type { RequestContext } from "../../lib/request-context.js";
-import { AuditAction } from "../audit/audit.actions.js";
-import type { AuditService } from "../audit/audit.service.js";
+import { AuditAction, type AuditService } from "../audit/index.js";
 import type { ControllerSync } from "./controller-sync.js";
 import { activationSessionsRepository } from "./activation-sessions.repository.js";
 import { approvalsRepository } from "./approvals.repository.js";

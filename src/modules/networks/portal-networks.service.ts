@@ -1,7 +1,7 @@
 import { uniqueOr } from "../../infra/db-errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseId, parseInput } from "../../lib/validation.js";
-import { AuditAction } from "../audit/audit.actions.js";
+import { AuditAction } from "../audit/index.js";
 import { CommonErrors } from "../../lib/errors.js";
 import { atController } from "./controller-config.service.js";
 import type { ControllerNetwork } from "./controller/index.js";

@@ -1,13 +1,11 @@
 import type { Clock } from "../../infra/clock.js";
-import type { Db } from "../../infra/db.js";
+import type { Db, Database } from "../../infra/db.js";
 import { type SecretBox, sealContexts } from "../../lib/crypto/index.js";
 import { newClientId, newClientSecret } from "./client-ids.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseInput } from "../../lib/validation.js";
-import { AuditAction } from "../audit/audit.actions.js";
-import type { AuditService } from "../audit/audit.service.js";
+import { AuditAction, type AuditService } from "../audit/index.js";
 import type { AnnouncedCache } from "../../infra/announced-cache.js";
-import type { Database } from "../../infra/db.js";
 import { changingClient, createClientCache } from "./client-cache.js";
 import { prepareLiveClientWithSecretPrivileged, type ClientWithSealedSecret } from "./oidc-clients.secrets.repository.js";
 import { ClientErrors } from "./oidc-clients.errors.js";

@@ -2,8 +2,7 @@ import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
 import { generateSigningJwk, type PrivateJwk, type SecretBox, type SigningAlg, sealContexts } from "../../lib/crypto/index.js";
 import { systemContext } from "../../lib/request-context.js";
-import { AuditAction } from "../audit/audit.actions.js";
-import type { AuditService } from "../audit/audit.service.js";
+import { AuditAction, type AuditService } from "../audit/index.js";
 import { signingKeysRepository } from "./signing-keys.repository.js";
 import { listPublishedSigningKeysPrivileged } from "./signing-keys.secrets.repository.js";
 

@@ -1,6 +1,6 @@
 import type { Executor } from "../../infra/db.js";
 import type { Logger } from "../../infra/logger.js";
-import { usersRepository } from "../users/users.repository.js";
+import { userAccounts } from "../users/index.js";
 import { assertBelowOrgLimit, type OrgLimitConfig } from "./org-limit.js";
 import { OrgErrors } from "./orgs.errors.js";
 
@@ -19,6 +19,6 @@ export interface AdmissionConfig extends OrgLimitConfig {
 export async function admitMember(tx: Executor, userId: string, config: AdmissionConfig, logger: Logger): Promise<void> {
   // A mistyped address would own organizations and CAs and hold certificates, all of it taken by
   // whoever really holds the address and resets the password.
-  if (config.requireVerifiedEmail && !(await usersRepository.findById(tx, userId))?.emailVerifiedAt) throw OrgErrors.emailNotVerified();
+  if (config.requireVerifiedEmail && !(await userAccounts.find(tx, userId))?.emailVerifiedAt) throw OrgErrors.emailNotVerified();
   await assertBelowOrgLimit(tx, userId, config, logger);
 }

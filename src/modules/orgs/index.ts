@@ -1,9 +1,9 @@
 import type { Config } from "../../config/index.js";
 import type { Clock } from "../../infra/clock.js";
-import type { Db } from "../../infra/db.js";
+import type { Db, Executor } from "../../infra/db.js";
 import type { Logger } from "../../infra/logger.js";
-import type { AuditService } from "../audit/audit.service.js";
-import type { EmailService } from "../email/email.service.js";
+import type { AuditService } from "../audit/index.js";
+import type { EmailService } from "../email/index.js";
 import { AllOrganizationsService } from "./all-orgs.service.js";
 import { DepartmentsService } from "./departments.service.js";
 import { InviteMail } from "./invite-mail.js";
@@ -14,7 +14,15 @@ import type { Offboarding } from "../access/index.js";
 import type { AdmissionConfig } from "./admission.js";
 import { OrgsService } from "./orgs.service.js";
 import { PrincipalsService } from "./principals.service.js";
-
+import { directoryRepository } from "./directory.repository.js";
+import { orgsRepository, type OrgRow } from "./orgs.repository.js";
+export { allOrgsQuerySchema } from "./all-orgs.service.js";
+export { DEFAULT_CERT_POLICY } from "./departments.service.js";
+export { type InviteView } from "./invites.views.js";
+export { OrgErrors } from "./orgs.errors.js";
+export { acceptInviteSchema, addMemberSchema, adminDeleteSchema, adminPasswordSchema, adminUsersQuerySchema, certPolicySchema, changeRoleSchema, createOrgSchema, deleteOrgSchema, departmentSchema, emailSchema, inviteSchema, principalSchema, transferSchema, updateDepartmentSchema, updateOrgSchema, updatePrincipalSchema } from "./orgs.schemas.js";
+export { type OrgsService } from "./orgs.service.js";
+export { type OrganizationView, type SimpleOrgView } from "./orgs.views.js";
 
 export interface OrgsModuleDeps extends Offboarding {
   db: Db;
@@ -45,3 +53,22 @@ export function createOrgsModule(deps: OrgsModuleDeps) {
 }
 
 export type OrgsModule = ReturnType<typeof createOrgsModule>;
+
+/** Live organizations by id, for naming them beside other records (an operator's account search). */
+export function organizationsByIds(db: Executor, ids: string[]): Promise<OrgRow[]> {
+  return orgsRepository.findByIds(db, ids);
+}
+
+/** Whether a live organization has this id. */
+export async function organizationExists(db: Executor, id: string): Promise<boolean> {
+  return (await orgsRepository.findById(db, id)) !== undefined;
+}
+
+/**
+ * A member's departments, read by SSH signing and the sudo check: which departments in these
+ * organizations, and the certificate policy each stores (null: the default policy).
+ */
+export const memberDepartments = {
+  of: (db: Executor, userId: string, orgIds: string[]) => directoryRepository.userDepartments(db, userId, orgIds),
+  policies: (db: Executor, userId: string, orgId: string) => directoryRepository.userDepartmentPolicies(db, userId, orgId),
+};

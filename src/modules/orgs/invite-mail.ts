@@ -1,6 +1,6 @@
 import type { Executor } from "../../infra/db.js";
-import type { EmailService } from "../email/email.service.js";
-import type { UserRow } from "../users/users.repository.js";
+import type { EmailService } from "../email/index.js";
+import type { UserRow } from "../users/index.js";
 import type { OrgRole } from "../access/index.js";
 
 export interface InviteMailDeps {

@@ -7,15 +7,10 @@ import { CommonErrors, type AppError } from "../../lib/errors.js";
 import { actingAs, type RequestContext } from "../../lib/request-context.js";
 import { normalizeEmail } from "../../lib/strings.js";
 import { parseId, parseInput } from "../../lib/validation.js";
-import { AuditAction, type AuditActionName } from "../audit/audit.actions.js";
-import type { AuditService } from "../audit/audit.service.js";
-import type { AccountsService } from "../auth/accounts.service.js";
-import { activateSchema } from "../auth/auth.schemas.js";
-import type { CredentialsService } from "../auth/credentials.service.js";
-import type { SessionsService } from "../auth/sessions/sessions.service.js";
+import { AuditAction, type AuditActionName, type AuditService } from "../audit/index.js";
+import { type AccountsService, activateSchema, type CredentialsService, type SessionsService } from "../auth/index.js";
 import type { RateLimitService, RateRule } from "../rate-limit/index.js";
-import { usersRepository, type UserRow } from "../users/users.repository.js";
-import { toUserView } from "../users/users.views.js";
+import { userAccounts, type UserRow, toUserView } from "../users/index.js";
 import type { InviteMail } from "./invite-mail.js";
 import { InviteErrors } from "./invites.errors.js";
 import { invitesRepository, type InviteRow } from "./invites.repository.js";
@@ -83,7 +78,7 @@ export class InvitesService {
         if (v.role === "owner" && current.membership.role !== "owner") throw OrgErrors.ownerOnly();
         const org = await orgsRepository.findById(tx, id);
         if (!org) throw OrgErrors.notFound();
-        const existing = await usersRepository.findByEmail(tx, email);
+        const existing = await userAccounts.findByEmail(tx, email);
         if (existing && (await getActiveMembership(tx, existing.id, id))) throw OrgErrors.alreadyMember();
         await invitesRepository.cancelExpired(tx, id, email, now);
         if (await invitesRepository.findOpenByEmail(tx, id, email)) throw InviteErrors.pending();
@@ -158,7 +153,7 @@ export class InvitesService {
   async lookup(_ctx: RequestContext, token: string) {
     const invite = await invitesRepository.findUsableByHash(this.deps.db, sha256Hex(String(token)), this.deps.clock.now());
     if (!invite) throw InviteErrors.invalid();
-    const user = await usersRepository.findByEmail(this.deps.db, invite.email);
+    const user = await userAccounts.findByEmail(this.deps.db, invite.email);
     return {
       email: invite.email,
       organization: { id: invite.organizationId, name: invite.organizationName },
@@ -186,7 +181,7 @@ export class InvitesService {
       // An invitation is for one address; a different signed-in account must not take it.
       if (signedIn.email !== preview.email) throw InviteErrors.emailMismatch(preview.email, signedIn.email);
       return db.transaction(async (tx) => {
-        const user = await usersRepository.findById(tx, signedIn.userId);
+        const user = await userAccounts.find(tx, signedIn.userId);
         if (!user) throw InviteErrors.invalid();
         return this.join(tx, ctx, preview, user, { proveEmail: true, gone: InviteErrors.invalid });
       });
@@ -217,7 +212,7 @@ export class InvitesService {
     data: { password?: string; fullName?: string },
   ): Promise<Omit<AcceptResult, "session">> {
     const { db, credentials } = this.deps;
-    if (await usersRepository.findByEmail(db, invite.email)) throw InviteErrors.accountExists(invite.email);
+    if (await userAccounts.findByEmail(db, invite.email)) throw InviteErrors.accountExists(invite.email);
     if (!data.password) throw CommonErrors.validation([{ path: "password", message: "is required to create your account" }]);
     const password = await credentials.hashNewPassword(data.password, invite.email);
     return db.transaction(async (tx) => {
@@ -236,7 +231,7 @@ export class InvitesService {
   /** Pending invitations for the caller's verified address. */
   async listMine(ctx: RequestContext) {
     const actor = requireUser(ctx);
-    const user = await usersRepository.findById(this.deps.db, actor.userId);
+    const user = await userAccounts.find(this.deps.db, actor.userId);
     if (!user?.emailVerifiedAt) return [];
     const rows = await invitesRepository.listUsableForEmail(this.deps.db, user.email, this.deps.clock.now());
     return rows.map((r) => ({ id: r.id, organization: { id: r.organizationId, name: r.organizationName }, role: r.role, expiresAt: r.expiresAt }));
@@ -248,7 +243,7 @@ export class InvitesService {
     const actor = requirePersonalUser(ctx);
     const id = parseId(inviteId, InviteErrors.notFound);
     return db.transaction(async (tx) => {
-      const user = await usersRepository.findById(tx, actor.userId);
+      const user = await userAccounts.find(tx, actor.userId);
       const invite = await invitesRepository.findUsableById(tx, id, clock.now());
       if (!user || !invite || invite.email !== user.email) throw InviteErrors.notFound();
       // Without the emailed link, only a verified address proves the invitation is theirs.
@@ -266,7 +261,7 @@ export class InvitesService {
     const actor = requirePersonalUser(ctx);
     const id = parseId(inviteId, InviteErrors.notFound);
     await db.transaction(async (tx) => {
-      const user = await usersRepository.findById(tx, actor.userId);
+      const user = await userAccounts.find(tx, actor.userId);
       // Only the list the caller sees (invitations to their verified address) can be declined.
       if (!user?.emailVerifiedAt) throw InviteErrors.notFound();
       const invite = await invitesRepository.decline(tx, id, user.email, clock.now());
@@ -289,13 +284,13 @@ export class InvitesService {
     // then the single-use guard (concurrent accepts queue on this row and all but one fail).
     if (!(await membershipsRepository.lockOrganization(tx, invite.organizationId))) throw options.gone();
     if (!(await invitesRepository.markAccepted(tx, invite.id, user.id, now))) throw InviteErrors.alreadyUsed();
-    await usersRepository.lockById(tx, user.id);
+    await userAccounts.lock(tx, user.id);
     if (await getActiveMembership(tx, user.id, invite.organizationId)) throw OrgErrors.alreadyMember();
     // Following the emailed link proved the address (before admission, which asks for a proven one).
-    const joined = options.proveEmail ? await usersRepository.markEmailVerified(tx, user, "email_link", now) : user;
+    const joined = options.proveEmail ? await userAccounts.markEmailVerified(tx, user, "email_link", now) : user;
     await admitMember(tx, user.id, config.limit, logger);
     await membershipsRepository.insert(tx, { organizationId: invite.organizationId, userId: user.id, role: invite.role, invitedBy: invite.invitedBy, now });
-    const inviter = await usersRepository.findById(tx, invite.invitedBy);
+    const inviter = await userAccounts.find(tx, invite.invitedBy);
     if (inviter) await this.deps.mail.sendAccepted(tx, inviter, user, invite);
     await this.recordInvite(tx, actingAs(ctx, user), AuditAction.orgInviteAccepted, invite, { invited_by: invite.invitedBy });
     return {

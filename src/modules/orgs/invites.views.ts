@@ -1,4 +1,4 @@
-import type { UserView } from "../users/users.views.js";
+import type { UserView } from "../users/index.js";
 import type { InviteRow } from "./invites.repository.js";
 import type { OrgRole } from "../access/index.js";
 

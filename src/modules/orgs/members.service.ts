@@ -2,15 +2,13 @@ import type { Clock } from "../../infra/clock.js";
 import type { Db, Executor } from "../../infra/db.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseId, parseInput } from "../../lib/validation.js";
-import { AuditAction } from "../audit/audit.actions.js";
-import type { AuditService } from "../audit/audit.service.js";
-import { usersRepository } from "../users/users.repository.js";
+import { AuditAction, type AuditService } from "../audit/index.js";
+import { userAccounts } from "../users/index.js";
 import { directoryRepository } from "./directory.repository.js";
 import { membershipsRepository } from "./memberships.repository.js";
-import type { Offboarding } from "../access/index.js";
+import { type Offboarding, accessCan, getActiveMembership, type OrgRole, requireOrgAccess, requireOrgCaller, requireUser } from "../access/index.js";
 import { OrgErrors } from "./orgs.errors.js";
 import { changeRoleSchema } from "./orgs.schemas.js";
-import { accessCan, getActiveMembership, type OrgRole, requireOrgAccess, requireOrgCaller, requireUser } from "../access/index.js";
 
 export interface MemberView {
   userId: string;
@@ -131,7 +129,7 @@ export class MembersService {
   async removeLocked(tx: Executor, orgId: string, userId: string): Promise<void> {
     const now = this.deps.clock.now();
     await membershipsRepository.softDelete(tx, orgId, userId, now);
-    await usersRepository.releaseFromOrganization(tx, userId, orgId);
+    await userAccounts.releaseFromOrganization(tx, userId, orgId);
     await directoryRepository.removeUserFromOrganization(tx, orgId, userId);
   }
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { paginationSchema } from "../../lib/pagination.js";
-import { confirms } from "../auth/auth.schemas.js";
+import { confirms } from "../auth/index.js";
 import { ROLES } from "../access/index.js";
 
 const httpUrl = z

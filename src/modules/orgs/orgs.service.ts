@@ -5,17 +5,15 @@ import type { Logger } from "../../infra/logger.js";
 import { randomHex } from "../../lib/crypto/index.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseInput } from "../../lib/validation.js";
-import { AuditAction } from "../audit/audit.actions.js";
-import type { AuditService } from "../audit/audit.service.js";
-import { usersRepository } from "../users/users.repository.js";
+import { AuditAction, type AuditService } from "../audit/index.js";
+import { userAccounts } from "../users/index.js";
 import { membershipsRepository } from "./memberships.repository.js";
-import type { Offboarding } from "../access/index.js";
+import { type Offboarding, getActiveMemberships, requireOrgAccess, requireUser } from "../access/index.js";
 import { admitMember, type AdmissionConfig } from "./admission.js";
 import { OrgErrors } from "./orgs.errors.js";
 import { orgsRepository } from "./orgs.repository.js";
 import { createOrgSchema, deleteOrgSchema, transferSchema, updateOrgSchema } from "./orgs.schemas.js";
 import { toOrgView, type OrganizationView, type SimpleOrgView } from "./orgs.views.js";
-import { getActiveMemberships, requireOrgAccess, requireUser } from "../access/index.js";
 
 export interface OrgsDeps extends Offboarding {
   db: Db;
@@ -74,7 +72,7 @@ export class OrgsService {
     const attempt = (slug: string) =>
       db.transaction(async (tx) => {
         // One creation per user at a time, so the limit cannot be raced past.
-        await usersRepository.lockById(tx, actor.userId);
+        await userAccounts.lock(tx, actor.userId);
         await admitMember(tx, actor.userId, limit, logger);
         return this.insertOwned(tx, ctx, actor.userId, { ...data, slug });
       });
@@ -140,7 +138,7 @@ export class OrgsService {
       await this.deps.networks.lockNetworksOf(tx, [id]);
       // Its managed accounts become their owners' alone. The order in which every offboarding
       // takes its locks: organization, its networks, accounts, certificates.
-      await usersRepository.releaseAllFromOrganization(tx, id);
+      await userAccounts.releaseAllFromOrganization(tx, id);
       // Nothing the organization issued keeps working; its last KRL stays published.
       await this.deps.certificates.revokeAllOfOrganization(tx, ctx, id, "Organization deleted");
       const offboarded = await this.deps.networks.organizationDeleted(tx, ctx, id);

@@ -1,8 +1,7 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
 import type { RequestContext } from "../../lib/request-context.js";
-import { AuditAction } from "../audit/audit.actions.js";
-import type { AuditService } from "../audit/audit.service.js";
+import { AuditAction, type AuditService } from "../audit/index.js";
 import type { DepartmentsService } from "./departments.service.js";
 import { DirectoryErrors } from "./directory.errors.js";
 import { directoryRepository, type PrincipalRow } from "./directory.repository.js";

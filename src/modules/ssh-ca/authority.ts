@@ -1,6 +1,6 @@
 import type { Executor } from "../../infra/db.js";
 import type { RequestContext } from "../../lib/request-context.js";
-import { OrgErrors } from "../orgs/orgs.errors.js";
+import { OrgErrors } from "../orgs/index.js";
 import { parseId } from "../../lib/validation.js";
 import { caRepository, type CaKeyRow, type CaRow } from "./ca.repository.js";
 import { chooseOrganization, soleCandidate } from "./choose-organization.js";

@@ -1,8 +1,7 @@
 import { and, arrayContains, count, desc, eq, gt, inArray, isNotNull, isNull, lte, sql } from "drizzle-orm";
 import { caKeys, certificateAuditLogs, organizations, orgKrls, orgMemberships, sshCertificates, users } from "../../../schema/index.js";
 import { pickColumns } from "../../infra/columns.js";
-import type { Executor } from "../../infra/db.js";
-import { resultRows } from "../../infra/db.js";
+import { type Executor, resultRows } from "../../infra/db.js";
 import { live } from "../../infra/soft-delete.js";
 import { placeholdersFor, placeholderValues, preparedQuery } from "../../infra/prepared.js";
 import { auditInsertAs, auditInsertWhenAs, auditRowsJson, auditRowValues, type AuditRow } from "../audit/index.js";

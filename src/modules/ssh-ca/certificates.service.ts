@@ -4,10 +4,8 @@ import { toPage, type Page } from "../../lib/pagination.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { buildKrl } from "../../lib/ssh/index.js";
 import { parseId, parseInput } from "../../lib/validation.js";
-import { AuditAction } from "../audit/audit.actions.js";
-import type { AuditService } from "../audit/audit.service.js";
-import { OrgErrors } from "../orgs/orgs.errors.js";
-import { orgsRepository } from "../orgs/orgs.repository.js";
+import { AuditAction, type AuditService } from "../audit/index.js";
+import { OrgErrors, organizationExists } from "../orgs/index.js";
 import { certificatesRepository, type CertRow } from "./certificates.repository.js";
 import { toCertificateView, type CertificateView } from "./certificates.views.js";
 import { CaErrors } from "./ssh-ca.errors.js";
@@ -76,7 +74,7 @@ export class CertificatesService {
     // A deleted organization's last KRL stays published: servers that still trust its CA keep refusing what it revoked.
     const stored = await certificatesRepository.loadKrl(this.db, id);
     if (stored) return stored;
-    if (!(await orgsRepository.findById(this.db, id))) throw OrgErrors.notFound();
+    if (!(await organizationExists(this.db, id))) throw OrgErrors.notFound();
     const now = this.clock.now();
     return { krl: buildKrl([], { version: 0n, generatedAt: now, comment: `keyward org ${id}` }), version: 0n, generatedAt: now };
   }

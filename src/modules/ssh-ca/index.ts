@@ -2,13 +2,15 @@ import type { Config } from "../../config/index.js";
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
 import type { SecretBox } from "../../lib/crypto/index.js";
-import type { ApiKeysService } from "../api-keys/api-keys.service.js";
-import type { AuditService } from "../audit/audit.service.js";
+import type { ApiKeysService } from "../api-keys/index.js";
+import type { AuditService } from "../audit/index.js";
 import type { RateLimitService } from "../rate-limit/index.js";
 import { CasService } from "./cas.service.js";
 import { CertificatesService } from "./certificates.service.js";
 import { SigningService } from "./signing.service.js";
 import { SudoService } from "./sudo.service.js";
+export { type CertificateView } from "./certificates.views.js";
+export { certAuditQuerySchema, certListSchema, createCaSchema, orgCertListSchema, revokeSchema, rotateCaSchema, signHostSchema, signUserSchema, sudoCheckSchema, updateCaSchema } from "./ssh-ca.schemas.js";
 
 export interface SshCaModuleDeps {
   db: Db;

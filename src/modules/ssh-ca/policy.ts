@@ -1,6 +1,6 @@
 // The one default certificate policy (a department without a stored one; a member of no department)
 // is the departments' own: signing applies exactly what the department policy page shows.
-import { DEFAULT_CERT_POLICY } from "../orgs/departments.service.js";
+import { DEFAULT_CERT_POLICY } from "../orgs/index.js";
 
 export { DEFAULT_CERT_POLICY };
 import { CaErrors } from "./ssh-ca.errors.js";

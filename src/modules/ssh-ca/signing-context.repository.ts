@@ -3,7 +3,7 @@ import { activeMemberships, caKeys, certificateAuthorities, mfaCompliance, sshKe
 import type { Executor } from "../../infra/db.js";
 import { preparedQuery } from "../../infra/prepared.js";
 import { live } from "../../infra/soft-delete.js";
-import { sshKeyColumns, type SshKeyRow } from "../ssh-keys/ssh-keys.repository.js";
+import { sshKeyColumns, type SshKeyRow } from "../ssh-keys/index.js";
 import { caColumns, caKeyColumns, type CaKeyRow, type CaRow } from "./ca.repository.js";
 import type { StoredPolicy } from "./policy.js";
 import { activeColumns, type ActiveMembership, isAdminRole, ROLES } from "../access/index.js";

@@ -5,12 +5,9 @@ import { CommonErrors, isAppError } from "../../lib/errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { loadPrivateKey, parseCertificate, parsePublicKey, signCertificate, SshKeyError, type ParsedPublicKey } from "../../lib/ssh/index.js";
 import { parseInput } from "../../lib/validation.js";
-import { AuditAction } from "../audit/audit.actions.js";
-import type { AuditService } from "../audit/audit.service.js";
-import { directoryRepository } from "../orgs/directory.repository.js";
-import { OrgErrors } from "../orgs/orgs.errors.js";
-import { SshKeyErrors } from "../ssh-keys/ssh-keys.errors.js";
-import type { SshKeyRow } from "../ssh-keys/ssh-keys.repository.js";
+import { AuditAction, type AuditService } from "../audit/index.js";
+import { memberDepartments, OrgErrors } from "../orgs/index.js";
+import { SshKeyErrors, type SshKeyRow } from "../ssh-keys/index.js";
 import { readCaPrivateKeyPrivileged } from "./ca.secrets.repository.js";
 import { caKeyContext } from "./cas.service.js";
 import { hostAuthority, userAuthority, type Authority } from "./authority.js";
@@ -176,7 +173,7 @@ export class SigningService {
 
   private async policyFor(userId: string, orgId: string, admin: boolean): Promise<EffectivePolicy> {
     // A department without a stored policy has the default one: it counts in the merge.
-    const stored: StoredPolicy[] = (await directoryRepository.userDepartmentPolicies(this.db, userId, orgId)).map((p) => p ?? DEFAULT_CERT_POLICY);
+    const stored: StoredPolicy[] = (await memberDepartments.policies(this.db, userId, orgId)).map((p) => p ?? DEFAULT_CERT_POLICY);
     return mergePolicies(stored, admin);
   }
 

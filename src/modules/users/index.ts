@@ -4,9 +4,12 @@ import { createUserCache } from "./user-cache.js";
 import type { ProfileRow } from "./users.repository.js";
 import { UsersService, type UsersDeps } from "./users.service.js";
 
-export { noteProfileChanged } from "./users.repository.js";
+export { userAccounts } from "./accounts.js";
+export { noteProfileChanged, userColumns, type EmailVerifiedVia, type NewUser, type ProfileRow, type UserRow, type UserStatus } from "./users.repository.js";
 export type { ProfileReader } from "./user-cache.js";
-export type { ProfileRow } from "./users.repository.js";
+export { UserErrors } from "./users.errors.js";
+export { auditQuerySchema, deleteMeSchema, suspendSchema, updateMeSchema } from "./users.schemas.js";
+export { type MeView, toUserView, type UserView } from "./users.views.js";
 
 /**
  * The account profiles every authenticated request reads, kept in memory and invalidated by the

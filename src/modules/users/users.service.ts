@@ -3,16 +3,13 @@ import type { Db, Executor } from "../../infra/db.js";
 import type { RequestContext, UserActor } from "../../lib/request-context.js";
 import { parseInput } from "../../lib/validation.js";
 import { toPage, type Page } from "../../lib/pagination.js";
-import type { AuditEntryView } from "../audit/audit.service.js";
-import { AuditAction } from "../audit/audit.actions.js";
-import type { AuditService } from "../audit/audit.service.js";
+import { type AuditEntryView, AuditAction, type AuditService } from "../audit/index.js";
 import { UserErrors } from "./users.errors.js";
-import type { Offboarding } from "../access/index.js";
+import { type Offboarding, AccessErrors, type MembershipReader, requirePersonalUser, requireUser, soleOwnedOrganizations } from "../access/index.js";
 import type { ProfileReader } from "./user-cache.js";
 import { usersRepository } from "./users.repository.js";
 import { auditQuerySchema, deleteMeSchema, updateMeSchema } from "./users.schemas.js";
 import { toUserView, type MeView, type MyOrganizationView, type UserView } from "./users.views.js";
-import { AccessErrors, type MembershipReader, requirePersonalUser, requireUser, soleOwnedOrganizations } from "../access/index.js";
 
 /**
  * What the account's own service asks of the modules above it (sign-in, organizations, external

@@ -5,10 +5,9 @@ import type { KeyValueStore } from "../../../infra/kv.js";
 import { matchTotp, type SecretBox, sealContexts } from "../../../lib/crypto/index.js";
 import type { RequestContext } from "../../../lib/request-context.js";
 import { parseInput } from "../../../lib/validation.js";
-import { AuditAction } from "../../audit/audit.actions.js";
-import type { AuditService } from "../../audit/audit.service.js";
+import { AuditAction, type AuditService } from "../../audit/index.js";
 import type { RateLimitService, RateRule } from "../../rate-limit/index.js";
-import { usersRepository, type UserRow } from "../../users/users.repository.js";
+import { userAccounts, type UserRow } from "../../users/index.js";
 import { AuthErrors } from "../auth.errors.js";
 import type { SessionIssued, SessionIssuer } from "../session-issuer.js";
 import { assertionIdentity, authenticationOptions, verifyAuthentication, WebAuthnError, type RelyingParty } from "../webauthn/webauthn.js";
@@ -19,8 +18,8 @@ import { hashBackupCode, type BackupCodeKey } from "./mfa.service.js";
 import type { PendingLogin, PendingLoginStore } from "./pending-login.js";
 import { WebAuthnChallenges } from "./webauthn-challenges.js";
 
-export const tokenSchema = z.object({ mfaToken: z.string().min(1).max(128) });
-export const codeSchema = tokenSchema.extend({ code: z.string().trim().min(1).max(64), isBackupCode: z.boolean().optional() });
+export const mfaTokenSchema = z.object({ mfaToken: z.string().min(1).max(128) });
+export const mfaLoginCodeSchema = mfaTokenSchema.extend({ code: z.string().trim().min(1).max(64), isBackupCode: z.boolean().optional() });
 export const assertionSchema = z.object({
   challengeId: z.string().min(1).max(128),
   response: z.record(z.string(), z.unknown()),
@@ -55,7 +54,7 @@ export class MfaLoginService {
   }
 
   async completeWithCode(ctx: RequestContext, input: unknown): Promise<SessionIssued> {
-    const data = parseInput(codeSchema, input);
+    const data = parseInput(mfaLoginCodeSchema, input);
     return this.attempt(data.mfaToken, async () => {
       const { pending, user } = await this.pendingUser(ctx, data.mfaToken);
       const backup = data.isBackupCode ?? !/^\d{6}$/.test(data.code);
@@ -85,7 +84,7 @@ export class MfaLoginService {
 
   /** Options for the second-factor assertion: only the user's own credentials are allowed. */
   async beginWebauthn(ctx: RequestContext, input: unknown) {
-    const { mfaToken } = parseInput(tokenSchema, input);
+    const { mfaToken } = parseInput(mfaTokenSchema, input);
     const { user } = await this.pendingUser(ctx, mfaToken, { countAttempt: false });
     const credentials = await mfaSecretsRepository.credentialsForAuth(this.deps.db, user.id);
     if (credentials.length === 0) throw MfaErrors.methodNotAvailable("WebAuthn");
@@ -111,7 +110,7 @@ export class MfaLoginService {
   async completePasskey(ctx: RequestContext, input: unknown): Promise<SessionIssued> {
     const data = parseInput(assertionSchema, input);
     const userId = await this.verifyAssertion(ctx, data.challengeId, data.response, null);
-    const user = await usersRepository.findById(this.deps.db, userId);
+    const user = await userAccounts.find(this.deps.db, userId);
     if (!user) throw MfaErrors.webauthnFailed();
     // Suspended accounts are refused here too.
     if (user.status !== "active") throw AuthErrors.accountSuspended();
@@ -166,7 +165,7 @@ export class MfaLoginService {
     // The pending sign-in is bound to the client that passed the password.
     if (!pending || (pending.userAgent ?? null) !== (ctx.userAgent ?? null)) throw MfaErrors.pendingExpired();
     if (opts.countAttempt) await this.rateLimit(pending.userId);
-    const user = await usersRepository.findById(this.deps.db, pending.userId);
+    const user = await userAccounts.find(this.deps.db, pending.userId);
     if (!user) throw MfaErrors.pendingExpired();
     if (user.status !== "active") throw AuthErrors.accountSuspended();
     return { pending, user };

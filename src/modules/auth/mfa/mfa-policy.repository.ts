@@ -1,8 +1,7 @@
 import { and, count, eq, inArray, sql } from "drizzle-orm";
 import { mfaCompliance, orgMemberships, orgSecurityPolicies, organizations, users } from "../../../../schema/index.js";
 import { pickColumns } from "../../../infra/columns.js";
-import type { Executor } from "../../../infra/db.js";
-import { resultRows } from "../../../infra/db.js";
+import { type Executor, resultRows } from "../../../infra/db.js";
 import { live } from "../../../infra/soft-delete.js";
 
 type PolicyRow = typeof orgSecurityPolicies.$inferSelect;

@@ -2,15 +2,13 @@ import { z } from "zod";
 import type { Clock } from "../../../infra/clock.js";
 import type { Db, Executor } from "../../../infra/db.js";
 import type { Logger } from "../../../infra/logger.js";
-import type { RequestContext } from "../../../lib/request-context.js";
-import { systemContext } from "../../../lib/request-context.js";
+import { type RequestContext, systemContext } from "../../../lib/request-context.js";
 import { paginationSchema } from "../../../lib/pagination.js";
 import { parseId, parseInput } from "../../../lib/validation.js";
-import { AuditAction } from "../../audit/audit.actions.js";
-import type { AuditService } from "../../audit/audit.service.js";
+import { AuditAction, type AuditService } from "../../audit/index.js";
 import { mfaRepository } from "./mfa.repository.js";
 import type { MfaHooks } from "./mfa.service.js";
-import type { EmailService } from "../../email/email.service.js";
+import type { EmailService } from "../../email/index.js";
 import { complianceRepository, securityPolicyRepository, type ComplianceStatus } from "./mfa-policy.repository.js";
 import { AccessErrors, getActiveMemberships, requireOrgAccess, requireUser } from "../../access/index.js";
 

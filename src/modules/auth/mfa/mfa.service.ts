@@ -3,19 +3,11 @@ import { z } from "zod";
 import type { Clock } from "../../../infra/clock.js";
 import type { Db, Executor } from "../../../infra/db.js";
 import type { KeyValueStore } from "../../../infra/kv.js";
-import {
-  generateTotpSecret,
-  hmacSha256Hex,
-  matchTotp,
-  randomHex,
-  totpUri,
-  type SecretBox,
-} from "../../../lib/crypto/index.js";
+import { generateTotpSecret, hmacSha256Hex, matchTotp, randomHex, totpUri, type SecretBox, sealContexts } from "../../../lib/crypto/index.js";
 import type { RequestContext } from "../../../lib/request-context.js";
 import { parseId, parseInput } from "../../../lib/validation.js";
-import { AuditAction } from "../../audit/audit.actions.js";
-import type { AuditService } from "../../audit/audit.service.js";
-import { usersRepository } from "../../users/users.repository.js";
+import { AuditAction, type AuditService } from "../../audit/index.js";
+import { userAccounts } from "../../users/index.js";
 import { AuthErrors } from "../auth.errors.js";
 import type { CredentialsService } from "../credentials.service.js";
 import { registrationOptions, verifyRegistration, WebAuthnError, type RelyingParty } from "../webauthn/webauthn.js";
@@ -23,7 +15,6 @@ import { MfaErrors } from "./mfa.errors.js";
 import { mfaSecretsRepository } from "./mfa.secrets.repository.js";
 import { mfaRepository, type CredentialView } from "./mfa.repository.js";
 import { WebAuthnChallenges } from "./webauthn-challenges.js";
-import { sealContexts } from "../../../lib/crypto/index.js";
 import { requirePersonalUser } from "../../access/index.js";
 
 export const BACKUP_CODE_COUNT = 10;
@@ -91,7 +82,7 @@ export class MfaService {
   async beginWebauthnRegistration(ctx: RequestContext) {
     const { db, rp } = this.deps;
     const actor = requirePersonalUser(ctx);
-    const user = await usersRepository.findById(db, actor.userId);
+    const user = await userAccounts.find(db, actor.userId);
     if (!user) throw AuthErrors.invalidLink();
     const existing = await mfaSecretsRepository.credentialsForAuth(db, user.id);
     const options = await registrationOptions(rp, { id: user.id, email: user.email, displayName: user.fullName ?? user.email }, existing);

@@ -1,10 +1,8 @@
 import type { Db } from "../../../infra/db.js";
 import { parseInput } from "../../../lib/validation.js";
-import type { OriginMatcher } from "../../../lib/origins.js";
-import { originOf } from "../../../lib/origins.js";
+import { type OriginMatcher, originOf } from "../../../lib/origins.js";
 import type { RequestContext } from "../../../lib/request-context.js";
-import { AuditAction } from "../../audit/audit.actions.js";
-import type { AuditService } from "../../audit/audit.service.js";
+import { AuditAction, type AuditService } from "../../audit/index.js";
 import { AuthErrors } from "../auth.errors.js";
 import { tokenRedirectSchema } from "../auth.schemas.js";
 import type { SessionsService, SessionView } from "./sessions.service.js";

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { oauthProviderConfigs } from "../../../schema/index.js";
 import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";
-import type { ProviderName } from "./oauth.schemas.js";
+import type { ProviderName } from "./external-auth.schemas.js";
 
 export const publicColumns = pickColumns(oauthProviderConfigs, ["provider", "clientId", "scopes", "isEnabled", "updatedAt"]);
 

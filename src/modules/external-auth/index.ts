@@ -1,11 +1,8 @@
 import type { Config } from "../../config/index.js";
 import type { KeyValueStore } from "../../infra/kv.js";
 import type { Logger } from "../../infra/logger.js";
-import type { CredentialsService } from "../auth/credentials.service.js";
-import type { PendingLoginStore } from "../auth/mfa/pending-login.js";
-import type { SessionIssuer } from "../auth/session-issuer.js";
-import type { SessionsService } from "../auth/sessions/sessions.service.js";
-import type { OrgsService } from "../orgs/orgs.service.js";
+import type { CredentialsService, PendingLoginStore, SessionIssuer, SessionsService } from "../auth/index.js";
+import type { OrgsService } from "../orgs/index.js";
 import type { SealingDeps } from "../module-deps.js";
 import type { RateLimitService } from "../rate-limit/index.js";
 import { ExternalAuthService } from "./external-auth.service.js";
@@ -14,8 +11,10 @@ import { OAuthFlowStore } from "./oauth-flow.store.js";
 import { OAuthProvidersService } from "./oauth-providers.service.js";
 import { GithubClient } from "./providers/github.client.js";
 import { GoogleClient } from "./providers/google.client.js";
+export { type FlowStarted } from "./external-auth.service.js";
+export { authorizeQuerySchema, callbackQuerySchema, providerConfigSchema } from "./external-auth.schemas.js";
 
-export interface OAuthModuleDeps extends SealingDeps {
+export interface ExternalAuthModuleDeps extends SealingDeps {
   kv: KeyValueStore;
   logger: Logger;
   limits: RateLimitService;
@@ -28,7 +27,7 @@ export interface OAuthModuleDeps extends SealingDeps {
 }
 
 /** Sign-in with GitHub and Google: providers' configuration, the flows, and linked accounts (rule 15). */
-export function createOAuthModule(deps: OAuthModuleDeps) {
+export function createExternalAuthModule(deps: ExternalAuthModuleDeps) {
   const { db, clock, box, audit, config } = deps;
   const ext = config.externalAuth;
   const oauthProviders = new OAuthProvidersService({

@@ -1,4 +1,4 @@
-import type { FlowKind, ProviderName } from "./oauth.schemas.js";
+import type { FlowKind, ProviderName } from "./external-auth.schemas.js";
 
 export type Landing =
   | { kind: "session" }

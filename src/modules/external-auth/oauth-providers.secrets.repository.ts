@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { oauthProviderConfigs } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
 import { publicColumns, type ProviderConfigRow } from "./oauth-providers.repository.js";
-import type { ProviderName } from "./oauth.schemas.js";
+import type { ProviderName } from "./external-auth.schemas.js";
 
 export type ProviderConfigWithSecret = ProviderConfigRow & { clientSecretSealed: string };
 

@@ -1,6 +1,6 @@
 import { AppError } from "../../lib/errors.js";
 
-export const OAuthErrors = {
+export const ExternalAuthErrors = {
   unknownProvider: () => new AppError("PROVIDER_NOT_FOUND", 404, "Unknown identity provider: use github or google"),
   notConfigured: (name: string) => new AppError("PROVIDER_NOT_CONFIGURED", 400, `Sign-in with ${name} is not configured or is disabled`),
   redirectUriRefused: () =>

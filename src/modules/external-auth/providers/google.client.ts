@@ -1,7 +1,6 @@
 import * as oc from "openid-client";
 import { sha256Hex } from "../../../lib/crypto/index.js";
-import type { AuthorizationRequest, CodeExchange, ExternalProfile, IdentityProviderClient, ProviderSettings } from "./idp.types.js";
-import { IdpError } from "./idp.types.js";
+import { type AuthorizationRequest, type CodeExchange, type ExternalProfile, type IdentityProviderClient, type ProviderSettings, IdpError } from "./idp.types.js";
 
 const DISCOVERY_TTL_MS = 60 * 60 * 1000;
 const TIMEOUT_S = 10;

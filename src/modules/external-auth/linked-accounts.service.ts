@@ -1,17 +1,14 @@
 import type { Db, Executor } from "../../infra/db.js";
 import type { RequestContext } from "../../lib/request-context.js";
-import { reachUser } from "../admin/admin-reach.js";
-import { AuditAction } from "../audit/audit.actions.js";
-import type { AuditService } from "../audit/audit.service.js";
-import type { CredentialsService } from "../auth/credentials.service.js";
-import { mfaRepository } from "../auth/mfa/mfa.repository.js";
-import type { SessionsService } from "../auth/sessions/sessions.service.js";
+import { reachUser } from "../admin/index.js";
+import { AuditAction, type AuditService } from "../audit/index.js";
+import { type CredentialsService, mfaMethodsOf, type SessionsService } from "../auth/index.js";
 import { isAppError } from "../../lib/errors.js";
-import { usersRepository } from "../users/users.repository.js";
+import { userAccounts } from "../users/index.js";
 import { externalIdentitiesRepository, type IdentityRow } from "./external-identities.repository.js";
-import { OAuthErrors } from "./oauth.errors.js";
+import { ExternalAuthErrors } from "./external-auth.errors.js";
 import type { OAuthProvidersService } from "./oauth-providers.service.js";
-import { PROVIDER_LABEL } from "./oauth.schemas.js";
+import { PROVIDER_LABEL } from "./external-auth.schemas.js";
 import { requirePersonalUser } from "../access/index.js";
 
 export interface LinkedAccountView {
@@ -71,12 +68,12 @@ export class LinkedAccountsService {
     try {
       await db.transaction(async (tx) => {
         // One change to the account's ways in at a time: two concurrent unlinks cannot both pass.
-        await usersRepository.lockById(tx, actor.userId);
+        await userAccounts.lock(tx, actor.userId);
         const gone = await externalIdentitiesRepository.delete(tx, actor.userId, name);
-        if (!gone) throw OAuthErrors.notLinked(PROVIDER_LABEL[name]);
+        if (!gone) throw ExternalAuthErrors.notLinked(PROVIDER_LABEL[name]);
         // Would lock the owner out: no password, no passkey, no other linked identity.
         if ((await externalIdentitiesRepository.countOthers(tx, actor.userId, name)) === 0 && (await this.otherSignInMethods(tx, actor.userId)) === 0) {
-          throw OAuthErrors.lastSignInMethod();
+          throw ExternalAuthErrors.lastSignInMethod();
         }
         await audit.record(tx, ctx, AuditAction.externalUnlinked, { metadata: { provider: name, subject: gone.subject } });
       });
@@ -103,7 +100,7 @@ export class LinkedAccountsService {
     const targetId = await this.deps.db.transaction(async (tx) => {
       const target = await reachUser(tx, actor, userId, { allowSelf: false, what: "unlink a provider from" });
       const gone = await externalIdentitiesRepository.delete(tx, target.id, name);
-      if (!gone) throw OAuthErrors.notLinked(PROVIDER_LABEL[name]);
+      if (!gone) throw ExternalAuthErrors.notLinked(PROVIDER_LABEL[name]);
       await this.deps.audit.record(tx, ctx, AuditAction.adminExternalUnlinked, {
         userId: target.id,
         resourceType: "user",
@@ -118,7 +115,7 @@ export class LinkedAccountsService {
 
   /** Ways in besides external identities: a password, or a passkey (usernameless sign-in). */
   private async otherSignInMethods(db: Executor, userId: string): Promise<number> {
-    const [password, mfa] = await Promise.all([this.deps.credentials.hasPassword(db, userId), mfaRepository.methods(db, userId)]);
+    const [password, mfa] = await Promise.all([this.deps.credentials.hasPassword(db, userId), mfaMethodsOf(db, userId)]);
     return (password ? 1 : 0) + mfa.webauthn;
   }
 }

@@ -4,7 +4,7 @@ import { SUPERADMIN } from "../auth-checker.js";
 import { OrgRole } from "../common/org-role.js";
 import type { GqlContext } from "../context.js";
 import { org } from "../org-extension.js";
-import { ConfigureOidcClientInput, CreatedOidcClient, OidcClient, OidcClientInput, OidcClientSecret, OidcConsent, UpdateOidcClientInput } from "./oidc.types.js";
+import { ConfigureOidcClientInput, CreatedOidcClient, OidcClient, OidcClientInput, OidcClientSecret, OidcConsent, UpdateOidcClientInput } from "./oidc-clients.types.js";
 
 /**
  * OpenID Connect relying parties and the consents users gave them. Client inputs go to the service

@@ -2,7 +2,7 @@ import { and, asc, count, eq, ne } from "drizzle-orm";
 import { externalIdentities } from "../../../schema/index.js";
 import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";
-import type { ProviderName } from "./oauth.schemas.js";
+import type { ProviderName } from "./external-auth.schemas.js";
 import type { ExternalProfile } from "./providers/idp.types.js";
 
 const identityColumns = pickColumns(externalIdentities, ["id", "userId", "provider", "subject", "email", "emailVerified", "username", "displayName", "avatarUrl", "createdAt", "lastUsedAt"]);

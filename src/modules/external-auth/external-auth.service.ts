@@ -7,20 +7,16 @@ import { AppError, isAppError } from "../../lib/errors.js";
 import { actingAs, type RequestContext } from "../../lib/request-context.js";
 import { normalizeEmail } from "../../lib/strings.js";
 import { parseInput } from "../../lib/validation.js";
-import { AuditAction } from "../audit/audit.actions.js";
-import type { AuditService } from "../audit/audit.service.js";
-import type { CredentialsService } from "../auth/credentials.service.js";
-import { startMfaChallenge, type MfaChallenge } from "../auth/login.service.js";
-import type { PendingLoginStore } from "../auth/mfa/pending-login.js";
-import type { SessionIssued, SessionIssuer } from "../auth/session-issuer.js";
-import type { OrgsService } from "../orgs/orgs.service.js";
+import { AuditAction, type AuditService } from "../audit/index.js";
+import { type CredentialsService, startMfaChallenge, type MfaChallenge, type PendingLoginStore, type SessionIssued, type SessionIssuer } from "../auth/index.js";
+import type { OrgsService } from "../orgs/index.js";
 import type { RateLimitService, RateRule } from "../rate-limit/index.js";
-import { usersRepository, type UserRow } from "../users/users.repository.js";
+import { userAccounts, type UserRow } from "../users/index.js";
 import { externalIdentitiesRepository } from "./external-identities.repository.js";
 import type { FlowRefusal, OAuthFlow, OAuthFlowStore } from "./oauth-flow.store.js";
-import { OAuthErrors } from "./oauth.errors.js";
+import { ExternalAuthErrors } from "./external-auth.errors.js";
 import type { OAuthProvidersService } from "./oauth-providers.service.js";
-import { authorizeQuerySchema, callbackQuerySchema, PROVIDER_LABEL, type ProviderName } from "./oauth.schemas.js";
+import { authorizeQuerySchema, callbackQuerySchema, PROVIDER_LABEL, type ProviderName } from "./external-auth.schemas.js";
 import { IdpError, type ExternalProfile } from "./providers/idp.types.js";
 import { landingUrl, type Landing } from "./oauth-landing.js";
 import { requirePersonalUser } from "../access/index.js";
@@ -77,7 +73,7 @@ export class ExternalAuthService {
     const name = providers.parseProvider(provider);
     // Codes go only to the configured callback: a caller-chosen redirect is refused, not ignored.
     const raw = (input ?? {}) as Record<string, unknown>;
-    if (raw.redirectUri !== undefined || raw.redirectUrl !== undefined) throw OAuthErrors.redirectUriRefused();
+    if (raw.redirectUri !== undefined || raw.redirectUrl !== undefined) throw ExternalAuthErrors.redirectUriRefused();
     await limits.consume("oauth", config.rate, ctx.ip ?? "unknown");
     const q = parseInput(authorizeQuerySchema, input);
     const userId = q.flow === "link" ? requirePersonalUser(ctx).userId : null;
@@ -115,12 +111,12 @@ export class ExternalAuthService {
       trace.userId = taken.flow?.userId ?? null;
       if ("refused" in taken) {
         trace.refusal = taken.refused;
-        throw OAuthErrors.invalidState();
+        throw ExternalAuthErrors.invalidState();
       }
       const flow = taken.flow;
       // The person declined (or the provider refused) at the provider.
-      if (q.error) throw q.error === "access_denied" ? OAuthErrors.cancelled(PROVIDER_LABEL[name]) : OAuthErrors.providerError(PROVIDER_LABEL[name], q.error);
-      if (!q.code) throw OAuthErrors.invalidState();
+      if (q.error) throw q.error === "access_denied" ? ExternalAuthErrors.cancelled(PROVIDER_LABEL[name]) : ExternalAuthErrors.providerError(PROVIDER_LABEL[name], q.error);
+      if (!q.code) throw ExternalAuthErrors.invalidState();
       const profile = await this.exchange(name, flow, q);
       trace.subject = profile.subject;
       if (flow.flow === "link") return await this.link(ctx, flow, profile);
@@ -168,7 +164,7 @@ export class ExternalAuthService {
     let user: UserRow | undefined;
     if (identity) {
       trace.userId = identity.userId;
-      user = await usersRepository.findById(db, identity.userId);
+      user = await userAccounts.find(db, identity.userId);
       // The account behind it was deleted: the identity is free again, as for someone new.
       if (!user) {
         await externalIdentitiesRepository.deleteById(db, identity.id);
@@ -177,8 +173,8 @@ export class ExternalAuthService {
     }
     if (identity && user) {
       // Suspension (or an account not yet activated) blocks every way in.
-      if (user.status === "suspended") throw OAuthErrors.accountSuspended();
-      if (user.status !== "active") throw OAuthErrors.accountUnavailable();
+      if (user.status === "suspended") throw ExternalAuthErrors.accountSuspended();
+      if (user.status !== "active") throw ExternalAuthErrors.accountUnavailable();
       await externalIdentitiesRepository.touch(db, identity.id, profile, clock.now());
     } else {
       try {
@@ -210,12 +206,12 @@ export class ExternalAuthService {
    */
   private async register(ctx: RequestContext, profile: ExternalProfile, label: string): Promise<UserRow> {
     const { db, clock, audit, credentials, orgs } = this.deps;
-    if (!profile.email) throw OAuthErrors.emailRequired(label);
-    if (!profile.emailVerified) throw OAuthErrors.emailUnverified(label);
+    if (!profile.email) throw ExternalAuthErrors.emailRequired(label);
+    if (!profile.emailVerified) throw ExternalAuthErrors.emailUnverified(label);
     const email = normalizeEmail(profile.email);
     return db.transaction(async (tx) => {
-      const accountExists = () => OAuthErrors.accountExists(label);
-      if (await usersRepository.findByEmail(tx, email)) throw accountExists();
+      const accountExists = () => ExternalAuthErrors.accountExists(label);
+      if (await userAccounts.findByEmail(tx, email)) throw accountExists();
       // The same address registered concurrently: answered as the winner would be answered.
       const user = await credentials.createAccount(tx, { email, fullName: profile.displayName?.slice(0, 255) ?? null, verifiedVia: "provider" }, { emailTaken: accountExists });
       await externalIdentitiesRepository.insert(tx, user.id, profile, clock.now());
@@ -234,18 +230,18 @@ export class ExternalAuthService {
     const { db, clock, audit } = this.deps;
     const label = PROVIDER_LABEL[profile.provider];
     // The browser now belongs to someone else (they signed in since the flow started).
-    if (ctx.actor.kind === "user" && ctx.actor.userId !== flow.userId) throw OAuthErrors.otherUserSignedIn();
-    const user = flow.userId ? await usersRepository.findById(db, flow.userId) : undefined;
-    if (!user) throw OAuthErrors.accountUnavailable();
-    if (user.status === "suspended") throw OAuthErrors.accountSuspended();
+    if (ctx.actor.kind === "user" && ctx.actor.userId !== flow.userId) throw ExternalAuthErrors.otherUserSignedIn();
+    const user = flow.userId ? await userAccounts.find(db, flow.userId) : undefined;
+    if (!user) throw ExternalAuthErrors.accountUnavailable();
+    if (user.status === "suspended") throw ExternalAuthErrors.accountSuspended();
     const asUser = actingAs(ctx, user);
     const existing = await externalIdentitiesRepository.findBySubject(db, profile.provider, profile.subject);
     // Already linked to this account: nothing to do.
     if (existing?.userId === user.id) return { redirectTo: this.landing(flow, profile.provider, { kind: "linked" }) };
     // One identity, one account.
-    if (existing) throw OAuthErrors.identityTaken(label);
+    if (existing) throw ExternalAuthErrors.identityTaken(label);
     // Stops linking someone else's identity, or one that merely claims this address.
-    if (!this.emailAuthorizes(user.email, profile)) throw OAuthErrors.emailMismatch(label);
+    if (!this.emailAuthorizes(user.email, profile)) throw ExternalAuthErrors.emailMismatch(label);
     const insert = () =>
       db.transaction(async (tx) => {
         await externalIdentitiesRepository.insert(tx, user.id, profile, clock.now());
@@ -253,8 +249,8 @@ export class ExternalAuthService {
       });
     // A concurrent link of this provider to the account, or of this identity to another account.
     await uniqueOr(insert, {
-      external_identities_user_provider_uq: () => OAuthErrors.providerAlreadyLinked(label),
-      external_identities_subject_uq: () => OAuthErrors.identityTaken(label),
+      external_identities_user_provider_uq: () => ExternalAuthErrors.providerAlreadyLinked(label),
+      external_identities_subject_uq: () => ExternalAuthErrors.identityTaken(label),
     });
     return { redirectTo: this.landing(flow, profile.provider, { kind: "linked" }) };
   }
@@ -280,6 +276,6 @@ export class ExternalAuthService {
   private upstream(name: ProviderName, e: unknown): AppError {
     if (isAppError(e)) return e;
     this.deps.logger.warn({ err: e instanceof IdpError ? e.detail ?? e.message : e, provider: name }, "identity provider call failed");
-    return OAuthErrors.providerError(PROVIDER_LABEL[name], e instanceof IdpError ? e.reason : "unexpected response");
+    return ExternalAuthErrors.providerError(PROVIDER_LABEL[name], e instanceof IdpError ? e.reason : "unexpected response");
   }
 }

@@ -1,16 +1,14 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db, Executor } from "../../infra/db.js";
-import type { SecretBox } from "../../lib/crypto/index.js";
-import { sealContexts } from "../../lib/crypto/index.js";
+import { type SecretBox, sealContexts } from "../../lib/crypto/index.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { CommonErrors } from "../../lib/errors.js";
 import { parseInput } from "../../lib/validation.js";
-import { AuditAction } from "../audit/audit.actions.js";
-import type { AuditService } from "../audit/audit.service.js";
-import { OAuthErrors } from "./oauth.errors.js";
+import { AuditAction, type AuditService } from "../audit/index.js";
+import { ExternalAuthErrors } from "./external-auth.errors.js";
 import { oauthProvidersRepository, type ProviderConfigRow } from "./oauth-providers.repository.js";
 import { findProviderWithSecretPrivileged } from "./oauth-providers.secrets.repository.js";
-import { PROVIDER_LABEL, PROVIDERS, providerConfigSchema, type ProviderName } from "./oauth.schemas.js";
+import { PROVIDER_LABEL, PROVIDERS, providerConfigSchema, type ProviderName } from "./external-auth.schemas.js";
 import type { IdentityProviderClient, ProviderSettings } from "./providers/idp.types.js";
 import { requireSuperadmin } from "../access/index.js";
 
@@ -65,7 +63,7 @@ export class OAuthProvidersService {
   constructor(private readonly deps: OAuthProvidersDeps) {}
 
   parseProvider(value: unknown): ProviderName {
-    if (typeof value !== "string" || !(PROVIDERS as readonly string[]).includes(value)) throw OAuthErrors.unknownProvider();
+    if (typeof value !== "string" || !(PROVIDERS as readonly string[]).includes(value)) throw ExternalAuthErrors.unknownProvider();
     return value as ProviderName;
   }
 
@@ -81,18 +79,18 @@ export class OAuthProvidersService {
   async settings(provider: ProviderName, db: Executor = this.deps.db): Promise<ProviderSettings> {
     const row = await findProviderWithSecretPrivileged(db, provider);
     if (row) {
-      if (!row.isEnabled) throw OAuthErrors.notConfigured(PROVIDER_LABEL[provider]);
+      if (!row.isEnabled) throw ExternalAuthErrors.notConfigured(PROVIDER_LABEL[provider]);
       let clientSecret: string;
       try {
         clientSecret = this.deps.box.decryptString(row.clientSecretSealed, secretContext(provider));
       } catch {
         // Sealed under a master key that is no longer configured.
-        throw OAuthErrors.unreadableSecret(PROVIDER_LABEL[provider]);
+        throw ExternalAuthErrors.unreadableSecret(PROVIDER_LABEL[provider]);
       }
       return { provider, clientId: row.clientId, clientSecret, scopes: row.scopes.length > 0 ? row.scopes : this.deps.env[provider].scopes };
     }
     const env = this.deps.env[provider];
-    if (!env.clientId || !env.clientSecret) throw OAuthErrors.notConfigured(PROVIDER_LABEL[provider]);
+    if (!env.clientId || !env.clientSecret) throw ExternalAuthErrors.notConfigured(PROVIDER_LABEL[provider]);
     return { provider, clientId: env.clientId, clientSecret: env.clientSecret, scopes: env.scopes };
   }
 
@@ -144,7 +142,7 @@ export class OAuthProvidersService {
       let row: ProviderConfigRow;
       if (existing) row = await oauthProvidersRepository.update(tx, name, clientSecretSealed ? { ...values, clientSecretSealed } : values);
       else if (clientSecretSealed) row = await oauthProvidersRepository.insert(tx, name, { ...values, clientSecretSealed }, now);
-      else throw OAuthErrors.secretRequired();
+      else throw ExternalAuthErrors.secretRequired();
       await audit.record(tx, ctx, existing ? AuditAction.externalConfigUpdated : AuditAction.externalConfigCreated, {
         resourceType: "oauth_provider",
         resourceId: name,
@@ -159,7 +157,7 @@ export class OAuthProvidersService {
     requireSuperadmin(ctx);
     const name = this.parseProvider(provider);
     await this.deps.db.transaction(async (tx) => {
-      if (!(await oauthProvidersRepository.delete(tx, name))) throw OAuthErrors.notConfigured(PROVIDER_LABEL[name]);
+      if (!(await oauthProvidersRepository.delete(tx, name))) throw ExternalAuthErrors.notConfigured(PROVIDER_LABEL[name]);
       await this.deps.audit.record(tx, ctx, AuditAction.externalConfigDeleted, { resourceType: "oauth_provider", resourceId: name });
     });
   }

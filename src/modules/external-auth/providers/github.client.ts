@@ -1,5 +1,4 @@
-import type { CodeExchange, ExternalProfile, IdentityProviderClient, ProviderSettings, AuthorizationRequest } from "./idp.types.js";
-import { IdpError } from "./idp.types.js";
+import { type CodeExchange, type ExternalProfile, type IdentityProviderClient, type ProviderSettings, type AuthorizationRequest, IdpError } from "./idp.types.js";
 
 const TIMEOUT_MS = 10_000;
 const API_VERSION = "2022-11-28";

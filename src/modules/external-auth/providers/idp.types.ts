@@ -1,4 +1,4 @@
-import type { ProviderName } from "../oauth.schemas.js";
+import type { ProviderName } from "../external-auth.schemas.js";
 
 /** What an identity provider told us about the person who signed in. */
 export interface ExternalProfile {

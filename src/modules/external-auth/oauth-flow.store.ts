@@ -1,7 +1,7 @@
 import type { Clock } from "../../infra/clock.js";
 import type { KeyValueStore } from "../../infra/kv.js";
 import { randomToken, safeEqual, sha256Hex } from "../../lib/crypto/index.js";
-import type { FlowKind, ProviderName } from "./oauth.schemas.js";
+import type { FlowKind, ProviderName } from "./external-auth.schemas.js";
 
 export type FlowRefusal = "unknown_or_used" | "wrong_provider" | "expired" | "other_browser";
 
