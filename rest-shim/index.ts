@@ -14,6 +14,7 @@ import { adminRoutes } from "./routes/admin.routes.js";
 import { operatorsRoutes } from "./routes/operators.routes.js";
 import { auditRoutes } from "./routes/audit.routes.js";
 import { apiKeysRoutes } from "./routes/api-keys.routes.js";
+import { domainsRoutes } from "./routes/domains.routes.js";
 import { directoryRoutes } from "./routes/directory.routes.js";
 import { orgsRoutes } from "./routes/orgs.routes.js";
 import { sshRoutes } from "./routes/ssh.routes.js";
@@ -36,6 +37,7 @@ export function restRoutes(services: Services, config: Config): RouteDef[] {
     ...orgsRoutes(services, config),
     ...directoryRoutes(services),
     ...apiKeysRoutes(services),
+    ...domainsRoutes(services),
     ...oidcClientsRoutes(services),
     ...sshRoutes(services),
     ...contactRoutes(services),

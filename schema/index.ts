@@ -9,3 +9,4 @@ export * from "./mfa.js";
 export * from "./oidc.js";
 export * from "./external-auth.js";
 export * from "./networks.js";
+export * from "./domains.js";

@@ -15,6 +15,7 @@ import { createAdminModule } from "./modules/admin/index.js";
 import { createApiKeysModule } from "./modules/api-keys/index.js";
 import { createAuditModule } from "./modules/audit/index.js";
 import { createAuthModule } from "./modules/auth/index.js";
+import { createDomainsModule } from "./modules/domains/index.js";
 import { createContactModule } from "./modules/contact/index.js";
 import { createEmailModule, createEmailTransport, type EmailTransport } from "./modules/email/index.js";
 import { createHealthModule } from "./modules/health/index.js";
@@ -109,6 +110,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     ...networks,
     ...sshCa,
     ...createSshKeysModule({ ...base, audit, config: { verifyChallengeTtl: config.ssh.verifyChallengeTtl } }),
+    ...createDomainsModule({ ...base, audit, limits, config: config.domains }),
     ...createContactModule({ ...base, email, limits, config: { notifyEmail: config.email.contactNotifyEmail, rate: config.rateLimits.contact } }),
     ...createHealthModule({ version: VERSION, database, redis }),
     ...createKeysModule({ db, box, caBox, audit }),

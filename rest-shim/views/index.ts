@@ -6,6 +6,7 @@ import { addedMemberView, certPolicyView, departmentView, groupMemberView, membe
 import { clientView, consentView, createdClientView, createdRegistrationTokenView, registrationTokenView, rotatedSecret } from "./oidc.js";
 import { auditChainCheckView, auditVerificationView } from "./audit.js";
 import { approvalView, deviceView, portalNetworkView } from "./networks.js";
+import { domainView } from "./domains.js";
 import { apiKeyView, caView, certificateView, createdApiKeyView, signedCertificateView, sshKeyView } from "./ssh.js";
 
 /**
@@ -82,6 +83,8 @@ export const data = {
   apiKeys: list("apiKeys", apiKeyView),
   apiKey: z.object({ apiKey: apiKeyView }),
   createdApiKey: z.object({ apiKey: createdApiKeyView }),
+  domains: list("domains", domainView),
+  domain: z.object({ domain: domainView }),
   auditVerification: z.object({ verification: auditVerificationView }),
   auditChainCheck: z.object({ check: auditChainCheckView }),
   lastAuditChainCheck: z.object({ check: auditChainCheckView.nullable() }),

@@ -264,6 +264,15 @@ const audit = {
   AUDIT_RETENTION_DAYS: int(0, 0, "audit records older than this are pruned behind a signed checkpoint (0: kept forever)"),
 };
 
+const domains = {
+  DNS_RESOLVER: list("DNS servers that verify organizations' domains (TXT records), e.g. 10.0.0.53 or 127.0.0.1:5353,[::1]:53; empty: the system's resolvers"),
+  DNS_TIMEOUT_MS: int(3000, 100, "one DNS query's timeout (tried twice per server at most)"),
+  DOMAIN_RECHECK_INTERVAL: int(24 * 3600, 60, "a verified domain's TXT record is looked up again this long after its last check"),
+  DOMAIN_RECHECK_TICK_MS: int(300_000, 1000, "how often due re-checks are looked for (instances share the work, each domain checked once)"),
+  DOMAIN_LAPSE_AFTER: int(3, 1, "re-checks in a row that do not find the record before a verified domain lapses"),
+  RATE_LIMIT_DOMAIN_VERIFY: rate("30/3600", "verify-now DNS lookups per organization"),
+};
+
 /** The sections of the configuration reference, in order (title → variables). */
 const SECTIONS: Record<string, Record<string, z.ZodType>> = {
   Runtime: runtime, "Metrics (Prometheus)": metrics, Storage: storage, "Sessions and secrets": secrets, "SSH certificate authority": ssh, "Network access (ZeroTier)": networks,
@@ -271,10 +280,11 @@ const SECTIONS: Record<string, Record<string, z.ZodType>> = {
   "OpenID Connect provider (issuer = PUBLIC_URL's origin)": oidc,
   "Sign in with GitHub / Google (register PUBLIC_URL/api/v1/auth/external/{github|google}/callback)": external,
   "Rate limits (windows aligned to the clock)": limits, Email: email, "Audit log (hash chain and retention)": audit,
+  "Verified domains (DNS TXT records)": domains,
 };
 export const ENV_SECTIONS: readonly { title: string; vars: Record<string, z.ZodType> }[] = Object.entries(SECTIONS).map(([title, vars]) => ({ title, vars }));
 
-export const envSchema = z.object({ ...runtime, ...metrics, ...storage, ...secrets, ...ssh, ...networks, ...passwords, ...orgs, ...mfa, ...oidc, ...external, ...limits, ...email, ...audit });
+export const envSchema = z.object({ ...runtime, ...metrics, ...storage, ...secrets, ...ssh, ...networks, ...passwords, ...orgs, ...mfa, ...oidc, ...external, ...limits, ...email, ...audit, ...domains });
 
 export type Env = z.input<typeof envSchema>;
 export type ParsedEnv = z.output<typeof envSchema>;

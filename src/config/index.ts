@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { envSchema, type ParsedEnv } from "./env.js";
-import { ConfigError, DEV_ENCRYPTION_KEY, DEV_SESSION_SECRET, parseEncryptionKeys, providerUrl, type RateRule } from "./values.js";
+import { ConfigError, DEV_ENCRYPTION_KEY, DEV_SESSION_SECRET, isDnsServer, parseEncryptionKeys, providerUrl, type RateRule } from "./values.js";
 
 export { ConfigError, type EncryptionKey, type RateRule } from "./values.js";
 
@@ -67,6 +67,11 @@ function buildConfig(env: ParsedEnv) {
   // /metrics is never public: its own port, or the main port with a long bearer token.
   if (env.METRICS_TOKEN !== undefined && env.METRICS_TOKEN.length < 32) problems.push("METRICS_TOKEN: must be at least 32 characters");
   if (env.METRICS_PORT !== undefined && env.METRICS_PORT === env.PORT) problems.push("METRICS_PORT must differ from PORT (use METRICS_TOKEN to serve /metrics on the main port)");
+  const dnsResolvers = env.DNS_RESOLVER.filter((server) => {
+    if (isDnsServer(server)) return true;
+    problems.push(`DNS_RESOLVER: "${server}" is not an IP address with an optional port (10.0.0.53, 127.0.0.1:5353, [::1]:53)`);
+    return false;
+  });
   if (problems.length > 0) throw new ConfigError(problems);
 
   const trustProxy = ((): boolean | number | string => {
@@ -216,6 +221,14 @@ function buildConfig(env: ParsedEnv) {
       contact: env.RATE_LIMIT_CONTACT,
       apiIp: env.RATE_LIMIT_API_IP,
     } satisfies Record<string, RateRule | number | boolean>,
+    domains: {
+      resolvers: dnsResolvers,
+      timeoutMs: env.DNS_TIMEOUT_MS,
+      recheckIntervalMs: env.DOMAIN_RECHECK_INTERVAL * 1000,
+      tickMs: env.DOMAIN_RECHECK_TICK_MS,
+      lapseAfter: env.DOMAIN_LAPSE_AFTER,
+      verifyRate: env.RATE_LIMIT_DOMAIN_VERIFY,
+    },
     email: {
       provider: env.EMAIL_PROVIDER,
       from: env.EMAIL_FROM,

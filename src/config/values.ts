@@ -1,3 +1,5 @@
+import { isIP } from "node:net";
+
 /** The configuration's value types, its error, and the parsers of values buildConfig checks across variables. */
 
 export interface EncryptionKey {
@@ -42,4 +44,12 @@ export function providerUrl(name: string, value: string, problems: string[]): st
   const loopback = ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname);
   if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback)) problems.push(`${name}: must be https (http only on loopback)`);
   return url.toString().replace(/\/+$/, "");
+}
+
+/** A DNS server as node:dns takes it: an IP address, with a port after it (IPv6 in brackets then). */
+export function isDnsServer(value: string): boolean {
+  const m = /^\[([0-9a-f:.]+)\](?::(\d{1,5}))?$/i.exec(value) ?? /^([^:]+)(?::(\d{1,5}))?$/.exec(value);
+  const [address, port] = m ? [m[1]!, m[2]] : [value, undefined];
+  if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) return false;
+  return isIP(address) !== 0;
 }

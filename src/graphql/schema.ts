@@ -10,6 +10,7 @@ import { AuditResolver } from "./audit/audit.resolver.js";
 import { authChecker } from "./auth-checker.js";
 import { AuthResolver } from "./auth/auth.resolver.js";
 import { ContactResolver } from "./contact/contact.resolver.js";
+import { DomainsResolver } from "./domains/domains.resolver.js";
 import { DepartmentsResolver, DirectoryResolver, PrincipalsResolver } from "./directory/directory.resolver.js";
 import { EmailResolver } from "./email/email.resolver.js";
 import { ExternalAuthResolver } from "./external-auth/external-auth.resolver.js";
@@ -43,6 +44,7 @@ function createResolvers(s: Services) {
     new DepartmentsResolver(pick(s, "departments")),
     new PrincipalsResolver(pick(s, "principals")),
     new ApiKeysResolver(pick(s, "apiKeys")),
+    new DomainsResolver(pick(s, "domains")),
     new AuditResolver(pick(s, "activity")),
     new AuditChainResolver(pick(s, "auditVerify")),
     new SshKeysResolver(pick(s, "sshKeys")),

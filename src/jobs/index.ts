@@ -42,6 +42,8 @@ export function startJobs(container: Container, oidc: OidcRuntime): () => void {
     every(container, "network-reconcile", container.config.networks.reconcileIntervalMs, () => container.services.networkReconcile.tick()),
     // Audit records hash-chained and heads signed in insertion order, one instance at a time (advisory lock).
     every(container, "audit-chain", container.config.audit.chainIntervalMs, () => container.services.auditChain.tick()),
+    // Verified domains whose re-check is due, each claimed by one instance (a lease on the row).
+    every(container, "domain-recheck", container.config.domains.tickMs, () => container.services.domains.recheckDue()),
   ];
   return () => stops.forEach((stop) => stop());
 }

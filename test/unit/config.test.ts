@@ -58,6 +58,16 @@ describe("configuration", () => {
     }
   });
 
+  it("takes DNS servers for domain verification as IP addresses with optional ports, and refuses anything else", () => {
+    expect(loadConfig({}).domains.resolvers).toEqual([]);
+    expect(loadConfig({ DNS_RESOLVER: "127.0.0.1:5353, 10.0.0.53,[::1]:53,::1" }).domains.resolvers).toEqual(["127.0.0.1:5353", "10.0.0.53", "[::1]:53", "::1"]);
+    for (const value of ["dns.example.com", "127.0.0.1:0", "127.0.0.1:70000", "udp://1.1.1.1", "1.1.1"]) {
+      expect(() => loadConfig({ DNS_RESOLVER: value }), value).toThrow(/DNS_RESOLVER: .* is not an IP address/);
+    }
+    const d = loadConfig({ DOMAIN_RECHECK_INTERVAL: "3600", DOMAIN_LAPSE_AFTER: "5", RATE_LIMIT_DOMAIN_VERIFY: "5/60" }).domains;
+    expect(d).toMatchObject({ recheckIntervalMs: 3_600_000, lapseAfter: 5, verifyRate: { points: 5, duration: 60 } });
+  });
+
   it("warns that production without PUBLIC_URL tells relying parties and links to go to localhost", () => {
     const secrets = { NODE_ENV: "production", SESSION_SECRET: "s".repeat(40), ENCRYPTION_KEYS: `k1:${Buffer.alloc(32).toString("base64")}` };
     const bare = loadConfig(secrets);

@@ -44,6 +44,7 @@ const MODULES: string[] = [
   "users",
   "auth",
   "orgs",
+  "domains",
   "api-keys",
   "ssh-keys",
   "oidc-clients",

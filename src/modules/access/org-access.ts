@@ -41,6 +41,7 @@ const DESCRIBE: Partial<Record<Capability, string>> = {
   "ssh.sign": "sign certificates",
   "networks.use": "use the organization's networks",
   "networks.manage": "manage the organization's networks",
+  "domains.manage": "manage the organization's domains",
 };
 
 /** What an OIDC access token acting for a member may exercise (each route also checks its scope). */

@@ -25,6 +25,7 @@ import type { ApiKeyScope } from "../../lib/api-key-scopes.js";
  * | ca.manage             |   ✓   |   ✓   |        |       |
  * | clients.manage        |   ✓   |   ✓   |        |       |
  * | networks.manage       |   ✓   |   ✓   |        |       |
+ * | domains.manage        |   ✓   |   ✓   |        |       |
  * | org.delete            |   ✓   |       |        |       |
  * | org.transfer          |   ✓   |       |        |       |
  *
@@ -55,6 +56,7 @@ export const CAPABILITIES = {
   "ca.manage": "admin",
   "clients.manage": "admin",
   "networks.manage": "admin",
+  "domains.manage": "admin",
   "org.delete": "owner",
   "org.transfer": "owner",
 } as const satisfies Record<string, OrgRole>;

@@ -137,6 +137,12 @@ export const AuditAction = {
   killSwitchTriggered: "network.kill_switch.triggered",
   killSwitchLifted: "network.kill_switch.lifted",
   reconcileCorrection: "network.reconcile.correction",
+  domainAdded: "org.domain.added",
+  domainVerified: "org.domain.verified",
+  domainVerifyFailed: "org.domain.verify_failed",
+  domainRecheckFailed: "org.domain.recheck_failed",
+  domainLapsed: "org.domain.lapsed",
+  domainRemoved: "org.domain.removed",
 } as const;
 
 export type AuditActionName = (typeof AuditAction)[keyof typeof AuditAction];
