@@ -20,7 +20,7 @@ import { externalIdentitiesRepository } from "./external-identities.repository.j
 import type { FlowRefusal, OAuthFlow, OAuthFlowStore } from "./oauth-flow.store.js";
 import { OAuthErrors } from "./oauth.errors.js";
 import type { OAuthProvidersService } from "./oauth-providers.service.js";
-import { authorizeQuerySchema, callbackQuerySchema, PROVIDER_LABEL, type ProviderName } from "./oauth.schemas.js";
+import { authorizeQuerySchema, callbackQuerySchema, PROVIDER_LABEL, type ProviderName, type AuthorizeQueryInput } from "./oauth.schemas.js";
 import { IdpError, type ExternalProfile } from "./providers/idp.types.js";
 import { landingUrl, type Landing } from "./oauth-landing.js";
 import { requirePersonalUser } from "../access/index.js";
@@ -72,7 +72,7 @@ export class ExternalAuthService {
   constructor(private readonly deps: ExternalAuthDeps) {}
 
   /** Starts a flow: the URL to send the browser to at the provider. */
-  async start(ctx: RequestContext, provider: unknown, input: unknown, binding: string | undefined): Promise<FlowStarted> {
+  async start(ctx: RequestContext, provider: unknown, input: AuthorizeQueryInput, binding: string | undefined): Promise<FlowStarted> {
     const { limits, providers, flows, audit, db, config } = this.deps;
     const name = providers.parseProvider(provider);
     // Codes go only to the configured callback: a caller-chosen redirect is refused, not ignored.
@@ -95,8 +95,8 @@ export class ExternalAuthService {
   }
 
   /** Starts linking a provider to the signed-in account. */
-  startLink(ctx: RequestContext, provider: unknown, input: unknown, binding: string | undefined): Promise<FlowStarted> {
-    return this.start(ctx, provider, { ...((input ?? {}) as object), flow: "link" }, binding);
+  startLink(ctx: RequestContext, provider: unknown, input: Omit<AuthorizeQueryInput, "flow">, binding: string | undefined): Promise<FlowStarted> {
+    return this.start(ctx, provider, { ...input, flow: "link" }, binding);
   }
 
   /**

@@ -19,6 +19,7 @@ export const authorizeQuerySchema = z.object({
   /** "redirect": answer with a redirect to the provider instead of JSON (top-level navigations). */
   mode: z.enum(["json", "redirect"]).optional(),
 });
+export type AuthorizeQueryInput = z.input<typeof authorizeQuerySchema>;
 
 export const callbackQuerySchema = z.object({
   code: z.string().max(2048).optional(),
@@ -41,3 +42,4 @@ export const providerConfigSchema = z.object({
     .optional(),
   isEnabled: z.boolean().optional(),
 });
+export type ProviderConfigInput = z.input<typeof providerConfigSchema>;

@@ -6,7 +6,7 @@ import type { RequestContext } from "../../../lib/request-context.js";
 import { AuditAction } from "../../audit/audit.actions.js";
 import type { AuditService } from "../../audit/audit.service.js";
 import { AuthErrors } from "../auth.errors.js";
-import { tokenRedirectSchema } from "../auth.schemas.js";
+import { tokenRedirectSchema, type TokenRedirectInput } from "../auth.schemas.js";
 import type { SessionsService, SessionView } from "./sessions.service.js";
 import { requirePersonalUser } from "../../access/index.js";
 
@@ -43,7 +43,7 @@ export class MySessionsService {
    * Hands the current session token to a client that needs it (the CLI, a companion app): as data,
    * or by redirect to a URL whose origin CORS_ORIGINS allows (wildcard entries included).
    */
-  tokenHandoff(ctx: RequestContext, token: string, input: unknown): { token: string } | { redirectUrl: string } {
+  tokenHandoff(ctx: RequestContext, token: string, input: TokenRedirectInput): { token: string } | { redirectUrl: string } {
     requirePersonalUser(ctx);
     const { redirect } = parseInput(tokenRedirectSchema, input);
     if (!redirect) return { token };
