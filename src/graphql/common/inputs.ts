@@ -2,11 +2,14 @@ import type { Services } from "../../container.js";
 
 type Method<S extends keyof Services, M extends keyof Services[S]> = Services[S][M] extends (...args: never[]) => unknown ? Services[S][M] : never;
 
+type LastObject<P extends unknown[]> = P extends [...infer Rest, infer L] ? (NonNullable<L> extends object ? NonNullable<L> : LastObject<Rest>) : never;
+
 /**
- * What a service method takes as its input: its last parameter, the zod input type of the schema it
- * parses with (ctx and path ids come first). The input counterpart of `ViewOf`.
+ * What a service method takes as its input: its last object parameter, the zod input type of the
+ * schema it parses with (ctx and path ids come before it, a cookie's binding may come after). The
+ * input counterpart of `ViewOf`.
  */
-export type InputOf<S extends keyof Services, M extends keyof Services[S]> = Parameters<Method<S, M>> extends [...unknown[], infer I] ? I : never;
+export type InputOf<S extends keyof Services, M extends keyof Services[S]> = LastObject<Required<Parameters<Method<S, M>>>>;
 
 /**
  * A service input as GraphQL can vouch for it: the scalar types, not the values. A String field
