@@ -15,7 +15,7 @@ import { devicesRepository } from "./devices.repository.js";
 import { killSwitchRepository } from "./kill-switch.repository.js";
 import { portalNetworksRepository } from "./portal-networks.repository.js";
 import type { ApprovalRow, PortalNetworkRow } from "./networks.repository.js";
-import { assignApprovalSchema, decideSchema, pendingQuerySchema, requestApprovalSchema, type RequestApprovalInput, type AssignApprovalInput, type DecideInput } from "./networks.schemas.js";
+import { assignApprovalSchema, decideSchema, pendingQuerySchema, requestApprovalSchema, type RequestApprovalInput, type AssignApprovalInput, type DecideInput, type PendingQueryInput } from "./networks.schemas.js";
 import { toApprovalView, type ApprovalView } from "./networks.views.js";
 import type { NetworksCore } from "./networks.core.js";
 import { can, getActiveMembership, requireOrgAccess } from "../access/index.js";
@@ -97,7 +97,7 @@ export class ApprovalsService {
   }
 
   /** Pending requests a manager can decide: every network for admins, their own networks for named managers. */
-  async pending(ctx: RequestContext, orgId: string, query: unknown = {}): Promise<ApprovalView[]> {
+  async pending(ctx: RequestContext, orgId: string, query: PendingQueryInput = {}): Promise<ApprovalView[]> {
     const access = await requireOrgAccess(this.deps.db, ctx, orgId, "networks.use");
     const q = parseInput(pendingQuerySchema, query);
     let networkIds: string[] | null = null;

@@ -59,6 +59,7 @@ export const updateNetworkSchema = z.object({
 export type UpdateNetworkInput = z.input<typeof updateNetworkSchema>;
 
 export const listNetworksSchema = z.object({ includeInactive: z.union([z.boolean(), z.stringbool()]).optional() });
+export type ListNetworksInput = z.input<typeof listNetworksSchema>;
 export const importNetworksSchema = z.object({ zerotierNetworkIds: z.array(networkIdSchema).min(1).max(100) });
 export type ImportNetworksInput = z.input<typeof importNetworksSchema>;
 export const managersSchema = z.object({ userIds: z.array(z.uuid()).max(100) });
@@ -94,6 +95,7 @@ export type AssignApprovalInput = z.input<typeof assignApprovalSchema>;
 export const decideSchema = z.object({ reason: optionalText(2000) });
 export type DecideInput = z.input<typeof decideSchema>;
 export const pendingQuerySchema = z.object({ networkId: z.uuid().optional() });
+export type PendingQueryInput = z.input<typeof pendingQuerySchema>;
 
 export const activateSchema = z.object({ lifetimeMinutes: minutes.optional() });
 export type ActivateInput = z.input<typeof activateSchema>;

@@ -12,7 +12,7 @@ import { approvalsRepository } from "./approvals.repository.js";
 import { deviceMembershipsRepository } from "./device-memberships.repository.js";
 import { portalNetworksRepository } from "./portal-networks.repository.js";
 import type { PortalNetworkRow } from "./networks.repository.js";
-import { createNetworkSchema, importNetworksSchema, listNetworksSchema, managersSchema, updateNetworkSchema, type CreateNetworkInput, type UpdateNetworkInput, type ImportNetworksInput, type ManagersInput } from "./networks.schemas.js";
+import { createNetworkSchema, importNetworksSchema, listNetworksSchema, managersSchema, updateNetworkSchema, type CreateNetworkInput, type UpdateNetworkInput, type ImportNetworksInput, type ManagersInput, type ListNetworksInput } from "./networks.schemas.js";
 import { toApprovalView, toMembershipView, toNetworkView, type ApprovalView, type MembershipView, type PortalNetworkView } from "./networks.views.js";
 import type { NetworksCore } from "./networks.core.js";
 import { getActiveMembership, requireOrgAccess } from "../access/index.js";
@@ -21,7 +21,7 @@ import { getActiveMembership, requireOrgAccess } from "../access/index.js";
 export class PortalNetworksService {
   constructor(private readonly deps: NetworksCore) {}
 
-  async list(ctx: RequestContext, orgId: string, query: unknown = {}): Promise<PortalNetworkView[]> {
+  async list(ctx: RequestContext, orgId: string, query: ListNetworksInput = {}): Promise<PortalNetworkView[]> {
     const { orgId: id } = await requireOrgAccess(this.deps.db, ctx, orgId, "networks.use");
     const q = parseInput(listNetworksSchema, query);
     const rows = await portalNetworksRepository.listNetworks(this.deps.db, id, q.includeInactive ?? false);

@@ -20,7 +20,7 @@ import { externalIdentitiesRepository } from "./external-identities.repository.j
 import type { FlowRefusal, OAuthFlow, OAuthFlowStore } from "./oauth-flow.store.js";
 import { OAuthErrors } from "./oauth.errors.js";
 import type { OAuthProvidersService } from "./oauth-providers.service.js";
-import { authorizeQuerySchema, callbackQuerySchema, PROVIDER_LABEL, type ProviderName, type AuthorizeQueryInput } from "./oauth.schemas.js";
+import { authorizeQuerySchema, callbackQuerySchema, PROVIDER_LABEL, type ProviderName, type AuthorizeQueryInput, type CallbackQueryInput } from "./oauth.schemas.js";
 import { IdpError, type ExternalProfile } from "./providers/idp.types.js";
 import { landingUrl, type Landing } from "./oauth-landing.js";
 import { requirePersonalUser } from "../access/index.js";
@@ -103,7 +103,7 @@ export class ExternalAuthService {
    * The provider sent the browser back. Whatever happens, the answer is a redirect: to the page
    * the flow asked for, with a session, a pending second factor, or an error the page can show.
    */
-  async complete(ctx: RequestContext, provider: unknown, query: unknown, binding: string | undefined): Promise<CallbackOutcome> {
+  async complete(ctx: RequestContext, provider: unknown, query: CallbackQueryInput, binding: string | undefined): Promise<CallbackOutcome> {
     const name = this.deps.providers.parseProvider(provider);
     // What the failure audit can say about who and what this was, filled in as it is learned.
     const trace: Trace = { flow: null, userId: null, subject: null, refusal: null };

@@ -29,6 +29,7 @@ export const callbackQuerySchema = z.object({
   error: z.string().max(256).optional(),
   errorDescription: z.string().max(1024).optional(),
 });
+export type CallbackQueryInput = z.input<typeof callbackQuerySchema>;
 
 const scope = z.string().regex(/^[\w:./-]{1,100}$/, "scopes are words such as read:user or openid");
 
