@@ -8,7 +8,8 @@ import { describe, expect, it } from "vitest";
  * method>`, the zod input of the schema its service parses it with, so that a field that drifts from
  * the schema is a compile error rather than a field zod strips (or refuses) at run time. A file
  * planted among the resolvers' types, with one class right and others drifted, is compiled with the
- * project: tsc reports each drifted class and nothing else, anywhere.
+ * project: tsc reports each drifted class and nothing else, anywhere. Arguments a resolver maps by
+ * hand (`loose`, `omitNulls`) are checked where they are passed: a renamed one is reported too.
  */
 const ROOT = resolve(import.meta.dirname, "../..");
 
@@ -18,6 +19,7 @@ const PLANTED = [
   `import type { RequestContext } from "../../lib/request-context.js";`,
   `import type { GqlInputOf } from "../common/inputs.js";`,
   `import { loose } from "../common/inputs.js";`,
+  `import { omitNulls } from "../common/nulls.js";`,
   `@InputType() export class Right implements GqlInputOf<Right, "orgs", "create"> { @Field(() => String) name: string; @Field(() => String, { nullable: true }) slug?: string; }`,
   // slug, renamed: zod would strip it without a word.
   `@InputType() export class Renamed implements GqlInputOf<Renamed, "orgs", "create"> { @Field(() => String) name: string; @Field(() => String, { nullable: true }) urlSlug?: string; }`,
@@ -30,6 +32,8 @@ const PLANTED = [
   `@InputType() export class EnumAsString implements GqlInputOf<EnumAsString, "cas", "create"> { @Field(() => String) name: string; @Field(() => String, { nullable: true }) keyType?: string; }`,
   // Arguments mapped by hand are checked at the call: a renamed one does not compile either.
   `export const mapped = (s: Services, ctx: RequestContext) => s.cas.rotate(ctx, "org", "ca", loose({ keyKind: "rsa" }));`,
+  `export const withoutNulls = (s: Services, ctx: RequestContext, fullName: string | null) => s.users.updateMe(ctx, omitNulls({ name: fullName }));`,
+  `export const rightMapping = (s: Services, ctx: RequestContext, fullName: string | null) => s.users.updateMe(ctx, omitNulls({ fullName }));`,
   "",
 ].join("\n");
 
@@ -51,8 +55,9 @@ describe("GraphQL inputs and the services' zod schemas", () => {
       const where = (d: ts.Diagnostic) => `${d.file ? d.file.fileName : "(global)"}: ${ts.flattenDiagnosticMessageText(d.messageText, " ")}`;
       expect(diagnostics.filter((d) => d.file?.fileName !== file).map(where)).toEqual([]);
       const lines = diagnostics.filter((d) => d.file?.fileName === file).map((d) => d.file!.getLineAndCharacterOfPosition(d.start!).line + 1);
-      // Renamed (7), Missing (8), Mistyped (9), Loosened (10), the mapped call (12); not Right (6) nor EnumAsString (11).
-      expect([...new Set(lines)].sort((a, b) => a - b)).toEqual([7, 8, 9, 10, 12]);
+      // Renamed (8), Missing (9), Mistyped (10), Loosened (11), the mapped calls (13, 14); not Right (7),
+      // EnumAsString (12) nor the right mapping (15).
+      expect([...new Set(lines)].sort((a, b) => a - b)).toEqual([8, 9, 10, 11, 13, 14]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,4 +1,5 @@
 import type { Services } from "../../container.js";
+import type { Nullable } from "./nulls.js";
 
 type Method<S extends keyof Services, M extends keyof Services[S]> = Services[S][M] extends (...args: never[]) => unknown ? Services[S][M] : never;
 
@@ -53,6 +54,6 @@ export function loose(input: unknown): unknown {
 export type GqlInputOf<Self, S extends keyof Services, M extends keyof Services[S]> = GqlInput<Self, InputOf<S, M>>;
 
 /** `GqlInputOf` for an input that is not a service method's whole input (a nested object, a part). */
-export type GqlInput<Self, T> = { [K in keyof Loose<T>]: undefined extends Loose<T>[K] ? Loose<T>[K] | null : Loose<T>[K] } & {
+export type GqlInput<Self, T> = Nullable<Loose<T>> & {
   [K in Exclude<keyof Self, keyof T>]: never;
 };
