@@ -53,9 +53,12 @@ export interface RouteDef {
 /** Path parameter as a string (Express 5 types them loosely). */
 export const param = (req: Request, name: string): string => String(req.params[name] ?? "");
 
-/** The request body in the service's camelCase (the REST API speaks snake_case). */
-export const input = (req: Request): unknown => toCamel(req.body ?? {});
-export const queryInput = (req: Request): unknown => toCamel({ ...(req.query as object) });
+/**
+ * The request body in the service's camelCase (the REST API speaks snake_case). Untyped, as Express
+ * hands over `req.body`: nothing here has been checked yet, the service parses it with its schema.
+ */
+export const input = (req: Request): any => toCamel(req.body ?? {});
+export const queryInput = (req: Request): any => toCamel({ ...(req.query as object) });
 
 export function mountRoutes(router: Router, routes: readonly RouteDef[]): void {
   for (const r of routes) {

@@ -26,7 +26,7 @@ export function sendSession(res: Response, config: Config, result: SessionIssued
 }
 
 /** The body with the MFA token filled in from the cookie when the browser sent it there. */
-const withMfaToken = (req: Request, config: Config) => ({ ...(input(req) as object), mfaToken: mfaTokenOf(req, config) });
+const withMfaToken = (req: Request, config: Config) => ({ ...input(req), mfaToken: mfaTokenOf(req, config) });
 
 export const mfaRoutes = (s: Services, config: Config): RouteDef[] => [
   {

@@ -2,6 +2,7 @@ import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from "type-g
 import type { Services } from "../../container.js";
 import { AuditLogPage } from "../audit/audit.types.js";
 import { SUPERADMIN } from "../auth-checker.js";
+import { loose } from "../common/inputs.js";
 import { message, MessagePayload } from "../common/common.types.js";
 import { omitNulls } from "../common/nulls.js";
 import type { GqlContext } from "../context.js";
@@ -23,7 +24,7 @@ export class AdminResolver {
     @Arg("perPage", () => Int, { nullable: true }) perPage?: number,
     @Arg("show", () => String, { nullable: true, description: "all (default), superadmins, suspended, or deleted (superadmins only)" }) show?: string,
   ) {
-    return this.s.adminUsers.search(ctx, omitNulls({ q, page, perPage, show }));
+    return this.s.adminUsers.search(ctx, loose(omitNulls({ q, page, perPage, show })));
   }
 
   @Authorized()
@@ -60,7 +61,7 @@ export class AdminResolver {
   @Authorized()
   @Mutation(() => MessagePayload)
   async deleteUser(@Ctx() { ctx }: GqlContext, @Arg("userId", () => ID) userId: string, @Arg("confirm", () => Boolean) confirm: boolean) {
-    await this.s.adminUsers.delete(ctx, userId, { confirm });
+    await this.s.adminUsers.delete(ctx, userId, loose({ confirm }));
     return message("User deleted");
   }
 

@@ -1,5 +1,6 @@
 import { Field, ID, InputType, Int, ObjectType } from "type-graphql";
 import type { AccountName as AccountNameView, GlobalKillSwitchPreview as PreviewView, GlobalKillSwitchView } from "../../modules/networks/index.js";
+import type { GqlInputOf } from "../common/inputs.js";
 import { Paged } from "../common/paged.js";
 import type { ViewOf } from "../common/views.js";
 
@@ -85,7 +86,7 @@ export class GlobalKillSwitchPreview implements PreviewView {
 }
 
 @InputType()
-export class GlobalKillSwitchInput {
+export class GlobalKillSwitchInput implements GqlInputOf<GlobalKillSwitchInput, "globalKillSwitch", "trigger"> {
   @Field(() => ID) targetUserId: string;
   @Field(() => String, { nullable: true, description: "Kept in the history and the audit log" }) reason?: string;
 }

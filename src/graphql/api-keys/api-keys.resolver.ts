@@ -1,5 +1,6 @@
 import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from "type-graphql";
 import type { Services } from "../../container.js";
+import { loose } from "../common/inputs.js";
 import { omitNulls } from "../common/nulls.js";
 import { OrgRole } from "../common/org-role.js";
 import type { GqlContext } from "../context.js";
@@ -21,14 +22,14 @@ export class ApiKeysResolver {
   @org(OrgRole.admin)
   @Mutation(() => CreatedApiKey, { description: "The secret is in the answer, once" })
   createApiKey(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("input", () => ApiKeyInput) input: ApiKeyInput) {
-    return this.s.apiKeys.create(ctx, orgId, omitNulls({ ...input }));
+    return this.s.apiKeys.create(ctx, orgId, loose(omitNulls({ ...input })));
   }
 
   @Authorized()
   @org(OrgRole.admin)
   @Mutation(() => ApiKey)
   updateApiKey(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("keyId", () => ID) keyId: string, @Arg("input", () => UpdateApiKeyInput) input: UpdateApiKeyInput) {
-    return this.s.apiKeys.update(ctx, orgId, keyId, input);
+    return this.s.apiKeys.update(ctx, orgId, keyId, loose(input));
   }
 
   @Authorized()

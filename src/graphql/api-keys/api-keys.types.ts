@@ -1,5 +1,6 @@
 import { Field, ID, InputType, ObjectType } from "type-graphql";
 import { API_KEY_SCOPE_NAMES } from "../../lib/api-key-scopes.js";
+import type { GqlInputOf } from "../common/inputs.js";
 import type { ViewOf } from "../common/views.js";
 
 const SCOPES = `What the key may do: ${API_KEY_SCOPE_NAMES.join(", ")}`;
@@ -26,14 +27,14 @@ export class CreatedApiKey extends ApiKey implements ViewOf<"apiKeys", "create">
 }
 
 @InputType()
-export class ApiKeyInput {
+export class ApiKeyInput implements GqlInputOf<ApiKeyInput, "apiKeys", "create"> {
   @Field(() => String) name: string;
   @Field(() => String, { nullable: true }) description?: string;
   @Field(() => [String], { nullable: true, description: `${SCOPES} (default: ssh:sudo)` }) scopes?: string[];
 }
 
 @InputType()
-export class UpdateApiKeyInput {
+export class UpdateApiKeyInput implements GqlInputOf<UpdateApiKeyInput, "apiKeys", "update"> {
   @Field(() => String, { nullable: true }) name?: string;
   @Field(() => String, { nullable: true }) description?: string | null;
   @Field(() => [String], { nullable: true, description: SCOPES }) scopes?: string[];

@@ -1,5 +1,6 @@
 import { GraphQLJSONObject } from "graphql-scalars";
 import { ArgsType, Field, ID, Int, ObjectType } from "type-graphql";
+import type { GqlInputOf } from "../common/inputs.js";
 import { Paged } from "../common/paged.js";
 import type { ViewOf } from "../common/views.js";
 
@@ -26,7 +27,7 @@ export class AuditEntry implements AuditEntryView {
 export class AuditLogPage extends Paged(AuditEntry) {}
 
 @ArgsType()
-export class AuditLogArgs {
+export class AuditLogArgs implements GqlInputOf<AuditLogArgs, "users", "listMyAuditLog"> {
   @Field(() => String, { nullable: true }) action?: string;
   @Field(() => Date, { nullable: true, description: "Records from this instant on" }) since?: Date;
   @Field(() => Date, { nullable: true, description: "Records before this instant" }) until?: Date;
@@ -35,7 +36,7 @@ export class AuditLogArgs {
 }
 
 @ArgsType()
-export class SystemAuditLogArgs extends AuditLogArgs {
+export class SystemAuditLogArgs extends AuditLogArgs implements GqlInputOf<SystemAuditLogArgs, "activity", "systemLog"> {
   @Field(() => ID, { nullable: true, description: "Superadmins only; anyone else sees their own records" }) userId?: string;
   @Field(() => String, { nullable: true }) resourceType?: string;
   @Field(() => Boolean, { nullable: true }) success?: boolean;

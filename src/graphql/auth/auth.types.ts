@@ -1,9 +1,10 @@
 import { Field, ID, InputType, ObjectType } from "type-graphql";
+import type { GqlInputOf } from "../common/inputs.js";
 import type { ViewOf } from "../common/views.js";
 import { User } from "../users/users.types.js";
 
 @InputType()
-export class RegisterInput {
+export class RegisterInput implements GqlInputOf<RegisterInput, "accounts", "register"> {
   @Field(() => String) email: string;
   @Field(() => String) password: string;
   @Field(() => String, { nullable: true }) passwordConfirm?: string;
@@ -17,7 +18,7 @@ export class RegisterPayload implements ViewOf<"accounts", "register"> {
 }
 
 @InputType()
-export class LoginInput {
+export class LoginInput implements GqlInputOf<LoginInput, "login", "loginWithPassword"> {
   @Field(() => String) email: string;
   @Field(() => String) password: string;
   @Field(() => Boolean, { nullable: true, defaultValue: false }) rememberMe?: boolean;
@@ -38,7 +39,7 @@ export class AuthPayload {
 }
 
 @InputType()
-export class ResetPasswordInput {
+export class ResetPasswordInput implements GqlInputOf<ResetPasswordInput, "accounts", "resetPassword"> {
   @Field(() => String) token: string;
   @Field(() => String) password: string;
   @Field(() => String, { nullable: true }) passwordConfirm?: string;
@@ -57,14 +58,14 @@ export class Session implements ViewOf<"mySessions", "list"> {
 }
 
 @InputType()
-export class ChangePasswordInput {
+export class ChangePasswordInput implements GqlInputOf<ChangePasswordInput, "accounts", "changePassword"> {
   @Field(() => String) currentPassword: string;
   @Field(() => String) newPassword: string;
   @Field(() => String, { nullable: true }) newPasswordConfirm?: string;
 }
 
 @InputType()
-export class ChangeEmailInput {
+export class ChangeEmailInput implements GqlInputOf<ChangeEmailInput, "accounts", "requestEmailChange"> {
   @Field(() => String) newEmail: string;
   @Field(() => String, { nullable: true, description: "Required when the account has a password" }) password?: string;
 }

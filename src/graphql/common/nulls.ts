@@ -1,5 +1,9 @@
-/** An input object or a bag of arguments with its nulls gone (the keys are absent, not undefined). */
-export type WithoutNulls<T> = { [K in keyof T]: Exclude<T[K], null> };
+/**
+ * T as GraphQL hands it over: an optional field may be null. `omitNulls` takes an object as the
+ * input it is passed on as (a service's), typed from where it goes rather than from what it is
+ * given: a field the service does not take is an excess property, a compile error.
+ */
+export type Nullable<T> = { [K in keyof T]: undefined extends T[K] ? T[K] | null : T[K] };
 
 /**
  * The one null-to-undefined mapping between GraphQL and the services. GraphQL hands a nullable
@@ -11,8 +15,8 @@ export type WithoutNulls<T> = { [K in keyof T]: Exclude<T[K], null> };
  * field, and inputs whose service refuses null (VALIDATION_ERROR, as REST answers a JSON null) go to
  * the service as they are.
  */
-export function omitNulls<T extends object>(input: T): WithoutNulls<T>;
 export function omitNulls<T extends string | number | boolean>(value: T | null | undefined): T | undefined;
+export function omitNulls<T extends object>(input: NoInfer<Nullable<T>>): T;
 export function omitNulls(value: unknown): unknown {
   if (value === null || value === undefined) return undefined;
   if (typeof value !== "object") return value;

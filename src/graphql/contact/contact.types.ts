@@ -1,7 +1,8 @@
 import { Field, InputType } from "type-graphql";
+import type { GqlInputOf } from "../common/inputs.js";
 
 @InputType()
-export class ContactInput {
+export class ContactInput implements GqlInputOf<ContactInput, "contact", "submit"> {
   @Field(() => String) name: string;
   @Field(() => String) email: string;
   @Field(() => String) subject: string;

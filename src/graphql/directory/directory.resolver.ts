@@ -1,5 +1,6 @@
 import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from "type-graphql";
 import type { Services } from "../../container.js";
+import { loose } from "../common/inputs.js";
 import { message, MessagePayload } from "../common/common.types.js";
 import { omitNulls } from "../common/nulls.js";
 import { OrgRole } from "../common/org-role.js";
@@ -65,7 +66,7 @@ export class DepartmentsResolver extends orgGroupResolver({ service: "department
     @Arg("departmentId", () => ID) departmentId: string,
     @Arg("input", () => CertPolicyInput) input: CertPolicyInput,
   ) {
-    return this.s.departments.putCertPolicy(ctx, orgId, departmentId, omitNulls(input));
+    return this.s.departments.putCertPolicy(ctx, orgId, departmentId, loose(omitNulls(input)));
   }
 }
 

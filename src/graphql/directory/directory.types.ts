@@ -1,4 +1,5 @@
 import { Field, ID, InputType, Int, ObjectType } from "type-graphql";
+import type { GqlInputOf } from "../common/inputs.js";
 import { OrgRole } from "../common/org-role.js";
 import type { ViewOf } from "../common/views.js";
 
@@ -14,14 +15,14 @@ export class Department implements ViewOf<"departments", "get"> {
 }
 
 @InputType()
-export class DepartmentInput {
+export class DepartmentInput implements GqlInputOf<DepartmentInput, "departments", "create"> {
   @Field(() => String) name: string;
   @Field(() => String, { nullable: true }) description?: string;
   @Field(() => Boolean, { nullable: true, defaultValue: false }) canSudo?: boolean;
 }
 
 @InputType()
-export class UpdateDepartmentInput {
+export class UpdateDepartmentInput implements GqlInputOf<UpdateDepartmentInput, "departments", "update"> {
   @Field(() => String, { nullable: true }) name?: string;
   @Field(() => String, { nullable: true }) description?: string | null;
   @Field(() => Boolean, { nullable: true }) canSudo?: boolean;
@@ -47,13 +48,13 @@ export class Principal implements ViewOf<"principals", "get"> {
 }
 
 @InputType()
-export class PrincipalInput {
+export class PrincipalInput implements GqlInputOf<PrincipalInput, "principals", "create"> {
   @Field(() => String) name: string;
   @Field(() => String, { nullable: true }) description?: string;
 }
 
 @InputType()
-export class UpdatePrincipalInput {
+export class UpdatePrincipalInput implements GqlInputOf<UpdatePrincipalInput, "principals", "update"> {
   @Field(() => String, { nullable: true }) name?: string;
   @Field(() => String, { nullable: true }) description?: string | null;
 }
@@ -72,7 +73,7 @@ export class CertPolicy implements ViewOf<"departments", "getCertPolicy"> {
 }
 
 @InputType()
-export class CertPolicyInput {
+export class CertPolicyInput implements GqlInputOf<CertPolicyInput, "departments", "putCertPolicy"> {
   @Field(() => Boolean, { nullable: true }) allowUserExpiry?: boolean;
   @Field(() => Int, { nullable: true }) defaultExpiryHours?: number;
   @Field(() => Int, { nullable: true }) maxExpiryHours?: number;

@@ -1,7 +1,9 @@
 import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver, type ClassType } from "type-graphql";
 import type { Services } from "../../container.js";
 import { message, MessagePayload } from "../common/common.types.js";
+import type { InputOf } from "../common/inputs.js";
 import { OrgRole } from "../common/org-role.js";
+import type { RequestContext } from "../../lib/request-context.js";
 import type { GqlContext } from "../context.js";
 import { org } from "../org-extension.js";
 import { DirectoryMember } from "./directory.types.js";
@@ -15,8 +17,18 @@ interface OrgGroup<K extends GroupService> {
   /** The object type's name, which names the operations: `Department` → `createDepartment`, `departmentId`. */
   name: string;
   Item: ClassType;
-  Input: ClassType;
-  UpdateInput: ClassType;
+  /** Input classes that implement the service's inputs (`GqlInputOf`): checked where the group is declared. */
+  Input: new () => InputOf<K, "create">;
+  UpdateInput: new () => InputOf<K, "update">;
+}
+
+/**
+ * The two services' writes as this resolver, written for either, passes them on: each takes its own
+ * input, which TypeScript cannot pair with `K` here; `OrgGroup` pairs the input classes with it.
+ */
+interface GroupWrites {
+  create(ctx: RequestContext, orgId: string, input: unknown): Promise<unknown>;
+  update(ctx: RequestContext, orgId: string, id: string, input: unknown): Promise<unknown>;
 }
 
 /**
@@ -37,6 +49,10 @@ export function orgGroupResolver<K extends GroupService>(group: OrgGroup<K>) {
       return this.s[group.service];
     }
 
+    private get writes(): GroupWrites {
+      return this.s[group.service];
+    }
+
     @Authorized()
     @org(OrgRole.guest)
     @Query(() => [group.Item], { name: group.service })
@@ -54,15 +70,15 @@ export function orgGroupResolver<K extends GroupService>(group: OrgGroup<K>) {
     @Authorized()
     @org(OrgRole.admin)
     @Mutation(() => group.Item, { name: `create${group.name}` })
-    create(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("input", () => group.Input) input: object) {
-      return this.groups.create(ctx, orgId, input);
+    create(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("input", () => group.Input) input: InputOf<K, "create">) {
+      return this.writes.create(ctx, orgId, input);
     }
 
     @Authorized()
     @org(OrgRole.admin)
     @Mutation(() => group.Item, { name: `update${group.name}` })
-    update(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg(idArg, () => ID) id: string, @Arg("input", () => group.UpdateInput) input: object) {
-      return this.groups.update(ctx, orgId, id, input);
+    update(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg(idArg, () => ID) id: string, @Arg("input", () => group.UpdateInput) input: InputOf<K, "update">) {
+      return this.writes.update(ctx, orgId, id, input);
     }
 
     @Authorized()

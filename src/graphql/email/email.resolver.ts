@@ -1,6 +1,7 @@
 import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from "type-graphql";
 import type { Services } from "../../container.js";
 import { SUPERADMIN } from "../auth-checker.js";
+import { loose } from "../common/inputs.js";
 import { omitNulls } from "../common/nulls.js";
 import type { GqlContext } from "../context.js";
 import { OutboxPage, RetriedEmail } from "./email.types.js";
@@ -18,7 +19,7 @@ export class EmailResolver {
     @Arg("page", () => Int, { nullable: true }) page?: number,
     @Arg("perPage", () => Int, { nullable: true }) perPage?: number,
   ) {
-    return this.s.outbox.list(ctx, omitNulls({ status, page, perPage }));
+    return this.s.outbox.list(ctx, loose(omitNulls({ status, page, perPage })));
   }
 
   @Authorized(SUPERADMIN)

@@ -2,6 +2,7 @@ import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from "type-graphq
 import type { Services } from "../../container.js";
 import { setOAuthBindingCookie, oauthBindingOf } from "../../http/session.js";
 import type { GqlContext } from "../context.js";
+import { loose } from "../common/inputs.js";
 import { ExternalFlowStart, ExternalProvider, LinkedAccount, LinkedAccounts, OAuthProviderConfig, OAuthProviderConfigInput } from "./external-auth.types.js";
 
 /** Sign in with GitHub / Google: everything except the browser redirects, which are REST-only. */
@@ -21,7 +22,7 @@ export class ExternalAuthResolver {
     @Arg("flow", () => String, { defaultValue: "login", description: "login, register or link" }) flow: string,
     @Arg("next", () => String, { nullable: true, description: "A path on this site to land on afterwards" }) next?: string,
   ) {
-    const started = await this.s.externalAuth.start(ctx, provider, { flow, ...(next ? { next } : {}) }, oauthBindingOf(req, config));
+    const started = await this.s.externalAuth.start(ctx, provider, loose({ flow, ...(next ? { next } : {}) }), oauthBindingOf(req, config));
     setOAuthBindingCookie(res, config, started.binding, config.externalAuth.flowTtl);
     return { authorizationUrl: started.authorizationUrl, state: started.state };
   }

@@ -1,4 +1,5 @@
 import { Field, InputType, ObjectType } from "type-graphql";
+import type { GqlInputOf } from "../common/inputs.js";
 import type { ViewOf } from "../common/views.js";
 
 type ExternalProviderSettingsView = ViewOf<"oauthProviders", "listPublic">["settings"];
@@ -56,7 +57,7 @@ export class OAuthProviderConfig implements ProviderConfigView {
 }
 
 @InputType()
-export class OAuthProviderConfigInput {
+export class OAuthProviderConfigInput implements GqlInputOf<OAuthProviderConfigInput, "oauthProviders", "configure"> {
   @Field(() => String) clientId: string;
   @Field(() => String, { nullable: true, description: "Required the first time; sealed at rest" }) clientSecret?: string;
   @Field(() => [String], { nullable: true }) scopes?: string[];

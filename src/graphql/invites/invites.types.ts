@@ -1,4 +1,5 @@
 import { Field, ID, InputType, ObjectType } from "type-graphql";
+import type { GqlInputOf } from "../common/inputs.js";
 import { OrgRole } from "../common/org-role.js";
 import type { ViewOf } from "../common/views.js";
 import { User } from "../users/users.types.js";
@@ -15,13 +16,13 @@ export class Invite implements ViewOf<"invites", "list"> {
 }
 
 @InputType()
-export class InviteInput {
+export class InviteInput implements GqlInputOf<InviteInput, "invites", "send"> {
   @Field(() => String) email: string;
   @Field(() => OrgRole, { nullable: true, defaultValue: OrgRole.member }) role?: OrgRole;
 }
 
 @InputType()
-export class AddMemberInput {
+export class AddMemberInput implements GqlInputOf<AddMemberInput, "invites", "addMember"> {
   @Field(() => String) email: string;
   @Field(() => OrgRole, { nullable: true, defaultValue: OrgRole.member }) role?: OrgRole;
   @Field(() => String, { nullable: true }) fullName?: string;
@@ -46,7 +47,7 @@ export class InvitePreview implements ViewOf<"invites", "lookup"> {
 }
 
 @InputType()
-export class AcceptInviteInput {
+export class AcceptInviteInput implements GqlInputOf<AcceptInviteInput, "invites", "accept"> {
   @Field(() => String, { nullable: true }) fullName?: string;
   @Field(() => String, { nullable: true, description: "Required when the invitation registers a new account" }) password?: string;
   @Field(() => String, { nullable: true }) passwordConfirm?: string;
@@ -68,7 +69,7 @@ export class MyInvite implements ViewOf<"invites", "listMine"> {
 }
 
 @InputType()
-export class ActivateAccountInput {
+export class ActivateAccountInput implements GqlInputOf<ActivateAccountInput, "invites", "activate"> {
   @Field(() => String) code: string;
   @Field(() => String) password: string;
   @Field(() => String, { nullable: true }) passwordConfirm?: string;

@@ -4,6 +4,7 @@ import type { Services } from "../../container.js";
 import { mfaTokenOf } from "../../http/session.js";
 import { AuthPayload } from "../auth/auth.types.js";
 import { sessionPayload } from "../auth/session-payload.js";
+import { loose } from "../common/inputs.js";
 import { message, MessagePayload } from "../common/common.types.js";
 import { omitNulls } from "../common/nulls.js";
 import { OrgRole } from "../common/org-role.js";
@@ -26,12 +27,12 @@ export class MfaResolver {
     @Arg("isBackupCode", () => Boolean, { nullable: true }) isBackupCode?: boolean,
     @Arg("mfaToken", () => String, { nullable: true }) mfaToken?: string,
   ) {
-    return sessionPayload(c.res, c.config, await this.s.mfaLogin.completeWithCode(c.ctx, omitNulls({ code, isBackupCode, mfaToken: token(c, mfaToken) })));
+    return sessionPayload(c.res, c.config, await this.s.mfaLogin.completeWithCode(c.ctx, loose(omitNulls({ code, isBackupCode, mfaToken: token(c, mfaToken) }))));
   }
 
   @Mutation(() => WebauthnOptions)
   beginWebauthnMfa(@Ctx() c: GqlContext, @Arg("mfaToken", () => String, { nullable: true }) mfaToken?: string) {
-    return this.s.mfaLogin.beginWebauthn(c.ctx, { mfaToken: token(c, mfaToken) });
+    return this.s.mfaLogin.beginWebauthn(c.ctx, loose({ mfaToken: token(c, mfaToken) }));
   }
 
   @Mutation(() => AuthPayload)
@@ -41,7 +42,7 @@ export class MfaResolver {
     @Arg("response", () => GraphQLJSON) response: unknown,
     @Arg("mfaToken", () => String, { nullable: true }) mfaToken?: string,
   ) {
-    return sessionPayload(c.res, c.config, await this.s.mfaLogin.completeWebauthn(c.ctx, { challengeId, response, mfaToken: token(c, mfaToken) }));
+    return sessionPayload(c.res, c.config, await this.s.mfaLogin.completeWebauthn(c.ctx, loose({ challengeId, response, mfaToken: token(c, mfaToken) })));
   }
 
   @Mutation(() => WebauthnOptions, { description: "Passkey sign-in (usernameless)" })
@@ -56,7 +57,7 @@ export class MfaResolver {
     @Arg("response", () => GraphQLJSON) response: unknown,
     @Arg("rememberMe", () => Boolean, { nullable: true }) rememberMe?: boolean,
   ) {
-    return sessionPayload(c.res, c.config, await this.s.mfaLogin.completePasskey(c.ctx, omitNulls({ challengeId, response, rememberMe })));
+    return sessionPayload(c.res, c.config, await this.s.mfaLogin.completePasskey(c.ctx, loose(omitNulls({ challengeId, response, rememberMe }))));
   }
 
   @Authorized()
@@ -73,7 +74,7 @@ export class MfaResolver {
     @Arg("response", () => GraphQLJSON) response: unknown,
     @Arg("name", () => String, { nullable: true }) name?: string,
   ) {
-    return this.s.mfa.completeWebauthnRegistration(ctx, omitNulls({ challengeId, response, name }));
+    return this.s.mfa.completeWebauthnRegistration(ctx, loose(omitNulls({ challengeId, response, name })));
   }
 
   @Authorized()
@@ -143,7 +144,7 @@ export class MfaResolver {
   @org(OrgRole.admin)
   @Mutation(() => SecurityPolicy)
   updateOrgSecurityPolicy(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("input", () => SecurityPolicyInput) input: SecurityPolicyInput) {
-    return this.s.mfaPolicy.putPolicy(ctx, orgId, omitNulls(input));
+    return this.s.mfaPolicy.putPolicy(ctx, orgId, loose(omitNulls(input)));
   }
 
   @Authorized()

@@ -1,5 +1,6 @@
 import { GraphQLJSONObject } from "graphql-scalars";
 import { Field, ID, InputType, Int, ObjectType } from "type-graphql";
+import type { GqlInputOf } from "../common/inputs.js";
 import type { ViewOf } from "../common/views.js";
 
 // One type for enrolling and for signing in: options are creation or request options, a JSON object either way.
@@ -73,7 +74,7 @@ export class SecurityPolicy implements SecurityPolicyView {
 }
 
 @InputType()
-export class SecurityPolicyInput {
+export class SecurityPolicyInput implements GqlInputOf<SecurityPolicyInput, "mfaPolicy", "putPolicy"> {
   @Field(() => String, { description: "disabled | optional | required" }) mfaPolicyMode: string;
   @Field(() => Int, { nullable: true }) mfaGracePeriodDays?: number;
   @Field(() => Int, { nullable: true }) notifyDaysBefore?: number;

@@ -1,5 +1,6 @@
 import { Field, ID, InputType, Int, ObjectType } from "type-graphql";
 import type { ApprovalView, DeviceView, KillSwitchView, MembershipView, SessionView } from "../../modules/networks/index.js";
+import type { GqlInput, GqlInputOf, InputOf } from "../common/inputs.js";
 import type { ViewOf } from "../common/views.js";
 import { DeviceStatus, KillSwitchScope } from "../networks/networks.enums.js";
 
@@ -99,7 +100,7 @@ export class DeviceWithMemberships extends Device implements ViewOf<"devices", "
 }
 
 @InputType()
-export class RegisterDeviceInput {
+export class RegisterDeviceInput implements GqlInputOf<RegisterDeviceInput, "devices", "create"> {
   @Field(() => String, { description: "The device's 10-hex ZeroTier node id" }) nodeId: string;
   @Field(() => String, { nullable: true }) nickname?: string;
   @Field(() => String, { nullable: true }) hostname?: string;
@@ -108,7 +109,7 @@ export class RegisterDeviceInput {
 }
 
 @InputType()
-export class UpdateDeviceInput {
+export class UpdateDeviceInput implements GqlInputOf<UpdateDeviceInput, "devices", "update"> {
   @Field(() => String, { nullable: true }) nickname?: string | null;
   @Field(() => String, { nullable: true }) hostname?: string | null;
   @Field(() => String, { nullable: true }) assetTag?: string | null;
@@ -123,14 +124,14 @@ export class RegisterDevicePayload implements ViewOf<"devices", "create"> {
 }
 
 @InputType()
-export class ImportMemberAssignment {
+export class ImportMemberAssignment implements GqlInput<ImportMemberAssignment, InputOf<"devices", "importMembers">["assignments"][number]> {
   @Field(() => String) nodeId: string;
   @Field(() => String, { description: "The organization member who owns the node" }) email: string;
   @Field(() => String, { nullable: true }) nickname?: string;
 }
 
 @InputType()
-export class ImportNetworkMembersInput {
+export class ImportNetworkMembersInput implements GqlInputOf<ImportNetworkMembersInput, "devices", "importMembers"> {
   @Field(() => ID) portalNetworkId: string;
   @Field(() => [ImportMemberAssignment], { description: "Controller members not listed are left alone" }) assignments: ImportMemberAssignment[];
 }
@@ -169,14 +170,14 @@ export class NetworkApproval implements ApprovalView {
 }
 
 @InputType()
-export class RequestNetworkAccessInput {
+export class RequestNetworkAccessInput implements GqlInputOf<RequestNetworkAccessInput, "networkApprovals", "request"> {
   @Field(() => ID) portalNetworkId: string;
   @Field(() => ID, { nullable: true, description: "One of your devices to put on the network" }) deviceId?: string;
   @Field(() => String, { nullable: true }) justification?: string;
 }
 
 @InputType()
-export class AssignNetworkAccessInput {
+export class AssignNetworkAccessInput implements GqlInputOf<AssignNetworkAccessInput, "networkApprovals", "assign"> {
   @Field(() => ID) targetUserId: string;
   @Field(() => ID) portalNetworkId: string;
   @Field(() => String, { nullable: true }) justification?: string;
@@ -202,7 +203,7 @@ export class KillSwitchEvent implements KillSwitchView {
 }
 
 @InputType()
-export class KillSwitchInput {
+export class KillSwitchInput implements GqlInputOf<KillSwitchInput, "networkAccess", "killSwitch"> {
   @Field(() => ID) targetUserId: string;
   @Field(() => KillSwitchScope, { nullable: true, description: "Default organization" }) scope?: KillSwitchScope;
   @Field(() => String, { nullable: true }) reason?: string;

@@ -1,5 +1,6 @@
 import { Field, ID, InputType, Int, ObjectType } from "type-graphql";
 import type { PortalNetworkView } from "../../modules/networks/index.js";
+import type { GqlInputOf } from "../common/inputs.js";
 import type { ViewOf } from "../common/views.js";
 import { ControllerMode, NetworkEnvironment, NetworkRequestMode } from "./networks.enums.js";
 
@@ -16,7 +17,7 @@ export class NetworkControllerConfig implements ViewOf<"networkController", "get
 }
 
 @InputType()
-export class NetworkControllerInput {
+export class NetworkControllerInput implements GqlInputOf<NetworkControllerInput, "networkController", "put"> {
   @Field(() => ControllerMode) ztApiMode: ControllerMode;
   @Field(() => String, { description: "Sealed at rest, never shown again" }) ztApiToken: string;
   @Field(() => String, { nullable: true, description: "Self-hosted controllers only; must be on the operator's list" }) ztApiUrl?: string;
@@ -51,7 +52,7 @@ export class PortalNetwork implements PortalNetworkView {
 }
 
 @InputType()
-export class CreatePortalNetworkInput {
+export class CreatePortalNetworkInput implements GqlInputOf<CreatePortalNetworkInput, "portalNetworks", "create"> {
   @Field(() => String) name: string;
   @Field(() => String, { description: "16 hex; the network must exist at the organization's controller" }) zerotierNetworkId: string;
   @Field(() => String, { nullable: true }) description?: string;
@@ -62,7 +63,7 @@ export class CreatePortalNetworkInput {
 }
 
 @InputType()
-export class UpdatePortalNetworkInput {
+export class UpdatePortalNetworkInput implements GqlInputOf<UpdatePortalNetworkInput, "portalNetworks", "update"> {
   @Field(() => String, { nullable: true }) name?: string;
   @Field(() => String, { nullable: true }) description?: string | null;
   @Field(() => NetworkEnvironment, { nullable: true }) environment?: NetworkEnvironment;

@@ -1,6 +1,7 @@
 import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from "type-graphql";
 import type { Services } from "../../container.js";
 import { SUPERADMIN } from "../auth-checker.js";
+import { loose } from "../common/inputs.js";
 import { OrgRole } from "../common/org-role.js";
 import type { GqlContext } from "../context.js";
 import { org } from "../org-extension.js";
@@ -33,7 +34,7 @@ export class OidcResolver {
   @org(OrgRole.admin)
   @Mutation(() => CreatedOidcClient, { description: "A confidential client's secret is in the answer, once" })
   createOidcClient(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("input", () => OidcClientInput) input: OidcClientInput) {
-    return this.s.oidcClients.create(ctx, orgId, input);
+    return this.s.oidcClients.create(ctx, orgId, loose(input));
   }
 
   @Authorized()
@@ -45,7 +46,7 @@ export class OidcResolver {
     @Arg("clientId", () => String) clientId: string,
     @Arg("input", () => UpdateOidcClientInput) input: UpdateOidcClientInput,
   ) {
-    return this.s.oidcClients.update(ctx, orgId, clientId, input);
+    return this.s.oidcClients.update(ctx, orgId, clientId, loose(input));
   }
 
   @Authorized()

@@ -1,4 +1,5 @@
 import { Field, ID, InputType, Int, ObjectType } from "type-graphql";
+import type { GqlInputOf } from "../common/inputs.js";
 import type { ViewOf } from "../common/views.js";
 
 // GraphQL names a client by its clientId alone (REST also serves the row id).
@@ -47,7 +48,7 @@ export class OidcConsent implements ViewOf<"oidcClients", "myConsents"> {
 }
 
 @InputType()
-export class OidcClientInput {
+export class OidcClientInput implements GqlInputOf<OidcClientInput, "oidcClients", "create"> {
   @Field(() => String) name: string;
   @Field(() => [String], { nullable: true }) redirectUris?: string[];
   @Field(() => [String], { nullable: true }) postLogoutRedirectUris?: string[];
@@ -61,7 +62,7 @@ export class OidcClientInput {
 }
 
 @InputType()
-export class UpdateOidcClientInput {
+export class UpdateOidcClientInput implements GqlInputOf<UpdateOidcClientInput, "oidcClients", "update"> {
   @Field(() => String, { nullable: true }) name?: string;
   @Field(() => [String], { nullable: true }) redirectUris?: string[];
   @Field(() => [String], { nullable: true }) postLogoutRedirectUris?: string[];
@@ -74,7 +75,7 @@ export class UpdateOidcClientInput {
 }
 
 @InputType()
-export class ConfigureOidcClientInput {
+export class ConfigureOidcClientInput implements GqlInputOf<ConfigureOidcClientInput, "oidcClientAdmin", "configure"> {
   @Field(() => [String], { nullable: true, description: "Keyward API scopes the client may request (profile:read, orgs:read, ssh:keys, ssh:sign, networks:activate)" })
   allowedApiScopes?: string[];
   @Field(() => String, { nullable: true }) name?: string;

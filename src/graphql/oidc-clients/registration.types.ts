@@ -1,4 +1,5 @@
 import { Field, ID, InputType, Int, ObjectType } from "type-graphql";
+import type { GqlInputOf } from "../common/inputs.js";
 import type { ViewOf } from "../common/views.js";
 
 @ObjectType({ description: "An initial access token for Dynamic Client Registration (RFC 7591): each client registered with it belongs to its organization" })
@@ -23,7 +24,7 @@ export class CreatedRegistrationToken extends RegistrationToken implements ViewO
 }
 
 @InputType()
-export class RegistrationTokenInput {
+export class RegistrationTokenInput implements GqlInputOf<RegistrationTokenInput, "oidcRegistration", "createToken"> {
   @Field(() => String) name: string;
   @Field(() => Int, { nullable: true, description: "Seconds until it expires: 300 to 7776000 (90 days); default 604800 (7 days)" }) expiresIn?: number;
   @Field(() => Int, { nullable: true, description: "How many clients it may register (1 to 10000); default: any number until it expires" }) maxUses?: number;

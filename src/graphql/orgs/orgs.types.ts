@@ -1,5 +1,6 @@
 import { Field, ID, InputType, Int, ObjectType } from "type-graphql";
 import type { OrganizationView, SimpleOrgView } from "../../modules/orgs/index.js";
+import type { GqlInputOf } from "../common/inputs.js";
 import { OrgRole } from "../common/org-role.js";
 import type { ViewOf } from "../common/views.js";
 
@@ -25,7 +26,7 @@ export class SimpleOrganization implements SimpleOrgView {
 }
 
 @InputType()
-export class CreateOrganizationInput {
+export class CreateOrganizationInput implements GqlInputOf<CreateOrganizationInput, "orgs", "create"> {
   @Field(() => String) name: string;
   @Field(() => String, { nullable: true, description: "Derived from the name when absent" }) slug?: string;
   @Field(() => String, { nullable: true }) description?: string;
@@ -33,7 +34,7 @@ export class CreateOrganizationInput {
 }
 
 @InputType()
-export class UpdateOrganizationInput {
+export class UpdateOrganizationInput implements GqlInputOf<UpdateOrganizationInput, "orgs", "update"> {
   @Field(() => String, { nullable: true }) name?: string;
   @Field(() => String, { nullable: true }) description?: string | null;
   @Field(() => String, { nullable: true }) logoUrl?: string | null;

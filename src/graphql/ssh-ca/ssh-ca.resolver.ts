@@ -3,6 +3,7 @@ import type { Services } from "../../container.js";
 import type { GqlContext } from "../context.js";
 import { scope } from "../scope.js";
 import { org } from "../org-extension.js";
+import { loose } from "../common/inputs.js";
 import { message, MessagePayload } from "../common/common.types.js";
 import { omitNulls } from "../common/nulls.js";
 import { OrgRole } from "../common/org-role.js";
@@ -87,7 +88,7 @@ export class SshCaResolver {
   @org(OrgRole.admin)
   @Mutation(() => CertificateAuthority)
   createCertificateAuthority(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("input", () => CreateCaInput) input: CreateCaInput) {
-    return this.s.cas.create(ctx, orgId, omitNulls(input));
+    return this.s.cas.create(ctx, orgId, loose(omitNulls(input)));
   }
 
   @Authorized()
@@ -115,7 +116,7 @@ export class SshCaResolver {
     @Arg("keyType", () => String, { nullable: true }) keyType?: string,
     @Arg("reason", () => String, { nullable: true }) reason?: string,
   ) {
-    return this.s.cas.rotate(ctx, orgId, caId, omitNulls({ keyType, reason }));
+    return this.s.cas.rotate(ctx, orgId, caId, loose(omitNulls({ keyType, reason })));
   }
 
   @Authorized()
@@ -138,7 +139,7 @@ export class SshCaResolver {
     @Arg("status", () => String, { nullable: true, description: "active, expired or revoked" }) status?: string,
     @Arg("certType", () => String, { nullable: true, description: "user or host" }) certType?: string,
   ) {
-    return this.s.certificates.listForOrg(ctx, orgId, omitNulls({ userId, page, perPage, principal, status, certType }));
+    return this.s.certificates.listForOrg(ctx, orgId, loose(omitNulls({ userId, page, perPage, principal, status, certType })));
   }
 
   @Authorized()
@@ -150,7 +151,7 @@ export class SshCaResolver {
     @Arg("action", () => String, { nullable: true }) action?: string,
     @Arg("page", () => Int, { nullable: true }) page?: number,
   ) {
-    return (await this.s.certificates.auditLog(ctx, orgId, omitNulls({ action, page }))).items;
+    return (await this.s.certificates.auditLog(ctx, orgId, loose(omitNulls({ action, page })))).items;
   }
 
   @Authorized()

@@ -1,6 +1,7 @@
 import { GraphQLJSONObject } from "graphql-scalars";
 import { Field, ID, InputType, Int, ObjectType } from "type-graphql";
 import type { CertificateView } from "../../modules/ssh-ca/index.js";
+import type { GqlInputOf } from "../common/inputs.js";
 import { Paged } from "../common/paged.js";
 import type { ViewOf } from "../common/views.js";
 
@@ -33,7 +34,7 @@ export class CertificateAuthority implements CaView {
 }
 
 @InputType()
-export class CreateCaInput {
+export class CreateCaInput implements GqlInputOf<CreateCaInput, "cas", "create"> {
   @Field(() => String) name: string;
   @Field(() => String, { nullable: true }) description?: string;
   @Field(() => String, { nullable: true, description: "user (default) or host" }) caType?: string;
@@ -43,7 +44,7 @@ export class CreateCaInput {
 }
 
 @InputType()
-export class UpdateCaInput {
+export class UpdateCaInput implements GqlInputOf<UpdateCaInput, "cas", "update"> {
   @Field(() => String, { nullable: true }) name?: string;
   @Field(() => String, { nullable: true }) description?: string | null;
   @Field(() => Int, { nullable: true }) defaultCertValidityHours?: number;
@@ -89,7 +90,7 @@ export class SignedCertificate extends Certificate implements ViewOf<"signing", 
 export class CertificatePage extends Paged(Certificate) {}
 
 @InputType()
-export class SignUserCertificateInput {
+export class SignUserCertificateInput implements GqlInputOf<SignUserCertificateInput, "signing", "signUserCertificate"> {
   @Field(() => ID, { nullable: true, description: "Your SSH key (default: your newest verified key)" }) keyId?: string;
   @Field(() => [String], { nullable: true, description: "Default: every principal you hold" }) principals?: string[];
   @Field(() => Int, { nullable: true }) expiryHours?: number;
@@ -97,7 +98,7 @@ export class SignUserCertificateInput {
 }
 
 @InputType()
-export class SignHostCertificateInput {
+export class SignHostCertificateInput implements GqlInputOf<SignHostCertificateInput, "signing", "signHostCertificate"> {
   @Field(() => String) hostPublicKey: string;
   @Field(() => [String]) principals: string[];
   @Field(() => Int, { nullable: true }) validityHours?: number;

@@ -1,5 +1,6 @@
 import { Field, ID, InputType, ObjectType } from "type-graphql";
 import type { MeView, UserView } from "../../modules/users/index.js";
+import type { GqlInputOf } from "../common/inputs.js";
 import { closedSet, type ValueOf } from "../common/closed-set.js";
 
 export const UserStatus = closedSet("UserStatus", ["active", "suspended", "pending_activation"]);
@@ -34,12 +35,12 @@ export class Me extends User implements MeView {
 }
 
 @InputType()
-export class UpdateMeInput {
+export class UpdateMeInput implements GqlInputOf<UpdateMeInput, "users", "updateMe"> {
   @Field(() => String, { nullable: true }) fullName?: string | null;
   @Field(() => String, { nullable: true }) avatarUrl?: string | null;
 }
 
 @InputType()
-export class DeleteMeInput {
+export class DeleteMeInput implements GqlInputOf<DeleteMeInput, "users", "deleteMe"> {
   @Field(() => String, { nullable: true, description: "Required when the account has a password" }) password?: string;
 }

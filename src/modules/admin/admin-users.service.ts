@@ -33,10 +33,13 @@ export interface AdminUsersDeps extends Offboarding {
   email: EmailService;
 }
 
-const removeMfaSchema = z.object({ method: z.enum(["totp", "webauthn", "all"]), credentialId: z.uuid().optional() });
+// `method` is a path segment on REST and a String on GraphQL: any string reaches the enum.
+const removeMfaSchema = z.object({ method: z.string().pipe(z.enum(["totp", "webauthn", "all"])), credentialId: z.uuid().optional() });
+export type RemoveMfaInput = z.input<typeof removeMfaSchema>;
 /** Ids that are not UUIDs name nothing: they are dropped rather than refused (a record may hold anything). */
 const ids = z.array(z.string().max(64)).max(200).default([]).transform((list) => [...new Set(list.filter((v) => z.uuid().safeParse(v).success))]);
 const lookupSchema = z.object({ userIds: ids, organizationIds: ids });
+export type LookupInput = z.input<typeof lookupSchema>;
 
 /**
  * Administration of other people's accounts, under the admin-reach rule (admin-reach.ts):
@@ -47,7 +50,7 @@ const lookupSchema = z.object({ userIds: ids, organizationIds: ids });
 export class AdminUsersService {
   constructor(private readonly deps: AdminUsersDeps) {}
 
-  async search(ctx: RequestContext, input: unknown): Promise<Page<AdminUserView>> {
+  async search(ctx: RequestContext, input: z.input<typeof adminUsersQuerySchema>): Promise<Page<AdminUserView>> {
     const { db } = this.deps;
     const actor = requirePersonalUser(ctx);
     const q = parseInput(adminUsersQuerySchema, input);
@@ -64,7 +67,7 @@ export class AdminUsersService {
   }
 
   /** Superadmins: every account, whatever organization it is in. */
-  async searchAll(ctx: RequestContext, input: unknown): Promise<Page<AdminUserView>> {
+  async searchAll(ctx: RequestContext, input: z.input<typeof adminUsersQuerySchema>): Promise<Page<AdminUserView>> {
     requireSuperadmin(ctx);
     return this.search(ctx, input);
   }
@@ -84,7 +87,7 @@ export class AdminUsersService {
   }
 
   /** Suspends an account: its sessions end at once, sign-in is refused, and its owner is told why. */
-  async suspend(ctx: RequestContext, userId: string, input: unknown): Promise<UserView> {
+  async suspend(ctx: RequestContext, userId: string, input: z.input<typeof suspendSchema>): Promise<UserView> {
     const { db, clock, audit, sessions, email } = this.deps;
     const actor = requirePersonalUser(ctx);
     const { reason } = parseInput(suspendSchema, input);
@@ -139,7 +142,7 @@ export class AdminUsersService {
   }
 
   /** Sets a new password for the account; every session of it ends. */
-  async setPassword(ctx: RequestContext, userId: string, input: unknown): Promise<void> {
+  async setPassword(ctx: RequestContext, userId: string, input: z.input<typeof adminPasswordSchema>): Promise<void> {
     const { db, clock, credentials, audit, sessions } = this.deps;
     const actor = requirePersonalUser(ctx);
     const { password } = parseInput(adminPasswordSchema, input);
@@ -159,7 +162,7 @@ export class AdminUsersService {
   }
 
   /** Soft-deletes an account (`confirm: true` required); refused while it is an organization's only owner. */
-  async delete(ctx: RequestContext, userId: string, input: unknown): Promise<void> {
+  async delete(ctx: RequestContext, userId: string, input: z.input<typeof adminDeleteSchema>): Promise<void> {
     const { db, clock, audit, sessions } = this.deps;
     const actor = requirePersonalUser(ctx);
     parseInput(adminDeleteSchema, input);
@@ -221,7 +224,7 @@ export class AdminUsersService {
    * Removes MFA from an administered account (one WebAuthn credential, all of them, TOTP, or
    * everything), audited, and tells the account's owner by email.
    */
-  async removeMfa(ctx: RequestContext, userId: string, input: unknown): Promise<void> {
+  async removeMfa(ctx: RequestContext, userId: string, input: RemoveMfaInput): Promise<void> {
     const { db, audit, email, mfa } = this.deps;
     const actor = requirePersonalUser(ctx);
     const data = parseInput(removeMfaSchema, input);
@@ -235,7 +238,7 @@ export class AdminUsersService {
   }
 
   /** Superadmin: every audit record about one user. */
-  async userAudit(ctx: RequestContext, userId: string, input: unknown): Promise<Page<AuditEntryView>> {
+  async userAudit(ctx: RequestContext, userId: string, input: z.input<typeof auditQuerySchema>): Promise<Page<AuditEntryView>> {
     requireSuperadmin(ctx);
     const id = parseId(userId, UserErrors.notFound);
     const q = parseInput(auditQuerySchema, input);
@@ -257,7 +260,7 @@ export class AdminUsersService {
    * Names of accounts and organizations by id, deleted ones included (superadmins: the system audit
    * log and the kill switch history name who did what). Two statements whatever the count.
    */
-  async lookup(ctx: RequestContext, input: unknown): Promise<{ users: Array<{ id: string; email: string; fullName: string | null; deleted: boolean }>; organizations: Array<{ id: string; name: string; slug: string }> }> {
+  async lookup(ctx: RequestContext, input: LookupInput): Promise<{ users: Array<{ id: string; email: string; fullName: string | null; deleted: boolean }>; organizations: Array<{ id: string; name: string; slug: string }> }> {
     requireSuperadmin(ctx);
     const q = parseInput(lookupSchema, input);
     const [users, organizations] = await Promise.all([userAccounts.namesByIds(this.deps.db, q.userIds), organizationsByIds(this.deps.db, q.organizationIds)]);

@@ -14,7 +14,10 @@ export const createApiKeySchema = z.object({
   description: z.string().trim().max(2000).optional(),
   scopes: scopesSchema.default([...DEFAULT_API_KEY_SCOPES]),
 });
+export type CreateApiKeyInput = z.input<typeof createApiKeySchema>;
 export const updateApiKeySchema = z
   .object({ name: z.string().trim().min(1).max(255).optional(), description: z.string().trim().max(2000).nullable().optional(), scopes: scopesSchema.optional() })
   .refine((v) => Object.keys(v).length > 0, "nothing to update: give name, description or scopes");
+export type UpdateApiKeyInput = z.input<typeof updateApiKeySchema>;
 export const revokeApiKeySchema = z.object({ reason: z.string().trim().max(1000).optional() });
+export type RevokeApiKeyInput = z.input<typeof revokeApiKeySchema>;

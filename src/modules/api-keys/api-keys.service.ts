@@ -8,7 +8,7 @@ import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction, type AuditService } from "../audit/index.js";
 import { apiKeysPrivilegedRepository } from "./api-key-lookup.repository.js";
 import { apiKeysRepository, type ApiKeyRow } from "./api-keys.repository.js";
-import { createApiKeySchema as createSchema, revokeApiKeySchema as revokeSchema, updateApiKeySchema as updateSchema } from "./api-keys.schemas.js";
+import { createApiKeySchema as createSchema, revokeApiKeySchema as revokeSchema, updateApiKeySchema as updateSchema, type CreateApiKeyInput, type UpdateApiKeyInput, type RevokeApiKeyInput } from "./api-keys.schemas.js";
 import { requireOrgAccess } from "../access/index.js";
 
 // Recognisable by secret scanners; the part after the public id is the 256-bit secret.
@@ -38,7 +38,7 @@ export class ApiKeysService {
   }
 
   /** Creates a key; the returned `key` is the only time the secret is ever seen. */
-  async create(ctx: RequestContext, orgId: string, input: unknown): Promise<ApiKeyView & { key: string }> {
+  async create(ctx: RequestContext, orgId: string, input: CreateApiKeyInput): Promise<ApiKeyView & { key: string }> {
     const { orgId: id, actor } = await requireOrgAccess(this.db, ctx, orgId, "api_keys.manage");
     const data = parseInput(createSchema, input);
     const prefix = `${API_KEY_PREFIX}${randomHex(6)}`;
@@ -50,7 +50,7 @@ export class ApiKeysService {
     });
   }
 
-  async update(ctx: RequestContext, orgId: string, keyId: string, input: unknown): Promise<ApiKeyView> {
+  async update(ctx: RequestContext, orgId: string, keyId: string, input: UpdateApiKeyInput): Promise<ApiKeyView> {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "api_keys.manage");
     const kid = parseId(keyId, ApiKeyErrors.notFound);
     const data = parseInput(updateSchema, input);
@@ -63,7 +63,7 @@ export class ApiKeysService {
   }
 
   /** Revokes a key at once (it stays listed, marked revoked, for the record). */
-  async revoke(ctx: RequestContext, orgId: string, keyId: string, input: unknown): Promise<ApiKeyView> {
+  async revoke(ctx: RequestContext, orgId: string, keyId: string, input: RevokeApiKeyInput): Promise<ApiKeyView> {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "api_keys.manage");
     const kid = parseId(keyId, ApiKeyErrors.notFound);
     const { reason } = parseInput(revokeSchema, input ?? {});

@@ -13,6 +13,7 @@ export const activitySchema = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),
   cursor: z.string().max(200).optional(),
 });
+export type ActivityInput = z.input<typeof activitySchema>;
 
 /**
  * The original API's numbered pages (?page=&per_page=) over the same records: a script written
@@ -23,6 +24,7 @@ export const activityPageSchema = paginationSchema.extend({
   cursor: z.undefined({ error: "pages are numbered (page, per_page) or follow a cursor (limit, cursor), not both" }).optional(),
   limit: z.undefined({ error: "pages are numbered (page, per_page) or follow a cursor (limit, cursor), not both" }).optional(),
 });
+export type ActivityPageInput = z.input<typeof activityPageSchema>;
 
 /** GET /audit-logs, the system log: the original API's filters, on numbered pages. */
 export const systemAuditQuerySchema = paginationSchema.extend({
@@ -32,3 +34,4 @@ export const systemAuditQuerySchema = paginationSchema.extend({
   success: z.union([z.boolean(), z.enum(["true", "false"]).transform((v) => v === "true")]).optional(),
   q: z.string().trim().min(1).max(200).optional(),
 });
+export type SystemAuditQueryInput = z.input<typeof systemAuditQuerySchema>;

@@ -3,7 +3,7 @@ import { AppError } from "../../lib/errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseInput } from "../../lib/validation.js";
 import { toPage, type Page } from "../../lib/pagination.js";
-import { activityPageSchema, activitySchema, systemAuditQuerySchema } from "./activity.schemas.js";
+import { activityPageSchema, activitySchema, systemAuditQuerySchema, type ActivityInput, type SystemAuditQueryInput, type ActivityPageInput } from "./activity.schemas.js";
 import { auditRepository, type ActivityPosition } from "./audit.repository.js";
 import type { AuditEntryView } from "./audit.service.js";
 import { requireOrgCaller, requireUser } from "../access/index.js";
@@ -31,7 +31,7 @@ function decodeCursor(cursor: string): ActivityPosition {
 export class ActivityService {
   constructor(private readonly db: Db) {}
 
-  async list(ctx: RequestContext, orgId: string, input: unknown): Promise<{ items: AuditEntryView[]; nextCursor: string | null }> {
+  async list(ctx: RequestContext, orgId: string, input: ActivityInput): Promise<{ items: AuditEntryView[]; nextCursor: string | null }> {
     const { orgId: id } = await requireOrgCaller(this.db, ctx, orgId, "activity.read");
     const q = parseInput(activitySchema, input);
     const before = q.cursor ? decodeCursor(q.cursor) : undefined;
@@ -45,7 +45,7 @@ export class ActivityService {
    * The system log (GET /audit-logs, as the original API had it): every record for a superadmin,
    * with its filters; anyone else gets their own records only, whatever user_id they name.
    */
-  async systemLog(ctx: RequestContext, input: unknown): Promise<Page<AuditEntryView>> {
+  async systemLog(ctx: RequestContext, input: SystemAuditQueryInput): Promise<Page<AuditEntryView>> {
     const actor = requireUser(ctx);
     const q = parseInput(systemAuditQuerySchema, input);
     const userId = actor.isSuperadmin ? q.userId : actor.userId;
@@ -54,7 +54,7 @@ export class ActivityService {
   }
 
   /** The same records as the original API's numbered pages (?page=&per_page=), with the total. */
-  async listPage(ctx: RequestContext, orgId: string, input: unknown): Promise<Page<AuditEntryView>> {
+  async listPage(ctx: RequestContext, orgId: string, input: ActivityPageInput): Promise<Page<AuditEntryView>> {
     const { orgId: id } = await requireOrgCaller(this.db, ctx, orgId, "activity.read");
     const q = parseInput(activityPageSchema, input);
     const { items, total } = await auditRepository.pageForOrganization(this.db, id, { userId: q.userId, action: q.action, since: q.since, until: q.until, limit: q.perPage, offset: (q.page - 1) * q.perPage });

@@ -14,6 +14,7 @@ export const chainExportSchema = z.object({
   /** Superadmins: one organization's chain instead of the global one. */
   organizationId: z.uuid().optional(),
 });
+export type ChainExportInput = z.input<typeof chainExportSchema>;
 
 export interface ChainExport {
   filename: string;
@@ -64,13 +65,13 @@ export class ChainExportService {
     private readonly audit: AuditService,
   ) {}
 
-  async exportChain(ctx: RequestContext, input: unknown): Promise<ChainExport> {
+  async exportChain(ctx: RequestContext, input: ChainExportInput): Promise<ChainExport> {
     const q = parseInput(chainExportSchema, input);
     requireSuperadmin(ctx);
     return this.open(ctx, q.organizationId ?? GLOBAL_CHAIN, q.format);
   }
 
-  async exportOrganization(ctx: RequestContext, orgId: string, input: unknown): Promise<ChainExport> {
+  async exportOrganization(ctx: RequestContext, orgId: string, input: Pick<ChainExportInput, "format">): Promise<ChainExport> {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "activity.read");
     return this.open(ctx, id, parseInput(chainExportSchema.pick({ format: true }), input).format);
   }

@@ -19,6 +19,13 @@ import {
   registerSchema,
   resetPasswordSchema,
   tokenSchema,
+  type ActivateInput,
+  type ChangeEmailInput,
+  type ChangePasswordInput,
+  type EmailOnlyInput,
+  type RegisterInput,
+  type ResetPasswordInput,
+  type TokenInput,
 } from "./auth.schemas.js";
 import type { CredentialsService } from "./credentials.service.js";
 import type { SessionsService } from "./sessions/sessions.service.js";
@@ -59,7 +66,7 @@ export class AccountsService {
    * Creates an account and emails a verification link. An address that already has an account gets
    * the same answer, and its owner gets an email saying someone tried: the response reveals nothing.
    */
-  async register(ctx: RequestContext, input: unknown): Promise<{ email: string; message: string }> {
+  async register(ctx: RequestContext, input: RegisterInput): Promise<{ email: string; message: string }> {
     const { db, audit, limits, credentials, config } = this.deps;
     await limits.consume("register", config.limits.register, ctx.ip ?? "unknown");
     const data = parseInput(registerSchema, input);
@@ -89,7 +96,7 @@ export class AccountsService {
    * address (email change), which becomes the account's address now that it is proven. A
    * superadmin address is promoted once it is proven.
    */
-  async verifyEmail(ctx: RequestContext, input: unknown): Promise<UserView> {
+  async verifyEmail(ctx: RequestContext, input: TokenInput): Promise<UserView> {
     const { db, clock, audit, config } = this.deps;
     const { token } = parseInput(tokenSchema, input);
     const verify = () =>
@@ -118,7 +125,7 @@ export class AccountsService {
    * keeps its current one until the link is opened (a typo cannot lock the owner out). The answer
    * is the same whether or not the new address has an account of its own.
    */
-  async requestEmailChange(ctx: RequestContext, input: unknown): Promise<{ message: string }> {
+  async requestEmailChange(ctx: RequestContext, input: ChangeEmailInput): Promise<{ message: string }> {
     const { db, clock, audit, limits, credentials, config } = this.deps;
     const actor = requirePersonalUser(ctx);
     const data = parseInput(changeEmailSchema, input);
@@ -180,7 +187,7 @@ export class AccountsService {
   }
 
   /** Public variant by address: same answer for every address. */
-  async resendVerificationByEmail(ctx: RequestContext, input: unknown): Promise<{ message: string }> {
+  async resendVerificationByEmail(ctx: RequestContext, input: EmailOnlyInput): Promise<{ message: string }> {
     const { db, limits, config } = this.deps;
     await limits.consume("resend-verification-ip", config.limits.forgotPassword, ctx.ip ?? "unknown");
     const email = normalizeEmail(parseInput(emailOnlySchema, input).email);
@@ -192,7 +199,7 @@ export class AccountsService {
     return { message: RESEND_ACCEPTED };
   }
 
-  async forgotPassword(ctx: RequestContext, input: unknown): Promise<{ message: string }> {
+  async forgotPassword(ctx: RequestContext, input: EmailOnlyInput): Promise<{ message: string }> {
     const { db, clock, audit, limits, config } = this.deps;
     await limits.consume("forgot-password", config.limits.forgotPassword, ctx.ip ?? "unknown");
     const email = normalizeEmail(parseInput(emailOnlySchema, input).email);
@@ -212,7 +219,7 @@ export class AccountsService {
   }
 
   /** Sets a new password from a reset link; the link dies and every session of the account ends. */
-  async resetPassword(ctx: RequestContext, input: unknown): Promise<{ message: string }> {
+  async resetPassword(ctx: RequestContext, input: ResetPasswordInput): Promise<{ message: string }> {
     const { db, clock, credentials, audit, limits, sessions, config } = this.deps;
     await limits.consume("reset-password", config.limits.resetPassword, ctx.ip ?? "unknown");
     const data = parseInput(resetPasswordSchema, input);
@@ -238,7 +245,7 @@ export class AccountsService {
   }
 
   /** Changes the signed-in user's password; other sessions end, this one stays. */
-  async changePassword(ctx: RequestContext, input: unknown): Promise<{ message: string }> {
+  async changePassword(ctx: RequestContext, input: ChangePasswordInput): Promise<{ message: string }> {
     const { db, audit, sessions, credentials } = this.deps;
     const actor = requirePersonalUser(ctx);
     const data = parseInput(changePasswordSchema, input);
@@ -254,7 +261,7 @@ export class AccountsService {
   }
 
   /** Sets the first password of a pending account from its activation link; the address is proven. */
-  async activate(ctx: RequestContext, input: unknown): Promise<{ message: string }> {
+  async activate(ctx: RequestContext, input: ActivateInput): Promise<{ message: string }> {
     const { db, clock, credentials, audit, limits, config } = this.deps;
     await limits.consume("reset-password", config.limits.resetPassword, ctx.ip ?? "unknown");
     const data = parseInput(activateSchema, input);
@@ -272,7 +279,7 @@ export class AccountsService {
   }
 
   /** A new activation link for a pending account; the same answer for every address. */
-  async resendActivation(ctx: RequestContext, input: unknown): Promise<{ message: string }> {
+  async resendActivation(ctx: RequestContext, input: EmailOnlyInput): Promise<{ message: string }> {
     const { db, limits, config } = this.deps;
     await limits.consume("resend-activation-ip", config.limits.forgotPassword, ctx.ip ?? "unknown");
     const email = normalizeEmail(parseInput(emailOnlySchema, input).email);

@@ -28,8 +28,11 @@ export const CliErrors = {
 };
 
 export const cliStartSchema = z.object({ redirectUrl: z.string().max(2048).optional() });
+export type CliStartInput = z.input<typeof cliStartSchema>;
 export const cliLookupSchema = z.object({ token: z.string().min(1).max(128) });
+export type CliLookupInput = z.input<typeof cliLookupSchema>;
 export const cliAuthorizeSchema = z.object({ cliToken: z.string().min(1).max(128) });
+export type CliAuthorizeInput = z.input<typeof cliAuthorizeSchema>;
 
 interface PendingCliLogin {
   redirectUrl: string;
@@ -58,7 +61,7 @@ export class CliLoginService {
   constructor(private readonly deps: CliLoginDeps) {}
 
   /** Records where the CLI listens and sends the browser to sign in. */
-  async start(ctx: RequestContext, input: unknown): Promise<{ loginUrl: string }> {
+  async start(ctx: RequestContext, input: CliStartInput): Promise<{ loginUrl: string }> {
     await this.deps.limits.consume("cli-login", this.deps.config.rate, ctx.ip ?? "unknown");
     const { redirectUrl } = parseInput(cliStartSchema, input);
     if (!redirectUrl) throw CliErrors.missingRedirect();
@@ -77,7 +80,7 @@ export class CliLoginService {
   }
 
   /** Where the CLI waits (the original API's lookup), for the signed-in user's confirmation page. */
-  async redirectUrl(ctx: RequestContext, input: unknown): Promise<{ redirectUrl: string }> {
+  async redirectUrl(ctx: RequestContext, input: CliLookupInput): Promise<{ redirectUrl: string }> {
     requirePersonalUser(ctx);
     const { token } = parseInput(cliLookupSchema, input);
     const pending = await this.pending(token, false);
@@ -88,7 +91,7 @@ export class CliLoginService {
    * The signed-in user confirmed: the pending sign-in is spent, a new session is issued for the CLI,
    * and the browser is given the loopback URL carrying its token.
    */
-  async authorize(ctx: RequestContext, input: unknown, via: "cookie" | "bearer" | null): Promise<{ redirectUrl: string; expiresAt: Date }> {
+  async authorize(ctx: RequestContext, input: CliAuthorizeInput, via: "cookie" | "bearer" | null): Promise<{ redirectUrl: string; expiresAt: Date }> {
     const actor = requirePersonalUser(ctx);
     // Only the signed-in browser confirms: a token-holding client (a CLI session, a script) must
     // not mint itself further sessions.

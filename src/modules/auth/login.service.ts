@@ -6,7 +6,7 @@ import { AuditAction, type AuditService } from "../audit/index.js";
 import type { RateLimitService, RateRule } from "../rate-limit/index.js";
 import type { UserRow } from "../users/index.js";
 import { AuthErrors } from "./auth.errors.js";
-import { loginSchema } from "./auth.schemas.js";
+import { loginSchema, type LoginInput } from "./auth.schemas.js";
 import type { CredentialsService } from "./credentials.service.js";
 import { mfaRepository, type MfaMethods } from "./mfa/mfa.repository.js";
 import type { PendingLoginStore } from "./mfa/pending-login.js";
@@ -73,7 +73,7 @@ export class LoginService {
    * account state, so a guesser learns nothing about an account whose password they do not have.
    * An account with MFA never gets a session from the password alone.
    */
-  async loginWithPassword(ctx: RequestContext, input: unknown): Promise<LoginOutcome> {
+  async loginWithPassword(ctx: RequestContext, input: LoginInput): Promise<LoginOutcome> {
     const { db, audit, limits, issuer, credentials, config } = this.deps;
     // Slows password spraying from one address.
     await limits.consume("login-ip", config.loginIp, ctx.ip ?? "unknown");

@@ -16,6 +16,7 @@ export const ContactSchema = z.object({
   message: z.string().trim().min(1).max(5000),
   website: z.string().max(500).optional(),
 });
+export type ContactInput = z.input<typeof ContactSchema>;
 
 export const CONTACT_ACCEPTED = "Thank you: your message was sent.";
 
@@ -35,7 +36,7 @@ export class ContactService {
    * Stores a submission and notifies CONTACT_NOTIFY_EMAIL. Limited per client address (shared
    * across instances). A filled honeypot gets the same answer and nothing is stored or sent.
    */
-  async submit(ctx: RequestContext, input: unknown): Promise<{ message: string }> {
+  async submit(ctx: RequestContext, input: ContactInput): Promise<{ message: string }> {
     await this.limits.consume("contact", this.config.rate, ctx.ip ?? "unknown");
     const data = parseInput(ContactSchema, input);
     if (data.website && data.website.trim() !== "") return { message: CONTACT_ACCEPTED };

@@ -4,3 +4,4 @@ import { z } from "zod";
 export const addDomainSchema = z.object({
   domain: z.string().trim().min(1, "give a domain name, e.g. example.com").max(300).describe("The domain, e.g. example.com (an internationalised name is stored in its xn-- form)"),
 });
+export type AddDomainInput = z.input<typeof addDomainSchema>;

@@ -12,7 +12,7 @@ import type { RateLimitService, RateRule } from "../rate-limit/index.js";
 import { challengeName, challengeValue, type ChallengeLookupFn } from "./dns-txt.js";
 import { DomainErrors } from "./domains.errors.js";
 import { domainsRepository as repo, type DomainRow, type DomainStatus } from "./domains.repository.js";
-import { addDomainSchema } from "./domains.schemas.js";
+import { addDomainSchema, type AddDomainInput } from "./domains.schemas.js";
 
 /** A domain as its organization's admins see it, with the record that proves it. */
 export interface DomainView {
@@ -87,7 +87,7 @@ export class DomainsService {
   }
 
   /** Claims a domain (pending) and returns the TXT record that will prove it. */
-  async add(ctx: RequestContext, orgId: string, input: unknown): Promise<DomainView> {
+  async add(ctx: RequestContext, orgId: string, input: AddDomainInput): Promise<DomainView> {
     const { orgId: id, actor } = await this.access(ctx, orgId);
     const { domain: typed } = parseInput(addDomainSchema, input);
     const checked = checkClaimableDomain(typed);

@@ -10,6 +10,7 @@ import { outboxRepository } from "./outbox.repository.js";
 import { requireSuperadmin } from "../access/index.js";
 
 export const outboxListSchema = paginationSchema.extend({ status: z.enum(["pending", "sent", "failed", "dead"]).optional() });
+export type OutboxListInput = z.input<typeof outboxListSchema>;
 const notRetryable = () => new AppError("EMAIL_NOT_RETRYABLE", 404, "No dead or failed message with that id");
 
 /** Superadmins watch the outbox and put dead or failed messages back in the queue. */
@@ -20,7 +21,7 @@ export class OutboxAdminService {
     private readonly audit: AuditService,
   ) {}
 
-  async list(ctx: RequestContext, input: unknown) {
+  async list(ctx: RequestContext, input: OutboxListInput) {
     requireSuperadmin(ctx);
     const q = parseInput(outboxListSchema, input ?? {});
     const [items, total] = await Promise.all([

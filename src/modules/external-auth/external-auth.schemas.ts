@@ -19,6 +19,7 @@ export const authorizeQuerySchema = z.object({
   /** "redirect": answer with a redirect to the provider instead of JSON (top-level navigations). */
   mode: z.enum(["json", "redirect"]).optional(),
 });
+export type AuthorizeQueryInput = z.input<typeof authorizeQuerySchema>;
 
 export const callbackQuerySchema = z.object({
   code: z.string().max(2048).optional(),
@@ -28,6 +29,7 @@ export const callbackQuerySchema = z.object({
   error: z.string().max(256).optional(),
   errorDescription: z.string().max(1024).optional(),
 });
+export type CallbackQueryInput = z.input<typeof callbackQuerySchema>;
 
 const scope = z.string().regex(/^[\w:./-]{1,100}$/, "scopes are words such as read:user or openid");
 
@@ -41,3 +43,4 @@ export const providerConfigSchema = z.object({
     .optional(),
   isEnabled: z.boolean().optional(),
 });
+export type ProviderConfigInput = z.input<typeof providerConfigSchema>;

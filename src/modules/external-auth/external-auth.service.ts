@@ -16,7 +16,7 @@ import { externalIdentitiesRepository } from "./external-identities.repository.j
 import type { FlowRefusal, OAuthFlow, OAuthFlowStore } from "./oauth-flow.store.js";
 import { ExternalAuthErrors } from "./external-auth.errors.js";
 import type { OAuthProvidersService } from "./oauth-providers.service.js";
-import { authorizeQuerySchema, callbackQuerySchema, PROVIDER_LABEL, type ProviderName } from "./external-auth.schemas.js";
+import { authorizeQuerySchema, callbackQuerySchema, PROVIDER_LABEL, type ProviderName, type AuthorizeQueryInput, type CallbackQueryInput } from "./external-auth.schemas.js";
 import { IdpError, type ExternalProfile } from "./providers/idp.types.js";
 import { landingUrl, type Landing } from "./oauth-landing.js";
 import { requirePersonalUser } from "../access/index.js";
@@ -68,7 +68,7 @@ export class ExternalAuthService {
   constructor(private readonly deps: ExternalAuthDeps) {}
 
   /** Starts a flow: the URL to send the browser to at the provider. */
-  async start(ctx: RequestContext, provider: unknown, input: unknown, binding: string | undefined): Promise<FlowStarted> {
+  async start(ctx: RequestContext, provider: unknown, input: AuthorizeQueryInput, binding: string | undefined): Promise<FlowStarted> {
     const { limits, providers, flows, audit, db, config } = this.deps;
     const name = providers.parseProvider(provider);
     // Codes go only to the configured callback: a caller-chosen redirect is refused, not ignored.
@@ -91,15 +91,15 @@ export class ExternalAuthService {
   }
 
   /** Starts linking a provider to the signed-in account. */
-  startLink(ctx: RequestContext, provider: unknown, input: unknown, binding: string | undefined): Promise<FlowStarted> {
-    return this.start(ctx, provider, { ...((input ?? {}) as object), flow: "link" }, binding);
+  startLink(ctx: RequestContext, provider: unknown, input: Omit<AuthorizeQueryInput, "flow">, binding: string | undefined): Promise<FlowStarted> {
+    return this.start(ctx, provider, { ...input, flow: "link" }, binding);
   }
 
   /**
    * The provider sent the browser back. Whatever happens, the answer is a redirect: to the page
    * the flow asked for, with a session, a pending second factor, or an error the page can show.
    */
-  async complete(ctx: RequestContext, provider: unknown, query: unknown, binding: string | undefined): Promise<CallbackOutcome> {
+  async complete(ctx: RequestContext, provider: unknown, query: CallbackQueryInput, binding: string | undefined): Promise<CallbackOutcome> {
     const name = this.deps.providers.parseProvider(provider);
     // What the failure audit can say about who and what this was, filled in as it is learned.
     const trace: Trace = { flow: null, userId: null, subject: null, refusal: null };

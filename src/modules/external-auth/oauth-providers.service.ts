@@ -8,7 +8,7 @@ import { AuditAction, type AuditService } from "../audit/index.js";
 import { ExternalAuthErrors } from "./external-auth.errors.js";
 import { oauthProvidersRepository, type ProviderConfigRow } from "./oauth-providers.repository.js";
 import { findProviderWithSecretPrivileged } from "./oauth-providers.secrets.repository.js";
-import { PROVIDER_LABEL, PROVIDERS, providerConfigSchema, type ProviderName } from "./external-auth.schemas.js";
+import { PROVIDER_LABEL, PROVIDERS, providerConfigSchema, type ProviderName, type ProviderConfigInput } from "./external-auth.schemas.js";
 import type { IdentityProviderClient, ProviderSettings } from "./providers/idp.types.js";
 import { requireSuperadmin } from "../access/index.js";
 
@@ -118,7 +118,7 @@ export class OAuthProvidersService {
   }
 
   /** Creates or replaces the stored configuration; `created` tells a new one from an update. */
-  async configure(ctx: RequestContext, provider: unknown, input: unknown): Promise<{ config: ProviderConfigView; created: boolean }> {
+  async configure(ctx: RequestContext, provider: unknown, input: ProviderConfigInput): Promise<{ config: ProviderConfigView; created: boolean }> {
     const actor = requireSuperadmin(ctx);
     const name = this.parseProvider(provider);
     const data = parseInput(providerConfigSchema, input);

@@ -12,7 +12,7 @@ import { killSwitchRepository } from "./kill-switch.repository.js";
 import { portalNetworksRepository } from "./portal-networks.repository.js";
 import type { EndReason, MembershipRow } from "./networks.repository.js";
 import { activationMinutes, killSwitchNetworks, requireOutranks } from "./network-access.js";
-import { activateSchema, killSwitchSchema } from "./networks.schemas.js";
+import { activateSchema, killSwitchSchema, type ActivateInput, type KillSwitchInput } from "./networks.schemas.js";
 import { isActivatable, toKillSwitchView, toMembershipView, toSessionView, type KillSwitchView, type MembershipView, type SessionView } from "./networks.views.js";
 import type { NetworksCore } from "./networks.core.js";
 import { can, getActiveMembership, type OrgAccess, requireOrgAccess } from "../access/index.js";
@@ -39,7 +39,7 @@ export class AccessService {
     return this.views({ orgId: id, userId: actor.userId });
   }
 
-  async activate(ctx: RequestContext, orgId: string, membershipId: string, input: unknown = {}): Promise<Activation> {
+  async activate(ctx: RequestContext, orgId: string, membershipId: string, input: ActivateInput = {}): Promise<Activation> {
     const access = await requireOrgAccess(this.deps.db, ctx, orgId, "networks.use");
     const { lifetimeMinutes } = parseInput(activateSchema, input ?? {});
     const id = parseId(membershipId, NetworkErrors.membershipNotFound);
@@ -55,7 +55,7 @@ export class AccessService {
   }
 
   /** Every activatable membership of the caller at once; lifetimes are capped per network rather than refused. */
-  async activateAll(ctx: RequestContext, orgId: string, input: unknown = {}): Promise<{ sessions: SessionView[]; controllerSynced: boolean }> {
+  async activateAll(ctx: RequestContext, orgId: string, input: ActivateInput = {}): Promise<{ sessions: SessionView[]; controllerSynced: boolean }> {
     const access = await requireOrgAccess(this.deps.db, ctx, orgId, "networks.use");
     const { lifetimeMinutes } = parseInput(activateSchema, input ?? {});
     const sessions = await this.deps.db.transaction(async (tx) => {
@@ -152,7 +152,7 @@ export class AccessService {
    * re-activated until an admin lifts it. Organization scope: the org's admins (outranking the
    * person); global scope: superadmins only.
    */
-  async killSwitch(ctx: RequestContext, orgId: string, input: unknown): Promise<{ event: KillSwitchView; controllerSynced: boolean }> {
+  async killSwitch(ctx: RequestContext, orgId: string, input: KillSwitchInput): Promise<{ event: KillSwitchView; controllerSynced: boolean }> {
     const access = await requireOrgAccess(this.deps.db, ctx, orgId, "networks.manage");
     const data = parseInput(killSwitchSchema, input);
     if (data.scope === "global" && !access.actor.isSuperadmin) throw CommonErrors.forbidden("Only superadmins can trigger a global kill switch");

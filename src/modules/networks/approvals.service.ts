@@ -15,7 +15,7 @@ import { devicesRepository } from "./devices.repository.js";
 import { killSwitchRepository } from "./kill-switch.repository.js";
 import { portalNetworksRepository } from "./portal-networks.repository.js";
 import type { ApprovalRow, PortalNetworkRow } from "./networks.repository.js";
-import { assignApprovalSchema, decideSchema, pendingQuerySchema, requestApprovalSchema } from "./networks.schemas.js";
+import { assignApprovalSchema, decideSchema, pendingQuerySchema, requestApprovalSchema, type RequestApprovalInput, type AssignApprovalInput, type DecideInput, type PendingQueryInput } from "./networks.schemas.js";
 import { toApprovalView, type ApprovalView } from "./networks.views.js";
 import type { NetworksCore } from "./networks.core.js";
 import { can, getActiveMembership, requireOrgAccess } from "../access/index.js";
@@ -34,7 +34,7 @@ export class ApprovalsService {
   constructor(private readonly deps: Omit<NetworksCore, "controllers"> & { email: EmailService; config: { appUrl: string } }) {}
 
   /** A member asks for a network (optionally naming the device to put on it). */
-  async request(ctx: RequestContext, orgId: string, input: unknown): Promise<ApprovalView> {
+  async request(ctx: RequestContext, orgId: string, input: RequestApprovalInput): Promise<ApprovalView> {
     // Tenancy first: an outsider learns nothing, not even which fields are wrong.
     await requireOrgAccess(this.deps.db, ctx, orgId, "networks.use");
     const data = parseInput(requestApprovalSchema, input);
@@ -97,7 +97,7 @@ export class ApprovalsService {
   }
 
   /** Pending requests a manager can decide: every network for admins, their own networks for named managers. */
-  async pending(ctx: RequestContext, orgId: string, query: unknown = {}): Promise<ApprovalView[]> {
+  async pending(ctx: RequestContext, orgId: string, query: PendingQueryInput = {}): Promise<ApprovalView[]> {
     const access = await requireOrgAccess(this.deps.db, ctx, orgId, "networks.use");
     const q = parseInput(pendingQuerySchema, query);
     let networkIds: string[] | null = null;
@@ -110,21 +110,21 @@ export class ApprovalsService {
     return (await approvalsRepository.pendingApprovals(this.deps.db, access.orgId, networkIds)).map((r) => toApprovalView(r.approval, { email: r.email, fullName: r.fullName, networkName: r.networkName }));
   }
 
-  approve(ctx: RequestContext, orgId: string, approvalId: string, input: unknown = {}) {
+  approve(ctx: RequestContext, orgId: string, approvalId: string, input: DecideInput = {}) {
     return this.decide(ctx, orgId, approvalId, "approve", input);
   }
 
-  reject(ctx: RequestContext, orgId: string, approvalId: string, input: unknown = {}) {
+  reject(ctx: RequestContext, orgId: string, approvalId: string, input: DecideInput = {}) {
     return this.decide(ctx, orgId, approvalId, "reject", input);
   }
 
   /** Revoking ends the person's activations on the network and takes their devices off it. */
-  revoke(ctx: RequestContext, orgId: string, approvalId: string, input: unknown = {}) {
+  revoke(ctx: RequestContext, orgId: string, approvalId: string, input: DecideInput = {}) {
     return this.decide(ctx, orgId, approvalId, "revoke", input);
   }
 
   /** A manager grants a member access directly (the only way onto invite-only networks). */
-  async assign(ctx: RequestContext, orgId: string, input: unknown): Promise<ApprovalView> {
+  async assign(ctx: RequestContext, orgId: string, input: AssignApprovalInput): Promise<ApprovalView> {
     await requireOrgAccess(this.deps.db, ctx, orgId, "networks.use");
     const data = parseInput(assignApprovalSchema, input);
     const access = await requireNetworkManager(this.deps.db, ctx, orgId, data.portalNetworkId);
@@ -161,7 +161,7 @@ export class ApprovalsService {
     return toApprovalView(approval);
   }
 
-  private async decide(ctx: RequestContext, orgId: string, approvalId: string, action: Decision, input: unknown): Promise<ApprovalView> {
+  private async decide(ctx: RequestContext, orgId: string, approvalId: string, action: Decision, input: DecideInput): Promise<ApprovalView> {
     const access = await requireOrgAccess(this.deps.db, ctx, orgId, "networks.use");
     const { reason } = parseInput(decideSchema, input ?? {});
     const id = parseId(approvalId, NetworkErrors.approvalNotFound);

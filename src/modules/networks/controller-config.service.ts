@@ -8,7 +8,7 @@ import { ControllerError, type ControllerClient, type ControllerConfig } from ".
 import { NetworkErrors } from "./networks.errors.js";
 import { readControllerConnectionPrivileged } from "./controller.secrets.repository.js";
 import { controllerRepository } from "./controller.repository.js";
-import { controllerConfigSchema } from "./networks.schemas.js";
+import { controllerConfigSchema, type ControllerConfigInput } from "./networks.schemas.js";
 import { requireOrgAccess } from "../access/index.js";
 
 export interface ControllerSettings {
@@ -70,7 +70,7 @@ export class ControllerConfigService {
   }
 
   /** Tests the connection live; nothing is saved unless the controller answered with these credentials. */
-  async put(ctx: RequestContext, orgId: string, input: unknown): Promise<ControllerConfigView> {
+  async put(ctx: RequestContext, orgId: string, input: ControllerConfigInput): Promise<ControllerConfigView> {
     const { orgId: id, actor } = await requireOrgAccess(this.db, ctx, orgId, "networks.manage");
     const data = parseInput(controllerConfigSchema, input);
     const baseUrl = data.ztApiMode === "central" ? this.settings.centralUrl : this.selfHostedUrl(data.ztApiUrl);

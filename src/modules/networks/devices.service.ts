@@ -14,7 +14,7 @@ import { devicesRepository } from "./devices.repository.js";
 import { killSwitchRepository } from "./kill-switch.repository.js";
 import type { ApprovalRow, DeviceRow, MembershipState } from "./networks.repository.js";
 import { portalNetworksRepository } from "./portal-networks.repository.js";
-import { createDeviceSchema, importMembersSchema, updateDeviceSchema } from "./networks.schemas.js";
+import { createDeviceSchema, importMembersSchema, updateDeviceSchema, type CreateDeviceInput, type UpdateDeviceInput, type ImportMembersInput } from "./networks.schemas.js";
 import { toDeviceView, toMembershipView, type DeviceView, type MembershipView } from "./networks.views.js";
 import type { NetworksCore } from "./networks.core.js";
 import { can, getActiveMembership, type OrgAccess, requireOrgAccess } from "../access/index.js";
@@ -38,7 +38,7 @@ export class DevicesService {
   }
 
   /** Registers a device; it joins at once every network its owner is approved for. */
-  async create(ctx: RequestContext, orgId: string, input: unknown): Promise<{ device: DeviceView; membershipsCreated: number }> {
+  async create(ctx: RequestContext, orgId: string, input: CreateDeviceInput): Promise<{ device: DeviceView; membershipsCreated: number }> {
     const { orgId: id, actor } = await requireOrgAccess(this.deps.db, ctx, orgId, "networks.use");
     const data = parseInput(createDeviceSchema, input);
     // The same node registered twice at once: the unique index decides.
@@ -75,7 +75,7 @@ export class DevicesService {
     return { ...toDeviceView(device, memberships.filter((m) => m.sessionId).length), memberships: memberships.map((m) => toMembershipView(m, now)) };
   }
 
-  async update(ctx: RequestContext, orgId: string, deviceId: string, input: unknown): Promise<DeviceView> {
+  async update(ctx: RequestContext, orgId: string, deviceId: string, input: UpdateDeviceInput): Promise<DeviceView> {
     const { access, device } = await this.ownDevice(ctx, orgId, deviceId, { adminMay: false });
     const data = parseInput(updateDeviceSchema, input);
     const updated = await this.deps.db.transaction(async (tx) => {
@@ -139,7 +139,7 @@ export class DevicesService {
    * member authorized at the controller today keeps access for one default activation lifetime
    * (so the import does not cut anyone off), after which Keyward's rules apply.
    */
-  async importMembers(ctx: RequestContext, orgId: string, input: unknown): Promise<{ imported: number; skipped: Array<{ nodeId: string; reason: string }> }> {
+  async importMembers(ctx: RequestContext, orgId: string, input: ImportMembersInput): Promise<{ imported: number; skipped: Array<{ nodeId: string; reason: string }> }> {
     const { orgId: id, actor } = await requireOrgAccess(this.deps.db, ctx, orgId, "networks.manage");
     const data = parseInput(importMembersSchema, input);
     const { network } = await requireNetwork(this.deps.db, ctx, id, data.portalNetworkId);

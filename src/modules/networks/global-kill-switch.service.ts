@@ -18,10 +18,12 @@ export const globalKillSwitchSchema = z.object({
   targetUserId: z.uuid(),
   reason: z.string().trim().max(2000).nullish().transform((v) => (v ? v : null)),
 });
+export type GlobalKillSwitchInput = z.input<typeof globalKillSwitchSchema>;
 export const globalKillSwitchListSchema = paginationSchema.extend({
   // A query string says "true" or "false"; GraphQL a boolean.
   inForce: z.union([z.boolean(), z.enum(["true", "false"]).transform((v) => v === "true")]).optional(),
 });
+export type GlobalKillSwitchListInput = z.input<typeof globalKillSwitchListSchema>;
 
 export interface AccountName {
   id: string;
@@ -74,7 +76,7 @@ const inForceError = () => new AppError("KILL_SWITCH_IN_FORCE", 409, "A global k
 export class GlobalKillSwitchService {
   constructor(private readonly deps: Pick<NetworksCore, "db" | "clock" | "audit" | "sync">) {}
 
-  async list(ctx: RequestContext, input: unknown): Promise<Page<GlobalKillSwitchView>> {
+  async list(ctx: RequestContext, input: GlobalKillSwitchListInput): Promise<Page<GlobalKillSwitchView>> {
     operator(ctx);
     const q = parseInput(globalKillSwitchListSchema, input ?? {});
     const { rows, total } = await globalKillSwitchRepository.page(this.deps.db, { inForce: q.inForce, limit: q.perPage, offset: (q.page - 1) * q.perPage });
@@ -91,7 +93,7 @@ export class GlobalKillSwitchService {
     return { person: found, inForceEventId: inForce ?? null, memberships: reach.map(({ membershipId: _, ...m }) => m) };
   }
 
-  async trigger(ctx: RequestContext, input: unknown): Promise<{ event: GlobalKillSwitchView; controllerSynced: boolean }> {
+  async trigger(ctx: RequestContext, input: GlobalKillSwitchInput): Promise<{ event: GlobalKillSwitchView; controllerSynced: boolean }> {
     const actor = operator(ctx);
     const data = parseInput(globalKillSwitchSchema, input);
     // Not oneself: an operator who cut themselves off could not undo it from the networks they lost.

@@ -12,7 +12,7 @@ import { approvalsRepository } from "./approvals.repository.js";
 import { deviceMembershipsRepository } from "./device-memberships.repository.js";
 import { portalNetworksRepository } from "./portal-networks.repository.js";
 import type { PortalNetworkRow } from "./networks.repository.js";
-import { createNetworkSchema, importNetworksSchema, listNetworksSchema, managersSchema, updateNetworkSchema } from "./networks.schemas.js";
+import { createNetworkSchema, importNetworksSchema, listNetworksSchema, managersSchema, updateNetworkSchema, type CreateNetworkInput, type UpdateNetworkInput, type ImportNetworksInput, type ManagersInput, type ListNetworksInput } from "./networks.schemas.js";
 import { toApprovalView, toMembershipView, toNetworkView, type ApprovalView, type MembershipView, type PortalNetworkView } from "./networks.views.js";
 import type { NetworksCore } from "./networks.core.js";
 import { getActiveMembership, requireOrgAccess } from "../access/index.js";
@@ -21,7 +21,7 @@ import { getActiveMembership, requireOrgAccess } from "../access/index.js";
 export class PortalNetworksService {
   constructor(private readonly deps: NetworksCore) {}
 
-  async list(ctx: RequestContext, orgId: string, query: unknown = {}): Promise<PortalNetworkView[]> {
+  async list(ctx: RequestContext, orgId: string, query: ListNetworksInput = {}): Promise<PortalNetworkView[]> {
     const { orgId: id } = await requireOrgAccess(this.deps.db, ctx, orgId, "networks.use");
     const q = parseInput(listNetworksSchema, query);
     const rows = await portalNetworksRepository.listNetworks(this.deps.db, id, q.includeInactive ?? false);
@@ -34,7 +34,7 @@ export class PortalNetworksService {
   }
 
   /** The network must exist at the organization's controller. */
-  async create(ctx: RequestContext, orgId: string, input: unknown): Promise<PortalNetworkView> {
+  async create(ctx: RequestContext, orgId: string, input: CreateNetworkInput): Promise<PortalNetworkView> {
     const { orgId: id, actor } = await requireOrgAccess(this.deps.db, ctx, orgId, "networks.manage");
     const data = parseInput(createNetworkSchema, input);
     const client = await this.deps.controllers.requireClient(this.deps.db, id);
@@ -42,7 +42,7 @@ export class PortalNetworksService {
     return this.insert(ctx, id, actor.userId, data);
   }
 
-  async update(ctx: RequestContext, orgId: string, networkId: string, input: unknown): Promise<PortalNetworkView> {
+  async update(ctx: RequestContext, orgId: string, networkId: string, input: UpdateNetworkInput): Promise<PortalNetworkView> {
     const { orgId: id } = await requireOrgAccess(this.deps.db, ctx, orgId, "networks.manage");
     const { network } = await requireNetwork(this.deps.db, ctx, id, networkId);
     const data = parseInput(updateNetworkSchema, input);
@@ -92,7 +92,7 @@ export class PortalNetworksService {
   }
 
   /** Imports controller networks under their controller names, with the default settings. */
-  async importNetworks(ctx: RequestContext, orgId: string, input: unknown): Promise<PortalNetworkView[]> {
+  async importNetworks(ctx: RequestContext, orgId: string, input: ImportNetworksInput): Promise<PortalNetworkView[]> {
     const { orgId: id, actor } = await requireOrgAccess(this.deps.db, ctx, orgId, "networks.manage");
     const { zerotierNetworkIds } = parseInput(importNetworksSchema, input);
     const client = await this.deps.controllers.requireClient(this.deps.db, id);
@@ -122,7 +122,7 @@ export class PortalNetworksService {
   }
 
   /** Names the network's managers (besides owners and admins); each must be a member of the organization. */
-  async setManagers(ctx: RequestContext, orgId: string, networkId: string, input: unknown) {
+  async setManagers(ctx: RequestContext, orgId: string, networkId: string, input: ManagersInput) {
     const { orgId: id, actor } = await requireOrgAccess(this.deps.db, ctx, orgId, "networks.manage");
     const { network } = await requireNetwork(this.deps.db, ctx, id, networkId);
     const { userIds } = parseInput(managersSchema, input);

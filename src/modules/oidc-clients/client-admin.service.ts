@@ -21,6 +21,7 @@ export const configureClientSchema = z
     refreshTokenTtl: z.number().int().min(300).max(31_536_000).optional(),
   })
   .refine((v) => Object.keys(v).length > 0, "nothing to update");
+export type ConfigureClientInput = z.input<typeof configureClientSchema>;
 
 /**
  * Superadmin view of every client: the built-in ones (which no organization owns, so no org admin
@@ -45,7 +46,7 @@ export class OidcClientAdminService {
   }
 
   /** Narrowing the allowed scopes takes effect on tokens already issued (they are checked on every use). */
-  async configure(ctx: RequestContext, clientId: string, input: unknown): Promise<ClientView> {
+  async configure(ctx: RequestContext, clientId: string, input: ConfigureClientInput): Promise<ClientView> {
     requireSuperadmin(ctx);
     const data = parseInput(configureClientSchema, input);
     return changingClient(clientId, () => this.db.transaction(async (tx) => {

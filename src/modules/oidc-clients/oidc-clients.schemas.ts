@@ -71,6 +71,7 @@ export const createClientSchema = z
     idTokenSignedResponseAlg: fields.idTokenSignedResponseAlg.default("RS256"),
   })
   .superRefine(clientInvariants);
+export type CreateClientInput = z.input<typeof createClientSchema>;
 
 /** A complete client (the current one with an update applied), checked by the same rules as a registration. */
 export const clientSchema = z.object(fields).superRefine(clientInvariants);
@@ -92,6 +93,7 @@ export const updateClientSchema = z
     idTokenSignedResponseAlg: fields.idTokenSignedResponseAlg.optional(),
   })
   .refine((v) => Object.keys(v).length > 0, "nothing to update");
+export type UpdateClientInput = z.input<typeof updateClientSchema>;
 
 /**
  * What a client says about itself when it registers or updates its registration (RFC 7591/7592),
@@ -113,3 +115,4 @@ export const createRegistrationTokenSchema = z.object({
   expiresIn: z.number().int().min(300).max(90 * 86_400).default(7 * 86_400),
   maxUses: z.number().int().min(1).max(10_000).optional(),
 });
+export type CreateRegistrationTokenInput = z.input<typeof createRegistrationTokenSchema>;

@@ -10,7 +10,7 @@ import { changingClient, createClientCache } from "./client-cache.js";
 import { prepareLiveClientWithSecretPrivileged, type ClientWithSealedSecret } from "./oidc-clients.secrets.repository.js";
 import { ClientErrors } from "./oidc-clients.errors.js";
 import { oidcClientsRepository, type ClientRow } from "./oidc-clients.repository.js";
-import { clientSchema, createClientSchema, updateClientSchema } from "./oidc-clients.schemas.js";
+import { clientSchema, createClientSchema, updateClientSchema, type CreateClientInput, type UpdateClientInput } from "./oidc-clients.schemas.js";
 import { oidcConsentsRepository, type ConsentView } from "./oidc-consents.repository.js";
 import { oidcPayloadsRepository } from "./oidc-payloads.repository.js";
 import { requireOrgAccess, requirePersonalUser, requireUser } from "../access/index.js";
@@ -77,7 +77,7 @@ export class OidcClientsService {
     return view(await this.find(this.db, id, clientId));
   }
 
-  async create(ctx: RequestContext, orgId: string, input: unknown): Promise<ClientView & { clientSecret: string | null }> {
+  async create(ctx: RequestContext, orgId: string, input: CreateClientInput): Promise<ClientView & { clientSecret: string | null }> {
     const { orgId: id, actor } = await requireOrgAccess(this.db, ctx, orgId, "clients.manage");
     const data = parseInput(createClientSchema, input);
     const clientId = newClientId();
@@ -107,7 +107,7 @@ export class OidcClientsService {
     });
   }
 
-  async update(ctx: RequestContext, orgId: string, clientId: string, input: unknown): Promise<ClientView> {
+  async update(ctx: RequestContext, orgId: string, clientId: string, input: UpdateClientInput): Promise<ClientView> {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "clients.manage");
     const data = parseInput(updateClientSchema, input);
     return changingClient(clientId, () => this.db.transaction(async (tx) => {

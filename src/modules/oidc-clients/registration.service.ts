@@ -8,7 +8,7 @@ import { OrgErrors } from "../orgs/index.js";
 import { changingClient } from "./client-cache.js";
 import { ClientErrors, RegistrationErrors } from "./oidc-clients.errors.js";
 import { oidcClientsRepository, type ClientRow } from "./oidc-clients.repository.js";
-import { clientSchema, createClientSchema, createRegistrationTokenSchema, registrationSchema } from "./oidc-clients.schemas.js";
+import { clientSchema, createClientSchema, createRegistrationTokenSchema, registrationSchema, type CreateRegistrationTokenInput } from "./oidc-clients.schemas.js";
 import { fieldsOf, view, type ClientView } from "./oidc-clients.service.js";
 import { oidcConsentsRepository } from "./oidc-consents.repository.js";
 import { oidcPayloadsRepository } from "./oidc-payloads.repository.js";
@@ -54,7 +54,7 @@ export class OidcRegistrationService {
   }
 
   /** Issues a token; the returned `token` is the only time it is ever seen. */
-  async createToken(ctx: RequestContext, orgId: string, input: unknown): Promise<RegistrationTokenView & { token: string }> {
+  async createToken(ctx: RequestContext, orgId: string, input: CreateRegistrationTokenInput): Promise<RegistrationTokenView & { token: string }> {
     const { orgId: id, actor } = await this.access(ctx, orgId);
     // Issuing tokens nothing can use would only leave secrets lying around.
     if (!this.options.enabled) throw RegistrationErrors.disabled();
@@ -154,7 +154,10 @@ export class OidcRegistrationService {
     });
   }
 
-  /** Replaces what a registered client says about itself (RFC 7592 §2.2), checked as a registration is. */
+  /**
+   * Replaces what a registered client says about itself (RFC 7592 §2.2), checked as a registration is.
+   * `unknown`, like a registration's `fields`: it is oidc-provider's client metadata, not a caller's input.
+   */
   async updateRegisteredClient(ctx: RequestContext, clientId: string, input: unknown): Promise<ClientView> {
     const fields = parseInput(registrationSchema, input);
     const { tokenEndpointAuthMethod, ...rest } = fields;

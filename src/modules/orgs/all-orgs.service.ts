@@ -7,6 +7,7 @@ import { allOrgsRepository } from "./all-orgs.repository.js";
 import { requireSuperadmin } from "../access/index.js";
 
 export const allOrgsQuerySchema = paginationSchema.extend({ q: z.string().trim().max(255).optional() });
+export type AllOrgsQueryInput = z.input<typeof allOrgsQuerySchema>;
 
 export interface AdminOrganizationView {
   id: string;
@@ -25,7 +26,7 @@ export interface AdminOrganizationView {
 export class AllOrganizationsService {
   constructor(private readonly db: Db) {}
 
-  async list(ctx: RequestContext, input: unknown): Promise<Page<AdminOrganizationView>> {
+  async list(ctx: RequestContext, input: AllOrgsQueryInput): Promise<Page<AdminOrganizationView>> {
     requireSuperadmin(ctx);
     const q = parseInput(allOrgsQuerySchema, input ?? {});
     const { rows, total } = await allOrgsRepository.page(this.db, { text: q.q || undefined, limit: q.perPage, offset: (q.page - 1) * q.perPage });

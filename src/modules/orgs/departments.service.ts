@@ -6,7 +6,7 @@ import { AuditAction, type AuditService } from "../audit/index.js";
 import { DirectoryErrors } from "./directory.errors.js";
 import { directoryRepository, type DepartmentRow } from "./directory.repository.js";
 import { OrgGroupService, type OrgGroupKind } from "./org-groups.service.js";
-import { certPolicySchema, departmentSchema, STANDARD_EXTENSIONS, updateDepartmentSchema } from "./orgs.schemas.js";
+import { certPolicySchema, departmentSchema, STANDARD_EXTENSIONS, updateDepartmentSchema, type CertPolicyInput } from "./orgs.schemas.js";
 import { requireOrgAccess } from "../access/index.js";
 
 export interface CertPolicyView {
@@ -79,7 +79,7 @@ export class DepartmentsService extends OrgGroupService<DepartmentRow, typeof de
   }
 
   /** Updates any subset of the policy; the result must keep default ≤ max. */
-  async putCertPolicy(ctx: RequestContext, orgId: string, deptId: string, input: unknown): Promise<CertPolicyView> {
+  async putCertPolicy(ctx: RequestContext, orgId: string, deptId: string, input: CertPolicyInput): Promise<CertPolicyView> {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "cert_policy.manage");
     const data = parseInput(certPolicySchema, input);
     return this.db.transaction(async (tx) => {

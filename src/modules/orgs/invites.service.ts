@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import type { Clock } from "../../infra/clock.js";
 import type { Db, Executor } from "../../infra/db.js";
 import { uniqueOr } from "../../infra/db-errors.js";
@@ -19,7 +20,7 @@ import { membershipsRepository } from "./memberships.repository.js";
 import { admitMember, type AdmissionConfig } from "./admission.js";
 import { OrgErrors } from "./orgs.errors.js";
 import { orgsRepository } from "./orgs.repository.js";
-import { acceptInviteSchema, addMemberSchema, inviteSchema } from "./orgs.schemas.js";
+import { acceptInviteSchema, addMemberSchema, inviteSchema, type InviteInput, type AddMemberInput, type AcceptInviteInput } from "./orgs.schemas.js";
 import { getActiveMembership, type OrgAccess, type OrgRole, requireOrgAccess, requirePersonalUser, requireUser } from "../access/index.js";
 
 export interface InvitesDeps {
@@ -39,7 +40,7 @@ export class InvitesService {
   constructor(private readonly deps: InvitesDeps) {}
 
   /** Invites an address; the invitee gets an email with a single-use, 7-day link. */
-  async send(ctx: RequestContext, orgId: string, input: unknown): Promise<InviteView> {
+  async send(ctx: RequestContext, orgId: string, input: InviteInput): Promise<InviteView> {
     const access = await requireOrgAccess(this.deps.db, ctx, orgId, "invites.manage");
     const data = parseInput(inviteSchema, input);
     return this.issue(ctx, access, { email: data.email, role: data.role, provision: false });
@@ -53,7 +54,7 @@ export class InvitesService {
    * someone else's address. Both cases answer, list and audit alike, so the caller never learns
    * whether the address has an account.
    */
-  async addMember(ctx: RequestContext, orgId: string, input: unknown): Promise<InviteView> {
+  async addMember(ctx: RequestContext, orgId: string, input: AddMemberInput): Promise<InviteView> {
     const access = await requireOrgAccess(this.deps.db, ctx, orgId, "members.manage");
     const data = parseInput(addMemberSchema, input);
     return this.issue(ctx, access, { email: data.email, role: data.role, name: data.fullName, provision: true });
@@ -169,7 +170,7 @@ export class InvitesService {
    * Accepts an invitation from its emailed link. Signed in: the account's address must be the
    * invited one. Not signed in: a new account is registered (the link proves the address).
    */
-  async accept(ctx: RequestContext, token: string, input: unknown): Promise<AcceptResult> {
+  async accept(ctx: RequestContext, token: string, input: AcceptInviteInput): Promise<AcceptResult> {
     const { db, clock } = this.deps;
     const data = parseInput(acceptInviteSchema, input ?? {});
     const tokenHash = sha256Hex(String(token));
@@ -197,7 +198,7 @@ export class InvitesService {
    * organization) with the chosen password and joins it. Accounts created pending by older
    * versions activate through their own link, handled by the accounts service.
    */
-  async activate(ctx: RequestContext, input: unknown): Promise<{ message: string }> {
+  async activate(ctx: RequestContext, input: z.input<typeof activateSchema>): Promise<{ message: string }> {
     const data = parseInput(activateSchema, input);
     const invite = await invitesRepository.findUsableByHash(this.deps.db, sha256Hex(data.code), this.deps.clock.now());
     if (!invite?.provisionsAccount) return this.deps.accounts.activate(ctx, input);

@@ -8,7 +8,7 @@ import { directoryRepository } from "./directory.repository.js";
 import { membershipsRepository } from "./memberships.repository.js";
 import { type Offboarding, accessCan, getActiveMembership, type OrgRole, requireOrgAccess, requireOrgCaller, requireUser } from "../access/index.js";
 import { OrgErrors } from "./orgs.errors.js";
-import { changeRoleSchema } from "./orgs.schemas.js";
+import { changeRoleSchema, type ChangeRoleInput } from "./orgs.schemas.js";
 
 export interface MemberView {
   userId: string;
@@ -87,7 +87,7 @@ export class MembersService {
     return this.remove(ctx, orgId, requireUser(ctx).userId);
   }
 
-  async changeRole(ctx: RequestContext, orgId: string, userId: string, input: unknown): Promise<MemberView> {
+  async changeRole(ctx: RequestContext, orgId: string, userId: string, input: ChangeRoleInput): Promise<MemberView> {
     const { db, clock, audit } = this.deps;
     const target = parseId(userId, OrgErrors.memberNotFound);
     const { orgId: id } = await requireOrgAccess(db, ctx, orgId, "members.manage");

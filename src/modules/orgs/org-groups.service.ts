@@ -8,7 +8,7 @@ import { parseId, parseInput } from "../../lib/validation.js";
 import type { AuditActionName, AuditService } from "../audit/index.js";
 import { findOrgMemberByEmail } from "./directory-members.js";
 import { DirectoryErrors } from "./directory.errors.js";
-import { emailSchema } from "./orgs.schemas.js";
+import { emailSchema, type EmailInput } from "./orgs.schemas.js";
 import { type Capability, requireOrgAccess, requireOrgCaller } from "../access/index.js";
 
 type Row = { id: string; name: string };
@@ -69,7 +69,7 @@ export class OrgGroupService<R extends Row, C extends Schema, U extends Schema> 
     return this.find(id, groupId);
   }
 
-  async create(ctx: RequestContext, orgId: string, input: unknown): Promise<R> {
+  async create(ctx: RequestContext, orgId: string, input: z.input<C>): Promise<R> {
     const { kind } = this;
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, kind.manage);
     const data = parseInput(kind.createSchema, input);
@@ -84,7 +84,7 @@ export class OrgGroupService<R extends Row, C extends Schema, U extends Schema> 
     );
   }
 
-  async update(ctx: RequestContext, orgId: string, groupId: string, input: unknown): Promise<R> {
+  async update(ctx: RequestContext, orgId: string, groupId: string, input: z.input<U>): Promise<R> {
     const { kind } = this;
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, kind.manage);
     const gid = parseId(groupId, kind.notFound);
@@ -122,7 +122,7 @@ export class OrgGroupService<R extends Row, C extends Schema, U extends Schema> 
   }
 
   /** Adds a member of the organization, found by email (anyone else is "not a member"). */
-  async addMember(ctx: RequestContext, orgId: string, groupId: string, input: unknown) {
+  async addMember(ctx: RequestContext, orgId: string, groupId: string, input: EmailInput) {
     const { kind } = this;
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, kind.manage);
     const { email } = parseInput(emailSchema, input);

@@ -23,6 +23,7 @@ export const createOrgSchema = z.object({
   description: z.string().trim().max(2000).optional(),
   logoUrl: httpUrl.optional(),
 });
+export type CreateOrgInput = z.input<typeof createOrgSchema>;
 
 export const updateOrgSchema = z
   .object({
@@ -31,13 +32,20 @@ export const updateOrgSchema = z
     logoUrl: httpUrl.nullable().optional(),
   })
   .refine((v) => Object.keys(v).length > 0, "nothing to update: give name, description or logo_url");
+export type UpdateOrgInput = z.input<typeof updateOrgSchema>;
 
 export const deleteOrgSchema = z.object({ confirm: z.boolean().optional() });
+export type DeleteOrgInput = z.input<typeof deleteOrgSchema>;
 export const transferSchema = z.object({ newOwnerUserId: z.uuid("must be a user id") });
+export type TransferInput = z.input<typeof transferSchema>;
 export const addMemberSchema = z.object({ email, role: role.default("member"), fullName: z.string().trim().min(1).max(255).optional() });
+export type AddMemberInput = z.input<typeof addMemberSchema>;
 export const changeRoleSchema = z.object({ role });
+export type ChangeRoleInput = z.input<typeof changeRoleSchema>;
 export const inviteSchema = z.object({ email, role: role.default("member") });
+export type InviteInput = z.input<typeof inviteSchema>;
 export const emailSchema = z.object({ email });
+export type EmailInput = z.input<typeof emailSchema>;
 
 export const acceptInviteSchema = z
   .object({
@@ -46,6 +54,7 @@ export const acceptInviteSchema = z
     passwordConfirm: z.string().max(1024).optional(),
   })
   .superRefine(confirms("password", "passwordConfirm"));
+export type AcceptInviteInput = z.input<typeof acceptInviteSchema>;
 
 export const departmentSchema = z.object({
   name: z.string().trim().min(1).max(255),
@@ -94,6 +103,7 @@ export const certPolicySchema = z
       .optional(),
   })
   .refine((v) => Object.keys(v).length > 0, "nothing to update");
+export type CertPolicyInput = z.input<typeof certPolicySchema>;
 
 export const adminUsersQuerySchema = paginationSchema.extend({
   q: z.string().trim().max(320).optional(),

@@ -12,7 +12,7 @@ import { type Offboarding, getActiveMemberships, requireOrgAccess, requireUser }
 import { admitMember, type AdmissionConfig } from "./admission.js";
 import { OrgErrors } from "./orgs.errors.js";
 import { orgsRepository } from "./orgs.repository.js";
-import { createOrgSchema, deleteOrgSchema, transferSchema, updateOrgSchema } from "./orgs.schemas.js";
+import { createOrgSchema, deleteOrgSchema, transferSchema, updateOrgSchema, type CreateOrgInput, type UpdateOrgInput, type DeleteOrgInput, type TransferInput } from "./orgs.schemas.js";
 import { toOrgView, type OrganizationView, type SimpleOrgView } from "./orgs.views.js";
 
 export interface OrgsDeps extends Offboarding {
@@ -65,7 +65,7 @@ export class OrgsService {
    * Creates an organization owned by the caller. The slug is derived from the name when absent
    * (with a short suffix if taken); an explicit slug that is taken is a 409.
    */
-  async create(ctx: RequestContext, input: unknown): Promise<OrganizationView> {
+  async create(ctx: RequestContext, input: CreateOrgInput): Promise<OrganizationView> {
     const { db, logger, limit } = this.deps;
     const actor = requireUser(ctx);
     const data = parseInput(createOrgSchema, input);
@@ -111,7 +111,7 @@ export class OrgsService {
     return { ...toOrgView(org, membership.role), memberCount: await membershipsRepository.countMembers(db, id) };
   }
 
-  async update(ctx: RequestContext, orgId: string, input: unknown): Promise<OrganizationView> {
+  async update(ctx: RequestContext, orgId: string, input: UpdateOrgInput): Promise<OrganizationView> {
     const { db, clock, audit } = this.deps;
     const { orgId: id, membership } = await requireOrgAccess(db, ctx, orgId, "org.update");
     const data = parseInput(updateOrgSchema, input);
@@ -124,7 +124,7 @@ export class OrgsService {
   }
 
   /** Soft-deletes the organization (owners only); with other members it needs `confirm: true`. */
-  async delete(ctx: RequestContext, orgId: string, input: unknown): Promise<void> {
+  async delete(ctx: RequestContext, orgId: string, input: DeleteOrgInput): Promise<void> {
     const { db, clock, audit } = this.deps;
     const { orgId: id } = await requireOrgAccess(db, ctx, orgId, "org.delete");
     const { confirm } = parseInput(deleteOrgSchema, input);
@@ -157,7 +157,7 @@ export class OrgsService {
   }
 
   /** Hands ownership to another member; the previous owner stays on as admin. */
-  async transferOwnership(ctx: RequestContext, orgId: string, input: unknown) {
+  async transferOwnership(ctx: RequestContext, orgId: string, input: TransferInput) {
     const { db, clock, audit } = this.deps;
     const { orgId: id, actor } = await requireOrgAccess(db, ctx, orgId, "org.transfer");
     const { newOwnerUserId } = parseInput(transferSchema, input);

@@ -12,7 +12,7 @@ import { caRepository, type CaKeyRow, type CaRow } from "./ca.repository.js";
 import { orgOf } from "./authority.js";
 import { chooseOrganization } from "./choose-organization.js";
 import { CaErrors } from "./ssh-ca.errors.js";
-import { createCaSchema, rotateCaSchema, updateCaSchema } from "./ssh-ca.schemas.js";
+import { createCaSchema, rotateCaSchema, updateCaSchema, type CreateCaInput, type UpdateCaInput, type RotateCaInput } from "./ssh-ca.schemas.js";
 import { requireOrgAccess } from "../access/index.js";
 
 export interface CaView extends CaRow {
@@ -46,7 +46,7 @@ export class CasService {
   }
 
   /** Creates a CA with a key generated in-process; the private key is stored sealed only. */
-  async create(ctx: RequestContext, orgId: string, input: unknown): Promise<CaView> {
+  async create(ctx: RequestContext, orgId: string, input: CreateCaInput): Promise<CaView> {
     const { orgId: id, actor } = await requireOrgAccess(this.db, ctx, orgId, "ca.manage");
     const data = parseInput(createCaSchema, input);
     await this.spendKeygen(id);
@@ -81,7 +81,7 @@ export class CasService {
     return this.view(ca, [key]);
   }
 
-  async update(ctx: RequestContext, orgId: string, caId: string, input: unknown): Promise<CaView> {
+  async update(ctx: RequestContext, orgId: string, caId: string, input: UpdateCaInput): Promise<CaView> {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "ca.manage");
     const cid = parseId(caId, CaErrors.notFound);
     const data = parseInput(updateCaSchema, input);
@@ -117,7 +117,7 @@ export class CasService {
   }
 
   /** A new key becomes active; the old public key stays trusted for the overlap. */
-  async rotate(ctx: RequestContext, orgId: string, caId: string, input: unknown): Promise<{ ca: CaView; oldFingerprint: string }> {
+  async rotate(ctx: RequestContext, orgId: string, caId: string, input: RotateCaInput): Promise<{ ca: CaView; oldFingerprint: string }> {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "ca.manage");
     const cid = parseId(caId, CaErrors.notFound);
     const data = parseInput(rotateCaSchema, input ?? {});

@@ -9,7 +9,7 @@ import { OrgErrors, organizationExists } from "../orgs/index.js";
 import { certificatesRepository, type CertRow } from "./certificates.repository.js";
 import { toCertificateView, type CertificateView } from "./certificates.views.js";
 import { CaErrors } from "./ssh-ca.errors.js";
-import { certAuditQuerySchema, certListSchema, orgCertListSchema, revokeSchema } from "./ssh-ca.schemas.js";
+import { certAuditQuerySchema, certListSchema, orgCertListSchema, revokeSchema, type CertListInput, type OrgCertListInput, type RevokeInput, type CertAuditQueryInput } from "./ssh-ca.schemas.js";
 import { can, getActiveMembership, requireOrgAccess, requireUser } from "../access/index.js";
 
 const actorId = (ctx: RequestContext): string | null => (ctx.actor.kind === "user" ? ctx.actor.userId : null);
@@ -22,7 +22,7 @@ export class CertificatesService {
     private readonly audit: AuditService,
   ) {}
 
-  async listMine(ctx: RequestContext, input: unknown): Promise<Page<CertificateView>> {
+  async listMine(ctx: RequestContext, input: CertListInput): Promise<Page<CertificateView>> {
     const actor = requireUser(ctx);
     const q = parseInput(certListSchema, input ?? {});
     const [rows, total] = await Promise.all([
@@ -37,7 +37,7 @@ export class CertificatesService {
     return toCertificateView(await this.visible(ctx, certId), this.clock.now());
   }
 
-  async listForOrg(ctx: RequestContext, orgId: string, input: unknown): Promise<Page<CertificateView>> {
+  async listForOrg(ctx: RequestContext, orgId: string, input: OrgCertListInput): Promise<Page<CertificateView>> {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "ca.manage");
     const q = parseInput(orgCertListSchema, input ?? {});
     const where = { userId: q.userId, principal: q.principal, status: q.status, certType: q.certType, now: this.clock.now() };
@@ -49,7 +49,7 @@ export class CertificatesService {
   }
 
   /** Revokes one certificate (its holder, or an admin of its organization) and rebuilds the KRL. */
-  async revoke(ctx: RequestContext, certId: string, input: unknown): Promise<CertificateView> {
+  async revoke(ctx: RequestContext, certId: string, input: RevokeInput): Promise<CertificateView> {
     const actor = requireUser(ctx);
     const { reason } = parseInput(revokeSchema, input ?? {});
     const cert = await this.visible(ctx, certId);
@@ -60,7 +60,7 @@ export class CertificatesService {
   }
 
   /** Revokes every certificate of one user in an organization (admins). */
-  async revokeUser(ctx: RequestContext, orgId: string, userId: string, input: unknown): Promise<{ revoked: number }> {
+  async revokeUser(ctx: RequestContext, orgId: string, userId: string, input: RevokeInput): Promise<{ revoked: number }> {
     const { orgId: id, actor } = await requireOrgAccess(this.db, ctx, orgId, "ca.manage");
     const target = parseId(userId, OrgErrors.memberNotFound);
     const { reason } = parseInput(revokeSchema, input ?? {});
@@ -79,7 +79,7 @@ export class CertificatesService {
     return { krl: buildKrl([], { version: 0n, generatedAt: now, comment: `keyward org ${id}` }), version: 0n, generatedAt: now };
   }
 
-  async auditLog(ctx: RequestContext, orgId: string, input: unknown) {
+  async auditLog(ctx: RequestContext, orgId: string, input: CertAuditQueryInput) {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "ca.manage");
     const q = parseInput(certAuditQuerySchema, input ?? {});
     const rows = await certificatesRepository.listAudit(this.db, id, q.action, q.perPage, (q.page - 1) * q.perPage);

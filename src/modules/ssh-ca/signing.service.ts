@@ -19,7 +19,7 @@ import { signingContextRepository } from "./signing-context.repository.js";
 import { toCertificateView, type CertificateView } from "./certificates.views.js";
 import { DEFAULT_CERT_POLICY, mergePolicies, resolveLifetimeHours, resolvePrincipals, type EffectivePolicy, type StoredPolicy } from "./policy.js";
 import { CaErrors } from "./ssh-ca.errors.js";
-import { signHostSchema, signUserSchema } from "./ssh-ca.schemas.js";
+import { signHostSchema, signUserSchema, type SignUserInput, type SignHostInput } from "./ssh-ca.schemas.js";
 import { isAdminRole, requireUser } from "../access/index.js";
 
 export interface SigningConfig {
@@ -77,7 +77,7 @@ export class SigningService {
     private readonly config: SigningConfig,
   ) {}
 
-  async signUserCertificate(ctx: RequestContext, input: unknown): Promise<SignedCertificate> {
+  async signUserCertificate(ctx: RequestContext, input: SignUserInput): Promise<SignedCertificate> {
     const actor = requireUser(ctx);
     const req = parseInput(signUserSchema, input);
     // What steps 1–4 need (the serial, the key, the caller's organizations with their MFA
@@ -118,7 +118,7 @@ export class SigningService {
   }
 
   /** Host certificates: an organization admin certifies a server's host key for its names. */
-  async signHostCertificate(ctx: RequestContext, input: unknown): Promise<SignedCertificate> {
+  async signHostCertificate(ctx: RequestContext, input: SignHostInput): Promise<SignedCertificate> {
     const actor = requireUser(ctx);
     const req = parseInput(signHostSchema, input);
     // OpenSSH matches a host certificate's principals as patterns against the name it connects to:

@@ -14,6 +14,7 @@ export const createCaSchema = z
     path: ["defaultCertValidityHours"],
     message: "must not exceed max_cert_validity_hours",
   });
+export type CreateCaInput = z.input<typeof createCaSchema>;
 
 export const updateCaSchema = z
   .object({
@@ -23,11 +24,13 @@ export const updateCaSchema = z
     maxCertValidityHours: z.number().int().positive().max(87_600).optional(),
   })
   .refine((v) => Object.keys(v).length > 0, "nothing to update");
+export type UpdateCaInput = z.input<typeof updateCaSchema>;
 
 export const rotateCaSchema = z.object({
   keyType: z.enum(["ed25519", "ecdsa", "rsa"]).optional(),
   reason: z.string().trim().max(1000).optional(),
 });
+export type RotateCaInput = z.input<typeof rotateCaSchema>;
 
 const principal = z.string().min(1).max(255).regex(/^[^\s,]+$/, "principals contain no spaces or commas");
 
@@ -40,6 +43,7 @@ export const signUserSchema = z.object({
   orgId: z.uuid().optional(),
   certType: z.literal("user").optional(),
 });
+export type SignUserInput = z.input<typeof signUserSchema>;
 
 export const signHostSchema = z.object({
   hostPublicKey: z.string().min(1).max(16_384),
@@ -48,12 +52,16 @@ export const signHostSchema = z.object({
   caId: z.uuid().optional(),
   orgId: z.uuid().optional(),
 });
+export type SignHostInput = z.input<typeof signHostSchema>;
 
 export const certAuditQuerySchema = paginationSchema.extend({ action: z.enum(["issued", "failed", "revoked"]).optional() });
+export type CertAuditQueryInput = z.input<typeof certAuditQuerySchema>;
 
 export const revokeSchema = z.object({ reason: z.string().trim().max(1000).optional() });
+export type RevokeInput = z.input<typeof revokeSchema>;
 
 export const certListSchema = paginationSchema.extend({ userId: z.uuid().optional(), includeRevoked: z.coerce.boolean().optional() });
+export type CertListInput = z.input<typeof certListSchema>;
 
 /** An organization's inventory: also by principal (a host certificate's are its host names), status and kind. */
 export const orgCertListSchema = certListSchema.extend({
@@ -61,6 +69,7 @@ export const orgCertListSchema = certListSchema.extend({
   status: z.enum(["active", "expired", "revoked"]).optional(),
   certType: z.enum(["user", "host"]).optional(),
 });
+export type OrgCertListInput = z.input<typeof orgCertListSchema>;
 
 const SERIAL_DIGITS = /^\d{1,20}$/;
 
@@ -76,3 +85,4 @@ export const sudoCheckSchema = z.object({
     z.number().int().positive(),
   ]),
 });
+export type SudoCheckInput = z.input<typeof sudoCheckSchema>;

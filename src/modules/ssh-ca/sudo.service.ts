@@ -7,7 +7,7 @@ import { AuditAction, type AuditService } from "../audit/index.js";
 import { memberDepartments } from "../orgs/index.js";
 import { userAccounts } from "../users/index.js";
 import { certificatesRepository } from "./certificates.repository.js";
-import { sudoCheckSchema } from "./ssh-ca.schemas.js";
+import { sudoCheckSchema, type SudoCheckInput } from "./ssh-ca.schemas.js";
 import { getActiveMembership, requireApiKey } from "../access/index.js";
 
 export const SudoErrors = {
@@ -30,7 +30,7 @@ export class SudoService {
     private readonly now: () => Date,
   ) {}
 
-  async check(ctx: RequestContext, input: unknown) {
+  async check(ctx: RequestContext, input: SudoCheckInput) {
     const data = parseInput(sudoCheckSchema, input);
     const keyCtx = await this.keyCaller(ctx, data.apiKey);
     // Keys made for other work (reading members, the audit log) do not answer for sudo.

@@ -7,7 +7,7 @@ import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction, type AuditService } from "../audit/index.js";
 import { SshKeyErrors } from "./ssh-keys.errors.js";
 import { sshKeysRepository, type SshKeyRow } from "./ssh-keys.repository.js";
-import { addKeySchema, describeKeySchema, verifyKeySchema } from "./ssh-keys.schemas.js";
+import { addKeySchema, describeKeySchema, verifyKeySchema, type AddKeyInput, type DescribeKeyInput, type VerifyKeyInput } from "./ssh-keys.schemas.js";
 import { requireUser } from "../access/index.js";
 
 export interface SshKeyView {
@@ -57,7 +57,7 @@ export class SshKeysService {
    * Registers a key. Idempotent per user: the same fingerprint again returns the existing key with
    * `isNew: false` (HTTP 200, not 409). Another user may register the same key.
    */
-  async add(ctx: RequestContext, input: unknown): Promise<{ key: SshKeyView; isNew: boolean }> {
+  async add(ctx: RequestContext, input: AddKeyInput): Promise<{ key: SshKeyView; isNew: boolean }> {
     const actor = requireUser(ctx);
     const data = parseInput(addKeySchema, input);
     let parsed;
@@ -104,7 +104,7 @@ export class SshKeysService {
     return toSshKeyView(await this.owned(ctx, keyId));
   }
 
-  async updateDescription(ctx: RequestContext, keyId: string, input: unknown): Promise<SshKeyView> {
+  async updateDescription(ctx: RequestContext, keyId: string, input: DescribeKeyInput): Promise<SshKeyView> {
     const actor = requireUser(ctx);
     const { description } = parseInput(describeKeySchema, input);
     const id = parseId(keyId, SshKeyErrors.notFound);
@@ -134,7 +134,7 @@ export class SshKeysService {
   }
 
   /** Checks the signature over the current challenge; success marks the key verified. */
-  async verify(ctx: RequestContext, keyId: string, input: unknown): Promise<{ verified: boolean; key: SshKeyView }> {
+  async verify(ctx: RequestContext, keyId: string, input: VerifyKeyInput): Promise<{ verified: boolean; key: SshKeyView }> {
     const actor = requireUser(ctx);
     const { signature } = parseInput(verifyKeySchema, input);
     const key = await this.owned(ctx, keyId);

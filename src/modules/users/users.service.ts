@@ -8,7 +8,7 @@ import { UserErrors } from "./users.errors.js";
 import { type Offboarding, AccessErrors, type MembershipReader, requirePersonalUser, requireUser, soleOwnedOrganizations } from "../access/index.js";
 import type { ProfileReader } from "./user-cache.js";
 import { usersRepository } from "./users.repository.js";
-import { auditQuerySchema, deleteMeSchema, updateMeSchema } from "./users.schemas.js";
+import { auditQuerySchema, deleteMeSchema, updateMeSchema, type UpdateMeInput, type DeleteMeInput, type AuditQueryInput } from "./users.schemas.js";
 import { toUserView, type MeView, type MyOrganizationView, type UserView } from "./users.views.js";
 
 /**
@@ -74,7 +74,7 @@ export class UsersService {
     return { ...me, totpEnabled, linkedProviders };
   }
 
-  async updateMe(ctx: RequestContext, input: unknown): Promise<UserView> {
+  async updateMe(ctx: RequestContext, input: UpdateMeInput): Promise<UserView> {
     const actor = requirePersonalUser(ctx);
     const data = parseInput(updateMeSchema, input);
     return this.deps.db.transaction(async (tx) => {
@@ -89,7 +89,7 @@ export class UsersService {
    * Soft-deletes the caller's account (`deleted_at`): it can no longer sign in and disappears from
    * every query. A destructive step, so the current password is asked for when the account has one.
    */
-  async deleteMe(ctx: RequestContext, input: unknown): Promise<void> {
+  async deleteMe(ctx: RequestContext, input: DeleteMeInput): Promise<void> {
     const { db, clock, credentials, audit, sessions } = this.deps;
     const actor = requirePersonalUser(ctx);
     const { password } = parseInput(deleteMeSchema, input);
@@ -125,7 +125,7 @@ export class UsersService {
   }
 
   /** The caller's own activity: sign-ins, password changes, sessions revoked, … */
-  async listMyAuditLog(ctx: RequestContext, input: unknown): Promise<Page<AuditEntryView>> {
+  async listMyAuditLog(ctx: RequestContext, input: AuditQueryInput): Promise<Page<AuditEntryView>> {
     const actor = requireUser(ctx);
     const q = parseInput(auditQuerySchema, input);
     const { items, total } = await this.deps.audit.listForUser(this.deps.db, actor.userId, q);

@@ -19,13 +19,16 @@ import type { PendingLogin, PendingLoginStore } from "./pending-login.js";
 import { WebAuthnChallenges } from "./webauthn-challenges.js";
 
 export const mfaTokenSchema = z.object({ mfaToken: z.string().min(1).max(128) });
+export type TokenInput = z.input<typeof mfaTokenSchema>;
 export const mfaLoginCodeSchema = mfaTokenSchema.extend({ code: z.string().trim().min(1).max(64), isBackupCode: z.boolean().optional() });
+export type CodeInput = z.input<typeof mfaLoginCodeSchema>;
 export const assertionSchema = z.object({
   challengeId: z.string().min(1).max(128),
   response: z.record(z.string(), z.unknown()),
   mfaToken: z.string().min(1).max(128).optional(),
   rememberMe: z.boolean().optional(),
 });
+export type AssertionInput = z.input<typeof assertionSchema>;
 
 export interface MfaLoginDeps {
   db: Db;
@@ -53,7 +56,7 @@ export class MfaLoginService {
     this.challenges = new WebAuthnChallenges(deps.kv, deps.clock, "auth");
   }
 
-  async completeWithCode(ctx: RequestContext, input: unknown): Promise<SessionIssued> {
+  async completeWithCode(ctx: RequestContext, input: CodeInput): Promise<SessionIssued> {
     const data = parseInput(mfaLoginCodeSchema, input);
     return this.attempt(data.mfaToken, async () => {
       const { pending, user } = await this.pendingUser(ctx, data.mfaToken);
@@ -83,7 +86,7 @@ export class MfaLoginService {
   }
 
   /** Options for the second-factor assertion: only the user's own credentials are allowed. */
-  async beginWebauthn(ctx: RequestContext, input: unknown) {
+  async beginWebauthn(ctx: RequestContext, input: TokenInput) {
     const { mfaToken } = parseInput(mfaTokenSchema, input);
     const { user } = await this.pendingUser(ctx, mfaToken, { countAttempt: false });
     const credentials = await mfaSecretsRepository.credentialsForAuth(this.deps.db, user.id);
@@ -91,7 +94,7 @@ export class MfaLoginService {
     return this.challenge(await authenticationOptions(this.deps.rp, credentials), user.id);
   }
 
-  async completeWebauthn(ctx: RequestContext, input: unknown): Promise<SessionIssued> {
+  async completeWebauthn(ctx: RequestContext, input: AssertionInput): Promise<SessionIssued> {
     const data = parseInput(assertionSchema, input);
     const mfaToken = data.mfaToken;
     if (!mfaToken) throw MfaErrors.pendingExpired();
@@ -107,7 +110,7 @@ export class MfaLoginService {
     return this.challenge(await authenticationOptions(this.deps.rp), null);
   }
 
-  async completePasskey(ctx: RequestContext, input: unknown): Promise<SessionIssued> {
+  async completePasskey(ctx: RequestContext, input: AssertionInput): Promise<SessionIssued> {
     const data = parseInput(assertionSchema, input);
     const userId = await this.verifyAssertion(ctx, data.challengeId, data.response, null);
     const user = await userAccounts.find(this.deps.db, userId);

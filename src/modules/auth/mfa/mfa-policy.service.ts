@@ -18,6 +18,7 @@ export const compliancePageSchema = z.object({
   page: paginationSchema.shape.page,
   pageSize: paginationSchema.shape.perPage,
 });
+export type CompliancePageInput = z.input<typeof compliancePageSchema>;
 
 const withStatus = <T extends { status: ComplianceStatus | null }>(r: T) => ({ ...r, status: r.status ?? ("not_applicable" as const) });
 
@@ -26,6 +27,7 @@ export const policySchema = z.object({
   mfaGracePeriodDays: z.number().int().min(0).max(365).default(14),
   notifyDaysBefore: z.number().int().min(0).max(365).default(7),
 });
+export type PolicyInput = z.input<typeof policySchema>;
 
 type Step = "notice" | "final";
 
@@ -49,7 +51,7 @@ export class MfaPolicyService implements MfaHooks {
     return this.policy(this.db, id);
   }
 
-  async putPolicy(ctx: RequestContext, orgId: string, input: unknown) {
+  async putPolicy(ctx: RequestContext, orgId: string, input: PolicyInput) {
     const { orgId: id, actor } = await requireOrgAccess(this.db, ctx, orgId, "org.update");
     const data = parseInput(policySchema, input);
     return this.db.transaction(async (tx) => {
@@ -70,7 +72,7 @@ export class MfaPolicyService implements MfaHooks {
   }
 
   /** One page of them, as the original API paged it (?page=&page_size=), with the total count. */
-  async compliancePage(ctx: RequestContext, orgId: string, input: unknown) {
+  async compliancePage(ctx: RequestContext, orgId: string, input: CompliancePageInput) {
     const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "members.manage");
     const q = parseInput(compliancePageSchema, input);
     const [rows, total] = await Promise.all([

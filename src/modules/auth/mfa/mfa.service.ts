@@ -25,9 +25,13 @@ export const completeRegistrationSchema = z.object({
   response: z.record(z.string(), z.unknown()),
   name: z.string().trim().min(1).max(255).optional(),
 });
+export type CompleteRegistrationInput = z.input<typeof completeRegistrationSchema>;
 export const renameSchema = z.object({ name: z.string().trim().min(1).max(255) });
+export type RenameInput = z.input<typeof renameSchema>;
 export const codeSchema = z.object({ code: z.string().trim().min(1).max(64) });
+export type CodeInput = z.input<typeof codeSchema>;
 export const passwordSchema = z.object({ password: z.string().max(1024).optional() });
+export type PasswordInput = z.input<typeof passwordSchema>;
 
 export interface MfaHooks {
   /** Called inside the enrolling transaction: organizations' MFA compliance follows enrollment. */
@@ -91,7 +95,7 @@ export class MfaService {
     return { challengeId, options };
   }
 
-  async completeWebauthnRegistration(ctx: RequestContext, input: unknown): Promise<{ credential: CredentialView; backupCodes: string[] | null }> {
+  async completeWebauthnRegistration(ctx: RequestContext, input: CompleteRegistrationInput): Promise<{ credential: CredentialView; backupCodes: string[] | null }> {
     const { db, clock, audit, rp, hooks } = this.deps;
     const actor = requirePersonalUser(ctx);
     const data = parseInput(completeRegistrationSchema, input);
@@ -131,7 +135,7 @@ export class MfaService {
     return mfaRepository.listCredentials(this.deps.db, requirePersonalUser(ctx).userId);
   }
 
-  async renameCredential(ctx: RequestContext, id: string, input: unknown): Promise<CredentialView> {
+  async renameCredential(ctx: RequestContext, id: string, input: RenameInput): Promise<CredentialView> {
     const actor = requirePersonalUser(ctx);
     const { name } = parseInput(renameSchema, input);
     const row = await mfaRepository.renameCredential(this.deps.db, actor.userId, parseId(id, MfaErrors.credentialNotFound), name);
@@ -214,7 +218,7 @@ export class MfaService {
   }
 
   /** Confirms enrollment with a first code; backup codes come with the first MFA method. */
-  async verifyTotpEnrollment(ctx: RequestContext, input: unknown): Promise<{ enabled: true; backupCodes: string[] | null }> {
+  async verifyTotpEnrollment(ctx: RequestContext, input: CodeInput): Promise<{ enabled: true; backupCodes: string[] | null }> {
     const { db, clock, box, audit, hooks } = this.deps;
     const actor = requirePersonalUser(ctx);
     const { code } = parseInput(codeSchema, input);
@@ -234,7 +238,7 @@ export class MfaService {
   }
 
   /** Removes the authenticator app; re-authentication with the password when the account has one. */
-  async disableTotp(ctx: RequestContext, input: unknown): Promise<void> {
+  async disableTotp(ctx: RequestContext, input: PasswordInput): Promise<void> {
     const { db, audit, credentials } = this.deps;
     const actor = requirePersonalUser(ctx);
     const { password } = parseInput(passwordSchema, input ?? {});
@@ -246,7 +250,7 @@ export class MfaService {
   }
 
   /** New backup codes (the old ones stop working), with the current password. */
-  async regenerateBackupCodes(ctx: RequestContext, input: unknown): Promise<{ backupCodes: string[] }> {
+  async regenerateBackupCodes(ctx: RequestContext, input: PasswordInput): Promise<{ backupCodes: string[] }> {
     const { db, clock, audit, credentials } = this.deps;
     const actor = requirePersonalUser(ctx);
     const { password } = parseInput(passwordSchema, input ?? {});

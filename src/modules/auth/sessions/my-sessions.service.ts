@@ -4,7 +4,7 @@ import { type OriginMatcher, originOf } from "../../../lib/origins.js";
 import type { RequestContext } from "../../../lib/request-context.js";
 import { AuditAction, type AuditService } from "../../audit/index.js";
 import { AuthErrors } from "../auth.errors.js";
-import { tokenRedirectSchema } from "../auth.schemas.js";
+import { tokenRedirectSchema, type TokenRedirectInput } from "../auth.schemas.js";
 import type { SessionsService, SessionView } from "./sessions.service.js";
 import { requirePersonalUser } from "../../access/index.js";
 
@@ -41,7 +41,7 @@ export class MySessionsService {
    * Hands the current session token to a client that needs it (the CLI, a companion app): as data,
    * or by redirect to a URL whose origin CORS_ORIGINS allows (wildcard entries included).
    */
-  tokenHandoff(ctx: RequestContext, token: string, input: unknown): { token: string } | { redirectUrl: string } {
+  tokenHandoff(ctx: RequestContext, token: string, input: TokenRedirectInput): { token: string } | { redirectUrl: string } {
     requirePersonalUser(ctx);
     const { redirect } = parseInput(tokenRedirectSchema, input);
     if (!redirect) return { token };
