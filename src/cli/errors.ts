@@ -1,6 +1,6 @@
 /**
  * Exit codes and the one place that turns any failure into a one-line message and a code.
- * Scripts branch on the code, so each number means one thing (README "Command-line client").
+ * Scripts branch on the code, so each number means one thing (docs/cli.md, "Command-line client").
  */
 export const ExitCode = {
   OK: 0,

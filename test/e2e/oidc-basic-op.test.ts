@@ -12,7 +12,7 @@ import type { TestUser } from "../factories/users.js";
  * Issue 33: the OpenID Foundation's Basic OP certification plan (oidcc-basic-certification-test-plan,
  * static client, discovery) and the Config OP checks, module by module, against a running Keyward
  * through openid-client (which validates every ID token, its signature included). The server runs
- * as README "OpenID certification" says to run it for the suite: OIDC_REQUIRE_PKCE=false (the suite
+ * as docs/oidc-provider.md "OpenID certification" says to run it for the suite: OIDC_REQUIRE_PKCE=false (the suite
  * sends PKCE in its PKCE module only). Modules that do not apply are named with why.
  */
 let app: TestApp;

@@ -10,7 +10,7 @@ import { newOrg } from "../factories/orgs.js";
 import { newUser, type TestUser } from "../factories/users.js";
 
 /**
- * The README's "Try it on a laptop" (network access) as written: its ```sh blocks that run here
+ * docs/networks.md's "Try it on a laptop" (network access) as written: its ```sh blocks that run here
  * (connect the organization, create a network at the controller and add it) in one
  * `bash -euo pipefail`, against a real ZeroTier One controller (../shared/tools/zerotier, the
  * same program the official package and image run) and a Keyward allowed to call it. The only
@@ -25,7 +25,7 @@ const README_CONTROLLER = "http://127.0.0.1:9993";
 function laptopBlocks(readme: string): { run: string[]; skipped: string[] } {
   const lines = readme.split("\n");
   const start = lines.findIndex((l) => l.trimEnd() === "### Try it on a laptop");
-  if (start < 0) throw new Error('README.md has no "### Try it on a laptop" section');
+  if (start < 0) throw new Error('docs/networks.md has no "### Try it on a laptop" section');
   const next = lines.findIndex((l, i) => i > start && /^##+ /.test(l));
   const blocks = { run: [] as string[], skipped: [] as string[] };
   let fence: { indent: number; lang: string; body: string[] } | null = null;
@@ -62,7 +62,7 @@ let app: TestApp;
 let owner: TestUser;
 let org: { id: string };
 let walk: { code: number | null; output: string };
-const readme = () => readFileSync(join(ROOT, "README.md"), "utf8");
+const readme = () => readFileSync(join(ROOT, "docs/networks.md"), "utf8");
 
 beforeAll(async () => {
   zt = await startZeroTierController();
@@ -77,7 +77,7 @@ afterAll(async () => {
   await zt?.stop();
 });
 
-describe("README: network access, Try it on a laptop", () => {
+describe("docs/networks.md: Try it on a laptop", () => {
   it("connects the organization and adds a network at the controller, as written", async () => {
     expect(walk.code, walk.output).toBe(0);
     expect(walk.output).toContain("Controller connected");

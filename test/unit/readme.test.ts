@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 
@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
  * every link inside the repository leads somewhere, it says what Keyward does not do yet, and the
  * benchmark journal lives in docs/benchmarks.md with only the current figures left here.
  */
-const DOCS = ["README.md", "docs/benchmarks.md", "docs/operations.md"];
+const DOCS = ["README.md", ...readdirSync("docs").filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
 const read = (file: string) => readFileSync(file, "utf8");
 const scripts = (JSON.parse(read("package.json")) as { scripts: Record<string, string> }).scripts;
 
