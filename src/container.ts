@@ -40,6 +40,8 @@ export interface ContainerOverrides {
   onStatement?: StatementObserver;
   /** The password hasher (tests count the hash work a sign-in does); argon2id with config.password by default. */
   passwordHasher?: PasswordHasher;
+  /** An in-memory embedded database starts from this dump (tests: one migrated database for all apps). */
+  embeddedSnapshot?: Blob;
 }
 
 const VERSION = (JSON.parse(readFileSync(projectPath("package.json"), "utf8")) as { version: string }).version;
@@ -51,7 +53,7 @@ const VERSION = (JSON.parse(readFileSync(projectPath("package.json"), "utf8")) a
 export async function createContainer(config: Config, overrides: ContainerOverrides = {}) {
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const clock = overrides.clock ?? systemClock;
-  const database = await openDatabase({ url: config.db.url, dataDir: config.db.dataDir, poolSize: config.db.poolSize, onStatement: overrides.onStatement });
+  const database = await openDatabase({ url: config.db.url, dataDir: config.db.dataDir, poolSize: config.db.poolSize, onStatement: overrides.onStatement, snapshot: overrides.embeddedSnapshot });
   const db = database.db;
   const profiles = await createUserProfiles(database, config.cache.ttlMs);
   const memberships = await createMembershipCache(database, config.cache.ttlMs);

@@ -53,7 +53,18 @@ export type StatementObserver = (sql: string) => void;
  * PostgreSQL through postgres-js when a URL is given, otherwise PGlite: on disk under `dataDir`,
  * or in memory when `dataDir` is "memory://".
  */
-export async function openDatabase(options: { url?: string; dataDir: string; poolSize?: number; onStatement?: StatementObserver }): Promise<Database> {
+export async function openDatabase(options: {
+  url?: string;
+  dataDir: string;
+  poolSize?: number;
+  onStatement?: StatementObserver;
+  /**
+   * An in-memory embedded database starts from this dump of another one (PGlite's dumpDataDir)
+   * instead of an empty cluster: the test suite migrates one database and starts every app from
+   * it, as it clones a template database on PostgreSQL. Ignored on PostgreSQL and on disk.
+   */
+  snapshot?: Blob;
+}): Promise<Database> {
   const observe = options.onStatement;
   if (options.url) {
     // Without the fix a database restart under load ends the process (src/infra/postgres-patch.ts).
@@ -96,7 +107,7 @@ export async function openDatabase(options: { url?: string; dataDir: string; poo
     // Loaded only for the embedded database: a PostgreSQL deployment never holds PGlite's code.
     const [{ PGlite }, drizzlePglite, migratorPglite] = await Promise.all([import("@electric-sql/pglite"), import("drizzle-orm/pglite"), import("drizzle-orm/pglite/migrator")]);
     embedded = { drizzle: drizzlePglite.drizzle, migrate: migratorPglite.migrate };
-    client = new PGlite(memory ? "memory://" : options.dataDir);
+    client = memory && options.snapshot ? new PGlite("memory://", { loadDataDir: options.snapshot }) : new PGlite(memory ? "memory://" : options.dataDir);
     await client.waitReady;
   } catch (e) {
     lock?.release();

@@ -1,4 +1,5 @@
 import "reflect-metadata";
+import { readFileSync } from "node:fs";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { connectPostgres, type StatementObserver } from "../../src/infra/db.js";
@@ -39,6 +40,14 @@ const rand = () => Math.random().toString(36).slice(2, 10);
  * migrated template, a unique Redis key prefix), otherwise the embedded default (PGlite in memory,
  * in-process stores). Mail goes over SMTP to a real server on loopback.
  */
+/** The migrated embedded database every in-memory test app starts from (test/helpers/global-setup.ts), read once per worker. */
+let snapshot: { file: string; blob: Blob } | undefined;
+function embeddedSnapshot(file: string | null): Blob | undefined {
+  if (!file) return undefined;
+  if (snapshot?.file !== file) snapshot = { file, blob: new Blob([readFileSync(file)]) };
+  return snapshot.blob;
+}
+
 export async function startTestApp(env: Record<string, string> = {}, overrides: { logger?: Logger; onStatement?: StatementObserver; passwordHasher?: PasswordHasher } = {}): Promise<TestApp> {
   const mail = await startSmtpSink();
   const template = inject("pgTemplate");
@@ -76,7 +85,8 @@ export async function startTestApp(env: Record<string, string> = {}, overrides: 
   }
   const config = loadConfig(settings(port));
   const clock = new ManualClock();
-  const container = await createContainer(config, { clock, ...overrides });
+  const fromSnapshot = !config.db.url && config.db.dataDir === "memory://" ? embeddedSnapshot(inject("pgliteSnapshot")) : undefined;
+  const container = await createContainer(config, { clock, ...overrides, embeddedSnapshot: fromSnapshot });
   await container.database.migrate();
   const { app, oidc, stop } = await createApp(container);
   server.on("request", app);
