@@ -46,6 +46,10 @@ const migrationCount = () => JSON.parse(readFileSync(join(MIGRATIONS_DIR, "meta"
 const count = async (db: Database, table: string) =>
   Number(resultRows<{ n: number }>(await db.db.execute(sql.raw(`select count(*)::int as n from ${table}`)))[0]!.n);
 
+// Each case starts an empty cluster and replays every migration, some one by one: on a busy two-core
+// machine that alone came near the 30 s default (an embedded pass under load: 30 s and 34 s).
+const MIGRATING = 120_000;
+
 describe("migrations", () => {
   it("apply to an empty database, and applying again changes nothing", async () => {
     const db = await emptyDatabase();
@@ -54,7 +58,7 @@ describe("migrations", () => {
     expect(applied).toBe(migrationCount());
     await db.migrate();
     expect(await count(db, "drizzle.__drizzle_migrations")).toBe(applied);
-  });
+  }, MIGRATING);
 
   it("upgrade a seeded database step by step without losing rows", async () => {
     const db = await emptyDatabase();
@@ -68,7 +72,7 @@ describe("migrations", () => {
     expect(await count(db, "users")).toBe(1);
     expect(await count(db, "password_credentials")).toBe(1);
     expect(await count(db, "audit_logs")).toBe(1);
-  });
+  }, MIGRATING);
 });
 
 describe("the admin-reach backfill (0010)", () => {
@@ -93,7 +97,7 @@ describe("the admin-reach backfill (0010)", () => {
     expect(by[byProvider]).toEqual({ verified: true, via: "provider" });
     // A superadmin's word stands, but is not a mailed link: SUPERADMIN_EMAILS would not promote it.
     expect(by[byRoot]).toEqual({ verified: true, via: null });
-  });
+  }, MIGRATING);
 });
 
 describe("API-key scopes (0022)", () => {
@@ -107,5 +111,5 @@ describe("API-key scopes (0022)", () => {
     await db.migrate();
     const rows = resultRows<{ scopes: string[] }>(await db.db.execute(sql`select scopes from api_keys`));
     expect(rows).toEqual([{ scopes: ["ssh:sudo"] }]);
-  });
+  }, MIGRATING);
 });
