@@ -173,7 +173,11 @@ function AddForm({ orgId, onAdded }: { orgId: string; onAdded: (d: { id: string;
           label="Domain"
           name="domain"
           value={domain}
-          onChange={setDomain}
+          onChange={(v) => {
+            setDomain(v);
+            // The API's word was about the name as it was: editing it clears the message.
+            if (add.error) add.reset();
+          }}
           isRequired
           error={atField}
           placeholder="example.com"
@@ -309,7 +313,7 @@ function DomainItem({
       {d.status === "verified" ? (
         <>
           <p>
-            Verified <Time iso={d.verifiedAt} />. Keep the TXT record published: Keyward looks it up again every day.
+            Verified on <Time iso={d.verifiedAt} mode="full" />. Keep the TXT record published: Keyward looks it up again every day.
           </p>
           {d.lastCheckError && (
             <p className="notice notice-warn">
