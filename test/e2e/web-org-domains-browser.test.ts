@@ -36,6 +36,7 @@ const KEYBOARD_DOMAIN = "difference-engine.test";
 const LIMITED_DOMAIN = "jacquard-loom.test";
 /** Look-ups an hour for the organization: the tests below make four, then run into the limit. */
 const VERIFY_BUDGET = 6;
+const DAY = 86_400;
 
 beforeAll(async () => {
   dns = await startDns();
@@ -241,6 +242,40 @@ describe("an organization's domains in Chromium", () => {
       expect(await limited.textContent()).toMatch(/Try again in about \d+ minutes; the record does not need to change\.$/);
       expect((await restDomain(LIMITED_DOMAIN))!.status).toBe("pending");
       await checked(page, "org-domains-rate-limited");
+    },
+    SLOW,
+  );
+
+  it(
+    "warns when a daily re-check misses the record, and shows a domain lapsed after three in a row",
+    async () => {
+      const claim = (await restDomain(KEYBOARD_DOMAIN))!;
+      await dns.setTxt({ [claim.record_name]: null });
+      const item = card(page, KEYBOARD_DOMAIN);
+      // The re-check job, a day later each round; the clock goes back before the browser asks again.
+      let round = 0;
+      const recheck = async () => {
+        app.clock.advance(++round * (DAY + 60));
+        try {
+          await app.services.domains.recheckDue();
+        } finally {
+          app.clock.reset();
+        }
+      };
+      await recheck();
+      await page.reload();
+      await item.getByText("Verified", { exact: true }).waitFor();
+      await item.getByText(`The last re-check did not find the record: No TXT record at ${claim.record_name}`).waitFor();
+      await recheck();
+      await recheck();
+      expect((await restDomain(KEYBOARD_DOMAIN))!.status).toBe("lapsed");
+      await page.reload();
+      await item.getByText("Lapsed", { exact: true }).waitFor();
+      await item.getByText(`The TXT record went missing on consecutive checks, so ${KEYBOARD_DOMAIN} no longer counts as ${org.name}'s.`).waitFor();
+      // The record to publish again, and the way to prove it anew.
+      await item.getByText(claim.record_value, { exact: true }).waitFor();
+      await item.getByRole("button", { name: `Verify now: ${KEYBOARD_DOMAIN}` }).waitFor();
+      await checked(page, "org-domains-lapsed");
     },
     SLOW,
   );
