@@ -260,7 +260,7 @@ describe("an organization's domains in Chromium", () => {
       await page.getByRole("button", { name: "Add domain" }).click();
       await status(page, `${LIMITED_DOMAIN} added.`);
       const item = card(page, LIMITED_DOMAIN);
-      const limited = item.getByRole("alert").filter({ hasText: `Keyward has looked up ${org.name}'s domains many times in the last hour` });
+      const limited = item.getByRole("alert").filter({ hasText: `Keyward has looked up the domains of ${org.name} many times in the last hour` });
       // The budget's last look-ups fail for the missing record; the next one is refused before DNS is asked.
       let presses = 0;
       while ((await limited.count()) === 0) {
@@ -303,7 +303,7 @@ describe("an organization's domains in Chromium", () => {
       expect((await restDomain(KEYBOARD_DOMAIN))!.status).toBe("lapsed");
       await page.reload();
       await item.getByText("Lapsed", { exact: true }).waitFor();
-      await item.getByText(`The TXT record went missing on consecutive checks, so ${KEYBOARD_DOMAIN} no longer counts as ${org.name}'s.`).waitFor();
+      await item.getByText(`The TXT record went missing on consecutive checks, so ${KEYBOARD_DOMAIN} no longer counts for ${org.name}.`).waitFor();
       // The record to publish again, and the way to prove it anew.
       await item.getByText(claim.record_value, { exact: true }).waitFor();
       await item.getByRole("button", { name: `Verify now: ${KEYBOARD_DOMAIN}` }).waitFor();

@@ -53,7 +53,7 @@ function verifyProblem(error: unknown, orgName: string, domain: string): string 
   if (!(error instanceof ApiError)) return "The check could not be made. Try again.";
   switch (error.code) {
     case "RATE_LIMIT_EXCEEDED":
-      return `Keyward has looked up ${orgName}'s domains many times in the last hour and is pausing to spare the DNS servers. Try again ${waitWords(error.details?.retry_after)}; the record does not need to change.`;
+      return `Keyward has looked up the domains of ${orgName} many times in the last hour and is pausing to spare the DNS servers. Try again ${waitWords(error.details?.retry_after)}; the record does not need to change.`;
     case "DOMAIN_ALREADY_VERIFIED":
       return `Another organization has already verified ${domain}, and a domain belongs to one organization at most. It becomes free to verify here once they remove it.`;
     case "DOMAIN_NOT_FOUND":
@@ -329,7 +329,7 @@ function DomainItem({
         <>
           <p>
             {d.status === "lapsed"
-              ? `The TXT record went missing on consecutive checks, so ${d.domain} no longer counts as ${orgName}'s. Publish the record again, then choose Verify now.`
+              ? `The TXT record went missing on consecutive checks, so ${d.domain} no longer counts for ${orgName}. Publish the record again, then choose Verify now.`
               : `To prove ${orgName} holds ${d.domain}, add this record where ${d.domain}'s DNS is managed (your registrar or DNS provider), then choose Verify now. A new record can take a few minutes to be seen.`}
           </p>
           <TxtRecord d={d} />
@@ -387,7 +387,7 @@ function DomainItem({
         >
           {d.status === "verified" ? (
             <p>
-              {orgName} lets go of {d.domain}: it no longer counts as {orgName}'s, and another organization may verify it. The TXT record can then be deleted from DNS.
+              {orgName} lets go of {d.domain}: it no longer counts for {orgName}, and another organization may verify it. The TXT record can then be deleted from DNS.
             </p>
           ) : (
             <p>The claim on {d.domain} is dropped and its TXT record value stops counting. Adding the domain again gives a new value to publish.</p>
