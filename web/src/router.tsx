@@ -33,6 +33,7 @@ const orgMembers = createRoute({ getParentRoute: () => org, path: "/members", co
 const orgSettings = createRoute({ getParentRoute: () => org, path: "/settings", component: OrgSettings });
 // Admin areas load on first visit (their own chunks), keeping the first load small.
 const orgSecurity = createRoute({ getParentRoute: () => org, path: "/security", component: lazyRouteComponent(() => import("./routes/orgs/security"), "Security") });
+const orgDomains = createRoute({ getParentRoute: () => org, path: "/domains", component: lazyRouteComponent(() => import("./routes/orgs/domains"), "Domains") });
 const orgApps = createRoute({ getParentRoute: () => org, path: "/apps", component: lazyRouteComponent(() => import("./routes/orgs/apps"), "Applications") });
 const orgAudit = createRoute({ getParentRoute: () => org, path: "/audit", component: lazyRouteComponent(() => import("./routes/orgs/audit"), "Audit") });
 // An organization's networks (routes/orgs/networks/*): one chunk per screen, loaded on first visit.
@@ -83,7 +84,7 @@ const adminRoutes = [
   createRoute({ getParentRoute: () => admin, path: "/kill-switch", validateSearch: validateAccountSearch, component: lazyRouteComponent(() => import("./routes/admin/kill-switch"), "GlobalKillSwitch"), pendingComponent: adminPending }),
 ];
 
-const routeTree = root.addChildren([home, newOrg, org.addChildren([orgIndex, orgMembers, orgSettings, orgSecurity, orgApps, orgAudit, orgNetworkRoutes, orgDirectory, orgDepartment, orgPrincipal, orgSsh, orgSshCertificates, orgSshHosts]), account.addChildren(accountRoutes), admin.addChildren(adminRoutes)]);
+const routeTree = root.addChildren([home, newOrg, org.addChildren([orgIndex, orgMembers, orgSettings, orgSecurity, orgDomains, orgApps, orgAudit, orgNetworkRoutes, orgDirectory, orgDepartment, orgPrincipal, orgSsh, orgSshCertificates, orgSshHosts]), account.addChildren(accountRoutes), admin.addChildren(adminRoutes)]);
 
 export const router = createRouter({ routeTree, defaultPreload: "intent", defaultErrorComponent: RouteError });
 

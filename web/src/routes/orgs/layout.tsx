@@ -22,6 +22,7 @@ const NAV = [
   { to: "/orgs/$slug/departments", label: "Directory" },
   { to: "/orgs/$slug/ssh", label: "SSH" },
   { to: "/orgs/$slug/security", label: "Security" },
+  { to: "/orgs/$slug/domains", label: "Domains", admin: true },
   { to: "/orgs/$slug/apps", label: "Applications", admin: true },
   { to: "/orgs/$slug/networks", label: "Networks" },
   { to: "/orgs/$slug/audit", label: "Audit", admin: true },
