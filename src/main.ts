@@ -46,7 +46,7 @@ async function main(): Promise<void> {
     await container.database.migrate();
     logger.info({ database: container.database.kind }, "migrations applied");
   }
-  await container.services.adminUsers.bootstrapSuperadmins(systemContext("bootstrap"), config.superadminEmails);
+  await container.services.operators.bootstrapSuperadmins(systemContext("bootstrap"), config.superadminEmails);
 
   const { app, oidc, stop: stopApp } = await createApp(container);
   const server: Server = createHttpServer(config.http.timeouts, app);

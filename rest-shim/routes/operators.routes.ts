@@ -14,13 +14,13 @@ export const operatorsRoutes = (s: Services): RouteDef[] => [
     method: "post", path: `${U}/promote`, data: data.user, tag: "superadmin", auth: "superadmin",
     errors: { 400: "The account is your own (BAD_REQUEST)", 409: "Already a superadmin (ALREADY_SUPERADMIN), not active (ACCOUNT_NOT_ACTIVE) or its address is not verified (EMAIL_UNVERIFIED)" },
     summary: "Make an active account with a verified address a superadmin",
-    handle: async (req, res) => sendData(res, 200, "User promoted", { user: await s.adminUsers.promote(req.ctx, param(req, "userId")) }),
+    handle: async (req, res) => sendData(res, 200, "User promoted", { user: await s.operators.promote(req.ctx, param(req, "userId")) }),
   },
   {
     method: "post", path: `${U}/demote`, data: data.user, tag: "superadmin", auth: "superadmin",
     errors: { 400: "The account is your own: another superadmin must do it (BAD_REQUEST)", 409: "Not a superadmin (NOT_SUPERADMIN)" },
     summary: "Take superadmin away from another account",
-    handle: async (req, res) => sendData(res, 200, "User demoted", { user: await s.adminUsers.demote(req.ctx, param(req, "userId")) }),
+    handle: async (req, res) => sendData(res, 200, "User demoted", { user: await s.operators.demote(req.ctx, param(req, "userId")) }),
   },
   {
     method: "get", path: "/superadmin/organizations", tag: "superadmin", auth: "superadmin", query: allOrgsQuerySchema,

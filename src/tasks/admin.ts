@@ -54,7 +54,7 @@ try {
       process.exitCode = stale === 0 ? 0 : 3;
     }
   } else {
-    const user = await container.services.adminUsers.setSuperadmin(systemContext("admin-cli"), arg!, command === "promote");
+    const user = await container.services.operators.setSuperadmin(systemContext("admin-cli"), arg!, command === "promote");
     console.log(`${user.email} is ${user.isSuperadmin ? "now" : "no longer"} a superadmin`);
   }
 } catch (e) {

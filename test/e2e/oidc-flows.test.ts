@@ -469,7 +469,7 @@ describe("refusals, with OAuth error codes", () => {
     const config = await discover(confidential);
     const { tokens } = await signInAndGetTokens(config, user);
     const superadmin = await newUser(app);
-    await app.services.adminUsers.setSuperadmin({ actor: { kind: "anonymous" }, requestId: "t", ip: null, userAgent: null }, superadmin.email, true);
+    await app.services.operators.setSuperadmin({ actor: { kind: "anonymous" }, requestId: "t", ip: null, userAgent: null }, superadmin.email, true);
     const suspended = await app.http.post(`/api/v1/admin/users/${user.id}/suspend`, { reason: "test" }, { token: superadmin.token });
     expect(suspended.status, suspended.text).toBe(200);
     expect(await oauthError(oc.refreshTokenGrant(config, tokens.refresh_token!))).toBe("invalid_grant");

@@ -50,7 +50,7 @@ beforeAll(async () => {
   app = await startTestApp({ RATE_LIMIT_ENABLED: "false", ZEROTIER_CENTRAL_URL: central.url, NETWORK_CONTROLLER_RETRIES: "0" });
   browser = await launchBrowser();
   root = await newUser(app, { fullName: "Margaret Hamilton" });
-  await app.services.adminUsers.setSuperadmin({ actor: { kind: "anonymous" }, requestId: "test", ip: null, userAgent: null }, root.email, true);
+  await app.services.operators.setSuperadmin({ actor: { kind: "anonymous" }, requestId: "test", ip: null, userAgent: null }, root.email, true);
   grace = await newUser(app, { fullName: "Grace Hopper" });
   ada = await newUser(app, { fullName: "Ada Lovelace" });
   alan = await newUser(app, { fullName: "Alan Turing" });

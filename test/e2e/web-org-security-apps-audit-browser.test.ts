@@ -341,7 +341,7 @@ describe("an organization's security, applications and audit in Chromium", () =>
     await status(page, new RegExp(`^The chain of ${org.name} verifies: `));
 
     // An operator (superadmin) verifies the chains from here.
-    await app.services.adminUsers.setSuperadmin({ actor: { kind: "anonymous" }, requestId: "test", ip: null, userAgent: null }, owner.email, true);
+    await app.services.operators.setSuperadmin({ actor: { kind: "anonymous" }, requestId: "test", ip: null, userAgent: null }, owner.email, true);
     await page.reload();
     await page.getByRole("button", { name: "Verify the audit chains" }).click();
     await status(page, `The chain of ${org.name} verifies.`);

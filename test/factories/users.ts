@@ -45,6 +45,6 @@ export async function newUser(app: TestApp, options: { email?: string; fullName?
 /** A signed-in superadmin (promoted as an operator would, through the admin service). */
 export async function newSuperadmin(app: TestApp): Promise<TestUser> {
   const user = await newUser(app, { fullName: "Operator" });
-  await app.services.adminUsers.setSuperadmin({ actor: { kind: "anonymous" }, requestId: "test", ip: null, userAgent: null }, user.email, true);
+  await app.services.operators.setSuperadmin({ actor: { kind: "anonymous" }, requestId: "test", ip: null, userAgent: null }, user.email, true);
   return user;
 }

@@ -135,7 +135,7 @@ export class World {
     let repaired = false;
     if ((await app.http.get("/api/v1/superadmin/users?per_page=1", as)).status !== 200) {
       this.rebuilt.push("superadmin");
-      await app.services.adminUsers.setSuperadmin({ actor: { kind: "anonymous" }, requestId: "fuzz", ip: null, userAgent: null }, this.caller.email, true);
+      await app.services.operators.setSuperadmin({ actor: { kind: "anonymous" }, requestId: "fuzz", ip: null, userAgent: null }, this.caller.email, true);
       repaired = true;
     }
     if ((await app.http.get(`/api/v1/ssh/keys/${this.sshKey}`, as)).status !== 200) {

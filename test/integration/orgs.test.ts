@@ -75,7 +75,7 @@ describe("members and roles", () => {
 
   it("treats a deleted account's membership as not found when changing roles, on both doors, and writes nothing (found by the fuzz: a 500)", async () => {
     const { org, owner, guest } = await orgWithRoles(app);
-    await app.services.adminUsers.setSuperadmin({ actor: { kind: "anonymous" }, requestId: "t", ip: null, userAgent: null }, owner.email, true);
+    await app.services.operators.setSuperadmin({ actor: { kind: "anonymous" }, requestId: "t", ip: null, userAgent: null }, owner.email, true);
     expect((await app.http.post(`/api/v1/admin/users/${guest.id}/delete`, { confirm: true }, { token: owner.token })).status).toBe(200);
     const audits = await countRows(app, "audit_logs");
     const rest = await app.http.patch(`/api/v1/organizations/${org.id}/members/${guest.id}/role`, { role: "admin" }, { token: owner.token });

@@ -220,7 +220,7 @@ describe("GraphQL tenancy matrix", () => {
 
   it("uses the schema the server serves", async () => {
     const admin = await newUser(app);
-    await app.services.adminUsers.setSuperadmin({ actor: { kind: "anonymous" }, requestId: "t", ip: null, userAgent: null }, admin.email, true);
+    await app.services.operators.setSuperadmin({ actor: { kind: "anonymous" }, requestId: "t", ip: null, userAgent: null }, admin.email, true);
     const served = buildClientSchema((await app.http.gql(getIntrospectionQuery(), {}, { token: admin.token })).data);
     expect(Object.keys(served.getMutationType()!.getFields()).sort()).toEqual(Object.keys(schema.getMutationType()!.getFields()).sort());
     expect(Object.keys(served.getQueryType()!.getFields()).sort()).toEqual(Object.keys(schema.getQueryType()!.getFields()).sort());

@@ -49,7 +49,7 @@ describe("account profiles held in memory", () => {
     const user = await newUser(app);
     expect((await app.http.get("/api/v1/superadmin/users", { token: user.token })).status).toBe(403);
     // Promotion is an operator's act (npm run admin), through the admin service.
-    await app.services.adminUsers.setSuperadmin({ actor: { kind: "anonymous" }, requestId: "t", ip: null, userAgent: null }, user.email, true);
+    await app.services.operators.setSuperadmin({ actor: { kind: "anonymous" }, requestId: "t", ip: null, userAgent: null }, user.email, true);
     expect((await app.http.get("/api/v1/superadmin/users", { token: user.token })).status).toBe(200);
 
     const suspended = await app.http.post(`/api/v1/admin/users/${user.id}/suspend`, { reason: "test" }, { token: operator.token });

@@ -13,7 +13,7 @@ import { AdminUser, AdminUserPage, UserMfaMethods } from "./admin.types.js";
 /** Account administration: superadmins over everyone, org owners/admins over their members (the service decides). */
 @Resolver()
 export class AdminResolver {
-  constructor(private readonly s: Pick<Services, "adminUsers">) {}
+  constructor(private readonly s: Pick<Services, "adminUsers" | "operators">) {}
 
   @Authorized()
   @Query(() => AdminUserPage, { description: "Accounts you administer" })
@@ -74,13 +74,13 @@ export class AdminResolver {
   @Authorized(SUPERADMIN)
   @Mutation(() => User, { description: "Make an active account with a verified address a superadmin (superadmins)" })
   promoteUser(@Ctx() { ctx }: GqlContext, @Arg("userId", () => ID) userId: string) {
-    return this.s.adminUsers.promote(ctx, userId);
+    return this.s.operators.promote(ctx, userId);
   }
 
   @Authorized(SUPERADMIN)
   @Mutation(() => User, { description: "Take superadmin away from another account (superadmins; never from yourself)" })
   demoteUser(@Ctx() { ctx }: GqlContext, @Arg("userId", () => ID) userId: string) {
-    return this.s.adminUsers.demote(ctx, userId);
+    return this.s.operators.demote(ctx, userId);
   }
 
   @Authorized(SUPERADMIN)

@@ -8,7 +8,7 @@ import { AdminLookup, AdminOrganizationPage, GlobalKillSwitch, GlobalKillSwitchI
 /** What only Keyward's operators (superadmins) see and do: every organization, names by id, the global kill switch. */
 @Resolver()
 export class OperatorsResolver {
-  constructor(private readonly s: Pick<Services, "allOrganizations" | "adminUsers" | "globalKillSwitch">) {}
+  constructor(private readonly s: Pick<Services, "allOrganizations" | "operators" | "globalKillSwitch">) {}
 
   @Authorized(SUPERADMIN)
   @Query(() => AdminOrganizationPage, { description: "Every organization with its member count and owners (superadmins)" })
@@ -28,7 +28,7 @@ export class OperatorsResolver {
     @Arg("userIds", () => [ID], { nullable: true }) userIds?: string[],
     @Arg("organizationIds", () => [ID], { nullable: true }) organizationIds?: string[],
   ) {
-    return this.s.adminUsers.lookup(ctx, omitNulls({ userIds, organizationIds }));
+    return this.s.operators.lookup(ctx, omitNulls({ userIds, organizationIds }));
   }
 
   @Authorized(SUPERADMIN)

@@ -36,7 +36,7 @@ export class OrganizationName {
 }
 
 @ObjectType({ description: "Names of accounts and organizations by id (ids that name nothing are left out)" })
-export class AdminLookup implements ViewOf<"adminUsers", "lookup"> {
+export class AdminLookup implements ViewOf<"operators", "lookup"> {
   @Field(() => [AccountName]) users: AccountName[];
   @Field(() => [OrganizationName]) organizations: OrganizationName[];
 }

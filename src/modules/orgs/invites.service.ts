@@ -4,20 +4,21 @@ import type { Db, Executor } from "../../infra/db.js";
 import { uniqueOr } from "../../infra/db-errors.js";
 import type { Logger } from "../../infra/logger.js";
 import { randomToken, sha256Hex } from "../../lib/crypto/index.js";
-import { CommonErrors, type AppError } from "../../lib/errors.js";
+import { CommonErrors } from "../../lib/errors.js";
 import { actingAs, type RequestContext } from "../../lib/request-context.js";
 import { normalizeEmail } from "../../lib/strings.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction, type AuditActionName, type AuditService } from "../audit/index.js";
 import { type AccountsService, activateSchema, type CredentialsService, type SessionsService } from "../auth/index.js";
 import type { RateLimitService, RateRule } from "../rate-limit/index.js";
-import { userAccounts, type UserRow, toUserView } from "../users/index.js";
+import { userAccounts } from "../users/index.js";
 import type { InviteMail } from "./invite-mail.js";
 import { InviteErrors } from "./invites.errors.js";
 import { invitesRepository, type InviteRow } from "./invites.repository.js";
 import { toInviteView, type AcceptResult, type InviteView } from "./invites.views.js";
 import { membershipsRepository } from "./memberships.repository.js";
-import { admitMember, type AdmissionConfig } from "./admission.js";
+import type { AdmissionConfig } from "./admission.js";
+import { joinByInvite, recordInvite } from "./invite-join.js";
 import { OrgErrors } from "./orgs.errors.js";
 import { orgsRepository } from "./orgs.repository.js";
 import { acceptInviteSchema, addMemberSchema, inviteSchema, type InviteInput, type AddMemberInput, type AcceptInviteInput } from "./orgs.schemas.js";
@@ -184,7 +185,7 @@ export class InvitesService {
       return db.transaction(async (tx) => {
         const user = await userAccounts.find(tx, signedIn.userId);
         if (!user) throw InviteErrors.invalid();
-        return this.join(tx, ctx, preview, user, { proveEmail: true, gone: InviteErrors.invalid });
+        return joinByInvite(this.deps, tx, ctx, preview, user, { proveEmail: true, gone: InviteErrors.invalid });
       });
     }
 
@@ -225,7 +226,7 @@ export class InvitesService {
         userId: user.id,
         metadata: { via: "invite", ...(managedBy ? { managed_by: managedBy } : {}) },
       });
-      return this.join(tx, ctx, invite, user, { proveEmail: false, gone: InviteErrors.invalid });
+      return joinByInvite(this.deps, tx, ctx, invite, user, { proveEmail: false, gone: InviteErrors.invalid });
     });
   }
 
@@ -249,7 +250,7 @@ export class InvitesService {
       if (!user || !invite || invite.email !== user.email) throw InviteErrors.notFound();
       // Without the emailed link, only a verified address proves the invitation is theirs.
       if (!user.emailVerifiedAt) throw InviteErrors.unverifiedEmail();
-      return this.join(tx, ctx, invite, user, { proveEmail: false, gone: InviteErrors.notFound });
+      return joinByInvite(this.deps, tx, ctx, invite, user, { proveEmail: false, gone: InviteErrors.notFound });
     });
   }
 
@@ -271,39 +272,8 @@ export class InvitesService {
     });
   }
 
-  private async join(
-    tx: Executor,
-    ctx: RequestContext,
-    invite: InviteRow & { organizationName: string },
-    user: UserRow,
-    options: { proveEmail: boolean; gone: () => AppError },
-  ): Promise<Omit<AcceptResult, "session">> {
-    const { clock, logger, config } = this.deps;
-    const now = clock.now();
-    // A membership change like any other, in the same order: the organization first (an owner
-    // deleting their account decides under this lock whether the organization goes with it),
-    // then the single-use guard (concurrent accepts queue on this row and all but one fail).
-    if (!(await membershipsRepository.lockOrganization(tx, invite.organizationId))) throw options.gone();
-    if (!(await invitesRepository.markAccepted(tx, invite.id, user.id, now))) throw InviteErrors.alreadyUsed();
-    await userAccounts.lock(tx, user.id);
-    if (await getActiveMembership(tx, user.id, invite.organizationId)) throw OrgErrors.alreadyMember();
-    // Following the emailed link proved the address (before admission, which asks for a proven one).
-    const joined = options.proveEmail ? await userAccounts.markEmailVerified(tx, user, "email_link", now) : user;
-    await admitMember(tx, user.id, config.limit, logger);
-    await membershipsRepository.insert(tx, { organizationId: invite.organizationId, userId: user.id, role: invite.role, invitedBy: invite.invitedBy, now });
-    const inviter = await userAccounts.find(tx, invite.invitedBy);
-    if (inviter) await this.deps.mail.sendAccepted(tx, inviter, user, invite);
-    await this.recordInvite(tx, actingAs(ctx, user), AuditAction.orgInviteAccepted, invite, { invited_by: invite.invitedBy });
-    return {
-      organization: { id: invite.organizationId, name: invite.organizationName },
-      role: invite.role,
-      user: toUserView(joined),
-    };
-  }
-
-  /** Every step of an invitation is audited alike: on its organization, naming the address and the role. */
+  /** Every step of an invitation is audited alike (invite-join.ts). */
   private recordInvite(tx: Executor, ctx: RequestContext, action: AuditActionName, invite: InviteRow, extra: Record<string, unknown> = {}): Promise<void> {
-    const metadata = { email: invite.email, role: invite.role, ...extra };
-    return this.deps.audit.record(tx, ctx, action, { organizationId: invite.organizationId, resourceType: "invite", resourceId: invite.id, metadata });
+    return recordInvite(this.deps.audit, tx, ctx, action, invite, extra);
   }
 }

@@ -116,7 +116,7 @@ describe("addresses nobody proved (high)", () => {
     const root = await newSuperadmin(app);
     // Even a superadmin's word (audited) does not make an address good enough for operator power.
     expect((await app.http.post(`/api/v1/admin/users/${unproven.id}/verify-email`, {}, { token: root.token })).status).toBe(200);
-    const promoted = await app.services.adminUsers.bootstrapSuperadmins(systemContext("bootstrap"), [listedLink, listedByWord]);
+    const promoted = await app.services.operators.bootstrapSuperadmins(systemContext("bootstrap"), [listedLink, listedByWord]);
     expect(promoted).toBe(1);
     expect((await login(app, listedLink)).body.data.user.is_superadmin).toBe(true);
     expect((await login(app, listedByWord)).body.data.user.is_superadmin).toBe(false);

@@ -137,7 +137,7 @@ async function newTarget(kind: Target): Promise<TestUser> {
     await addMember(app, managingOrgId, owner, user, "member");
   } else {
     user = await addManagedMember(app, managingOrgId, owner, kind === "managedAdmin" ? "admin" : "member");
-    if (kind === "managedSuperadmin") await app.services.adminUsers.setSuperadmin({ actor: { kind: "anonymous" }, requestId: "test", ip: null, userAgent: null }, user.email, true);
+    if (kind === "managedSuperadmin") await app.services.operators.setSuperadmin({ actor: { kind: "anonymous" }, requestId: "test", ip: null, userAgent: null }, user.email, true);
   }
   await addMember(app, otherOrgId, callers.adminOfOtherSharedOrg, user, "member");
   return user;
