@@ -1,0 +1,264 @@
+import { decryptAssertion } from "./decrypt.js";
+import { SamlError } from "./errors.js";
+import { signatureOf, verifySignedElement } from "./signature.js";
+import { MESSAGE_LIMITS, NS, allElements, attr, certToPem, children, descendants, is, optionalChild, parseXml, requiredChild, text } from "./xml.js";
+
+/** Where the SP records assertion ids it has accepted (Redis or the database, shared by every instance). */
+export interface ReplayStore {
+  /** Records `id` until `notOnOrAfter`; true if it was already recorded (a replay). Atomic: two concurrent calls cannot both get false. */
+  seen(id: string, notOnOrAfter: Date): Promise<boolean>;
+}
+
+export interface ValidateResponseOptions {
+  /** The connection's IdP entityID: Issuer of the Response (if any) and of the Assertion. */
+  idpEntityId: string;
+  /** The pinned IdP signing certificates (PEM or bare base64), several during a rollover. Empty: every response is refused. */
+  idpCertsPem: readonly string[];
+  spEntityId: string;
+  /** This connection's Assertion Consumer Service URL: Destination and Recipient must equal it. */
+  acsUrl: string;
+  /** The IDs of AuthnRequests this browser has outstanding (the SSO module keeps them with the RelayState). */
+  expectedRequestIds: readonly string[];
+  /** Accept an unsolicited (IdP-initiated) response, one without InResponseTo. Off unless the admin allows it. */
+  allowIdpInitiated?: boolean;
+  now: Date;
+  /** Tolerated clock difference with the IdP, 0–180 seconds. */
+  clockSkewSeconds: number;
+  /** The SP's encryption private key, when its metadata offers an encryption certificate. */
+  decryptionKeyPem?: string;
+  replay: ReplayStore;
+}
+
+export interface SamlAssertionResult {
+  nameId: string;
+  nameIdFormat?: string;
+  sessionIndex?: string;
+  /** When the IdP wants the SP session to end at the latest (AuthnStatement SessionNotOnOrAfter). */
+  sessionNotOnOrAfter?: Date;
+  /** Attribute name → values (always an array, single-valued or not). */
+  attributes: Record<string, string[]>;
+  issuer: string;
+  assertionId: string;
+  /** The end of the assertion's validity (the earlier of its SubjectConfirmationData and Conditions bounds). */
+  notOnOrAfter: Date;
+  /** The AuthnRequest this answers; undefined for an IdP-initiated response. */
+  inResponseTo?: string;
+}
+
+const SUCCESS = "urn:oasis:names:tc:SAML:2.0:status:Success";
+const BEARER = "urn:oasis:names:tc:SAML:2.0:cm:bearer";
+const MAX_BASE64 = Math.ceil((MESSAGE_LIMITS.maxBytes * 4) / 3) + 4096;
+
+function decodeMessage(b64: string): string {
+  if (typeof b64 !== "string" || b64.length === 0) throw new SamlError("SAML_MALFORMED", "no SAMLResponse");
+  if (b64.length > MAX_BASE64) throw new SamlError("SAML_TOO_LARGE", "SAMLResponse above the size limit");
+  const clean = b64.replace(/[\r\n\t ]+/g, "");
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(clean)) throw new SamlError("SAML_MALFORMED", "SAMLResponse is not base64");
+  return Buffer.from(clean, "base64").toString("utf8");
+}
+
+const DATE_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
+
+function time(el: Element, name: string): number | undefined {
+  const value = attr(el, name);
+  if (value === undefined) return undefined;
+  const ms = DATE_TIME.test(value) ? Date.parse(value) : NaN;
+  if (Number.isNaN(ms)) throw new SamlError("SAML_MALFORMED", `${el.localName}@${name} is not a dateTime`);
+  return ms;
+}
+
+/** No two elements share an ID (in any of the spellings xml-crypto looks up): the precondition of every wrapping attack. */
+function requireUniqueIds(doc: Node): void {
+  const seen = new Set<string>();
+  for (const el of allElements(doc)) {
+    for (let i = 0; i < el.attributes.length; i++) {
+      const a = el.attributes.item(i)!;
+      if (a.localName !== "ID" && a.localName !== "Id" && a.localName !== "id") continue;
+      if (seen.has(a.value)) throw new SamlError("SAML_DUPLICATE_ID", `ID ${a.value} appears twice`);
+      seen.add(a.value);
+    }
+  }
+}
+
+/** Signatures only where SAML puts them: as a child of the Response or of the Assertion. */
+function requireSignaturesIn(doc: Node, allowedParents: readonly Node[]): void {
+  for (const s of descendants(doc, NS.ds, "Signature")) {
+    if (!allowedParents.includes(s.parentNode!)) throw new SamlError("SAML_SIGNATURE_SHAPE", `a Signature inside ${s.parentNode?.nodeName ?? "?"}`);
+  }
+}
+
+function reparse(canonicalXml: string, ns: string, localName: string, id: string): Element {
+  const el = parseXml(canonicalXml).documentElement;
+  if (!is(el, ns, localName) || attr(el, "ID") !== id) throw new SamlError("SAML_SIGNATURE_SHAPE", "the signed bytes are not the element the signature sits in");
+  return el;
+}
+
+function requireIssuer(el: Element, idpEntityId: string, required: boolean): string | undefined {
+  const issuer = optionalChild(el, NS.assertion, "Issuer");
+  if (!issuer) {
+    if (required) throw new SamlError("SAML_ISSUER_MISMATCH", `${el.localName} has no Issuer`);
+    return undefined;
+  }
+  const format = attr(issuer, "Format");
+  if (format !== undefined && format !== "urn:oasis:names:tc:SAML:2.0:nameid-format:entity") throw new SamlError("SAML_ISSUER_MISMATCH", "Issuer is not an entity");
+  const value = text(issuer);
+  if (value !== idpEntityId) throw new SamlError("SAML_ISSUER_MISMATCH", `${el.localName} issued by ${value}, not ${idpEntityId}`);
+  return value;
+}
+
+function attributeValue(el: Element): string | undefined {
+  if (children(el).length > 0) return undefined; // a structured value (e.g. a NameID): not a string attribute
+  return text(el);
+}
+
+/**
+ * Validates a SAML Response (the base64 SAMLResponse of the HTTP-POST binding) for this SP and returns
+ * who signed in. Everything it returns is read from XML whose signature verified with a pinned IdP
+ * certificate; anything else throws a SamlError whose code says why. See src/lib/saml/README.md.
+ */
+export async function validateResponse(samlResponse: string, opts: ValidateResponseOptions): Promise<SamlAssertionResult> {
+  if (!Number.isFinite(opts.clockSkewSeconds) || opts.clockSkewSeconds < 0 || opts.clockSkewSeconds > 180) {
+    throw new SamlError("SAML_CONFIG", "clockSkewSeconds must be between 0 and 180");
+  }
+  if (!opts.idpEntityId || !opts.spEntityId || !opts.acsUrl) throw new SamlError("SAML_CONFIG", "idpEntityId, spEntityId and acsUrl are required");
+  if (opts.idpCertsPem.length === 0) throw new SamlError("SAML_NO_IDP_CERT", "no IdP certificate is pinned: nothing can be trusted");
+  const certs = opts.idpCertsPem.map(certToPem);
+  const now = opts.now.getTime();
+  const skew = opts.clockSkewSeconds * 1000;
+
+  // 1. One hardened parse of what arrived, and the structural rules every wrapping attack breaks.
+  const xml = decodeMessage(samlResponse);
+  const doc = parseXml(xml);
+  const root: Element = doc.documentElement;
+  if (!is(root, NS.protocol, "Response")) throw new SamlError("SAML_MALFORMED", "not a SAML 2.0 Response");
+  requireUniqueIds(doc);
+  const plain = descendants(doc, NS.assertion, "Assertion");
+  const encrypted = descendants(doc, NS.assertion, "EncryptedAssertion");
+  const statusOk = (r: Element): boolean => attr(requiredChild(requiredChild(r, NS.protocol, "Status"), NS.protocol, "StatusCode"), "Value") === SUCCESS;
+  if (plain.length + encrypted.length === 0 && !statusOk(root)) throw new SamlError("SAML_STATUS", "the IdP did not sign the user in");
+  if (plain.length + encrypted.length !== 1) throw new SamlError("SAML_ASSERTION_COUNT", `a Response carries exactly one assertion, not ${plain.length + encrypted.length}`);
+  const received = (plain[0] ?? encrypted[0])!;
+  if (received.parentNode !== root) throw new SamlError("SAML_ASSERTION_COUNT", "the assertion is not a child of the Response");
+  requireSignaturesIn(doc, [root, received]);
+
+  // 2. The Response: from its signed bytes when it is signed.
+  let response: Element = root;
+  const responseSigned = signatureOf(root) !== undefined;
+  if (responseSigned) response = reparse(verifySignedElement(xml, root, certs), NS.protocol, "Response", attr(root, "ID")!);
+  if (attr(response, "Version") !== "2.0") throw new SamlError("SAML_MALFORMED", "not SAML 2.0");
+  if (!statusOk(response)) throw new SamlError("SAML_STATUS", "the IdP did not sign the user in");
+  requireIssuer(response, opts.idpEntityId, false);
+  const destination = attr(response, "Destination");
+  if (destination !== undefined && destination !== opts.acsUrl) throw new SamlError("SAML_DESTINATION_MISMATCH", "the Response is for another endpoint");
+
+  // 3. The Assertion: from its own signed bytes, or from the signed Response's; never from `received`.
+  const inResponse = [...children(response, NS.assertion, "Assertion"), ...children(response, NS.assertion, "EncryptedAssertion")];
+  if (inResponse.length !== 1) throw new SamlError("SAML_ASSERTION_COUNT", "the signed Response does not carry the assertion");
+  let assertion: Element;
+  if (is(inResponse[0]!, NS.assertion, "EncryptedAssertion")) {
+    // Decrypted from the verified Response when it is signed; the plaintext must carry its own valid signature either way.
+    const plaintext = decryptAssertion(inResponse[0]!, opts.decryptionKeyPem);
+    const adoc = parseXml(plaintext);
+    const inner = adoc.documentElement;
+    if (!is(inner, NS.assertion, "Assertion") || descendants(adoc, NS.assertion, "Assertion").length !== 1) {
+      throw new SamlError("SAML_ASSERTION_COUNT", "an EncryptedAssertion holds exactly one Assertion");
+    }
+    requireUniqueIds(adoc);
+    if (attr(inner, "ID") !== undefined && allElements(doc).some((e) => attr(e, "ID") === attr(inner, "ID"))) throw new SamlError("SAML_DUPLICATE_ID", "the decrypted assertion's ID is used in the Response");
+    requireSignaturesIn(adoc, [inner]);
+    if (!signatureOf(inner)) throw new SamlError("SAML_SIGNATURE_MISSING", "an encrypted assertion must be signed itself");
+    assertion = reparse(verifySignedElement(plaintext, inner, certs), NS.assertion, "Assertion", attr(inner, "ID")!);
+  } else if (signatureOf(received)) {
+    assertion = reparse(verifySignedElement(xml, received, certs), NS.assertion, "Assertion", attr(received, "ID") ?? "");
+  } else if (responseSigned) {
+    assertion = inResponse[0]!;
+  } else {
+    throw new SamlError("SAML_SIGNATURE_MISSING", "neither the Response nor the Assertion is signed");
+  }
+  return checkAssertion(assertion, response, responseSigned, opts, now, skew);
+}
+
+async function checkAssertion(assertion: Element, response: Element, responseSigned: boolean, opts: ValidateResponseOptions, now: number, skew: number): Promise<SamlAssertionResult> {
+  const assertionId = attr(assertion, "ID");
+  if (!assertionId || attr(assertion, "Version") !== "2.0") throw new SamlError("SAML_MALFORMED", "the assertion has no ID or is not SAML 2.0");
+  const issuer = requireIssuer(assertion, opts.idpEntityId, true)!;
+
+  // Subject: one NameID, and a bearer confirmation for this ACS, in time, answering our request.
+  const subject = requiredChild(assertion, NS.assertion, "Subject");
+  if (optionalChild(subject, NS.assertion, "EncryptedID")) throw new SamlError("SAML_MALFORMED", "an encrypted NameID is not supported");
+  const nameIdEl = requiredChild(subject, NS.assertion, "NameID");
+  const nameId = text(nameIdEl);
+  if (!nameId) throw new SamlError("SAML_MALFORMED", "empty NameID");
+  const responseIrt = attr(response, "InResponseTo");
+  const bearers = children(subject, NS.assertion, "SubjectConfirmation").filter((c) => attr(c, "Method") === BEARER);
+  if (bearers.length === 0) throw new SamlError("SAML_SUBJECT_CONFIRMATION", "no bearer SubjectConfirmation");
+  let confirmed: { notOnOrAfter: number; inResponseTo?: string } | undefined;
+  let firstError: SamlError | undefined;
+  for (const bearer of bearers) {
+    try {
+      const data = requiredChild(bearer, NS.assertion, "SubjectConfirmationData");
+      if (attr(data, "Recipient") !== opts.acsUrl) throw new SamlError("SAML_RECIPIENT_MISMATCH", "the assertion is for another endpoint");
+      const notOnOrAfter = time(data, "NotOnOrAfter");
+      if (notOnOrAfter === undefined) throw new SamlError("SAML_SUBJECT_CONFIRMATION", "a bearer confirmation without NotOnOrAfter");
+      if (now >= notOnOrAfter + skew) throw new SamlError("SAML_EXPIRED", "the assertion has expired");
+      const notBefore = time(data, "NotBefore");
+      if (notBefore !== undefined && now + skew < notBefore) throw new SamlError("SAML_NOT_YET_VALID", "the assertion is not valid yet");
+      const irt = attr(data, "InResponseTo");
+      if (irt !== undefined && responseIrt !== undefined && irt !== responseIrt) throw new SamlError("SAML_IN_RESPONSE_TO", "the Response and the Assertion answer different requests");
+      // An unsigned Response's InResponseTo is the sender's word only: then the assertion's own counts.
+      const authenticated = irt ?? (responseSigned ? responseIrt : undefined);
+      if (authenticated === undefined ? !opts.allowIdpInitiated : !opts.expectedRequestIds.includes(authenticated)) {
+        throw new SamlError("SAML_IN_RESPONSE_TO", authenticated === undefined ? "unsolicited responses are not allowed for this connection" : "not an answer to a request of this browser");
+      }
+      confirmed = { notOnOrAfter, inResponseTo: authenticated };
+      break;
+    } catch (e) {
+      if (!(e instanceof SamlError)) throw e;
+      firstError ??= e;
+    }
+  }
+  if (!confirmed) throw firstError!;
+
+  // Conditions: the time window and an audience restriction naming this SP (every restriction must).
+  const conditions = requiredChild(assertion, NS.assertion, "Conditions");
+  const notBefore = time(conditions, "NotBefore");
+  if (notBefore !== undefined && now + skew < notBefore) throw new SamlError("SAML_NOT_YET_VALID", "the assertion is not valid yet");
+  const conditionsEnd = time(conditions, "NotOnOrAfter");
+  if (conditionsEnd !== undefined && now >= conditionsEnd + skew) throw new SamlError("SAML_EXPIRED", "the assertion has expired");
+  const restrictions = children(conditions, NS.assertion, "AudienceRestriction");
+  if (restrictions.length === 0) throw new SamlError("SAML_AUDIENCE_MISMATCH", "the assertion names no audience");
+  for (const r of restrictions) {
+    if (!children(r, NS.assertion, "Audience").some((a) => text(a) === opts.spEntityId)) throw new SamlError("SAML_AUDIENCE_MISMATCH", "the assertion is for another service provider");
+  }
+
+  const authn = children(assertion, NS.assertion, "AuthnStatement");
+  if (authn.length !== 1) throw new SamlError("SAML_MALFORMED", "the assertion has no AuthnStatement");
+  const sessionEnd = time(authn[0]!, "SessionNotOnOrAfter");
+  if (sessionEnd !== undefined && now >= sessionEnd + skew) throw new SamlError("SAML_EXPIRED", "the IdP session has ended");
+
+  const attributes: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
+  for (const statement of children(assertion, NS.assertion, "AttributeStatement")) {
+    for (const a of children(statement, NS.assertion, "Attribute")) {
+      const name = attr(a, "Name");
+      if (!name) continue;
+      const values = children(a, NS.assertion, "AttributeValue").map(attributeValue).filter((v): v is string => v !== undefined);
+      (attributes[name] ??= []).push(...values);
+    }
+  }
+
+  const notOnOrAfter = Math.min(confirmed.notOnOrAfter, conditionsEnd ?? Infinity);
+  // Last, once everything else passed: an assertion id is used once, across instances, until it expires.
+  if (await opts.replay.seen(assertionId, new Date(notOnOrAfter + skew))) throw new SamlError("SAML_REPLAY", "this assertion was already used");
+  return {
+    nameId,
+    nameIdFormat: attr(nameIdEl, "Format"),
+    sessionIndex: attr(authn[0]!, "SessionIndex"),
+    sessionNotOnOrAfter: sessionEnd === undefined ? undefined : new Date(sessionEnd),
+    attributes: { ...attributes },
+    issuer,
+    assertionId,
+    notOnOrAfter: new Date(notOnOrAfter),
+    inResponseTo: confirmed.inResponseTo,
+  };
+}
+
