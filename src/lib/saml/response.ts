@@ -158,7 +158,14 @@ export async function validateResponse(samlResponse: string, opts: ValidateRespo
   if (is(inResponse[0]!, NS.assertion, "EncryptedAssertion")) {
     // Decrypted from the verified Response when it is signed; the plaintext must carry its own valid signature either way.
     const plaintext = decryptAssertion(inResponse[0]!, opts.decryptionKeyPem);
-    const adoc = parseXml(plaintext);
+    // A plaintext that does not parse is a decryption failure like a bad padding: one code for both,
+    // so CBC tampering cannot tell them apart (the Jager–Somorovsky XML Encryption oracle).
+    let adoc: Document;
+    try {
+      adoc = parseXml(plaintext);
+    } catch {
+      throw new SamlError("SAML_DECRYPTION_FAILED", "the encrypted assertion could not be decrypted");
+    }
     const inner = adoc.documentElement;
     if (!is(inner, NS.assertion, "Assertion") || descendants(adoc, NS.assertion, "Assertion").length !== 1) {
       throw new SamlError("SAML_ASSERTION_COUNT", "an EncryptedAssertion holds exactly one Assertion");
