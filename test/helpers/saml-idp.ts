@@ -135,4 +135,20 @@ export async function browserLogin(startUrl: string, user: { username: string; p
   throw new Error("too many steps at the IdP");
 }
 
+/**
+ * Follows the IdP's redirects (with the browser's cookies) until one leaves for `prefix` (the SP's
+ * SingleLogoutService), and returns that URL's raw query string, as the SP would receive it.
+ */
+export async function followUntil(url: string, prefix: string, jar: CookieJar): Promise<string> {
+  for (let step = 0; step < 12; step++) {
+    if (url.startsWith(prefix)) return url.slice(url.indexOf("?") + 1);
+    const res = await fetch(url, { redirect: "manual", headers: { cookie: jar.header() } });
+    jar.take(res);
+    const location = res.headers.get("location");
+    if (!location) throw new Error(`the IdP answered ${res.status} at ${url} without redirecting: ${(await res.text()).replace(/<[^>]+>/g, " ").replace(/\s+/g, " ").slice(0, 1000)}`);
+    url = new URL(location, url).href;
+  }
+  throw new Error("too many redirects at the IdP");
+}
+
 export { CookieJar };

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildAuthnRequest, parseIdpMetadata, spMetadata, validateResponse, type IdpMetadata, type ValidateResponseOptions } from "../../src/lib/saml/index.js";
-import { browserLogin, startSamlIdp, type RealSamlIdp } from "../helpers/saml-idp.js";
+import { buildAuthnRequest, buildLogoutRequest, parseIdpMetadata, spMetadata, validateLogoutRequest, validateLogoutResponse, validateResponse, type IdpMetadata, type ValidateResponseOptions } from "../../src/lib/saml/index.js";
+import { CookieJar, browserLogin, followUntil, startSamlIdp, type RealSamlIdp } from "../helpers/saml-idp.js";
 import { memoryReplay } from "../helpers/saml-forge.js";
 import { makeKeyPair, type TestKeyPair } from "../helpers/saml-keys.js";
 
@@ -12,6 +12,7 @@ import { makeKeyPair, type TestKeyPair } from "../helpers/saml-keys.js";
 
 const SP = "http://127.0.0.1:9/sso/saml/acme/metadata";
 const ACS = "http://127.0.0.1:9/sso/saml/acme/acs";
+const SLO = "http://127.0.0.1:9/sso/saml/acme/slo";
 
 let idp: RealSamlIdp;
 let meta: IdpMetadata;
@@ -121,5 +122,27 @@ describe("SimpleSAMLphp as the IdP", () => {
   it("refuses a response when another certificate is pinned (the IdP's key was not the one configured)", async () => {
     const { request, answer } = await spInitiated({});
     await expect(validateResponse(answer.samlResponse, options({ expectedRequestIds: [request.id], idpCertsPem: [makeKeyPair().certPem] }))).rejects.toMatchObject({ code: "SAML_SIGNATURE_INVALID" });
+  });
+
+  it("single logout: SP-initiated, and IdP-initiated, both signed over HTTP-Redirect", async () => {
+    idp.registerSp("acme", spMetadata({ entityId: SP, acsUrl: ACS, sloUrl: SLO, wantAssertionsSigned: true, authnRequestsSigned: true, signingCertPem: signing.certPem }), { "sign.logout": true });
+    const jar = new CookieJar();
+    const request = buildAuthnRequest({ spEntityId: SP, acsUrl: ACS, idpSsoUrl: idp.ssoUrl, binding: "redirect", signingKeyPem: signing.keyPem, relayState: "st_slo" });
+    const answer = await browserLogin(request.url, alice(), jar);
+    const signedIn = await validateResponse(answer.samlResponse, options({ expectedRequestIds: [request.id] }));
+    const slo = { idpEntityId: meta.entityId, idpCertsPem: meta.signingCertsPem, sloUrl: SLO, now: new Date(), clockSkewSeconds: 60 };
+
+    const logout = buildLogoutRequest({ spEntityId: SP, idpSloUrl: meta.sloUrl!, nameId: signedIn.nameId, nameIdFormat: signedIn.nameIdFormat, sessionIndex: signedIn.sessionIndex, signingKeyPem: signing.keyPem, relayState: "st_out" });
+    const query = await followUntil(logout.url, SLO, jar);
+    expect(validateLogoutResponse(query, { ...slo, expectedRequestIds: [logout.id] })).toEqual({ inResponseTo: logout.id, success: true });
+    expect(() => validateLogoutResponse(query, { ...slo, expectedRequestIds: ["_other"] })).toThrow(expect.objectContaining({ code: "SAML_IN_RESPONSE_TO" }));
+    expect(() => validateLogoutResponse(query.replace(/&Signature=[^&]*/, ""), { ...slo, expectedRequestIds: [logout.id] })).toThrow(expect.objectContaining({ code: "SAML_SIGNATURE_MISSING" }));
+    expect(() => validateLogoutResponse(query, { ...slo, idpCertsPem: [makeKeyPair().certPem], expectedRequestIds: [logout.id] })).toThrow(expect.objectContaining({ code: "SAML_SIGNATURE_INVALID" }));
+
+    // IdP-initiated: sign in again, then end the IdP session from the IdP: it sends us a LogoutRequest.
+    const again = buildAuthnRequest({ spEntityId: SP, acsUrl: ACS, idpSsoUrl: idp.ssoUrl, binding: "redirect", signingKeyPem: signing.keyPem, relayState: "st_2" });
+    const second = await validateResponse((await browserLogin(again.url, alice(), jar)).samlResponse, options({ expectedRequestIds: [again.id] }));
+    const incoming = await followUntil(`${idp.url}/saml2/idp/initSLO.php?RelayState=${encodeURIComponent(`${idp.url}/`)}`, SLO, jar);
+    expect(validateLogoutRequest(incoming, slo)).toMatchObject({ nameId: "alice@example.com", sessionIndexes: [second.sessionIndex] });
   });
 });

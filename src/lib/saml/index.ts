@@ -7,5 +7,6 @@ export { SamlError, isSamlError, type SamlErrorCode } from "./errors.js";
 export { spMetadata, parseIdpMetadata, BINDINGS, METADATA_LIMITS, type SpMetadataOptions, type IdpMetadata, type SamlBinding } from "./metadata.js";
 export { buildAuthnRequest, newMessageId, type AuthnRequestOptions, type AuthnRequest } from "./authn-request.js";
 export { validateResponse, type ValidateResponseOptions, type SamlAssertionResult, type ReplayStore } from "./response.js";
+export { buildLogoutRequest, buildLogoutResponse, validateLogoutRequest, validateLogoutResponse, type LogoutRequestOptions, type RedirectMessageOptions } from "./logout.js";
 export { ALLOWED_ALGORITHMS } from "./signature.js";
 export { MESSAGE_LIMITS } from "./xml.js";

@@ -43,6 +43,13 @@ const ENVELOPED = "http://www.w3.org/2000/09/xmldsig#enveloped-signature";
 const CANONICALIZATIONS = new Set([EXC_C14N, C14N]);
 const TRANSFORMS = new Set([ENVELOPED, EXC_C14N, C14N]);
 
+/** The [key type, hash] of an allowed signature algorithm; anything else (SHA-1, HMAC, …) is refused. */
+export function signatureAlgorithmOf(uri: string): [XmlDsigKeyType, XmlDsigHash] {
+  const found = SIGNATURE_ALGORITHMS[uri];
+  if (!found) throw new SamlError("SAML_ALGORITHM_FORBIDDEN", `signature algorithm ${uri} is not allowed`);
+  return found;
+}
+
 /** Allowed algorithm identifiers, for the README and the tests. */
 export const ALLOWED_ALGORITHMS = { signature: Object.keys(SIGNATURE_ALGORITHMS), digest: Object.keys(DIGESTS), canonicalization: [...CANONICALIZATIONS] };
 
