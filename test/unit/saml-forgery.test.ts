@@ -367,4 +367,15 @@ describe("algorithm allow-lists and pinned keys", () => {
     const twice = real("assertion-signed").replace(/(<ds:Signature[\s\S]*?<\/ds:Signature>)/, "$1$1");
     await refusedWith(twice, "SAML_SIGNATURE_SHAPE", forRealShape("assertion-signed"));
   });
+  it("reads a NameID split by CDATA whole, as it was signed, never truncated at the split", async () => {
+    const split = signedAssertionResponse({ nameId: "alice@example.com<![CDATA[]]>.evil.com", attributes: { email: ["x"] } });
+    await expect(validateResponse(b64(split), opts())).resolves.toMatchObject({ nameId: "alice@example.com.evil.com" });
+  });
+
+  it("an Assertion in a look-alike namespace is not an assertion", async () => {
+    const lookalike = signedAssertionResponse().replace("</samlp:Response>", `<evil:Assertion xmlns:evil="urn:evil" ID="_x"><evil:Subject>admin</evil:Subject></evil:Assertion></samlp:Response>`);
+    await expect(validateResponse(b64(lookalike), opts())).resolves.toMatchObject({ nameId: "alice@example.com" });
+    const prefixed = signedAssertionResponse().replace("</samlp:Response>", `<saml:Assertion ID="_x2"/></samlp:Response>`);
+    await refusedWith(prefixed, "SAML_ASSERTION_COUNT", opts());
+  });
 });
