@@ -266,6 +266,13 @@ describe("algorithm allow-lists and pinned keys", () => {
     await expect(validateResponse(b64(xml), opts({ idpCertsPem: [ec.certPem] }))).resolves.toMatchObject({ nameId: "alice@example.com" });
   });
 
+  it("accepts inclusive c14n 1.0 signatures made in place on both the Response and the Assertion", async () => {
+    const C14N = "http://www.w3.org/TR/2001/REC-xml-c14n-20010315";
+    const unsigned = responseXml({ id: "_r1", issuer: base.issuer, destination: base.recipient, inResponseTo: "_req1", now, inner: assertionXml({ ...base, id: "_a1", inResponseTo: "_req1" }) });
+    const both = signElement(signElement(unsigned, "_a1", { keyPem: idp.keyPem, canonicalization: C14N }), "_r1", { keyPem: idp.keyPem, canonicalization: C14N });
+    await expect(validateResponse(b64(both), opts())).resolves.toMatchObject({ nameId: "alice@example.com" });
+  });
+
   it("a signature by an unpinned key that names itself in KeyInfo", async () => {
     const xml = signedAssertionResponse({}, { keyPem: attacker.keyPem, keyInfoCertPem: attacker.certPem });
     await refusedWith(xml, "SAML_SIGNATURE_INVALID", opts());
