@@ -80,6 +80,7 @@ export const BOUNDARIES = [
   adapter(["oidc-provider"], "src/oidc"),
   adapter(["sshpk"], "src/lib/ssh"),
   adapter(["mjml", "resend", "nodemailer"], "src/modules/email"),
+  adapter(["xml-crypto", "@xmldom/xmldom"], "src/lib/saml"),
   {
     // The Public Suffix List decides what a domain claim may name: one reader of it.
     files: ["src/**", "rest-shim/**"],

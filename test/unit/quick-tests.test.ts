@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import quick, { NEEDS_CONTROLLER, NEEDS_DNS, testFiles } from "../../vitest.quick.config.js";
+import quick, { NEEDS_CONTROLLER, NEEDS_DNS, NEEDS_SAML_IDP, testFiles } from "../../vitest.quick.config.js";
 
 /**
  * `npm run test:quick` is the subset that runs anywhere: the unit and integration files on the
@@ -18,19 +18,20 @@ const selected = () => {
 };
 
 /** What a test file needs from the machine beyond Node.js and ssh-keygen, by the helpers it uses. */
-const NEEDS = [/helpers\/browser\.js/, /helpers\/sshd\.js/, /helpers\/zerotier\.js/, /helpers\/dns\.js/, /\/usr\/sbin\/sshd/, /playwright/];
+const NEEDS = [/helpers\/browser\.js/, /helpers\/sshd\.js/, /helpers\/zerotier\.js/, /helpers\/dns\.js/, /helpers\/saml-idp\.js/, /helpers\/saml-keys\.js/, /\/usr\/sbin\/sshd/, /playwright/];
 
 describe("npm run test:quick", () => {
   it("runs the quick config on the embedded default, whatever DATABASE_URL and REDIS_URL the shell has", () => {
     expect(scripts["test:quick"]).toBe("DATABASE_URL= REDIS_URL= vitest run --config vitest.quick.config.ts");
   });
 
-  it("takes every unit and integration file but those that start a real ZeroTier controller or DNS server, and nothing that needs more", () => {
+  it("takes every unit and integration file but those that start a real ZeroTier controller, DNS server or SAML IdP, and nothing that needs more", () => {
     const files = selected();
     const all = [...testFiles("test/unit"), ...testFiles("test/integration")];
     expect(NEEDS_CONTROLLER).toContain("test/integration/networks.test.ts");
     expect(NEEDS_DNS).toContain("test/integration/domains.test.ts");
-    expect(files.sort()).toEqual(all.filter((f) => !NEEDS_CONTROLLER.includes(f) && !NEEDS_DNS.includes(f)).sort());
+    expect(NEEDS_SAML_IDP).toContain("test/integration/saml-idp.test.ts");
+    expect(files.sort()).toEqual(all.filter((f) => !NEEDS_CONTROLLER.includes(f) && !NEEDS_DNS.includes(f) && !NEEDS_SAML_IDP.includes(f)).sort());
     expect(files).toContain("test/unit/quick-tests.test.ts");
     expect(files.some((f) => f.startsWith("test/e2e/"))).toBe(false);
     const heavy = files.filter((f) => f !== "test/unit/quick-tests.test.ts" && NEEDS.some((re) => re.test(readFileSync(f, "utf8"))));
