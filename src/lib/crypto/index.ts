@@ -9,3 +9,4 @@ export * from "./ed25519.js";
 export * from "./seal-contexts.js";
 /** An unsealed private key held in memory (a CA key in the signing cache). */
 export type { KeyObject } from "node:crypto";
+export * from "./client-assertion-key.js";

@@ -47,9 +47,11 @@ export class SessionsService {
     private readonly policy: SessionPolicy,
   ) {}
 
-  async create(userId: string, meta: { rememberMe: boolean; ip: string | null; userAgent: string | null; method?: string }): Promise<CreatedSession> {
+  async create(userId: string, meta: { rememberMe: boolean; ip: string | null; userAgent: string | null; method?: string; maxAgeSeconds?: number }): Promise<CreatedSession> {
     const now = this.clock.now().getTime();
-    const absolute = meta.rememberMe ? this.policy.rememberMeAbsoluteTimeout : this.policy.absoluteTimeout;
+    const policy = meta.rememberMe ? this.policy.rememberMeAbsoluteTimeout : this.policy.absoluteTimeout;
+    // A sign-in may bound its session further (SSO: the organization's lifetime), never extend it.
+    const absolute = meta.maxAgeSeconds ? Math.min(policy, meta.maxAgeSeconds) : policy;
     const auth: SessionAuth = {
       id: uuid(),
       userId,
