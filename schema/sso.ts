@@ -7,8 +7,8 @@ import { users } from "./users.js";
 /** A group claim (OIDC) or attribute value (SAML) and what it grants in the organization. */
 export interface SsoGroupMapping {
   group: string;
-  role?: "admin" | "member" | "guest";
-  departmentIds?: string[];
+  role?: "admin" | "member" | "guest" | null;
+  departmentIds?: string[] | null;
 }
 
 /** OpenID Connect settings of a connection (SAML connections keep theirs in the same column). */

@@ -12,8 +12,8 @@ const scope = z.string().regex(/^[\w:./-]{1,100}$/, "scopes are words such as op
 
 export const groupMappingSchema = z.object({
   group: z.string().trim().min(1).max(255),
-  role: z.enum(SSO_ROLES).optional(),
-  departmentIds: z.array(z.uuid()).max(50).optional(),
+  role: z.enum(SSO_ROLES).nullish(),
+  departmentIds: z.array(z.uuid()).max(50).nullish(),
 });
 
 const common = {
