@@ -167,6 +167,30 @@ describe("SSO connections: admins of the organization only; secrets write-only",
   });
 });
 
+describe("SSO connections over GraphQL", () => {
+  it("creates, updates and deletes a connection with the same rules as REST", async () => {
+    const create = `mutation($orgId: ID!, $input: CreateOidcConnectionInput!) { createOidcConnection(orgId: $orgId, input: $input) { id enabled hasSecret defaultRole groupMappings { group role departmentIds } } }`;
+    const input = { name: "Second", issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret, enabled: false, groupMappings: [{ group: "engineering", departmentIds: [eng] }] };
+    const created = await app.http.gql(create, { orgId: org.id, input }, { token: admin.token });
+    expect(created.errors).toBeUndefined();
+    expect(created.data.createOidcConnection).toMatchObject({ enabled: false, hasSecret: true, defaultRole: "member", groupMappings: [{ group: "engineering", role: null, departmentIds: [eng] }] });
+    const id = created.data.createOidcConnection.id;
+    const refused = await app.http.gql(create, { orgId: org.id, input: { ...input, defaultRole: "owner" } }, { token: admin.token });
+    expect(refused.errors[0].extensions.code).toBe("VALIDATION_ERROR");
+    const byMember = await app.http.gql(create, { orgId: org.id, input }, { token: member.token });
+    expect(byMember.errors[0].extensions.code).toBe("AUTHORIZATION_ERROR");
+    const updated = await app.http.gql(
+      `mutation($orgId: ID!, $id: ID!, $input: UpdateSsoConnectionInput!) { updateSsoConnection(orgId: $orgId, connectionId: $id, input: $input) { name sessionMaxAgeSeconds } }`,
+      { orgId: org.id, id, input: { name: "Renamed", sessionMaxAgeSeconds: 3600 } },
+      { token: admin.token },
+    );
+    expect(updated.data.updateSsoConnection).toEqual({ name: "Renamed", sessionMaxAgeSeconds: 3600 });
+    const deleted = await app.http.gql(`mutation($orgId: ID!, $id: ID!) { deleteSsoConnection(orgId: $orgId, connectionId: $id) { id enabled } }`, { orgId: org.id, id }, { token: admin.token });
+    expect(deleted.data.deleteSsoConnection).toEqual({ id, enabled: false });
+    expect((await app.http.get(base(org.id), { token: admin.token })).body.data.count).toBe(1);
+  });
+});
+
 describe("signing in through the organization's identity provider", () => {
   it("answers an address without SSO as it answers an unclaimed domain (no enumeration beyond routing)", async () => {
     const browser = new Browser();

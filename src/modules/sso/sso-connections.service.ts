@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
 import { clientAssertionAlg, type SecretBox, sealContexts, uuid } from "../../lib/crypto/index.js";
@@ -128,30 +129,9 @@ export class SsoConnectionsService {
     const data = parseInput(updateSsoConnectionSchema, input);
     const current = await repo.find(this.deps.db, id, cid);
     if (!current) throw SsoErrors.notFound();
-    const changes: ConnectionChanges = { updatedAt: this.deps.clock.now() };
-    if (data.name !== undefined) changes.name = data.name;
-    if (data.enabled !== undefined) changes.enabled = data.enabled;
-    if (data.defaultRole !== undefined) changes.defaultRole = data.defaultRole;
-    if (data.groupMappings !== undefined) changes.groupMappings = data.groupMappings;
-    if (data.requireSso !== undefined) changes.requireSso = data.requireSso;
-    if (data.sessionMaxAgeSeconds !== undefined) changes.sessionMaxAgeSeconds = data.sessionMaxAgeSeconds;
-    if (current.kind === "oidc") {
-      const before = oidcConfigOf(current);
-      const authMethod = data.authMethod ?? before.authMethod;
-      const config: OidcConnectionConfig = {
-        ...before,
-        clientId: data.clientId ?? before.clientId,
-        authMethod,
-        allowedIdTokenAlgs: data.allowedIdTokenAlgs ?? before.allowedIdTokenAlgs,
-        scopes: data.scopes ? withOpenid(data.scopes) : before.scopes,
-        claims: { email: data.emailClaim ?? before.claims.email, name: data.nameClaim ?? before.claims.name, groups: data.groupsClaim ?? before.claims.groups },
-      };
-      changes.config = { ...config };
-      const secret = this.secretFor(authMethod, data);
-      // Another kind of credential needs its own value: the stored one is of the old kind.
-      if (!secret && authMethod !== before.authMethod && (authMethod === "private_key_jwt" || before.authMethod === "private_key_jwt")) throw SsoErrors.secretRequired();
-      if (secret) changes.secretSealed = this.deps.box.encrypt(secret, sealContexts.ssoConnectionSecret(cid));
-    }
+    const { name, enabled, defaultRole, groupMappings, requireSso, sessionMaxAgeSeconds } = data;
+    const changes: ConnectionChanges = { updatedAt: this.deps.clock.now(), ...definedOnly({ name, enabled, defaultRole, groupMappings, requireSso, sessionMaxAgeSeconds }) };
+    if (current.kind === "oidc") this.oidcChanges(cid, oidcConfigOf(current), data, changes);
     return this.deps.db.transaction(async (tx) => {
       const row = await repo.update(tx, id, cid, changes);
       if (!row) throw SsoErrors.notFound();
@@ -159,6 +139,24 @@ export class SsoConnectionsService {
       await this.deps.audit.record(tx, ctx, AuditAction.ssoConnectionUpdated, audited(row, { fields, secretChanged: changes.secretSealed !== undefined }));
       return this.view(row);
     });
+  }
+
+  /** The OpenID Connect settings an update changes, and a new sealed credential when one is given. */
+  private oidcChanges(cid: string, before: OidcConnectionConfig, data: z.output<typeof updateSsoConnectionSchema>, changes: ConnectionChanges): void {
+    const authMethod = data.authMethod ?? before.authMethod;
+    const config: OidcConnectionConfig = {
+      ...before,
+      clientId: data.clientId ?? before.clientId,
+      authMethod,
+      allowedIdTokenAlgs: data.allowedIdTokenAlgs ?? before.allowedIdTokenAlgs,
+      scopes: data.scopes ? withOpenid(data.scopes) : before.scopes,
+      claims: { email: data.emailClaim ?? before.claims.email, name: data.nameClaim ?? before.claims.name, groups: data.groupsClaim ?? before.claims.groups },
+    };
+    changes.config = { ...config };
+    const secret = this.secretFor(authMethod, data);
+    // Another kind of credential needs its own value: the stored one is of the old kind.
+    if (!secret && authMethod !== before.authMethod && (authMethod === "private_key_jwt" || before.authMethod === "private_key_jwt")) throw SsoErrors.secretRequired();
+    if (secret) changes.secretSealed = this.deps.box.encrypt(secret, sealContexts.ssoConnectionSecret(cid));
   }
 
   async setEnabled(ctx: RequestContext, orgId: string, connectionId: string, enabled: boolean): Promise<SsoConnectionView> {
@@ -234,6 +232,11 @@ export class SsoConnectionsService {
     const access = await requireOrgAccess(this.deps.db, ctx, orgId, "sso.manage");
     return { orgId: access.orgId, actor: access.actor };
   }
+}
+
+/** The fields given (an absent one keeps its stored value). */
+function definedOnly<T extends Record<string, unknown>>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 const withOpenid = (scopes: string[]) => (scopes.includes("openid") ? scopes : ["openid", ...scopes]);

@@ -128,19 +128,26 @@ export class SsoSignInService {
       if (flow.flow === "link") return await this.link(ctx, connection, flow, claims, trace);
       return await this.signIn(ctx, connection, claims, trace);
     } catch (e) {
-      const error = isAppError(e) ? e : new AppError("INTERNAL_ERROR", 500, "The sign-in could not be completed. Try again.");
-      if (!isAppError(e)) this.deps.logger.error({ err: e }, "SSO sign-in failed unexpectedly");
-      await this.deps.audit
-        .record(this.deps.db, ctx, AuditAction.ssoLoginFailed, {
-          userId: trace.userId,
-          organizationId: trace.connection?.organizationId ?? null,
-          success: false,
-          errorMessage: error.message,
-          metadata: { connectionId: trace.connection?.id ?? trace.flow?.connectionId ?? null, flow: trace.flow?.flow ?? null, code: error.code, subject: trace.subject, refusal: trace.refusal },
-        })
-        .catch((err: unknown) => this.deps.logger.error({ err, code: error.code }, "could not audit a failed SSO sign-in"));
-      return { redirectTo: this.landing(trace.flow?.flow ?? "login", { error }) };
+      return this.failed(ctx, trace, e);
     }
+  }
+
+  /** Every failure is audited (with what was learned of the flow) and lands on a page that can show it. */
+  private async failed(ctx: RequestContext, trace: Trace, e: unknown): Promise<SsoCallbackOutcome> {
+    const error = isAppError(e) ? e : new AppError("INTERNAL_ERROR", 500, "The sign-in could not be completed. Try again.");
+    if (!isAppError(e)) this.deps.logger.error({ err: e }, "SSO sign-in failed unexpectedly");
+    const connectionId = trace.connection?.id ?? trace.flow?.connectionId ?? null;
+    // The browser still gets its answer if the audit write fails; the log keeps the event.
+    await this.deps.audit
+      .record(this.deps.db, ctx, AuditAction.ssoLoginFailed, {
+        userId: trace.userId,
+        organizationId: trace.connection?.organizationId ?? null,
+        success: false,
+        errorMessage: error.message,
+        metadata: { connectionId, flow: trace.flow?.flow ?? null, code: error.code, subject: trace.subject, refusal: trace.refusal },
+      })
+      .catch((err: unknown) => this.deps.logger.error({ err, code: error.code }, "could not audit a failed SSO sign-in"));
+    return { redirectTo: this.landing(trace.flow?.flow ?? "login", { error }) };
   }
 
   private async enabledConnection(connectionId: string): Promise<ConnectionRow> {
