@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultRows } from "../../src/infra/db.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { Browser, startIdp, type RealIdp } from "../helpers/oidc-idp.js";
+import { errorOf as landingError, githubAccount, newBrowser, runExternalFlow, startFakeIdps, type FakeIdps } from "../helpers/external-idp.js";
 import { login, newSuperadmin, newUser, PASSWORD } from "../factories/users.js";
 import { newOrg, orgWithRoles } from "../factories/orgs.js";
 
@@ -15,6 +16,7 @@ import { newOrg, orgWithRoles } from "../factories/orgs.js";
 let app: TestApp;
 let idp: RealIdp;
 let entra: RealIdp;
+let consumer: FakeIdps;
 let callback: string;
 const tag = Date.now().toString(36);
 const DOMAIN = `acme-${tag}.test`;
@@ -24,7 +26,9 @@ const at = (local: string, domain = DOMAIN) => `${local}@${domain}`;
 
 beforeAll(async () => {
   // Many sign-ins from one loopback address: the per-IP flow limit is raised for the suite.
-  app = await startTestApp({ RATE_LIMIT_OAUTH: "1000/60" });
+  consumer = await startFakeIdps();
+  app = await startTestApp({ ...consumer.env, RATE_LIMIT_OAUTH: "1000/60" });
+  consumer.register(app);
   callback = `${app.url}/sso/oidc/callback`;
   [idp, entra] = await Promise.all([
     startIdp({
@@ -45,6 +49,7 @@ afterAll(async () => {
   await app?.close();
   idp?.stop();
   entra?.stop();
+  await consumer?.close();
 });
 
 const base = (orgId: string) => `/api/v1/organizations/${orgId}/sso/connections`;
@@ -312,6 +317,22 @@ describe("signing in through the organization's identity provider", () => {
     expect(mixed.headers.getSetCookie().some((c) => c.includes(".sid="))).toBe(false);
   });
 
+  it("refuses an ID token signed with an algorithm the connection does not allow, and a suspended account", async () => {
+    const bob = { username: at("bob"), password: "bob-pass" };
+    expect((await app.http.patch(`${base(org.id)}/${connectionId}`, { allowed_id_token_algs: ["PS256"] }, { token: admin.token })).status).toBe(200);
+    const wrongAlg = await signIn(`/sso/start/${connectionId}`, bob);
+    expect(wrongAlg.sid).toBeUndefined();
+    expect(wrongAlg.landing.searchParams.get("error_type")).toBe("OAUTH_ERROR");
+    expect((await app.http.patch(`${base(org.id)}/${connectionId}`, { allowed_id_token_algs: ["RS256", "ES256"] }, { token: admin.token })).status).toBe(200);
+    const ok = await signIn(`/sso/start/${connectionId}`, bob);
+    const bobId = (await me(ok.sid!)).body.data.user.id;
+    await app.container.db.execute(sql`update users set status = 'suspended', suspended_at = now() where id = ${bobId}`);
+    const suspended = await signIn(`/sso/start/${connectionId}`, bob);
+    expect(suspended.sid).toBeUndefined();
+    expect(suspended.landing.searchParams.get("error_type")).toBe("ACCOUNT_SUSPENDED");
+    await app.container.db.execute(sql`update users set status = 'active', suspended_at = null where id = ${bobId}`);
+  });
+
   it("signs in through an Entra-style issuer with a tenant path", async () => {
     const zoe = await signIn(`/sso/start?email=${encodeURIComponent(at("zoe", ENTRA_DOMAIN))}`, { username: at("zoe", ENTRA_DOMAIN), password: "zoe-pass" });
     expect(zoe.landing.searchParams.get("error_type")).toBeNull();
@@ -351,6 +372,10 @@ describe("SSO required for the organization's verified domains", () => {
     const elsewhere = await newUser(app);
     expect((await login(app, elsewhere.email, PASSWORD)).status).toBe(200);
     void carl;
+    // GitHub (a consumer provider) is refused for an address in the domain, new or existing.
+    consumer.github.signIn(githubAccount(at("gina")));
+    const viaGithub = await runExternalFlow(app, newBrowser(app), "github");
+    expect(landingError(viaGithub.landing)).toBe("SSO_REQUIRED");
 
     const bob = await signIn(`/sso/start/${connectionId}`, { username: at("bob"), password: "bob-pass" });
     const sessions = await app.http.get("/api/v1/auth/sessions", { cookie: bob.sid! });
