@@ -29,15 +29,17 @@ export interface FederatedResult {
  * owner (the provider neither makes nor unmakes owners). Departments of other organizations are ignored.
  */
 export async function applyFederatedMembership(tx: Executor, g: FederatedGrant): Promise<FederatedResult> {
-  const current = await getActiveMembership(tx, g.userId, g.organizationId);
+  let current = await getActiveMembership(tx, g.userId, g.organizationId);
   let role: OrgRole = g.role;
+  let joined = false;
   if (!current) {
-    await membershipsRepository.insert(tx, { organizationId: g.organizationId, userId: g.userId, role: g.role, invitedBy: null, now: g.now });
-  } else if (current.role === "owner") {
-    role = "owner";
-  } else if (current.role !== g.role) {
-    await membershipsRepository.setRole(tx, g.organizationId, g.userId, g.role, g.now);
+    joined = await membershipsRepository.insertIfAbsent(tx, { organizationId: g.organizationId, userId: g.userId, role: g.role, now: g.now });
+    // A concurrent sign-in of the same person added it first: apply the grant to theirs.
+    if (!joined) current = await getActiveMembership(tx, g.userId, g.organizationId);
   }
+  // An owner stays an owner; anyone else gets the grant's role.
+  if (current?.role === "owner") role = "owner";
+  else if (current && current.role !== g.role) await membershipsRepository.setRole(tx, g.organizationId, g.userId, g.role, g.now);
   const own = new Set((await directoryRepository.listDepartments(tx, g.organizationId)).map((d) => d.id));
   const wanted = new Set(g.departmentIds.filter((d) => own.has(d)));
   const added: string[] = [];
@@ -46,5 +48,5 @@ export async function applyFederatedMembership(tx: Executor, g: FederatedGrant):
   for (const d of g.managedDepartmentIds) {
     if (own.has(d) && !wanted.has(d) && (await directoryRepository.removeDepartmentMember(tx, d, g.userId))) removed.push(d);
   }
-  return { joined: !current, role, previousRole: (current?.role as OrgRole | undefined) ?? null, departmentsAdded: added, departmentsRemoved: removed };
+  return { joined, role, previousRole: joined ? null : ((current?.role as OrgRole | undefined) ?? null), departmentsAdded: added, departmentsRemoved: removed };
 }
