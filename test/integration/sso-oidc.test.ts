@@ -311,10 +311,24 @@ describe("signing in through the organization's identity provider", () => {
     const stateA = new URL(startA.headers.get("location")!).searchParams.get("state")!;
     const startB = await mixBrowser.fetch(`${app.url}/sso/start/${entraConn.body.data.connection.id}`);
     const backB = new URL(await mixBrowser.loginAtIdp(startB.headers.get("location")!, { username: at("zoe", ENTRA_DOMAIN), password: "zoe-pass" }, callback));
+    expect(backB.searchParams.get("iss")).toBe(entra.issuer);
+    const stripped = new URL(backB);
     backB.searchParams.set("state", stateA);
     const mixed = await mixBrowser.fetch(backB.toString());
     expect(await errorOf(mixed)).toBe("OAUTH_ERROR");
     expect(mixed.headers.getSetCookie().some((c) => c.includes(".sid="))).toBe(false);
+    // Without the iss parameter, or with this connection's issuer claimed, it is refused all the same.
+    for (const iss of [null, idp.issuer]) {
+      const again = await mixBrowser.fetch(`${app.url}/sso/start/${connectionId}`);
+      stripped.searchParams.set("state", new URL(again.headers.get("location")!).searchParams.get("state")!);
+      if (iss) stripped.searchParams.set("iss", iss);
+      else stripped.searchParams.delete("iss");
+      const res = await mixBrowser.fetch(stripped.toString());
+      expect(await errorOf(res)).toBe("OAUTH_ERROR");
+      expect(res.headers.getSetCookie().some((c) => c.includes(".sid="))).toBe(false);
+    }
+    const failures = await audit(org.id, "sso.login_failed");
+    expect(failures.filter((r) => r.metadata.code === "OAUTH_ERROR").length).toBeGreaterThanOrEqual(3);
   });
 
   it("refuses an ID token signed with an algorithm the connection does not allow, and a suspended account", async () => {
