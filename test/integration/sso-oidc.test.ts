@@ -394,8 +394,18 @@ describe("SSO required for the organization's verified domains", () => {
     const bob = await signIn(`/sso/start/${connectionId}`, { username: at("bob"), password: "bob-pass" });
     const sessions = await app.http.get("/api/v1/auth/sessions", { cookie: bob.sid! });
     expect(sessions.status).toBe(200);
-    const current = sessions.body.data.sessions.find((s: { is_current: boolean }) => s.is_current) ?? sessions.body.data.sessions[0];
+    const current = sessions.body.data.sessions.find((s: { current: boolean }) => s.current);
     expect(new Date(current.expires_at).getTime() - Date.now()).toBeLessThanOrEqual(600_000 + 5_000);
     expect((await audit(org.id, "sso.required")).length).toBeGreaterThanOrEqual(2);
+
+    // `keyward login` from that browser: the CLI's session ends with the SSO session's bound.
+    const started = await app.http.get(`/api/v1/token_please?redirect_url=${encodeURIComponent("http://127.0.0.1:8250/?token=")}`);
+    const cliToken = new URL(started.headers.get("location")!).searchParams.get("cli_token")!;
+    const approved = await app.http.post("/api/v1/cli/authorize", { cli_token: cliToken }, { cookie: bob.sid!, headers: { origin: app.url } });
+    expect(approved.status).toBe(200);
+    const cliSession = new URL(approved.body.data.redirect_url).searchParams.get("token")!;
+    const cliView = await app.http.get("/api/v1/auth/sessions", { token: cliSession });
+    const cli = cliView.body.data.sessions.find((s: { current: boolean }) => s.current);
+    expect(new Date(cli.expires_at).getTime() - Date.now()).toBeLessThanOrEqual(600_000 + 5_000);
   });
 });

@@ -107,6 +107,7 @@ export function createAuthModule(deps: AuthModuleDeps) {
       logger,
       audit,
       issuer,
+      sessions,
       config: { publicUrl: config.http.publicUrl, appUrl, ttl: ext.cliLoginTtl, rate: ext.cliLoginRate },
     }),
   };

@@ -121,6 +121,13 @@ export class SessionsService {
     return views.sort((a, b) => b.lastActivityAt.getTime() - a.lastActivityAt.getTime());
   }
 
+  /** One of the user's live sessions by its public id (how it signed in, when it ends); null when gone. */
+  async find(userId: string, sessionId: string): Promise<SessionAuth | null> {
+    const hash = (await this.kv.hgetall(indexKey(userId)))[sessionId];
+    const auth = hash ? ((await this.records.get(hash))?.auth ?? null) : null;
+    return auth && this.clock.now().getTime() < auth.absoluteExpiresAt ? auth : null;
+  }
+
   /** Revokes one of the user's sessions by its public id; false when it is not theirs or gone. */
   async revoke(userId: string, sessionId: string): Promise<boolean> {
     const hash = (await this.kv.hgetall(indexKey(userId)))[sessionId];
