@@ -28,6 +28,8 @@ export interface RealIdp {
   clientId: string;
   clientSecret: string;
   tenantId: string;
+  registrationEndpoint: string;
+  initialAccessToken: string;
   users: IdpUser[];
   stop(): void;
 }

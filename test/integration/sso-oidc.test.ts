@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultRows } from "../../src/infra/db.js";
@@ -167,6 +168,34 @@ describe("SSO connections: admins of the organization only; secrets write-only",
     const mismatch = await app.http.post(`${base(org.id)}/oidc`, { ...body, issuer: `${entra.issuer}/extra` }, { token: admin.token });
     expect(mismatch.status).toBe(400);
     expect((await app.http.post(`${base(org.id)}/oidc`, { name: "x", issuer: idp.issuer, client_id: "keyward" }, { token: admin.token })).status).toBe(400);
+    // private_key_jwt takes a PKCS#8 private key (sealed, write-only) instead of a secret.
+    const jwtBody = { name: "JWT client", issuer: idp.issuer, client_id: "keyward-jwt", auth_method: "private_key_jwt", enabled: false };
+    expect((await app.http.post(`${base(org.id)}/oidc`, { ...jwtBody, private_key: "not a key" }, { token: admin.token })).status).toBe(400);
+    expect((await app.http.post(`${base(org.id)}/oidc`, { ...jwtBody, client_secret: "a secret is not a key" }, { token: admin.token })).status).toBe(400);
+    // A client registered at the provider with its public key (dynamic registration, RFC 7591).
+    const pair = generateKeyPairSync("ec", { namedCurve: "P-256" });
+    const pem = pair.privateKey.export({ format: "pem", type: "pkcs8" }).toString();
+    const registered = await fetch(idp.registrationEndpoint, {
+      method: "POST",
+      headers: { authorization: `Bearer ${idp.initialAccessToken}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        redirect_uris: [callback],
+        token_endpoint_auth_method: "private_key_jwt",
+        token_endpoint_auth_signing_alg: "ES256",
+        jwks: { keys: [{ ...pair.publicKey.export({ format: "jwk" }), alg: "ES256", use: "sig" }] },
+      }),
+    });
+    expect(registered.status).toBe(201);
+    const jwtClientId = ((await registered.json()) as { client_id: string }).client_id;
+    const jwt = await app.http.post(`${base(org.id)}/oidc`, { ...jwtBody, client_id: jwtClientId, private_key: pem, enabled: true }, { token: admin.token });
+    expect(jwt.status, jwt.text).toBe(201);
+    expect(jwt.body.data.connection).toMatchObject({ auth_method: "private_key_jwt", has_secret: true });
+    expect(jwt.text).not.toContain("PRIVATE KEY");
+    // The code is redeemed with a signed client assertion and the ID token's claims are read: Erin's
+    // address is outside the organization's domains, so the answer is that refusal (nothing is created).
+    const viaJwt = await signIn(`/sso/start/${jwt.body.data.connection.id}`, { username: at("erin", OTHER), password: "erin-pass" });
+    expect(viaJwt.landing.searchParams.get("error_type")).toBe("SSO_EMAIL_NOT_ALLOWED");
+    expect((await app.http.delete(`${base(org.id)}/${jwt.body.data.connection.id}`, { token: admin.token })).status).toBe(200);
     const superadmin = await newSuperadmin(app);
     expect((await app.http.get(base(org.id), { token: superadmin.token })).status).toBe(200);
   });
