@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultRows } from "../../src/infra/db.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { Browser, startIdp, type RealIdp } from "../helpers/oidc-idp.js";
+import { SoftAuthenticator } from "../helpers/soft-authenticator.js";
 import { errorOf as landingError, githubAccount, newBrowser, runExternalFlow, startFakeIdps, type FakeIdps } from "../helpers/external-idp.js";
 import { login, newSuperadmin, newUser, PASSWORD } from "../factories/users.js";
 import { newOrg, orgWithRoles } from "../factories/orgs.js";
@@ -403,18 +404,26 @@ describe("SSO required for the organization's verified domains", () => {
   it("refuses password sign-in with SSO_REQUIRED and bounds SSO sessions", async () => {
     const carl = await newUser(app, { email: at("carl") });
     expect((await login(app, at("carl"), PASSWORD)).status).toBe(200);
+    const authenticator = new SoftAuthenticator(app.url, "localhost");
+    const reg = await app.http.post("/api/v1/auth/webauthn/register/begin", {}, { token: carl.token });
+    const enrolled = await app.http.post("/api/v1/auth/webauthn/register/complete", { challenge_id: reg.body.data.challenge_id, response: authenticator.register(reg.body.data.options), name: "Laptop" }, { token: carl.token });
+    expect(enrolled.status, enrolled.text).toBe(201);
     const changed = await app.http.patch(`${base(org.id)}/${connectionId}`, { require_sso: true, session_max_age_seconds: 600 }, { token: admin.token });
     expect(changed.status).toBe(200);
     const refused = await login(app, at("carl"), PASSWORD);
     expect(refused.status).toBe(403);
     expect(refused.body.error.type).toBe("SSO_REQUIRED");
     expect(refused.text).toContain("/sso/start?email=");
+    // Nor with a passkey: the organization's provider decides who is in.
+    const passkeyBegin = await app.http.post("/api/v1/auth/webauthn/login/begin", {});
+    const passkey = await app.http.post("/api/v1/auth/webauthn/login/complete", { challenge_id: passkeyBegin.body.data.challenge_id, response: authenticator.assert(passkeyBegin.body.data.options) });
+    expect(passkey.status).toBe(403);
+    expect(passkey.body.error.type).toBe("SSO_REQUIRED");
     // Unknown addresses in the domain get the same answer (the domain decides, not the account).
     expect((await login(app, at("nobody-here"), "whatever-password")).body.error.type).toBe("SSO_REQUIRED");
     // Other domains are untouched.
     const elsewhere = await newUser(app);
     expect((await login(app, elsewhere.email, PASSWORD)).status).toBe(200);
-    void carl;
     // GitHub (a consumer provider) is refused for an address in the domain, new or existing.
     consumer.github.signIn(githubAccount(at("gina")));
     const viaGithub = await runExternalFlow(app, newBrowser(app), "github");

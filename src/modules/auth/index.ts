@@ -97,7 +97,7 @@ export function createAuthModule(deps: AuthModuleDeps) {
     login: new LoginService({ db, audit, limits, sessions, issuer, pending, credentials, ssoRequirement: deps.ssoRequirement, config: { loginIp: rl.loginIp } }),
     mySessions: new MySessionsService(db, sessions, audit, deps.corsOrigins),
     mfa: new MfaService({ db, clock, kv, box, credentials, audit, rp, totpIssuer, backupCodeKeys, hooks: mfaPolicy }),
-    mfaLogin: new MfaLoginService({ db, clock, kv, box, audit, limits, issuer, pending, rp, backupCodeKeys, rate: config.mfa.rate }),
+    mfaLogin: new MfaLoginService({ db, clock, kv, box, audit, limits, issuer, pending, rp, backupCodeKeys, rate: config.mfa.rate, ssoRequirement: deps.ssoRequirement }),
     mfaPolicy,
     cliLogin: new CliLoginService({
       db,
