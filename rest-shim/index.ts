@@ -15,6 +15,7 @@ import { operatorsRoutes } from "./routes/operators.routes.js";
 import { auditRoutes } from "./routes/audit.routes.js";
 import { apiKeysRoutes } from "./routes/api-keys.routes.js";
 import { domainsRoutes } from "./routes/domains.routes.js";
+import { ssoRoutes } from "./routes/sso.routes.js";
 import { directoryRoutes } from "./routes/directory.routes.js";
 import { orgsRoutes } from "./routes/orgs.routes.js";
 import { sshRoutes } from "./routes/ssh.routes.js";
@@ -38,6 +39,7 @@ export function restRoutes(services: Services, config: Config): RouteDef[] {
     ...directoryRoutes(services),
     ...apiKeysRoutes(services),
     ...domainsRoutes(services),
+    ...ssoRoutes(services, config),
     ...oidcClientsRoutes(services),
     ...sshRoutes(services),
     ...contactRoutes(services),

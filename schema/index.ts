@@ -10,3 +10,4 @@ export * from "./oidc.js";
 export * from "./external-auth.js";
 export * from "./networks.js";
 export * from "./domains.js";
+export * from "./sso.js";

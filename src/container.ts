@@ -27,6 +27,7 @@ import { createOrgsModule } from "./modules/orgs/index.js";
 import { createRateLimitModule } from "./modules/rate-limit/index.js";
 import { createSshCaModule } from "./modules/ssh-ca/index.js";
 import { createSshKeysModule } from "./modules/ssh-keys/index.js";
+import { createSsoModule, createSsoRequirement } from "./modules/sso/index.js";
 import { createUserProfiles, createUsersModule } from "./modules/users/index.js";
 import { createMembershipCache } from "./modules/access/index.js";
 
@@ -82,7 +83,9 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const oidc = createOidcModule({ ...base, box, audit, changes: database, config });
   const hasher = overrides.passwordHasher ?? createPasswordHasher(config.password);
   const { apiKeys } = createApiKeysModule({ ...base, audit });
-  const auth = createAuthModule({ ...base, kv, box, hasher, audit, email, limits, sessionRecords: sessionStores.records, corsOrigins, profiles, delegatedTokens: oidc.delegatedTokens, apiKeys, config });
+  // Organizations that require SSO for their verified domains refuse other sign-ins (a port into auth).
+  const ssoRequirement = createSsoRequirement(db, config.http.publicUrl);
+  const auth = createAuthModule({ ...base, kv, box, hasher, audit, email, limits, sessionRecords: sessionStores.records, corsOrigins, profiles, delegatedTokens: oidc.delegatedTokens, apiKeys, ssoRequirement, config });
   const networkConfig = { ...config.networks, appUrl: config.http.appUrl };
   const networks = createNetworksModule({ ...base, audit, email, box, config: networkConfig, makeClient: overrides.controllerClient });
   // Offboarding (removal, suspension, deletion) revokes certificates and network access.
@@ -90,7 +93,20 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const offboarding = { certificates: sshCa.certificates, networks: networks.networkOffboarding };
   const { credentials, sessions } = auth;
   const orgs = createOrgsModule({ ...base, ...offboarding, audit, email, config, invites: { accounts: auth.accounts, credentials, sessions, limits } });
-  const oauth = createExternalAuthModule({ ...base, kv, box, audit, limits, credentials, sessions, issuer: auth.issuer, pending: auth.pendingLogins, orgs: orgs.orgs, config });
+  const oauth = createExternalAuthModule({ ...base, kv, box, audit, limits, credentials, sessions, issuer: auth.issuer, pending: auth.pendingLogins, orgs: orgs.orgs, ssoRequirement, config });
+  const domains = createDomainsModule({ ...base, audit, limits, config: config.domains });
+  const ext = config.externalAuth;
+  const sso = createSsoModule({
+    ...base,
+    kv,
+    box,
+    audit,
+    limits,
+    domains: domains.domains,
+    credentials,
+    issuer: auth.issuer,
+    config: { publicUrl: config.http.publicUrl, appUrl: config.http.appUrl, flowTtl: ext.flowTtl, rate: ext.rate },
+  });
 
   const services = {
     ...auth,
@@ -112,7 +128,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     ...networks,
     ...sshCa,
     ...createSshKeysModule({ ...base, audit, config: { verifyChallengeTtl: config.ssh.verifyChallengeTtl } }),
-    ...createDomainsModule({ ...base, audit, limits, config: config.domains }),
+    ...domains,
+    ...sso,
     ...createContactModule({ ...base, email, limits, config: { notifyEmail: config.email.contactNotifyEmail, rate: config.rateLimits.contact } }),
     ...createHealthModule({ version: VERSION, database, redis }),
     ...createKeysModule({ db, box, caBox, audit }),

@@ -19,7 +19,7 @@ export const authRoutes = (s: Services, config: Config): RouteDef[] => [
     },
   },
   {
-    method: "post", path: "/auth/login", errors: { 401: "Wrong email or password (AUTHENTICATION_ERROR)", 403: "The account may not sign in (suspended, not activated), a cross-site request (CSRF_CHECK_FAILED), or an OIDC access token (INSUFFICIENT_SCOPE)" }, data: data.login, tag: "auth", auth: "none", body: loginSchema,
+    method: "post", path: "/auth/login", errors: { 401: "Wrong email or password (AUTHENTICATION_ERROR)", 403: "The account may not sign in (suspended, not activated), its organization requires single sign-on (SSO_REQUIRED, details.start_url), a cross-site request (CSRF_CHECK_FAILED), or an OIDC access token (INSUFFICIENT_SCOPE)" }, data: data.login, tag: "auth", auth: "none", body: loginSchema,
     summary: "Sign in with email and password; returns a session token and sets the session cookie",
     handle: async (req, res) => {
       const result = await s.login.loginWithPassword(req.ctx, input(req));

@@ -57,7 +57,7 @@ export const mfaRoutes = (s: Services, config: Config): RouteDef[] => [
     },
   },
   {
-    method: "post", path: "/auth/webauthn/login/complete", errors: { 401: "The passkey response could not be verified (WEBAUTHN_VERIFICATION_FAILED)" }, data: data.session, tag: "mfa", auth: "none", body: assertionSchema.omit(cookieOrBody), summary: "Passkey sign-in: the assertion; opens a session",
+    method: "post", path: "/auth/webauthn/login/complete", errors: { 401: "The passkey response could not be verified (WEBAUTHN_VERIFICATION_FAILED)", 403: "The account is suspended (ACCOUNT_SUSPENDED), or its organization requires single sign-on (SSO_REQUIRED, details.start_url)" }, data: data.session, tag: "mfa", auth: "none", body: assertionSchema.omit(cookieOrBody), summary: "Passkey sign-in: the assertion; opens a session",
     handle: async (req, res) => sendSession(res, config, await s.mfaLogin.completePasskey(req.ctx, input(req))),
   },
   {

@@ -7,6 +7,7 @@ import { clientView, consentView, createdClientView, createdRegistrationTokenVie
 import { auditChainCheckView, auditVerificationView } from "./audit.js";
 import { approvalView, deviceView, portalNetworkView } from "./networks.js";
 import { domainView } from "./domains.js";
+import { ssoConnectionView } from "./sso.js";
 import { apiKeyView, caView, certificateView, createdApiKeyView, signedCertificateView, sshKeyView } from "./ssh.js";
 
 /**
@@ -85,6 +86,8 @@ export const data = {
   createdApiKey: z.object({ apiKey: createdApiKeyView }),
   domains: list("domains", domainView),
   domain: z.object({ domain: domainView }),
+  ssoConnections: list("connections", ssoConnectionView),
+  ssoConnection: z.object({ connection: ssoConnectionView }),
   auditVerification: z.object({ verification: auditVerificationView }),
   auditChainCheck: z.object({ check: auditChainCheckView }),
   lastAuditChainCheck: z.object({ check: auditChainCheckView.nullable() }),

@@ -11,6 +11,7 @@ import { authChecker } from "./auth-checker.js";
 import { AuthResolver } from "./auth/auth.resolver.js";
 import { ContactResolver } from "./contact/contact.resolver.js";
 import { DomainsResolver } from "./domains/domains.resolver.js";
+import { SsoResolver } from "./sso/sso.resolver.js";
 import { DepartmentsResolver, DirectoryResolver, PrincipalsResolver } from "./directory/directory.resolver.js";
 import { EmailResolver } from "./email/email.resolver.js";
 import { ExternalAuthResolver } from "./external-auth/external-auth.resolver.js";
@@ -45,6 +46,7 @@ function createResolvers(s: Services) {
     new PrincipalsResolver(pick(s, "principals")),
     new ApiKeysResolver(pick(s, "apiKeys")),
     new DomainsResolver(pick(s, "domains")),
+    new SsoResolver(pick(s, "ssoConnections")),
     new AuditResolver(pick(s, "activity")),
     new AuditChainResolver(pick(s, "auditVerify")),
     new SshKeysResolver(pick(s, "sshKeys")),

@@ -112,3 +112,18 @@ export function setOAuthBindingCookie(res: Response, config: Config, value: stri
 export function oauthBindingOf(req: Request, config: Config): string | undefined {
   return cookieOf(req, oauthCookie(config).name);
 }
+
+/** The same binding for SSO flows (issue 35): its callback lives under /sso, so its own cookie. */
+function ssoCookie(config: Config) {
+  const secure = config.session.secureCookie;
+  return { name: secure ? "__Host-keyward.sso" : "keyward.sso", options: { httpOnly: true, sameSite: "lax" as const, secure, path: secure ? "/" : "/sso" } };
+}
+
+export function setSsoBindingCookie(res: Response, config: Config, value: string, ttlSeconds: number): void {
+  const { name, options } = ssoCookie(config);
+  res.cookie(name, value, { ...options, maxAge: ttlSeconds * 1000 });
+}
+
+export function ssoBindingOf(req: Request, config: Config): string | undefined {
+  return cookieOf(req, ssoCookie(config).name);
+}

@@ -7,6 +7,7 @@ import { resolvePageContext } from "../http/context.js";
 import { projectPath } from "../infra/paths.js";
 import { isAppError } from "../lib/errors.js";
 import { registerFlowPages } from "./flows.js";
+import { registerSsoPages } from "./sso.js";
 import { createWebApp } from "./web-app.js";
 import { escapeHtml, layout, pageCsp } from "./layout.js";
 
@@ -93,6 +94,7 @@ export function createPagesRouter(container: Container): Router {
   });
   const activeProviders = async () => (await services.oauthProviders.listPublic()).filter((p) => p.isActive);
   router.get("/login", async (_req, res) => page(res, brand, "Sign in", LOGIN(brand, await activeProviders())));
+  registerSsoPages(router, container);
   // The web app: its files, its addresses, and `/` for a signed-in person.
   const web = createWebApp(container);
   router.use(web.router);

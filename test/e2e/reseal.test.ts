@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
-import { totpCode, totpStep } from "../../src/lib/crypto/index.js";
+import { sealContexts, totpCode, totpStep } from "../../src/lib/crypto/index.js";
 import { systemContext } from "../../src/lib/request-context.js";
 import { connectPostgres, resultRows } from "../../src/infra/db.js";
 import { SEALED_KINDS } from "../../src/modules/keys/sealed-values.repository.js";
@@ -105,6 +105,12 @@ describe("re-sealing every sealed value under a new key", () => {
       expect((await app.http.put("/api/v1/admin/oauth/providers/github", { client_id: "Iv1.reseal", client_secret: "gh-secret" }, { token: superadmin.token })).status).toBeLessThan(300);
       const zt = await app.http.put(`/api/v1/organizations/${orgId}/zerotier-config`, { zt_api_mode: "central", zt_api_token: CENTRAL_TOKEN }, { token: owner.token });
       expect(zt.status).toBe(200);
+      // An SSO connection's client secret (written as the connections service seals it).
+      const ssoId = "6b0c3f52-7e0a-4c8e-9d1f-5a2b3c4d5e6f";
+      const ssoSealed = app.container.box.encrypt("sso-client-secret", sealContexts.ssoConnectionSecret(ssoId));
+      await app.container.db.execute(
+        sql`insert into sso_connections (id, organization_id, kind, name, config, secret_sealed) values (${ssoId}, ${orgId}, 'oidc', 'Reseal IdP', ${JSON.stringify({ issuer: "https://idp.example.org" })}::jsonb, ${ssoSealed})`,
+      );
       // The audit chain's first signed head creates its signing key, sealed under k1.
       expect(await app.services.auditChain.chainAll()).toBeGreaterThan(0);
       const device = await fetch(`${app.url}/api/v1/oidc/device/auth`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ client_id: CLI_CLIENT, scope: "openid" }) });
@@ -123,7 +129,7 @@ describe("re-sealing every sealed value under a new key", () => {
     try {
       const before = await app.services.reseal.report();
       const kinds = before.filter((r) => r.stale > 0).map((r) => r.kind).sort();
-      expect(kinds).toEqual(["audit-signing-key", "email-outbox-payload", "network-controller-token", "oauth-provider-secret", "oidc-client-secret", "oidc-payload-id", "oidc-signing-key", "ssh-ca-private-key", "totp-seed"]);
+      expect(kinds).toEqual(["audit-signing-key", "email-outbox-payload", "network-controller-token", "oauth-provider-secret", "oidc-client-secret", "oidc-payload-id", "oidc-signing-key", "ssh-ca-private-key", "sso-connection-secret", "totp-seed"]);
       expect(before.every((r) => r.currentKeyId === "k2" && Object.keys(r.byKey).every((id) => id === "k1" || id === "k2"))).toBe(true);
       const staleBefore = before.reduce((n, r) => n + r.stale, 0);
       // Every sealed column in the schema is known to the re-sealing (a new one must be added there).

@@ -52,6 +52,7 @@ const MODULES: string[] = [
   "ssh-ca",
   "admin",
   "external-auth",
+  "sso",
 ];
 
 /** The command-line client is bundled on its own and imports nothing else (the linter checks that). */

@@ -10,3 +10,4 @@ export * from "./seal-contexts.js";
 /** An unsealed private key held in memory (a CA key in the signing cache). */
 export type { KeyObject } from "node:crypto";
 export * from "./xmlsec.js";
+export * from "./client-assertion-key.js";

@@ -12,5 +12,6 @@ export const sealContexts = {
   oauthProviderSecret: (provider: string) => `oauth-provider:${provider}`,
   controllerToken: (orgId: string) => `zt-token:${orgId}`,
   oidcJti: (model: string) => `oidc-jti:${model}`,
+  ssoConnectionSecret: (connectionId: string) => `sso-connection:${connectionId}`,
   auditSigningKey: (kid: string) => `audit-signing-key:${kid}`,
 } as const;

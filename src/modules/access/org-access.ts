@@ -42,6 +42,7 @@ const DESCRIBE: Partial<Record<Capability, string>> = {
   "networks.use": "use the organization's networks",
   "networks.manage": "manage the organization's networks",
   "domains.manage": "manage the organization's domains",
+  "sso.manage": "manage the organization's single sign-on connections",
 };
 
 /** What an OIDC access token acting for a member may exercise (each route also checks its scope). */

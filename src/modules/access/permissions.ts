@@ -26,6 +26,7 @@ import type { ApiKeyScope } from "../../lib/api-key-scopes.js";
  * | clients.manage        |   ✓   |   ✓   |        |       |
  * | networks.manage       |   ✓   |   ✓   |        |       |
  * | domains.manage        |   ✓   |   ✓   |        |       |
+ * | sso.manage            |   ✓   |   ✓   |        |       |
  * | org.delete            |   ✓   |       |        |       |
  * | org.transfer          |   ✓   |       |        |       |
  *
@@ -57,6 +58,7 @@ export const CAPABILITIES = {
   "clients.manage": "admin",
   "networks.manage": "admin",
   "domains.manage": "admin",
+  "sso.manage": "admin",
   "org.delete": "owner",
   "org.transfer": "owner",
 } as const satisfies Record<string, OrgRole>;

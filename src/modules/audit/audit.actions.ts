@@ -143,6 +143,16 @@ export const AuditAction = {
   domainRecheckFailed: "org.domain.recheck_failed",
   domainLapsed: "org.domain.lapsed",
   domainRemoved: "org.domain.removed",
+  ssoConnectionCreated: "sso.connection.created",
+  ssoConnectionUpdated: "sso.connection.updated",
+  ssoConnectionDeleted: "sso.connection.deleted",
+  ssoLogin: "sso.login",
+  ssoLoginFailed: "sso.login_failed",
+  ssoJitProvisioned: "sso.jit.provisioned",
+  ssoMembershipSynced: "sso.membership.synced",
+  ssoLinkStarted: "sso.link.started",
+  ssoLinked: "sso.linked",
+  ssoRequiredRefused: "sso.required.refused",
 } as const;
 
 export type AuditActionName = (typeof AuditAction)[keyof typeof AuditAction];

@@ -3,6 +3,8 @@ import { AppError, CommonErrors } from "../../lib/errors.js";
 export const AuthErrors = {
   // One message for unknown email and wrong password: the answer must not reveal which.
   invalidCredentials: () => new AppError("AUTHENTICATION_ERROR", 401, "Invalid email or password"),
+  ssoRequired: (startUrl: string) =>
+    new AppError("SSO_REQUIRED", 403, "Your organization requires single sign-on for this address: sign in through your identity provider", { startUrl }),
   accountSuspended: () =>
     new AppError("ACCOUNT_SUSPENDED", 403, "This account is suspended. Contact your administrator."),
   invalidLink: () =>

@@ -11,6 +11,7 @@ import { AuditAction, type AuditService } from "../audit/index.js";
 import { userAccounts } from "../users/index.js";
 import type { RateLimitService, RateRule } from "../rate-limit/index.js";
 import type { SessionIssuer } from "./session-issuer.js";
+import type { SessionsService } from "./sessions/sessions.service.js";
 import { requirePersonalUser } from "../access/index.js";
 
 export const CliErrors = {
@@ -49,6 +50,8 @@ export interface CliLoginDeps {
   logger: Logger;
   audit: AuditService;
   issuer: SessionIssuer;
+  /** The approving browser session (an SSO session bounds the CLI's). */
+  sessions: Pick<SessionsService, "find">;
   config: { publicUrl: string; appUrl: string; ttl: number; rate: RateRule };
 }
 
@@ -102,9 +105,20 @@ export class CliLoginService {
     if (!user) throw CliErrors.tokenNotFound();
     // The CLI's session is listed as the CLI's, not as another browser.
     const cliCtx = { ...ctx, userAgent: "Keyward command-line client (browser sign-in)" };
-    const session = await this.deps.issuer.issue(cliCtx, user, true, "cli", async (tx) => {
-      await this.deps.audit.record(tx, ctx, AuditAction.cliLogin, { metadata: { redirect_url: pending.redirectUrl, approved_by_session: actor.sessionId } });
-    });
+    // An SSO session ends when its organization's bound says (issue 35): the CLI's ends with it.
+    const source = actor.sessionId ? await this.deps.sessions.find(actor.userId, actor.sessionId) : null;
+    const bound = source?.method === "sso" ? Math.max(1, Math.floor((source.absoluteExpiresAt - this.deps.clock.now().getTime()) / 1000)) : undefined;
+    const session = await this.deps.issuer.issue(
+      cliCtx,
+      user,
+      true,
+      "cli",
+      async (tx) => {
+        await this.deps.audit.record(tx, ctx, AuditAction.cliLogin, { metadata: { redirect_url: pending.redirectUrl, approved_by_session: actor.sessionId } });
+      },
+      undefined,
+      bound,
+    );
     const url = new URL(pending.redirectUrl);
     url.searchParams.set("token", session.token);
     return { redirectUrl: url.toString(), expiresAt: session.expiresAt };

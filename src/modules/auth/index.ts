@@ -15,7 +15,7 @@ import { AccountsService } from "./accounts.service.js";
 import { ActorService, type ApiKeyVerifier, type DelegatedTokenVerifier } from "./actor.service.js";
 import { CliLoginService } from "./cli-login.service.js";
 import { CredentialsService } from "./credentials.service.js";
-import { LoginService } from "./login.service.js";
+import { LoginService, type SsoRequirementPort } from "./login.service.js";
 import { MfaLoginService } from "./mfa/mfa-login.service.js";
 import { MfaPolicyService } from "./mfa/mfa-policy.service.js";
 import { MfaService } from "./mfa/mfa.service.js";
@@ -29,7 +29,7 @@ export { type ActorService } from "./actor.service.js";
 export { activateSchema, changeEmailSchema, changePasswordSchema, confirms, emailOnlySchema, loginSchema, registerSchema, resetPasswordSchema, tokenRedirectSchema, tokenSchema } from "./auth.schemas.js";
 export { cliAuthorizeSchema, cliLookupSchema, cliStartSchema } from "./cli-login.service.js";
 export { type CredentialsService } from "./credentials.service.js";
-export { type LoginService, type MfaChallenge, startMfaChallenge } from "./login.service.js";
+export { type LoginService, type MfaChallenge, type SsoRequirementPort, startMfaChallenge } from "./login.service.js";
 export { assertionSchema, mfaLoginCodeSchema, mfaTokenSchema } from "./mfa/mfa-login.service.js";
 export { compliancePageSchema, policySchema } from "./mfa/mfa-policy.service.js";
 export { codeSchema, completeRegistrationSchema, type MfaService, passwordSchema, renameSchema } from "./mfa/mfa.service.js";
@@ -60,6 +60,8 @@ export interface AuthModuleDeps {
   delegatedTokens: DelegatedTokenVerifier & { revokeForUser(userId: string): Promise<unknown> };
   /** Organization API keys as bearer callers (the api-keys module, a port: it sits above this one). */
   apiKeys: ApiKeyVerifier;
+  /** Whether an address must sign in through its organization's identity provider (the sso module, a port). */
+  ssoRequirement?: SsoRequirementPort;
   config: Pick<Config, "http" | "session" | "tokens" | "mfa" | "superadminEmails" | "rateLimits" | "externalAuth" | "crypto">;
 }
 
@@ -92,10 +94,10 @@ export function createAuthModule(deps: AuthModuleDeps) {
     pendingLogins: pending,
     actors: new ActorService(deps.profiles, sessions, deps.delegatedTokens, deps.apiKeys),
     accounts: new AccountsService({ db, clock, audit, email, limits, credentials, sessions, links: new AccountLinks({ clock, email, config: accountsConfig }), config: accountsConfig }),
-    login: new LoginService({ db, audit, limits, sessions, issuer, pending, credentials, config: { loginIp: rl.loginIp } }),
+    login: new LoginService({ db, audit, limits, sessions, issuer, pending, credentials, ssoRequirement: deps.ssoRequirement, config: { loginIp: rl.loginIp } }),
     mySessions: new MySessionsService(db, sessions, audit, deps.corsOrigins),
     mfa: new MfaService({ db, clock, kv, box, credentials, audit, rp, totpIssuer, backupCodeKeys, hooks: mfaPolicy }),
-    mfaLogin: new MfaLoginService({ db, clock, kv, box, audit, limits, issuer, pending, rp, backupCodeKeys, rate: config.mfa.rate }),
+    mfaLogin: new MfaLoginService({ db, clock, kv, box, audit, limits, issuer, pending, rp, backupCodeKeys, rate: config.mfa.rate, ssoRequirement: deps.ssoRequirement }),
     mfaPolicy,
     cliLogin: new CliLoginService({
       db,
@@ -105,6 +107,7 @@ export function createAuthModule(deps: AuthModuleDeps) {
       logger,
       audit,
       issuer,
+      sessions,
       config: { publicUrl: config.http.publicUrl, appUrl, ttl: ext.cliLoginTtl, rate: ext.cliLoginRate },
     }),
   };

@@ -54,6 +54,14 @@ export async function startMfaChallenge(
   };
 }
 
+/**
+ * The SSO module's answer to "must this address sign in through its organization's identity
+ * provider?" (a port: that module sits above this one; src/container.ts wires it).
+ */
+export interface SsoRequirementPort {
+  requiredFor(email: string): Promise<{ startUrl: string; connectionId: string; organizationId: string } | null>;
+}
+
 export interface LoginDeps {
   db: Db;
   audit: AuditService;
@@ -62,6 +70,7 @@ export interface LoginDeps {
   issuer: SessionIssuer;
   pending: PendingLoginStore;
   credentials: CredentialsService;
+  ssoRequirement?: SsoRequirementPort;
   config: { loginIp: RateRule };
 }
 
@@ -79,6 +88,13 @@ export class LoginService {
     await limits.consume("login-ip", config.loginIp, ctx.ip ?? "unknown");
     const data = parseInput(loginSchema, input);
     const email = normalizeEmail(data.email);
+    // An address whose organization requires SSO has no password sign-in. Decided by its domain
+    // alone, before the password is checked: it says nothing about whether an account exists.
+    const sso = await this.deps.ssoRequirement?.requiredFor(email);
+    if (sso) {
+      await audit.record(db, ctx, AuditAction.ssoRequiredRefused, { organizationId: sso.organizationId, success: false, metadata: { email, method: "password", connectionId: sso.connectionId } });
+      throw AuthErrors.ssoRequired(sso.startUrl);
+    }
 
     // Counted before hashing, per account and client; unknown accounts cost the same (no timing
     // oracle). A hash made with older parameters is upgraded on success.

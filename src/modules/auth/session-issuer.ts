@@ -36,9 +36,11 @@ export class SessionIssuer {
     method: string,
     extra?: (tx: Parameters<Parameters<Db["transaction"]>[0]>[0]) => Promise<void>,
     passwordFingerprint?: string,
+    /** A bound below the session policy (an SSO connection's session lifetime). */
+    maxAgeSeconds?: number,
   ): Promise<SessionIssued> {
     const now = this.clock.now();
-    const session = await this.sessions.create(user.id, { rememberMe, ip: ctx.ip, userAgent: ctx.userAgent, method });
+    const session = await this.sessions.create(user.id, { rememberMe, ip: ctx.ip, userAgent: ctx.userAgent, method, ...(maxAgeSeconds ? { maxAgeSeconds } : {}) });
     const actor = { kind: "user", userId: user.id, email: user.email, isSuperadmin: user.isSuperadmin, sessionId: session.session.id } as const;
     const audit = this.audit.entry({ ...ctx, actor }, AuditAction.userLogin, { metadata: { method, remember_me: rememberMe, session_id: session.session.id } });
     // The last sign-in and its record: one statement, inside the caller's transaction when it

@@ -37,6 +37,8 @@ export const ExternalAuthErrors = {
     new AppError("IDENTITY_ALREADY_LINKED", 409, `This ${name} account is already linked to another Keyward account`),
   providerAlreadyLinked: (name: string) =>
     new AppError("PROVIDER_ALREADY_LINKED", 409, `Your account is already linked to a different ${name} account: unlink it first`),
+  ssoRequired: (startUrl: string) =>
+    new AppError("SSO_REQUIRED", 403, "Your organization requires single sign-on for this address: sign in through your identity provider", { startUrl }),
   notLinked: (name: string) => new AppError("NOT_LINKED", 404, `No ${name} account is linked`),
   lastSignInMethod: () =>
     new AppError("LAST_SIGN_IN_METHOD", 409, "This is your only way to sign in: set a password or add a passkey before unlinking it"),

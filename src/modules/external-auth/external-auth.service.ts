@@ -8,7 +8,7 @@ import { actingAs, type RequestContext } from "../../lib/request-context.js";
 import { normalizeEmail } from "../../lib/strings.js";
 import { parseInput } from "../../lib/validation.js";
 import { AuditAction, type AuditService } from "../audit/index.js";
-import { type CredentialsService, startMfaChallenge, type MfaChallenge, type PendingLoginStore, type SessionIssued, type SessionIssuer } from "../auth/index.js";
+import { type CredentialsService, type SsoRequirementPort, startMfaChallenge, type MfaChallenge, type PendingLoginStore, type SessionIssued, type SessionIssuer } from "../auth/index.js";
 import type { OrgsService } from "../orgs/index.js";
 import type { RateLimitService, RateRule } from "../rate-limit/index.js";
 import { userAccounts, type UserRow } from "../users/index.js";
@@ -33,6 +33,7 @@ export interface ExternalAuthDeps {
   issuer: SessionIssuer;
   pending: PendingLoginStore;
   orgs: OrgsService;
+  ssoRequirement?: SsoRequirementPort;
   config: { publicUrl: string; appUrl: string; rate: RateRule };
 }
 
@@ -175,8 +176,10 @@ export class ExternalAuthService {
       // Suspension (or an account not yet activated) blocks every way in.
       if (user.status === "suspended") throw ExternalAuthErrors.accountSuspended();
       if (user.status !== "active") throw ExternalAuthErrors.accountUnavailable();
+      await this.refuseIfSsoRequired(ctx, user.email, profile.provider);
       await externalIdentitiesRepository.touch(db, identity.id, profile, clock.now());
     } else {
+      if (profile.email) await this.refuseIfSsoRequired(ctx, profile.email, profile.provider);
       try {
         user = await this.register(ctx, profile, label);
       } catch (e) {
@@ -260,6 +263,14 @@ export class ExternalAuthService {
     const mine = normalizeEmail(accountEmail);
     if (profile.email && profile.emailVerified && normalizeEmail(profile.email) === mine) return true;
     return profile.verifiedEmails.some((e) => normalizeEmail(e) === mine);
+  }
+
+  /** An address whose organization requires SSO signs in only through its identity provider. */
+  private async refuseIfSsoRequired(ctx: RequestContext, email: string, provider: ProviderName): Promise<void> {
+    const sso = await this.deps.ssoRequirement?.requiredFor(normalizeEmail(email));
+    if (!sso) return;
+    await this.deps.audit.record(this.deps.db, ctx, AuditAction.ssoRequiredRefused, { organizationId: sso.organizationId, success: false, metadata: { email, method: provider, connectionId: sso.connectionId } });
+    throw ExternalAuthErrors.ssoRequired(sso.startUrl);
   }
 
   private mfaOutcome(flow: OAuthFlow, provider: ProviderName, challenge: MfaChallenge): CallbackOutcome {

@@ -1,7 +1,7 @@
 import type { Config } from "../../config/index.js";
 import type { KeyValueStore } from "../../infra/kv.js";
 import type { Logger } from "../../infra/logger.js";
-import type { CredentialsService, PendingLoginStore, SessionIssuer, SessionsService } from "../auth/index.js";
+import type { CredentialsService, PendingLoginStore, SessionIssuer, SessionsService, SsoRequirementPort } from "../auth/index.js";
 import type { OrgsService } from "../orgs/index.js";
 import type { SealingDeps } from "../module-deps.js";
 import type { RateLimitService } from "../rate-limit/index.js";
@@ -23,6 +23,7 @@ export interface ExternalAuthModuleDeps extends SealingDeps {
   issuer: SessionIssuer;
   pending: PendingLoginStore;
   orgs: OrgsService;
+  ssoRequirement?: SsoRequirementPort;
   config: Pick<Config, "externalAuth" | "http">;
 }
 

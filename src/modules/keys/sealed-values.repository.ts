@@ -31,6 +31,7 @@ export const SEALED_KINDS = {
   "oidc-signing-key": { box: "data", table: "oidc_signing_keys", keys: ["kid"], ...column("private_jwk_sealed"), context: ([kid]) => sealContexts.oidcSigningKey(kid!) },
   "oidc-client-secret": { box: "data", table: "oidc_clients", keys: ["client_id"], ...column("client_secret_sealed"), context: ([id]) => sealContexts.oidcClientSecret(id!) },
   "oauth-provider-secret": { box: "data", table: "oauth_provider_configs", keys: ["provider"], ...column("client_secret_sealed"), context: ([p]) => sealContexts.oauthProviderSecret(p!) },
+  "sso-connection-secret": { box: "data", table: "sso_connections", keys: ["id"], ...column("secret_sealed"), context: ([id]) => sealContexts.ssoConnectionSecret(id!) },
   "audit-signing-key": { box: "data", table: "audit_signing_keys", keys: ["kid"], ...column("private_key_sealed"), context: ([kid]) => sealContexts.auditSigningKey(kid!) },
   "network-controller-token": { box: "data", table: "network_controllers", keys: ["organization_id"], ...column("token_sealed"), context: ([org]) => sealContexts.controllerToken(org!) },
   "oidc-payload-id": {

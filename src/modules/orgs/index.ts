@@ -17,6 +17,7 @@ import { PrincipalsService } from "./principals.service.js";
 import { directoryRepository } from "./directory.repository.js";
 import { orgsRepository, type OrgRow } from "./orgs.repository.js";
 export { allOrgsQuerySchema } from "./all-orgs.service.js";
+export { applyFederatedMembership, type FederatedGrant, type FederatedResult } from "./federated-membership.js";
 export { DEFAULT_CERT_POLICY } from "./departments.service.js";
 export { type InviteView } from "./invites.views.js";
 export { OrgErrors } from "./orgs.errors.js";

@@ -18,6 +18,17 @@ export const membershipsRepository = {
     return row!;
   },
 
+  /** Inserts unless a live membership exists (a concurrent writer's included); true when inserted. */
+  async insertIfAbsent(db: Executor, v: { organizationId: string; userId: string; role: OrgRole; now: Date }): Promise<boolean> {
+    noteMemberships(v.userId);
+    const rows = await db
+      .insert(orgMemberships)
+      .values({ organizationId: v.organizationId, userId: v.userId, role: v.role, invitedBy: null, joinedAt: v.now, createdAt: v.now, updatedAt: v.now })
+      .onConflictDoNothing()
+      .returning({ id: orgMemberships.id });
+    return rows.length === 1;
+  },
+
   async setRole(db: Executor, organizationId: string, userId: string, role: OrgRole, now: Date) {
     noteMemberships(userId);
     await db

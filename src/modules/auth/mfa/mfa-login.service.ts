@@ -9,6 +9,7 @@ import { AuditAction, type AuditService } from "../../audit/index.js";
 import type { RateLimitService, RateRule } from "../../rate-limit/index.js";
 import { userAccounts, type UserRow } from "../../users/index.js";
 import { AuthErrors } from "../auth.errors.js";
+import type { SsoRequirementPort } from "../login.service.js";
 import type { SessionIssued, SessionIssuer } from "../session-issuer.js";
 import { assertionIdentity, authenticationOptions, verifyAuthentication, WebAuthnError, type RelyingParty } from "../webauthn/webauthn.js";
 import { MfaErrors } from "./mfa.errors.js";
@@ -42,6 +43,7 @@ export interface MfaLoginDeps {
   rp: RelyingParty;
   backupCodeKeys: BackupCodeKey[];
   rate: RateRule;
+  ssoRequirement?: SsoRequirementPort;
 }
 
 /**
@@ -117,6 +119,13 @@ export class MfaLoginService {
     if (!user) throw MfaErrors.webauthnFailed();
     // Suspended accounts are refused here too.
     if (user.status !== "active") throw AuthErrors.accountSuspended();
+    // An organization that requires SSO decides who is in through its provider: a passkey would
+    // let someone it has offboarded there back in.
+    const sso = await this.deps.ssoRequirement?.requiredFor(user.email);
+    if (sso) {
+      await this.deps.audit.record(this.deps.db, ctx, AuditAction.ssoRequiredRefused, { userId: user.id, organizationId: sso.organizationId, success: false, metadata: { method: "passkey", connectionId: sso.connectionId } });
+      throw AuthErrors.ssoRequired(sso.startUrl);
+    }
     return this.deps.issuer.issue(ctx, user, data.rememberMe ?? false, "passkey");
   }
 

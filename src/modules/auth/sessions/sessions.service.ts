@@ -47,9 +47,11 @@ export class SessionsService {
     private readonly policy: SessionPolicy,
   ) {}
 
-  async create(userId: string, meta: { rememberMe: boolean; ip: string | null; userAgent: string | null; method?: string }): Promise<CreatedSession> {
+  async create(userId: string, meta: { rememberMe: boolean; ip: string | null; userAgent: string | null; method?: string; maxAgeSeconds?: number }): Promise<CreatedSession> {
     const now = this.clock.now().getTime();
-    const absolute = meta.rememberMe ? this.policy.rememberMeAbsoluteTimeout : this.policy.absoluteTimeout;
+    const policy = meta.rememberMe ? this.policy.rememberMeAbsoluteTimeout : this.policy.absoluteTimeout;
+    // A sign-in may bound its session further (SSO: the organization's lifetime), never extend it.
+    const absolute = meta.maxAgeSeconds ? Math.min(policy, meta.maxAgeSeconds) : policy;
     const auth: SessionAuth = {
       id: uuid(),
       userId,
@@ -117,6 +119,13 @@ export class SessionsService {
       });
     }
     return views.sort((a, b) => b.lastActivityAt.getTime() - a.lastActivityAt.getTime());
+  }
+
+  /** One of the user's live sessions by its public id (how it signed in, when it ends); null when gone. */
+  async find(userId: string, sessionId: string): Promise<SessionAuth | null> {
+    const hash = (await this.kv.hgetall(indexKey(userId)))[sessionId];
+    const auth = hash ? ((await this.records.get(hash))?.auth ?? null) : null;
+    return auth && this.clock.now().getTime() < auth.absoluteExpiresAt ? auth : null;
   }
 
   /** Revokes one of the user's sessions by its public id; false when it is not theirs or gone. */

@@ -1,0 +1,53 @@
+import type { Config } from "../../src/config/index.js";
+import type { Services } from "../../src/container.js";
+import { setSsoBindingCookie, ssoBindingOf } from "../../src/http/session.js";
+import { createOidcConnectionSchema, updateSsoConnectionSchema } from "../../src/modules/sso/index.js";
+import { sendData, sendList } from "../envelope.js";
+import { input, param, type RouteDef } from "../route.js";
+import { data } from "../views/index.js";
+
+const C = "/organizations/:orgId/sso/connections";
+
+/** An organization's SSO connections (owners, admins, superadmins), and linking one's own account. */
+export const ssoRoutes = (s: Services, config: Config): RouteDef[] => [
+  {
+    method: "get", path: C, data: data.ssoConnections, tag: "sso", auth: "user", org: "admin", summary: "The organization's SSO connections (secrets are never returned)",
+    handle: async (req, res) => sendList(res, 200, "SSO connections", "connections", await s.ssoConnections.list(req.ctx, param(req, "orgId"))),
+  },
+  {
+    method: "post", path: `${C}/oidc`, data: data.ssoConnection, tag: "sso", auth: "user", org: "admin", body: createOidcConnectionSchema, status: 201,
+    errors: { 400: "The issuer's discovery document could not be used (SSO_DISCOVERY_FAILED) or the input is invalid" },
+    summary: "Create an OpenID Connect connection: the issuer's discovery document is read and its issuer must match; client_secret (or private_key for private_key_jwt) is sealed, write-only",
+    handle: async (req, res) => sendData(res, 201, "SSO connection created", { connection: await s.ssoConnections.createOidc(req.ctx, param(req, "orgId"), input(req)) }),
+  },
+  {
+    method: "get", path: `${C}/:connectionId`, data: data.ssoConnection, tag: "sso", auth: "user", org: "admin", summary: "One SSO connection",
+    handle: async (req, res) => sendData(res, 200, "SSO connection", { connection: await s.ssoConnections.get(req.ctx, param(req, "orgId"), param(req, "connectionId")) }),
+  },
+  {
+    method: "patch", path: `${C}/:connectionId`, data: data.ssoConnection, tag: "sso", auth: "user", org: "admin", body: updateSsoConnectionSchema,
+    summary: "Change an SSO connection (an absent secret keeps the stored one)",
+    handle: async (req, res) => sendData(res, 200, "SSO connection updated", { connection: await s.ssoConnections.update(req.ctx, param(req, "orgId"), param(req, "connectionId"), input(req)) }),
+  },
+  {
+    method: "post", path: `${C}/:connectionId/enable`, data: data.ssoConnection, tag: "sso", auth: "user", org: "admin", summary: "Enable an SSO connection",
+    handle: async (req, res) => sendData(res, 200, "SSO connection enabled", { connection: await s.ssoConnections.setEnabled(req.ctx, param(req, "orgId"), param(req, "connectionId"), true) }),
+  },
+  {
+    method: "post", path: `${C}/:connectionId/disable`, data: data.ssoConnection, tag: "sso", auth: "user", org: "admin", summary: "Disable an SSO connection",
+    handle: async (req, res) => sendData(res, 200, "SSO connection disabled", { connection: await s.ssoConnections.setEnabled(req.ctx, param(req, "orgId"), param(req, "connectionId"), false) }),
+  },
+  {
+    method: "delete", path: `${C}/:connectionId`, data: data.ssoConnection, tag: "sso", auth: "user", org: "admin", summary: "Remove an SSO connection (its people keep their accounts)",
+    handle: async (req, res) => sendData(res, 200, "SSO connection removed", { connection: await s.ssoConnections.remove(req.ctx, param(req, "orgId"), param(req, "connectionId")) }),
+  },
+  {
+    method: "post", path: "/sso/link/:connectionId", tag: "sso", auth: "user",
+    summary: "Start linking your account to your organization's identity provider: redirect the browser to authorization_url; the callback links it if the provider's address is your account's",
+    handle: async (req, res) => {
+      const started = await s.ssoSignIn.startLink(req.ctx, param(req, "connectionId"), ssoBindingOf(req, config));
+      setSsoBindingCookie(res, config, started.binding, config.externalAuth.flowTtl);
+      sendData(res, 200, "Redirect the browser to authorization_url", { authorizationUrl: started.authorizationUrl });
+    },
+  },
+];

@@ -1,0 +1,31 @@
+import { z } from "zod";
+import type { Services } from "../../src/container.js";
+import { date, type Item, named, type Returns, sameShape } from "./same-shape.js";
+
+// --- SSO connections (never their secret) ---
+export const ssoConnectionView = named("SsoConnection", z.object({
+  id: z.string(),
+  organizationId: z.string(),
+  kind: z.enum(["oidc", "saml"]),
+  name: z.string(),
+  enabled: z.boolean(),
+  defaultRole: z.enum(["admin", "member", "guest"]).describe("The role of a new member (never owner)"),
+  groupMappings: z.array(z.object({ group: z.string(), role: z.enum(["admin", "member", "guest"]).nullish(), departmentIds: z.array(z.string()).nullish() })),
+  requireSso: z.boolean(),
+  sessionMaxAgeSeconds: z.number(),
+  issuer: z.string().nullable(),
+  clientId: z.string().nullable(),
+  authMethod: z.string().nullable(),
+  allowedIdTokenAlgs: z.array(z.string()),
+  scopes: z.array(z.string()),
+  emailClaim: z.string().nullable(),
+  nameClaim: z.string().nullable(),
+  groupsClaim: z.string().nullable(),
+  hasSecret: z.boolean().describe("Whether a client secret or private key is stored (it is never returned)"),
+  redirectUri: z.string().describe("Register this redirect URI at the identity provider"),
+  startUrl: z.string().describe("Starts a sign-in through this connection"),
+  createdAt: date,
+  updatedAt: date,
+}));
+sameShape<z.output<typeof ssoConnectionView>, Item<Returns<Services["ssoConnections"]["list"]>>>();
+sameShape<z.output<typeof ssoConnectionView>, Returns<Services["ssoConnections"]["update"]>>();

@@ -1,0 +1,84 @@
+import { Field, ID, InputType, Int, ObjectType } from "type-graphql";
+import type { GqlInput, GqlInputOf, InputOf } from "../common/inputs.js";
+import type { ViewOf } from "../common/views.js";
+
+type Role = "admin" | "member" | "guest";
+
+@ObjectType({ description: "A group claim and what it grants in the organization (never owner)" })
+export class SsoGroupMapping {
+  @Field(() => String) group: string;
+  @Field(() => String, { nullable: true, description: "admin, member or guest" }) role?: Role | null;
+  @Field(() => [ID], { nullable: true }) departmentIds?: string[] | null;
+}
+
+@ObjectType({ description: "An organization's identity provider (OpenID Connect; SAML later). Its secret is never returned." })
+export class SsoConnection implements ViewOf<"ssoConnections", "list"> {
+  @Field(() => ID) id: string;
+  @Field(() => ID) organizationId: string;
+  @Field(() => String, { description: "oidc or saml" }) kind: "oidc" | "saml";
+  @Field(() => String) name: string;
+  @Field(() => Boolean) enabled: boolean;
+  @Field(() => String, { description: "The role of a new member: admin, member or guest" }) defaultRole: Role;
+  @Field(() => [SsoGroupMapping]) groupMappings: SsoGroupMapping[];
+  @Field(() => Boolean, { description: "Accounts in the organization's verified domains must sign in through this connection" }) requireSso: boolean;
+  @Field(() => Int) sessionMaxAgeSeconds: number;
+  @Field(() => String, { nullable: true }) issuer: string | null;
+  @Field(() => String, { nullable: true }) clientId: string | null;
+  @Field(() => String, { nullable: true }) authMethod: string | null;
+  @Field(() => [String]) allowedIdTokenAlgs: string[];
+  @Field(() => [String]) scopes: string[];
+  @Field(() => String, { nullable: true }) emailClaim: string | null;
+  @Field(() => String, { nullable: true }) nameClaim: string | null;
+  @Field(() => String, { nullable: true }) groupsClaim: string | null;
+  @Field(() => Boolean, { description: "Whether a client secret or private key is stored" }) hasSecret: boolean;
+  @Field(() => String, { description: "Register this redirect URI at the identity provider" }) redirectUri: string;
+  @Field(() => String) startUrl: string;
+  @Field(() => Date) createdAt: Date;
+  @Field(() => Date) updatedAt: Date;
+}
+
+@InputType()
+export class SsoGroupMappingInput implements GqlInput<SsoGroupMappingInput, NonNullable<InputOf<"ssoConnections", "createOidc">["groupMappings"]>[number]> {
+  @Field(() => String) group: string;
+  @Field(() => String, { nullable: true }) role?: string | null;
+  @Field(() => [ID], { nullable: true }) departmentIds?: string[] | null;
+}
+
+@InputType()
+export class CreateOidcConnectionInput implements GqlInputOf<CreateOidcConnectionInput, "ssoConnections", "createOidc"> {
+  @Field(() => String) name: string;
+  @Field(() => String, { description: "Discovery is read from {issuer}/.well-known/openid-configuration" }) issuer: string;
+  @Field(() => String) clientId: string;
+  @Field(() => String, { nullable: true, description: "Write-only: sealed at rest" }) clientSecret?: string | null;
+  @Field(() => String, { nullable: true, description: "private_key_jwt: a PKCS#8 PEM private key, write-only" }) privateKey?: string | null;
+  @Field(() => String, { nullable: true, description: "client_secret_basic (default), client_secret_post or private_key_jwt" }) authMethod?: string | null;
+  @Field(() => [String], { nullable: true }) allowedIdTokenAlgs?: string[] | null;
+  @Field(() => [String], { nullable: true }) scopes?: string[] | null;
+  @Field(() => String, { nullable: true }) emailClaim?: string | null;
+  @Field(() => String, { nullable: true }) nameClaim?: string | null;
+  @Field(() => String, { nullable: true }) groupsClaim?: string | null;
+  @Field(() => Boolean, { nullable: true }) enabled?: boolean | null;
+  @Field(() => String, { nullable: true }) defaultRole?: string | null;
+  @Field(() => [SsoGroupMappingInput], { nullable: true }) groupMappings?: SsoGroupMappingInput[] | null;
+  @Field(() => Boolean, { nullable: true }) requireSso?: boolean | null;
+  @Field(() => Int, { nullable: true }) sessionMaxAgeSeconds?: number | null;
+}
+
+@InputType()
+export class UpdateSsoConnectionInput implements GqlInputOf<UpdateSsoConnectionInput, "ssoConnections", "update"> {
+  @Field(() => String, { nullable: true }) name?: string | null;
+  @Field(() => String, { nullable: true }) clientId?: string | null;
+  @Field(() => String, { nullable: true, description: "Write-only: an absent value keeps the stored one" }) clientSecret?: string | null;
+  @Field(() => String, { nullable: true }) privateKey?: string | null;
+  @Field(() => String, { nullable: true }) authMethod?: string | null;
+  @Field(() => [String], { nullable: true }) allowedIdTokenAlgs?: string[] | null;
+  @Field(() => [String], { nullable: true }) scopes?: string[] | null;
+  @Field(() => String, { nullable: true }) emailClaim?: string | null;
+  @Field(() => String, { nullable: true }) nameClaim?: string | null;
+  @Field(() => String, { nullable: true }) groupsClaim?: string | null;
+  @Field(() => Boolean, { nullable: true }) enabled?: boolean | null;
+  @Field(() => String, { nullable: true }) defaultRole?: string | null;
+  @Field(() => [SsoGroupMappingInput], { nullable: true }) groupMappings?: SsoGroupMappingInput[] | null;
+  @Field(() => Boolean, { nullable: true }) requireSso?: boolean | null;
+  @Field(() => Int, { nullable: true }) sessionMaxAgeSeconds?: number | null;
+}

@@ -1,0 +1,53 @@
+import type { Clock } from "../../infra/clock.js";
+import type { KeyValueStore } from "../../infra/kv.js";
+import { randomToken, safeEqual, sha256Hex } from "../../lib/crypto/index.js";
+
+export type SsoFlowRefusal = "unknown_or_used" | "expired" | "other_browser";
+
+/** One SSO sign-in or link in progress at an organization's identity provider. */
+export interface SsoFlow {
+  connectionId: string;
+  flow: "login" | "link";
+  /** The signed-in user a link flow belongs to. */
+  userId: string | null;
+  bindingHash: string;
+  codeVerifier: string;
+  nonce: string;
+  createdAt: number;
+}
+
+/**
+ * Flow state kept server-side (Redis, or in process in the embedded mode) under the hash of the
+ * `state` value: short-lived, taken once (a replayed callback finds nothing), and valid only in the
+ * browser that started it. The connection is pinned here, so the callback checks the answer
+ * against that connection's issuer and client, whatever the answer claims.
+ */
+export class SsoFlowStore {
+  constructor(
+    private readonly kv: KeyValueStore,
+    private readonly clock: Clock,
+    private readonly ttl: number,
+  ) {}
+
+  async create(f: Pick<SsoFlow, "connectionId" | "flow" | "userId">, binding: string): Promise<{ state: string; flow: SsoFlow }> {
+    const state = randomToken(32);
+    const flow: SsoFlow = { ...f, bindingHash: sha256Hex(binding), codeVerifier: randomToken(48), nonce: randomToken(24), createdAt: this.clock.now().getTime() };
+    await this.kv.set(this.key(state), JSON.stringify(flow), this.ttl);
+    return { state, flow };
+  }
+
+  async take(state: string, binding: string | undefined): Promise<{ flow: SsoFlow } | { refused: SsoFlowRefusal; flow?: SsoFlow }> {
+    const raw = await this.kv.take(this.key(state));
+    // Never issued, already used (a replayed callback), or gone from the store.
+    if (!raw) return { refused: "unknown_or_used" };
+    const flow = JSON.parse(raw) as SsoFlow;
+    if (this.clock.now().getTime() - flow.createdAt > this.ttl * 1000) return { refused: "expired", flow };
+    // Login CSRF: a callback URL delivered to another browser.
+    if (!binding || !safeEqual(sha256Hex(binding), flow.bindingHash)) return { refused: "other_browser", flow };
+    return { flow };
+  }
+
+  private key(state: string): string {
+    return `sso-flow:${sha256Hex(state)}`;
+  }
+}

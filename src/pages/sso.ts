@@ -1,0 +1,43 @@
+import type { Request, Response, Router } from "express";
+import type { Container } from "../container.js";
+import { resolvePageContext } from "../http/context.js";
+import { setSessionCookie, setSsoBindingCookie, ssoBindingOf } from "../http/session.js";
+import type { SsoFlowStarted } from "../modules/sso/index.js";
+
+/**
+ * The browser's SSO addresses (issue 35): `/sso/start?email=` (home-realm discovery),
+ * `/sso/start/:connectionId`, and `/sso/oidc/callback` (the redirect URI registered at the
+ * organization's identity provider). Thin: each calls one service method and redirects.
+ */
+export function registerSsoPages(router: Router, container: Container): void {
+  const { services, config } = container;
+  const go = (res: Response, started: SsoFlowStarted) => {
+    setSsoBindingCookie(res, config, started.binding, config.externalAuth.flowTtl);
+    res.setHeader("Cache-Control", "no-store");
+    res.redirect(303, started.authorizationUrl);
+  };
+  router.get("/sso/start", async (req: Request, res: Response) => {
+    await resolvePageContext(services.actors, req);
+    const email = typeof req.query.email === "string" ? req.query.email : undefined;
+    go(res, await services.ssoSignIn.startByEmail(req.ctx!, { email }, ssoBindingOf(req, config)));
+  });
+  router.get("/sso/start/:connectionId", async (req: Request, res: Response) => {
+    await resolvePageContext(services.actors, req);
+    go(res, await services.ssoSignIn.startByConnection(req.ctx!, String(req.params.connectionId), ssoBindingOf(req, config)));
+  });
+  router.get("/sso/oidc/callback", async (req: Request, res: Response) => {
+    await resolvePageContext(services.actors, req);
+    const q = req.query;
+    const str = (v: unknown) => (typeof v === "string" ? v : undefined);
+    const outcome = await services.ssoSignIn.complete(
+      req.ctx!,
+      { code: str(q.code), state: str(q.state), iss: str(q.iss), error: str(q.error), errorDescription: str(q.error_description) },
+      ssoBindingOf(req, config),
+    );
+    if (outcome.session) setSessionCookie(res, config, outcome.session.token, null);
+    // The URL held a code: keep it out of caches and of the next page's Referer.
+    res.setHeader("Cache-Control", "no-store");
+    res.setHeader("Referrer-Policy", "no-referrer");
+    res.redirect(303, outcome.redirectTo);
+  });
+}
