@@ -21,6 +21,28 @@ export interface OidcConnectionConfig {
   claims: { email: string; name: string; groups: string };
 }
 
+/** SAML 2.0 settings of a connection (its SP private keys are sealed in `secret_sealed`, as JSON). */
+export interface SamlConnectionConfig {
+  idpEntityId: string;
+  idpSsoUrl: string;
+  idpSsoBinding: "redirect" | "post";
+  idpSloUrl: string | null;
+  /** The pinned IdP signing certificates (PEM). */
+  idpCertsPem: string[];
+  /** Certificates the IdP's metadata dropped, still accepted until `until` (ISO time): a rollover overlap. */
+  previousCertsPem: { pem: string; until: string }[];
+  /** Where the IdP's metadata is re-read from; null when it was given as a document or by hand. */
+  metadataUrl: string | null;
+  metadataFetchedAt: string | null;
+  allowIdpInitiated: boolean;
+  signAuthnRequests: boolean;
+  wantEncryptedAssertions: boolean;
+  spSigningCertPem: string;
+  spEncryptionCertPem: string;
+  /** Attribute names; `email: null` reads the NameID. */
+  attributes: { email: string | null; name: string; groups: string };
+}
+
 /**
  * An organization's own identity provider (issue 35). `kind` is oidc or saml; `config` holds the
  * protocol's settings; the client secret (or the private key for private_key_jwt) is sealed,

@@ -105,7 +105,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     domains: domains.domains,
     credentials,
     issuer: auth.issuer,
-    config: { publicUrl: config.http.publicUrl, appUrl: config.http.appUrl, flowTtl: ext.flowTtl, rate: ext.rate },
+    sessions,
+    config: { publicUrl: config.http.publicUrl, appUrl: config.http.appUrl, flowTtl: ext.flowTtl, rate: ext.rate, samlMetadataRefreshMs: 12 * 3600 * 1000 },
   });
 
   const services = {

@@ -1,7 +1,7 @@
 import type { Config } from "../../src/config/index.js";
 import type { Services } from "../../src/container.js";
 import { setSsoBindingCookie, ssoBindingOf } from "../../src/http/session.js";
-import { createOidcConnectionSchema, updateSsoConnectionSchema } from "../../src/modules/sso/index.js";
+import { createOidcConnectionSchema, createSamlConnectionSchema, updateSsoConnectionSchema } from "../../src/modules/sso/index.js";
 import { sendData, sendList } from "../envelope.js";
 import { input, param, type RouteDef } from "../route.js";
 import { data } from "../views/index.js";
@@ -19,6 +19,12 @@ export const ssoRoutes = (s: Services, config: Config): RouteDef[] => [
     errors: { 400: "The issuer's discovery document could not be used (SSO_DISCOVERY_FAILED) or the input is invalid" },
     summary: "Create an OpenID Connect connection: the issuer's discovery document is read and its issuer must match; client_secret (or private_key for private_key_jwt) is sealed, write-only",
     handle: async (req, res) => sendData(res, 201, "SSO connection created", { connection: await s.ssoConnections.createOidc(req.ctx, param(req, "orgId"), input(req)) }),
+  },
+  {
+    method: "post", path: `${C}/saml`, data: data.ssoConnection, tag: "sso", auth: "user", org: "admin", body: createSamlConnectionSchema, status: 201,
+    errors: { 400: "The IdP's metadata could not be used (SSO_METADATA_INVALID) or the input is invalid" },
+    summary: "Create a SAML 2.0 connection: the IdP by metadata URL (re-read periodically), metadata document, or entity id + SSO URL + certificates; Keyward generates the SP signing and encryption keys (sealed, never returned)",
+    handle: async (req, res) => sendData(res, 201, "SSO connection created", { connection: await s.ssoConnections.createSaml(req.ctx, param(req, "orgId"), input(req)) }),
   },
   {
     method: "get", path: `${C}/:connectionId`, data: data.ssoConnection, tag: "sso", auth: "user", org: "admin", summary: "One SSO connection",

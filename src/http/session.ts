@@ -127,3 +127,23 @@ export function setSsoBindingCookie(res: Response, config: Config, value: string
 export function ssoBindingOf(req: Request, config: Config): string | undefined {
   return cookieOf(req, ssoCookie(config).name);
 }
+
+/**
+ * The binding of SAML flows (issue 35): the IdP returns the browser with a cross-site POST to the
+ * ACS, which a SameSite=Lax cookie does not follow. Over HTTPS it is SameSite=None (still HttpOnly,
+ * `__Host-`, and only a flow's opaque binding value: the RelayState's flow must match it); over
+ * plain http (loopback development) browsers refuse SameSite=None without Secure, so it is Lax.
+ */
+function samlCookie(config: Config) {
+  const secure = config.session.secureCookie;
+  return { name: secure ? "__Host-keyward.saml" : "keyward.saml", options: { httpOnly: true, sameSite: secure ? ("none" as const) : ("lax" as const), secure, path: secure ? "/" : "/sso" } };
+}
+
+export function setSamlBindingCookie(res: Response, config: Config, value: string, ttlSeconds: number): void {
+  const { name, options } = samlCookie(config);
+  res.cookie(name, value, { ...options, maxAge: ttlSeconds * 1000 });
+}
+
+export function samlBindingOf(req: Request, config: Config): string | undefined {
+  return cookieOf(req, samlCookie(config).name);
+}

@@ -44,6 +44,8 @@ export function startJobs(container: Container, oidc: OidcRuntime): () => void {
     every(container, "audit-chain", container.config.audit.chainIntervalMs, () => container.services.auditChain.tick()),
     // Verified domains whose re-check is due, each claimed by one instance (a lease on the row).
     every(container, "domain-recheck", container.config.domains.tickMs, () => container.services.domains.recheckDue()),
+    // SAML connections' IdP metadata re-read from its URL (due ones only: every 12 h each); safe on every instance (idempotent).
+    every(container, "saml-metadata", 15 * 60 * 1000, () => container.services.samlMetadata.refreshDue()),
   ];
   return () => stops.forEach((stop) => stop());
 }

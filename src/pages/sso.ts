@@ -1,7 +1,7 @@
-import type { Request, Response, Router } from "express";
+import express, { type Request, type Response, type Router } from "express";
 import type { Container } from "../container.js";
 import { resolvePageContext } from "../http/context.js";
-import { setSessionCookie, setSsoBindingCookie, ssoBindingOf } from "../http/session.js";
+import { samlBindingOf, setSamlBindingCookie, setSessionCookie, setSsoBindingCookie, ssoBindingOf } from "../http/session.js";
 import type { SsoFlowStarted } from "../modules/sso/index.js";
 
 /**
@@ -13,6 +13,8 @@ export function registerSsoPages(router: Router, container: Container): void {
   const { services, config } = container;
   const go = (res: Response, started: SsoFlowStarted) => {
     setSsoBindingCookie(res, config, started.binding, config.externalAuth.flowTtl);
+    // The IdP posts the answer cross-site: a SameSite=Lax cookie would not come with it.
+    if (started.kind === "saml") setSamlBindingCookie(res, config, started.binding, config.externalAuth.flowTtl);
     res.setHeader("Cache-Control", "no-store");
     res.redirect(303, started.authorizationUrl);
   };
@@ -39,5 +41,27 @@ export function registerSsoPages(router: Router, container: Container): void {
     res.setHeader("Cache-Control", "no-store");
     res.setHeader("Referrer-Policy", "no-referrer");
     res.redirect(303, outcome.redirectTo);
+  });
+  // SAML (issue 35): the SP metadata an admin gives the IdP, the ACS the IdP posts to, and single logout.
+  router.get("/sso/saml/:connectionId/metadata", async (req: Request, res: Response) => {
+    const xml = await services.samlSignIn.metadata(String(req.params.connectionId));
+    res.setHeader("Content-Type", "application/samlmetadata+xml; charset=utf-8");
+    res.setHeader("Cache-Control", "no-cache");
+    res.send(xml);
+  });
+  router.post("/sso/saml/:connectionId/acs", express.urlencoded({ extended: false, limit: "1mb" }), async (req: Request, res: Response) => {
+    await resolvePageContext(services.actors, req);
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const outcome = await services.samlSignIn.acs(req.ctx!, String(req.params.connectionId), { SAMLResponse: body.SAMLResponse, RelayState: body.RelayState }, samlBindingOf(req, config) ?? ssoBindingOf(req, config));
+    if (outcome.session) setSessionCookie(res, config, outcome.session.token, null);
+    res.setHeader("Cache-Control", "no-store");
+    res.redirect(303, outcome.redirectTo);
+  });
+  router.get("/sso/saml/:connectionId/slo", async (req: Request, res: Response) => {
+    await resolvePageContext(services.actors, req);
+    const raw = req.originalUrl.includes("?") ? req.originalUrl.slice(req.originalUrl.indexOf("?") + 1) : "";
+    const { redirectTo } = await services.samlSignIn.slo(req.ctx!, String(req.params.connectionId), raw);
+    res.setHeader("Cache-Control", "no-store");
+    res.redirect(303, redirectTo);
   });
 }

@@ -5,7 +5,7 @@ import { omitNulls } from "../common/nulls.js";
 import { OrgRole } from "../common/org-role.js";
 import type { GqlContext } from "../context.js";
 import { org } from "../org-extension.js";
-import { CreateOidcConnectionInput, SsoConnection, UpdateSsoConnectionInput } from "./sso.types.js";
+import { CreateOidcConnectionInput, CreateSamlConnectionInput, SsoConnection, UpdateSsoConnectionInput } from "./sso.types.js";
 
 @Resolver()
 export class SsoResolver {
@@ -23,6 +23,13 @@ export class SsoResolver {
   @Mutation(() => SsoConnection, { description: "Creates an OpenID Connect connection after reading the issuer's discovery document" })
   createOidcConnection(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("input", () => CreateOidcConnectionInput) input: CreateOidcConnectionInput) {
     return this.s.ssoConnections.createOidc(ctx, orgId, loose(omitNulls(input)));
+  }
+
+  @Authorized()
+  @org(OrgRole.admin)
+  @Mutation(() => SsoConnection, { description: "Creates a SAML 2.0 connection (IdP metadata by URL or document, or by hand); Keyward generates the SP signing and encryption keys" })
+  createSamlConnection(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("input", () => CreateSamlConnectionInput) input: CreateSamlConnectionInput) {
+    return this.s.ssoConnections.createSaml(ctx, orgId, loose(omitNulls(input)));
   }
 
   @Authorized()

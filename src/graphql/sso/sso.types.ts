@@ -11,7 +11,29 @@ export class SsoGroupMapping {
   @Field(() => [ID], { nullable: true }) departmentIds?: string[] | null;
 }
 
-@ObjectType({ description: "An organization's identity provider (OpenID Connect; SAML later). Its secret is never returned." })
+@ObjectType({ description: "A SAML connection's settings and the SP values to give its IdP (the SP's private keys are never returned)" })
+export class SamlConnectionSettings {
+  @Field(() => String, { description: "The SP entity ID (also its metadata URL)" }) spEntityId: string;
+  @Field(() => String) spMetadataUrl: string;
+  @Field(() => String, { description: "Assertion Consumer Service URL (HTTP-POST)" }) acsUrl: string;
+  @Field(() => String, { description: "Single logout URL (HTTP-Redirect)" }) sloUrl: string;
+  @Field(() => String) idpEntityId: string;
+  @Field(() => String) idpSsoUrl: string;
+  @Field(() => String, { nullable: true }) idpSloUrl: string | null;
+  @Field(() => String, { nullable: true, description: "Re-read periodically when set" }) idpMetadataUrl: string | null;
+  @Field(() => String, { nullable: true }) metadataFetchedAt: string | null;
+  @Field(() => Int) idpCertificateCount: number;
+  @Field(() => Boolean) allowIdpInitiated: boolean;
+  @Field(() => Boolean) signAuthnRequests: boolean;
+  @Field(() => Boolean) wantEncryptedAssertions: boolean;
+  @Field(() => String) spSigningCertificate: string;
+  @Field(() => String) spEncryptionCertificate: string;
+  @Field(() => String, { nullable: true, description: "null: the NameID" }) emailAttribute: string | null;
+  @Field(() => String) nameAttribute: string;
+  @Field(() => String) groupsAttribute: string;
+}
+
+@ObjectType({ description: "An organization's identity provider (OpenID Connect or SAML 2.0). Its secrets and private keys are never returned." })
 export class SsoConnection implements ViewOf<"ssoConnections", "list"> {
   @Field(() => ID) id: string;
   @Field(() => ID) organizationId: string;
@@ -31,7 +53,8 @@ export class SsoConnection implements ViewOf<"ssoConnections", "list"> {
   @Field(() => String, { nullable: true }) nameClaim: string | null;
   @Field(() => String, { nullable: true }) groupsClaim: string | null;
   @Field(() => Boolean, { description: "Whether a client secret or private key is stored" }) hasSecret: boolean;
-  @Field(() => String, { description: "Register this redirect URI at the identity provider" }) redirectUri: string;
+  @Field(() => SamlConnectionSettings, { nullable: true, description: "SAML connections only" }) saml: SamlConnectionSettings | null;
+  @Field(() => String, { description: "Register this redirect URI (SAML: the ACS URL) at the identity provider" }) redirectUri: string;
   @Field(() => String) startUrl: string;
   @Field(() => Date) createdAt: Date;
   @Field(() => Date) updatedAt: Date;
@@ -76,6 +99,34 @@ export class UpdateSsoConnectionInput implements GqlInputOf<UpdateSsoConnectionI
   @Field(() => String, { nullable: true }) emailClaim?: string | null;
   @Field(() => String, { nullable: true }) nameClaim?: string | null;
   @Field(() => String, { nullable: true }) groupsClaim?: string | null;
+  @Field(() => Boolean, { nullable: true }) enabled?: boolean | null;
+  @Field(() => String, { nullable: true }) defaultRole?: string | null;
+  @Field(() => [SsoGroupMappingInput], { nullable: true }) groupMappings?: SsoGroupMappingInput[] | null;
+  @Field(() => Boolean, { nullable: true }) requireSso?: boolean | null;
+  @Field(() => Int, { nullable: true }) sessionMaxAgeSeconds?: number | null;
+  @Field(() => Boolean, { nullable: true, description: "Accept IdP-initiated responses (default false)" }) allowIdpInitiated?: boolean | null;
+  @Field(() => Boolean, { nullable: true, description: "Sign AuthnRequests (default true)" }) signAuthnRequests?: boolean | null;
+  @Field(() => Boolean, { nullable: true, description: "Ask the IdP to encrypt assertions (default true)" }) wantEncryptedAssertions?: boolean | null;
+  @Field(() => String, { nullable: true, description: "default email, else the NameID" }) emailAttribute?: string | null;
+  @Field(() => String, { nullable: true, description: "default name" }) nameAttribute?: string | null;
+  @Field(() => String, { nullable: true, description: "default groups" }) groupsAttribute?: string | null;
+}
+
+@InputType()
+export class CreateSamlConnectionInput implements GqlInputOf<CreateSamlConnectionInput, "ssoConnections", "createSaml"> {
+  @Field(() => String) name: string;
+  @Field(() => String, { nullable: true, description: "The IdP's metadata URL: read now and re-read periodically" }) metadataUrl?: string | null;
+  @Field(() => String, { nullable: true, description: "The IdP's metadata document" }) metadataXml?: string | null;
+  @Field(() => String, { nullable: true, description: "Without metadata: the IdP entity ID" }) idpEntityId?: string | null;
+  @Field(() => String, { nullable: true, description: "Without metadata: the IdP SSO URL (HTTP-Redirect)" }) idpSsoUrl?: string | null;
+  @Field(() => String, { nullable: true }) idpSloUrl?: string | null;
+  @Field(() => [String], { nullable: true, description: "Without metadata: the IdP signing certificates (PEM)" }) idpCertificates?: string[] | null;
+  @Field(() => Boolean, { nullable: true, description: "Accept IdP-initiated responses (default false)" }) allowIdpInitiated?: boolean | null;
+  @Field(() => Boolean, { nullable: true, description: "Sign AuthnRequests (default true)" }) signAuthnRequests?: boolean | null;
+  @Field(() => Boolean, { nullable: true, description: "Ask the IdP to encrypt assertions (default true)" }) wantEncryptedAssertions?: boolean | null;
+  @Field(() => String, { nullable: true, description: "default email, else the NameID" }) emailAttribute?: string | null;
+  @Field(() => String, { nullable: true, description: "default name" }) nameAttribute?: string | null;
+  @Field(() => String, { nullable: true, description: "default groups" }) groupsAttribute?: string | null;
   @Field(() => Boolean, { nullable: true }) enabled?: boolean | null;
   @Field(() => String, { nullable: true }) defaultRole?: string | null;
   @Field(() => [SsoGroupMappingInput], { nullable: true }) groupMappings?: SsoGroupMappingInput[] | null;

@@ -11,3 +11,4 @@ export * from "./seal-contexts.js";
 export type { KeyObject } from "node:crypto";
 export * from "./xmlsec.js";
 export * from "./client-assertion-key.js";
+export * from "./x509.js";

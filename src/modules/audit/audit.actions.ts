@@ -153,6 +153,7 @@ export const AuditAction = {
   ssoLinkStarted: "sso.link.started",
   ssoLinked: "sso.linked",
   ssoRequiredRefused: "sso.required.refused",
+  ssoLogout: "sso.logout",
 } as const;
 
 export type AuditActionName = (typeof AuditAction)[keyof typeof AuditAction];

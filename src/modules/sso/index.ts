@@ -4,19 +4,25 @@ import type { KeyValueStore } from "../../infra/kv.js";
 import type { Logger } from "../../infra/logger.js";
 import type { SecretBox } from "../../lib/crypto/index.js";
 import type { AuditService } from "../audit/index.js";
-import type { CredentialsService, SessionIssuer } from "../auth/index.js";
+import type { CredentialsService, SessionIssuer, SessionsService } from "../auth/index.js";
 import type { DomainsService } from "../domains/index.js";
 import type { RateLimitService, RateRule } from "../rate-limit/index.js";
 import { OidcConnectionClient } from "./oidc-connection.client.js";
 import { SsoConnectionsService } from "./sso-connections.service.js";
 import { SsoFlowStore } from "./sso-flow.store.js";
 import { SsoSignInService } from "./sso-sign-in.service.js";
+import { SamlMetadataRefresher } from "./saml-metadata.job.js";
+import { SamlSignInService } from "./saml-sign-in.service.js";
+import { SsoIdentityService } from "./sso-identity.service.js";
 
 export { createSsoRequirement } from "./sso-requirement.js";
 export { SsoErrors } from "./sso.errors.js";
-export { createOidcConnectionSchema, groupMappingSchema, ssoCallbackQuerySchema, ssoStartQuerySchema, updateSsoConnectionSchema } from "./sso.schemas.js";
+export { createOidcConnectionSchema, createSamlConnectionSchema, groupMappingSchema, ssoCallbackQuerySchema, ssoStartQuerySchema, updateSsoConnectionSchema } from "./sso.schemas.js";
 export type { SsoConnectionView, SsoConnectionsService } from "./sso-connections.service.js";
-export type { SsoCallbackOutcome, SsoFlowStarted, SsoSignInService } from "./sso-sign-in.service.js";
+export type { SsoFlowStarted, SsoSignInService } from "./sso-sign-in.service.js";
+export type { SsoCallbackOutcome } from "./sso-identity.service.js";
+export type { SamlSignInService } from "./saml-sign-in.service.js";
+export type { SamlConnectionView } from "./saml-config.js";
 
 export interface SsoModuleDeps {
   db: Db;
@@ -29,21 +35,22 @@ export interface SsoModuleDeps {
   domains: Pick<DomainsService, "findVerifiedOrganizationForEmail">;
   credentials: Pick<CredentialsService, "createAccount">;
   issuer: SessionIssuer;
-  config: { publicUrl: string; appUrl: string; flowTtl: number; rate: RateRule };
+  sessions: Pick<SessionsService, "revoke">;
+  config: { publicUrl: string; appUrl: string; flowTtl: number; rate: RateRule; samlMetadataRefreshMs: number };
 }
 
 /** Enterprise sign-in per organization (issue 35): its connections, and sign-in through them (rule 15). */
 export function createSsoModule(deps: SsoModuleDeps) {
   const client = new OidcConnectionClient();
   const { db, clock, box, audit, config } = deps;
+  const flows = new SsoFlowStore(deps.kv, clock, config.flowTtl);
+  const identity = new SsoIdentityService({ ...deps, config: { publicUrl: config.publicUrl, appUrl: config.appUrl } });
+  const samlSignIn = new SamlSignInService({ ...deps, flows, identity, config: { publicUrl: config.publicUrl, rate: config.rate } });
   return {
     ssoConnections: new SsoConnectionsService({ db, clock, box, audit, client, publicUrl: config.publicUrl }),
-    ssoSignIn: new SsoSignInService({
-      ...deps,
-      client,
-      flows: new SsoFlowStore(deps.kv, clock, config.flowTtl),
-      config: { publicUrl: config.publicUrl, appUrl: config.appUrl, rate: config.rate },
-    }),
+    ssoSignIn: new SsoSignInService({ ...deps, client, flows, identity, saml: samlSignIn, config: { publicUrl: config.publicUrl, rate: config.rate } }),
+    samlSignIn,
+    samlMetadata: new SamlMetadataRefresher({ db, clock, logger: deps.logger, audit, intervalMs: config.samlMetadataRefreshMs }),
   };
 }
 

@@ -74,6 +74,13 @@ export const ssoConnectionsRepository = {
     return row;
   },
 
+  /** Live SAML connections whose IdP metadata is re-read from a URL (the refresh job). */
+  listSamlWithMetadataUrl: (db: Executor): Promise<ConnectionRow[]> =>
+    db
+      .select(selection)
+      .from(ssoConnections)
+      .where(and(eq(ssoConnections.kind, "saml"), sql`${ssoConnections.config}->>'metadataUrl' is not null`, live(ssoConnections))),
+
   async insert(db: Executor, v: NewConnection): Promise<ConnectionRow> {
     const [row] = await db.insert(ssoConnections).values(v).returning(selection);
     return row!;

@@ -12,7 +12,17 @@ import { organizationExists } from "../orgs/index.js";
 import { SsoIdpError, type OidcConnectionClient } from "./oidc-connection.client.js";
 import { ssoConnectionsRepository as repo, type ConnectionChanges, type ConnectionRow } from "./sso-connections.repository.js";
 import { SsoErrors } from "./sso.errors.js";
-import { createOidcConnectionSchema, updateSsoConnectionSchema, type CreateOidcConnectionInput, type SsoRole, type UpdateSsoConnectionInput } from "./sso.schemas.js";
+import { buildSamlConnection, samlChanges } from "./saml-connection.builder.js";
+import { samlConfigOf, samlView, spUrls, type SamlConnectionView } from "./saml-config.js";
+import {
+  createOidcConnectionSchema,
+  createSamlConnectionSchema,
+  updateSsoConnectionSchema,
+  type CreateOidcConnectionInput,
+  type CreateSamlConnectionInput,
+  type SsoRole,
+  type UpdateSsoConnectionInput,
+} from "./sso.schemas.js";
 
 /** A connection as its organization's admins see it: never its secret, only whether one is stored. */
 export interface SsoConnectionView {
@@ -34,6 +44,8 @@ export interface SsoConnectionView {
   nameClaim: string | null;
   groupsClaim: string | null;
   hasSecret: boolean;
+  /** A SAML connection's settings and the SP values to give its IdP (null for OpenID Connect). */
+  saml: SamlConnectionView | null;
   /** Where the identity provider must send people back (register it there). */
   redirectUri: string;
   /** Starts a sign-in through this connection (an address for a "sign in with" link). */
@@ -123,6 +135,38 @@ export class SsoConnectionsService {
     });
   }
 
+  /**
+   * Creates a SAML connection: the IdP from its metadata URL (read now, re-read by a job), a metadata
+   * document, or entity id + SSO URL + certificates; a fresh SP signing and encryption key, sealed.
+   */
+  async createSaml(ctx: RequestContext, orgId: string, input: CreateSamlConnectionInput): Promise<SsoConnectionView> {
+    const { orgId: id, actor } = await this.access(ctx, orgId);
+    const data = parseInput(createSamlConnectionSchema, input);
+    const now = this.deps.clock.now();
+    const connectionId = uuid();
+    const { config, keys } = await buildSamlConnection(data, connectionId, now);
+    return this.deps.db.transaction(async (tx) => {
+      const row = await repo.insert(tx, {
+        id: connectionId,
+        organizationId: id,
+        kind: "saml",
+        name: data.name,
+        enabled: data.enabled ?? true,
+        defaultRole: data.defaultRole ?? "member",
+        groupMappings: data.groupMappings ?? [],
+        requireSso: data.requireSso ?? false,
+        sessionMaxAgeSeconds: data.sessionMaxAgeSeconds ?? 28800,
+        config: { ...config },
+        secretSealed: this.deps.box.encrypt(JSON.stringify(keys), sealContexts.ssoConnectionSecret(connectionId)),
+        createdBy: actor.userId,
+        createdAt: now,
+        updatedAt: now,
+      });
+      await this.deps.audit.record(tx, ctx, AuditAction.ssoConnectionCreated, audited(row, { idpEntityId: config.idpEntityId, requireSso: row.requireSso, enabled: row.enabled }));
+      return this.view(row);
+    });
+  }
+
   async update(ctx: RequestContext, orgId: string, connectionId: string, input: UpdateSsoConnectionInput): Promise<SsoConnectionView> {
     const { orgId: id } = await this.access(ctx, orgId);
     const cid = parseId(connectionId, SsoErrors.notFound);
@@ -132,6 +176,7 @@ export class SsoConnectionsService {
     const { name, enabled, defaultRole, groupMappings, requireSso, sessionMaxAgeSeconds } = data;
     const changes: ConnectionChanges = { updatedAt: this.deps.clock.now(), ...definedOnly({ name, enabled, defaultRole, groupMappings, requireSso, sessionMaxAgeSeconds }) };
     if (current.kind === "oidc") this.oidcChanges(cid, oidcConfigOf(current), data, changes);
+    else changes.config = { ...samlChanges(samlConfigOf(current), data) };
     return this.deps.db.transaction(async (tx) => {
       const row = await repo.update(tx, id, cid, changes);
       if (!row) throw SsoErrors.notFound();
@@ -196,7 +241,8 @@ export class SsoConnectionsService {
       nameClaim: oidc?.claims.name ?? null,
       groupsClaim: oidc?.claims.groups ?? null,
       hasSecret: r.hasSecret,
-      redirectUri: this.callbackUrl(),
+      saml: r.kind === "saml" ? samlView(r, this.deps.publicUrl) : null,
+      redirectUri: r.kind === "saml" ? spUrls(this.deps.publicUrl, r.id).acsUrl : this.callbackUrl(),
       startUrl: new URL(`/sso/start/${r.id}`, this.deps.publicUrl).toString(),
       createdAt: r.createdAt,
       updatedAt: r.updatedAt,

@@ -13,6 +13,8 @@ export interface SsoFlow {
   bindingHash: string;
   codeVerifier: string;
   nonce: string;
+  /** SAML: the AuthnRequest's ID, the InResponseTo the answer must carry. */
+  requestId?: string;
   createdAt: number;
 }
 
@@ -29,15 +31,29 @@ export class SsoFlowStore {
     private readonly ttl: number,
   ) {}
 
-  async create(f: Pick<SsoFlow, "connectionId" | "flow" | "userId">, binding: string): Promise<{ state: string; flow: SsoFlow }> {
-    const state = randomToken(32);
+  async create(f: Pick<SsoFlow, "connectionId" | "flow" | "userId" | "requestId">, binding: string, state = randomToken(32)): Promise<{ state: string; flow: SsoFlow }> {
     const flow: SsoFlow = { ...f, bindingHash: sha256Hex(binding), codeVerifier: randomToken(48), nonce: randomToken(24), createdAt: this.clock.now().getTime() };
     await this.kv.set(this.key(state), JSON.stringify(flow), this.ttl);
     return { state, flow };
   }
 
   async take(state: string, binding: string | undefined): Promise<{ flow: SsoFlow } | { refused: SsoFlowRefusal; flow?: SsoFlow }> {
-    const raw = await this.kv.take(this.key(state));
+    return this.check(await this.kv.take(this.key(state)), binding);
+  }
+
+  /**
+   * Reads a flow without using it up (SAML: the response is checked, its assertion id recorded
+   * against replay, and only then the flow is ended with `end`).
+   */
+  async peek(state: string, binding: string | undefined): Promise<{ flow: SsoFlow } | { refused: SsoFlowRefusal; flow?: SsoFlow }> {
+    return this.check(await this.kv.get(this.key(state)), binding);
+  }
+
+  async end(state: string): Promise<void> {
+    await this.kv.del(this.key(state));
+  }
+
+  private check(raw: string | null, binding: string | undefined): { flow: SsoFlow } | { refused: SsoFlowRefusal; flow?: SsoFlow } {
     // Never issued, already used (a replayed callback), or gone from the store.
     if (!raw) return { refused: "unknown_or_used" };
     const flow = JSON.parse(raw) as SsoFlow;

@@ -5,6 +5,10 @@ export const SsoErrors = {
   // The same answer for an unclaimed domain, a pending claim and a domain without an enabled connection.
   notAvailable: () => new AppError("SSO_NOT_AVAILABLE", 404, "Single sign-on is not available for this address: sign in with your password or passkey"),
   discoveryFailed: (reason: string) => new AppError("SSO_DISCOVERY_FAILED", 400, `The identity provider's discovery document could not be used: ${reason}`),
+  metadataInvalid: (reason: string) => new AppError("SSO_METADATA_INVALID", 400, `The identity provider's SAML metadata could not be used: ${reason}`),
+  // One answer for every refused SAML response (the code is logged and audited, not shown).
+  samlRefused: (reason: string) => new AppError("SSO_SAML_REFUSED", 400, "The identity provider's answer could not be accepted. Start the sign-in again.", { reason }),
+  samlReplay: () => new AppError("SSO_SAML_REPLAY", 400, "This sign-in answer was already used. Start the sign-in again."),
   invalidState: () =>
     new AppError("OAUTH_STATE_INVALID", 400, "This sign-in link is invalid, has expired, was already used or was started in another browser. Start again."),
   providerError: (reason: string) => new AppError("OAUTH_ERROR", 502, `The identity provider did not complete the sign-in: ${reason}`),

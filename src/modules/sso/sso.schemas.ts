@@ -42,6 +42,18 @@ export const createOidcConnectionSchema = z.object({
 });
 export type CreateOidcConnectionInput = z.input<typeof createOidcConnectionSchema>;
 
+const pem = z.string().trim().min(100).max(16384).regex(/^(-----BEGIN CERTIFICATE-----[\s\S]+-----END CERTIFICATE-----|[A-Za-z0-9+/=\s]+)$/, "a PEM (or base64 DER) X.509 certificate");
+const attributeName = z.string().trim().regex(/^[\w:./#-]{1,255}$/, "a SAML attribute name such as email or http://schemas.microsoft.com/ws/2008/06/identity/claims/groups");
+
+const samlSettings = {
+  allowIdpInitiated: z.boolean().optional().describe("Accept responses the IdP sends unasked (IdP-initiated). Off by default"),
+  signAuthnRequests: z.boolean().optional().describe("Sign AuthnRequests (default true)"),
+  wantEncryptedAssertions: z.boolean().optional().describe("Publish the encryption certificate so the IdP encrypts assertions (default true)"),
+  emailAttribute: attributeName.nullish().describe("The attribute holding the email address (default `email`, else the NameID); null reads the NameID"),
+  nameAttribute: attributeName.optional(),
+  groupsAttribute: attributeName.optional(),
+};
+
 export const updateSsoConnectionSchema = z.object({
   name: common.name.optional(),
   enabled: common.enabled,
@@ -58,6 +70,7 @@ export const updateSsoConnectionSchema = z.object({
   emailClaim: common.emailClaim,
   nameClaim: common.nameClaim,
   groupsClaim: common.groupsClaim,
+  ...samlSettings,
 });
 export type UpdateSsoConnectionInput = z.input<typeof updateSsoConnectionSchema>;
 
@@ -74,3 +87,22 @@ export const ssoCallbackQuerySchema = z.object({
   errorDescription: z.string().max(1024).optional(),
 });
 export type SsoCallbackQueryInput = z.input<typeof ssoCallbackQuerySchema>;
+
+/** A SAML connection: the IdP by metadata URL (re-read periodically), by metadata document, or by hand. */
+export const createSamlConnectionSchema = z.object({
+  name: common.name,
+  enabled: common.enabled,
+  defaultRole: common.defaultRole,
+  groupMappings: common.groupMappings,
+  requireSso: common.requireSso,
+  sessionMaxAgeSeconds: common.sessionMaxAgeSeconds,
+  metadataUrl: z.url({ protocol: /^https?$/ }).max(2048).optional().describe("The IdP's metadata URL: read now and re-read periodically (certificate rollover)"),
+  metadataXml: z.string().min(1).max(512 * 1024).optional().describe("The IdP's metadata document"),
+  idpEntityId: z.string().trim().min(1).max(1024).optional(),
+  idpSsoUrl: z.url({ protocol: /^https?$/ }).max(2048).optional(),
+  idpSloUrl: z.url({ protocol: /^https?$/ }).max(2048).optional(),
+  idpCertificates: z.array(pem).min(1).max(5).optional(),
+  ...samlSettings,
+});
+export type CreateSamlConnectionInput = z.input<typeof createSamlConnectionSchema>;
+export const samlSettingsSchema = z.object(samlSettings);

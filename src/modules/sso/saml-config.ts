@@ -1,0 +1,111 @@
+import { type IdpMetadata, isSamlError, parseIdpMetadata } from "../../lib/saml/index.js";
+import type { SamlConnectionConfig } from "../../../schema/index.js";
+import type { ConnectionRow } from "./sso-connections.repository.js";
+import { issuerProblem } from "./oidc-connection.client.js";
+import { SsoErrors } from "./sso.errors.js";
+
+export const samlConfigOf = (row: Pick<ConnectionRow, "config">): SamlConnectionConfig => row.config as unknown as SamlConnectionConfig;
+
+/** The SP's addresses of one connection; the metadata URL is also its entityID. */
+export function spUrls(publicUrl: string, connectionId: string): { entityId: string; metadataUrl: string; acsUrl: string; sloUrl: string } {
+  const at = (p: string) => new URL(`/sso/saml/${connectionId}/${p}`, publicUrl).toString();
+  return { entityId: at("metadata"), metadataUrl: at("metadata"), acsUrl: at("acs"), sloUrl: at("slo") };
+}
+
+/** The IdP certificates a response may be signed with now: the current ones and those still in their rollover overlap. */
+export function pinnedCerts(c: SamlConnectionConfig, now: Date): string[] {
+  return [...c.idpCertsPem, ...c.previousCertsPem.filter((p) => Date.parse(p.until) > now.getTime()).map((p) => p.pem)];
+}
+
+/** How long a certificate the IdP's metadata stopped listing is still accepted. */
+export const ROLLOVER_OVERLAP_MS = 7 * 24 * 3600 * 1000;
+
+/** A new certificate list from re-read metadata; dropped certificates stay pinned for the overlap window. */
+export function rolledOver(c: SamlConnectionConfig, fresh: string[], now: Date): Pick<SamlConnectionConfig, "idpCertsPem" | "previousCertsPem"> {
+  const until = new Date(now.getTime() + ROLLOVER_OVERLAP_MS).toISOString();
+  const dropped = c.idpCertsPem.filter((p) => !fresh.includes(p)).map((pem) => ({ pem, until }));
+  const kept = c.previousCertsPem.filter((p) => Date.parse(p.until) > now.getTime() && !fresh.includes(p.pem) && !dropped.some((d) => d.pem === p.pem));
+  return { idpCertsPem: fresh, previousCertsPem: [...kept, ...dropped] };
+}
+
+const MAX_METADATA = 512 * 1024;
+
+/** Reads an IdP's metadata document from its URL (https, or http on loopback), bounded in time and size. */
+export async function fetchIdpMetadata(url: string): Promise<IdpMetadata> {
+  const problem = issuerProblem(url);
+  if (problem) throw SsoErrors.metadataInvalid("the metadata URL must be https (http only on loopback)");
+  let text: string;
+  try {
+    const res = await fetch(url, { redirect: "error", signal: AbortSignal.timeout(10_000), headers: { accept: "application/samlmetadata+xml, application/xml, text/xml" } });
+    if (!res.ok) throw SsoErrors.metadataInvalid(`the metadata URL answered ${res.status}`);
+    const body = await res.arrayBuffer();
+    if (body.byteLength > MAX_METADATA) throw SsoErrors.metadataInvalid("the metadata is above 512 KiB");
+    text = Buffer.from(body).toString("utf8");
+  } catch (e) {
+    if (e instanceof Error && "code" in e && e.code === "SSO_METADATA_INVALID") throw e;
+    throw SsoErrors.metadataInvalid("the metadata URL could not be read");
+  }
+  return parseMetadata(text);
+}
+
+export function parseMetadata(xml: string): IdpMetadata {
+  try {
+    return parseIdpMetadata(xml);
+  } catch (e) {
+    if (isSamlError(e)) throw SsoErrors.metadataInvalid(e.message);
+    throw e;
+  }
+}
+
+/** The IdP part of a connection's settings from its metadata. */
+export function fromMetadata(m: IdpMetadata): Pick<SamlConnectionConfig, "idpEntityId" | "idpSsoUrl" | "idpSsoBinding" | "idpSloUrl" | "idpCertsPem"> {
+  const binding = m.ssoUrls.redirect ? "redirect" : "post";
+  return { idpEntityId: m.entityId, idpSsoUrl: (m.ssoUrls.redirect ?? m.ssoUrls.post)!, idpSsoBinding: binding, idpSloUrl: m.sloBinding === "redirect" ? (m.sloUrl ?? null) : null, idpCertsPem: m.signingCertsPem };
+}
+
+/** The SAML part of an admin's view of a connection (the SP's private keys never leave the server). */
+export interface SamlConnectionView {
+  spEntityId: string;
+  spMetadataUrl: string;
+  acsUrl: string;
+  sloUrl: string;
+  idpEntityId: string;
+  idpSsoUrl: string;
+  idpSloUrl: string | null;
+  idpMetadataUrl: string | null;
+  metadataFetchedAt: string | null;
+  idpCertificateCount: number;
+  allowIdpInitiated: boolean;
+  signAuthnRequests: boolean;
+  wantEncryptedAssertions: boolean;
+  spSigningCertificate: string;
+  spEncryptionCertificate: string;
+  emailAttribute: string | null;
+  nameAttribute: string;
+  groupsAttribute: string;
+}
+
+export function samlView(r: ConnectionRow, publicUrl: string): SamlConnectionView {
+  const c = samlConfigOf(r);
+  const sp = spUrls(publicUrl, r.id);
+  return {
+    spEntityId: sp.entityId,
+    spMetadataUrl: sp.metadataUrl,
+    acsUrl: sp.acsUrl,
+    sloUrl: sp.sloUrl,
+    idpEntityId: c.idpEntityId,
+    idpSsoUrl: c.idpSsoUrl,
+    idpSloUrl: c.idpSloUrl,
+    idpMetadataUrl: c.metadataUrl,
+    metadataFetchedAt: c.metadataFetchedAt,
+    idpCertificateCount: c.idpCertsPem.length,
+    allowIdpInitiated: c.allowIdpInitiated,
+    signAuthnRequests: c.signAuthnRequests,
+    wantEncryptedAssertions: c.wantEncryptedAssertions,
+    spSigningCertificate: c.spSigningCertPem,
+    spEncryptionCertificate: c.spEncryptionCertPem,
+    emailAttribute: c.attributes.email,
+    nameAttribute: c.attributes.name,
+    groupsAttribute: c.attributes.groups,
+  };
+}

@@ -1,0 +1,225 @@
+import type { Clock } from "../../infra/clock.js";
+import type { Db } from "../../infra/db.js";
+import type { KeyValueStore } from "../../infra/kv.js";
+import type { Logger } from "../../infra/logger.js";
+import { randomToken, type SecretBox, sealContexts, sha256Hex } from "../../lib/crypto/index.js";
+import type { RequestContext } from "../../lib/request-context.js";
+import { buildAuthnRequest, buildLogoutResponse, isSamlError, type ReplayStore, type SamlAssertionResult, spMetadata, validateLogoutRequest, validateResponse } from "../../lib/saml/index.js";
+import { normalizeEmail } from "../../lib/strings.js";
+import { parseId } from "../../lib/validation.js";
+import { AuditAction, type AuditService } from "../audit/index.js";
+import type { SessionsService } from "../auth/index.js";
+import type { RateLimitService, RateRule } from "../rate-limit/index.js";
+import { pinnedCerts, samlConfigOf, spUrls } from "./saml-config.js";
+import type { SamlSpKeys } from "./saml-connection.builder.js";
+import { ssoConnectionsRepository, type ConnectionRow } from "./sso-connections.repository.js";
+import { findConnectionSecretPrivileged } from "./sso-connections.secrets.repository.js";
+import type { SsoFlow, SsoFlowStore } from "./sso-flow.store.js";
+import { ssoIdentitiesRepository as identities } from "./sso-identities.repository.js";
+import { newTrace, type FederatedClaims, type SsoCallbackOutcome, type SsoIdentityService } from "./sso-identity.service.js";
+import { SsoErrors } from "./sso.errors.js";
+
+const PERSISTENT = "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent";
+const CLOCK_SKEW_SECONDS = 90;
+
+export interface SamlSignInDeps {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  kv: KeyValueStore;
+  box: SecretBox;
+  audit: AuditService;
+  limits: RateLimitService;
+  flows: SsoFlowStore;
+  identity: SsoIdentityService;
+  sessions: Pick<SessionsService, "revoke">;
+  config: { publicUrl: string; rate: RateRule };
+}
+
+export interface SamlAcsInput {
+  SAMLResponse?: unknown;
+  RelayState?: unknown;
+}
+
+/**
+ * Assertion ids already accepted, in the shared key-value store: Redis when configured (every
+ * instance sees the same ids), the in-process store in the embedded single-process mode. `add` is
+ * set-if-absent, so of two concurrent posts of one response exactly one gets through.
+ */
+export function kvReplayStore(kv: KeyValueStore, connectionId: string, now: () => Date): ReplayStore {
+  return {
+    async seen(id, notOnOrAfter) {
+      const ttl = Math.max(60, Math.ceil((notOnOrAfter.getTime() - now().getTime()) / 1000) + 2 * CLOCK_SKEW_SECONDS);
+      return !(await kv.add(`saml-replay:${connectionId}:${sha256Hex(id)}`, "1", ttl));
+    },
+  };
+}
+
+/**
+ * Sign-in through an organization's SAML 2.0 IdP (issue 35): SP-initiated with a signed
+ * AuthnRequest over HTTP-Redirect (RelayState is the id of a server-side flow bound to the browser,
+ * never a URL), the answer checked by src/lib/saml against the connection's pinned certificates, and
+ * the person resolved exactly as for OpenID Connect. IdP-initiated only when the admin allows it.
+ */
+export class SamlSignInService {
+  constructor(private readonly deps: SamlSignInDeps) {}
+
+  /** Starts a flow and returns the IdP's SSO URL carrying the AuthnRequest. */
+  async begin(connection: ConnectionRow, kind: SsoFlow["flow"], userId: string | null, binding: string): Promise<string> {
+    const c = samlConfigOf(connection);
+    const sp = spUrls(this.deps.config.publicUrl, connection.id);
+    const keys = c.signAuthnRequests ? await this.keys(connection.id) : null;
+    const state = randomToken(32);
+    const request = buildAuthnRequest({ spEntityId: sp.entityId, acsUrl: sp.acsUrl, idpSsoUrl: c.idpSsoUrl, binding: "redirect", relayState: state, now: this.deps.clock.now(), ...(keys ? { signingKeyPem: keys.signingKeyPem } : {}) });
+    await this.deps.flows.create({ connectionId: connection.id, flow: kind, userId, requestId: request.id }, binding, state);
+    return request.url;
+  }
+
+  /** The SP metadata of a connection, for its IdP (public: it holds only certificates and addresses). */
+  async metadata(connectionId: string): Promise<string> {
+    const connection = await this.samlConnection(connectionId);
+    const c = samlConfigOf(connection);
+    const sp = spUrls(this.deps.config.publicUrl, connection.id);
+    return spMetadata({
+      entityId: sp.entityId,
+      acsUrl: sp.acsUrl,
+      sloUrl: sp.sloUrl,
+      signingCertPem: c.spSigningCertPem,
+      ...(c.wantEncryptedAssertions ? { encryptionCertPem: c.spEncryptionCertPem } : {}),
+      wantAssertionsSigned: true,
+      authnRequestsSigned: c.signAuthnRequests,
+    });
+  }
+
+  /** The IdP posted a response to this connection's ACS: whatever happens, the answer is a redirect. */
+  async acs(ctx: RequestContext, connectionId: string, body: SamlAcsInput, binding: string | undefined): Promise<SsoCallbackOutcome> {
+    const trace = newTrace();
+    try {
+      await this.deps.limits.consume("sso-start", this.deps.config.rate, ctx.ip ?? "unknown");
+      const connection = await this.samlConnection(connectionId);
+      trace.connection = connection;
+      const c = samlConfigOf(connection);
+      const relayState = typeof body.RelayState === "string" && body.RelayState.length <= 80 ? body.RelayState : undefined;
+      const peeked = relayState ? await this.deps.flows.peek(relayState, binding) : null;
+      const flow = peeked && "flow" in peeked && !("refused" in peeked) ? peeked.flow : null;
+      if (peeked && "refused" in peeked) trace.refusal = peeked.refused;
+      // A flow of another connection: its response cannot be for this ACS.
+      if (flow && flow.connectionId !== connection.id) throw SsoErrors.invalidState();
+      trace.flow = flow;
+      trace.userId = flow?.userId ?? null;
+      // An unsolicited response is refused unless the admin allows IdP-initiated sign-in (then it may not be a link).
+      if (!flow && !c.allowIdpInitiated) throw SsoErrors.invalidState();
+      const keys = await this.keys(connection.id);
+      const sp = spUrls(this.deps.config.publicUrl, connection.id);
+      const now = this.deps.clock.now();
+      let result: SamlAssertionResult;
+      try {
+        result = await validateResponse(typeof body.SAMLResponse === "string" ? body.SAMLResponse : "", {
+          idpEntityId: c.idpEntityId,
+          idpCertsPem: pinnedCerts(c, now),
+          spEntityId: sp.entityId,
+          acsUrl: sp.acsUrl,
+          expectedRequestIds: flow?.requestId ? [flow.requestId] : [],
+          allowIdpInitiated: !flow && c.allowIdpInitiated,
+          now,
+          clockSkewSeconds: CLOCK_SKEW_SECONDS,
+          decryptionKeyPem: keys.encryptionKeyPem,
+          replay: kvReplayStore(this.deps.kv, connection.id, () => this.deps.clock.now()),
+        });
+      } catch (e) {
+        if (!isSamlError(e)) throw e;
+        this.deps.logger.warn({ code: e.code, reason: e.message, connectionId: connection.id }, "SAML response refused");
+        trace.refusal = e.code === "SAML_REPLAY" ? "replay" : trace.refusal;
+        trace.subject = null;
+        throw e.code === "SAML_REPLAY" ? SsoErrors.samlReplay() : SsoErrors.samlRefused(e.code);
+      }
+      if (relayState && flow) await this.deps.flows.end(relayState);
+      const claims = this.claims(connection, result);
+      trace.subject = claims.subject;
+      if (flow?.flow === "link") return await this.deps.identity.link(ctx, connection, flow, claims, trace);
+      const outcome = await this.deps.identity.signIn(ctx, connection, claims, trace);
+      if (outcome.session) await this.remember(connection, outcome.session.user.id, outcome.session.sessionId);
+      return outcome;
+    } catch (e) {
+      return this.deps.identity.failed(ctx, trace, e);
+    }
+  }
+
+  /**
+   * Identity key (README "Enterprise sign-in"): a persistent NameID is the person's stable key at
+   * the IdP; any other format (emailAddress, unspecified, transient) keys on the email address,
+   * read from the connection's email attribute, else from the NameID when it is an address.
+   */
+  private claims(connection: ConnectionRow, r: SamlAssertionResult): FederatedClaims {
+    const { attributes } = samlConfigOf(connection);
+    const first = (name: string | null) => (name ? r.attributes[name]?.find((v) => v.trim() !== "") : undefined);
+    const fromNameId = r.nameIdFormat !== PERSISTENT && r.nameId.includes("@") ? r.nameId : undefined;
+    const email = first(attributes.email) ?? fromNameId ?? null;
+    const persistent = r.nameIdFormat === PERSISTENT;
+    if (!persistent && !email) throw SsoErrors.emailRequired();
+    return {
+      subject: persistent ? r.nameId : normalizeEmail(email!),
+      email,
+      name: first(attributes.name) ?? null,
+      groups: (r.attributes[attributes.groups] ?? []).filter((g) => g.length > 0 && g.length <= 255).slice(0, 200),
+    };
+  }
+
+  /** Which sessions this connection issued to whom, so the IdP's logout can end exactly those. */
+  private async remember(connection: ConnectionRow, userId: string, sessionId: string): Promise<void> {
+    await this.deps.kv.hset(this.sessionsKey(connection.id, userId), sessionId, "1", connection.sessionMaxAgeSeconds);
+  }
+
+  private sessionsKey(connectionId: string, userId: string): string {
+    return `saml-sessions:${connectionId}:${userId}`;
+  }
+
+  /**
+   * IdP-initiated single logout (HTTP-Redirect, signed by a pinned certificate): ends the Keyward
+   * sessions this connection issued to that person, and answers the IdP with a signed LogoutResponse.
+   */
+  async slo(ctx: RequestContext, connectionId: string, rawQuery: string): Promise<{ redirectTo: string }> {
+    const connection = await this.samlConnection(connectionId);
+    const c = samlConfigOf(connection);
+    const sp = spUrls(this.deps.config.publicUrl, connection.id);
+    const now = this.deps.clock.now();
+    // The answer to a logout Keyward started (none yet): back to the sign-in page.
+    if (/(^|&)SAMLResponse=/.test(rawQuery) && !/(^|&)SAMLRequest=/.test(rawQuery)) return { redirectTo: new URL("/login", this.deps.config.publicUrl).toString() };
+    let request: ReturnType<typeof validateLogoutRequest>;
+    try {
+      request = validateLogoutRequest(rawQuery, { idpEntityId: c.idpEntityId, idpCertsPem: pinnedCerts(c, now), sloUrl: sp.sloUrl, now, clockSkewSeconds: CLOCK_SKEW_SECONDS });
+    } catch (e) {
+      if (!isSamlError(e)) throw e;
+      this.deps.logger.warn({ code: e.code, reason: e.message, connectionId: connection.id }, "SAML logout request refused");
+      throw SsoErrors.samlRefused(e.code);
+    }
+    const identity = (await identities.findBySubject(this.deps.db, connection.id, request.nameId)) ?? (await identities.findBySubject(this.deps.db, connection.id, normalizeEmail(request.nameId)));
+    let ended = 0;
+    if (identity) {
+      const key = this.sessionsKey(connection.id, identity.userId);
+      for (const sessionId of Object.keys(await this.deps.kv.hgetall(key))) {
+        if (await this.deps.sessions.revoke(identity.userId, sessionId)) ended++;
+        await this.deps.kv.hdel(key, sessionId);
+      }
+      await this.deps.audit.record(this.deps.db, ctx, AuditAction.ssoLogout, { userId: identity.userId, organizationId: connection.organizationId, metadata: { connectionId: connection.id, sessionsEnded: ended } });
+    }
+    const relay = /(?:^|&)RelayState=([^&]*)/.exec(rawQuery)?.[1];
+    if (!c.idpSloUrl) return { redirectTo: new URL("/login", this.deps.config.publicUrl).toString() };
+    const keys = c.signAuthnRequests ? await this.keys(connection.id) : null;
+    const redirectTo = buildLogoutResponse({ spEntityId: sp.entityId, idpSloUrl: c.idpSloUrl, inResponseTo: request.id, now, ...(keys ? { signingKeyPem: keys.signingKeyPem } : {}), ...(relay ? { relayState: decodeURIComponent(relay) } : {}) });
+    return { redirectTo };
+  }
+
+  private async samlConnection(connectionId: string): Promise<ConnectionRow> {
+    const id = parseId(connectionId, SsoErrors.notAvailable);
+    const connection = await ssoConnectionsRepository.findById(this.deps.db, id);
+    if (!connection?.enabled || connection.kind !== "saml") throw SsoErrors.notAvailable();
+    return connection;
+  }
+
+  private async keys(connectionId: string): Promise<SamlSpKeys> {
+    const sealed = await findConnectionSecretPrivileged(this.deps.db, connectionId);
+    if (!sealed) throw SsoErrors.notAvailable();
+    return JSON.parse(this.deps.box.decryptString(sealed, sealContexts.ssoConnectionSecret(connectionId))) as SamlSpKeys;
+  }
+}
