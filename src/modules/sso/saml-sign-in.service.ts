@@ -107,8 +107,10 @@ export class SamlSignInService {
       if (flow && flow.connectionId !== connection.id) throw SsoErrors.invalidState();
       trace.flow = flow;
       trace.userId = flow?.userId ?? null;
-      // An unsolicited response is refused unless the admin allows IdP-initiated sign-in (then it may not be a link).
-      if (!flow && !c.allowIdpInitiated) throw SsoErrors.invalidState();
+      // An unsolicited response is refused unless the admin allows IdP-initiated sign-in. A RelayState
+      // whose flow is gone (used, expired, another browser's) is still checked, with no request
+      // outstanding: the signature, then InResponseTo or the replay store refuse it, and say which.
+      if (!flow && !relayState && !c.allowIdpInitiated) throw SsoErrors.invalidState();
       const keys = await this.keys(connection.id);
       const sp = spUrls(this.deps.config.publicUrl, connection.id);
       const now = this.deps.clock.now();

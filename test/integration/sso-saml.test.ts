@@ -1,0 +1,257 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resultRows } from "../../src/infra/db.js";
+import { startTestApp, type TestApp } from "../helpers/app.js";
+import { CookieJar, browserLogin, startSamlIdp, type RealSamlIdp } from "../helpers/saml-idp.js";
+import { login, newUser, PASSWORD } from "../factories/users.js";
+import { newOrg, orgWithRoles } from "../factories/orgs.js";
+
+/**
+ * Enterprise sign-in through an organization's SAML 2.0 IdP (issue 35), against a REAL one
+ * (SimpleSAMLphp, ../shared/tools/saml-idp) walked like a browser: the connection from the IdP's
+ * metadata URL and its tenancy, the SP metadata the IdP reads back by URL, SP-initiated sign-in
+ * with JIT and group mapping, consent linking, replay (also 20 at once), cross-connection and
+ * IdP-initiated responses, encrypted assertions, and SSO-required.
+ */
+let app: TestApp;
+let idp: RealSamlIdp;
+const tag = Date.now().toString(36);
+const DOMAIN = `saml-${tag}.test`;
+const at = (local: string) => `${local}@${DOMAIN}`;
+const user = (local: string) => ({ username: at(local), password: `${local}-pass` });
+
+beforeAll(async () => {
+  app = await startTestApp({ RATE_LIMIT_OAUTH: "1000/60" });
+  idp = await startSamlIdp([
+    "--user", `${at("alice")}:alice-pass:Alice Admin:admins,engineering`,
+    "--user", `${at("bob")}:bob-pass:Bob Builder:engineering`,
+    "--user", `${at("dave")}:dave-pass:Dave Existing:engineering`,
+    "--user", `${at("carl")}:carl-pass:Carl Required:engineering`,
+  ]);
+}, 30_000);
+afterAll(async () => {
+  await app?.close();
+  idp?.stop();
+});
+
+const base = (orgId: string) => `/api/v1/organizations/${orgId}/sso/connections`;
+
+/** Tells the IdP where this connection's SP metadata is (re-read at every request, as the tool's README says). */
+function registerSp(name: string, metadataUrl: string, options?: Record<string, unknown>) {
+  writeFileSync(join(idp.spMetadataDir, `${name}.url`), `${metadataUrl}\n`);
+  if (options) writeFileSync(join(idp.spMetadataDir, `${name}.json`), JSON.stringify(options));
+}
+
+async function verifyDomain(orgId: string, domain: string) {
+  await app.container.db.execute(
+    sql`insert into organization_domains (organization_id, domain, verification_token, status, verified_at) values (${orgId}, ${domain}, ${`tok-${domain}`}, 'verified', now())`,
+  );
+}
+
+async function membership(orgId: string, userId: string) {
+  const [row] = resultRows<{ role: string }>(await app.container.db.execute(sql`select role from org_memberships where organization_id = ${orgId} and user_id = ${userId} and deleted_at is null`));
+  return row?.role ?? null;
+}
+
+async function departmentsOf(userId: string) {
+  return resultRows<{ department_id: string }>(await app.container.db.execute(sql`select department_id from department_members where user_id = ${userId} order by department_id`)).map((r) => r.department_id);
+}
+
+const cookiesOf = (res: Response) => res.headers.getSetCookie().map((c) => c.split(";")[0]!);
+
+/** Starts at Keyward, signs in at the IdP, and returns what the IdP would post (not posted yet) with Keyward's cookies. */
+async function toIdp(start: string, who: { username: string; password: string }) {
+  const started = await fetch(`${app.url}${start}`, { redirect: "manual" });
+  expect(started.status, await started.clone().text()).toBe(303);
+  const location = started.headers.get("location")!;
+  expect(location.startsWith(idp.ssoUrl)).toBe(true);
+  const answer = await browserLogin(location, who, new CookieJar());
+  return { ...answer, cookie: cookiesOf(started).join("; ") };
+}
+
+async function post(action: string, fields: { SAMLResponse: string; RelayState?: string }, cookie = "") {
+  const body = new URLSearchParams({ SAMLResponse: fields.SAMLResponse, ...(fields.RelayState ? { RelayState: fields.RelayState } : {}) });
+  const res = await fetch(action, { method: "POST", redirect: "manual", body: body.toString(), headers: { "content-type": "application/x-www-form-urlencoded", cookie } });
+  expect(res.status).toBe(303);
+  const landing = new URL(res.headers.get("location")!);
+  const sid = res.headers.getSetCookie().find((c) => c.includes(".sid="))?.split(";")[0];
+  return { landing, sid };
+}
+
+async function signIn(start: string, who: { username: string; password: string }) {
+  const a = await toIdp(start, who);
+  return { ...(await post(a.action, { SAMLResponse: a.samlResponse, RelayState: a.relayState }, a.cookie)), answer: a };
+}
+
+let org: { id: string };
+let owner: Awaited<ReturnType<typeof orgWithRoles>>["owner"];
+let admin: Awaited<ReturnType<typeof orgWithRoles>>["admin"];
+let member: Awaited<ReturnType<typeof orgWithRoles>>["member"];
+let connection: { id: string; saml: { sp_entity_id: string; acs_url: string; sp_metadata_url: string } };
+let eng: string;
+
+describe("SAML connections", () => {
+  it("an admin creates one from the IdP's metadata URL; private keys are never returned", async () => {
+    ({ org, owner, admin, member } = await orgWithRoles(app));
+    await verifyDomain(org.id, DOMAIN);
+    const dep = await app.http.post(`/api/v1/organizations/${org.id}/departments`, { name: "Engineering" }, { token: owner.token });
+    eng = dep.body.data.department.id;
+    const created = await app.http.post(
+      `${base(org.id)}/saml`,
+      { name: "Acme SAML", metadata_url: idp.metadataUrl, default_role: "guest", group_mappings: [{ group: "admins", role: "admin" }, { group: "engineering", role: "member", department_ids: [eng] }] },
+      { token: admin.token },
+    );
+    expect(created.status, created.text).toBe(201);
+    connection = created.body.data.connection;
+    expect(created.body.data.connection).toMatchObject({ kind: "saml", enabled: true, has_secret: true, default_role: "guest" });
+    expect(connection.saml).toMatchObject({
+      sp_entity_id: `${app.url}/sso/saml/${connection.id}/metadata`,
+      acs_url: `${app.url}/sso/saml/${connection.id}/acs`,
+      idp_entity_id: idp.entityId,
+      idp_metadata_url: idp.metadataUrl,
+      allow_idp_initiated: false,
+      sign_authn_requests: true,
+      want_encrypted_assertions: true,
+      email_attribute: "email",
+      groups_attribute: "groups",
+    });
+    expect(created.text).not.toContain("PRIVATE KEY");
+    const listed = await app.http.get(base(org.id), { token: owner.token });
+    expect(listed.text).not.toContain("PRIVATE KEY");
+    const gql = await app.http.gql("query($orgId: ID!) { ssoConnections(orgId: $orgId) { id kind saml { acsUrl idpEntityId } } }", { orgId: org.id }, { token: admin.token });
+    expect(gql.data.ssoConnections).toEqual([{ id: connection.id, kind: "saml", saml: { acsUrl: connection.saml.acs_url, idpEntityId: idp.entityId } }]);
+    const [row] = resultRows<{ secret_sealed: string }>(await app.container.db.execute(sql`select secret_sealed from sso_connections where id = ${connection.id}`));
+    expect(row!.secret_sealed.startsWith("v1.")).toBe(true);
+    expect(row!.secret_sealed).not.toContain("PRIVATE");
+    registerSp("acme", connection.saml.sp_metadata_url);
+  });
+
+  it("refuses plain members, other organizations' admins and malformed metadata", async () => {
+    const body = { name: "x", metadata_url: idp.metadataUrl };
+    expect((await app.http.post(`${base(org.id)}/saml`, body, { token: member.token })).status).toBe(403);
+    const stranger = await newUser(app);
+    const strangerOrg = await newOrg(app, stranger);
+    expect((await app.http.post(`${base(org.id)}/saml`, body, { token: stranger.token })).status).toBe(404);
+    expect((await app.http.patch(`${base(strangerOrg.id)}/${connection.id}`, { allow_idp_initiated: true }, { token: stranger.token })).status).toBe(404);
+    const malformed = await app.http.post(`${base(org.id)}/saml`, { name: "x", metadata_xml: "<md:EntityDescriptor" }, { token: admin.token });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error.type).toBe("SSO_METADATA_INVALID");
+    const noIdp = await app.http.post(`${base(org.id)}/saml`, { name: "x", metadata_xml: `<EntityDescriptor xmlns="urn:oasis:names:tc:SAML:2.0:metadata" entityID="x"/>` }, { token: admin.token });
+    expect(noIdp.status).toBe(400);
+    expect((await app.http.post(`${base(org.id)}/saml`, { name: "x" }, { token: admin.token })).status).toBe(400);
+    // By hand: entity id + SSO URL + certificate.
+    const manual = await app.http.post(`${base(org.id)}/saml`, { name: "Manual", idp_entity_id: idp.entityId, idp_sso_url: idp.ssoUrl, idp_certificates: [idp.certPem], enabled: false }, { token: admin.token });
+    expect(manual.status, manual.text).toBe(201);
+    expect((await app.http.delete(`${base(org.id)}/${manual.body.data.connection.id}`, { token: admin.token })).status).toBe(200);
+  });
+
+  it("serves well-formed SP metadata at the entity id", async () => {
+    const res = await fetch(connection.saml.sp_metadata_url);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("xml");
+    const xml = await res.text();
+    expect(xml).toContain(`entityID="${connection.saml.sp_entity_id}"`);
+    expect(xml).toContain(`Location="${connection.saml.acs_url}"`);
+    expect(xml).toContain('AuthnRequestsSigned="true"');
+    expect(xml).toContain('use="encryption"');
+    expect(xml).not.toContain("PRIVATE");
+    expect((await fetch(`${app.url}/sso/saml/00000000-0000-4000-8000-000000000000/metadata`)).status).toBe(404);
+  });
+});
+
+describe("SAML sign-in", () => {
+  let saved: { action: string; samlResponse: string; relayState?: string; cookie: string };
+
+  it("HRD by email → IdP form → ACS: a managed account with the mapped role and department (assertion encrypted)", async () => {
+    const first = await signIn(`/sso/start?email=${encodeURIComponent(at("alice"))}`, user("alice"));
+    expect(first.landing.searchParams.get("error_type"), first.landing.toString()).toBeNull();
+    expect(first.answer.action).toBe(connection.saml.acs_url);
+    // The IdP encrypted the assertion to the SP's published encryption certificate.
+    expect(Buffer.from(first.answer.samlResponse, "base64").toString()).toContain("EncryptedAssertion");
+    expect(first.sid).toBeTruthy();
+    const me = await app.http.get("/api/v1/users/me", { cookie: first.sid! });
+    expect(me.status).toBe(200);
+    const u = me.body.data.user;
+    expect(u).toMatchObject({ email: at("alice"), full_name: "Alice Admin" });
+    expect(u.managed_by).toMatchObject({ id: org.id });
+    expect(await membership(org.id, u.id)).toBe("admin");
+    expect(await departmentsOf(u.id)).toEqual([eng]);
+    saved = { ...first.answer, cookie: first.answer.cookie };
+    // Second sign-in re-applies the (changed) mapping.
+    expect((await app.http.patch(`${base(org.id)}/${connection.id}`, { group_mappings: [{ group: "engineering", role: "member" }] }, { token: admin.token })).status).toBe(200);
+    const again = await signIn(`/sso/start/${connection.id}`, user("alice"));
+    expect(again.sid).toBeTruthy();
+    expect(await membership(org.id, u.id)).toBe("member");
+    expect(await departmentsOf(u.id)).toEqual([]);
+    const [{ n }] = resultRows<{ n: number }>(await app.container.db.execute(sql`select count(*)::int as n from sso_identities where connection_id = ${connection.id}`)) as [{ n: number }];
+    expect(n).toBe(1);
+  });
+
+  it("refuses a replayed SAMLResponse", async () => {
+    const replay = await post(saved.action, { SAMLResponse: saved.samlResponse, RelayState: saved.relayState }, saved.cookie);
+    expect(replay.sid).toBeUndefined();
+    expect(replay.landing.searchParams.get("error_type")).toMatch(/^SSO_SAML_(REPLAY|REFUSED)$|^OAUTH_STATE_INVALID$/);
+  });
+
+  it("an existing account is not linked silently: SSO_LINK_REQUIRED", async () => {
+    await newUser(app, { email: at("dave") });
+    const refused = await signIn(`/sso/start?email=${encodeURIComponent(at("dave"))}`, user("dave"));
+    expect(refused.sid).toBeUndefined();
+    expect(refused.landing.searchParams.get("error_type")).toBe("SSO_LINK_REQUIRED");
+  });
+
+  it("refuses a response for another connection's ACS", async () => {
+    const other = await app.http.post(`${base(org.id)}/saml`, { name: "Second", metadata_url: idp.metadataUrl, allow_idp_initiated: true }, { token: admin.token });
+    expect(other.status).toBe(201);
+    const a = await toIdp(`/sso/start/${connection.id}`, user("bob"));
+    const res = await post(other.body.data.connection.saml.acs_url, { SAMLResponse: a.samlResponse, RelayState: a.relayState }, a.cookie);
+    expect(res.sid).toBeUndefined();
+    expect(res.landing.searchParams.get("error_type")).not.toBeNull();
+    expect((await app.http.delete(`${base(org.id)}/${other.body.data.connection.id}`, { token: admin.token })).status).toBe(200);
+  });
+
+  it("refuses IdP-initiated responses unless the connection allows them", async () => {
+    const unsolicited = async () => {
+      const a = await browserLogin(`${idp.initSsoUrl}${encodeURIComponent(connection.saml.sp_entity_id)}`, user("bob"), new CookieJar());
+      return post(a.action, { SAMLResponse: a.samlResponse });
+    };
+    const refused = await unsolicited();
+    expect(refused.sid).toBeUndefined();
+    expect(refused.landing.searchParams.get("error_type")).toBe("OAUTH_STATE_INVALID");
+    expect((await app.http.patch(`${base(org.id)}/${connection.id}`, { allow_idp_initiated: true }, { token: admin.token })).status).toBe(200);
+    const allowed = await unsolicited();
+    expect(allowed.landing.searchParams.get("error_type"), allowed.landing.toString()).toBeNull();
+    expect(allowed.sid).toBeTruthy();
+    expect((await app.http.patch(`${base(org.id)}/${connection.id}`, { allow_idp_initiated: false }, { token: admin.token })).status).toBe(200);
+  });
+
+  it("accepts plain (unencrypted, signed) assertions when the connection does not publish an encryption key", async () => {
+    expect((await app.http.patch(`${base(org.id)}/${connection.id}`, { want_encrypted_assertions: false }, { token: admin.token })).status).toBe(200);
+    const plain = await signIn(`/sso/start/${connection.id}`, user("bob"));
+    expect(Buffer.from(plain.answer.samlResponse, "base64").toString()).not.toContain("EncryptedAssertion");
+    expect(plain.sid).toBeTruthy();
+    expect((await app.http.patch(`${base(org.id)}/${connection.id}`, { want_encrypted_assertions: true }, { token: admin.token })).status).toBe(200);
+  });
+
+  it("20 parallel posts of one response: one session, the rest refused", async () => {
+    const a = await toIdp(`/sso/start/${connection.id}`, user("bob"));
+    const results = await Promise.all(Array.from({ length: 20 }, () => post(a.action, { SAMLResponse: a.samlResponse, RelayState: a.relayState }, a.cookie)));
+    expect(results.filter((r) => r.sid).length).toBe(1);
+    const refusals = results.filter((r) => !r.sid).map((r) => r.landing.searchParams.get("error_type"));
+    expect(refusals).toHaveLength(19);
+    expect(refusals.every((t) => t === "SSO_SAML_REPLAY" || t === "SSO_SAML_REFUSED")).toBe(true);
+    const replays = resultRows<{ n: number }>(await app.container.db.execute(sql`select count(*)::int as n from audit_logs where organization_id = ${org.id} and action = 'sso.login_failed' and metadata->>'refusal' = 'replay'`));
+    expect(replays[0]!.n).toBeGreaterThan(0);
+  });
+
+  it("SSO-required refuses password sign-in", async () => {
+    await newUser(app, { email: at("carl") });
+    expect((await login(app, at("carl"), PASSWORD)).status).toBe(200);
+    expect((await app.http.patch(`${base(org.id)}/${connection.id}`, { require_sso: true }, { token: admin.token })).status).toBe(200);
+    const refused = await login(app, at("carl"), PASSWORD);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.type).toBe("SSO_REQUIRED");
+  });
+});
