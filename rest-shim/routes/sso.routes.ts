@@ -1,6 +1,6 @@
 import type { Config } from "../../src/config/index.js";
 import type { Services } from "../../src/container.js";
-import { setSsoBindingCookie, ssoBindingOf } from "../../src/http/session.js";
+import { setSamlBindingCookie, setSsoBindingCookie, ssoBindingOf } from "../../src/http/session.js";
 import { createOidcConnectionSchema, createSamlConnectionSchema, updateSsoConnectionSchema } from "../../src/modules/sso/index.js";
 import { sendData, sendList } from "../envelope.js";
 import { input, param, type RouteDef } from "../route.js";
@@ -53,6 +53,7 @@ export const ssoRoutes = (s: Services, config: Config): RouteDef[] => [
     handle: async (req, res) => {
       const started = await s.ssoSignIn.startLink(req.ctx, param(req, "connectionId"), ssoBindingOf(req, config));
       setSsoBindingCookie(res, config, started.binding, config.externalAuth.flowTtl);
+      if (started.kind === "saml") setSamlBindingCookie(res, config, started.binding, config.externalAuth.flowTtl);
       sendData(res, 200, "Redirect the browser to authorization_url", { authorizationUrl: started.authorizationUrl });
     },
   },

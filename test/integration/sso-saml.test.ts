@@ -4,7 +4,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultRows } from "../../src/infra/db.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
-import { CookieJar, browserLogin, startSamlIdp, type RealSamlIdp } from "../helpers/saml-idp.js";
+import { CookieJar, browserLogin, followUntil, startSamlIdp, type RealSamlIdp } from "../helpers/saml-idp.js";
 import { login, newUser, PASSWORD } from "../factories/users.js";
 import { newOrg, orgWithRoles } from "../factories/orgs.js";
 
@@ -62,12 +62,12 @@ async function departmentsOf(userId: string) {
 const cookiesOf = (res: Response) => res.headers.getSetCookie().map((c) => c.split(";")[0]!);
 
 /** Starts at Keyward, signs in at the IdP, and returns what the IdP would post (not posted yet) with Keyward's cookies. */
-async function toIdp(start: string, who: { username: string; password: string }) {
+async function toIdp(start: string, who: { username: string; password: string }, jar = new CookieJar()) {
   const started = await fetch(`${app.url}${start}`, { redirect: "manual" });
   expect(started.status, await started.clone().text()).toBe(303);
   const location = started.headers.get("location")!;
   expect(location.startsWith(idp.ssoUrl)).toBe(true);
-  const answer = await browserLogin(location, who, new CookieJar());
+  const answer = await browserLogin(location, who, jar);
   return { ...answer, cookie: cookiesOf(started).join("; ") };
 }
 
@@ -80,8 +80,8 @@ async function post(action: string, fields: { SAMLResponse: string; RelayState?:
   return { landing, sid };
 }
 
-async function signIn(start: string, who: { username: string; password: string }) {
-  const a = await toIdp(start, who);
+async function signIn(start: string, who: { username: string; password: string }, jar = new CookieJar()) {
+  const a = await toIdp(start, who, jar);
   return { ...(await post(a.action, { SAMLResponse: a.samlResponse, RelayState: a.relayState }, a.cookie)), answer: a };
 }
 
@@ -125,7 +125,8 @@ describe("SAML connections", () => {
     const [row] = resultRows<{ secret_sealed: string }>(await app.container.db.execute(sql`select secret_sealed from sso_connections where id = ${connection.id}`));
     expect(row!.secret_sealed.startsWith("v1.")).toBe(true);
     expect(row!.secret_sealed).not.toContain("PRIVATE");
-    registerSp("acme", connection.saml.sp_metadata_url);
+    // SimpleSAMLphp signs logout messages only when asked to (Keyward refuses unsigned ones).
+    registerSp("acme", connection.saml.sp_metadata_url, { "sign.logout": true });
   });
 
   it("refuses plain members, other organizations' admins and malformed metadata", async () => {
@@ -180,11 +181,22 @@ describe("SAML sign-in", () => {
     expect(await departmentsOf(u.id)).toEqual([eng]);
     saved = { ...first.answer, cookie: first.answer.cookie };
     // Second sign-in re-applies the (changed) mapping.
-    expect((await app.http.patch(`${base(org.id)}/${connection.id}`, { group_mappings: [{ group: "engineering", role: "member" }] }, { token: admin.token })).status).toBe(200);
+    const mappings = [{ group: "engineering", role: "member" }, { group: "platform", role: "admin", department_ids: [eng] }];
+    expect((await app.http.patch(`${base(org.id)}/${connection.id}`, { group_mappings: mappings }, { token: admin.token })).status).toBe(200);
     const again = await signIn(`/sso/start/${connection.id}`, user("alice"));
     expect(again.sid).toBeTruthy();
+    expect((await app.http.get("/api/v1/users/me", { cookie: again.sid! })).body.data.user.id).toBe(u.id);
     expect(await membership(org.id, u.id)).toBe("member");
     expect(await departmentsOf(u.id)).toEqual([]);
+    const audit = resultRows<{ action: string; metadata: Record<string, unknown> }>(
+      await app.container.db.execute(sql`select action, metadata from audit_logs where organization_id = ${org.id} and action like 'sso.%' order by created_at, id`),
+    );
+    expect(audit.filter((r) => r.action === "sso.login").map((r) => [r.metadata.connectionId, r.metadata.newAccount])).toEqual([
+      [connection.id, true],
+      [connection.id, false],
+    ]);
+    expect(audit.some((r) => r.action === "sso.jit.provisioned")).toBe(true);
+    expect(audit.some((r) => r.action === "sso.membership.synced")).toBe(true);
     const [{ n }] = resultRows<{ n: number }>(await app.container.db.execute(sql`select count(*)::int as n from sso_identities where connection_id = ${connection.id}`)) as [{ n: number }];
     expect(n).toBe(1);
   });
@@ -244,6 +256,23 @@ describe("SAML sign-in", () => {
     expect(refusals.every((t) => t === "SSO_SAML_REPLAY" || t === "SSO_SAML_REFUSED")).toBe(true);
     const replays = resultRows<{ n: number }>(await app.container.db.execute(sql`select count(*)::int as n from audit_logs where organization_id = ${org.id} and action = 'sso.login_failed' and metadata->>'refusal' = 'replay'`));
     expect(replays[0]!.n).toBeGreaterThan(0);
+  });
+
+  it("IdP-initiated single logout ends the sessions the connection issued", async () => {
+    const jar = new CookieJar();
+    const bob = await signIn(`/sso/start/${connection.id}`, user("bob"), jar);
+    expect(bob.sid).toBeTruthy();
+    expect((await app.http.get("/api/v1/users/me", { cookie: bob.sid! })).status).toBe(200);
+    const sloUrl = `${app.url}/sso/saml/${connection.id}/slo`;
+    const query = await followUntil(`${idp.url}/saml2/idp/initSLO.php?RelayState=${encodeURIComponent(`${idp.url}/`)}`, sloUrl, jar);
+    const answered = await fetch(`${sloUrl}?${query}`, { redirect: "manual" });
+    expect(answered.status, await answered.clone().text()).toBe(303);
+    expect(answered.headers.get("location")!.startsWith(idp.sloUrl)).toBe(true);
+    expect(answered.headers.get("location")).toContain("SAMLResponse=");
+    expect((await app.http.get("/api/v1/users/me", { cookie: bob.sid! })).status).toBe(401);
+    // An unsigned or tampered logout request ends nothing.
+    const forged = await fetch(`${sloUrl}?${query.replace(/&Signature=[^&]*/, "")}`, { redirect: "manual" });
+    expect(forged.status).toBe(400);
   });
 
   it("SSO-required refuses password sign-in", async () => {
