@@ -204,7 +204,7 @@ describe("SAML sign-in", () => {
   it("refuses a replayed SAMLResponse", async () => {
     const replay = await post(saved.action, { SAMLResponse: saved.samlResponse, RelayState: saved.relayState }, saved.cookie);
     expect(replay.sid).toBeUndefined();
-    expect(replay.landing.searchParams.get("error_type")).toMatch(/^SSO_SAML_(REPLAY|REFUSED)$|^OAUTH_STATE_INVALID$/);
+    expect(replay.landing.searchParams.get("error_type")).toBe("SSO_SAML_REPLAY");
   });
 
   it("an existing account is not linked silently: SSO_LINK_REQUIRED", async () => {
@@ -253,9 +253,9 @@ describe("SAML sign-in", () => {
     expect(results.filter((r) => r.sid).length).toBe(1);
     const refusals = results.filter((r) => !r.sid).map((r) => r.landing.searchParams.get("error_type"));
     expect(refusals).toHaveLength(19);
-    expect(refusals.every((t) => t === "SSO_SAML_REPLAY" || t === "SSO_SAML_REFUSED")).toBe(true);
+    expect(new Set(refusals)).toEqual(new Set(["SSO_SAML_REPLAY"]));
     const replays = resultRows<{ n: number }>(await app.container.db.execute(sql`select count(*)::int as n from audit_logs where organization_id = ${org.id} and action = 'sso.login_failed' and metadata->>'refusal' = 'replay'`));
-    expect(replays[0]!.n).toBeGreaterThan(0);
+    expect(replays[0]!.n).toBeGreaterThanOrEqual(19);
   });
 
   it("IdP-initiated single logout ends the sessions the connection issued", async () => {

@@ -135,7 +135,8 @@ export class SamlSignInService {
         trace.subject = null;
         throw e.code === "SAML_REPLAY" ? SsoErrors.samlReplay() : SsoErrors.samlRefused(e.code);
       }
-      if (relayState && flow) await this.deps.flows.end(relayState);
+      // One sign-in per flow: another answer to the same request (not this assertion again) is refused.
+      if (relayState && flow && !(await this.deps.flows.claim(relayState))) throw SsoErrors.invalidState();
       const claims = this.claims(connection, result);
       trace.subject = claims.subject;
       if (flow?.flow === "link") return await this.deps.identity.link(ctx, connection, flow, claims, trace);

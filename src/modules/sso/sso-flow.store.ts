@@ -42,15 +42,17 @@ export class SsoFlowStore {
   }
 
   /**
-   * Reads a flow without using it up (SAML: the response is checked, its assertion id recorded
-   * against replay, and only then the flow is ended with `end`).
+   * Reads a flow without using it up. SAML: the response is checked (its assertion id recorded
+   * against replay) and only then the flow is `claim`ed; the record stays until it expires, so a
+   * replayed response still finds its request and is refused as the replay it is.
    */
   async peek(state: string, binding: string | undefined): Promise<{ flow: SsoFlow } | { refused: SsoFlowRefusal; flow?: SsoFlow }> {
     return this.check(await this.kv.get(this.key(state)), binding);
   }
 
-  async end(state: string): Promise<void> {
-    await this.kv.del(this.key(state));
+  /** Uses a peeked flow up: true for exactly one caller, however many race. */
+  async claim(state: string): Promise<boolean> {
+    return this.kv.add(`${this.key(state)}:used`, "1", this.ttl);
   }
 
   private check(raw: string | null, binding: string | undefined): { flow: SsoFlow } | { refused: SsoFlowRefusal; flow?: SsoFlow } {
