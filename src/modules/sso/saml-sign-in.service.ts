@@ -16,7 +16,7 @@ import { ssoConnectionsRepository, type ConnectionRow } from "./sso-connections.
 import { findConnectionSecretPrivileged } from "./sso-connections.secrets.repository.js";
 import type { SsoFlow, SsoFlowStore } from "./sso-flow.store.js";
 import { ssoIdentitiesRepository as identities } from "./sso-identities.repository.js";
-import { newTrace, type FederatedClaims, type SsoCallbackOutcome, type SsoIdentityService } from "./sso-identity.service.js";
+import { newTrace, type FederatedClaims, type SsoCallbackOutcome, type SsoIdentityService, type Trace } from "./sso-identity.service.js";
 import { SsoErrors } from "./sso.errors.js";
 
 const PERSISTENT = "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent";
@@ -98,43 +98,9 @@ export class SamlSignInService {
       await this.deps.limits.consume("sso-start", this.deps.config.rate, ctx.ip ?? "unknown");
       const connection = await this.samlConnection(connectionId);
       trace.connection = connection;
-      const c = samlConfigOf(connection);
       const relayState = typeof body.RelayState === "string" && body.RelayState.length <= 80 ? body.RelayState : undefined;
-      const peeked = relayState ? await this.deps.flows.peek(relayState, binding) : null;
-      const flow = peeked && "flow" in peeked && !("refused" in peeked) ? peeked.flow : null;
-      if (peeked && "refused" in peeked) trace.refusal = peeked.refused;
-      // A flow of another connection: its response cannot be for this ACS.
-      if (flow && flow.connectionId !== connection.id) throw SsoErrors.invalidState();
-      trace.flow = flow;
-      trace.userId = flow?.userId ?? null;
-      // An unsolicited response is refused unless the admin allows IdP-initiated sign-in. A RelayState
-      // whose flow is gone (used, expired, another browser's) is still checked, with no request
-      // outstanding: the signature, then InResponseTo or the replay store refuse it, and say which.
-      if (!flow && !relayState && !c.allowIdpInitiated) throw SsoErrors.invalidState();
-      const keys = await this.keys(connection.id);
-      const sp = spUrls(this.deps.config.publicUrl, connection.id);
-      const now = this.deps.clock.now();
-      let result: SamlAssertionResult;
-      try {
-        result = await validateResponse(typeof body.SAMLResponse === "string" ? body.SAMLResponse : "", {
-          idpEntityId: c.idpEntityId,
-          idpCertsPem: pinnedCerts(c, now),
-          spEntityId: sp.entityId,
-          acsUrl: sp.acsUrl,
-          expectedRequestIds: flow?.requestId ? [flow.requestId] : [],
-          allowIdpInitiated: !flow && c.allowIdpInitiated,
-          now,
-          clockSkewSeconds: CLOCK_SKEW_SECONDS,
-          decryptionKeyPem: keys.encryptionKeyPem,
-          replay: kvReplayStore(this.deps.kv, connection.id, () => this.deps.clock.now()),
-        });
-      } catch (e) {
-        if (!isSamlError(e)) throw e;
-        this.deps.logger.warn({ code: e.code, reason: e.message, connectionId: connection.id }, "SAML response refused");
-        trace.refusal = e.code === "SAML_REPLAY" ? "replay" : trace.refusal;
-        trace.subject = null;
-        throw e.code === "SAML_REPLAY" ? SsoErrors.samlReplay() : SsoErrors.samlRefused(e.code);
-      }
+      const flow = await this.flowFor(connection, relayState, binding, trace);
+      const result = await this.verify(connection, body.SAMLResponse, flow, trace);
       // One sign-in per flow: another answer to the same request (not this assertion again) is refused.
       if (relayState && flow && !(await this.deps.flows.claim(relayState))) throw SsoErrors.invalidState();
       const claims = this.claims(connection, result);
@@ -145,6 +111,49 @@ export class SamlSignInService {
       return outcome;
     } catch (e) {
       return this.deps.identity.failed(ctx, trace, e);
+    }
+  }
+
+  /** The flow the RelayState names, if it is this browser's and this connection's. */
+  private async flowFor(connection: ConnectionRow, relayState: string | undefined, binding: string | undefined, trace: Trace): Promise<SsoFlow | null> {
+    const peeked = relayState ? await this.deps.flows.peek(relayState, binding) : null;
+    const flow = peeked && !("refused" in peeked) ? peeked.flow : null;
+    if (peeked && "refused" in peeked) trace.refusal = peeked.refused;
+    // A flow of another connection: its response cannot be for this ACS.
+    if (flow && flow.connectionId !== connection.id) throw SsoErrors.invalidState();
+    trace.flow = flow;
+    trace.userId = flow?.userId ?? null;
+    // An unsolicited response is refused unless the admin allows IdP-initiated sign-in. A RelayState
+    // whose flow is gone (expired, another browser's) is still checked, with no request
+    // outstanding: the signature, then InResponseTo or the replay store refuse it, and say which.
+    if (!flow && !relayState && !samlConfigOf(connection).allowIdpInitiated) throw SsoErrors.invalidState();
+    return flow;
+  }
+
+  /** src/lib/saml's checks with this connection's pinned certificates, SP addresses and keys, and the shared replay store. */
+  private async verify(connection: ConnectionRow, samlResponse: unknown, flow: SsoFlow | null, trace: Trace): Promise<SamlAssertionResult> {
+    const c = samlConfigOf(connection);
+    const keys = await this.keys(connection.id);
+    const sp = spUrls(this.deps.config.publicUrl, connection.id);
+    const now = this.deps.clock.now();
+    try {
+      return await validateResponse(typeof samlResponse === "string" ? samlResponse : "", {
+        idpEntityId: c.idpEntityId,
+        idpCertsPem: pinnedCerts(c, now),
+        spEntityId: sp.entityId,
+        acsUrl: sp.acsUrl,
+        expectedRequestIds: flow?.requestId ? [flow.requestId] : [],
+        allowIdpInitiated: !flow && c.allowIdpInitiated,
+        now,
+        clockSkewSeconds: CLOCK_SKEW_SECONDS,
+        decryptionKeyPem: keys.encryptionKeyPem,
+        replay: kvReplayStore(this.deps.kv, connection.id, () => this.deps.clock.now()),
+      });
+    } catch (e) {
+      if (!isSamlError(e)) throw e;
+      this.deps.logger.warn({ code: e.code, reason: e.message, connectionId: connection.id }, "SAML response refused");
+      if (e.code === "SAML_REPLAY") trace.refusal = "replay";
+      throw e.code === "SAML_REPLAY" ? SsoErrors.samlReplay() : SsoErrors.samlRefused(e.code);
     }
   }
 

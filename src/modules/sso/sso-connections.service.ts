@@ -13,7 +13,7 @@ import { SsoIdpError, type OidcConnectionClient } from "./oidc-connection.client
 import { ssoConnectionsRepository as repo, type ConnectionChanges, type ConnectionRow } from "./sso-connections.repository.js";
 import { SsoErrors } from "./sso.errors.js";
 import { buildSamlConnection, samlChanges } from "./saml-connection.builder.js";
-import { samlConfigOf, samlView, spUrls, type SamlConnectionView } from "./saml-config.js";
+import { samlConfigOf, samlView, type SamlConnectionView } from "./saml-config.js";
 import {
   createOidcConnectionSchema,
   createSamlConnectionSchema,
@@ -221,7 +221,7 @@ export class SsoConnectionsService {
   }
 
   view(r: ConnectionRow): SsoConnectionView {
-    const oidc = r.kind === "oidc" ? oidcConfigOf(r) : null;
+    const saml = r.kind === "saml" ? samlView(r, this.deps.publicUrl) : null;
     return {
       id: r.id,
       organizationId: r.organizationId,
@@ -232,17 +232,10 @@ export class SsoConnectionsService {
       groupMappings: r.groupMappings,
       requireSso: r.requireSso,
       sessionMaxAgeSeconds: r.sessionMaxAgeSeconds,
-      issuer: oidc?.issuer ?? null,
-      clientId: oidc?.clientId ?? null,
-      authMethod: oidc?.authMethod ?? null,
-      allowedIdTokenAlgs: oidc?.allowedIdTokenAlgs ?? [],
-      scopes: oidc?.scopes ?? [],
-      emailClaim: oidc?.claims.email ?? null,
-      nameClaim: oidc?.claims.name ?? null,
-      groupsClaim: oidc?.claims.groups ?? null,
+      ...oidcFields(r.kind === "oidc" ? oidcConfigOf(r) : null),
       hasSecret: r.hasSecret,
-      saml: r.kind === "saml" ? samlView(r, this.deps.publicUrl) : null,
-      redirectUri: r.kind === "saml" ? spUrls(this.deps.publicUrl, r.id).acsUrl : this.callbackUrl(),
+      saml,
+      redirectUri: saml ? saml.acsUrl : this.callbackUrl(),
       startUrl: new URL(`/sso/start/${r.id}`, this.deps.publicUrl).toString(),
       createdAt: r.createdAt,
       updatedAt: r.updatedAt,
@@ -278,6 +271,20 @@ export class SsoConnectionsService {
     const access = await requireOrgAccess(this.deps.db, ctx, orgId, "sso.manage");
     return { orgId: access.orgId, actor: access.actor };
   }
+}
+
+/** The OpenID Connect part of a view (empty for a SAML connection). */
+function oidcFields(oidc: OidcConnectionConfig | null) {
+  return {
+    issuer: oidc?.issuer ?? null,
+    clientId: oidc?.clientId ?? null,
+    authMethod: oidc?.authMethod ?? null,
+    allowedIdTokenAlgs: oidc?.allowedIdTokenAlgs ?? [],
+    scopes: oidc?.scopes ?? [],
+    emailClaim: oidc?.claims.email ?? null,
+    nameClaim: oidc?.claims.name ?? null,
+    groupsClaim: oidc?.claims.groups ?? null,
+  };
 }
 
 /** The fields given (an absent one keeps its stored value). */
