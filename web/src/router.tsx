@@ -34,6 +34,7 @@ const orgSettings = createRoute({ getParentRoute: () => org, path: "/settings", 
 // Admin areas load on first visit (their own chunks), keeping the first load small.
 const orgSecurity = createRoute({ getParentRoute: () => org, path: "/security", component: lazyRouteComponent(() => import("./routes/orgs/security"), "Security") });
 const orgDomains = createRoute({ getParentRoute: () => org, path: "/domains", component: lazyRouteComponent(() => import("./routes/orgs/domains"), "Domains") });
+const orgSso = createRoute({ getParentRoute: () => org, path: "/sso", component: lazyRouteComponent(() => import("./routes/orgs/sso"), "SingleSignOn") });
 const orgApps = createRoute({ getParentRoute: () => org, path: "/apps", component: lazyRouteComponent(() => import("./routes/orgs/apps"), "Applications") });
 const orgAudit = createRoute({ getParentRoute: () => org, path: "/audit", component: lazyRouteComponent(() => import("./routes/orgs/audit"), "Audit") });
 // An organization's networks (routes/orgs/networks/*): one chunk per screen, loaded on first visit.
@@ -84,7 +85,7 @@ const adminRoutes = [
   createRoute({ getParentRoute: () => admin, path: "/kill-switch", validateSearch: validateAccountSearch, component: lazyRouteComponent(() => import("./routes/admin/kill-switch"), "GlobalKillSwitch"), pendingComponent: adminPending }),
 ];
 
-const routeTree = root.addChildren([home, newOrg, org.addChildren([orgIndex, orgMembers, orgSettings, orgSecurity, orgDomains, orgApps, orgAudit, orgNetworkRoutes, orgDirectory, orgDepartment, orgPrincipal, orgSsh, orgSshCertificates, orgSshHosts]), account.addChildren(accountRoutes), admin.addChildren(adminRoutes)]);
+const routeTree = root.addChildren([home, newOrg, org.addChildren([orgIndex, orgMembers, orgSettings, orgSecurity, orgDomains, orgSso, orgApps, orgAudit, orgNetworkRoutes, orgDirectory, orgDepartment, orgPrincipal, orgSsh, orgSshCertificates, orgSshHosts]), account.addChildren(accountRoutes), admin.addChildren(adminRoutes)]);
 
 export const router = createRouter({ routeTree, defaultPreload: "intent", defaultErrorComponent: RouteError });
 
