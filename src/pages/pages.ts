@@ -38,11 +38,11 @@ const LOGIN = (brand: string, providers: Array<{ id: string; name: string }>) =>
     </div>
     <button id="login-submit" type="submit">Continue</button>
   </form>
-  <div id="sso-required" class="card" hidden tabindex="-1" aria-labelledby="sso-required-title">
-    <h2 id="sso-required-title">Your organization requires single sign-on</h2>
+  <section id="sso-required" class="card" hidden aria-labelledby="sso-required-title">
+    <h2 id="sso-required-title" tabindex="-1">Your organization requires single sign-on</h2>
     <p>This address signs in through your organization's identity provider, not with a password or passkey here.</p>
     <a id="sso-required-start" class="button" href="/sso/start">Continue with single sign-on</a>
-  </div>
+  </section>
   <p class="muted"><a id="forgot-link" href="/forgot-password">Forgot your password?</a></p>
   <p class="divider">or</p>
   <button id="passkey" type="button" class="secondary">Sign in with a passkey</button>

@@ -1,4 +1,4 @@
-import { createRootRoute, createRoute, createRouter, lazyRouteComponent, Link } from "@tanstack/react-router";
+import { createRootRoute, createRoute, createRouter, lazyRouteComponent, Link, redirect } from "@tanstack/react-router";
 import { AccountLayout } from "./routes/account/layout";
 import { validateAccountSearch, validateAccountsSearch } from "./routes/admin/search";
 import { Home } from "./routes/home";
@@ -60,7 +60,17 @@ const orgSshHosts = createRoute({ getParentRoute: () => org, path: "/ssh/hosts",
 const account = createRoute({ getParentRoute: () => root, path: "/account", component: AccountLayout });
 const accountPending = () => <Loading />;
 const accountRoutes = [
-  createRoute({ getParentRoute: () => account, path: "/", component: lazyRouteComponent(() => import("./routes/account/profile"), "Profile"), pendingComponent: accountPending }),
+  createRoute({
+    getParentRoute: () => account,
+    path: "/",
+    // Linking single sign-on comes back to /account?linked=sso (or ?error_type=…): the outcome is the linked accounts screen's to show.
+    beforeLoad: () => {
+      const params = new URLSearchParams(window.location.search);
+      if (params.has("linked") || params.has("error_type")) throw redirect({ href: `/account/linked${window.location.search}`, replace: true });
+    },
+    component: lazyRouteComponent(() => import("./routes/account/profile"), "Profile"),
+    pendingComponent: accountPending,
+  }),
   createRoute({ getParentRoute: () => account, path: "/security", component: lazyRouteComponent(() => import("./routes/account/security"), "SecurityScreen"), pendingComponent: accountPending }),
   createRoute({ getParentRoute: () => account, path: "/sessions", component: lazyRouteComponent(() => import("./routes/account/sessions"), "Sessions"), pendingComponent: accountPending }),
   createRoute({ getParentRoute: () => account, path: "/linked", component: lazyRouteComponent(() => import("./routes/account/linked"), "Linked"), pendingComponent: accountPending }),

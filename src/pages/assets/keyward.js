@@ -75,13 +75,13 @@
     const link = $("sso-required-start");
     let start = null;
     try {
-      const url = new URL(String((details && details.start_url) || ""), location.href);
+      const url = new URL(String((details && (details.start_url || details.startUrl)) || ""), location.href);
       if (/^https?:$/.test(url.protocol) && url.pathname === "/sso/start") start = url;
     } catch { /* no usable address: the email step below still routes it */ }
     if (!start) start = new URL("/sso/start?email=" + encodeURIComponent($("email").value.trim()), location.href);
     link.href = start.toString();
     $("sso-required").hidden = false;
-    $("sso-required").focus();
+    $("sso-required-title").focus();
   }
   async function discover() {
     const email = $("email").value.trim();
@@ -175,7 +175,7 @@
     PROVIDER_NOT_CONFIGURED: "Sign-in with this provider is not available.",
     RATE_LIMIT_EXCEEDED: "Too many attempts. Wait a moment and try again.",
     // Single sign-on through an organization's identity provider (/sso/oidc/callback lands here).
-    SSO_LINK_REQUIRED: "An account with this email address already exists, so single sign-on cannot create one. Sign in with your password or passkey, then link single sign-on from your account's Linked accounts page.",
+    SSO_LINK_REQUIRED: "An account with this email address already exists and is not linked to single sign-on yet. Sign in with your password or passkey below; linking the account to your organization's provider needs your consent while signed in (ask your administrator).",
     SSO_EMAIL_NOT_ALLOWED: "Your identity provider sent an address outside your organization's verified domains, so no account can be created for it. Ask your administrator.",
     SSO_NOT_AVAILABLE: "Single sign-on is no longer available for this organization. Sign in with your password or passkey, or ask your administrator.",
     SSO_REQUIRED: "Your organization requires single sign-on for this address: enter it below and choose Continue.",
