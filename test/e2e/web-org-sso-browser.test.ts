@@ -21,7 +21,9 @@ import { newUser, type TestUser } from "../factories/users.js";
  * back signed in, a member of the organization with the role and department their group maps to
  * (seen in the web app and through the API). An existing account in the domain is told to sign in
  * as usual and link, and its password is refused with a button to single sign-on, because the
- * connection requires it. axe-core finds nothing at any impact; a phone never scrolls sideways.
+ * connection requires it. Editing keeps the write-only secret; a disabled connection sends the
+ * address to the password step in place (the server's 404); deleting asks first. axe-core finds
+ * nothing at any impact; a phone never scrolls sideways.
  */
 let app: TestApp;
 let dns: RealDns;
@@ -162,7 +164,7 @@ describe("single sign-on in Chromium", () => {
       expect(await noDomain.count()).toBe(0);
 
       // The redirect URI to register at the provider, copied by its button.
-      await page.getByRole("button", { name: "Copy Redirect URI" }).click();
+      await page.getByRole("button", { name: "Copy Redirect URI", exact: true }).click();
       expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${app.url}/sso/oidc/callback`);
 
       // From the top of the page, by keyboard: a first try with an issuer that does not answer.
@@ -291,6 +293,56 @@ describe("single sign-on in Chromium", () => {
       expect(await axeViolations(theirs)).toEqual([]);
       await accessible(theirs, "sign-in-sso-required");
       await theirs.context().close();
+      expect(watched.problems).toEqual([]);
+    },
+    SLOW,
+  );
+
+  it(
+    "edits the connection keeping its secret, disables it (addresses then continue with a password) and deletes it after a confirmation",
+    async () => {
+      await page.goto(`${app.url}/orgs/${org.slug}/sso`);
+      const card = page.getByRole("list", { name: `Connections of ${org.name}` }).getByRole("listitem").first();
+      await card.getByRole("button", { name: `Edit ${CONNECTION}` }).click();
+      const form = page.getByRole("form", { name: `Edit ${CONNECTION}` });
+      await form.getByText("A secret is stored and never shown. Leave empty to keep it.").waitFor();
+      await form.getByLabel("Role of a new member").selectOption("member");
+      await form.getByRole("button", { name: "Save" }).click();
+      await status(page, `${CONNECTION} saved.`);
+      expect((await connections())[0]).toMatchObject({ default_role: "member", has_secret: true, require_sso: true });
+
+      await card.getByRole("button", { name: `Disable ${CONNECTION}` }).click();
+      await status(page, `${CONNECTION} is disabled`);
+      await card.getByText("Disabled", { exact: true }).waitFor();
+      expect((await connections())[0]!.enabled).toBe(false);
+      // With no enabled connection the address gets the same 404 as any other: the page asks for a password, in place.
+      const theirs = await (await browser.newContext()).newPage();
+      const problems = await watchPage(theirs);
+      await theirs.goto(`${app.url}/login`);
+      await theirs.getByLabel("Email").fill(GRACE.email);
+      await theirs.getByRole("button", { name: "Continue" }).click();
+      await theirs.getByLabel("Password").waitFor();
+      expect(theirs.url()).toBe(`${app.url}/login`);
+      await theirs.getByRole("button", { name: "Use a different email" }).waitFor();
+      await shot(theirs, "web-sign-in-password-step");
+      expect(problems.problems).toEqual([]);
+      await theirs.context().close();
+
+      await card.getByRole("button", { name: `Enable ${CONNECTION}` }).click();
+      await status(page, `${CONNECTION} is enabled`);
+      expect((await connections())[0]!.enabled).toBe(true);
+
+      await card.getByRole("button", { name: `Delete ${CONNECTION}` }).click();
+      const dialog = page.getByRole("alertdialog");
+      await dialog.getByRole("heading", { name: `Delete the connection ${CONNECTION}?` }).waitFor();
+      expect(await axeViolations(page)).toEqual([]);
+      await dialog.getByRole("button", { name: "Cancel" }).click();
+      expect(await connections()).toHaveLength(1);
+      await card.getByRole("button", { name: `Delete ${CONNECTION}` }).click();
+      await page.getByRole("alertdialog").getByRole("button", { name: "Delete connection" }).click();
+      await status(page, `${CONNECTION} was deleted.`);
+      expect(await connections()).toEqual([]);
+      await expect.poll(() => focusedName(page)).toBe(`Connections of ${org.name}`);
       expect(watched.problems).toEqual([]);
     },
     SLOW,
