@@ -245,8 +245,8 @@ describe("single sign-on in Chromium", () => {
       await theirs.getByRole("button", { name: GRACE.name }).waitFor();
       // In the web app: the organization, with the mapped role.
       await theirs.goto(`${app.url}/orgs/${org.slug}`);
-      await theirs.getByRole("heading", { name: new RegExp(`${org.name}`) }).first().waitFor();
-      await theirs.getByText("member", { exact: true }).first().waitFor();
+      await theirs.getByRole("navigation", { name: `${org.name} sections` }).waitFor();
+      await theirs.locator(".org-name").getByText("member", { exact: true }).waitFor();
       // The provider's pages are not Keyward's (its missing favicon, say).
       expect(problems.problems.filter((p) => !p.includes(new URL(idp.issuer).origin))).toEqual([]);
       await theirs.context().close();

@@ -348,6 +348,7 @@ function ConnectionForm({
         <p className="field">
           <span className="label">Issuer</span> <code>{draft.issuer}</code>
           <span className="hint">The issuer cannot change: add a new connection for another provider.</span>
+          {errors.issuer && <span className="field-error">{errors.issuer}</span>}
         </p>
       ) : (
         <Field
