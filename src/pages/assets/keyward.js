@@ -58,6 +58,7 @@
     loginForm.dataset.stage = "password";
     $("password-fields").hidden = false;
     $("email").readOnly = true;
+    $("email-hint").hidden = true;
     $("login-submit").textContent = "Sign in";
     if (focus) $("password").focus();
   }
@@ -65,6 +66,7 @@
     loginForm.dataset.stage = "email";
     $("password-fields").hidden = true;
     $("email").readOnly = false;
+    $("email-hint").hidden = false;
     $("password").value = "";
     $("login-submit").textContent = "Continue";
     $("sso-required").hidden = true;
