@@ -26,15 +26,25 @@ const providerButtons = (providers: Array<{ id: string; name: string }>, verb: s
 const LOGIN = (brand: string, providers: Array<{ id: string; name: string }>) => `
 <h1>Sign in to ${escape(brand)}</h1>
 <section id="password-step">
-  <form id="login-form" novalidate>
+  <form id="login-form" novalidate data-stage="email">
     <label for="email">Email</label>
-    <input id="email" name="email" type="email" autocomplete="username webauthn" required>
-    <label for="password">Password</label>
-    <input id="password" name="password" type="password" autocomplete="current-password" required>
-    <label class="check"><input id="remember" type="checkbox"> Keep me signed in</label>
-    <button type="submit">Sign in</button>
+    <input id="email" name="email" type="email" autocomplete="username webauthn" required aria-describedby="email-hint">
+    <p id="email-hint" class="hint">If your organization signs you in through its own identity provider, Continue takes you there.</p>
+    <div id="password-fields" hidden>
+      <p class="change-email"><button id="change-email" type="button" class="link">Use a different email</button></p>
+      <label for="password">Password</label>
+      <input id="password" name="password" type="password" autocomplete="current-password" required>
+      <label class="check"><input id="remember" type="checkbox"> Keep me signed in</label>
+    </div>
+    <button id="login-submit" type="submit">Continue</button>
   </form>
+  <section id="sso-required" class="card" hidden aria-labelledby="sso-required-title">
+    <h2 id="sso-required-title" tabindex="-1">Your organization requires single sign-on</h2>
+    <p>This address signs in through your organization's identity provider, not with a password or passkey here.</p>
+    <a id="sso-required-start" class="button" href="/sso/start">Continue with single sign-on</a>
+  </section>
   <p class="muted"><a id="forgot-link" href="/forgot-password">Forgot your password?</a></p>
+  <p class="divider">or</p>
   <button id="passkey" type="button" class="secondary">Sign in with a passkey</button>
   ${providerButtons(providers, "Sign in with")}
   <p class="foot">New to ${escape(brand)}? <a id="register-link" href="/register">Create an account</a></p>

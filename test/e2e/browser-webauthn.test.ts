@@ -37,6 +37,7 @@ describe("hosted pages with a real browser", () => {
     // Password sign-in (no MFA yet) comes back to the address that asked for it.
     await page.goto(`${app.url}/login?next=/account/security`);
     await page.fill("#email", email);
+    await page.click("#login-form button[type=submit]");
     await page.fill("#password", PASSWORD);
     await page.click("#login-form button[type=submit]");
     await page.waitForURL(`${app.url}/account/security`);
@@ -57,6 +58,7 @@ describe("hosted pages with a real browser", () => {
     // Password sign-in now stops at the second step; the security key completes it.
     await signOut();
     await page.fill("#email", email);
+    await page.click("#login-form button[type=submit]");
     await page.fill("#password", PASSWORD);
     await page.click("#login-form button[type=submit]");
     await page.waitForSelector("#mfa-step:not([hidden])");
@@ -79,6 +81,7 @@ describe("hosted pages with a real browser", () => {
     const html = await res!.text();
     expect(html).not.toMatch(/(src|href)="https?:/);
     await page.fill("#email", "nobody@example.com");
+    await page.click("#login-form button[type=submit]");
     await page.fill("#password", "wrong password here");
     await page.click("#login-form button[type=submit]");
     await expect.poll(() => page.textContent("[role=alert]")).toBe("Invalid email or password");

@@ -42,6 +42,7 @@ describe("command-line sign-in in Chromium", () => {
     await page.goto(`${app.url}/api/v1/token_please?redirect_url=${cliUrl}`);
     await page.waitForURL(/\/login\?next=%2Fcli%2Fauthorize/);
     await page.fill("#email", user.email);
+    await page.click("#login-form button[type=submit]");
     await page.fill("#password", user.password);
     await page.click("#login-form button[type=submit]");
     await page.waitForURL(/\/cli\/authorize\?cli_token=/);

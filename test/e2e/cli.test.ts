@@ -47,6 +47,7 @@ describe("keyward login", () => {
     await page.click("#confirm");
     await page.waitForURL(/\/login\?next=/);
     await page.fill("#email", person.email);
+    await page.click("#login-form button[type=submit]");
     await page.fill("#password", person.password);
     await page.click("#login-form button[type=submit]");
     await page.waitForSelector("#allow");

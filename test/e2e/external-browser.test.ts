@@ -56,6 +56,7 @@ describe("external sign-in in Chromium", () => {
     const linkPage = await freshPage();
     await linkPage.goto(`${app.url}/login`);
     await linkPage.fill("#email", user.email);
+    await linkPage.click("#login-form button[type=submit]");
     await linkPage.fill("#password", user.password);
     await linkPage.click("#login-form button[type=submit]");
     await linkPage.waitForSelector("#mfa-step:not([hidden])");

@@ -90,6 +90,7 @@ describe("home and sign-in", () => {
       const page = await freshPage();
       await page.goto(`${app.url}/login?next=${encodeURIComponent(next!)}`);
       await page.fill("#email", email);
+      await page.click("#login-form button[type=submit]");
       await page.fill("#password", password);
       await page.click("#login-form button[type=submit]");
       await page.waitForURL(`${app.url}${landing}`);
@@ -188,6 +189,7 @@ describe("forgotten password", () => {
     await page.click("#reset-sign-in");
     await page.waitForURL(`${app.url}/login`);
     await page.fill("#email", email);
+    await page.click("#login-form button[type=submit]");
     await page.fill("#password", NEW_PASSWORD);
     await page.click("#login-form button[type=submit]");
     await page.waitForURL(`${app.url}/`);
@@ -265,6 +267,7 @@ describe("invitations", () => {
     await page.click("#register-sign-in");
     await page.waitForURL(`${app.url}/login?next=${encodeURIComponent(back)}`);
     await page.fill("#email", email);
+    await page.click("#login-form button[type=submit]");
     await page.fill("#password", NEW_PASSWORD);
     await page.click("#login-form button[type=submit]");
     await page.waitForURL(link);
@@ -294,6 +297,7 @@ describe("invitations", () => {
     const page = await freshPage();
     await page.goto(`${app.url}/login`);
     await page.fill("#email", other.email);
+    await page.click("#login-form button[type=submit]");
     await page.fill("#password", other.password);
     await page.click("#login-form button[type=submit]");
     await page.waitForURL(`${app.url}/`);
@@ -324,6 +328,7 @@ describe("account activation", () => {
     await page.click("#activate-sign-in");
     await page.waitForURL(`${app.url}/login`);
     await page.fill("#email", email);
+    await page.click("#login-form button[type=submit]");
     await page.fill("#password", NEW_PASSWORD);
     await page.click("#login-form button[type=submit]");
     await page.waitForURL(`${app.url}/`);

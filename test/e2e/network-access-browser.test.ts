@@ -49,6 +49,7 @@ describe("my network access", () => {
     await page.goto(`${app.url}/network-access`);
     await page.waitForURL(/\/login\?next=%2Faccount%2Fnetworks$/);
     await page.fill("#email", member.email);
+    await page.click("#login-form button[type=submit]");
     await page.fill("#password", member.password);
     await page.click("#login-form button[type=submit]");
     await page.waitForURL(`${app.url}/account/networks`);

@@ -89,6 +89,7 @@ describe("sign-in and consent pages in Chromium", () => {
     await page.goto(url);
     await page.waitForURL(/\/login\?next=/);
     await page.fill("#email", user.email);
+    await page.click("#login-form button[type=submit]");
     await page.fill("#password", user.password);
     await page.click("#login-form button[type=submit]");
     await page.waitForSelector("#mfa-step:not([hidden])");
@@ -114,6 +115,7 @@ describe("sign-in and consent pages in Chromium", () => {
     const page = await rpPage();
     await page.goto(`${app.url}/login`);
     await page.fill("#email", user.email);
+    await page.click("#login-form button[type=submit]");
     await page.fill("#password", user.password);
     await page.click("#login-form button[type=submit]");
     await page.waitForURL(`${app.url}/`);
@@ -136,6 +138,7 @@ describe("sign-in and consent pages in Chromium", () => {
     await page.goto(url);
     await page.waitForURL(/\/login\?next=/);
     await page.fill("#email", user.email);
+    await page.click("#login-form button[type=submit]");
     await page.fill("#password", user.password);
     const consent = page.waitForResponse((r) => /\/interaction\/[^/]+$/.test(new URL(r.url()).pathname) && r.status() === 200);
     await page.click("#login-form button[type=submit]");
@@ -154,6 +157,7 @@ describe("sign-in and consent pages in Chromium", () => {
 async function signInOnPage(page: Page, user: { email: string; password: string }): Promise<void> {
   await page.goto(`${app.url}/login`);
   await page.fill("#email", user.email);
+  await page.click("#login-form button[type=submit]");
   await page.fill("#password", user.password);
   await page.click("#login-form button[type=submit]");
   await page.waitForURL(`${app.url}/`);
@@ -231,6 +235,7 @@ describe("form POST to the authorization and end-session endpoints in Chromium",
     expect((await answer).status()).toBe(303);
     await page.waitForURL(/\/login\?next=/);
     await page.fill("#email", user.email);
+    await page.click("#login-form button[type=submit]");
     await page.fill("#password", user.password);
     await page.click("#login-form button[type=submit]");
     await page.waitForSelector("#allow");

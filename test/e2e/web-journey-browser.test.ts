@@ -152,6 +152,7 @@ describe("a journey from zero in Chromium", () => {
     await page.click("#go-login");
     await page.waitForURL(`${app.url}/login`);
     await page.fill("#email", OWNER.email);
+    await page.click("#login-form button[type=submit]");
     await page.fill("#password", OWNER.password);
     await checked(page, "hosted-login");
     await page.click("#login-form button[type=submit]");

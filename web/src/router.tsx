@@ -1,4 +1,4 @@
-import { createRootRoute, createRoute, createRouter, lazyRouteComponent, Link } from "@tanstack/react-router";
+import { createRootRoute, createRoute, createRouter, lazyRouteComponent, Link, redirect } from "@tanstack/react-router";
 import { AccountLayout } from "./routes/account/layout";
 import { validateAccountSearch, validateAccountsSearch } from "./routes/admin/search";
 import { Home } from "./routes/home";
@@ -34,6 +34,7 @@ const orgSettings = createRoute({ getParentRoute: () => org, path: "/settings", 
 // Admin areas load on first visit (their own chunks), keeping the first load small.
 const orgSecurity = createRoute({ getParentRoute: () => org, path: "/security", component: lazyRouteComponent(() => import("./routes/orgs/security"), "Security") });
 const orgDomains = createRoute({ getParentRoute: () => org, path: "/domains", component: lazyRouteComponent(() => import("./routes/orgs/domains"), "Domains") });
+const orgSso = createRoute({ getParentRoute: () => org, path: "/sso", component: lazyRouteComponent(() => import("./routes/orgs/sso"), "SingleSignOn") });
 const orgApps = createRoute({ getParentRoute: () => org, path: "/apps", component: lazyRouteComponent(() => import("./routes/orgs/apps"), "Applications") });
 const orgAudit = createRoute({ getParentRoute: () => org, path: "/audit", component: lazyRouteComponent(() => import("./routes/orgs/audit"), "Audit") });
 // An organization's networks (routes/orgs/networks/*): one chunk per screen, loaded on first visit.
@@ -59,7 +60,17 @@ const orgSshHosts = createRoute({ getParentRoute: () => org, path: "/ssh/hosts",
 const account = createRoute({ getParentRoute: () => root, path: "/account", component: AccountLayout });
 const accountPending = () => <Loading />;
 const accountRoutes = [
-  createRoute({ getParentRoute: () => account, path: "/", component: lazyRouteComponent(() => import("./routes/account/profile"), "Profile"), pendingComponent: accountPending }),
+  createRoute({
+    getParentRoute: () => account,
+    path: "/",
+    // Linking single sign-on comes back to /account?linked=sso (or ?error_type=…): the outcome is the linked accounts screen's to show.
+    beforeLoad: () => {
+      const params = new URLSearchParams(window.location.search);
+      if (params.has("linked") || params.has("error_type")) throw redirect({ href: `/account/linked${window.location.search}`, replace: true });
+    },
+    component: lazyRouteComponent(() => import("./routes/account/profile"), "Profile"),
+    pendingComponent: accountPending,
+  }),
   createRoute({ getParentRoute: () => account, path: "/security", component: lazyRouteComponent(() => import("./routes/account/security"), "SecurityScreen"), pendingComponent: accountPending }),
   createRoute({ getParentRoute: () => account, path: "/sessions", component: lazyRouteComponent(() => import("./routes/account/sessions"), "Sessions"), pendingComponent: accountPending }),
   createRoute({ getParentRoute: () => account, path: "/linked", component: lazyRouteComponent(() => import("./routes/account/linked"), "Linked"), pendingComponent: accountPending }),
@@ -84,7 +95,7 @@ const adminRoutes = [
   createRoute({ getParentRoute: () => admin, path: "/kill-switch", validateSearch: validateAccountSearch, component: lazyRouteComponent(() => import("./routes/admin/kill-switch"), "GlobalKillSwitch"), pendingComponent: adminPending }),
 ];
 
-const routeTree = root.addChildren([home, newOrg, org.addChildren([orgIndex, orgMembers, orgSettings, orgSecurity, orgDomains, orgApps, orgAudit, orgNetworkRoutes, orgDirectory, orgDepartment, orgPrincipal, orgSsh, orgSshCertificates, orgSshHosts]), account.addChildren(accountRoutes), admin.addChildren(adminRoutes)]);
+const routeTree = root.addChildren([home, newOrg, org.addChildren([orgIndex, orgMembers, orgSettings, orgSecurity, orgDomains, orgSso, orgApps, orgAudit, orgNetworkRoutes, orgDirectory, orgDepartment, orgPrincipal, orgSsh, orgSshCertificates, orgSshHosts]), account.addChildren(accountRoutes), admin.addChildren(adminRoutes)]);
 
 export const router = createRouter({ routeTree, defaultPreload: "intent", defaultErrorComponent: RouteError });
 

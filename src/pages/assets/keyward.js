@@ -15,7 +15,12 @@
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const json = await res.json().catch(() => ({}));
-    if (!res.ok || json.success === false) throw new Error(json.message || "Request failed (" + res.status + ")");
+    if (!res.ok || json.success === false) {
+      const err = new Error(json.message || "Request failed (" + res.status + ")");
+      err.type = json.error && json.error.type;
+      err.details = (json.error && json.error.details) || {};
+      throw err;
+    }
     return json.data || {};
   }
 
@@ -40,15 +45,89 @@
   const registerLink = $("register-link");
   const askedNext = new URLSearchParams(location.search).get("next");
   if (registerLink && askedNext && nextUrl() === askedNext) registerLink.href = "/register?next=" + encodeURIComponent(askedNext);
+
+  // Email first (home-realm discovery). The address goes to /sso/start?email= without following
+  // its answer: a redirect means the address's organization signs its people in through its own
+  // provider, so the page then goes there as a top-level navigation; anything else (404
+  // SSO_NOT_AVAILABLE, the same for every address without single sign-on, or a failure) continues
+  // here with a password or passkey. The page learns exactly what following the link would show.
+  const REMEMBERED = "keyward.sign-in.email";
+  const remember = (email) => { try { sessionStorage.setItem(REMEMBERED, email); } catch { /* private mode */ } };
+  const remembered = () => { try { return sessionStorage.getItem(REMEMBERED) || ""; } catch { return ""; } };
+  function showPasswordStep(focus) {
+    loginForm.dataset.stage = "password";
+    $("password-fields").hidden = false;
+    $("email").readOnly = true;
+    $("email-hint").hidden = true;
+    $("login-submit").textContent = "Sign in";
+    if (focus) $("password").focus();
+  }
+  function showEmailStep() {
+    loginForm.dataset.stage = "email";
+    $("password-fields").hidden = true;
+    $("email").readOnly = false;
+    $("email-hint").hidden = false;
+    $("password").value = "";
+    $("login-submit").textContent = "Continue";
+    $("sso-required").hidden = true;
+    $("email").focus();
+  }
+  // "Your organization requires single sign-on": a button to where the server says it starts.
+  function showSsoRequired(details) {
+    const link = $("sso-required-start");
+    let start = null;
+    try {
+      const url = new URL(String((details && (details.start_url || details.startUrl)) || ""), location.href);
+      if (/^https?:$/.test(url.protocol) && url.pathname === "/sso/start") start = url;
+    } catch { /* no usable address: the email step below still routes it */ }
+    if (!start) start = new URL("/sso/start?email=" + encodeURIComponent($("email").value.trim()), location.href);
+    link.href = start.toString();
+    $("sso-required").hidden = false;
+    $("sso-required-title").focus();
+  }
+  async function discover() {
+    const email = $("email").value.trim();
+    if (!email || !$("email").checkValidity()) {
+      $("email").setAttribute("aria-invalid", "true");
+      say("Enter your email address.");
+      $("email").focus();
+      return;
+    }
+    $("email").removeAttribute("aria-invalid");
+    const start = "/sso/start?email=" + encodeURIComponent(email);
+    let res = null;
+    try {
+      res = await fetch(start, { redirect: "manual", credentials: "same-origin", headers: { accept: "application/json" } });
+    } catch { /* offline or refused: password and passkey stay possible */ }
+    if (res && res.type === "opaqueredirect") {
+      remember(email);
+      location.assign(start);
+      return;
+    }
+    showPasswordStep(true);
+  }
   if (loginForm) {
+    $("change-email").addEventListener("click", () => { say(""); showEmailStep(); });
+    let busy = false;
     loginForm.addEventListener("submit", async (e) => {
       e.preventDefault();
+      if (busy) return;
+      busy = true;
+      $("login-submit").disabled = true;
       say("");
       try {
+        if (loginForm.dataset.stage === "email") return await discover();
+        $("sso-required").hidden = true;
         const data = await api("/auth/login", { email: $("email").value, password: $("password").value, remember_me: $("remember").checked });
         if (data.requires_mfa) showMfa(data.mfa_methods || []);
         else done();
-      } catch (err) { say(err.message); }
+      } catch (err) {
+        if (err.type === "SSO_REQUIRED") showSsoRequired(err.details);
+        else say(err.message);
+      } finally {
+        busy = false;
+        $("login-submit").disabled = false;
+      }
     });
     $("passkey").addEventListener("click", async () => {
       say("");
@@ -57,7 +136,10 @@
         const response = await SimpleWebAuthnBrowser.startAuthentication({ optionsJSON: begin.options });
         await api("/auth/webauthn/login/complete", { challenge_id: begin.challenge_id, response });
         done();
-      } catch (err) { say(err.message); }
+      } catch (err) {
+        if (err.type === "SSO_REQUIRED") showSsoRequired(err.details);
+        else say(err.message);
+      }
     });
     $("mfa-webauthn").addEventListener("click", async () => {
       say("");
@@ -94,11 +176,24 @@
     PROVIDER_ALREADY_LINKED: "Your account is already linked to a different account at this provider: unlink it first.",
     PROVIDER_NOT_CONFIGURED: "Sign-in with this provider is not available.",
     RATE_LIMIT_EXCEEDED: "Too many attempts. Wait a moment and try again.",
+    // Single sign-on through an organization's identity provider (/sso/oidc/callback lands here).
+    SSO_LINK_REQUIRED: "An account with this email address already exists and is not linked to single sign-on yet. Sign in with your password or passkey below; linking the account to your organization's provider needs your consent while signed in (ask your administrator).",
+    SSO_EMAIL_NOT_ALLOWED: "Your identity provider sent an address outside your organization's verified domains, so no account can be created for it. Ask your administrator.",
+    SSO_NOT_AVAILABLE: "Single sign-on is no longer available for this organization. Sign in with your password or passkey, or ask your administrator.",
+    SSO_REQUIRED: "Your organization requires single sign-on for this address: enter it below and choose Continue.",
   };
   const params = new URLSearchParams(location.search);
   const errorType = params.get("error_type");
   if (errorType) say((Object.hasOwn(EXTERNAL_ERRORS, errorType) ? EXTERNAL_ERRORS[errorType] : undefined) || "The sign-in could not be completed. Try again.");
   if (loginForm && params.get("mfa")) showMfa(params.get("mfa").split(","));
+  // Back from the identity provider: "sign in with your current method" continues with the address
+  // that went there (kept in this tab only).
+  if (loginForm && (errorType === "SSO_LINK_REQUIRED" || errorType === "SSO_NOT_AVAILABLE") && remembered()) {
+    $("email").value = remembered();
+    showPasswordStep(true);
+  } else if (loginForm && errorType && errorType.startsWith("SSO_") && remembered()) {
+    $("email").value = remembered();
+  }
 
   // External sign-in: Keyward builds the provider URL (the callback is fixed server-side).
   document.querySelectorAll("button[data-provider]").forEach((button) => {

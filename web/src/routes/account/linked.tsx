@@ -24,7 +24,7 @@ const StartLink = graphql(`
 /** Where a link attempt sends the browser back. */
 const HERE = "/account/linked";
 
-const PROVIDER_NAMES: Record<string, string> = { github: "GitHub", google: "Google" };
+const PROVIDER_NAMES: Record<string, string> = { github: "GitHub", google: "Google", sso: "Your organization's single sign-on" };
 
 /** Back from the provider: only known codes are shown, in our own words, so a crafted link cannot put text here. */
 const LINK_ERRORS: Record<string, string> = {
@@ -36,6 +36,7 @@ const LINK_ERRORS: Record<string, string> = {
   PROVIDER_ALREADY_LINKED: "Your account is already linked to a different account at this provider: unlink it first.",
   PROVIDER_NOT_CONFIGURED: "Linking this provider is not available.",
   RATE_LIMIT_EXCEEDED: "Too many attempts. Wait a moment and try again.",
+  SSO_NOT_AVAILABLE: "Single sign-on is not available for this organization any more (its connection was disabled or removed).",
 };
 const own = (map: Record<string, string>, key: string | null) => (key !== null && Object.hasOwn(map, key) ? map[key] : undefined);
 
