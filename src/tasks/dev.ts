@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { developmentEnv } from "../config/development.js";
 import { ConfigError, loadConfig, loadDotEnvFile } from "../config/index.js";
 
 /**
@@ -8,7 +9,7 @@ import { ConfigError, loadConfig, loadDotEnvFile } from "../config/index.js";
  */
 const children: ChildProcess[] = [];
 const run = (name: string, args: string[], env: Record<string, string> = {}) => {
-  const child = spawn(process.execPath, args, { stdio: "inherit", env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, args, { stdio: "inherit", env: developmentEnv(env) });
   child.on("exit", (code, signal) => {
     console.error(`keyward dev: ${name} ended (${signal ?? `exit ${code}`}); stopping.`);
     stop(code ?? 1);
@@ -24,7 +25,7 @@ const stop = (code: number) => {
 // development sets, so a bad variable is named once, before either process starts, and the web
 // app's dev server proxies to the port the server really listens on.
 loadDotEnvFile();
-const devEnv = { NODE_ENV: "development", APP_URL: "http://localhost:5173", ...process.env };
+const devEnv = developmentEnv();
 let port: number;
 try {
   port = loadConfig(devEnv).http.port;
@@ -33,7 +34,7 @@ try {
   console.error(`keyward dev: ${e.message}`);
   process.exit(1);
 }
-run("the server", ["node_modules/tsx/dist/cli.mjs", "watch", "src/main.ts"], { NODE_ENV: devEnv.NODE_ENV, APP_URL: devEnv.APP_URL });
+run("the server", ["node_modules/tsx/dist/cli.mjs", "watch", "src/main.ts"]);
 run("the web app's dev server", ["node_modules/vite/bin/vite.js", "web"], { KEYWARD_DEV_SERVER: `http://localhost:${port}` });
 process.on("SIGINT", () => stop(0));
 process.on("SIGTERM", () => stop(0));

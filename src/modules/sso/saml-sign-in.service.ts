@@ -158,7 +158,7 @@ export class SamlSignInService {
   }
 
   /**
-   * Identity key (README "Enterprise sign-in"): a persistent NameID is the person's stable key at
+   * Identity key (docs/enterprise-sign-in.md): a persistent NameID is the person's stable key at
    * the IdP; any other format (emailAddress, unspecified, transient) keys on the email address,
    * read from the connection's email attribute, else from the NameID when it is an address.
    */

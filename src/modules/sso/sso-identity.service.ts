@@ -19,7 +19,7 @@ import { SsoErrors } from "./sso.errors.js";
 
 /** What a connection's identity provider says about the person, whatever the protocol. */
 export interface FederatedClaims {
-  /** The stable key of the person at this connection (OIDC `sub`; SAML: see README "Enterprise sign-in"). */
+  /** The stable key of the person at this connection (OIDC `sub`; SAML: see docs/enterprise-sign-in.md). */
   subject: string;
   email: string | null;
   name: string | null;
