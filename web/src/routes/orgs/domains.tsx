@@ -5,6 +5,7 @@ import { ApiError, gql } from "../../api";
 import { graphql, type ResultOf } from "../../graphql";
 import { Badge } from "../../ui/Badge";
 import { Button } from "../../ui/Button";
+import { CopyButton } from "../../ui/CopyButton";
 import { ConfirmDialog } from "../../ui/ConfirmDialog";
 import { Field } from "../../ui/Field";
 import { Empty, ErrorState, FormError, Loading, Success } from "../../ui/States";
@@ -194,29 +195,11 @@ function AddForm({ orgId, onAdded }: { orgId: string; onAdded: (d: { id: string;
 
 /** A value to publish, with a Copy button named after what it copies; the outcome is announced. */
 function CopyValue({ value, copyLabel }: { value: string; copyLabel: string }) {
-  const [state, setState] = useState<"" | "copied" | "failed">("");
   return (
     <div className="dns-value">
       <code>{value}</code>
       <span className="dns-copy">
-        <Button
-          variant="secondary"
-          size="small"
-          aria-label={copyLabel}
-          onPress={async () => {
-            try {
-              await navigator.clipboard.writeText(value);
-              setState("copied");
-            } catch {
-              setState("failed");
-            }
-          }}
-        >
-          Copy
-        </Button>
-        <span className="muted" role="status" aria-live="polite">
-          {state === "copied" ? "Copied." : state === "failed" ? "Copying is not allowed here: select the text instead." : ""}
-        </span>
+        <CopyButton value={value} label={copyLabel} />
       </span>
     </div>
   );
