@@ -4,6 +4,7 @@ import { startTestApp, type TestApp } from "../helpers/app.js";
 import { auditRows } from "../helpers/db.js";
 import { SoftAuthenticator } from "../helpers/soft-authenticator.js";
 import { login, newSuperadmin, newUser, PASSWORD, type TestUser } from "../factories/users.js";
+import { previousTotpStep } from "../factories/mfa.js";
 
 let app: TestApp;
 beforeAll(async () => {
@@ -25,7 +26,7 @@ async function enrollTotp(user: TestUser) {
   expect(enroll.body.data.provisioning_uri).toMatch(/^otpauth:\/\/totp\/Keyward:.*secret=/);
   expect(enroll.body.data.qr_code).toMatch(/^data:image\/png;base64,/);
   // Codes of the previous step: the next sign-in can then use the current one.
-  const step = totpStep(app.clock.now()) - 1;
+  const step = await previousTotpStep(app);
   const verified = await app.http.post("/api/v1/auth/totp/verify-enrollment", { code: totpCode(secret, step) }, { token: user.token });
   expect(verified.status, verified.text).toBe(200);
   return { secret, backupCodes: verified.body.data.backup_codes as string[] | null };
