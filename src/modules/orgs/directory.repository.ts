@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNotNull, notInArray, sql } from "drizzle-orm";
+import { and, eq, inArray, notInArray, sql } from "drizzle-orm";
 import {
   departmentCertPolicies,
   departmentMembers,
@@ -75,17 +75,10 @@ export const directoryRepository = {
       .where(and(eq(departmentMembers.departmentId, departmentId), live(users)))
       .orderBy(users.email),
 
-  /**
-   * Adds a member by hand; false when they were already in it. A membership an SSO mapping had
-   * granted becomes a hand-made one (the mapping no longer takes it away).
-   */
+  /** Adds a member by hand; false when they were already in it. */
   async addDepartmentMember(db: Executor, departmentId: string, userId: string, now: Date): Promise<boolean> {
-    const rows = await db
-      .insert(departmentMembers)
-      .values({ departmentId, userId, createdAt: now })
-      .onConflictDoUpdate({ target: [departmentMembers.departmentId, departmentMembers.userId], set: { grantedByConnectionId: null }, setWhere: isNotNull(departmentMembers.grantedByConnectionId) })
-      .returning({ inserted: sql<boolean>`xmax = 0` });
-    return rows[0]?.inserted === true;
+    const rows = await db.insert(departmentMembers).values({ departmentId, userId, createdAt: now }).onConflictDoNothing().returning({ userId: departmentMembers.userId });
+    return rows.length === 1;
   },
 
   /** Adds a member granted by an SSO connection's mapping; false when they were already in it (by hand or by a grant). */
