@@ -259,3 +259,16 @@ describe("departments granted through a group mapping", () => {
 
   });
 });
+
+describe("the last way in", () => {
+  it("is never unlinked: without a password, passkey or other identity, unlinking is refused", async () => {
+    const [identity] = (await app.http.gql(LINKED, {}, { token: dave.token })).data.linkedAccounts.ssoIdentities;
+    expect(identity).toBeTruthy();
+    // Dave's password goes (as for an account created through GitHub that later linked SSO only).
+    await app.container.db.execute(sql`delete from password_credentials where user_id = ${dave.id}`);
+    const refused = await app.http.delete(`/api/v1/sso/identities/${identity.id}`, { token: dave.token });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.type).toBe("LAST_SIGN_IN_METHOD");
+    expect((await app.http.gql(LINKED, {}, { token: dave.token })).data.linkedAccounts.ssoIdentities).toHaveLength(1);
+  });
+});
