@@ -122,6 +122,12 @@ export const departmentMembers = pgTable(
       .notNull()
       .references(() => users.id),
     createdAt: createdAt(),
+    /**
+     * The SSO connection whose group mapping put the person here (null: added by hand). Only such
+     * memberships are taken away when the connection's mappings stop granting them. No foreign key:
+     * schema/sso.ts already imports this file, and connections are only ever soft-deleted.
+     */
+    grantedByConnectionId: uuid("granted_by_connection_id"),
   },
   (t) => [primaryKey({ columns: [t.departmentId, t.userId] }), index("department_members_user_idx").on(t.userId)],
 );

@@ -27,7 +27,7 @@ import { createOrgsModule } from "./modules/orgs/index.js";
 import { createRateLimitModule } from "./modules/rate-limit/index.js";
 import { createSshCaModule } from "./modules/ssh-ca/index.js";
 import { createSshKeysModule } from "./modules/ssh-keys/index.js";
-import { createSsoModule, createSsoRequirement } from "./modules/sso/index.js";
+import { createSsoModule, createSsoRequirement, listSsoIdentitiesOf } from "./modules/sso/index.js";
 import { createUserProfiles, createUsersModule } from "./modules/users/index.js";
 import { createMembershipCache } from "./modules/access/index.js";
 
@@ -93,7 +93,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const offboarding = { certificates: sshCa.certificates, networks: networks.networkOffboarding };
   const { credentials, sessions } = auth;
   const orgs = createOrgsModule({ ...base, ...offboarding, audit, email, config, invites: { accounts: auth.accounts, credentials, sessions, limits } });
-  const oauth = createExternalAuthModule({ ...base, kv, box, audit, limits, credentials, sessions, issuer: auth.issuer, pending: auth.pendingLogins, orgs: orgs.orgs, ssoRequirement, config });
+  const oauth = createExternalAuthModule({ ...base, kv, box, audit, limits, credentials, sessions, issuer: auth.issuer, pending: auth.pendingLogins, orgs: orgs.orgs, ssoRequirement, ssoIdentities: { listOf: listSsoIdentitiesOf }, config });
   const domains = createDomainsModule({ ...base, audit, limits, config: config.domains });
   const ext = config.externalAuth;
   const sso = createSsoModule({
@@ -106,6 +106,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     credentials,
     issuer: auth.issuer,
     sessions,
+    signInMethods: oauth.linkedAccounts,
     config: { publicUrl: config.http.publicUrl, appUrl: config.http.appUrl, flowTtl: ext.flowTtl, rate: ext.rate, samlMetadataRefreshMs: 12 * 3600 * 1000 },
   });
 

@@ -55,7 +55,7 @@ export const externalAuthRoutes = (s: Services, config: Config): RouteDef[] => [
     handle: async (req, res) => sendFlow(req, res, config, await s.externalAuth.startLink(req.ctx, param(req, "provider"), input(req), oauthBindingOf(req, config))),
   },
   {
-    method: "get", path: `${X}/linked-accounts`, tag: "external-auth", auth: "user", summary: "Your linked external accounts",
+    method: "get", path: `${X}/linked-accounts`, tag: "external-auth", auth: "user", summary: "Your linked external accounts (GitHub, Google) and your SSO identities (sso_identities)",
     handle: async (req, res) => sendData(res, 200, "Linked accounts", await s.linkedAccounts.listMine(req.ctx)),
   },
   {

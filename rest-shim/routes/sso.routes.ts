@@ -48,7 +48,24 @@ export const ssoRoutes = (s: Services, config: Config): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, "SSO connection removed", { connection: await s.ssoConnections.remove(req.ctx, param(req, "orgId"), param(req, "connectionId")) }),
   },
   {
-    method: "post", path: "/sso/link/:connectionId", tag: "sso", auth: "user",
+    method: "get", path: "/sso/connections", data: data.memberSsoConnections, tag: "sso", auth: "user",
+    summary: "The enabled SSO connections of your organizations (any role), each with whether your account is linked to it (never their configuration)",
+    handle: async (req, res) => sendList(res, 200, "SSO connections", "connections", await s.ssoLinks.listMyConnections(req.ctx)),
+  },
+  {
+    method: "delete", path: "/sso/identities/:identityId", data: null, tag: "sso", auth: "user",
+    errors: {
+      404: "No such identity of yours (SSO_IDENTITY_NOT_FOUND)",
+      409: "Your organization manages your account (SSO_UNLINK_MANAGED), requires SSO for your address (SSO_UNLINK_REQUIRED), or it is your last way to sign in (LAST_SIGN_IN_METHOD)",
+    },
+    summary: "Unlink one of your SSO identities (listed in /auth/external/linked-accounts as sso_identities)",
+    handle: async (req, res) => {
+      await s.ssoLinks.unlinkMine(req.ctx, param(req, "identityId"));
+      sendData(res, 200, "SSO identity unlinked");
+    },
+  },
+  {
+    method: "post", path: "/sso/link/:connectionId", data: data.ssoLinkStart, tag: "sso", auth: "user",
     summary: "Start linking your account to your organization's identity provider: redirect the browser to authorization_url; the callback links it if the provider's address is your account's",
     handle: async (req, res) => {
       const started = await s.ssoSignIn.startLink(req.ctx, param(req, "connectionId"), ssoBindingOf(req, config));

@@ -7,7 +7,7 @@ import { clientView, consentView, createdClientView, createdRegistrationTokenVie
 import { auditChainCheckView, auditVerificationView } from "./audit.js";
 import { approvalView, deviceView, portalNetworkView } from "./networks.js";
 import { domainView } from "./domains.js";
-import { ssoConnectionView } from "./sso.js";
+import { memberSsoConnectionView, ssoConnectionView } from "./sso.js";
 import { apiKeyView, caView, certificateView, createdApiKeyView, signedCertificateView, sshKeyView } from "./ssh.js";
 
 /**
@@ -88,6 +88,8 @@ export const data = {
   domain: z.object({ domain: domainView }),
   ssoConnections: list("connections", ssoConnectionView),
   ssoConnection: z.object({ connection: ssoConnectionView }),
+  memberSsoConnections: list("connections", memberSsoConnectionView),
+  ssoLinkStart: z.object({ authorizationUrl: z.string() }),
   auditVerification: z.object({ verification: auditVerificationView }),
   auditChainCheck: z.object({ check: auditChainCheckView }),
   lastAuditChainCheck: z.object({ check: auditChainCheckView.nullable() }),

@@ -49,3 +49,14 @@ export const ssoConnectionView = named("SsoConnection", z.object({
 }));
 sameShape<z.output<typeof ssoConnectionView>, Item<Returns<Services["ssoConnections"]["list"]>>>();
 sameShape<z.output<typeof ssoConnectionView>, Returns<Services["ssoConnections"]["update"]>>();
+
+// --- a member's view of their organizations' connections (never their configuration) ---
+export const memberSsoConnectionView = named("MemberSsoConnection", z.object({
+  id: z.string(),
+  name: z.string(),
+  kind: z.enum(["oidc", "saml"]),
+  organization: z.object({ id: z.string(), name: z.string(), slug: z.string() }),
+  linked: z.boolean().describe("Whether your account is linked to an identity at this connection"),
+  linkedAt: date.nullable(),
+}));
+sameShape<z.output<typeof memberSsoConnectionView>, Item<Returns<Services["ssoLinks"]["listMyConnections"]>>>();

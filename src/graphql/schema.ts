@@ -46,7 +46,7 @@ function createResolvers(s: Services) {
     new PrincipalsResolver(pick(s, "principals")),
     new ApiKeysResolver(pick(s, "apiKeys")),
     new DomainsResolver(pick(s, "domains")),
-    new SsoResolver(pick(s, "ssoConnections")),
+    new SsoResolver(pick(s, "ssoConnections", "ssoLinks", "ssoSignIn")),
     new AuditResolver(pick(s, "activity")),
     new AuditChainResolver(pick(s, "auditVerify")),
     new SshKeysResolver(pick(s, "sshKeys")),

@@ -1,6 +1,7 @@
 import { Field, InputType, ObjectType } from "type-graphql";
 import type { GqlInputOf } from "../common/inputs.js";
 import type { ViewOf } from "../common/views.js";
+import { LinkedSsoIdentity } from "../sso/sso.types.js";
 
 type ExternalProviderSettingsView = ViewOf<"oauthProviders", "listPublic">["settings"];
 
@@ -39,6 +40,7 @@ export class LinkedAccount implements ViewOf<"linkedAccounts", "listForUser"> {
 export class LinkedAccounts implements ViewOf<"linkedAccounts", "listMine"> {
   @Field(() => [LinkedAccount]) linkedAccounts: LinkedAccount[];
   @Field(() => Boolean, { description: "False when unlinking would leave no way to sign in" }) unlinkAvailable: boolean;
+  @Field(() => [LinkedSsoIdentity], { description: "Your identities at your organizations' identity providers" }) ssoIdentities: LinkedSsoIdentity[];
 }
 
 type ProviderConfigView = ViewOf<"oauthProviders", "list">;

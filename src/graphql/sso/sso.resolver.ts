@@ -1,15 +1,38 @@
 import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from "type-graphql";
 import type { Services } from "../../container.js";
+import { setSamlBindingCookie, setSsoBindingCookie, ssoBindingOf } from "../../http/session.js";
 import { loose } from "../common/inputs.js";
 import { omitNulls } from "../common/nulls.js";
 import { OrgRole } from "../common/org-role.js";
 import type { GqlContext } from "../context.js";
 import { org } from "../org-extension.js";
-import { CreateOidcConnectionInput, CreateSamlConnectionInput, SsoConnection, UpdateSsoConnectionInput } from "./sso.types.js";
+import { CreateOidcConnectionInput, CreateSamlConnectionInput, MySsoConnection, SsoConnection, SsoLinkStart, UpdateSsoConnectionInput } from "./sso.types.js";
 
 @Resolver()
 export class SsoResolver {
-  constructor(private readonly s: Pick<Services, "ssoConnections">) {}
+  constructor(private readonly s: Pick<Services, "ssoConnections" | "ssoLinks" | "ssoSignIn">) {}
+
+  @Authorized()
+  @Query(() => [MySsoConnection], { description: "The enabled SSO connections of your organizations (any role) and whether you are linked to each" })
+  mySsoConnections(@Ctx() { ctx }: GqlContext) {
+    return this.s.ssoLinks.listMyConnections(ctx);
+  }
+
+  @Authorized()
+  @Mutation(() => SsoLinkStart, { description: "Starts linking your account to one of your organization's connections: send the browser to authorizationUrl" })
+  async startSsoLink(@Ctx() { ctx, req, res, config }: GqlContext, @Arg("connectionId", () => ID) connectionId: string) {
+    const started = await this.s.ssoSignIn.startLink(ctx, connectionId, ssoBindingOf(req, config));
+    setSsoBindingCookie(res, config, started.binding, config.externalAuth.flowTtl);
+    if (started.kind === "saml") setSamlBindingCookie(res, config, started.binding, config.externalAuth.flowTtl);
+    return { authorizationUrl: started.authorizationUrl };
+  }
+
+  @Authorized()
+  @Mutation(() => Boolean, { description: "Unlinks one of your SSO identities (refused when your organization manages your account or requires SSO for your address)" })
+  async unlinkSsoIdentity(@Ctx() { ctx }: GqlContext, @Arg("identityId", () => ID) identityId: string) {
+    await this.s.ssoLinks.unlinkMine(ctx, identityId);
+    return true;
+  }
 
   @Authorized()
   @org(OrgRole.admin)

@@ -133,3 +133,41 @@ export class CreateSamlConnectionInput implements GqlInputOf<CreateSamlConnectio
   @Field(() => Boolean, { nullable: true }) requireSso?: boolean | null;
   @Field(() => Int, { nullable: true }) sessionMaxAgeSeconds?: number | null;
 }
+
+@ObjectType({ description: "The organization a connection belongs to" })
+export class SsoConnectionOrganization {
+  @Field(() => ID) id: string;
+  @Field(() => String) name: string;
+  @Field(() => String) slug: string;
+}
+
+@ObjectType({ description: "A connection of one of your organizations you can link your account to (never its configuration)" })
+export class MySsoConnection implements ViewOf<"ssoLinks", "listMyConnections"> {
+  @Field(() => ID) id: string;
+  @Field(() => String) name: string;
+  @Field(() => String, { description: "oidc or saml" }) kind: "oidc" | "saml";
+  @Field(() => SsoConnectionOrganization) organization: SsoConnectionOrganization;
+  @Field(() => Boolean, { description: "Whether your account is linked to an identity at this connection" }) linked: boolean;
+  @Field(() => Date, { nullable: true }) linkedAt: Date | null;
+}
+
+type LinkedSsoIdentityView = ViewOf<"linkedAccounts", "listMine">["ssoIdentities"][number];
+
+@ObjectType({ description: "One of your single sign-on identities" })
+export class LinkedSsoIdentity implements LinkedSsoIdentityView {
+  @Field(() => ID) id: string;
+  @Field(() => ID) connectionId: string;
+  @Field(() => String) connectionName: string;
+  @Field(() => String, { description: "oidc or saml" }) kind: "oidc" | "saml";
+  @Field(() => SsoConnectionOrganization) organization: SsoConnectionOrganization;
+  @Field(() => String, { nullable: true, description: "The address the identity provider last sent" }) email: string | null;
+  @Field(() => Date) linkedAt: Date;
+  @Field(() => Date, { nullable: true }) lastUsedAt: Date | null;
+  @Field(() => String, { nullable: true, description: "Why it cannot be unlinked: managed (the organization manages your account) or sso_required (it requires SSO for your address); null when it can" })
+  unlinkBlockedBy: "managed" | "sso_required" | null;
+}
+
+@ObjectType({ description: "Send the browser to authorizationUrl; the flow is bound to this browser by a cookie" })
+export class SsoLinkStart {
+  @Field(() => String) authorizationUrl: string;
+}

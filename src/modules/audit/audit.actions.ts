@@ -152,6 +152,7 @@ export const AuditAction = {
   ssoMembershipSynced: "sso.membership.synced",
   ssoLinkStarted: "sso.link.started",
   ssoLinked: "sso.linked",
+  ssoUnlinked: "sso.unlinked",
   ssoRequiredRefused: "sso.required.refused",
   ssoLogout: "sso.logout",
 } as const;

@@ -6,12 +6,13 @@ import type { OrgsService } from "../orgs/index.js";
 import type { SealingDeps } from "../module-deps.js";
 import type { RateLimitService } from "../rate-limit/index.js";
 import { ExternalAuthService } from "./external-auth.service.js";
-import { LinkedAccountsService } from "./linked-accounts.service.js";
+import { LinkedAccountsService, type SsoIdentitiesPort } from "./linked-accounts.service.js";
 import { OAuthFlowStore } from "./oauth-flow.store.js";
 import { OAuthProvidersService } from "./oauth-providers.service.js";
 import { GithubClient } from "./providers/github.client.js";
 import { GoogleClient } from "./providers/google.client.js";
 export { type FlowStarted } from "./external-auth.service.js";
+export type { LinkedSsoIdentityView, SsoIdentitiesPort } from "./linked-accounts.service.js";
 export { authorizeQuerySchema, callbackQuerySchema, providerConfigSchema } from "./external-auth.schemas.js";
 
 export interface ExternalAuthModuleDeps extends SealingDeps {
@@ -24,6 +25,7 @@ export interface ExternalAuthModuleDeps extends SealingDeps {
   pending: PendingLoginStore;
   orgs: OrgsService;
   ssoRequirement?: SsoRequirementPort;
+  ssoIdentities?: SsoIdentitiesPort;
   config: Pick<Config, "externalAuth" | "http">;
 }
 
@@ -46,6 +48,6 @@ export function createExternalAuthModule(deps: ExternalAuthModuleDeps) {
     flows: new OAuthFlowStore(deps.kv, clock, ext.flowTtl),
     config: { publicUrl: config.http.publicUrl, appUrl: config.http.appUrl, rate: ext.rate },
   });
-  const linkedAccounts = new LinkedAccountsService({ db, credentials: deps.credentials, sessions: deps.sessions, audit, providers: oauthProviders });
+  const linkedAccounts = new LinkedAccountsService({ db, ssoIdentities: deps.ssoIdentities, credentials: deps.credentials, sessions: deps.sessions, audit, providers: oauthProviders });
   return { oauthProviders, externalAuth, linkedAccounts };
 }

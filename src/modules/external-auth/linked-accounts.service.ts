@@ -23,8 +23,27 @@ export interface LinkedAccountView {
   lastUsedAt: Date | null;
 }
 
+/** One of the person's SSO identities, as the sso module lists it (a port: src/container.ts wires it). */
+export interface LinkedSsoIdentityView {
+  id: string;
+  connectionId: string;
+  connectionName: string;
+  kind: "oidc" | "saml";
+  organization: { id: string; name: string; slug: string };
+  email: string | null;
+  linkedAt: Date;
+  lastUsedAt: Date | null;
+  unlinkBlockedBy: "managed" | "sso_required" | null;
+}
+
+export interface SsoIdentitiesPort {
+  listOf(db: Executor, userId: string): Promise<LinkedSsoIdentityView[]>;
+}
+
 export interface LinkedAccountsDeps {
   db: Db;
+  /** The person's organizations' SSO identities, listed beside GitHub and Google. */
+  ssoIdentities?: SsoIdentitiesPort;
   credentials: Pick<CredentialsService, "hasPassword">;
   sessions: SessionsService;
   audit: AuditService;
@@ -52,12 +71,18 @@ export class LinkedAccountsService {
     return [...new Set((await externalIdentitiesRepository.listForUser(this.deps.db, userId)).map((i) => i.provider))];
   }
 
-  async listMine(ctx: RequestContext): Promise<{ linkedAccounts: LinkedAccountView[]; unlinkAvailable: boolean }> {
+  async listMine(ctx: RequestContext): Promise<{ linkedAccounts: LinkedAccountView[]; unlinkAvailable: boolean; ssoIdentities: LinkedSsoIdentityView[] }> {
     const actor = requirePersonalUser(ctx);
     const rows = await externalIdentitiesRepository.listForUser(this.deps.db, actor.userId);
     // Unlinking is possible while some other way to sign in would remain.
     const others = await this.otherSignInMethods(this.deps.db, actor.userId);
-    return { linkedAccounts: rows.map(toView), unlinkAvailable: rows.length > 1 || (rows.length === 1 && others > 0) };
+    const ssoIdentities = (await this.deps.ssoIdentities?.listOf(this.deps.db, actor.userId)) ?? [];
+    return { linkedAccounts: rows.map(toView), unlinkAvailable: rows.length > 1 || (rows.length === 1 && others > 0), ssoIdentities };
+  }
+
+  /** Ways in besides SSO identities: GitHub/Google identities, a password, passkeys (SSO unlinking asks, through a port). */
+  async countBesidesSso(db: Executor, userId: string): Promise<number> {
+    return (await externalIdentitiesRepository.listForUser(db, userId)).length + (await this.otherSignInMethods(db, userId));
   }
 
   /** Unlinks one provider, as long as the account keeps at least one way to sign in. */

@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, notInArray, sql } from "drizzle-orm";
 import {
   departmentCertPolicies,
   departmentMembers,
@@ -75,10 +75,35 @@ export const directoryRepository = {
       .where(and(eq(departmentMembers.departmentId, departmentId), live(users)))
       .orderBy(users.email),
 
-  /** Adds a member; false when they were already in it. */
+  /** Adds a member by hand; false when they were already in it. */
   async addDepartmentMember(db: Executor, departmentId: string, userId: string, now: Date): Promise<boolean> {
     const rows = await db.insert(departmentMembers).values({ departmentId, userId, createdAt: now }).onConflictDoNothing().returning({ userId: departmentMembers.userId });
     return rows.length === 1;
+  },
+
+  /** Adds a member granted by an SSO connection's mapping; false when they were already in it (by hand or by a grant). */
+  async grantDepartmentMember(db: Executor, departmentId: string, userId: string, connectionId: string, now: Date): Promise<boolean> {
+    const rows = await db
+      .insert(departmentMembers)
+      .values({ departmentId, userId, createdAt: now, grantedByConnectionId: connectionId })
+      .onConflictDoNothing()
+      .returning({ userId: departmentMembers.userId });
+    return rows.length === 1;
+  },
+
+  /** Takes away the memberships this connection granted the person, except those it still grants; the departments removed. */
+  async revokeDepartmentGrants(db: Executor, userId: string, connectionId: string, keep: string[]): Promise<string[]> {
+    const rows = await db
+      .delete(departmentMembers)
+      .where(
+        and(
+          eq(departmentMembers.userId, userId),
+          eq(departmentMembers.grantedByConnectionId, connectionId),
+          ...(keep.length ? [notInArray(departmentMembers.departmentId, keep)] : []),
+        ),
+      )
+      .returning({ departmentId: departmentMembers.departmentId });
+    return rows.map((r) => r.departmentId);
   },
 
   async removeDepartmentMember(db: Executor, departmentId: string, userId: string): Promise<boolean> {

@@ -10,8 +10,8 @@ export interface FederatedGrant {
   role: Exclude<OrgRole, "owner">;
   /** The departments the identity provider's groups put the person in now. */
   departmentIds: string[];
-  /** Every department the connection's mappings name: membership in the others is left alone. */
-  managedDepartmentIds: string[];
+  /** The connection granting it: only memberships it granted are ever taken away (never hand-made ones). */
+  connectionId: string;
   now: Date;
 }
 
@@ -44,9 +44,8 @@ export async function applyFederatedMembership(tx: Executor, g: FederatedGrant):
   const wanted = new Set(g.departmentIds.filter((d) => own.has(d)));
   const added: string[] = [];
   const removed: string[] = [];
-  for (const d of wanted) if (await directoryRepository.addDepartmentMember(tx, d, g.userId, g.now)) added.push(d);
-  for (const d of g.managedDepartmentIds) {
-    if (own.has(d) && !wanted.has(d) && (await directoryRepository.removeDepartmentMember(tx, d, g.userId))) removed.push(d);
-  }
+  for (const d of wanted) if (await directoryRepository.grantDepartmentMember(tx, d, g.userId, g.connectionId, g.now)) added.push(d);
+  // Whatever this connection granted and grants no more (a group left, a mapping removed or changed).
+  removed.push(...(await directoryRepository.revokeDepartmentGrants(tx, g.userId, g.connectionId, [...wanted])));
   return { joined, role, previousRole: joined ? null : ((current?.role as OrgRole | undefined) ?? null), departmentsAdded: added, departmentsRemoved: removed };
 }

@@ -14,8 +14,10 @@ import { SsoSignInService } from "./sso-sign-in.service.js";
 import { SamlMetadataRefresher } from "./saml-metadata.job.js";
 import { SamlSignInService } from "./saml-sign-in.service.js";
 import { SsoIdentityService } from "./sso-identity.service.js";
+import { SsoLinksService, type SignInMethodsPort } from "./sso-links.service.js";
 
 export { createSsoRequirement } from "./sso-requirement.js";
+export { listSsoIdentitiesOf, type MemberSsoConnectionView, type SignInMethodsPort, type SsoIdentityView, type SsoLinksService, type SsoUnlinkBlock } from "./sso-links.service.js";
 export { SsoErrors } from "./sso.errors.js";
 export { createOidcConnectionSchema, createSamlConnectionSchema, groupMappingSchema, ssoCallbackQuerySchema, ssoStartQuerySchema, updateSsoConnectionSchema } from "./sso.schemas.js";
 export type { SsoConnectionView, SsoConnectionsService } from "./sso-connections.service.js";
@@ -36,6 +38,8 @@ export interface SsoModuleDeps {
   credentials: Pick<CredentialsService, "createAccount">;
   issuer: SessionIssuer;
   sessions: Pick<SessionsService, "revoke">;
+  /** Ways into an account besides SSO (unlinking the last one is refused). */
+  signInMethods: SignInMethodsPort;
   config: { publicUrl: string; appUrl: string; flowTtl: number; rate: RateRule; samlMetadataRefreshMs: number };
 }
 
@@ -50,6 +54,7 @@ export function createSsoModule(deps: SsoModuleDeps) {
     ssoConnections: new SsoConnectionsService({ db, clock, box, audit, client, publicUrl: config.publicUrl }),
     ssoSignIn: new SsoSignInService({ ...deps, client, flows, identity, saml: samlSignIn, config: { publicUrl: config.publicUrl, rate: config.rate } }),
     samlSignIn,
+    ssoLinks: new SsoLinksService({ db, audit, signInMethods: deps.signInMethods }),
     samlMetadata: new SamlMetadataRefresher({ db, clock, logger: deps.logger, audit, intervalMs: config.samlMetadataRefreshMs }),
   };
 }

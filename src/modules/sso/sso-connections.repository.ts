@@ -1,5 +1,5 @@
-import { and, eq, isNotNull, sql } from "drizzle-orm";
-import { organizationDomains, ssoConnections } from "../../../schema/index.js";
+import { and, eq, inArray, isNotNull, sql } from "drizzle-orm";
+import { organizationDomains, ssoConnections, ssoIdentities } from "../../../schema/index.js";
 import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";
 import { idInOrg } from "../../infra/org-scope.js";
@@ -52,6 +52,20 @@ export const ssoConnectionsRepository = {
       .limit(1);
     return row;
   },
+
+  /**
+   * The enabled connections of these organizations as a member sees them (name and kind, never their
+   * configuration), each with when this person's identity there was linked (null: not linked).
+   */
+  listEnabledForMember: (db: Executor, orgIds: string[], userId: string) =>
+    orgIds.length === 0
+      ? Promise.resolve([])
+      : db
+          .select({ id: ssoConnections.id, organizationId: ssoConnections.organizationId, name: ssoConnections.name, kind: ssoConnections.kind, linkedAt: ssoIdentities.createdAt })
+          .from(ssoConnections)
+          .leftJoin(ssoIdentities, and(eq(ssoIdentities.connectionId, ssoConnections.id), eq(ssoIdentities.userId, userId)))
+          .where(and(inArray(ssoConnections.organizationId, orgIds), eq(ssoConnections.enabled, true), live(ssoConnections)))
+          .orderBy(ssoConnections.name, ssoConnections.id),
 
   /** An enabled connection that requires SSO, of the organization holding this domain verified. */
   async findRequiringForDomain(db: Executor, domain: string): Promise<{ id: string; organizationId: string } | undefined> {

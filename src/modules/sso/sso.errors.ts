@@ -34,6 +34,13 @@ export const SsoErrors = {
     new AppError("OAUTH_STATE_INVALID", 400, "Someone else is signed in in this browser now: sign in as the account that started linking, and start again."),
   required: (startUrl: string) =>
     new AppError("SSO_REQUIRED", 403, "Your organization requires single sign-on for this address: sign in through your identity provider", { startUrl }),
+  identityNotFound: () => new AppError("SSO_IDENTITY_NOT_FOUND", 404, "No such single sign-on identity is linked to your account"),
+  unlinkManaged: () =>
+    new AppError("SSO_UNLINK_MANAGED", 409, "Your account was created by your organization's single sign-on and is managed by it, so this identity cannot be unlinked"),
+  unlinkRequired: () =>
+    new AppError("SSO_UNLINK_REQUIRED", 409, "Your organization requires single sign-on for your address: unlinking this identity would lock you out"),
+  lastSignInMethod: () =>
+    new AppError("LAST_SIGN_IN_METHOD", 409, "This is your only way to sign in: set a password or add a passkey before unlinking it"),
   secretRequired: () =>
     new AppError("VALIDATION_ERROR", 400, "clientSecret: required for this authentication method", { errors: [{ path: "clientSecret", message: "required for this authentication method" }] }),
 };

@@ -1,0 +1,1 @@
+ALTER TABLE "department_members" ADD COLUMN "granted_by_connection_id" uuid;
