@@ -179,8 +179,15 @@ describe("require_sso no longer dead-ends an existing unlinked account", () => {
 
   it("asks for the second step of an account with TOTP before linking", async () => {
     const tom = users.tom!;
-    const { secret } = await enrollTotp(app, tom);
+    const { secret, backupCodes } = await enrollTotp(app, tom);
     const { id, cookie } = await pendingLink("tom");
+    // The second step from another browser (without the pending link's cookie): refused as SSO_REQUIRED.
+    const elsewhere = await post("/auth/login", { email: at("tom"), password: PASSWORD, sso_link: id }, cookie);
+    expect(elsewhere.body.data.requires_mfa).toBe(true);
+    const stolen = await post("/auth/mfa/backup-code", { mfa_token: elsewhere.body.data.mfa_token, code: backupCodes![0] });
+    expect(stolen.status).toBe(403);
+    expect(stolen.body.error.type).toBe("SSO_REQUIRED");
+    expect(await identityCount("tom")).toBe(0);
     const first = await post("/auth/login", { email: at("tom"), password: PASSWORD, sso_link: id }, cookie);
     expect(first.status, first.text).toBe(200);
     expect(first.body.data.requires_mfa).toBe(true);
@@ -264,6 +271,22 @@ describe("email-first discovery starts no flow", () => {
     }
     expect((await discover("not an address at all but long")).status).toBe(200);
     expect((await discover("")).status).toBe(400);
+  });
+});
+
+describe("discovery's own limit", () => {
+  it("counts against the sign-in limiter per client address, not the flow-start one", async () => {
+    const limited = await startTestApp({ RATE_LIMIT_LOGIN_IP: "3/60", RATE_LIMIT_OAUTH: "1/60" });
+    try {
+      const discover = () => limited.http.post("/api/v1/auth/sso/discover", { email: `someone-${tag}@example.com` }, { headers: { origin: limited.url } });
+      // More than the one flow start RATE_LIMIT_OAUTH allows.
+      for (let i = 0; i < 3; i++) expect((await discover()).status).toBe(200);
+      const over = await discover();
+      expect(over.status).toBe(429);
+      expect(over.body.error.type).toBe("RATE_LIMIT_EXCEEDED");
+    } finally {
+      await limited.close();
+    }
   });
 });
 
