@@ -224,8 +224,10 @@ describe("SAML sign-in", () => {
     const confirmed = await app.http.post("/api/v1/auth/login", { email: at("dave"), password: PASSWORD, sso_link: id }, { cookie: linkCookie, headers: { origin: app.url } });
     expect(confirmed.status, confirmed.text).toBe(200);
     expect(await count()).toBe(1);
-    const again = await signIn(`/sso/start/${connection.id}`, user("dave"));
+    // Now linked: the provider signs Dave in, and the flow's next is where he lands.
+    const again = await signIn(`/sso/start/${connection.id}?next=${encodeURIComponent("/account")}`, user("dave"));
     expect(again.sid).toBeDefined();
+    expect(again.landing.pathname).toBe("/account");
   });
 
   it("refuses a response for another connection's ACS", async () => {
