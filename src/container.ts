@@ -27,7 +27,7 @@ import { createOrgsModule } from "./modules/orgs/index.js";
 import { createRateLimitModule } from "./modules/rate-limit/index.js";
 import { createSshCaModule } from "./modules/ssh-ca/index.js";
 import { createSshKeysModule } from "./modules/ssh-keys/index.js";
-import { createSsoModule, createSsoRequirement, listSsoIdentitiesOf } from "./modules/sso/index.js";
+import { createSsoLinkConsent, createSsoModule, createSsoRequirement, listSsoIdentitiesOf } from "./modules/sso/index.js";
 import { createUserProfiles, createUsersModule } from "./modules/users/index.js";
 import { createMembershipCache } from "./modules/access/index.js";
 
@@ -85,7 +85,9 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const { apiKeys } = createApiKeysModule({ ...base, audit });
   // Organizations that require SSO for their verified domains refuse other sign-ins (a port into auth).
   const ssoRequirement = createSsoRequirement(db, config.http.publicUrl);
-  const auth = createAuthModule({ ...base, kv, box, hasher, audit, email, limits, sessionRecords: sessionStores.records, corsOrigins, profiles, delegatedTokens: oidc.delegatedTokens, apiKeys, ssoRequirement, config });
+  // An SSO sign-in that found an existing unlinked account: its holder confirms by signing in (a port into auth).
+  const ssoLinkConsent = createSsoLinkConsent({ ...base, kv, audit });
+  const auth = createAuthModule({ ...base, kv, box, hasher, audit, email, limits, sessionRecords: sessionStores.records, corsOrigins, profiles, delegatedTokens: oidc.delegatedTokens, apiKeys, ssoRequirement, ssoLinks: ssoLinkConsent, config });
   const networkConfig = { ...config.networks, appUrl: config.http.appUrl };
   const networks = createNetworksModule({ ...base, audit, email, box, config: networkConfig, makeClient: overrides.controllerClient });
   // Offboarding (removal, suspension, deletion) revokes certificates and network access.
@@ -107,7 +109,9 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     issuer: auth.issuer,
     sessions,
     signInMethods: oauth.linkedAccounts,
-    config: { publicUrl: config.http.publicUrl, appUrl: config.http.appUrl, flowTtl: ext.flowTtl, rate: ext.rate, samlMetadataRefreshMs: 12 * 3600 * 1000 },
+    email,
+    links: ssoLinkConsent,
+    config: { publicUrl: config.http.publicUrl, appUrl: config.http.appUrl, flowTtl: ext.flowTtl, rate: ext.rate, discoverRate: config.rateLimits.loginIp, samlMetadataRefreshMs: 12 * 3600 * 1000 },
   });
 
   const services = {

@@ -2,12 +2,21 @@ import type { Config } from "../../src/config/index.js";
 import type { Services } from "../../src/container.js";
 import { activateSchema, loginSchema, emailOnlySchema, registerSchema, resetPasswordSchema, tokenRedirectSchema, tokenSchema, cliAuthorizeSchema, cliLookupSchema, cliStartSchema } from "../../src/modules/auth/index.js";
 import { sendData, sendList } from "../envelope.js";
-import { clearSessionCookie, setMfaCookie } from "../../src/http/session.js";
+import { clearSessionCookie, setMfaCookie, ssoLinkBindingOf } from "../../src/http/session.js";
+import { z } from "zod";
 import { sendSession } from "./mfa.routes.js";
 import { input, queryInput, type RouteDef } from "../route.js";
 import { data } from "../views/index.js";
 import { Verbatim } from "../../src/lib/strings.js";
 import { auditQuerySchema } from "../../src/modules/users/index.js";
+
+/** A pending SSO link a sign-in confirms: the id the sign-in page got from the SSO answer (issue 35). */
+export const ssoLinkField = { ssoLink: z.string().min(1).max(128).optional().describe("The pending SSO link (sso_link) this sign-in confirms, from the sign-in page's address") };
+const loginWithLinkSchema = loginSchema.extend(ssoLinkField);
+export const ssoLinkOf = (body: unknown): string | undefined => {
+  const v = (body as { ssoLink?: unknown } | undefined)?.ssoLink;
+  return typeof v === "string" && v.length <= 128 ? v : undefined;
+};
 
 export const authRoutes = (s: Services, config: Config): RouteDef[] => [
   {
@@ -19,10 +28,11 @@ export const authRoutes = (s: Services, config: Config): RouteDef[] => [
     },
   },
   {
-    method: "post", path: "/auth/login", errors: { 401: "Wrong email or password (AUTHENTICATION_ERROR)", 403: "The account may not sign in (suspended, not activated), its organization requires single sign-on (SSO_REQUIRED, details.start_url), a cross-site request (CSRF_CHECK_FAILED), or an OIDC access token (INSUFFICIENT_SCOPE)" }, data: data.login, tag: "auth", auth: "none", body: loginSchema,
-    summary: "Sign in with email and password; returns a session token and sets the session cookie",
+    method: "post", path: "/auth/login", errors: { 401: "Wrong email or password (AUTHENTICATION_ERROR)", 403: "The account may not sign in (suspended, not activated), its organization requires single sign-on (SSO_REQUIRED, details.start_url), a cross-site request (CSRF_CHECK_FAILED), or an OIDC access token (INSUFFICIENT_SCOPE)" }, data: data.login, tag: "auth", auth: "none", body: loginWithLinkSchema,
+    summary: "Sign in with email and password; returns a session token and sets the session cookie. With sso_link (in the browser an SSO sign-in sent here), it confirms linking that account to the organization's identity provider and opens an SSO session",
     handle: async (req, res) => {
-      const result = await s.login.loginWithPassword(req.ctx, input(req));
+      const body = input(req);
+      const result = await s.login.loginWithPassword(req.ctx, body, ssoLinkOf(body), ssoLinkBindingOf(req, config));
       if (result.kind === "session") return sendSession(res, config, result);
       // The second factor is still to come: no session yet.
       setMfaCookie(res, config, result.mfaToken, result.expiresAt);

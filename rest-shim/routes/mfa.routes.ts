@@ -1,7 +1,8 @@
 import type { Request, Response } from "express";
 import type { Config } from "../../src/config/index.js";
 import type { Services } from "../../src/container.js";
-import { clearMfaCookie, mfaTokenOf, setSessionCookie } from "../../src/http/session.js";
+import { clearMfaCookie, mfaTokenOf, setSessionCookie, ssoLinkBindingOf } from "../../src/http/session.js";
+import { ssoLinkField, ssoLinkOf } from "./auth.routes.js";
 import { type SessionIssued, assertionSchema, mfaLoginCodeSchema as loginCodeSchema, mfaTokenSchema, codeSchema, completeRegistrationSchema, passwordSchema, renameSchema, compliancePageSchema, policySchema } from "../../src/modules/auth/index.js";
 import { Verbatim } from "../../src/lib/strings.js";
 import { sendData, sendList } from "../envelope.js";
@@ -32,11 +33,11 @@ export const mfaRoutes = (s: Services, config: Config): RouteDef[] => [
   {
     method: "post", path: "/auth/totp/verify", errors: attempt, data: data.session, tag: "mfa", auth: "none", body: loginCodeSchema.partial(cookieOrBody),
     summary: "Second factor: a TOTP code, or a backup code (is_backup_code), with the mfa_token from /auth/login",
-    handle: async (req, res) => sendSession(res, config, await s.mfaLogin.completeWithCode(req.ctx, withMfaToken(req, config))),
+    handle: async (req, res) => sendSession(res, config, await s.mfaLogin.completeWithCode(req.ctx, withMfaToken(req, config), ssoLinkBindingOf(req, config))),
   },
   {
     method: "post", path: "/auth/mfa/backup-code", errors: attempt, data: data.session, tag: "mfa", auth: "none", body: loginCodeSchema.omit({ isBackupCode: true }).partial(cookieOrBody), summary: "Second factor: a backup code (each works once)",
-    handle: async (req, res) => sendSession(res, config, await s.mfaLogin.completeWithCode(req.ctx, { ...withMfaToken(req, config), isBackupCode: true })),
+    handle: async (req, res) => sendSession(res, config, await s.mfaLogin.completeWithCode(req.ctx, { ...withMfaToken(req, config), isBackupCode: true }, ssoLinkBindingOf(req, config))),
   },
   {
     method: "post", path: "/auth/webauthn/mfa/begin", tag: "mfa", auth: "none", body: mfaTokenSchema.partial(cookieOrBody), summary: "Second factor: WebAuthn options for the pending sign-in",
@@ -47,7 +48,7 @@ export const mfaRoutes = (s: Services, config: Config): RouteDef[] => [
   },
   {
     method: "post", path: "/auth/webauthn/mfa/complete", errors: attempt, data: data.session, tag: "mfa", auth: "none", body: assertionSchema, summary: "Second factor: the WebAuthn assertion",
-    handle: async (req, res) => sendSession(res, config, await s.mfaLogin.completeWebauthn(req.ctx, withMfaToken(req, config))),
+    handle: async (req, res) => sendSession(res, config, await s.mfaLogin.completeWebauthn(req.ctx, withMfaToken(req, config), ssoLinkBindingOf(req, config))),
   },
   {
     method: "post", path: "/auth/webauthn/login/begin", tag: "mfa", auth: "none", summary: "Passkey sign-in (usernameless): options",
@@ -57,8 +58,11 @@ export const mfaRoutes = (s: Services, config: Config): RouteDef[] => [
     },
   },
   {
-    method: "post", path: "/auth/webauthn/login/complete", errors: { 401: "The passkey response could not be verified (WEBAUTHN_VERIFICATION_FAILED)", 403: "The account is suspended (ACCOUNT_SUSPENDED), or its organization requires single sign-on (SSO_REQUIRED, details.start_url)" }, data: data.session, tag: "mfa", auth: "none", body: assertionSchema.omit(cookieOrBody), summary: "Passkey sign-in: the assertion; opens a session",
-    handle: async (req, res) => sendSession(res, config, await s.mfaLogin.completePasskey(req.ctx, input(req))),
+    method: "post", path: "/auth/webauthn/login/complete", errors: { 401: "The passkey response could not be verified (WEBAUTHN_VERIFICATION_FAILED)", 403: "The account is suspended (ACCOUNT_SUSPENDED), or its organization requires single sign-on (SSO_REQUIRED, details.start_url)" }, data: data.session, tag: "mfa", auth: "none", body: assertionSchema.omit(cookieOrBody).extend(ssoLinkField), summary: "Passkey sign-in: the assertion; opens a session (with sso_link, confirms that pending SSO link and opens an SSO session)",
+    handle: async (req, res) => {
+      const body = input(req);
+      sendSession(res, config, await s.mfaLogin.completePasskey(req.ctx, body, ssoLinkOf(body), ssoLinkBindingOf(req, config)));
+    },
   },
   {
     method: "post", path: "/auth/webauthn/register/begin", tag: "mfa", auth: "user", summary: "Enroll a passkey or security key: options",

@@ -1,7 +1,8 @@
 import type { Config } from "../../src/config/index.js";
 import type { Services } from "../../src/container.js";
-import { setSamlBindingCookie, setSsoBindingCookie, ssoBindingOf } from "../../src/http/session.js";
-import { createOidcConnectionSchema, createSamlConnectionSchema, updateSsoConnectionSchema } from "../../src/modules/sso/index.js";
+import { setSamlBindingCookie, setSsoBindingCookie, ssoBindingOf, ssoLinkBindingOf } from "../../src/http/session.js";
+import { createOidcConnectionSchema, createSamlConnectionSchema, ssoDiscoverSchema, ssoLinkMailConfirmSchema, ssoLinkMailSchema, updateSsoConnectionSchema } from "../../src/modules/sso/index.js";
+import { sendSession } from "./mfa.routes.js";
 import { sendData, sendList } from "../envelope.js";
 import { input, param, type RouteDef } from "../route.js";
 import { data } from "../views/index.js";
@@ -72,6 +73,26 @@ export const ssoRoutes = (s: Services, config: Config): RouteDef[] => [
       setSsoBindingCookie(res, config, started.binding, config.externalAuth.flowTtl);
       if (started.kind === "saml") setSamlBindingCookie(res, config, started.binding, config.externalAuth.flowTtl);
       sendData(res, 200, "Redirect the browser to authorization_url", { authorizationUrl: started.authorizationUrl });
+    },
+  },
+  {
+    method: "post", path: "/auth/sso/discover", tag: "sso", auth: "none", body: ssoDiscoverSchema,
+    summary: "Home-realm discovery without starting a flow: sso true and start_url when the address's domain routes to an enabled connection of the organization that verified it; otherwise the same answer for every address (sso false), whether or not an account exists",
+    handle: async (req, res) => sendData(res, 200, "Sign-in route", await s.ssoSignIn.discover(req.ctx, input(req))),
+  },
+  {
+    method: "post", path: "/auth/sso/link/email", tag: "sso", auth: "none", body: ssoLinkMailSchema,
+    errors: { 400: "The pending link is unknown, used, expired or another browser's (SSO_LINK_INVALID)", 409: "The account has a password or passkey: confirm with it (SSO_LINK_CONFIRM_WITH_SIGN_IN)" },
+    summary: "Email the account a one-time link (15 minutes) that confirms the pending SSO link in this browser: for accounts with neither password nor passkey",
+    handle: async (req, res) => sendData(res, 200, "Confirmation link sent", await s.ssoLinkConfirm.mail(req.ctx, input(req), ssoLinkBindingOf(req, config))),
+  },
+  {
+    method: "post", path: "/auth/sso/link/email/confirm", tag: "sso", auth: "none", body: ssoLinkMailConfirmSchema,
+    errors: { 400: "The link is unknown, used, expired or was opened in another browser (SSO_LINK_INVALID)" },
+    summary: "Confirm a pending SSO link with the emailed token (in the browser that asked for it): links the account and opens an SSO session",
+    handle: async (req, res) => {
+      const done = await s.ssoLinkConfirm.confirmByMail(req.ctx, input(req), ssoLinkBindingOf(req, config));
+      sendSession(res, config, done, "Account linked");
     },
   },
 ];

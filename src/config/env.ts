@@ -222,7 +222,7 @@ const external = {
 
 const limits = {
   RATE_LIMIT_ENABLED: bool(true, "every limit below on or off"),
-  RATE_LIMIT_LOGIN_IP: rate("100/3600", "sign-in attempts per client address"),
+  RATE_LIMIT_LOGIN_IP: rate("100/3600", "sign-in attempts per client address (and, counted apart, email-first SSO discovery calls)"),
   RATE_LIMIT_LOGIN_ACCOUNT_FAILURES: int(5, 1, "failed password checks on one account from one address before that address is locked out of it"),
   RATE_LIMIT_LOGIN_LOCKOUT_BASE: int(30, 1, "that address's first lock, doubling per further failure"),
   RATE_LIMIT_LOGIN_LOCKOUT_MAX: int(3600, 1, "the longest such lock"),

@@ -147,3 +147,23 @@ export function setSamlBindingCookie(res: Response, config: Config, value: strin
 export function samlBindingOf(req: Request, config: Config): string | undefined {
   return cookieOf(req, samlCookie(config).name);
 }
+
+/**
+ * The binding of a pending SSO link (issue 35): set when an SSO sign-in found an existing account
+ * not linked yet, and read by the sign-in that confirms it (password and its second step, passkey,
+ * the mailed link). Those live under /api/v1 and /sso, so its path is "/" (a `__Host-` cookie over
+ * HTTPS); HttpOnly, Lax (set on the provider's redirect back), lapsing with the pending link.
+ */
+function ssoLinkCookie(config: Config) {
+  const secure = config.session.secureCookie;
+  return { name: secure ? "__Host-keyward.sso-link" : "keyward.sso-link", options: { httpOnly: true, sameSite: "lax" as const, secure, path: "/" } };
+}
+
+export function setSsoLinkBindingCookie(res: Response, config: Config, value: string, ttlSeconds: number): void {
+  const { name, options } = ssoLinkCookie(config);
+  res.cookie(name, value, { ...options, maxAge: ttlSeconds * 1000 });
+}
+
+export function ssoLinkBindingOf(req: Request, config: Config): string | undefined {
+  return cookieOf(req, ssoLinkCookie(config).name);
+}

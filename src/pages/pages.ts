@@ -4,6 +4,8 @@ import { dirname, join } from "node:path";
 import { Router, type Request, type Response } from "express";
 import type { Container } from "../container.js";
 import { resolvePageContext } from "../http/context.js";
+import { ssoLinkBindingOf } from "../http/session.js";
+import type { PendingLinkView } from "../modules/sso/index.js";
 import { projectPath } from "../infra/paths.js";
 import { isAppError } from "../lib/errors.js";
 import { registerFlowPages } from "./flows.js";
@@ -23,8 +25,33 @@ function page(res: Response, brand: string, title: string, body: string): void {
 const providerButtons = (providers: Array<{ id: string; name: string }>, verb: string) =>
   providers.map((p) => `<button type="button" class="secondary" data-provider="${escape(p.id)}">${escape(verb)} ${escape(p.name)}</button>`).join("\n  ");
 
-const LOGIN = (brand: string, providers: Array<{ id: string; name: string }>) => `
-<h1>Sign in to ${escape(brand)}</h1>
+/**
+ * An SSO sign-in found this browser's person's existing account unlinked (issue 35): they confirm
+ * with their current method. `undefined`: no pending link asked for; null: asked, not held here.
+ */
+const PENDING_LINK = (id: string, link: PendingLinkView | null | undefined) => {
+  if (link === undefined) return "";
+  if (link === null)
+    return `
+<section id="sso-link-expired" class="card" aria-labelledby="sso-link-expired-title">
+  <h2 id="sso-link-expired-title">Linking is no longer possible from here</h2>
+  <p>This confirmation has expired, was already used or was started in another browser. Sign in through your identity provider again.</p>
+</section>`;
+  const how = link.byEmail
+    ? `<p>Your account has no password or passkey, so we confirm by email: we send a one-time link to <strong>${escape(link.email)}</strong>. Open it in this browser.</p>
+  <button id="sso-link-mail" type="button">Email me a link</button>
+  <p id="sso-link-mail-sent" class="alert success" hidden tabindex="-1"></p>`
+    : `<p>Sign in below with your password or passkey as <strong>${escape(link.email)}</strong>. Your account is then linked and you are signed in through ${escape(link.connectionName)}.</p>`;
+  return `
+<section id="sso-link" class="card" aria-labelledby="sso-link-title" data-sso-link="${escape(id)}" data-email="${escape(link.email)}" data-by-email="${link.byEmail ? "true" : "false"}">
+  <h2 id="sso-link-title" tabindex="-1">Confirm it is you to link your account to ${escape(link.connectionName)}</h2>
+  <p>An account with this address already exists and is not linked to your organization's identity provider yet. Nothing is linked until you confirm.</p>
+  ${how}
+</section>`;
+};
+
+const LOGIN = (brand: string, providers: Array<{ id: string; name: string }>, pendingLink = "") => `
+<h1>Sign in to ${escape(brand)}</h1>${pendingLink}
 <section id="password-step">
   <form id="login-form" novalidate data-stage="email">
     <label for="email">Email</label>
@@ -103,7 +130,13 @@ export function createPagesRouter(container: Container): Router {
     res.type(asset[0]).send(asset[1]);
   });
   const activeProviders = async () => (await services.oauthProviders.listPublic()).filter((p) => p.isActive);
-  router.get("/login", async (_req, res) => page(res, brand, "Sign in", LOGIN(brand, await activeProviders())));
+  router.get("/login", async (req, res) => {
+    const id = typeof req.query.sso_link === "string" ? req.query.sso_link.slice(0, 128) : "";
+    const link = id ? await services.ssoLinkConfirm.pending(id, ssoLinkBindingOf(req, config)) : undefined;
+    // The address holds the pending link's id: no page it links to may learn it from the Referer.
+    if (id) res.setHeader("Referrer-Policy", "no-referrer");
+    page(res, brand, "Sign in", LOGIN(brand, await activeProviders(), PENDING_LINK(id, link)));
+  });
   registerSsoPages(router, container);
   // The web app: its files, its addresses, and `/` for a signed-in person.
   const web = createWebApp(container);

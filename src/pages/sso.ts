@@ -1,8 +1,29 @@
 import express, { type Request, type Response, type Router } from "express";
 import type { Container } from "../container.js";
 import { resolvePageContext } from "../http/context.js";
-import { samlBindingOf, setSamlBindingCookie, setSessionCookie, setSsoBindingCookie, ssoBindingOf } from "../http/session.js";
-import type { SsoFlowStarted } from "../modules/sso/index.js";
+import { samlBindingOf, setSamlBindingCookie, setSessionCookie, setSsoBindingCookie, setSsoLinkBindingCookie, ssoBindingOf } from "../http/session.js";
+import type { SsoCallbackOutcome, SsoFlowStarted } from "../modules/sso/index.js";
+import { escapeHtml as escape, layout, pageCsp } from "./layout.js";
+
+/** The page a mailed link-confirmation opens: a GET never spends it (a mail scanner changes nothing). */
+const LINK_CONFIRM = (token: string) =>
+  token
+    ? `
+<h1>Link your account to single sign-on</h1>
+<form id="sso-link-confirm-form" data-api="/auth/sso/link/email/confirm" data-done="sso-link-confirm-done" novalidate>
+  <p>Press the button to link your account to your organization's identity provider and sign in. Open this page in the browser where you signed in through it.</p>
+  <input type="hidden" name="token" value="${escape(token)}">
+  <button id="sso-link-confirm" type="submit">Link my account and sign in</button>
+</form>
+<section id="sso-link-confirm-done" class="done" hidden tabindex="-1">
+  <h2>Your account is linked</h2>
+  <p class="alert success" data-message></p>
+  <a id="sso-link-continue" class="button" href="/">Continue</a>
+</section>
+<p id="alert" role="alert"></p>`
+    : `
+<h1>Link your account to single sign-on</h1>
+<p class="alert">This link is incomplete. Open it again from the email, or sign in through your identity provider again.</p>`;
 
 /**
  * The browser's SSO addresses (issue 35): `/sso/start?email=` (home-realm discovery),
@@ -18,25 +39,36 @@ export function registerSsoPages(router: Router, container: Container): void {
     res.setHeader("Cache-Control", "no-store");
     res.redirect(303, started.authorizationUrl);
   };
+  // The browser lands here after a callback: a pending link also gets its binding cookie.
+  const land = (res: Response, outcome: SsoCallbackOutcome) => {
+    if (outcome.session) setSessionCookie(res, config, outcome.session.token, null);
+    if (outcome.linkBinding) setSsoLinkBindingCookie(res, config, outcome.linkBinding, services.ssoLinkConsent.ttl);
+  };
+  const str = (v: unknown) => (typeof v === "string" ? v : undefined);
   router.get("/sso/start", async (req: Request, res: Response) => {
     await resolvePageContext(services.actors, req);
-    const email = typeof req.query.email === "string" ? req.query.email : undefined;
-    go(res, await services.ssoSignIn.startByEmail(req.ctx!, { email }, ssoBindingOf(req, config)));
+    go(res, await services.ssoSignIn.startByEmail(req.ctx!, { email: str(req.query.email), next: str(req.query.next) }, ssoBindingOf(req, config)));
   });
   router.get("/sso/start/:connectionId", async (req: Request, res: Response) => {
     await resolvePageContext(services.actors, req);
-    go(res, await services.ssoSignIn.startByConnection(req.ctx!, String(req.params.connectionId), ssoBindingOf(req, config)));
+    go(res, await services.ssoSignIn.startByConnection(req.ctx!, String(req.params.connectionId), ssoBindingOf(req, config), { next: str(req.query.next) }));
+  });
+  router.get("/sso/link/confirm", (req: Request, res: Response) => {
+    res.setHeader("Content-Security-Policy", pageCsp());
+    res.setHeader("Cache-Control", "no-store");
+    // The URL carries a single-use secret: no page it links to may learn it from the Referer.
+    res.setHeader("Referrer-Policy", "no-referrer");
+    res.type("html").send(layout(config.email.brand.name, "Link your account", LINK_CONFIRM((str(req.query.token) ?? "").slice(0, 128)), ["flows.js"]));
   });
   router.get("/sso/oidc/callback", async (req: Request, res: Response) => {
     await resolvePageContext(services.actors, req);
     const q = req.query;
-    const str = (v: unknown) => (typeof v === "string" ? v : undefined);
     const outcome = await services.ssoSignIn.complete(
       req.ctx!,
       { code: str(q.code), state: str(q.state), iss: str(q.iss), error: str(q.error), errorDescription: str(q.error_description) },
       ssoBindingOf(req, config),
     );
-    if (outcome.session) setSessionCookie(res, config, outcome.session.token, null);
+    land(res, outcome);
     // The URL held a code: keep it out of caches and of the next page's Referer.
     res.setHeader("Cache-Control", "no-store");
     res.setHeader("Referrer-Policy", "no-referrer");
@@ -53,7 +85,7 @@ export function registerSsoPages(router: Router, container: Container): void {
     await resolvePageContext(services.actors, req);
     const body = (req.body ?? {}) as Record<string, unknown>;
     const outcome = await services.samlSignIn.acs(req.ctx!, String(req.params.connectionId), { SAMLResponse: body.SAMLResponse, RelayState: body.RelayState }, samlBindingOf(req, config) ?? ssoBindingOf(req, config));
-    if (outcome.session) setSessionCookie(res, config, outcome.session.token, null);
+    land(res, outcome);
     res.setHeader("Cache-Control", "no-store");
     res.redirect(303, outcome.redirectTo);
   });

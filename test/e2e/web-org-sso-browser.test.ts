@@ -267,7 +267,7 @@ describe("single sign-on in Chromium", () => {
   );
 
   it(
-    "tells an existing account to sign in as usual and link, and refuses its password with a button to single sign-on",
+    "has an existing account confirm the link with its password, by keyboard, and refuses the password alone with a button to single sign-on",
     async () => {
       const theirs = await (await browser.newContext()).newPage();
       await theirs.goto(`${app.url}/login`);
@@ -277,22 +277,37 @@ describe("single sign-on in Chromium", () => {
       await theirs.locator("input[name=username]").fill(DOROTHY.email);
       await theirs.locator("input[name=password]").fill(DOROTHY.password);
       await theirs.getByRole("button", { name: "Sign in" }).click();
-      await theirs.waitForURL((u) => u.pathname === "/login" && u.searchParams.get("error_type") === "SSO_LINK_REQUIRED");
-      await theirs.getByRole("alert").filter({ hasText: "Sign in with your password or passkey below" }).waitFor();
-      // The password step, for the address that went to the provider.
-      await theirs.getByLabel("Password").waitFor();
+      // Back on the sign-in page with a pending link: confirm with the current method.
+      await theirs.waitForURL((u) => u.pathname === "/login" && Boolean(u.searchParams.get("sso_link")));
+      await theirs.getByRole("heading", { name: `Confirm it is you to link your account to ${CONNECTION}` }).waitFor();
       expect(await theirs.getByLabel("Email").inputValue()).toBe(dorothy.email);
-      await theirs.getByLabel("Password").fill(dorothy.password);
-      await theirs.getByRole("button", { name: "Sign in", exact: true }).click();
-      // The organization requires single sign-on for the domain: refused, with the way to it.
-      await theirs.getByRole("heading", { name: "Your organization requires single sign-on" }).waitFor();
-      const button = theirs.getByRole("link", { name: "Continue with single sign-on" });
+      await expect.poll(() => theirs.evaluate(() => document.activeElement?.id)).toBe("password");
+      expect(await axeViolations(theirs)).toEqual([]);
+      await theirs.keyboard.type(dorothy.password);
+      await theirs.keyboard.press("Enter");
+      await theirs.waitForURL(`${app.url}/`);
+      const linked = resultRows<{ n: number }>(await app.container.db.execute(sql`select count(*)::int as n from sso_identities i join users u on u.id = i.user_id where u.email = ${dorothy.email}`));
+      expect(linked[0]!.n).toBe(1);
+      await theirs.context().close();
+
+      // The password alone (no pending link) is refused, with the way to single sign-on.
+      const other = await (await browser.newContext()).newPage();
+      await other.goto(`${app.url}/login`);
+      await other.getByLabel("Email").fill(dorothy.email);
+      await other.getByRole("button", { name: "Continue" }).click();
+      await other.waitForURL((u) => u.toString().startsWith(idp.issuer));
+      // Back from the provider without signing in there: the address continues on the password step.
+      await other.goto(`${app.url}/login?error_type=SSO_NOT_AVAILABLE`);
+      await other.getByLabel("Password").fill(dorothy.password);
+      await other.getByRole("button", { name: "Sign in", exact: true }).click();
+      await other.getByRole("heading", { name: "Your organization requires single sign-on" }).waitFor();
+      const button = other.getByRole("link", { name: "Continue with single sign-on" });
       const href = new URL((await button.getAttribute("href"))!);
       expect(href.pathname).toBe("/sso/start");
       expect(href.searchParams.get("email")).toBe(dorothy.email);
-      expect(await axeViolations(theirs)).toEqual([]);
-      await accessible(theirs, "sign-in-sso-required");
-      await theirs.context().close();
+      expect(await axeViolations(other)).toEqual([]);
+      await accessible(other, "sign-in-sso-required");
+      await other.context().close();
       expect(watched.problems).toEqual([]);
     },
     SLOW,

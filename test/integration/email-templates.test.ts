@@ -12,6 +12,7 @@ afterAll(() => app?.close());
 const SAMPLE: TemplateProps = {
   "verify-email": { name: "Vera", email: "vera@example.com", verifyUrl: "https://id.example.com/verify-email?token=v1", expiresInHours: 24 },
   "reset-password": { name: "Rita", resetUrl: "https://id.example.com/reset-password?token=r1", expiresInHours: 2 },
+  "sso-link-confirm": { name: "Sara", email: "sara@example.com", connectionName: "Acme IdP", confirmUrl: "https://id.example.com/sso/link/confirm?token=s1", expiresInMinutes: 15 },
   "email-change": { name: "Ella", email: "ella.new@example.com", verifyUrl: "https://id.example.com/verify-email?token=c1", expiresInHours: 24 },
   "email-changed": { name: "Ella", oldEmail: "ella@example.com", newEmail: "ella.new@example.com" },
   "account-exists": { name: "Eve", email: "eve@example.com", resetUrl: "https://id.example.com/forgot-password" },
@@ -37,6 +38,7 @@ const SAMPLE: TemplateProps = {
 const SUBJECTS: Record<keyof TemplateProps, string> = {
   "verify-email": "Verify your Acme ID email address",
   "reset-password": "Reset your Acme ID password",
+  "sso-link-confirm": "Confirm linking your Acme ID account to Acme IdP",
   "email-change": "Confirm your new Acme ID email address",
   "email-changed": "Your Acme ID email address was changed",
   "account-exists": "Sign-up attempt with your Acme ID address",

@@ -216,8 +216,11 @@ describe("unlinking an SSO identity", () => {
     expect((await audit("sso.unlinked", dave.id)).filter((r) => r.success)).toHaveLength(1);
     expect((await app.http.gql(LINKED, {}, { token: dave.token })).data.linkedAccounts.ssoIdentities).toEqual([]);
     expect((await app.http.gql(MY_CONNECTIONS, {}, { token: dave.token })).data.mySsoConnections[0]).toMatchObject({ linked: false, linkedAt: null });
-    // Unlinked: signing in through the provider no longer reaches the account (it asks to link again).
-    expect((await signIn(connectionId, { username: at("dave"), password: "dave-pass" })).landing.searchParams.get("error_type")).toBe("SSO_LINK_REQUIRED");
+    // Unlinked: signing in through the provider no longer reaches the account (it asks to confirm a link again).
+    const again = await signIn(connectionId, { username: at("dave"), password: "dave-pass" });
+    expect(again.sid).toBeFalsy();
+    expect(again.landing.pathname).toBe("/login");
+    expect(again.landing.searchParams.get("sso_link")).toBeTruthy();
   });
 
   it("is refused for an account the organization created through its provider", async () => {

@@ -292,7 +292,9 @@ describe("signing in through the organization's identity provider", () => {
     const dave = await newUser(app, { email: at("dave") });
     const refused = await signIn(`/sso/start?email=${encodeURIComponent(at("dave"))}`, { username: at("dave"), password: "dave-pass" });
     expect(refused.sid).toBeUndefined();
-    expect(refused.landing.searchParams.get("error_type")).toBe("SSO_LINK_REQUIRED");
+    // A pending link for its holder to confirm (test/integration/sso-consent-link.test.ts); nothing linked yet.
+    expect(refused.landing.pathname).toBe("/login");
+    expect(refused.landing.searchParams.get("sso_link")).toBeTruthy();
     expect(await membership(org.id, dave.id)).toBeNull();
 
     const browser = new Browser();
@@ -307,7 +309,7 @@ describe("signing in through the organization's identity provider", () => {
     expect(await membership(org.id, dave.id)).toBe("member");
     const linked = await signIn(`/sso/start/${connectionId}`, { username: at("dave"), password: "dave-pass" });
     expect((await me(linked.sid!)).body.data.user.id).toBe(dave.id);
-    expect((await audit(org.id, "sso.link")).map((r) => r.action)).toEqual(["sso.link.started", "sso.linked"]);
+    expect((await audit(org.id, "sso.link")).map((r) => r.action)).toEqual(["sso.link.pending", "sso.link.started", "sso.linked"]);
   });
 
   it("refuses a wrong state, a replayed callback, another browser and a code from another connection's issuer", async () => {

@@ -77,7 +77,7 @@ async function post(action: string, fields: { SAMLResponse: string; RelayState?:
   expect(res.status).toBe(303);
   const landing = new URL(res.headers.get("location")!);
   const sid = res.headers.getSetCookie().find((c) => c.includes(".sid="))?.split(";")[0];
-  return { landing, sid };
+  return { landing, sid, cookies: cookiesOf(res) };
 }
 
 async function signIn(start: string, who: { username: string; password: string }, jar = new CookieJar()) {
@@ -207,11 +207,27 @@ describe("SAML sign-in", () => {
     expect(replay.landing.searchParams.get("error_type")).toBe("SSO_SAML_REPLAY");
   });
 
-  it("an existing account is not linked silently: SSO_LINK_REQUIRED", async () => {
-    await newUser(app, { email: at("dave") });
-    const refused = await signIn(`/sso/start?email=${encodeURIComponent(at("dave"))}`, user("dave"));
-    expect(refused.sid).toBeUndefined();
-    expect(refused.landing.searchParams.get("error_type")).toBe("SSO_LINK_REQUIRED");
+  it("an existing account is not linked silently: its holder confirms with their password in the same browser", async () => {
+    const dave = await newUser(app, { email: at("dave") });
+    const pending = await signIn(`/sso/start?email=${encodeURIComponent(at("dave"))}`, user("dave"));
+    expect(pending.sid).toBeUndefined();
+    expect(pending.landing.pathname).toBe("/login");
+    const id = pending.landing.searchParams.get("sso_link")!;
+    const linkCookie = pending.cookies.find((c) => c.startsWith("keyward.sso-link="))!;
+    expect(linkCookie).toBeDefined();
+    const count = async () => resultRows<{ n: number }>(await app.container.db.execute(sql`select count(*)::int as n from sso_identities where user_id = ${dave.id}`))[0]!.n;
+    expect(await count()).toBe(0);
+    // Without this browser's binding the pending link does nothing: a plain password sign-in.
+    const plain = await login(app, at("dave"), PASSWORD, { sso_link: id });
+    expect(plain.status).toBe(200);
+    expect(await count()).toBe(0);
+    const confirmed = await app.http.post("/api/v1/auth/login", { email: at("dave"), password: PASSWORD, sso_link: id }, { cookie: linkCookie, headers: { origin: app.url } });
+    expect(confirmed.status, confirmed.text).toBe(200);
+    expect(await count()).toBe(1);
+    // Now linked: the provider signs Dave in, and the flow's next is where he lands.
+    const again = await signIn(`/sso/start/${connection.id}?next=${encodeURIComponent("/account")}`, user("dave"));
+    expect(again.sid).toBeDefined();
+    expect(again.landing.pathname).toBe("/account");
   });
 
   it("refuses a response for another connection's ACS", async () => {

@@ -10,6 +10,7 @@ const brand = { name: "Keyward", supportEmail: "help@example.com", publicUrl: "h
 const SAMPLE: TemplateProps = {
   "verify-email": { name: "Ada <b>", email: "ada@example.com", verifyUrl: "https://id.example.com/verify-email?token=abc&x=1", expiresInHours: 24 },
   "reset-password": { name: "Ada", resetUrl: "https://id.example.com/reset-password?token=abc", expiresInHours: 2 },
+  "sso-link-confirm": { name: "Ada", email: "ada@example.com", connectionName: "Acme IdP", confirmUrl: "https://id.example.com/sso/link/confirm?token=abc", expiresInMinutes: 15 },
   "email-change": { name: "Ada", email: "ada.new@example.com", verifyUrl: "https://id.example.com/verify-email?token=abc", expiresInHours: 24 },
   "email-changed": { name: "Ada", oldEmail: "ada@example.com", newEmail: "ada.new@example.com" },
   "account-exists": { name: "Ada", email: "ada@example.com", resetUrl: "https://id.example.com/forgot-password" },

@@ -153,6 +153,10 @@ export const AuditAction = {
   ssoLinkStarted: "sso.link.started",
   ssoLinked: "sso.linked",
   ssoUnlinked: "sso.unlinked",
+  /** An SSO sign-in found an existing unlinked account: a pending link waits for its holder's confirmation. */
+  ssoLinkPending: "sso.link.pending",
+  /** A pending link's confirmation was emailed to the account's address. */
+  ssoLinkConfirmationSent: "sso.link.confirmation_sent",
   ssoRequiredRefused: "sso.required.refused",
   ssoLogout: "sso.logout",
 } as const;

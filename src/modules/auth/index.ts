@@ -15,7 +15,7 @@ import { AccountsService } from "./accounts.service.js";
 import { ActorService, type ApiKeyVerifier, type DelegatedTokenVerifier } from "./actor.service.js";
 import { CliLoginService } from "./cli-login.service.js";
 import { CredentialsService } from "./credentials.service.js";
-import { LoginService, type SsoRequirementPort } from "./login.service.js";
+import { LoginService, type SsoLinkPort, type SsoRequirementPort } from "./login.service.js";
 import { MfaLoginService } from "./mfa/mfa-login.service.js";
 import { MfaPolicyService } from "./mfa/mfa-policy.service.js";
 import { MfaService } from "./mfa/mfa.service.js";
@@ -29,7 +29,7 @@ export { type ActorService } from "./actor.service.js";
 export { activateSchema, changeEmailSchema, changePasswordSchema, confirms, emailOnlySchema, loginSchema, registerSchema, resetPasswordSchema, tokenRedirectSchema, tokenSchema } from "./auth.schemas.js";
 export { cliAuthorizeSchema, cliLookupSchema, cliStartSchema } from "./cli-login.service.js";
 export { type CredentialsService } from "./credentials.service.js";
-export { type LoginService, type MfaChallenge, type SsoRequirementPort, startMfaChallenge } from "./login.service.js";
+export { type LoginService, type MfaChallenge, type SsoLinkCarried, type SsoLinkPort, type SsoRequirementPort, startMfaChallenge } from "./login.service.js";
 export { assertionSchema, mfaLoginCodeSchema, mfaTokenSchema } from "./mfa/mfa-login.service.js";
 export { compliancePageSchema, policySchema } from "./mfa/mfa-policy.service.js";
 export { codeSchema, completeRegistrationSchema, type MfaService, passwordSchema, renameSchema } from "./mfa/mfa.service.js";
@@ -62,6 +62,8 @@ export interface AuthModuleDeps {
   apiKeys: ApiKeyVerifier;
   /** Whether an address must sign in through its organization's identity provider (the sso module, a port). */
   ssoRequirement?: SsoRequirementPort;
+  /** Pending SSO links a password or passkey sign-in confirms (the sso module, a port). */
+  ssoLinks?: SsoLinkPort;
   config: Pick<Config, "http" | "session" | "tokens" | "mfa" | "superadminEmails" | "rateLimits" | "externalAuth" | "crypto">;
 }
 
@@ -94,10 +96,10 @@ export function createAuthModule(deps: AuthModuleDeps) {
     pendingLogins: pending,
     actors: new ActorService(deps.profiles, sessions, deps.delegatedTokens, deps.apiKeys),
     accounts: new AccountsService({ db, clock, audit, email, limits, credentials, sessions, links: new AccountLinks({ clock, email, config: accountsConfig }), config: accountsConfig }),
-    login: new LoginService({ db, audit, limits, sessions, issuer, pending, credentials, ssoRequirement: deps.ssoRequirement, config: { loginIp: rl.loginIp } }),
+    login: new LoginService({ db, audit, limits, sessions, issuer, pending, credentials, ssoRequirement: deps.ssoRequirement, ssoLinks: deps.ssoLinks, config: { loginIp: rl.loginIp } }),
     mySessions: new MySessionsService(db, sessions, audit, deps.corsOrigins),
     mfa: new MfaService({ db, clock, kv, box, credentials, audit, rp, totpIssuer, backupCodeKeys, hooks: mfaPolicy }),
-    mfaLogin: new MfaLoginService({ db, clock, kv, box, audit, limits, issuer, pending, rp, backupCodeKeys, rate: config.mfa.rate, ssoRequirement: deps.ssoRequirement }),
+    mfaLogin: new MfaLoginService({ db, clock, kv, box, audit, limits, issuer, pending, rp, backupCodeKeys, rate: config.mfa.rate, ssoRequirement: deps.ssoRequirement, ssoLinks: deps.ssoLinks }),
     mfaPolicy,
     cliLogin: new CliLoginService({
       db,

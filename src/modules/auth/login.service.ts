@@ -1,4 +1,4 @@
-import type { Db } from "../../infra/db.js";
+import type { Db, Executor } from "../../infra/db.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { normalizeEmail } from "../../lib/strings.js";
 import { parseInput } from "../../lib/validation.js";
@@ -32,7 +32,7 @@ export async function startMfaChallenge(
   deps: { db: Db; audit: AuditService; pending: PendingLoginStore },
   ctx: RequestContext,
   user: UserRow,
-  opts: { rememberMe: boolean; method: string; passwordFingerprint?: string },
+  opts: { rememberMe: boolean; method: string; passwordFingerprint?: string; ssoLink?: string },
   /** The account's methods when the caller read them with the account (the password sign-in does). */
   enrolled?: MfaMethods,
 ): Promise<MfaChallenge | null> {
@@ -44,6 +44,7 @@ export async function startMfaChallenge(
     method: opts.method,
     userAgent: ctx.userAgent,
     ...(opts.passwordFingerprint ? { passwordFingerprint: opts.passwordFingerprint } : {}),
+    ...(opts.ssoLink ? { ssoLink: opts.ssoLink } : {}),
   });
   await deps.audit.record(deps.db, ctx, AuditAction.userLoginMfaRequired, { userId: user.id, metadata: { methods, first_factor: opts.method } });
   return {
@@ -62,6 +63,49 @@ export interface SsoRequirementPort {
   requiredFor(email: string): Promise<{ startUrl: string; connectionId: string; organizationId: string } | null>;
 }
 
+/**
+ * A pending SSO link (the SSO module's, a port): an SSO sign-in found this account unlinked, and its
+ * holder confirms by signing in as they do now, in the browser that came back from the provider.
+ * Such a sign-in, for exactly that account, is the one SSO_REQUIRED lets through; it links the
+ * identity and opens an SSO session.
+ */
+export interface SsoLinkPort {
+  pendingFor(id: string | undefined, binding: string | undefined, email: string): Promise<{ userId: string; connectionId: string; organizationId: string; maxAgeSeconds: number | null } | null>;
+  /** Inside the session's transaction: uses the pending link up and links; throws when it cannot. */
+  confirm(tx: Executor, ctx: RequestContext, id: string, binding: string | undefined, user: UserRow, method: string): Promise<void>;
+}
+
+/** The pending link a sign-in carries: its id (from the page) and this browser's binding (a cookie). */
+export interface SsoLinkCarried {
+  id?: string | undefined;
+  binding?: string | undefined;
+}
+
+type LinkGrant = NonNullable<Awaited<ReturnType<SsoLinkPort["pendingFor"]>>>;
+
+/**
+ * The pending link a sign-in for `user` may use, or null; refuses as SSO_REQUIRED always did when
+ * the address requires SSO and the sign-in carries no usable link for this account of that organization.
+ */
+export async function ssoGate(
+  deps: { db: Db; audit: AuditService; ssoRequirement?: SsoRequirementPort | undefined; ssoLinks?: SsoLinkPort | undefined },
+  ctx: RequestContext,
+  email: string,
+  userId: string | null,
+  method: string,
+  carried: SsoLinkCarried | undefined,
+): Promise<LinkGrant | null> {
+  const sso = await deps.ssoRequirement?.requiredFor(email);
+  let link = carried?.id && deps.ssoLinks ? await deps.ssoLinks.pendingFor(carried.id, carried.binding, email) : null;
+  if (link && userId && link.userId !== userId) link = null;
+  if (link && sso && link.organizationId !== sso.organizationId) link = null;
+  if (sso && !link) {
+    await deps.audit.record(deps.db, ctx, AuditAction.ssoRequiredRefused, { userId, organizationId: sso.organizationId, success: false, metadata: { email, method, connectionId: sso.connectionId } });
+    throw AuthErrors.ssoRequired(sso.startUrl);
+  }
+  return link;
+}
+
 export interface LoginDeps {
   db: Db;
   audit: AuditService;
@@ -71,6 +115,7 @@ export interface LoginDeps {
   pending: PendingLoginStore;
   credentials: CredentialsService;
   ssoRequirement?: SsoRequirementPort;
+  ssoLinks?: SsoLinkPort;
   config: { loginIp: RateRule };
 }
 
@@ -80,9 +125,11 @@ export class LoginService {
   /**
    * Password sign-in. Guard order matters: throttle first, then the password, and only then the
    * account state, so a guesser learns nothing about an account whose password they do not have.
-   * An account with MFA never gets a session from the password alone.
+   * An account with MFA never gets a session from the password alone. `ssoLinkId`/`ssoLinkBinding`:
+   * a pending SSO link the sign-in confirms (the page's id, the browser's cookie).
    */
-  async loginWithPassword(ctx: RequestContext, input: LoginInput): Promise<LoginOutcome> {
+  async loginWithPassword(ctx: RequestContext, input: LoginInput, ssoLinkId?: string, ssoLinkBinding?: string): Promise<LoginOutcome> {
+    const ssoLink: SsoLinkCarried = { id: ssoLinkId, binding: ssoLinkBinding };
     const { db, audit, limits, issuer, credentials, config } = this.deps;
     // Slows password spraying from one address.
     await limits.consume("login-ip", config.loginIp, ctx.ip ?? "unknown");
@@ -90,11 +137,9 @@ export class LoginService {
     const email = normalizeEmail(data.email);
     // An address whose organization requires SSO has no password sign-in. Decided by its domain
     // alone, before the password is checked: it says nothing about whether an account exists.
-    const sso = await this.deps.ssoRequirement?.requiredFor(email);
-    if (sso) {
-      await audit.record(db, ctx, AuditAction.ssoRequiredRefused, { organizationId: sso.organizationId, success: false, metadata: { email, method: "password", connectionId: sso.connectionId } });
-      throw AuthErrors.ssoRequired(sso.startUrl);
-    }
+    // Except to confirm a pending link, in the browser that holds it and for the address it names
+    // (which that browser's provider answer already showed).
+    const link = await ssoGate(this.deps, ctx, email, null, "password", ssoLink);
 
     // Counted before hashing, per account and client; unknown accounts cost the same (no timing
     // oracle). A hash made with older parameters is upgraded on success.
@@ -113,8 +158,15 @@ export class LoginService {
       throw AuthErrors.accountSuspended();
     }
 
-    const challenge = await startMfaChallenge(this.deps, ctx, user, { rememberMe: data.rememberMe, method: "password", passwordFingerprint }, mfa);
+    // The pending link names this account, or the sign-in is refused as SSO_REQUIRED refuses it.
+    const linking = link ? await ssoGate(this.deps, ctx, email, user.id, "password", ssoLink) : null;
+    const challenge = await startMfaChallenge(this.deps, ctx, user, { rememberMe: data.rememberMe, method: "password", passwordFingerprint, ...(linking ? { ssoLink: ssoLink.id! } : {}) }, mfa);
     if (challenge) return challenge;
+    if (linking) {
+      const links = this.deps.ssoLinks!;
+      const session = await issuer.issue(ctx, user, data.rememberMe, "sso", (tx) => links.confirm(tx, ctx, ssoLink.id!, ssoLink.binding, user, "password"), passwordFingerprint, linking.maxAgeSeconds ?? undefined);
+      return { kind: "session", ...session };
+    }
     return { kind: "session", ...(await issuer.issue(ctx, user, data.rememberMe, "password", undefined, passwordFingerprint)) };
   }
 

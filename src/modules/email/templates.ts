@@ -22,6 +22,8 @@ export interface TemplateProps {
   "network-access-request": { managerName: string; requesterName: string; requesterEmail: string; networkName: string; organizationName: string; justification: string; reviewUrl: string };
   /** decision: "approved", "rejected", "revoked" or "granted"; reason: a sentence, possibly empty. */
   "network-access-decision": { name: string; networkName: string; organizationName: string; decision: string; reason: string; accessUrl: string };
+  /** A pending SSO link confirmed from the mailbox (accounts with neither password nor passkey). */
+  "sso-link-confirm": { name: string; email: string; connectionName: string; confirmUrl: string; expiresInMinutes: number };
 }
 
 export type TemplateName = keyof TemplateProps;
@@ -41,4 +43,5 @@ export const TEMPLATE_NAMES = [
   "mfa-removed",
   "network-access-request",
   "network-access-decision",
+  "sso-link-confirm",
 ] as const satisfies readonly TemplateName[];

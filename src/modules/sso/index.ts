@@ -5,6 +5,7 @@ import type { Logger } from "../../infra/logger.js";
 import type { SecretBox } from "../../lib/crypto/index.js";
 import type { AuditService } from "../audit/index.js";
 import type { CredentialsService, SessionIssuer, SessionsService } from "../auth/index.js";
+import type { EmailService } from "../email/index.js";
 import type { DomainsService } from "../domains/index.js";
 import type { RateLimitService, RateRule } from "../rate-limit/index.js";
 import { OidcConnectionClient } from "./oidc-connection.client.js";
@@ -15,13 +16,35 @@ import { SamlMetadataRefresher } from "./saml-metadata.job.js";
 import { SamlSignInService } from "./saml-sign-in.service.js";
 import { SsoIdentityService } from "./sso-identity.service.js";
 import { SsoLinksService, type SignInMethodsPort } from "./sso-links.service.js";
+import { SsoLinkConfirmService } from "./sso-link-confirm.service.js";
+import { SsoLinkConsent, type SsoLinkConsentDeps } from "./sso-link-consent.js";
 
 export { createSsoRequirement } from "./sso-requirement.js";
 export { listSsoIdentitiesOf, type MemberSsoConnectionView, type SignInMethodsPort, type SsoIdentityView, type SsoLinksService, type SsoUnlinkBlock } from "./sso-links.service.js";
 export { SsoErrors } from "./sso.errors.js";
-export { createOidcConnectionSchema, createSamlConnectionSchema, groupMappingSchema, ssoCallbackQuerySchema, ssoStartQuerySchema, updateSsoConnectionSchema } from "./sso.schemas.js";
+export {
+  createOidcConnectionSchema,
+  createSamlConnectionSchema,
+  groupMappingSchema,
+  ssoCallbackQuerySchema,
+  ssoDiscoverSchema,
+  ssoLinkMailConfirmSchema,
+  ssoLinkMailSchema,
+  ssoStartQuerySchema,
+  updateSsoConnectionSchema,
+} from "./sso.schemas.js";
+export type { SsoLinkConsent } from "./sso-link-consent.js";
+export type { PendingLinkView, SsoLinkConfirmService } from "./sso-link-confirm.service.js";
 export type { SsoConnectionView, SsoConnectionsService } from "./sso-connections.service.js";
-export type { SsoFlowStarted, SsoSignInService } from "./sso-sign-in.service.js";
+export type { SsoDiscovery, SsoFlowStarted, SsoSignInService } from "./sso-sign-in.service.js";
+
+/**
+ * Pending SSO links (issue 35), made before the auth module: its password and passkey sign-ins
+ * confirm them through a port, and the SSO module stores them.
+ */
+export function createSsoLinkConsent(deps: SsoLinkConsentDeps): SsoLinkConsent {
+  return new SsoLinkConsent(deps);
+}
 export type { SsoCallbackOutcome } from "./sso-identity.service.js";
 export type { SamlSignInService } from "./saml-sign-in.service.js";
 export type { SamlConnectionView } from "./saml-config.js";
@@ -35,12 +58,14 @@ export interface SsoModuleDeps {
   audit: AuditService;
   limits: RateLimitService;
   domains: Pick<DomainsService, "findVerifiedOrganizationForEmail">;
-  credentials: Pick<CredentialsService, "createAccount">;
+  credentials: Pick<CredentialsService, "createAccount" | "hasPassword">;
   issuer: SessionIssuer;
   sessions: Pick<SessionsService, "revoke">;
   /** Ways into an account besides SSO (unlinking the last one is refused). */
   signInMethods: SignInMethodsPort;
-  config: { publicUrl: string; appUrl: string; flowTtl: number; rate: RateRule; samlMetadataRefreshMs: number };
+  email: EmailService;
+  links: SsoLinkConsent;
+  config: { publicUrl: string; appUrl: string; flowTtl: number; rate: RateRule; discoverRate: RateRule; samlMetadataRefreshMs: number };
 }
 
 /** Enterprise sign-in per organization (issue 35): its connections, and sign-in through them (rule 15). */
@@ -52,9 +77,11 @@ export function createSsoModule(deps: SsoModuleDeps) {
   const samlSignIn = new SamlSignInService({ ...deps, flows, identity, config: { publicUrl: config.publicUrl, rate: config.rate } });
   return {
     ssoConnections: new SsoConnectionsService({ db, clock, box, audit, client, publicUrl: config.publicUrl }),
-    ssoSignIn: new SsoSignInService({ ...deps, client, flows, identity, saml: samlSignIn, config: { publicUrl: config.publicUrl, rate: config.rate } }),
+    ssoSignIn: new SsoSignInService({ ...deps, client, flows, identity, saml: samlSignIn, config: { publicUrl: config.publicUrl, rate: config.rate, discoverRate: config.discoverRate } }),
+    ssoLinkConfirm: new SsoLinkConfirmService({ db, audit, email: deps.email, links: deps.links, credentials: deps.credentials, issuer: deps.issuer, config: { publicUrl: config.publicUrl } }),
     samlSignIn,
     ssoLinks: new SsoLinksService({ db, audit, signInMethods: deps.signInMethods }),
+    ssoLinkConsent: deps.links,
     samlMetadata: new SamlMetadataRefresher({ db, clock, logger: deps.logger, audit, intervalMs: config.samlMetadataRefreshMs }),
   };
 }

@@ -65,13 +65,13 @@ export class SamlSignInService {
   constructor(private readonly deps: SamlSignInDeps) {}
 
   /** Starts a flow and returns the IdP's SSO URL carrying the AuthnRequest. */
-  async begin(connection: ConnectionRow, kind: SsoFlow["flow"], userId: string | null, binding: string): Promise<string> {
+  async begin(connection: ConnectionRow, kind: SsoFlow["flow"], userId: string | null, binding: string, next: string | null = null): Promise<string> {
     const c = samlConfigOf(connection);
     const sp = spUrls(this.deps.config.publicUrl, connection.id);
     const keys = c.signAuthnRequests ? await this.keys(connection.id) : null;
     const state = randomToken(32);
     const request = buildAuthnRequest({ spEntityId: sp.entityId, acsUrl: sp.acsUrl, idpSsoUrl: c.idpSsoUrl, binding: "redirect", relayState: state, now: this.deps.clock.now(), ...(keys ? { signingKeyPem: keys.signingKeyPem } : {}) });
-    await this.deps.flows.create({ connectionId: connection.id, flow: kind, userId, requestId: request.id }, binding, state);
+    await this.deps.flows.create({ connectionId: connection.id, flow: kind, userId, requestId: request.id, next }, binding, state);
     return request.url;
   }
 
@@ -106,7 +106,7 @@ export class SamlSignInService {
       const claims = this.claims(connection, result);
       trace.subject = claims.subject;
       if (flow?.flow === "link") return await this.deps.identity.link(ctx, connection, flow, claims, trace);
-      const outcome = await this.deps.identity.signIn(ctx, connection, claims, trace);
+      const outcome = await this.deps.identity.signIn(ctx, connection, claims, trace, { next: flow?.next ?? null });
       if (outcome.session) await this.remember(connection, outcome.session.user.id, outcome.session.sessionId);
       return outcome;
     } catch (e) {

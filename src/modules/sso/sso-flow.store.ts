@@ -15,6 +15,8 @@ export interface SsoFlow {
   nonce: string;
   /** SAML: the AuthnRequest's ID, the InResponseTo the answer must carry. */
   requestId?: string;
+  /** Where a successful sign-in lands: a same-origin path (checked when the flow started). */
+  next?: string | null;
   createdAt: number;
 }
 
@@ -31,7 +33,7 @@ export class SsoFlowStore {
     private readonly ttl: number,
   ) {}
 
-  async create(f: Pick<SsoFlow, "connectionId" | "flow" | "userId" | "requestId">, binding: string, state = randomToken(32)): Promise<{ state: string; flow: SsoFlow }> {
+  async create(f: Pick<SsoFlow, "connectionId" | "flow" | "userId" | "requestId" | "next">, binding: string, state = randomToken(32)): Promise<{ state: string; flow: SsoFlow }> {
     const flow: SsoFlow = { ...f, bindingHash: sha256Hex(binding), codeVerifier: randomToken(48), nonce: randomToken(24), createdAt: this.clock.now().getTime() };
     await this.kv.set(this.key(state), JSON.stringify(flow), this.ttl);
     return { state, flow };

@@ -15,7 +15,12 @@ import type { ConnectionRow } from "./sso-connections.repository.js";
 import type { SsoFlow, SsoFlowRefusal } from "./sso-flow.store.js";
 import { ssoIdentitiesRepository as identities } from "./sso-identities.repository.js";
 import { grantFor } from "./group-mapping.js";
+import { randomToken } from "../../lib/crypto/index.js";
+import type { SsoLinkConsent } from "./sso-link-consent.js";
 import { SsoErrors } from "./sso.errors.js";
+
+/** A same-origin path to land on after sign-in (the rule /login applies): one "/", never "//" or a backslash. */
+export const safeNext = (v: string | null | undefined): string | null => (typeof v === "string" && v.length <= 1024 && /^\/(?!\/)[^\s\\]*$/.test(v) ? v : null);
 
 /** What a connection's identity provider says about the person, whatever the protocol. */
 export interface FederatedClaims {
@@ -29,6 +34,13 @@ export interface FederatedClaims {
 export interface SsoCallbackOutcome {
   redirectTo: string;
   session?: SessionIssued;
+  /** A pending link was stored: the value of the browser's binding cookie for it. */
+  linkBinding?: string;
+}
+
+/** What the flow carried into the answer: where the sign-in goes afterwards. */
+export interface SignInOptions {
+  next?: string | null;
 }
 
 /** What a failed sign-in learned before it failed (for its audit record). */
@@ -50,11 +62,22 @@ export interface SsoIdentityDeps {
   domains: Pick<DomainsService, "findVerifiedOrganizationForEmail">;
   credentials: Pick<CredentialsService, "createAccount">;
   issuer: SessionIssuer;
+  links: SsoLinkConsent;
   config: { publicUrl: string; appUrl: string };
 }
 
 /** A race we lost to a concurrent first sign-in of the same person: retried as a returning one. */
 class LostRace extends Error {}
+
+/** The address belongs to an existing account not linked to this connection: its holder must confirm. */
+class LinkPending extends Error {
+  constructor(
+    readonly user: UserRow,
+    readonly email: string,
+  ) {
+    super("link pending");
+  }
+}
 
 /**
  * The person behind a verified answer of a connection's identity provider, the same for OpenID
@@ -66,7 +89,7 @@ class LostRace extends Error {}
 export class SsoIdentityService {
   constructor(private readonly deps: SsoIdentityDeps) {}
 
-  async signIn(ctx: RequestContext, connection: ConnectionRow, claims: FederatedClaims, trace: Trace, retried = false): Promise<SsoCallbackOutcome> {
+  async signIn(ctx: RequestContext, connection: ConnectionRow, claims: FederatedClaims, trace: Trace, opts: SignInOptions = {}, retried = false): Promise<SsoCallbackOutcome> {
     const { db, clock } = this.deps;
     const identity = await identities.findBySubject(db, connection.id, claims.subject);
     let user: UserRow | undefined;
@@ -82,7 +105,8 @@ export class SsoIdentityService {
         created = true;
       } catch (e) {
         // The same person's first sign-in ran concurrently and won: sign in as a returning person.
-        if (!retried && (e instanceof LostRace || isUniqueViolation(e, "sso_identities_subject_uq"))) return this.signIn(ctx, connection, claims, trace, true);
+        if (!retried && (e instanceof LostRace || isUniqueViolation(e, "sso_identities_subject_uq"))) return this.signIn(ctx, connection, claims, trace, opts, true);
+        if (e instanceof LinkPending) return this.pendLink(ctx, connection, claims, e, trace, opts);
         throw e;
       }
       trace.userId = user.id;
@@ -113,7 +137,34 @@ export class SsoIdentityService {
       undefined,
       connection.sessionMaxAgeSeconds,
     );
-    return { session, redirectTo: this.landing("login", { ok: true }) };
+    return { session, redirectTo: this.landing("login", { ok: true }, opts.next) };
+  }
+
+  /**
+   * An existing account, not linked yet: nothing is linked now. The browser goes to the sign-in
+   * page with a pending link, which its holder confirms by signing in as they do now (the only
+   * sign-in SSO_REQUIRED then lets through, and only for this account and this browser).
+   */
+  private async pendLink(ctx: RequestContext, connection: ConnectionRow, claims: FederatedClaims, found: LinkPending, trace: Trace, opts: SignInOptions): Promise<SsoCallbackOutcome> {
+    const { user, email } = found;
+    trace.userId = user.id;
+    if (user.status === "suspended") throw SsoErrors.accountSuspended();
+    if (user.status !== "active") throw SsoErrors.accountUnavailable();
+    const binding = randomToken(32);
+    const id = await this.deps.links.create(
+      { connectionId: connection.id, organizationId: connection.organizationId, subject: claims.subject, email, groups: claims.groups.slice(0, 200), userId: user.id, next: opts.next ?? null },
+      binding,
+    );
+    await this.deps.audit.record(this.deps.db, ctx, AuditAction.ssoLinkPending, {
+      userId: user.id,
+      organizationId: connection.organizationId,
+      metadata: { connectionId: connection.id, connectionName: connection.name, kind: connection.kind, subject: claims.subject },
+    });
+    const url = new URL("/login", this.deps.config.publicUrl);
+    url.searchParams.set("sso_link", id);
+    url.searchParams.set("email", email);
+    if (opts.next) url.searchParams.set("next", opts.next);
+    return { redirectTo: url.toString(), linkBinding: binding };
   }
 
   /**
@@ -125,10 +176,11 @@ export class SsoIdentityService {
     if (!claims.email) throw SsoErrors.emailRequired();
     const email = normalizeEmail(claims.email);
     if (!emailDomain(email) || (await this.deps.domains.findVerifiedOrganizationForEmail(email)) !== connection.organizationId) throw SsoErrors.emailNotAllowed();
-    // Never merged silently: its holder signs in as they do now and links from their settings.
-    if (await userAccounts.findByEmail(db, email)) {
+    // Never merged silently: its holder confirms by signing in as they do now (a pending link).
+    const existing = await userAccounts.findByEmail(db, email);
+    if (existing) {
       if (await identities.findBySubject(db, connection.id, claims.subject)) throw new LostRace();
-      throw SsoErrors.linkRequired();
+      throw new LinkPending(existing, email);
     }
     return db.transaction(async (tx) => {
       const user = await this.deps.credentials.createAccount(
@@ -197,8 +249,9 @@ export class SsoIdentityService {
     return { redirectTo: this.landing(trace.flow?.flow ?? "login", { error }) };
   }
 
-  landing(kind: SsoFlow["flow"], result: { ok: true } | { error: AppError }): string {
+  landing(kind: SsoFlow["flow"], result: { ok: true } | { error: AppError }, next?: string | null): string {
     const { publicUrl, appUrl } = this.deps.config;
+    if ("ok" in result && kind === "login" && next && safeNext(next)) return new URL(next, publicUrl).toString();
     if ("ok" in result) return kind === "link" ? new URL("/account?linked=sso", appUrl).toString() : new URL("/", appUrl).toString();
     const url = new URL(kind === "link" ? "/account" : "/login", kind === "link" ? appUrl : publicUrl);
     url.searchParams.set("error", result.error.message);

@@ -15,10 +15,10 @@ import { oidcConfigOf } from "./sso-connections.service.js";
 import { ssoConnectionsRepository, type ConnectionRow } from "./sso-connections.repository.js";
 import { findConnectionSecretPrivileged } from "./sso-connections.secrets.repository.js";
 import type { SsoFlow, SsoFlowStore } from "./sso-flow.store.js";
-import { newTrace, type SsoCallbackOutcome, type SsoIdentityService } from "./sso-identity.service.js";
+import { newTrace, safeNext, type SsoCallbackOutcome, type SsoIdentityService } from "./sso-identity.service.js";
 import type { SamlSignInService } from "./saml-sign-in.service.js";
 import { SsoErrors } from "./sso.errors.js";
-import { ssoCallbackQuerySchema, ssoStartQuerySchema, type SsoCallbackQueryInput, type SsoStartQueryInput } from "./sso.schemas.js";
+import { ssoCallbackQuerySchema, ssoDiscoverSchema, ssoStartQuerySchema, type SsoCallbackQueryInput, type SsoDiscoverInput, type SsoStartQueryInput } from "./sso.schemas.js";
 
 export interface SsoSignInDeps {
   db: Db;
@@ -32,7 +32,13 @@ export interface SsoSignInDeps {
   domains: Pick<DomainsService, "findVerifiedOrganizationForEmail">;
   identity: SsoIdentityService;
   saml: SamlSignInService;
-  config: { publicUrl: string; rate: RateRule };
+  config: { publicUrl: string; rate: RateRule; discoverRate: RateRule };
+}
+
+/** Home-realm discovery's answer: the same shape (and, without SSO, the same value) for every address. */
+export interface SsoDiscovery {
+  sso: boolean;
+  startUrl: string | null;
 }
 
 export interface SsoFlowStarted {
@@ -61,17 +67,38 @@ export class SsoSignInService {
    */
   async startByEmail(ctx: RequestContext, input: SsoStartQueryInput, binding: string | undefined): Promise<SsoFlowStarted> {
     await this.deps.limits.consume("sso-start", this.deps.config.rate, ctx.ip ?? "unknown");
-    const { email } = parseInput(ssoStartQuerySchema, input);
-    const orgId = email ? await this.deps.domains.findVerifiedOrganizationForEmail(normalizeEmail(email)) : null;
-    const connection = orgId ? await ssoConnectionsRepository.findEnabledForOrganization(this.deps.db, orgId) : undefined;
+    const { email, next } = parseInput(ssoStartQuerySchema, input);
+    const connection = email ? await this.routeFor(email) : undefined;
     if (!connection) throw SsoErrors.notAvailable();
-    return this.begin(connection, "login", null, binding, email);
+    return this.begin(connection, "login", null, binding, email, safeNext(next));
   }
 
-  async startByConnection(ctx: RequestContext, connectionId: string, binding: string | undefined): Promise<SsoFlowStarted> {
+  async startByConnection(ctx: RequestContext, connectionId: string, binding: string | undefined, query: Pick<SsoStartQueryInput, "next"> = {}): Promise<SsoFlowStarted> {
     await this.deps.limits.consume("sso-start", this.deps.config.rate, ctx.ip ?? "unknown");
+    const { next } = parseInput(ssoStartQuerySchema, query);
     const connection = await this.enabledConnection(connectionId);
-    return this.begin(connection, "login", null, binding);
+    return this.begin(connection, "login", null, binding, undefined, safeNext(next));
+  }
+
+  /**
+   * Home-realm discovery without starting a flow: does this address's domain route to an enabled
+   * connection of the organization that verified it? Decided by the domain alone (never by whether
+   * an account exists), so every address without SSO gets the same answer; limited per client
+   * address like sign-in attempts, not like flow starts.
+   */
+  async discover(ctx: RequestContext, input: SsoDiscoverInput): Promise<SsoDiscovery> {
+    await this.deps.limits.consume("sso-discover", this.deps.config.discoverRate, ctx.ip ?? "unknown");
+    const { email } = parseInput(ssoDiscoverSchema, input);
+    const connection = await this.routeFor(email);
+    if (!connection) return { sso: false, startUrl: null };
+    const startUrl = new URL("/sso/start", this.deps.config.publicUrl);
+    startUrl.searchParams.set("email", email);
+    return { sso: true, startUrl: startUrl.toString() };
+  }
+
+  private async routeFor(email: string): Promise<ConnectionRow | undefined> {
+    const orgId = await this.deps.domains.findVerifiedOrganizationForEmail(normalizeEmail(email));
+    return orgId ? await ssoConnectionsRepository.findEnabledForOrganization(this.deps.db, orgId) : undefined;
   }
 
   /** Starts linking the signed-in account to its organization's identity provider (its consent). */
@@ -106,7 +133,7 @@ export class SsoSignInService {
       const claims = await this.exchange(connection, flow, q);
       trace.subject = claims.subject;
       if (flow.flow === "link") return await this.deps.identity.link(ctx, connection, flow, claims, trace);
-      return await this.deps.identity.signIn(ctx, connection, claims, trace);
+      return await this.deps.identity.signIn(ctx, connection, claims, trace, { next: flow.next ?? null });
     } catch (e) {
       return this.deps.identity.failed(ctx, trace, e);
     }
@@ -120,10 +147,10 @@ export class SsoSignInService {
     return connection;
   }
 
-  private async begin(connection: ConnectionRow, kind: SsoFlow["flow"], userId: string | null, binding: string | undefined, loginHint?: string): Promise<SsoFlowStarted> {
+  private async begin(connection: ConnectionRow, kind: SsoFlow["flow"], userId: string | null, binding: string | undefined, loginHint?: string, next: string | null = null): Promise<SsoFlowStarted> {
     const bind = binding && BINDING.test(binding) ? binding : randomToken(32);
-    if (connection.kind === "saml") return { authorizationUrl: await this.deps.saml.begin(connection, kind, userId, bind), kind: "saml", binding: bind };
-    const { state, flow } = await this.deps.flows.create({ connectionId: connection.id, flow: kind, userId }, bind);
+    if (connection.kind === "saml") return { authorizationUrl: await this.deps.saml.begin(connection, kind, userId, bind, next), kind: "saml", binding: bind };
+    const { state, flow } = await this.deps.flows.create({ connectionId: connection.id, flow: kind, userId, next }, bind);
     const settings = await this.settings(connection);
     const url = await this.deps.client
       .authorizationUrl(settings, { state, nonce: flow.nonce, codeChallenge: pkceChallenge(flow.codeVerifier), redirectUri: this.callbackUrl(), ...(loginHint ? { loginHint } : {}) })

@@ -76,7 +76,24 @@ export type UpdateSsoConnectionInput = z.input<typeof updateSsoConnectionSchema>
 
 export const ssoStartQuerySchema = z.object({
   email: z.string().trim().min(3).max(320).optional(),
+  /** Where a successful sign-in lands: a same-origin path; anything else is ignored. */
+  next: z.string().max(2048).optional(),
 });
+
+export const ssoDiscoverSchema = z.object({
+  email: z.string().trim().min(3).max(320).describe("The address the person typed on the sign-in page"),
+});
+export type SsoDiscoverInput = z.input<typeof ssoDiscoverSchema>;
+
+export const ssoLinkMailSchema = z.object({
+  ssoLink: z.string().min(1).max(128).describe("The pending link from the sign-in page's address (sso_link)"),
+});
+export type SsoLinkMailInput = z.input<typeof ssoLinkMailSchema>;
+
+export const ssoLinkMailConfirmSchema = z.object({
+  token: z.string().min(1).max(128).describe("The token from the emailed link"),
+});
+export type SsoLinkMailConfirmInput = z.input<typeof ssoLinkMailConfirmSchema>;
 export type SsoStartQueryInput = z.input<typeof ssoStartQuerySchema>;
 
 export const ssoCallbackQuerySchema = z.object({

@@ -46,11 +46,11 @@
   const askedNext = new URLSearchParams(location.search).get("next");
   if (registerLink && askedNext && nextUrl() === askedNext) registerLink.href = "/register?next=" + encodeURIComponent(askedNext);
 
-  // Email first (home-realm discovery). The address goes to /sso/start?email= without following
-  // its answer: a redirect means the address's organization signs its people in through its own
-  // provider, so the page then goes there as a top-level navigation; anything else (404
-  // SSO_NOT_AVAILABLE, the same for every address without single sign-on, or a failure) continues
-  // here with a password or passkey. The page learns exactly what following the link would show.
+  // Email first (home-realm discovery). The address goes to POST /auth/sso/discover, which starts
+  // nothing: when its domain routes to an organization's identity provider the page goes to the
+  // start address it names (with this page's next) as a top-level navigation; otherwise (the same
+  // answer for every address without single sign-on, or a failure) it continues here with a
+  // password or passkey.
   const REMEMBERED = "keyward.sign-in.email";
   const remember = (email) => { try { sessionStorage.setItem(REMEMBERED, email); } catch { /* private mode */ } };
   const remembered = () => { try { return sessionStorage.getItem(REMEMBERED) || ""; } catch { return ""; } };
@@ -81,9 +81,18 @@
       if (/^https?:$/.test(url.protocol) && url.pathname === "/sso/start") start = url;
     } catch { /* no usable address: the email step below still routes it */ }
     if (!start) start = new URL("/sso/start?email=" + encodeURIComponent($("email").value.trim()), location.href);
+    if (nextUrl() !== "/") start.searchParams.set("next", nextUrl());
     link.href = start.toString();
     $("sso-required").hidden = false;
     $("sso-required-title").focus();
+  }
+  // Where single sign-on starts: only our own /sso/start, carrying this page's next.
+  function ssoStart(raw) {
+    let url;
+    try { url = new URL(String(raw || ""), location.href); } catch { return null; }
+    if (url.origin !== location.origin || url.pathname !== "/sso/start") return null;
+    if (nextUrl() !== "/") url.searchParams.set("next", nextUrl());
+    return url.toString();
   }
   async function discover() {
     const email = $("email").value.trim();
@@ -94,20 +103,30 @@
       return;
     }
     $("email").removeAttribute("aria-invalid");
-    const start = "/sso/start?email=" + encodeURIComponent(email);
-    let res = null;
+    let found = null;
     try {
-      res = await fetch(start, { redirect: "manual", credentials: "same-origin", headers: { accept: "application/json" } });
-    } catch { /* offline or refused: password and passkey stay possible */ }
-    if (res && res.type === "opaqueredirect") {
+      found = await api("/auth/sso/discover", { email });
+    } catch { /* offline, limited or refused: password and passkey stay possible */ }
+    const start = found && found.sso ? ssoStart(found.start_url) : null;
+    if (start) {
       remember(email);
       location.assign(start);
       return;
     }
     showPasswordStep(true);
   }
+  // A pending SSO link (the identity provider's answer found this address's account unlinked): the
+  // sign-in below, or a mailed link, confirms it. The id rides along with the password and passkey.
+  const pendingLink = $("sso-link");
+  let ssoLink = pendingLink ? pendingLink.dataset.ssoLink : null;
+  const withLink = (body) => (ssoLink ? Object.assign(body, { sso_link: ssoLink }) : body);
   if (loginForm) {
-    $("change-email").addEventListener("click", () => { say(""); showEmailStep(); });
+    $("change-email").addEventListener("click", () => {
+      say("");
+      // Another address cannot confirm this link: the page forgets it.
+      if (pendingLink) { ssoLink = null; pendingLink.hidden = true; }
+      showEmailStep();
+    });
     let busy = false;
     loginForm.addEventListener("submit", async (e) => {
       e.preventDefault();
@@ -118,7 +137,7 @@
       try {
         if (loginForm.dataset.stage === "email") return await discover();
         $("sso-required").hidden = true;
-        const data = await api("/auth/login", { email: $("email").value, password: $("password").value, remember_me: $("remember").checked });
+        const data = await api("/auth/login", withLink({ email: $("email").value, password: $("password").value, remember_me: $("remember").checked }));
         if (data.requires_mfa) showMfa(data.mfa_methods || []);
         else done();
       } catch (err) {
@@ -134,7 +153,7 @@
       try {
         const begin = await api("/auth/webauthn/login/begin", {});
         const response = await SimpleWebAuthnBrowser.startAuthentication({ optionsJSON: begin.options });
-        await api("/auth/webauthn/login/complete", { challenge_id: begin.challenge_id, response });
+        await api("/auth/webauthn/login/complete", withLink({ challenge_id: begin.challenge_id, response }));
         done();
       } catch (err) {
         if (err.type === "SSO_REQUIRED") showSsoRequired(err.details);
@@ -177,7 +196,8 @@
     PROVIDER_NOT_CONFIGURED: "Sign-in with this provider is not available.",
     RATE_LIMIT_EXCEEDED: "Too many attempts. Wait a moment and try again.",
     // Single sign-on through an organization's identity provider (/sso/oidc/callback lands here).
-    SSO_LINK_REQUIRED: "An account with this email address already exists and is not linked to single sign-on yet. Sign in with your password or passkey below; linking the account to your organization's provider needs your consent while signed in (ask your administrator).",
+    SSO_LINK_REQUIRED: "An account with this email address already exists and is not linked to single sign-on yet. Sign in with your password or passkey below, then link it from your account page.",
+    SSO_LINK_INVALID: "This confirmation has expired, was already used or was started in another browser. Sign in through your identity provider again.",
     SSO_EMAIL_NOT_ALLOWED: "Your identity provider sent an address outside your organization's verified domains, so no account can be created for it. Ask your administrator.",
     SSO_NOT_AVAILABLE: "Single sign-on is no longer available for this organization. Sign in with your password or passkey, or ask your administrator.",
     SSO_REQUIRED: "Your organization requires single sign-on for this address: enter it below and choose Continue.",
@@ -194,6 +214,32 @@
   } else if (loginForm && errorType && errorType.startsWith("SSO_") && remembered()) {
     $("email").value = remembered();
   }
+
+  if (loginForm && pendingLink) {
+    $("email").value = pendingLink.dataset.email || "";
+    if (pendingLink.dataset.byEmail === "true") {
+      $("password-step").hidden = true;
+      $("sso-link-title").focus();
+    } else {
+      showPasswordStep(true);
+    }
+  }
+  const mailButton = $("sso-link-mail");
+  if (mailButton) mailButton.addEventListener("click", async () => {
+    say("");
+    mailButton.disabled = true;
+    try {
+      const sent = await api("/auth/sso/link/email", { sso_link: ssoLink });
+      const note = $("sso-link-mail-sent");
+      note.textContent = "We sent a link to " + sent.email + ". Open it in this browser within " + sent.expires_in_minutes + " minutes.";
+      note.hidden = false;
+      note.focus();
+      mailButton.hidden = true;
+    } catch (err) {
+      mailButton.disabled = false;
+      say(err.message);
+    }
+  });
 
   // External sign-in: Keyward builds the provider URL (the callback is fixed server-side).
   document.querySelectorAll("button[data-provider]").forEach((button) => {

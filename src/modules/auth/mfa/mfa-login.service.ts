@@ -9,7 +9,7 @@ import { AuditAction, type AuditService } from "../../audit/index.js";
 import type { RateLimitService, RateRule } from "../../rate-limit/index.js";
 import { userAccounts, type UserRow } from "../../users/index.js";
 import { AuthErrors } from "../auth.errors.js";
-import type { SsoRequirementPort } from "../login.service.js";
+import { ssoGate, type SsoLinkCarried, type SsoLinkPort, type SsoRequirementPort } from "../login.service.js";
 import type { SessionIssued, SessionIssuer } from "../session-issuer.js";
 import { assertionIdentity, authenticationOptions, verifyAuthentication, WebAuthnError, type RelyingParty } from "../webauthn/webauthn.js";
 import { MfaErrors } from "./mfa.errors.js";
@@ -44,6 +44,7 @@ export interface MfaLoginDeps {
   backupCodeKeys: BackupCodeKey[];
   rate: RateRule;
   ssoRequirement?: SsoRequirementPort;
+  ssoLinks?: SsoLinkPort;
 }
 
 /**
@@ -58,7 +59,8 @@ export class MfaLoginService {
     this.challenges = new WebAuthnChallenges(deps.kv, deps.clock, "auth");
   }
 
-  async completeWithCode(ctx: RequestContext, input: CodeInput): Promise<SessionIssued> {
+  /** `ssoLinkBinding`: this browser's binding of the pending SSO link the password step carried, if any. */
+  async completeWithCode(ctx: RequestContext, input: CodeInput, ssoLinkBinding?: string): Promise<SessionIssued> {
     const data = parseInput(mfaLoginCodeSchema, input);
     return this.attempt(data.mfaToken, async () => {
       const { pending, user } = await this.pendingUser(ctx, data.mfaToken);
@@ -69,7 +71,7 @@ export class MfaLoginService {
         throw MfaErrors.invalidCode();
       }
       if (backup) await this.deps.audit.record(this.deps.db, ctx, AuditAction.backupCodeUsed, { userId: user.id });
-      return this.finish(ctx, data.mfaToken, pending, user, backup ? "backup_code" : "totp");
+      return this.finish(ctx, data.mfaToken, pending, user, backup ? "backup_code" : "totp", ssoLinkBinding);
     });
   }
 
@@ -96,14 +98,14 @@ export class MfaLoginService {
     return this.challenge(await authenticationOptions(this.deps.rp, credentials), user.id);
   }
 
-  async completeWebauthn(ctx: RequestContext, input: AssertionInput): Promise<SessionIssued> {
+  async completeWebauthn(ctx: RequestContext, input: AssertionInput, ssoLinkBinding?: string): Promise<SessionIssued> {
     const data = parseInput(assertionSchema, input);
     const mfaToken = data.mfaToken;
     if (!mfaToken) throw MfaErrors.pendingExpired();
     return this.attempt(mfaToken, async () => {
       const { pending, user } = await this.pendingUser(ctx, mfaToken);
       await this.verifyAssertion(ctx, data.challengeId, data.response, user.id);
-      return this.finish(ctx, mfaToken, pending, user, "webauthn");
+      return this.finish(ctx, mfaToken, pending, user, "webauthn", ssoLinkBinding);
     });
   }
 
@@ -112,7 +114,9 @@ export class MfaLoginService {
     return this.challenge(await authenticationOptions(this.deps.rp), null);
   }
 
-  async completePasskey(ctx: RequestContext, input: AssertionInput): Promise<SessionIssued> {
+  /** `ssoLinkId`/`ssoLinkBinding`: a pending SSO link this passkey sign-in confirms (its id, this browser's cookie). */
+  async completePasskey(ctx: RequestContext, input: AssertionInput, ssoLinkId?: string, ssoLinkBinding?: string): Promise<SessionIssued> {
+    const ssoLink: SsoLinkCarried = { id: ssoLinkId, binding: ssoLinkBinding };
     const data = parseInput(assertionSchema, input);
     const userId = await this.verifyAssertion(ctx, data.challengeId, data.response, null);
     const user = await userAccounts.find(this.deps.db, userId);
@@ -120,11 +124,11 @@ export class MfaLoginService {
     // Suspended accounts are refused here too.
     if (user.status !== "active") throw AuthErrors.accountSuspended();
     // An organization that requires SSO decides who is in through its provider: a passkey would
-    // let someone it has offboarded there back in.
-    const sso = await this.deps.ssoRequirement?.requiredFor(user.email);
-    if (sso) {
-      await this.deps.audit.record(this.deps.db, ctx, AuditAction.ssoRequiredRefused, { userId: user.id, organizationId: sso.organizationId, success: false, metadata: { method: "passkey", connectionId: sso.connectionId } });
-      throw AuthErrors.ssoRequired(sso.startUrl);
+    // let someone it has offboarded there back in. Except to confirm a pending link for this account.
+    const link = await ssoGate(this.deps, ctx, user.email, user.id, "passkey", ssoLink);
+    if (link) {
+      const links = this.deps.ssoLinks!;
+      return this.deps.issuer.issue(ctx, user, data.rememberMe ?? false, "sso", (tx) => links.confirm(tx, ctx, ssoLink.id!, ssoLink.binding, user, "passkey"), undefined, link.maxAgeSeconds ?? undefined);
     }
     return this.deps.issuer.issue(ctx, user, data.rememberMe ?? false, "passkey");
   }
@@ -200,9 +204,18 @@ export class MfaLoginService {
     return mfaRepository.consumeBackupCode(this.deps.db, userId, hashBackupCode(this.deps.backupCodeKeys, code), this.deps.clock.now());
   }
 
-  private async finish(ctx: RequestContext, token: string, pending: PendingLogin, user: UserRow, method: string): Promise<SessionIssued> {
+  private async finish(ctx: RequestContext, token: string, pending: PendingLogin, user: UserRow, method: string, ssoLinkBinding?: string): Promise<SessionIssued> {
     // Taking the pending sign-in is what makes the second factor single-use.
     if (!(await this.deps.pending.take(token))) throw MfaErrors.pendingExpired();
+    if (pending.ssoLink && this.deps.ssoLinks) {
+      // The password step let this sign-in past SSO_REQUIRED to confirm a pending link: it still must.
+      const carried = { id: pending.ssoLink, binding: ssoLinkBinding };
+      const link = await ssoGate(this.deps, ctx, user.email, user.id, `password+${method}`, carried);
+      if (link) {
+        const links = this.deps.ssoLinks;
+        return this.deps.issuer.issue(ctx, user, pending.rememberMe, "sso", (tx) => links.confirm(tx, ctx, pending.ssoLink!, ssoLinkBinding, user, `password+${method}`), pending.passwordFingerprint, link.maxAgeSeconds ?? undefined);
+      }
+    }
     return this.deps.issuer.issue(ctx, user, pending.rememberMe, `password+${method}`, undefined, pending.passwordFingerprint);
   }
 }

@@ -11,6 +11,8 @@ export interface PendingLogin {
   userAgent: string | null;
   /** The password the first step checked (a digest of its hash): changed since, the sign-in fails. */
   passwordFingerprint?: string;
+  /** A pending SSO link the sign-in confirms once the second factor is in (the SSO module's id). */
+  ssoLink?: string;
 }
 
 /** Longest a second-factor check can take before a crashed attempt's hold lapses. */
