@@ -178,8 +178,8 @@ function SamlSpValues({ name, saml: s }: { name: string; saml: Saml }) {
   return (
     <div className="sso-sp">
       <h4>At your IdP</h4>
-      <p className="hint">
-        Give your IdP Keyward's metadata URL, or upload the file; or enter the entity ID and ACS URL by hand.{" "}
+      <p className="hint">Give your IdP Keyward's metadata URL, or upload the file; or enter the entity ID and ACS URL by hand.</p>
+      <p>
         <a className="btn btn-secondary btn-small" href={s.spMetadataUrl} download={`keyward-saml-metadata-${name.replace(/[^\w-]+/g, "-").toLowerCase()}.xml`}>
           Download the SP metadata of {name}
         </a>
