@@ -154,7 +154,14 @@ function SamlForm({ idpEntityId, ...base }: FormBase<Draft> & { /** Editing: the
         </p>
       ) : (
         <>
-          <RadioChoices legend="How Keyward learns about your IdP" name={`${ids}-source`} options={SOURCES} value={draft.source} onChange={set("source")} />
+          <RadioChoices legend="How Keyward learns about your IdP" name={`${ids}-source`} options={SOURCES}
+            value={draft.source}
+            onChange={(v) => {
+              // A refusal was about the source given before: it does not carry over to another one.
+              mutation.reset();
+              set("source")(v);
+            }}
+          />
           {draft.source === "url" && (
             <Field
               label="Metadata URL"
@@ -186,7 +193,7 @@ function SamlForm({ idpEntityId, ...base }: FormBase<Draft> & { /** Editing: the
                   }}
                 />
                 <span id={`${ids}-file-hint`} className="hint" role="status" aria-live="polite">
-                  {file || "Choose the XML file your IdP gives for download, or paste its contents below."}
+                  {(draft.metadataXml && file) || "Choose the XML file your IdP gives for download, or paste its contents below."}
                 </span>
               </div>
               <Field label="Metadata XML" name="metadataXml" multiline value={draft.metadataXml} onChange={set("metadataXml")} isRequired error={errors.metadataXml} placeholder="<EntityDescriptor …>" />
