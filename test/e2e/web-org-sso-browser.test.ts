@@ -1,4 +1,3 @@
-import AxeBuilder from "@axe-core/playwright";
 import { sql } from "drizzle-orm";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,7 +6,7 @@ import { startTestApp, type TestApp } from "../helpers/app.js";
 import { launchBrowser } from "../helpers/browser.js";
 import { startDns, type RealDns } from "../helpers/dns.js";
 import { startIdp, type RealIdp } from "../helpers/oidc-idp.js";
-import { accessible, shot, signInThroughPage, watchPage } from "../helpers/web.js";
+import { accessible, axeViolations, fieldError, focusedName, shot, signInThroughPage, tabTo, watchPage } from "../helpers/web.js";
 import { addMember, newOrg } from "../factories/orgs.js";
 import { newUser, type TestUser } from "../factories/users.js";
 
@@ -91,35 +90,12 @@ interface RestConnection {
 }
 const connections = async () => (await app.http.get(`/api/v1/organizations/${org.id}/sso/connections`, { token: admin.token })).body.data.connections as RestConnection[];
 
-async function axeViolations(p: Page): Promise<string[]> {
-  const result = await new AxeBuilder({ page: p }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]).analyze();
-  return result.violations.map((v) => `${v.id} [${v.impact}] ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-}
 const checked = async (p: Page, name: string) => {
   await p.evaluate(() => window.scrollTo(0, 0));
   expect(await axeViolations(p), name).toEqual([]);
   await accessible(p, name);
 };
 const status = (p: Page, text: string | RegExp) => p.getByRole("status").filter({ hasText: text }).first().waitFor();
-/** The focused element's name: its aria-label, its label's text, or its own text. */
-const focusedName = (p: Page) =>
-  p.evaluate(() => {
-    const el = document.activeElement as HTMLInputElement | null;
-    if (!el) return "";
-    return (el.getAttribute("aria-label") ?? el.labels?.[0]?.textContent ?? el.textContent ?? "").trim();
-  });
-/** Presses Tab until the focused element's name starts with `name`. */
-async function tabTo(p: Page, name: string, max = 80): Promise<void> {
-  const passed: string[] = [];
-  for (let i = 0; i < max; i++) {
-    await p.keyboard.press("Tab");
-    const label = await focusedName(p);
-    passed.push(label);
-    if (label.startsWith(name)) return;
-  }
-  throw new Error(`focus never reached ${name}; it passed ${passed.join(" | ")}`);
-}
-const fieldError = (p: Page, label: string) => p.locator(".field[data-invalid]").filter({ has: p.getByLabel(label, { exact: true }) }).locator(".field-error");
 
 describe("single sign-on in Chromium", () => {
   it(

@@ -82,3 +82,32 @@ export async function accessible(p: Page, name: string): Promise<void> {
   await p.emulateMedia({ colorScheme: "light" });
   await p.setViewportSize({ width: 1280, height: 800 });
 }
+
+/** axe-core's findings at every impact (WCAG 2.2 AA rules), as "id [impact] target". */
+export async function axeViolations(p: Page): Promise<string[]> {
+  const result = await new AxeBuilder({ page: p }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]).analyze();
+  return result.violations.map((v) => `${v.id} [${v.impact}] ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
+
+/** The focused element's name: its aria-label, its label's text, or its own text. */
+export const focusedName = (p: Page) =>
+  p.evaluate(() => {
+    const el = document.activeElement as HTMLInputElement | null;
+    if (!el) return "";
+    return (el.getAttribute("aria-label") ?? el.labels?.[0]?.textContent ?? el.textContent ?? "").trim();
+  });
+
+/** Presses Tab until the focused element's name starts with `name` (is `name`, with `exact`). */
+export async function tabTo(p: Page, name: string, { exact = false, max = 80 } = {}): Promise<void> {
+  const passed: string[] = [];
+  for (let i = 0; i < max; i++) {
+    await p.keyboard.press("Tab");
+    const label = await focusedName(p);
+    passed.push(label);
+    if (exact ? label === name : label.startsWith(name)) return;
+  }
+  throw new Error(`focus never reached ${name}; it passed ${passed.join(" | ")}`);
+}
+
+/** The API's message under the web app's field labelled `label` (present once the field is marked invalid). */
+export const fieldError = (p: Page, label: string) => p.locator(".field[data-invalid]").filter({ has: p.getByLabel(label, { exact: true }) }).locator(".field-error");

@@ -1,17 +1,17 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useRef, useState } from "react";
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { useRef, useState } from "react";
 import { Form } from "react-aria-components";
 import { ApiError, gql } from "../../api";
 import { graphql, type ResultOf } from "../../graphql";
 import { Badge } from "../../ui/Badge";
 import { Button } from "../../ui/Button";
 import { CopyButton } from "../../ui/CopyButton";
-import { ConfirmDialog } from "../../ui/ConfirmDialog";
 import { Field } from "../../ui/Field";
 import { Empty, ErrorState, FormError, Loading, Success } from "../../ui/States";
 import { Time } from "../../ui/Time";
 import { useSubmit } from "../../ui/useSubmit";
 import { isAdmin, useOrg } from "./layout";
+import { AdminsOnly, RemoveAction, useArrivalFocus, useObjectList, type ItemProps } from "./object-list";
 import "./org-admin.css";
 import "./domains.css";
 
@@ -73,36 +73,9 @@ function verifyProblem(error: unknown, orgName: string, domain: string): string 
 export function Domains() {
   const org = useOrg();
   const admin = isAdmin(org);
-  const qc = useQueryClient();
   const list = useQuery({ queryKey: ["org", org.id, "domains"], queryFn: () => gql(DomainsQuery, { orgId: org.id }), enabled: admin });
-  const [done, setDone] = useState("");
-  const [focusId, setFocusId] = useState<string | null>(null);
-  const listHeading = useRef<HTMLHeadingElement>(null);
-  // A removed domain takes its Remove button (where the dialog would return focus) with it: focus
-  // goes to the list's heading instead, once the dialog has let go of it (a frame after it closed).
-  const [removals, setRemovals] = useState(0);
-  useEffect(() => {
-    if (removals === 0) return;
-    const frame = requestAnimationFrame(() => {
-      const lost = !document.activeElement || document.activeElement === document.body;
-      if (lost) listHeading.current?.focus();
-    });
-    return () => cancelAnimationFrame(frame);
-  }, [removals]);
-  const changed = async (message: string) => {
-    setDone(message);
-    await qc.invalidateQueries({ queryKey: ["org", org.id] });
-  };
-  if (!admin) {
-    return (
-      <div className="page">
-        <h1>Domains</h1>
-        <Empty>
-          <p>Only the owner and admins of {org.name} see and verify its domains.</p>
-        </Empty>
-      </div>
-    );
-  }
+  const { done, changed, removed, focusId, setFocusId, listHeading } = useObjectList(org.id);
+  if (!admin) return <AdminsOnly title="Domains">Only the owner and admins of {org.name} see and verify its domains.</AdminsOnly>;
   if (list.isPending) return <Loading />;
   if (list.isError) return <ErrorState error={list.error} retry={() => void list.refetch()} />;
   const domains = list.data.organizationDomains;
@@ -140,10 +113,7 @@ export function Domains() {
                 focus={focusId === d.id}
                 onFocused={() => setFocusId(null)}
                 onDone={changed}
-                onRemoved={async (message) => {
-                  await changed(message);
-                  setRemovals((n) => n + 1);
-                }}
+                onRemoved={removed}
               />
             ))}
           </ul>
@@ -246,22 +216,9 @@ function DomainItem({
   onFocused,
   onDone,
   onRemoved,
-}: {
-  orgId: string;
-  orgName: string;
-  domain: Domain;
-  focus: boolean;
-  onFocused: () => void;
-  onDone: (message: string) => Promise<void>;
-  onRemoved: (message: string) => Promise<void>;
-}) {
-  const heading = useRef<HTMLHeadingElement>(null);
+}: ItemProps & { domain: Domain }) {
   // A domain just added: focus goes to it, so the keyboard continues to its record and "Verify now".
-  useEffect(() => {
-    if (!focus) return;
-    heading.current?.focus();
-    onFocused();
-  }, [focus, onFocused]);
+  const heading = useArrivalFocus(focus, onFocused);
   const [checked, setChecked] = useState(false);
   const verify = useMutation({
     mutationFn: () => gql(VerifyDomain, { orgId, domainId: d.id }),
@@ -355,14 +312,10 @@ function DomainItem({
             Verify now
           </Button>
         )}
-        <ConfirmDialog
-          trigger={
-            <Button variant="secondary" aria-label={`Remove ${d.domain}`}>
-              Remove
-            </Button>
-          }
-          title={`Remove the domain ${d.domain}?`}
-          confirmLabel="Remove domain"
+        <RemoveAction
+          verb="Remove"
+          noun="domain"
+          name={d.domain}
           onConfirm={async () => {
             await gql(RemoveDomain, { orgId, domainId: d.id });
             await onRemoved(`${d.domain} was removed.`);
@@ -375,7 +328,7 @@ function DomainItem({
           ) : (
             <p>The claim on {d.domain} is dropped and its TXT record value stops counting. Adding the domain again gives a new value to publish.</p>
           )}
-        </ConfirmDialog>
+        </RemoveAction>
       </div>
     </li>
   );

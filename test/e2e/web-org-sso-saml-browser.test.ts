@@ -1,0 +1,293 @@
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApp, type TestApp } from "../helpers/app.js";
+import { launchBrowser } from "../helpers/browser.js";
+import { startDns, type RealDns } from "../helpers/dns.js";
+import { startSamlIdp, type RealSamlIdp } from "../helpers/saml-idp.js";
+import { accessible, axeViolations, fieldError, focusedName, signInThroughPage, tabTo, watchPage } from "../helpers/web.js";
+import { addMember, newOrg } from "../factories/orgs.js";
+import { newUser, type TestUser } from "../factories/users.js";
+
+/**
+ * SAML 2.0 connections on the Single sign-on screen (issue 35) in headless Chromium, against a REAL
+ * IdP (SimpleSAMLphp, ../shared/tools/saml-idp) and a REAL DNS server for the verified domain. An
+ * admin adds a connection with the keyboard alone from the IdP's metadata URL, after a malformed
+ * URL, an unreadable URL and a malformed metadata file were each refused at their field (focus
+ * there, nothing created); the card then shows what the IdP is given (SP entity ID, ACS and SLO
+ * URLs, metadata to copy or download, which the IdP reads back) and what Keyward holds about the
+ * IdP. Editing changes a group mapping and keeps the IdP; disabling and deleting (after a
+ * confirmation) work as for OpenID Connect. A plain member gets none of it. axe-core finds nothing,
+ * and nothing scrolls sideways at 360 px.
+ */
+let app: TestApp;
+let dns: RealDns;
+let idp: RealSamlIdp;
+let browser: Browser;
+let admin: TestUser;
+let member: TestUser;
+let ctx: BrowserContext;
+let page: Page;
+let watched: { problems: string[] };
+let org: { id: string; slug: string; name: string };
+let engineering: string;
+let operations: string;
+const SLOW = 180_000;
+// Fixed names: they show in the screenshots accessible() keeps in docs/screenshots.
+const DOMAIN = "difference-engine.test";
+const CONNECTION = "Difference Engines SAML";
+
+beforeAll(async () => {
+  dns = await startDns();
+  app = await startTestApp({ DNS_RESOLVER: dns.server, DNS_TIMEOUT_MS: "2000" });
+  idp = await startSamlIdp(["--user", `grace@${DOMAIN}:grace-pass:Grace Hopper:engineering`]);
+  browser = await launchBrowser();
+  const owner = await newUser(app, { fullName: "Charles Babbage" });
+  admin = await newUser(app, { fullName: "Ada Lovelace" });
+  member = await newUser(app, { fullName: "Mary Somerville" });
+  org = await newOrg(app, owner, "Difference Engines");
+  await addMember(app, org.id, owner, admin, "admin");
+  await addMember(app, org.id, owner, member, "member");
+  const dept = async (name: string) => {
+    const res = await app.http.post(`/api/v1/organizations/${org.id}/departments`, { name }, { token: owner.token });
+    expect(res.status, res.text).toBe(201);
+    return res.body.data.department.id as string;
+  };
+  engineering = await dept("Engineering");
+  operations = await dept("Operations");
+  // The domain, proved by a real TXT record.
+  const claimed = await app.http.post(`/api/v1/organizations/${org.id}/domains`, { domain: DOMAIN }, { token: admin.token });
+  const claim = claimed.body.data.domain as { id: string; record_name: string; record_value: string };
+  await dns.setTxt({ [claim.record_name]: [claim.record_value] });
+  const verified = await app.http.post(`/api/v1/organizations/${org.id}/domains/${claim.id}/verify`, {}, { token: admin.token });
+  expect(verified.body.data.domain.status).toBe("verified");
+  ctx = await browser.newContext();
+  await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin: app.url });
+  page = await ctx.newPage();
+  watched = await watchPage(page);
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+  idp?.stop();
+  dns?.stop();
+});
+
+interface RestConnection {
+  id: string;
+  kind: string;
+  name: string;
+  enabled: boolean;
+  default_role: string;
+  group_mappings: Array<{ group: string; role: string | null; department_ids: string[] | null }>;
+  saml: { sp_entity_id: string; sp_metadata_url: string; acs_url: string; slo_url: string; idp_entity_id: string; idp_metadata_url: string | null; allow_idp_initiated: boolean };
+}
+const connections = async () => (await app.http.get(`/api/v1/organizations/${org.id}/sso/connections`, { token: admin.token })).body.data.connections as RestConnection[];
+
+/** axe at every impact, the screenshots (desktop, phone, dark), and nothing sideways at 360 px. */
+const checked = async (p: Page, name: string) => {
+  await p.evaluate(() => window.scrollTo(0, 0));
+  expect(await axeViolations(p), name).toEqual([]);
+  await accessible(p, name);
+  await p.setViewportSize({ width: 360, height: 740 });
+  expect(await p.evaluate(() => document.documentElement.scrollWidth > window.innerWidth + 1), `${name} scrolls sideways at 360 px`).toBe(false);
+  expect(await axeViolations(p), `${name} at 360 px`).toEqual([]);
+  await p.setViewportSize({ width: 1280, height: 800 });
+};
+const status = (p: Page, text: string | RegExp) => p.getByRole("status").filter({ hasText: text }).first().waitFor();
+/** Selects the whole field and types over it. */
+async function retype(p: Page, text: string) {
+  await p.keyboard.press("Control+A");
+  await p.keyboard.type(text);
+}
+
+describe("SAML connections in Chromium", () => {
+  it(
+    "offers a plain member no Single sign-on entry, and a refusal at its address",
+    async () => {
+      const theirs = await (await browser.newContext()).newPage();
+      const problems = await watchPage(theirs);
+      await signInThroughPage(theirs, app.url, member, `/orgs/${org.slug}/security`);
+      const nav = theirs.getByRole("navigation", { name: `${org.name} sections` });
+      await nav.getByRole("link", { name: "Security" }).waitFor();
+      expect(await nav.getByRole("link", { name: "Single sign-on" }).count()).toBe(0);
+      await theirs.goto(`${app.url}/orgs/${org.slug}/sso`);
+      await theirs.getByText(`Only the owner and admins of ${org.name} see and set up its single sign-on.`).waitFor();
+      expect(await theirs.getByRole("radio").count()).toBe(0);
+      expect(await theirs.getByRole("button", { name: "Add SAML connection" }).count()).toBe(0);
+      // And the API agrees.
+      expect((await app.http.post(`/api/v1/organizations/${org.id}/sso/connections/saml`, { name: "x", metadata_url: idp.metadataUrl }, { token: member.token })).status).toBe(403);
+      expect(problems.problems).toEqual([]);
+      await theirs.context().close();
+    },
+    SLOW,
+  );
+
+  it(
+    "refuses a malformed URL, an unreadable one and a malformed file at their fields, then adds the connection from the metadata URL with the keyboard alone",
+    async () => {
+      await signInThroughPage(page, app.url, admin, `/orgs/${org.slug}/sso`);
+      await page.getByRole("heading", { name: "Single sign-on", level: 1 }).waitFor();
+      await page.getByText(`Verified domain: ${DOMAIN}.`).waitFor();
+      // OpenID Connect is offered first; the arrow key picks SAML 2.0.
+      await tabTo(page, "OpenID Connect");
+      await page.keyboard.press("ArrowRight");
+      await page.getByRole("heading", { name: "Add a SAML connection" }).waitFor();
+      expect(await page.getByRole("button", { name: "Copy Redirect URI", exact: true }).count()).toBe(0);
+      await tabTo(page, "Name", { exact: true });
+      await page.keyboard.type(CONNECTION);
+      await tabTo(page, "Metadata URL", { exact: true });
+      await page.keyboard.type("idp.example/metadata");
+      await tabTo(page, "Role of a new member");
+      await page.keyboard.type("Guest");
+      await tabTo(page, "Add a group mapping");
+      await page.keyboard.press("Enter");
+      await expect.poll(() => focusedName(page)).toBe("Group 1");
+      await page.keyboard.type("engineering");
+      await tabTo(page, "Role for group 1");
+      await page.keyboard.type("Member");
+      await tabTo(page, "Engineering");
+      await page.keyboard.press("Space");
+      await tabTo(page, "Add SAML connection");
+      await page.keyboard.press("Enter");
+      // Not a URL: said at the field, and focus goes there.
+      await fieldError(page, "Metadata URL").waitFor();
+      await expect.poll(() => focusedName(page)).toBe("Metadata URL");
+      expect(await connections()).toEqual([]);
+
+      // A URL that answers, but not with metadata.
+      await retype(page, `${idp.url}/saml2/idp/no-such-metadata.php`);
+      await page.keyboard.press("Enter");
+      await fieldError(page, "Metadata URL").getByText("The identity provider's SAML metadata could not be used").waitFor();
+      await expect.poll(() => focusedName(page)).toBe("Metadata URL");
+      expect(await connections()).toEqual([]);
+      await checked(page, "org-sso-saml-refused");
+
+      // A metadata file that is not metadata: refused at the document's field.
+      await page.getByRole("radio", { name: /^Metadata file/ }).check();
+      await page.getByLabel("Metadata file", { exact: true }).setInputFiles({ name: "idp-metadata.xml", mimeType: "application/xml", buffer: Buffer.from("<md:EntityDescriptor") });
+      await page.getByText("Read idp-metadata.xml (1 KB) into the field below.").waitFor();
+      expect(await page.getByLabel("Metadata XML", { exact: true }).inputValue()).toBe("<md:EntityDescriptor");
+      await page.getByRole("button", { name: "Add SAML connection" }).press("Enter");
+      await fieldError(page, "Metadata XML").getByText("could not be used").waitFor();
+      await expect.poll(() => focusedName(page)).toBe("Metadata XML");
+      expect(await connections()).toEqual([]);
+
+      // The real IdP's metadata URL.
+      await page.getByRole("radio", { name: /^Metadata URL/ }).focus();
+      await page.keyboard.press("Space");
+      await tabTo(page, "Metadata URL", { exact: true });
+      await retype(page, idp.metadataUrl);
+      await page.keyboard.press("Enter");
+      await status(page, `${CONNECTION} added.`);
+      await expect.poll(() => focusedName(page)).toBe(CONNECTION);
+      const [c] = await connections();
+      expect(c).toMatchObject({
+        kind: "saml",
+        name: CONNECTION,
+        enabled: true,
+        default_role: "guest",
+        group_mappings: [{ group: "engineering", role: "member", department_ids: [engineering] }],
+        saml: { idp_entity_id: idp.entityId, idp_metadata_url: idp.metadataUrl, allow_idp_initiated: false, acs_url: `${app.url}/sso/saml/${c!.id}/acs` },
+      });
+
+      // The card: what the IdP is given, each to copy, and the metadata to download.
+      const card = page.getByRole("list", { name: `Connections of ${org.name}` }).getByRole("listitem").first();
+      await card.getByText("SAML 2.0", { exact: true }).waitFor();
+      await card.getByText("→ Member, Engineering").waitFor();
+      const fact = (term: string) => card.locator(`dt:text-is("${term}") + dd`).textContent();
+      expect(await fact("IdP entity ID")).toBe(idp.entityId);
+      expect(await fact("IdP sign-in URL")).toBe(idp.ssoUrl);
+      expect(await fact("IdP signing certificates")).toBe("1 certificate pinned");
+      expect(await fact("IdP metadata")).toMatch(new RegExp(`^${idp.metadataUrl.replace(/[.?]/g, "\\$&")}, last read (now|\\d+ seconds? ago)`));
+      for (const [label, value] of [
+        ["ACS URL", c!.saml.acs_url],
+        ["SP entity ID", c!.saml.sp_entity_id],
+        ["SLO URL", c!.saml.slo_url],
+        ["SP metadata URL", c!.saml.sp_metadata_url],
+      ] as const) {
+        await card.getByRole("button", { name: `Copy ${label} of ${CONNECTION}`, exact: true }).click();
+        expect(await page.evaluate(() => navigator.clipboard.readText()), label).toBe(value);
+      }
+      const download = card.getByRole("link", { name: `Download the SP metadata of ${CONNECTION}` });
+      expect(await download.getAttribute("href")).toBe(c!.saml.sp_metadata_url);
+      expect(await download.getAttribute("download")).toMatch(/\.xml$/);
+      const [file] = await Promise.all([page.waitForEvent("download"), download.click()]);
+      expect(file.suggestedFilename()).toBe("keyward-saml-metadata-difference-engines-saml.xml");
+      // The SP metadata is what the IdP reads back: it names the ACS URL.
+      const xml = await (await fetch(c!.saml.sp_metadata_url)).text();
+      expect(xml).toContain(`entityID="${c!.saml.sp_entity_id}"`);
+      expect(xml).toContain(c!.saml.acs_url);
+      await checked(page, "org-sso-saml");
+      expect(watched.problems).toEqual([]);
+    },
+    SLOW,
+  );
+
+  it(
+    "refuses an IdP by hand with a malformed certificate at that certificate",
+    async () => {
+      await page.goto(`${app.url}/orgs/${org.slug}/sso`);
+      await page.getByRole("radio", { name: /^SAML 2.0/ }).check();
+      const form = page.getByRole("form", { name: "Add a SAML connection" });
+      await form.getByLabel("Name", { exact: true }).fill("By hand");
+      await form.getByRole("radio", { name: /^By hand/ }).check();
+      await form.getByLabel("IdP entity ID", { exact: true }).fill(idp.entityId);
+      await form.getByLabel("Sign-in URL", { exact: true }).fill(idp.ssoUrl);
+      await form.getByLabel("Certificate 1", { exact: true }).fill("not a certificate");
+      await form.getByRole("button", { name: "Add a certificate" }).click();
+      await form.getByLabel("Certificate 2", { exact: true }).fill(idp.certPem);
+      await form.getByRole("button", { name: "Add SAML connection" }).click();
+      await fieldError(page, "Certificate 1").getByText(/^Certificate 1: /).waitFor();
+      await expect.poll(() => focusedName(page)).toBe("Certificate 1");
+      expect(await connections()).toHaveLength(1);
+      expect(await axeViolations(page)).toEqual([]);
+    },
+    SLOW,
+  );
+
+  it(
+    "edits a group mapping keeping the IdP, disables the connection and deletes it after a confirmation",
+    async () => {
+      await page.goto(`${app.url}/orgs/${org.slug}/sso`);
+      const card = page.getByRole("list", { name: `Connections of ${org.name}` }).getByRole("listitem").first();
+      await card.getByRole("button", { name: `Edit ${CONNECTION}` }).focus();
+      await page.keyboard.press("Enter");
+      const form = page.getByRole("form", { name: `Edit ${CONNECTION}` });
+      await form.getByText(idp.entityId, { exact: true }).waitFor();
+      expect(await form.getByLabel("Metadata URL", { exact: true }).count()).toBe(0);
+      await form.getByLabel("Role for group 1").focus();
+      await page.keyboard.type("Admin");
+      await tabTo(page, "Operations");
+      await page.keyboard.press("Space");
+      await tabTo(page, "Save");
+      await page.keyboard.press("Enter");
+      await status(page, `${CONNECTION} saved.`);
+      await expect.poll(() => focusedName(page)).toBe(CONNECTION);
+      const [saved] = await connections();
+      expect(saved!.group_mappings).toEqual([{ group: "engineering", role: "admin", department_ids: [engineering, operations] }]);
+      expect(saved!.saml.idp_metadata_url).toBe(idp.metadataUrl);
+      await card.getByText("→ Admin, Engineering, Operations").waitFor();
+
+      await card.getByRole("button", { name: `Disable ${CONNECTION}` }).press("Enter");
+      await status(page, `${CONNECTION} is disabled`);
+      await card.getByText("Disabled", { exact: true }).waitFor();
+      expect((await connections())[0]!.enabled).toBe(false);
+
+      await card.getByRole("button", { name: `Delete ${CONNECTION}` }).press("Enter");
+      const dialog = page.getByRole("alertdialog");
+      await dialog.getByRole("heading", { name: `Delete the connection ${CONNECTION}?` }).waitFor();
+      expect(await axeViolations(page)).toEqual([]);
+      await page.keyboard.press("Escape");
+      expect(await connections()).toHaveLength(1);
+      await card.getByRole("button", { name: `Delete ${CONNECTION}` }).press("Enter");
+      await page.getByRole("alertdialog").getByRole("button", { name: "Delete connection" }).press("Enter");
+      await status(page, `${CONNECTION} was deleted.`);
+      expect(await connections()).toEqual([]);
+      await expect.poll(() => focusedName(page)).toBe(`Connections of ${org.name}`);
+      // Its metadata address is gone with it.
+      expect((await fetch(saved!.saml.sp_metadata_url)).status).toBe(404);
+      expect(watched.problems).toEqual([]);
+    },
+    SLOW,
+  );
+});
