@@ -131,12 +131,16 @@ export function ssoBindingOf(req: Request, config: Config): string | undefined {
 /**
  * The binding of SAML flows (issue 35): the IdP returns the browser with a cross-site POST to the
  * ACS, which a SameSite=Lax cookie does not follow. Over HTTPS it is SameSite=None (still HttpOnly,
- * `__Host-`, and only a flow's opaque binding value: the RelayState's flow must match it); over
- * plain http (loopback development) browsers refuse SameSite=None without Secure, so it is Lax.
+ * `__Host-`, and only a flow's opaque binding value: the RelayState's flow must match it). Browsers
+ * refuse SameSite=None without Secure, but take Secure cookies from http://localhost (a secure
+ * context): there it is SameSite=None; Secure too, so an IdP on another site works in loopback
+ * development. Other plain-http origins get Lax (an IdP on the same site only).
  */
 function samlCookie(config: Config) {
   const secure = config.session.secureCookie;
-  return { name: secure ? "__Host-keyward.saml" : "keyward.saml", options: { httpOnly: true, sameSite: secure ? ("none" as const) : ("lax" as const), secure, path: secure ? "/" : "/sso" } };
+  const host = new URL(config.http.publicUrl).hostname;
+  const crossSite = secure || ["localhost", "127.0.0.1", "[::1]"].includes(host);
+  return { name: secure ? "__Host-keyward.saml" : "keyward.saml", options: { httpOnly: true, sameSite: crossSite ? ("none" as const) : ("lax" as const), secure: crossSite, path: secure ? "/" : "/sso" } };
 }
 
 export function setSamlBindingCookie(res: Response, config: Config, value: string, ttlSeconds: number): void {
