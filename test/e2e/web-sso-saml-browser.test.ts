@@ -156,39 +156,29 @@ describe("SAML single sign-on in Chromium", () => {
   );
 
   it(
-    "with single sign-on required, refuses an unlinked account's password with the way to single sign-on, which asks it to link first",
+    "with single sign-on required, an account that existed before the connection confirms its link inside its first SSO sign-in, by keyboard",
     async () => {
       const required = await app.http.patch(`/api/v1/organizations/${org.id}/sso/connections/${connection.id}`, { require_sso: true }, { token: admin.token });
       expect(required.status, required.text).toBe(200);
       const { page, problems } = await freshPage();
       await enterAddress(page, KATHERINE.email);
       await atIdp(page, KATHERINE);
-      // Not linked: back on the sign-in page, asked to use the password, the address kept.
-      await page.waitForURL((u) => u.pathname === "/login" && u.searchParams.get("error_type") === "SSO_LINK_REQUIRED");
-      const password = page.getByLabel("Password");
-      await password.waitFor();
+      // Not linked yet: back on the sign-in page with a pending link, asked to confirm with her current method.
+      await page.waitForURL((u) => u.pathname === "/login" && Boolean(u.searchParams.get("sso_link")));
+      await page.getByRole("heading", { name: `Confirm it is you to link your account to ${connection.name}` }).waitFor();
       expect(await page.getByLabel("Email").inputValue()).toBe(KATHERINE.email);
       await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("password");
+      expect(await axeViolations(page)).toEqual([]);
+      await shot(page, "web-sso-saml-confirm-link");
+      expect(await membership(katherine.id)).toBeNull();
+      // Her Keyward password (not the IdP's): the one sign-in SSO_REQUIRED lets through, for this link.
       await page.keyboard.type(katherine.password);
       await page.keyboard.press("Enter");
-      // Refused: the organization requires single sign-on, and the page offers it, focused for the keyboard.
-      const title = page.getByRole("heading", { name: "Your organization requires single sign-on" });
-      await title.waitFor();
-      await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("sso-required-title");
-      const button = page.getByRole("link", { name: "Continue with single sign-on" });
-      const href = new URL((await button.getAttribute("href"))!);
-      expect([href.pathname, href.searchParams.get("email")]).toEqual(["/sso/start", KATHERINE.email]);
-      expect(await axeViolations(page)).toEqual([]);
-      await shot(page, "web-sso-saml-required");
-      await page.keyboard.press("Tab");
-      expect(await page.evaluate(() => document.activeElement?.textContent?.trim())).toBe("Continue with single sign-on");
-      await page.keyboard.press("Enter");
-      // Through the IdP again (its session remembers her: no form), and back: link first, as documented.
-      await page.waitForURL((u) => u.pathname === "/login" && u.searchParams.get("error_type") === "SSO_LINK_REQUIRED");
-      // The refusal itself is the 403 that Chromium logs like any error status.
-      expect(problems().filter((p) => !/status of 403 .*\/api\/v1\/auth\/login$/.test(p))).toEqual([]);
+      await page.waitForURL(`${app.url}/`);
+      await page.getByRole("button", { name: KATHERINE.name }).waitFor();
+      expect(await membership(katherine.id)).toBe("member");
+      expect(problems()).toEqual([]);
       await page.context().close();
-      expect(await membership(katherine.id)).toBeNull();
     },
     SLOW,
   );
@@ -196,7 +186,7 @@ describe("SAML single sign-on in Chromium", () => {
   it(
     "refuses a linked account's passkey once single sign-on is required, and its button signs her in through the IdP",
     async () => {
-      // Dorothy links her account while signing in with her password is still allowed.
+      // Dorothy links her account while single sign-on is not yet required.
       await app.http.patch(`/api/v1/organizations/${org.id}/sso/connections/${connection.id}`, { require_sso: false }, { token: admin.token });
       // Her browser has a platform authenticator (a CDP virtual one).
       const page = await pageWithAuthenticator(browser);
@@ -204,24 +194,13 @@ describe("SAML single sign-on in Chromium", () => {
       const problems = () => watched.problems.filter((p) => !p.includes(idp.url));
       await enterAddress(page, DOROTHY.email);
       await atIdp(page, DOROTHY);
-      // Not linked yet: the password step for the address that went to the IdP.
-      await page.waitForURL((u) => u.pathname === "/login" && u.searchParams.get("error_type") === "SSO_LINK_REQUIRED");
+      // Not linked yet: she confirms the link with her Keyward password (not the IdP's) and is signed in, linked.
+      await page.waitForURL((u) => u.pathname === "/login" && Boolean(u.searchParams.get("sso_link")));
       await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("password");
-      // Her Keyward password (not the IdP's).
       await page.keyboard.type(dorothy.password);
       await page.keyboard.press("Enter");
       await page.waitForURL(`${app.url}/`);
       await page.getByRole("button", { name: DOROTHY.name }).waitFor();
-      // No screen starts the link yet: the page calls the documented API and goes where it says.
-      const started = await page.evaluate(async (id) => {
-        const res = await fetch(`/api/v1/sso/link/${id}`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}", credentials: "same-origin" });
-        return { status: res.status, body: (await res.json()) as { data: { authorization_url: string } } };
-      }, connection.id);
-      expect(started.status).toBe(200);
-      await page.goto(started.body.data.authorization_url);
-      // The IdP remembers her from a minute ago (no form) and answers; the linked accounts screen says so.
-      await page.waitForURL((u) => u.pathname === "/account/linked");
-      await page.getByRole("status").filter({ hasText: "Your organization's single sign-on is linked: you can sign in with it." }).waitFor();
       expect(await membership(dorothy.id)).toBe("member");
       // She also keeps a passkey (enrolled through the API from the page, with the authenticator).
       const enrolled = await page.evaluate(async () => {
