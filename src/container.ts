@@ -106,6 +106,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     credentials,
     issuer: auth.issuer,
     sessions,
+    login: auth.login,
     config: { publicUrl: config.http.publicUrl, appUrl: config.http.appUrl, flowTtl: ext.flowTtl, rate: ext.rate, samlMetadataRefreshMs: 12 * 3600 * 1000 },
   });
 

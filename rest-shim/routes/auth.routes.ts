@@ -37,12 +37,12 @@ export const authRoutes = (s: Services, config: Config): RouteDef[] => [
     },
   },
   {
-    method: "post", path: "/auth/logout", data: null, tag: "auth", auth: "optional",
-    summary: "End the current session and clear the session cookie (200 without a session too: there is nothing to end)",
+    method: "post", path: "/auth/logout", data: data.signedOut, tag: "auth", auth: "optional",
+    summary: "End the current session and clear the session cookie (200 without a session too: there is nothing to end); idp_logout_url, when set, is where the browser goes to sign out at the organization's identity provider",
     handle: async (req, res) => {
-      await s.login.logout(req.ctx);
+      const signedOut = await s.ssoLogout.signOut(req.ctx);
       clearSessionCookie(res, config);
-      sendData(res, 200, "Logout successful");
+      sendData(res, 200, "Logout successful", signedOut);
     },
   },
   {

@@ -43,6 +43,7 @@ export const ssoConnectionView = named("SsoConnection", z.object({
     groupsAttribute: z.string(),
   }).nullable().describe("SAML connections only (the SP's private keys are never returned)"),
   redirectUri: z.string().describe("Register this redirect URI (SAML: the ACS URL) at the identity provider"),
+  backchannelLogoutUri: z.string().nullable().describe("OpenID Connect: register this back-channel logout URI at the identity provider (SAML: saml.slo_url)"),
   startUrl: z.string().describe("Starts a sign-in through this connection"),
   createdAt: date,
   updatedAt: date,

@@ -2,7 +2,9 @@ import express, { type Request, type Response, type Router } from "express";
 import type { Container } from "../container.js";
 import { resolvePageContext } from "../http/context.js";
 import { samlBindingOf, setSamlBindingCookie, setSessionCookie, setSsoBindingCookie, ssoBindingOf } from "../http/session.js";
+import { isAppError } from "../lib/errors.js";
 import type { SsoFlowStarted } from "../modules/sso/index.js";
+import { escapeHtml, layout, pageCsp } from "./layout.js";
 
 /**
  * The browser's SSO addresses (issue 35): `/sso/start?email=` (home-realm discovery),
@@ -16,6 +18,7 @@ export function registerSsoPages(router: Router, container: Container): void {
     // The IdP posts the answer cross-site: a SameSite=Lax cookie would not come with it.
     if (started.kind === "saml") setSamlBindingCookie(res, config, started.binding, config.externalAuth.flowTtl);
     res.setHeader("Cache-Control", "no-store");
+    if (started.post) return postToIdp(res, config.email.brand.name, started.authorizationUrl, started.post);
     res.redirect(303, started.authorizationUrl);
   };
   router.get("/sso/start", async (req: Request, res: Response) => {
@@ -64,4 +67,39 @@ export function registerSsoPages(router: Router, container: Container): void {
     res.setHeader("Cache-Control", "no-store");
     res.redirect(303, redirectTo);
   });
+  // OpenID Connect Back-Channel Logout 1.0 §2.5: the provider posts a logout token, server to server.
+  router.post("/sso/oidc/:connectionId/backchannel-logout", express.urlencoded({ extended: false, limit: "64kb" }), async (req: Request, res: Response) => {
+    await resolvePageContext(services.actors, req);
+    res.setHeader("Cache-Control", "no-store");
+    try {
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      await services.ssoLogout.backchannelLogout(req.ctx!, String(req.params.connectionId), { logout_token: body.logout_token });
+      res.status(200).end();
+    } catch (e) {
+      if (!isAppError(e) || e.status >= 500) throw e;
+      const reason = (e.details as { reason?: unknown } | undefined)?.reason;
+      res.status(400).json({ error: "invalid_request", error_description: typeof reason === "string" ? reason : e.message });
+    }
+  });
+}
+
+/**
+ * The HTTP-POST binding (SAML bindings §3.5): a form that posts the AuthnRequest to the IdP by
+ * itself (an external script, as the CSP allows no inline one; the button is for browsers without
+ * JavaScript). The CSP lets this one form post to the IdP's origin.
+ */
+function postToIdp(res: Response, brand: string, action: string, fields: { SAMLRequest: string; RelayState: string }): void {
+  const inputs = Object.entries(fields)
+    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}"/>`)
+    .join("");
+  res.setHeader("Content-Security-Policy", pageCsp([new URL(action).origin]));
+  res.type("html").send(
+    layout(
+      brand,
+      "Signing in",
+      `<h1>Continuing to your organization's sign-in</h1>
+<form method="post" action="${escapeHtml(action)}" data-auto-submit>${inputs}<button type="submit">Continue</button></form>`,
+      ["auto-submit.js"],
+    ),
+  );
 }

@@ -55,6 +55,7 @@ export class SsoConnection implements ViewOf<"ssoConnections", "list"> {
   @Field(() => Boolean, { description: "Whether a client secret or private key is stored" }) hasSecret: boolean;
   @Field(() => SamlConnectionSettings, { nullable: true, description: "SAML connections only" }) saml: SamlConnectionSettings | null;
   @Field(() => String, { description: "Register this redirect URI (SAML: the ACS URL) at the identity provider" }) redirectUri: string;
+  @Field(() => String, { nullable: true, description: "OpenID Connect: register this back-channel logout URI at the identity provider (SAML: saml.sloUrl)" }) backchannelLogoutUri: string | null;
   @Field(() => String) startUrl: string;
   @Field(() => Date) createdAt: Date;
   @Field(() => Date) updatedAt: Date;

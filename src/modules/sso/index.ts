@@ -4,7 +4,7 @@ import type { KeyValueStore } from "../../infra/kv.js";
 import type { Logger } from "../../infra/logger.js";
 import type { SecretBox } from "../../lib/crypto/index.js";
 import type { AuditService } from "../audit/index.js";
-import type { CredentialsService, SessionIssuer, SessionsService } from "../auth/index.js";
+import type { CredentialsService, LoginService, SessionIssuer, SessionsService } from "../auth/index.js";
 import type { DomainsService } from "../domains/index.js";
 import type { RateLimitService, RateRule } from "../rate-limit/index.js";
 import { OidcConnectionClient } from "./oidc-connection.client.js";
@@ -14,6 +14,8 @@ import { SsoSignInService } from "./sso-sign-in.service.js";
 import { SamlMetadataRefresher } from "./saml-metadata.job.js";
 import { SamlSignInService } from "./saml-sign-in.service.js";
 import { SsoIdentityService } from "./sso-identity.service.js";
+import { SsoLogoutService } from "./sso-logout.service.js";
+import { SsoSessionIndex } from "./sso-sessions.store.js";
 
 export { createSsoRequirement } from "./sso-requirement.js";
 export { SsoErrors } from "./sso.errors.js";
@@ -22,6 +24,7 @@ export type { SsoConnectionView, SsoConnectionsService } from "./sso-connections
 export type { SsoFlowStarted, SsoSignInService } from "./sso-sign-in.service.js";
 export type { SsoCallbackOutcome } from "./sso-identity.service.js";
 export type { SamlSignInService } from "./saml-sign-in.service.js";
+export type { SignedOut, SsoLogoutService } from "./sso-logout.service.js";
 export type { SamlConnectionView } from "./saml-config.js";
 
 export interface SsoModuleDeps {
@@ -36,6 +39,7 @@ export interface SsoModuleDeps {
   credentials: Pick<CredentialsService, "createAccount">;
   issuer: SessionIssuer;
   sessions: Pick<SessionsService, "revoke">;
+  login: Pick<LoginService, "logout">;
   config: { publicUrl: string; appUrl: string; flowTtl: number; rate: RateRule; samlMetadataRefreshMs: number };
 }
 
@@ -44,11 +48,14 @@ export function createSsoModule(deps: SsoModuleDeps) {
   const client = new OidcConnectionClient();
   const { db, clock, box, audit, config } = deps;
   const flows = new SsoFlowStore(deps.kv, clock, config.flowTtl);
+  const index = new SsoSessionIndex(deps.kv);
   const identity = new SsoIdentityService({ ...deps, config: { publicUrl: config.publicUrl, appUrl: config.appUrl } });
-  const samlSignIn = new SamlSignInService({ ...deps, flows, identity, config: { publicUrl: config.publicUrl, rate: config.rate } });
+  const samlSignIn = new SamlSignInService({ ...deps, flows, identity, index, config: { publicUrl: config.publicUrl, rate: config.rate } });
+  const ssoSignIn = new SsoSignInService({ ...deps, client, flows, identity, index, saml: samlSignIn, config: { publicUrl: config.publicUrl, rate: config.rate } });
   return {
     ssoConnections: new SsoConnectionsService({ db, clock, box, audit, client, publicUrl: config.publicUrl }),
-    ssoSignIn: new SsoSignInService({ ...deps, client, flows, identity, saml: samlSignIn, config: { publicUrl: config.publicUrl, rate: config.rate } }),
+    ssoSignIn,
+    ssoLogout: new SsoLogoutService({ ...deps, index, oidc: ssoSignIn, saml: samlSignIn, config: { rate: config.rate } }),
     samlSignIn,
     samlMetadata: new SamlMetadataRefresher({ db, clock, logger: deps.logger, audit, intervalMs: config.samlMetadataRefreshMs }),
   };

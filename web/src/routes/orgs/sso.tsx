@@ -22,7 +22,7 @@ const SsoQuery = graphql(`
     ssoConnections(orgId: $orgId) {
       id kind name issuer clientId hasSecret enabled requireSso defaultRole scopes emailClaim nameClaim groupsClaim
       groupMappings { group role departmentIds }
-      sessionMaxAgeSeconds redirectUri startUrl createdAt updatedAt
+      sessionMaxAgeSeconds redirectUri backchannelLogoutUri startUrl createdAt updatedAt
     }
     departments(orgId: $orgId) { id name }
     organizationDomains(orgId: $orgId) { id domain status }
@@ -619,6 +619,13 @@ function ConnectionItem({
             </dd>
           </dl>
           <CopyText label={`Redirect URI of ${c.name}`} value={c.redirectUri} />
+          {c.backchannelLogoutUri && (
+            <CopyText
+              label={`Back-channel logout URI of ${c.name}`}
+              value={c.backchannelLogoutUri}
+              hint="Register it at your provider so that signing out there ends the Keyward sessions this connection started."
+            />
+          )}
           <CopyText label={`Sign-in link of ${c.name}`} value={c.startUrl} hint="Starts a sign-in through this connection directly (for a bookmark or your provider's app launcher)." />
         </>
       )}
