@@ -35,6 +35,8 @@ export const ssoConnectionView = named("SsoConnection", z.object({
     idpCertificateCount: z.number(),
     allowIdpInitiated: z.boolean(),
     signAuthnRequests: z.boolean(),
+    preferPostBinding: z.boolean(),
+    authnRequestBinding: z.enum(["redirect", "post"]).describe("How AuthnRequests go to the IdP now: HTTP-Redirect, or HTTP-POST (the IdP offers only POST, or prefer_post_binding and it offers POST)"),
     wantEncryptedAssertions: z.boolean(),
     spSigningCertificate: z.string(),
     spEncryptionCertificate: z.string(),

@@ -403,6 +403,34 @@ describe("SAML sign-in", () => {
     expect((await app.http.delete(`${base(org.id)}/${conn.id}`, { token: admin.token })).status).toBe(200);
   });
 
+  it("HTTP-Redirect stays the default where the IdP offers both; prefer_post_binding switches to POST", async () => {
+    const metadata = (await (await fetch(idp.metadataUrl)).text()).replace(
+      /<md:SingleSignOnService[^>]*Binding="urn:oasis:names:tc:SAML:2\.0:bindings:HTTP-Redirect"[^>]*\/>/,
+      (redirect) => `${redirect}${redirect.replace("HTTP-Redirect", "HTTP-POST")}`,
+    );
+    expect(metadata.match(/SingleSignOnService/g)!.length).toBeGreaterThanOrEqual(2);
+    const created = await app.http.post(`${base(org.id)}/saml`, { name: "Both bindings", metadata_xml: metadata }, { token: admin.token });
+    expect(created.status, created.text).toBe(201);
+    const conn = created.body.data.connection;
+    expect(conn.saml).toMatchObject({ prefer_post_binding: false, authn_request_binding: "redirect" });
+    registerSp("both", conn.saml.sp_metadata_url);
+    const redirected = await fetch(`${app.url}/sso/start/${conn.id}`, { redirect: "manual" });
+    expect(redirected.status).toBe(303);
+    expect(redirected.headers.get("location")!.startsWith(`${idp.ssoUrl}?SAMLRequest=`)).toBe(true);
+    const patched = await app.http.patch(`${base(org.id)}/${conn.id}`, { prefer_post_binding: true }, { token: admin.token });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body.data.connection.saml).toMatchObject({ prefer_post_binding: true, authn_request_binding: "post" });
+    const posted = await fetch(`${app.url}/sso/start/${conn.id}`, { redirect: "manual" });
+    expect(posted.status).toBe(200);
+    const html = await posted.text();
+    const field = (name: string) => /value="([^"]*)"/.exec(new RegExp(`<input[^>]*name="${name}"[^>]*>`).exec(html)![0])![1]!;
+    const answer = await browserLogin(idp.ssoUrl, user("erin"), new CookieJar(), { SAMLRequest: field("SAMLRequest"), RelayState: field("RelayState") });
+    const done = await post(answer.action, { SAMLResponse: answer.samlResponse, RelayState: answer.relayState }, cookiesOf(posted).join("; "));
+    // Erin's identity belongs to the POST-only connection (deleted): here the sign-in is refused for linking, after a verified answer.
+    expect(done.landing.searchParams.get("error_type")).toBe("SSO_LINK_REQUIRED");
+    expect((await app.http.delete(`${base(org.id)}/${conn.id}`, { token: admin.token })).status).toBe(200);
+  });
+
   it("SSO-required refuses password sign-in", async () => {
     await newUser(app, { email: at("carl") });
     expect((await login(app, at("carl"), PASSWORD)).status).toBe(200);

@@ -25,6 +25,8 @@ export class SamlConnectionSettings {
   @Field(() => Int) idpCertificateCount: number;
   @Field(() => Boolean) allowIdpInitiated: boolean;
   @Field(() => Boolean) signAuthnRequests: boolean;
+  @Field(() => Boolean) preferPostBinding: boolean;
+  @Field(() => String, { description: "How AuthnRequests go to the IdP now: redirect or post" }) authnRequestBinding: "redirect" | "post";
   @Field(() => Boolean) wantEncryptedAssertions: boolean;
   @Field(() => String) spSigningCertificate: string;
   @Field(() => String) spEncryptionCertificate: string;
@@ -107,6 +109,7 @@ export class UpdateSsoConnectionInput implements GqlInputOf<UpdateSsoConnectionI
   @Field(() => Int, { nullable: true }) sessionMaxAgeSeconds?: number | null;
   @Field(() => Boolean, { nullable: true, description: "Accept IdP-initiated responses (default false)" }) allowIdpInitiated?: boolean | null;
   @Field(() => Boolean, { nullable: true, description: "Sign AuthnRequests (default true)" }) signAuthnRequests?: boolean | null;
+  @Field(() => Boolean, { nullable: true, description: "Send AuthnRequests by HTTP-POST where the IdP offers it (default false: HTTP-Redirect unless the IdP offers only POST)" }) preferPostBinding?: boolean | null;
   @Field(() => Boolean, { nullable: true, description: "Ask the IdP to encrypt assertions (default true)" }) wantEncryptedAssertions?: boolean | null;
   @Field(() => String, { nullable: true, description: "default email, else the NameID" }) emailAttribute?: string | null;
   @Field(() => String, { nullable: true, description: "default name" }) nameAttribute?: string | null;
@@ -124,6 +127,7 @@ export class CreateSamlConnectionInput implements GqlInputOf<CreateSamlConnectio
   @Field(() => [String], { nullable: true, description: "Without metadata: the IdP signing certificates (PEM)" }) idpCertificates?: string[] | null;
   @Field(() => Boolean, { nullable: true, description: "Accept IdP-initiated responses (default false)" }) allowIdpInitiated?: boolean | null;
   @Field(() => Boolean, { nullable: true, description: "Sign AuthnRequests (default true)" }) signAuthnRequests?: boolean | null;
+  @Field(() => Boolean, { nullable: true, description: "Send AuthnRequests by HTTP-POST where the IdP offers it (default false: HTTP-Redirect unless the IdP offers only POST)" }) preferPostBinding?: boolean | null;
   @Field(() => Boolean, { nullable: true, description: "Ask the IdP to encrypt assertions (default true)" }) wantEncryptedAssertions?: boolean | null;
   @Field(() => String, { nullable: true, description: "default email, else the NameID" }) emailAttribute?: string | null;
   @Field(() => String, { nullable: true, description: "default name" }) nameAttribute?: string | null;

@@ -10,7 +10,7 @@ import { parseId } from "../../lib/validation.js";
 import { AuditAction, type AuditService } from "../audit/index.js";
 import type { SessionsService } from "../auth/index.js";
 import type { RateLimitService, RateRule } from "../rate-limit/index.js";
-import { pinnedCerts, samlConfigOf, spUrls } from "./saml-config.js";
+import { authnRequestTarget, pinnedCerts, samlConfigOf, spUrls } from "./saml-config.js";
 import type { SamlSpKeys } from "./saml-connection.builder.js";
 import { ssoConnectionsRepository, type ConnectionRow } from "./sso-connections.repository.js";
 import { findConnectionSecretPrivileged } from "./sso-connections.secrets.repository.js";
@@ -84,7 +84,8 @@ export class SamlSignInService {
     const sp = spUrls(this.deps.config.publicUrl, connection.id);
     const keys = c.signAuthnRequests ? await this.keys(connection.id) : null;
     const state = randomToken(32);
-    const request = buildAuthnRequest({ spEntityId: sp.entityId, acsUrl: sp.acsUrl, idpSsoUrl: c.idpSsoUrl, binding: c.idpSsoBinding === "post" ? "post" : "redirect", relayState: state, now: this.deps.clock.now(), ...(keys ? { signingKeyPem: keys.signingKeyPem } : {}) });
+    const target = authnRequestTarget(c);
+    const request = buildAuthnRequest({ spEntityId: sp.entityId, acsUrl: sp.acsUrl, idpSsoUrl: target.url, binding: target.binding, relayState: state, now: this.deps.clock.now(), ...(keys ? { signingKeyPem: keys.signingKeyPem } : {}) });
     await this.deps.flows.create({ connectionId: connection.id, flow: kind, userId, requestId: request.id }, binding, state);
     return request.binding === "post" ? { url: request.url, fields: request.fields } : { url: request.url };
   }
