@@ -366,6 +366,14 @@ describe("SAML sign-in", () => {
     expect((await app.http.get("/api/v1/users/me", { cookie: finn.sid! })).status).toBe(401);
   });
 
+  it("20 parallel sign-outs of one session: one goes on to the IdP", async () => {
+    const finn = await signIn(`/sso/start/${connection.id}`, user("finn"));
+    const outs = await Promise.all(Array.from({ length: 20 }, () => app.http.post("/api/v1/auth/logout", {}, { cookie: finn.sid!, headers: { origin: app.url } })));
+    expect(outs.every((o) => o.status === 200)).toBe(true);
+    expect(outs.filter((o) => o.body.data.idp_logout_url !== null)).toHaveLength(1);
+    expect((await app.http.get("/api/v1/users/me", { cookie: finn.sid! })).status).toBe(401);
+  });
+
   it("HTTP-POST binding: an IdP whose metadata offers only POST gets a signed AuthnRequest through an auto-posting form", async () => {
     const metadata = (await (await fetch(idp.metadataUrl)).text()).replace(
       /(<md:SingleSignOnService[^>]*Binding=")urn:oasis:names:tc:SAML:2\.0:bindings:HTTP-Redirect"/,

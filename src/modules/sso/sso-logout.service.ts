@@ -62,7 +62,8 @@ export class SsoLogoutService {
     // Another person's record under this id cannot happen; the check keeps it that way.
     if (!sessionId || !record || record.userId !== userId) return { idpLogoutUrl: null };
     try {
-      await this.deps.index.forget(sessionId, record);
+      // Of parallel sign-outs of one session, only the one that dropped its record goes on to the IdP.
+      if (!(await this.deps.index.forget(sessionId, record))) return { idpLogoutUrl: null };
       if (record.kind !== "saml") return { idpLogoutUrl: null };
       return { idpLogoutUrl: await this.deps.saml.logoutRequestUrl(record) };
     } catch (err) {
