@@ -26,6 +26,10 @@ export interface SamlConnectionConfig {
   idpEntityId: string;
   idpSsoUrl: string;
   idpSsoBinding: "redirect" | "post";
+  /** The IdP's HTTP-POST SingleSignOnService when its metadata lists one besides HTTP-Redirect (absent on older rows). */
+  idpSsoPostUrl?: string | null;
+  /** Send AuthnRequests by HTTP-POST where the IdP offers it (absent on older rows: false). */
+  preferPostBinding?: boolean;
   idpSloUrl: string | null;
   /** The pinned IdP signing certificates (PEM). */
   idpCertsPem: string[];

@@ -111,6 +111,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     signInMethods: oauth.linkedAccounts,
     email,
     links: ssoLinkConsent,
+    login: auth.login,
     config: { publicUrl: config.http.publicUrl, appUrl: config.http.appUrl, flowTtl: ext.flowTtl, rate: ext.rate, discoverRate: config.rateLimits.loginIp, samlMetadataRefreshMs: 12 * 3600 * 1000 },
   });
 

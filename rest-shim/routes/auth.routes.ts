@@ -3,20 +3,14 @@ import type { Services } from "../../src/container.js";
 import { activateSchema, loginSchema, emailOnlySchema, registerSchema, resetPasswordSchema, tokenRedirectSchema, tokenSchema, cliAuthorizeSchema, cliLookupSchema, cliStartSchema } from "../../src/modules/auth/index.js";
 import { sendData, sendList } from "../envelope.js";
 import { clearSessionCookie, setMfaCookie, ssoLinkBindingOf } from "../../src/http/session.js";
-import { z } from "zod";
-import { sendSession } from "./mfa.routes.js";
+import { sendSession, ssoLinkField, ssoLinkOf } from "../sign-in-answer.js";
 import { input, queryInput, type RouteDef } from "../route.js";
 import { data } from "../views/index.js";
 import { Verbatim } from "../../src/lib/strings.js";
 import { auditQuerySchema } from "../../src/modules/users/index.js";
 
 /** A pending SSO link a sign-in confirms: the id the sign-in page got from the SSO answer (issue 35). */
-export const ssoLinkField = { ssoLink: z.string().min(1).max(128).optional().describe("The pending SSO link (sso_link) this sign-in confirms, from the sign-in page's address") };
 const loginWithLinkSchema = loginSchema.extend(ssoLinkField);
-export const ssoLinkOf = (body: unknown): string | undefined => {
-  const v = (body as { ssoLink?: unknown } | undefined)?.ssoLink;
-  return typeof v === "string" && v.length <= 128 ? v : undefined;
-};
 
 export const authRoutes = (s: Services, config: Config): RouteDef[] => [
   {
@@ -47,12 +41,12 @@ export const authRoutes = (s: Services, config: Config): RouteDef[] => [
     },
   },
   {
-    method: "post", path: "/auth/logout", data: null, tag: "auth", auth: "optional",
-    summary: "End the current session and clear the session cookie (200 without a session too: there is nothing to end)",
+    method: "post", path: "/auth/logout", data: data.signedOut, tag: "auth", auth: "optional",
+    summary: "End the current session and clear the session cookie (200 without a session too: there is nothing to end); idp_logout_url, when set, is where the browser goes to sign out at the organization's identity provider",
     handle: async (req, res) => {
-      await s.login.logout(req.ctx);
+      const signedOut = await s.ssoLogout.signOut(req.ctx);
       clearSessionCookie(res, config);
-      sendData(res, 200, "Logout successful");
+      sendData(res, 200, "Logout successful", signedOut);
     },
   },
   {

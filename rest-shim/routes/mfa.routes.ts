@@ -1,9 +1,9 @@
-import type { Request, Response } from "express";
+import type { Request } from "express";
 import type { Config } from "../../src/config/index.js";
 import type { Services } from "../../src/container.js";
-import { clearMfaCookie, mfaTokenOf, setSessionCookie, ssoLinkBindingOf } from "../../src/http/session.js";
-import { ssoLinkField, ssoLinkOf } from "./auth.routes.js";
-import { type SessionIssued, assertionSchema, mfaLoginCodeSchema as loginCodeSchema, mfaTokenSchema, codeSchema, completeRegistrationSchema, passwordSchema, renameSchema, compliancePageSchema, policySchema } from "../../src/modules/auth/index.js";
+import { mfaTokenOf, ssoLinkBindingOf } from "../../src/http/session.js";
+import { sendSession, ssoLinkField, ssoLinkOf } from "../sign-in-answer.js";
+import { assertionSchema, mfaLoginCodeSchema as loginCodeSchema, mfaTokenSchema, codeSchema, completeRegistrationSchema, passwordSchema, renameSchema, compliancePageSchema, policySchema } from "../../src/modules/auth/index.js";
 import { Verbatim } from "../../src/lib/strings.js";
 import { sendData, sendList } from "../envelope.js";
 import { input, param, queryInput, type RouteDef } from "../route.js";
@@ -18,13 +18,6 @@ const attempt = {
   401: "The code or assertion is wrong, or no sign-in is pending (INVALID_MFA_CODE, WEBAUTHN_VERIFICATION_FAILED, MFA_SESSION_EXPIRED)",
   409: "Another second-factor attempt on this sign-in is being checked (MFA_ATTEMPT_IN_PROGRESS)",
 };
-
-/** A finished sign-in: the session cookie for browsers, the token for the CLI and scripts. */
-export function sendSession(res: Response, config: Config, result: SessionIssued, message = "Login successful"): void {
-  setSessionCookie(res, config, result.token, result.persistent ? result.expiresAt : null);
-  clearMfaCookie(res, config);
-  sendData(res, 200, message, { user: result.user, token: result.token, expiresAt: result.expiresAt });
-}
 
 /** The body with the MFA token filled in from the cookie when the browser sent it there. */
 const withMfaToken = (req: Request, config: Config) => ({ ...input(req), mfaToken: mfaTokenOf(req, config) });

@@ -2,7 +2,7 @@ import type { Config } from "../../src/config/index.js";
 import type { Services } from "../../src/container.js";
 import { setSamlBindingCookie, setSsoBindingCookie, ssoBindingOf, ssoLinkBindingOf } from "../../src/http/session.js";
 import { createOidcConnectionSchema, createSamlConnectionSchema, ssoDiscoverSchema, ssoLinkMailConfirmSchema, ssoLinkMailSchema, updateSsoConnectionSchema } from "../../src/modules/sso/index.js";
-import { sendSession } from "./mfa.routes.js";
+import { sendSession } from "../sign-in-answer.js";
 import { sendData, sendList } from "../envelope.js";
 import { input, param, type RouteDef } from "../route.js";
 import { data } from "../views/index.js";

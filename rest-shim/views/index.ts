@@ -26,6 +26,9 @@ export const data = {
   meWithOrganizations,
   session: sessionIssued,
   login: z.union([sessionIssued, mfaRequired]),
+  signedOut: z.object({
+    idpLogoutUrl: z.string().nullable().describe("For a session an organization's SAML identity provider issued: send the browser here to end the IdP session too (single logout). The Keyward session has already ended."),
+  }),
   sessions: list("sessions", sessionView),
   mfaStatus: mfaStatusView,
   credentials: list("credentials", credentialView),

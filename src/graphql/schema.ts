@@ -35,7 +35,7 @@ const pick = <K extends keyof Services>(s: Services, ...keys: K[]): Pick<Service
 function createResolvers(s: Services) {
   return [
     new HealthResolver(pick(s, "health")),
-    new AuthResolver(pick(s, "accounts", "login", "mySessions")),
+    new AuthResolver(pick(s, "accounts", "login", "mySessions", "ssoLogout")),
     new UsersResolver(pick(s, "users")),
     new AdminResolver(pick(s, "adminUsers", "operators")),
     new OperatorsResolver(pick(s, "allOrganizations", "operators", "globalKillSwitch")),

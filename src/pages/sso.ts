@@ -2,8 +2,9 @@ import express, { type Request, type Response, type Router } from "express";
 import type { Container } from "../container.js";
 import { resolvePageContext } from "../http/context.js";
 import { samlBindingOf, setSamlBindingCookie, setSessionCookie, setSsoBindingCookie, setSsoLinkBindingCookie, ssoBindingOf } from "../http/session.js";
+import { isAppError } from "../lib/errors.js";
 import type { SsoCallbackOutcome, SsoFlowStarted } from "../modules/sso/index.js";
-import { escapeHtml as escape, layout, pageCsp } from "./layout.js";
+import { escapeHtml, layout, pageCsp } from "./layout.js";
 
 /** The page a mailed link-confirmation opens: a GET never spends it (a mail scanner changes nothing). */
 const LINK_CONFIRM = (token: string) =>
@@ -12,7 +13,7 @@ const LINK_CONFIRM = (token: string) =>
 <h1>Link your account to single sign-on</h1>
 <form id="sso-link-confirm-form" data-api="/auth/sso/link/email/confirm" data-done="sso-link-confirm-done" novalidate>
   <p>Press the button to link your account to your organization's identity provider and sign in. Open this page in the browser where you signed in through it.</p>
-  <input type="hidden" name="token" value="${escape(token)}">
+  <input type="hidden" name="token" value="${escapeHtml(token)}">
   <button id="sso-link-confirm" type="submit">Link my account and sign in</button>
 </form>
 <section id="sso-link-confirm-done" class="done" hidden tabindex="-1">
@@ -37,6 +38,7 @@ export function registerSsoPages(router: Router, container: Container): void {
     // The IdP posts the answer cross-site: a SameSite=Lax cookie would not come with it.
     if (started.kind === "saml") setSamlBindingCookie(res, config, started.binding, config.externalAuth.flowTtl);
     res.setHeader("Cache-Control", "no-store");
+    if (started.post) return postToIdp(res, config.email.brand.name, started.authorizationUrl, started.post);
     res.redirect(303, started.authorizationUrl);
   };
   // The browser lands here after a callback: a pending link also gets its binding cookie.
@@ -96,4 +98,39 @@ export function registerSsoPages(router: Router, container: Container): void {
     res.setHeader("Cache-Control", "no-store");
     res.redirect(303, redirectTo);
   });
+  // OpenID Connect Back-Channel Logout 1.0 §2.5: the provider posts a logout token, server to server.
+  router.post("/sso/oidc/:connectionId/backchannel-logout", express.urlencoded({ extended: false, limit: "64kb" }), async (req: Request, res: Response) => {
+    await resolvePageContext(services.actors, req);
+    res.setHeader("Cache-Control", "no-store");
+    try {
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      await services.ssoLogout.backchannelLogout(req.ctx!, String(req.params.connectionId), { logout_token: body.logout_token });
+      res.status(200).end();
+    } catch (e) {
+      if (!isAppError(e) || e.status >= 500) throw e;
+      const reason = (e.details as { reason?: unknown } | undefined)?.reason;
+      res.status(400).json({ error: "invalid_request", error_description: typeof reason === "string" ? reason : e.message });
+    }
+  });
+}
+
+/**
+ * The HTTP-POST binding (SAML bindings §3.5): a form that posts the AuthnRequest to the IdP by
+ * itself (an external script, as the CSP allows no inline one; the button is for browsers without
+ * JavaScript). The CSP lets this one form post to the IdP's origin.
+ */
+function postToIdp(res: Response, brand: string, action: string, fields: { SAMLRequest: string; RelayState: string }): void {
+  const inputs = Object.entries(fields)
+    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}"/>`)
+    .join("");
+  res.setHeader("Content-Security-Policy", pageCsp([new URL(action).origin]));
+  res.type("html").send(
+    layout(
+      brand,
+      "Signing in",
+      `<h1>Continuing to your organization's sign-in</h1>
+<form method="post" action="${escapeHtml(action)}" data-auto-submit>${inputs}<button type="submit">Continue</button></form>`,
+      ["auto-submit.js"],
+    ),
+  );
 }

@@ -34,7 +34,7 @@ let dorothy: TestUser;
 let katherine: TestUser;
 let org: { id: string; slug: string; name: string };
 let engineering: string;
-let connection: { id: string; saml: { sp_metadata_url: string; acs_url: string } };
+let connection: { id: string; name: string; saml: { sp_metadata_url: string; acs_url: string } };
 const SLOW = 180_000;
 // Fixed names: they show in the screenshots kept in docs/screenshots.
 const DOMAIN = "difference-engine.test";

@@ -1,8 +1,11 @@
+import { generateKeyPairSync } from "node:crypto";
 import { writeFileSync } from "node:fs";
+import { inflateRawSync } from "node:zlib";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultRows } from "../../src/infra/db.js";
+import { buildLogoutResponse } from "../../src/lib/saml/index.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { CookieJar, browserLogin, followUntil, startSamlIdp, type RealSamlIdp } from "../helpers/saml-idp.js";
 import { login, newUser, PASSWORD } from "../factories/users.js";
@@ -29,6 +32,8 @@ beforeAll(async () => {
     "--user", `${at("bob")}:bob-pass:Bob Builder:engineering`,
     "--user", `${at("dave")}:dave-pass:Dave Existing:engineering`,
     "--user", `${at("carl")}:carl-pass:Carl Required:engineering`,
+    "--user", `${at("erin")}:erin-pass:Erin Post:engineering`,
+    "--user", `${at("finn")}:finn-pass:Finn Logout:engineering`,
   ]);
 }, 30_000);
 afterAll(async () => {
@@ -57,6 +62,20 @@ async function membership(orgId: string, userId: string) {
 
 async function departmentsOf(userId: string) {
   return resultRows<{ department_id: string }>(await app.container.db.execute(sql`select department_id from department_members where user_id = ${userId} order by department_id`)).map((r) => r.department_id);
+}
+
+/** Whether a fresh SP-initiated sign-in with this browser's IdP cookies stops at the IdP's password form (no IdP session). */
+async function idpAsksForPassword(jar: CookieJar): Promise<boolean> {
+  const started = await fetch(`${app.url}/sso/start/${connection.id}`, { redirect: "manual" });
+  let url = started.headers.get("location")!;
+  for (let step = 0; step < 8; step++) {
+    const res = await fetch(url, { redirect: "manual", headers: { cookie: jar.header() } });
+    jar.take(res);
+    const location = res.headers.get("location");
+    if (!location) return /name="password"/.test(await res.text());
+    url = new URL(location, url).href;
+  }
+  return false;
 }
 
 const cookiesOf = (res: Response) => res.headers.getSetCookie().map((c) => c.split(";")[0]!);
@@ -289,6 +308,152 @@ describe("SAML sign-in", () => {
     // An unsigned or tampered logout request ends nothing.
     const forged = await fetch(`${sloUrl}?${query.replace(/&Signature=[^&]*/, "")}`, { redirect: "manual" });
     expect(forged.status).toBe(400);
+  });
+
+  it("SP-initiated single logout: the session ends at once, the IdP's signed LogoutResponse lands on the sign-in page", async () => {
+    const jar = new CookieJar();
+    const finn = await signIn(`/sso/start/${connection.id}`, user("finn"), jar);
+    expect(finn.sid, finn.landing.toString()).toBeTruthy();
+    const out = await app.http.post("/api/v1/auth/logout", {}, { cookie: finn.sid!, headers: { origin: app.url } });
+    expect(out.status, out.text).toBe(200);
+    const idpLogoutUrl: string = out.body.data.idp_logout_url;
+    expect(idpLogoutUrl.startsWith(`${idp.sloUrl}?SAMLRequest=`)).toBe(true);
+    // Keyward's session is gone before the browser even reaches the IdP.
+    expect((await app.http.get("/api/v1/users/me", { cookie: finn.sid! })).status).toBe(401);
+    const q = new URL(idpLogoutUrl).searchParams;
+    expect(q.get("SigAlg")).toBeTruthy();
+    expect(q.get("Signature")).toBeTruthy();
+    const request = inflateRawSync(Buffer.from(q.get("SAMLRequest")!, "base64")).toString();
+    expect(request).toContain(`>${at("finn")}</saml:NameID>`);
+    expect(request).toMatch(/<samlp:SessionIndex>[^<]+<\/samlp:SessionIndex>/);
+    // The IdP (SimpleSAMLphp) verifies the signed request, ends its session and answers.
+    const sloUrl = `${app.url}/sso/saml/${connection.id}/slo`;
+    const query = await followUntil(idpLogoutUrl, sloUrl, jar);
+    expect(query).toContain("SAMLResponse=");
+    // Tampered (unsigned, signature of other bytes, another connection's endpoint) is refused, and leaves the real answer usable.
+    expect((await fetch(`${sloUrl}?${query.replace(/&Signature=[^&]*/, "")}`, { redirect: "manual" })).status).toBe(400);
+    expect((await fetch(`${sloUrl}?${query.replace(/RelayState=[^&]*/, "RelayState=other")}`, { redirect: "manual" })).status).toBe(400);
+    const other = await app.http.post(`${base(org.id)}/saml`, { name: "Other SLO", metadata_url: idp.metadataUrl }, { token: admin.token });
+    expect(other.status).toBe(201);
+    expect((await fetch(`${app.url}/sso/saml/${other.body.data.connection.id}/slo?${query}`, { redirect: "manual" })).status).toBe(400);
+    expect((await app.http.delete(`${base(org.id)}/${other.body.data.connection.id}`, { token: admin.token })).status).toBe(200);
+    const answered = await fetch(`${sloUrl}?${query}`, { redirect: "manual" });
+    expect(answered.status, await answered.clone().text()).toBe(303);
+    expect(answered.headers.get("location")).toBe(`${app.url}/login?signed_out=1`);
+    // One answer per request: the same LogoutResponse again is refused (InResponseTo no longer outstanding).
+    expect((await fetch(`${sloUrl}?${query}`, { redirect: "manual" })).status).toBe(400);
+    // The IdP session ended too: the next sign-in with the same browser shows the IdP's password form again.
+    expect(await idpAsksForPassword(jar)).toBe(true);
+    const audit = resultRows<{ success: boolean; metadata: Record<string, unknown> }>(
+      await app.container.db.execute(sql`select success, metadata from audit_logs where action = 'sso.logout' and metadata->>'initiatedBy' = 'sp' and metadata->>'connectionId' = ${connection.id} order by created_at, id`),
+    );
+    expect(audit.filter((r) => r.success).map((r) => r.metadata.idpConfirmed)).toEqual([true]);
+    expect(audit.filter((r) => !r.success).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("refuses a LogoutResponse signed by a key that is not pinned, and one nobody asked for", async () => {
+    const jar = new CookieJar();
+    const finn = await signIn(`/sso/start/${connection.id}`, user("finn"), jar);
+    const out = await app.http.post("/api/v1/auth/logout", {}, { cookie: finn.sid!, headers: { origin: app.url } });
+    const relayState = new URL(out.body.data.idp_logout_url).searchParams.get("RelayState")!;
+    const requestXml = inflateRawSync(Buffer.from(new URL(out.body.data.idp_logout_url).searchParams.get("SAMLRequest")!, "base64")).toString();
+    const requestId = /ID="([^"]+)"/.exec(requestXml)![1]!;
+    const sloUrl = `${app.url}/sso/saml/${connection.id}/slo`;
+    const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+    const forged = buildLogoutResponse({ spEntityId: idp.entityId, idpSloUrl: sloUrl, inResponseTo: requestId, relayState, signingKeyPem: privateKey.export({ type: "pkcs8", format: "pem" }).toString() });
+    expect((await fetch(forged, { redirect: "manual" })).status).toBe(400);
+    // Unsigned, and signed but answering no request of ours.
+    const unsigned = buildLogoutResponse({ spEntityId: idp.entityId, idpSloUrl: sloUrl, inResponseTo: requestId, relayState });
+    expect((await fetch(unsigned, { redirect: "manual" })).status).toBe(400);
+    const stray = buildLogoutResponse({ spEntityId: idp.entityId, idpSloUrl: sloUrl, inResponseTo: "_unknown", signingKeyPem: privateKey.export({ type: "pkcs8", format: "pem" }).toString() });
+    expect((await fetch(stray, { redirect: "manual" })).status).toBe(400);
+    // A password session has no IdP to send anyone to.
+    const dave = await login(app, at("dave"), PASSWORD);
+    const plain = await app.http.post("/api/v1/auth/logout", {}, { token: dave.body.data.token });
+    expect(plain.status).toBe(200);
+    expect(plain.body.data.idp_logout_url).toBeNull();
+  });
+
+  it("GraphQL logout returns the IdP logout URL too (the web app navigates there)", async () => {
+    const finn = await signIn(`/sso/start/${connection.id}`, user("finn"));
+    const res = await app.http.gql("mutation { logout { message idpLogoutUrl } }", {}, { cookie: finn.sid!, headers: { origin: app.url } });
+    expect(res.errors).toBeUndefined();
+    expect(res.data.logout.idpLogoutUrl.startsWith(`${idp.sloUrl}?SAMLRequest=`)).toBe(true);
+    expect((await app.http.get("/api/v1/users/me", { cookie: finn.sid! })).status).toBe(401);
+  });
+
+  it("20 parallel sign-outs of one session: one goes on to the IdP", async () => {
+    const finn = await signIn(`/sso/start/${connection.id}`, user("finn"));
+    const outs = await Promise.all(Array.from({ length: 20 }, () => app.http.post("/api/v1/auth/logout", {}, { cookie: finn.sid!, headers: { origin: app.url } })));
+    expect(outs.every((o) => o.status === 200)).toBe(true);
+    expect(outs.filter((o) => o.body.data.idp_logout_url !== null)).toHaveLength(1);
+    expect((await app.http.get("/api/v1/users/me", { cookie: finn.sid! })).status).toBe(401);
+  });
+
+  it("HTTP-POST binding: an IdP whose metadata offers only POST gets a signed AuthnRequest through an auto-posting form", async () => {
+    const metadata = (await (await fetch(idp.metadataUrl)).text()).replace(
+      /(<md:SingleSignOnService[^>]*Binding=")urn:oasis:names:tc:SAML:2\.0:bindings:HTTP-Redirect"/,
+      '$1urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST"',
+    );
+    expect(metadata).toContain("bindings:HTTP-POST");
+    const created = await app.http.post(`${base(org.id)}/saml`, { name: "POST only", metadata_xml: metadata }, { token: admin.token });
+    expect(created.status, created.text).toBe(201);
+    const conn = created.body.data.connection;
+    registerSp("post-only", conn.saml.sp_metadata_url, { "sign.logout": true });
+    const started = await fetch(`${app.url}/sso/start/${conn.id}`, { redirect: "manual" });
+    expect(started.status).toBe(200);
+    const csp = started.headers.get("content-security-policy")!;
+    expect(csp).toContain(`form-action 'self' ${new URL(idp.url).origin}`);
+    expect(csp).toContain("script-src 'self'");
+    const html = await started.text();
+    expect(html).toContain(`action="${idp.ssoUrl}"`);
+    expect(html).toContain("data-auto-submit");
+    expect(html).toContain('src="/assets/auto-submit.js"');
+    const field = (name: string) => /value="([^"]*)"/.exec(new RegExp(`<input[^>]*name="${name}"[^>]*>`).exec(html)![0])![1]!;
+    const fields = { SAMLRequest: field("SAMLRequest"), RelayState: field("RelayState") };
+    const requestXml = Buffer.from(fields.SAMLRequest, "base64").toString();
+    // Signed inside the XML (enveloped), as the POST binding requires.
+    expect(requestXml).toContain("<ds:Signature");
+    expect(requestXml).toContain(`Destination="${idp.ssoUrl}"`);
+    const answer = await browserLogin(idp.ssoUrl, user("erin"), new CookieJar(), fields);
+    expect(answer.relayState).toBe(fields.RelayState);
+    const done = await post(answer.action, { SAMLResponse: answer.samlResponse, RelayState: answer.relayState }, cookiesOf(started).join("; "));
+    expect(done.landing.searchParams.get("error_type"), done.landing.toString()).toBeNull();
+    expect(done.sid).toBeTruthy();
+    expect((await app.http.get("/api/v1/users/me", { cookie: done.sid! })).body.data.user.email).toBe(at("erin"));
+    // A tampered signed request is refused by the IdP itself.
+    const tampered = { ...fields, SAMLRequest: Buffer.from(requestXml.replace(conn.saml.acs_url, `${conn.saml.acs_url}x`)).toString("base64") };
+    await expect(browserLogin(idp.ssoUrl, user("erin"), new CookieJar(), tampered)).rejects.toThrow();
+    expect((await app.http.delete(`${base(org.id)}/${conn.id}`, { token: admin.token })).status).toBe(200);
+  });
+
+  it("HTTP-Redirect stays the default where the IdP offers both; prefer_post_binding switches to POST", async () => {
+    const metadata = (await (await fetch(idp.metadataUrl)).text()).replace(
+      /<md:SingleSignOnService[^>]*Binding="urn:oasis:names:tc:SAML:2\.0:bindings:HTTP-Redirect"[^>]*\/>/,
+      (redirect) => `${redirect}${redirect.replace("HTTP-Redirect", "HTTP-POST")}`,
+    );
+    expect(metadata.match(/SingleSignOnService/g)!.length).toBeGreaterThanOrEqual(2);
+    const created = await app.http.post(`${base(org.id)}/saml`, { name: "Both bindings", metadata_xml: metadata }, { token: admin.token });
+    expect(created.status, created.text).toBe(201);
+    const conn = created.body.data.connection;
+    expect(conn.saml).toMatchObject({ prefer_post_binding: false, authn_request_binding: "redirect" });
+    registerSp("both", conn.saml.sp_metadata_url);
+    const redirected = await fetch(`${app.url}/sso/start/${conn.id}`, { redirect: "manual" });
+    expect(redirected.status).toBe(303);
+    expect(redirected.headers.get("location")!.startsWith(`${idp.ssoUrl}?SAMLRequest=`)).toBe(true);
+    const patched = await app.http.patch(`${base(org.id)}/${conn.id}`, { prefer_post_binding: true }, { token: admin.token });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body.data.connection.saml).toMatchObject({ prefer_post_binding: true, authn_request_binding: "post" });
+    const posted = await fetch(`${app.url}/sso/start/${conn.id}`, { redirect: "manual" });
+    expect(posted.status).toBe(200);
+    const html = await posted.text();
+    const field = (name: string) => /value="([^"]*)"/.exec(new RegExp(`<input[^>]*name="${name}"[^>]*>`).exec(html)![0])![1]!;
+    const answer = await browserLogin(idp.ssoUrl, user("erin"), new CookieJar(), { SAMLRequest: field("SAMLRequest"), RelayState: field("RelayState") });
+    const done = await post(answer.action, { SAMLResponse: answer.samlResponse, RelayState: answer.relayState }, cookiesOf(posted).join("; "));
+    // Erin's identity belongs to the POST-only connection (deleted): here a verified answer asks her to confirm a link.
+    expect(done.landing.pathname).toBe("/login");
+    expect(done.landing.searchParams.get("sso_link")).toBeTruthy();
+    expect((await app.http.delete(`${base(org.id)}/${conn.id}`, { token: admin.token })).status).toBe(200);
   });
 
   it("SSO-required refuses password sign-in", async () => {

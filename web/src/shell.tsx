@@ -19,7 +19,7 @@ export type MyOrganization = Shell["myOrganizations"][number];
 export const useShell = () => useQuery({ queryKey: ["shell"], queryFn: () => gql(ShellQuery) });
 
 const LogoutMutation = graphql(`
-  mutation Logout { logout { message } }
+  mutation Logout { logout { message idpLogoutUrl } }
 `);
 
 function Logo() {
@@ -97,8 +97,9 @@ export function AppShell() {
                   variant="secondary"
                   size="small"
                   onPress={async () => {
-                    await gql(LogoutMutation).catch(() => undefined);
-                    window.location.assign("/login");
+                    const out = await gql(LogoutMutation).catch(() => undefined);
+                    // A session an organization's SAML IdP issued: sign out there too (single logout).
+                    window.location.assign(out?.logout.idpLogoutUrl ?? "/login");
                   }}
                 >
                   Sign out

@@ -4,13 +4,13 @@ import { clearSessionCookie, setMfaCookie } from "../../http/session.js";
 import { message, MessagePayload } from "../common/common.types.js";
 import type { GqlContext } from "../context.js";
 import { User } from "../users/users.types.js";
-import { AuthPayload, ChangeEmailInput, ChangePasswordInput, LoginInput, RegisterInput, RegisterPayload, ResetPasswordInput, Session } from "./auth.types.js";
+import { AuthPayload, LogoutPayload, ChangeEmailInput, ChangePasswordInput, LoginInput, RegisterInput, RegisterPayload, ResetPasswordInput, Session } from "./auth.types.js";
 import { sessionPayload } from "./session-payload.js";
 
 /** Accounts, password sign-in and the signed-in user's sessions. */
 @Resolver()
 export class AuthResolver {
-  constructor(private readonly s: Pick<Services, "accounts" | "login" | "mySessions">) {}
+  constructor(private readonly s: Pick<Services, "accounts" | "login" | "mySessions" | "ssoLogout">) {}
 
   @Mutation(() => RegisterPayload, { description: "Create an account; the same answer for an address that already has one" })
   register(@Ctx() { ctx }: GqlContext, @Arg("input", () => RegisterInput) input: RegisterInput) {
@@ -29,11 +29,11 @@ export class AuthResolver {
   }
 
   @Authorized()
-  @Mutation(() => MessagePayload)
+  @Mutation(() => LogoutPayload, { description: "End this session; idpLogoutUrl, when set, is where the browser goes to sign out at the organization's identity provider too" })
   async logout(@Ctx() { ctx, res, config }: GqlContext) {
-    await this.s.login.logout(ctx);
+    const signedOut = await this.s.ssoLogout.signOut(ctx);
     clearSessionCookie(res, config);
-    return message("Logout successful");
+    return { ...message("Logout successful"), ...signedOut };
   }
 
   @Mutation(() => User)

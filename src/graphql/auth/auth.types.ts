@@ -69,3 +69,12 @@ export class ChangeEmailInput implements GqlInputOf<ChangeEmailInput, "accounts"
   @Field(() => String) newEmail: string;
   @Field(() => String, { nullable: true, description: "Required when the account has a password" }) password?: string;
 }
+
+@ObjectType({ description: "The outcome of signing out" })
+export class LogoutPayload {
+  @Field(() => String)
+  message: string;
+
+  @Field(() => String, { nullable: true, description: "For a session an organization's SAML identity provider issued: where the browser goes to end the IdP session too (the Keyward session has already ended)" })
+  idpLogoutUrl: string | null;
+}

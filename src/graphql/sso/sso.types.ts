@@ -25,6 +25,8 @@ export class SamlConnectionSettings {
   @Field(() => Int) idpCertificateCount: number;
   @Field(() => Boolean) allowIdpInitiated: boolean;
   @Field(() => Boolean) signAuthnRequests: boolean;
+  @Field(() => Boolean) preferPostBinding: boolean;
+  @Field(() => String, { description: "How AuthnRequests go to the IdP now: redirect or post" }) authnRequestBinding: "redirect" | "post";
   @Field(() => Boolean) wantEncryptedAssertions: boolean;
   @Field(() => String) spSigningCertificate: string;
   @Field(() => String) spEncryptionCertificate: string;
@@ -55,6 +57,7 @@ export class SsoConnection implements ViewOf<"ssoConnections", "list"> {
   @Field(() => Boolean, { description: "Whether a client secret or private key is stored" }) hasSecret: boolean;
   @Field(() => SamlConnectionSettings, { nullable: true, description: "SAML connections only" }) saml: SamlConnectionSettings | null;
   @Field(() => String, { description: "Register this redirect URI (SAML: the ACS URL) at the identity provider" }) redirectUri: string;
+  @Field(() => String, { nullable: true, description: "OpenID Connect: register this back-channel logout URI at the identity provider (SAML: saml.sloUrl)" }) backchannelLogoutUri: string | null;
   @Field(() => String) startUrl: string;
   @Field(() => Date) createdAt: Date;
   @Field(() => Date) updatedAt: Date;
@@ -106,6 +109,7 @@ export class UpdateSsoConnectionInput implements GqlInputOf<UpdateSsoConnectionI
   @Field(() => Int, { nullable: true }) sessionMaxAgeSeconds?: number | null;
   @Field(() => Boolean, { nullable: true, description: "Accept IdP-initiated responses (default false)" }) allowIdpInitiated?: boolean | null;
   @Field(() => Boolean, { nullable: true, description: "Sign AuthnRequests (default true)" }) signAuthnRequests?: boolean | null;
+  @Field(() => Boolean, { nullable: true, description: "Send AuthnRequests by HTTP-POST where the IdP offers it (default false: HTTP-Redirect unless the IdP offers only POST)" }) preferPostBinding?: boolean | null;
   @Field(() => Boolean, { nullable: true, description: "Ask the IdP to encrypt assertions (default true)" }) wantEncryptedAssertions?: boolean | null;
   @Field(() => String, { nullable: true, description: "default email, else the NameID" }) emailAttribute?: string | null;
   @Field(() => String, { nullable: true, description: "default name" }) nameAttribute?: string | null;
@@ -123,6 +127,7 @@ export class CreateSamlConnectionInput implements GqlInputOf<CreateSamlConnectio
   @Field(() => [String], { nullable: true, description: "Without metadata: the IdP signing certificates (PEM)" }) idpCertificates?: string[] | null;
   @Field(() => Boolean, { nullable: true, description: "Accept IdP-initiated responses (default false)" }) allowIdpInitiated?: boolean | null;
   @Field(() => Boolean, { nullable: true, description: "Sign AuthnRequests (default true)" }) signAuthnRequests?: boolean | null;
+  @Field(() => Boolean, { nullable: true, description: "Send AuthnRequests by HTTP-POST where the IdP offers it (default false: HTTP-Redirect unless the IdP offers only POST)" }) preferPostBinding?: boolean | null;
   @Field(() => Boolean, { nullable: true, description: "Ask the IdP to encrypt assertions (default true)" }) wantEncryptedAssertions?: boolean | null;
   @Field(() => String, { nullable: true, description: "default email, else the NameID" }) emailAttribute?: string | null;
   @Field(() => String, { nullable: true, description: "default name" }) nameAttribute?: string | null;

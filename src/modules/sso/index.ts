@@ -4,7 +4,7 @@ import type { KeyValueStore } from "../../infra/kv.js";
 import type { Logger } from "../../infra/logger.js";
 import type { SecretBox } from "../../lib/crypto/index.js";
 import type { AuditService } from "../audit/index.js";
-import type { CredentialsService, SessionIssuer, SessionsService } from "../auth/index.js";
+import type { CredentialsService, LoginService, SessionIssuer, SessionsService } from "../auth/index.js";
 import type { EmailService } from "../email/index.js";
 import type { DomainsService } from "../domains/index.js";
 import type { RateLimitService, RateRule } from "../rate-limit/index.js";
@@ -18,6 +18,8 @@ import { SsoIdentityService } from "./sso-identity.service.js";
 import { SsoLinksService, type SignInMethodsPort } from "./sso-links.service.js";
 import { SsoLinkConfirmService } from "./sso-link-confirm.service.js";
 import { SsoLinkConsent, type SsoLinkConsentDeps } from "./sso-link-consent.js";
+import { SsoLogoutService } from "./sso-logout.service.js";
+import { SsoSessionIndex } from "./sso-sessions.store.js";
 
 export { createSsoRequirement } from "./sso-requirement.js";
 export { listSsoIdentitiesOf, type MemberSsoConnectionView, type SignInMethodsPort, type SsoIdentityView, type SsoLinksService, type SsoUnlinkBlock } from "./sso-links.service.js";
@@ -47,6 +49,7 @@ export function createSsoLinkConsent(deps: SsoLinkConsentDeps): SsoLinkConsent {
 }
 export type { SsoCallbackOutcome } from "./sso-identity.service.js";
 export type { SamlSignInService } from "./saml-sign-in.service.js";
+export type { SignedOut, SsoLogoutService } from "./sso-logout.service.js";
 export type { SamlConnectionView } from "./saml-config.js";
 
 export interface SsoModuleDeps {
@@ -65,6 +68,7 @@ export interface SsoModuleDeps {
   signInMethods: SignInMethodsPort;
   email: EmailService;
   links: SsoLinkConsent;
+  login: Pick<LoginService, "logout">;
   config: { publicUrl: string; appUrl: string; flowTtl: number; rate: RateRule; discoverRate: RateRule; samlMetadataRefreshMs: number };
 }
 
@@ -73,12 +77,15 @@ export function createSsoModule(deps: SsoModuleDeps) {
   const client = new OidcConnectionClient();
   const { db, clock, box, audit, config } = deps;
   const flows = new SsoFlowStore(deps.kv, clock, config.flowTtl);
+  const index = new SsoSessionIndex(deps.kv);
   const identity = new SsoIdentityService({ ...deps, config: { publicUrl: config.publicUrl, appUrl: config.appUrl } });
-  const samlSignIn = new SamlSignInService({ ...deps, flows, identity, config: { publicUrl: config.publicUrl, rate: config.rate } });
+  const samlSignIn = new SamlSignInService({ ...deps, flows, identity, index, config: { publicUrl: config.publicUrl, rate: config.rate } });
+  const ssoSignIn = new SsoSignInService({ ...deps, client, flows, identity, index, saml: samlSignIn, config: { publicUrl: config.publicUrl, rate: config.rate, discoverRate: config.discoverRate } });
   return {
     ssoConnections: new SsoConnectionsService({ db, clock, box, audit, client, publicUrl: config.publicUrl }),
-    ssoSignIn: new SsoSignInService({ ...deps, client, flows, identity, saml: samlSignIn, config: { publicUrl: config.publicUrl, rate: config.rate, discoverRate: config.discoverRate } }),
+    ssoSignIn,
     ssoLinkConfirm: new SsoLinkConfirmService({ db, audit, email: deps.email, links: deps.links, credentials: deps.credentials, issuer: deps.issuer, config: { publicUrl: config.publicUrl } }),
+    ssoLogout: new SsoLogoutService({ ...deps, index, oidc: ssoSignIn, saml: samlSignIn, config: { rate: config.rate } }),
     samlSignIn,
     ssoLinks: new SsoLinksService({ db, audit, signInMethods: deps.signInMethods }),
     ssoLinkConsent: deps.links,

@@ -1,9 +1,12 @@
+import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from "jose";
 import * as oc from "openid-client";
 import { importClientAssertionKey } from "../../lib/crypto/index.js";
 import type { OidcConnectionConfig } from "../../../schema/index.js";
 
 const DISCOVERY_TTL_MS = 60 * 60 * 1000;
 const TIMEOUT_S = 10;
+/** A logout token older than this is refused (it is sent the moment the provider session ends). */
+const LOGOUT_TOKEN_MAX_AGE_S = 300;
 
 /** The identity provider answered with something we cannot trust; `reason` is safe to show. */
 export class SsoIdpError extends Error {
@@ -30,6 +33,19 @@ export interface OidcClaims {
   email: string | null;
   name: string | null;
   groups: string[];
+  /** The provider's session id (ID token `sid`), which a back-channel logout token may name. */
+  sid?: string;
+}
+
+/** OpenID Connect Back-Channel Logout 1.0 §2.4: the member of `events` a logout token carries. */
+export const BACKCHANNEL_LOGOUT_EVENT = "http://schemas.openid.net/event/backchannel-logout";
+
+/** A logout token's checked claims: whose sessions (the person, the provider session, or both) to end. */
+export interface LogoutTokenClaims {
+  sub?: string;
+  sid?: string;
+  jti: string;
+  iat: number;
 }
 
 /** Plain http is for loopback only (a test or a local provider), as providerUrl allows it in config. */
@@ -118,8 +134,61 @@ export class OidcConnectionClient {
       email: str(source[names.email]),
       name: str(source[names.name]),
       groups: Array.isArray(groups) ? groups.filter((g): g is string => typeof g === "string") : typeof groups === "string" ? [groups] : [],
+      ...(typeof claims.sid === "string" && claims.sid.length > 0 && claims.sid.length <= 255 ? { sid: claims.sid } : {}),
     };
   }
+
+  /**
+   * Validates a back-channel logout token as OpenID Connect Back-Channel Logout 1.0 §2.6 says: a
+   * JWT signed by a key of the provider's JWKS with an algorithm the connection allows, from its
+   * issuer, for our client id, recently issued, carrying the logout event, a `sub` or a `sid`, and
+   * no `nonce` (so an ID token cannot pass for one). The `jti` replay check is the caller's.
+   */
+  async verifyLogoutToken(s: OidcClientSettings, token: string, clockSkewSeconds: number, now: Date): Promise<LogoutTokenClaims> {
+    let payload: JWTPayload;
+    try {
+      const jwks = await this.jwks(s);
+      ({ payload } = await jwtVerify(token, jwks, {
+        issuer: s.config.issuer,
+        audience: s.config.clientId,
+        algorithms: s.config.allowedIdTokenAlgs,
+        requiredClaims: ["iat", "jti"],
+        clockTolerance: clockSkewSeconds,
+        maxTokenAge: LOGOUT_TOKEN_MAX_AGE_S,
+        currentDate: now,
+      }));
+    } catch (e) {
+      if (e instanceof SsoIdpError) throw e;
+      const code = e instanceof joseErrors.JOSEError ? e.code : "invalid";
+      const claim = e instanceof joseErrors.JWTClaimValidationFailed ? ` (${e.claim})` : "";
+      throw new SsoIdpError(`the logout token could not be verified: ${code}${claim}`, e);
+    }
+    // An ID token (it has a nonce) or any other JWT from the provider is not a logout request.
+    if ("nonce" in payload) throw new SsoIdpError("the logout token carries a nonce");
+    const events = payload.events;
+    if (!events || typeof events !== "object" || Array.isArray(events) || typeof (events as Record<string, unknown>)[BACKCHANNEL_LOGOUT_EVENT] !== "object") {
+      throw new SsoIdpError("the logout token has no back-channel logout event");
+    }
+    const text = (v: unknown) => (typeof v === "string" && v.length > 0 && v.length <= 255 ? v : undefined);
+    const sub = text(payload.sub);
+    const sid = text(payload.sid);
+    if (!sub && !sid) throw new SsoIdpError("the logout token names neither a subject nor a session");
+    const jti = text(payload.jti);
+    if (!jti) throw new SsoIdpError("the logout token has no usable jti");
+    return { ...(sub ? { sub } : {}), ...(sid ? { sid } : {}), jti, iat: payload.iat! };
+  }
+
+  private async jwks(s: OidcClientSettings): Promise<ReturnType<typeof createRemoteJWKSet>> {
+    const hit = this.keySets.get(s.connectionId);
+    if (hit && hit.version === s.version) return hit.set;
+    const uri = (await this.config(s)).serverMetadata().jwks_uri;
+    if (!uri) throw new SsoIdpError("the provider publishes no jwks_uri");
+    const set = createRemoteJWKSet(new URL(uri), { timeoutDuration: TIMEOUT_S * 1000 });
+    this.keySets.set(s.connectionId, { version: s.version, set });
+    return set;
+  }
+
+  private readonly keySets = new Map<string, { version: string; set: ReturnType<typeof createRemoteJWKSet> }>();
 
   private config(s: OidcClientSettings): Promise<oc.Configuration> {
     const now = Date.now();

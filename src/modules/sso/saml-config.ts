@@ -58,9 +58,28 @@ export function parseMetadata(xml: string): IdpMetadata {
 }
 
 /** The IdP part of a connection's settings from its metadata. */
-export function fromMetadata(m: IdpMetadata): Pick<SamlConnectionConfig, "idpEntityId" | "idpSsoUrl" | "idpSsoBinding" | "idpSloUrl" | "idpCertsPem"> {
+export function fromMetadata(m: IdpMetadata): Pick<SamlConnectionConfig, "idpEntityId" | "idpSsoUrl" | "idpSsoBinding" | "idpSsoPostUrl" | "idpSloUrl" | "idpCertsPem"> {
   const binding = m.ssoUrls.redirect ? "redirect" : "post";
-  return { idpEntityId: m.entityId, idpSsoUrl: (m.ssoUrls.redirect ?? m.ssoUrls.post)!, idpSsoBinding: binding, idpSloUrl: m.sloBinding === "redirect" ? (m.sloUrl ?? null) : null, idpCertsPem: m.signingCertsPem };
+  return {
+    idpEntityId: m.entityId,
+    idpSsoUrl: (m.ssoUrls.redirect ?? m.ssoUrls.post)!,
+    idpSsoBinding: binding,
+    idpSsoPostUrl: m.ssoUrls.post ?? null,
+    idpSloUrl: m.sloBinding === "redirect" ? (m.sloUrl ?? null) : null,
+    idpCertsPem: m.signingCertsPem,
+  };
+}
+
+/**
+ * Where and how an AuthnRequest goes: HTTP-Redirect by default; HTTP-POST when the IdP offers only
+ * that, or when the connection prefers POST and the IdP offers it (a connection given by hand: its
+ * one SSO URL).
+ */
+export function authnRequestTarget(c: SamlConnectionConfig): { url: string; binding: "redirect" | "post" } {
+  if (c.idpSsoBinding === "post") return { url: c.idpSsoUrl, binding: "post" };
+  if (!c.preferPostBinding) return { url: c.idpSsoUrl, binding: "redirect" };
+  const post = c.metadataUrl || c.idpSsoPostUrl !== undefined ? c.idpSsoPostUrl : c.idpSsoUrl;
+  return post ? { url: post, binding: "post" } : { url: c.idpSsoUrl, binding: "redirect" };
 }
 
 /** The SAML part of an admin's view of a connection (the SP's private keys never leave the server). */
@@ -77,6 +96,9 @@ export interface SamlConnectionView {
   idpCertificateCount: number;
   allowIdpInitiated: boolean;
   signAuthnRequests: boolean;
+  preferPostBinding: boolean;
+  /** How AuthnRequests go to this IdP now (see authnRequestTarget). */
+  authnRequestBinding: "redirect" | "post";
   wantEncryptedAssertions: boolean;
   spSigningCertificate: string;
   spEncryptionCertificate: string;
@@ -101,6 +123,8 @@ export function samlView(r: ConnectionRow, publicUrl: string): SamlConnectionVie
     idpCertificateCount: c.idpCertsPem.length,
     allowIdpInitiated: c.allowIdpInitiated,
     signAuthnRequests: c.signAuthnRequests,
+    preferPostBinding: c.preferPostBinding ?? false,
+    authnRequestBinding: authnRequestTarget(c).binding,
     wantEncryptedAssertions: c.wantEncryptedAssertions,
     spSigningCertificate: c.spSigningCertPem,
     spEncryptionCertificate: c.spEncryptionCertPem,

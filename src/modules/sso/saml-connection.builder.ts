@@ -32,7 +32,7 @@ export async function buildSamlConnection(data: z.output<typeof createSamlConnec
     if (!data.idpEntityId || !data.idpSsoUrl || !data.idpCertificates?.length) {
       throw CommonErrors.validation([{ path: "idpEntityId", message: "idpEntityId, idpSsoUrl and idpCertificates are all needed without metadata" }]);
     }
-    idp = { idpEntityId: data.idpEntityId, idpSsoUrl: data.idpSsoUrl, idpSsoBinding: "redirect", idpSloUrl: data.idpSloUrl ?? null, idpCertsPem: data.idpCertificates.map(pemOf) };
+    idp = { idpEntityId: data.idpEntityId, idpSsoUrl: data.idpSsoUrl, idpSsoBinding: "redirect", idpSsoPostUrl: data.idpSsoUrl, idpSloUrl: data.idpSloUrl ?? null, idpCertsPem: data.idpCertificates.map(pemOf) };
   }
   const signing = generateSelfSignedRsa(`keyward-saml-sp-signing-${connectionId}`, now);
   const encryption = generateSelfSignedRsa(`keyward-saml-sp-encryption-${connectionId}`, now);
@@ -41,14 +41,22 @@ export async function buildSamlConnection(data: z.output<typeof createSamlConnec
     previousCertsPem: [],
     metadataUrl: data.metadataUrl ?? null,
     metadataFetchedAt: data.metadataUrl ? now.toISOString() : null,
-    allowIdpInitiated: data.allowIdpInitiated ?? false,
-    signAuthnRequests: data.signAuthnRequests ?? true,
-    wantEncryptedAssertions: data.wantEncryptedAssertions ?? true,
+    ...switchesOf(data),
     spSigningCertPem: signing.certPem,
     spEncryptionCertPem: encryption.certPem,
     attributes: { email: data.emailAttribute === null ? null : (data.emailAttribute ?? "email"), name: data.nameAttribute ?? "name", groups: data.groupsAttribute ?? "groups" },
   };
   return { config, keys: { signingKeyPem: signing.keyPem, encryptionKeyPem: encryption.keyPem } };
+}
+
+/** A new connection's on/off settings, with their defaults. */
+function switchesOf(data: z.output<typeof samlSettingsSchema>): Pick<SamlConnectionConfig, "allowIdpInitiated" | "signAuthnRequests" | "preferPostBinding" | "wantEncryptedAssertions"> {
+  return {
+    allowIdpInitiated: data.allowIdpInitiated ?? false,
+    signAuthnRequests: data.signAuthnRequests ?? true,
+    preferPostBinding: data.preferPostBinding ?? false,
+    wantEncryptedAssertions: data.wantEncryptedAssertions ?? true,
+  };
 }
 
 /** The SAML settings an update changes. */
@@ -57,6 +65,7 @@ export function samlChanges(before: SamlConnectionConfig, data: z.output<typeof 
     ...before,
     allowIdpInitiated: data.allowIdpInitiated ?? before.allowIdpInitiated,
     signAuthnRequests: data.signAuthnRequests ?? before.signAuthnRequests,
+    preferPostBinding: data.preferPostBinding ?? before.preferPostBinding ?? false,
     wantEncryptedAssertions: data.wantEncryptedAssertions ?? before.wantEncryptedAssertions,
     attributes: {
       email: data.emailAttribute === undefined ? before.attributes.email : data.emailAttribute,

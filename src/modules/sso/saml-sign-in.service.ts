@@ -4,23 +4,32 @@ import type { KeyValueStore } from "../../infra/kv.js";
 import type { Logger } from "../../infra/logger.js";
 import { randomToken, type SecretBox, sealContexts, sha256Hex } from "../../lib/crypto/index.js";
 import type { RequestContext } from "../../lib/request-context.js";
-import { buildAuthnRequest, buildLogoutResponse, isSamlError, type ReplayStore, type SamlAssertionResult, spMetadata, validateLogoutRequest, validateResponse } from "../../lib/saml/index.js";
+import { SamlError, buildAuthnRequest, buildLogoutRequest, buildLogoutResponse, isSamlError, type ReplayStore, type SamlAssertionResult, spMetadata, validateLogoutRequest, validateLogoutResponse, validateResponse } from "../../lib/saml/index.js";
 import { normalizeEmail } from "../../lib/strings.js";
 import { parseId } from "../../lib/validation.js";
 import { AuditAction, type AuditService } from "../audit/index.js";
 import type { SessionsService } from "../auth/index.js";
 import type { RateLimitService, RateRule } from "../rate-limit/index.js";
-import { pinnedCerts, samlConfigOf, spUrls } from "./saml-config.js";
+import { authnRequestTarget, pinnedCerts, samlConfigOf, spUrls } from "./saml-config.js";
 import type { SamlSpKeys } from "./saml-connection.builder.js";
 import { ssoConnectionsRepository, type ConnectionRow } from "./sso-connections.repository.js";
 import { findConnectionSecretPrivileged } from "./sso-connections.secrets.repository.js";
 import type { SsoFlow, SsoFlowStore } from "./sso-flow.store.js";
 import { ssoIdentitiesRepository as identities } from "./sso-identities.repository.js";
+import type { SsoSessionIndex, SsoSessionRecord } from "./sso-sessions.store.js";
 import { newTrace, type FederatedClaims, type SsoCallbackOutcome, type SsoIdentityService, type Trace } from "./sso-identity.service.js";
 import { SsoErrors } from "./sso.errors.js";
 
 const PERSISTENT = "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent";
 const CLOCK_SKEW_SECONDS = 90;
+/** How long Keyward waits for the IdP's answer to a LogoutRequest it sent. */
+const LOGOUT_TTL_SECONDS = 600;
+
+/** Where the browser goes with an AuthnRequest: a redirect, or (HTTP-POST binding) a form posted to `url`. */
+export interface SamlStart {
+  url: string;
+  fields?: { SAMLRequest: string; RelayState: string };
+}
 
 export interface SamlSignInDeps {
   db: Db;
@@ -33,6 +42,7 @@ export interface SamlSignInDeps {
   flows: SsoFlowStore;
   identity: SsoIdentityService;
   sessions: Pick<SessionsService, "revoke">;
+  index: SsoSessionIndex;
   config: { publicUrl: string; rate: RateRule };
 }
 
@@ -64,15 +74,20 @@ export function kvReplayStore(kv: KeyValueStore, connectionId: string, now: () =
 export class SamlSignInService {
   constructor(private readonly deps: SamlSignInDeps) {}
 
-  /** Starts a flow and returns the IdP's SSO URL carrying the AuthnRequest. */
-  async begin(connection: ConnectionRow, kind: SsoFlow["flow"], userId: string | null, binding: string, next: string | null = null): Promise<string> {
+  /**
+   * Starts a flow and returns where the AuthnRequest goes: the IdP's SSO URL with it in the query
+   * (HTTP-Redirect, the default), or, for an IdP that offers only HTTP-POST, a form to post there
+   * (the request then carries an enveloped XML signature).
+   */
+  async begin(connection: ConnectionRow, kind: SsoFlow["flow"], userId: string | null, binding: string, next: string | null = null): Promise<SamlStart> {
     const c = samlConfigOf(connection);
     const sp = spUrls(this.deps.config.publicUrl, connection.id);
     const keys = c.signAuthnRequests ? await this.keys(connection.id) : null;
     const state = randomToken(32);
-    const request = buildAuthnRequest({ spEntityId: sp.entityId, acsUrl: sp.acsUrl, idpSsoUrl: c.idpSsoUrl, binding: "redirect", relayState: state, now: this.deps.clock.now(), ...(keys ? { signingKeyPem: keys.signingKeyPem } : {}) });
+    const target = authnRequestTarget(c);
+    const request = buildAuthnRequest({ spEntityId: sp.entityId, acsUrl: sp.acsUrl, idpSsoUrl: target.url, binding: target.binding, relayState: state, now: this.deps.clock.now(), ...(keys ? { signingKeyPem: keys.signingKeyPem } : {}) });
     await this.deps.flows.create({ connectionId: connection.id, flow: kind, userId, requestId: request.id, next }, binding, state);
-    return request.url;
+    return request.binding === "post" ? { url: request.url, fields: request.fields } : { url: request.url };
   }
 
   /** The SP metadata of a connection, for its IdP (public: it holds only certificates and addresses). */
@@ -107,7 +122,7 @@ export class SamlSignInService {
       trace.subject = claims.subject;
       if (flow?.flow === "link") return await this.deps.identity.link(ctx, connection, flow, claims, trace);
       const outcome = await this.deps.identity.signIn(ctx, connection, claims, trace, { next: flow?.next ?? null });
-      if (outcome.session) await this.remember(connection, outcome.session.user.id, outcome.session.sessionId);
+      if (outcome.session) await this.remember(connection, outcome.session.user.id, outcome.session.sessionId, result);
       return outcome;
     } catch (e) {
       return this.deps.identity.failed(ctx, trace, e);
@@ -177,13 +192,75 @@ export class SamlSignInService {
     };
   }
 
-  /** Which sessions this connection issued to whom, so the IdP's logout can end exactly those. */
-  private async remember(connection: ConnectionRow, userId: string, sessionId: string): Promise<void> {
-    await this.deps.kv.hset(this.sessionsKey(connection.id, userId), sessionId, "1", connection.sessionMaxAgeSeconds);
+  /**
+   * Which sessions this connection issued to whom, so the IdP's logout can end exactly those, and
+   * the assertion's NameID and SessionIndex, which Keyward's own LogoutRequest must name.
+   */
+  private async remember(connection: ConnectionRow, userId: string, sessionId: string, r: SamlAssertionResult): Promise<void> {
+    const record: SsoSessionRecord = { connectionId: connection.id, userId, kind: "saml", nameId: r.nameId, ...(r.nameIdFormat ? { nameIdFormat: r.nameIdFormat } : {}), ...(r.sessionIndex ? { sessionIndex: r.sessionIndex } : {}) };
+    await this.deps.index.remember(sessionId, record, connection.sessionMaxAgeSeconds);
   }
 
-  private sessionsKey(connectionId: string, userId: string): string {
-    return `saml-sessions:${connectionId}:${userId}`;
+  /**
+   * SP-initiated single logout: the signed LogoutRequest (HTTP-Redirect) for a session that has
+   * already ended, naming the assertion's NameID and SessionIndex; null when the IdP offers no
+   * SingleLogoutService or the connection is gone. The request id waits for the IdP's answer under
+   * the RelayState, once.
+   */
+  async logoutRequestUrl(record: SsoSessionRecord): Promise<string | null> {
+    const id = parseId(record.connectionId, SsoErrors.notAvailable);
+    const connection = await ssoConnectionsRepository.findById(this.deps.db, id);
+    if (!connection?.enabled || connection.kind !== "saml" || !record.nameId) return null;
+    const c = samlConfigOf(connection);
+    if (!c.idpSloUrl) return null;
+    const sp = spUrls(this.deps.config.publicUrl, connection.id);
+    const keys = await this.keys(connection.id);
+    const relayState = randomToken(32);
+    const request = buildLogoutRequest({
+      spEntityId: sp.entityId,
+      idpSloUrl: c.idpSloUrl,
+      nameId: record.nameId,
+      ...(record.nameIdFormat ? { nameIdFormat: record.nameIdFormat } : {}),
+      ...(record.sessionIndex ? { sessionIndex: record.sessionIndex } : {}),
+      signingKeyPem: keys.signingKeyPem,
+      relayState,
+      now: this.deps.clock.now(),
+    });
+    await this.deps.kv.set(this.logoutKey(connection.id, relayState), JSON.stringify({ requestId: request.id, userId: record.userId }), LOGOUT_TTL_SECONDS);
+    return request.url;
+  }
+
+  private logoutKey(connectionId: string, relayState: string): string {
+    return `saml-logout:${connectionId}:${sha256Hex(relayState)}`;
+  }
+
+  /**
+   * The IdP's LogoutResponse to a LogoutRequest Keyward sent: signed by a pinned certificate, for
+   * this SLO endpoint, answering the request the RelayState names (once). The Keyward session ended
+   * before the browser left, so this only closes the loop (audited) and lands on the sign-in page.
+   */
+  private async logoutResponse(ctx: RequestContext, connection: ConnectionRow, rawQuery: string): Promise<{ redirectTo: string }> {
+    const c = samlConfigOf(connection);
+    const sp = spUrls(this.deps.config.publicUrl, connection.id);
+    const now = this.deps.clock.now();
+    const relay = /(?:^|&)RelayState=([^&]*)/.exec(rawQuery)?.[1];
+    const key = relay ? this.logoutKey(connection.id, safeDecode(relay)) : null;
+    const pending = key ? (JSON.parse((await this.deps.kv.get(key)) ?? "null") as { requestId: string; userId: string } | null) : null;
+    let answer: ReturnType<typeof validateLogoutResponse>;
+    try {
+      answer = validateLogoutResponse(rawQuery, { idpEntityId: c.idpEntityId, idpCertsPem: pinnedCerts(c, now), sloUrl: sp.sloUrl, now, clockSkewSeconds: CLOCK_SKEW_SECONDS, expectedRequestIds: pending ? [pending.requestId] : [] });
+      // One answer per request: a second copy of the same LogoutResponse finds nothing to close.
+      if (!key || (await this.deps.kv.take(key)) === null) throw new SamlError("SAML_IN_RESPONSE_TO", "no logout request waits for this answer (already answered)");
+    } catch (e) {
+      if (!isSamlError(e)) throw e;
+      this.deps.logger.warn({ code: e.code, reason: e.message, connectionId: connection.id }, "SAML logout response refused");
+      await this.deps.audit.record(this.deps.db, ctx, AuditAction.ssoLogout, { userId: pending?.userId ?? null, organizationId: connection.organizationId, success: false, errorMessage: "logout response refused", metadata: { connectionId: connection.id, initiatedBy: "sp", code: e.code } });
+      throw SsoErrors.samlRefused(e.code);
+    }
+    await this.deps.audit.record(this.deps.db, ctx, AuditAction.ssoLogout, { userId: pending!.userId, organizationId: connection.organizationId, success: answer.success, metadata: { connectionId: connection.id, initiatedBy: "sp", idpConfirmed: answer.success } });
+    const landing = new URL("/login", this.deps.config.publicUrl);
+    landing.searchParams.set("signed_out", "1");
+    return { redirectTo: landing.toString() };
   }
 
   /**
@@ -195,8 +272,8 @@ export class SamlSignInService {
     const c = samlConfigOf(connection);
     const sp = spUrls(this.deps.config.publicUrl, connection.id);
     const now = this.deps.clock.now();
-    // The answer to a logout Keyward started (none yet): back to the sign-in page.
-    if (/(^|&)SAMLResponse=/.test(rawQuery) && !/(^|&)SAMLRequest=/.test(rawQuery)) return { redirectTo: new URL("/login", this.deps.config.publicUrl).toString() };
+    // The answer to a logout Keyward started.
+    if (/(^|&)SAMLResponse=/.test(rawQuery) && !/(^|&)SAMLRequest=/.test(rawQuery)) return this.logoutResponse(ctx, connection, rawQuery);
     let request: ReturnType<typeof validateLogoutRequest>;
     try {
       request = validateLogoutRequest(rawQuery, { idpEntityId: c.idpEntityId, idpCertsPem: pinnedCerts(c, now), sloUrl: sp.sloUrl, now, clockSkewSeconds: CLOCK_SKEW_SECONDS });
@@ -208,10 +285,9 @@ export class SamlSignInService {
     const identity = (await identities.findBySubject(this.deps.db, connection.id, request.nameId)) ?? (await identities.findBySubject(this.deps.db, connection.id, normalizeEmail(request.nameId)));
     let ended = 0;
     if (identity) {
-      const key = this.sessionsKey(connection.id, identity.userId);
-      for (const sessionId of Object.keys(await this.deps.kv.hgetall(key))) {
+      for (const sessionId of await this.deps.index.sessionsOf(connection.id, identity.userId)) {
         if (await this.deps.sessions.revoke(identity.userId, sessionId)) ended++;
-        await this.deps.kv.hdel(key, sessionId);
+        await this.deps.index.forget(sessionId, { connectionId: connection.id, userId: identity.userId });
       }
       await this.deps.audit.record(this.deps.db, ctx, AuditAction.ssoLogout, { userId: identity.userId, organizationId: connection.organizationId, metadata: { connectionId: connection.id, sessionsEnded: ended } });
     }
@@ -233,5 +309,13 @@ export class SamlSignInService {
     const sealed = await findConnectionSecretPrivileged(this.deps.db, connectionId);
     if (!sealed) throw SsoErrors.notAvailable();
     return JSON.parse(this.deps.box.decryptString(sealed, sealContexts.ssoConnectionSecret(connectionId))) as SamlSpKeys;
+  }
+}
+
+function safeDecode(v: string): string {
+  try {
+    return decodeURIComponent(v);
+  } catch {
+    return v;
   }
 }

@@ -48,6 +48,8 @@ export interface SsoConnectionView {
   saml: SamlConnectionView | null;
   /** Where the identity provider must send people back (register it there). */
   redirectUri: string;
+  /** OpenID Connect: the back-channel logout URI to register at the provider (null for SAML: see saml.sloUrl). */
+  backchannelLogoutUri: string | null;
   /** Starts a sign-in through this connection (an address for a "sign in with" link). */
   startUrl: string;
   createdAt: Date;
@@ -236,6 +238,7 @@ export class SsoConnectionsService {
       hasSecret: r.hasSecret,
       saml,
       redirectUri: saml ? saml.acsUrl : this.callbackUrl(),
+      backchannelLogoutUri: saml ? null : new URL(`/sso/oidc/${r.id}/backchannel-logout`, this.deps.publicUrl).toString(),
       startUrl: new URL(`/sso/start/${r.id}`, this.deps.publicUrl).toString(),
       createdAt: r.createdAt,
       updatedAt: r.updatedAt,

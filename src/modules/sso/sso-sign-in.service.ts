@@ -10,13 +10,14 @@ import { requirePersonalUser } from "../access/index.js";
 import { AuditAction, type AuditService } from "../audit/index.js";
 import type { DomainsService } from "../domains/index.js";
 import type { RateLimitService, RateRule } from "../rate-limit/index.js";
-import { SsoIdpError, type OidcClaims, type OidcConnectionClient } from "./oidc-connection.client.js";
+import { SsoIdpError, type LogoutTokenClaims, type OidcClaims, type OidcConnectionClient } from "./oidc-connection.client.js";
 import { oidcConfigOf } from "./sso-connections.service.js";
 import { ssoConnectionsRepository, type ConnectionRow } from "./sso-connections.repository.js";
 import { findConnectionSecretPrivileged } from "./sso-connections.secrets.repository.js";
 import type { SsoFlow, SsoFlowStore } from "./sso-flow.store.js";
 import { newTrace, safeNext, type SsoCallbackOutcome, type SsoIdentityService } from "./sso-identity.service.js";
 import type { SamlSignInService } from "./saml-sign-in.service.js";
+import type { SsoSessionIndex } from "./sso-sessions.store.js";
 import { SsoErrors } from "./sso.errors.js";
 import { ssoCallbackQuerySchema, ssoDiscoverSchema, ssoStartQuerySchema, type SsoCallbackQueryInput, type SsoDiscoverInput, type SsoStartQueryInput } from "./sso.schemas.js";
 
@@ -32,6 +33,7 @@ export interface SsoSignInDeps {
   domains: Pick<DomainsService, "findVerifiedOrganizationForEmail">;
   identity: SsoIdentityService;
   saml: SamlSignInService;
+  index: SsoSessionIndex;
   config: { publicUrl: string; rate: RateRule; discoverRate: RateRule };
 }
 
@@ -47,6 +49,8 @@ export interface SsoFlowStarted {
   kind: "oidc" | "saml";
   /** The browser-binding value to keep in an HttpOnly cookie until the callback. */
   binding: string;
+  /** SAML over HTTP-POST: the fields the browser posts to `authorizationUrl` (an auto-submitting form) instead of a redirect. */
+  post?: { SAMLRequest: string; RelayState: string };
 }
 
 const BINDING = /^[A-Za-z0-9_-]{43}$/;
@@ -133,10 +137,21 @@ export class SsoSignInService {
       const claims = await this.exchange(connection, flow, q);
       trace.subject = claims.subject;
       if (flow.flow === "link") return await this.deps.identity.link(ctx, connection, flow, claims, trace);
-      return await this.deps.identity.signIn(ctx, connection, claims, trace, { next: flow.next ?? null });
+      const outcome = await this.deps.identity.signIn(ctx, connection, claims, trace, { next: flow.next ?? null });
+      // Which sessions this connection issued (and in which provider session), for back-channel logout.
+      if (outcome.session) {
+        const record = { connectionId: connection.id, userId: outcome.session.user.id, kind: "oidc" as const, ...(claims.sid ? { sid: claims.sid } : {}) };
+        await this.deps.index.remember(outcome.session.sessionId, record, connection.sessionMaxAgeSeconds);
+      }
+      return outcome;
     } catch (e) {
       return this.deps.identity.failed(ctx, trace, e);
     }
+  }
+
+  /** Checks a back-channel logout token of an OpenID Connect connection with its settings (see OidcConnectionClient.verifyLogoutToken). */
+  async verifyLogoutToken(connection: ConnectionRow, token: string, clockSkewSeconds: number): Promise<LogoutTokenClaims> {
+    return this.deps.client.verifyLogoutToken(await this.settings(connection), token, clockSkewSeconds, this.deps.clock.now());
   }
 
   private async enabledConnection(connectionId: string): Promise<ConnectionRow> {
@@ -149,7 +164,10 @@ export class SsoSignInService {
 
   private async begin(connection: ConnectionRow, kind: SsoFlow["flow"], userId: string | null, binding: string | undefined, loginHint?: string, next: string | null = null): Promise<SsoFlowStarted> {
     const bind = binding && BINDING.test(binding) ? binding : randomToken(32);
-    if (connection.kind === "saml") return { authorizationUrl: await this.deps.saml.begin(connection, kind, userId, bind, next), kind: "saml", binding: bind };
+    if (connection.kind === "saml") {
+      const start = await this.deps.saml.begin(connection, kind, userId, bind, next);
+      return { authorizationUrl: start.url, kind: "saml", binding: bind, ...(start.fields ? { post: start.fields } : {}) };
+    }
     const { state, flow } = await this.deps.flows.create({ connectionId: connection.id, flow: kind, userId, next }, bind);
     const settings = await this.settings(connection);
     const url = await this.deps.client

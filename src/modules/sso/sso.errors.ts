@@ -8,6 +8,8 @@ export const SsoErrors = {
   metadataInvalid: (reason: string) => new AppError("SSO_METADATA_INVALID", 400, `The identity provider's SAML metadata could not be used: ${reason}`),
   // One answer for every refused SAML response (the code is logged and audited, not shown).
   samlRefused: (reason: string) => new AppError("SSO_SAML_REFUSED", 400, "The identity provider's answer could not be accepted. Start the sign-in again.", { reason }),
+  // OpenID Connect Back-Channel Logout: every refusal is a 400 (the reason is logged and audited).
+  logoutTokenInvalid: (reason: string) => new AppError("SSO_LOGOUT_TOKEN_INVALID", 400, "The logout token could not be accepted", { reason }),
   samlReplay: () => new AppError("SSO_SAML_REPLAY", 400, "This sign-in answer was already used. Start the sign-in again."),
   invalidState: () =>
     new AppError("OAUTH_STATE_INVALID", 400, "This sign-in link is invalid, has expired, was already used or was started in another browser. Start again."),

@@ -48,6 +48,7 @@ const attributeName = z.string().trim().regex(/^[\w:./#-]{1,255}$/, "a SAML attr
 const samlSettings = {
   allowIdpInitiated: z.boolean().optional().describe("Accept responses the IdP sends unasked (IdP-initiated). Off by default"),
   signAuthnRequests: z.boolean().optional().describe("Sign AuthnRequests (default true)"),
+  preferPostBinding: z.boolean().optional().describe("Send AuthnRequests by HTTP-POST (signed inside the XML) where the IdP offers it; default false: HTTP-Redirect unless the IdP offers only POST"),
   wantEncryptedAssertions: z.boolean().optional().describe("Publish the encryption certificate so the IdP encrypts assertions (default true)"),
   emailAttribute: attributeName.nullish().describe("The attribute holding the email address (default `email`, else the NameID); null reads the NameID"),
   nameAttribute: attributeName.optional(),

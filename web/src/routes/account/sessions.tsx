@@ -22,7 +22,7 @@ const RevokeOthers = graphql(`
   mutation RevokeOtherSessions { revokeOtherSessions }
 `);
 const SignOut = graphql(`
-  mutation SignOutHere { logout { message } }
+  mutation SignOutHere { logout { message idpLogoutUrl } }
 `);
 
 const BROWSERS: Array<[RegExp, string]> = [
@@ -52,7 +52,8 @@ export function describeAgent(ua: string | null | undefined): string {
   return os ? `${browser} on ${os}` : browser;
 }
 
-const goToSignIn = () => window.location.assign("/login");
+/** To the sign-in page, or first to the organization's SAML IdP to sign out there too (single logout). */
+const goToSignIn = (idpLogoutUrl?: string | null) => window.location.assign(idpLogoutUrl ?? "/login");
 
 /** /account/sessions: where the account is signed in; sign out one, the others, or everywhere. */
 export function Sessions() {
@@ -75,7 +76,7 @@ export function Sessions() {
       await refresh();
     },
   });
-  const here = useMutation({ mutationFn: () => gql(SignOut), onSettled: goToSignIn });
+  const here = useMutation({ mutationFn: () => gql(SignOut), onSettled: (r) => goToSignIn(r?.logout.idpLogoutUrl) });
 
   if (q.isPending) return <Loading />;
   if (q.isError) return <ErrorState error={q.error} retry={() => void q.refetch()} />;
@@ -136,8 +137,8 @@ export function Sessions() {
           confirmLabel="Sign out everywhere"
           onConfirm={async () => {
             await gql(RevokeOthers);
-            await gql(SignOut).catch(() => undefined);
-            goToSignIn();
+            const out = await gql(SignOut).catch(() => undefined);
+            goToSignIn(out?.logout.idpLogoutUrl);
           }}
         >
           <p>Every session ends, this browser included: browsers, the command-line client and scripts must sign in again.</p>

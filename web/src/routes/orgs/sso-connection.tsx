@@ -90,7 +90,16 @@ export function ConnectionItem({
           {saml ? (
             <SamlSpValues name={c.name} saml={saml} />
           ) : (
-            <CopyText label={`Redirect URI of ${c.name}`} value={c.redirectUri} />
+            <>
+              <CopyText label={`Redirect URI of ${c.name}`} value={c.redirectUri} />
+              {c.backchannelLogoutUri && (
+                <CopyText
+                  label={`Back-channel logout URI of ${c.name}`}
+                  value={c.backchannelLogoutUri}
+                  hint="Register it at your provider so that signing out there ends the Keyward sessions this connection started."
+                />
+              )}
+            </>
           )}
           <CopyText label={`Sign-in link of ${c.name}`} value={c.startUrl} hint="Starts a sign-in through this connection directly (for a bookmark or your provider's app launcher)." />
         </>

@@ -11,7 +11,7 @@ export const SsoQuery = graphql(`
     ssoConnections(orgId: $orgId) {
       id kind name issuer clientId hasSecret enabled requireSso defaultRole scopes emailClaim nameClaim groupsClaim
       groupMappings { group role departmentIds }
-      sessionMaxAgeSeconds redirectUri startUrl createdAt updatedAt
+      sessionMaxAgeSeconds redirectUri backchannelLogoutUri startUrl createdAt updatedAt
       saml {
         spEntityId spMetadataUrl acsUrl sloUrl idpEntityId idpSsoUrl idpSloUrl idpMetadataUrl metadataFetchedAt idpCertificateCount
         allowIdpInitiated signAuthnRequests wantEncryptedAssertions spSigningCertificate spEncryptionCertificate emailAttribute nameAttribute groupsAttribute
