@@ -449,3 +449,23 @@ describe("SSO required for the organization's verified domains", () => {
     expect(new Date(cli.expires_at).getTime() - Date.now()).toBeLessThanOrEqual(600_000 + 5_000);
   });
 });
+
+describe("removing a connection", () => {
+  it("leaves the people it created able to recover: an admin of the organization sets a password, and it works", async () => {
+    // Alice's account was created just in time (managed by the organization); SSO is required.
+    const alice = await signIn(`/sso/start/${connectionId}`, { username: at("alice"), password: "alice-pass" });
+    const aliceId = (await me(alice.sid!)).body.data.user.id as string;
+    expect((await login(app, at("alice"), "set by an admin later")).body.error.type).toBe("SSO_REQUIRED");
+    // A plain member cannot reach her account (not even its existence); the organization's admin can (it manages it).
+    expect((await app.http.post(`/api/v1/admin/users/${aliceId}/password`, { password: "set by an admin later" }, { token: member.token })).status).toBe(404);
+    expect((await app.http.delete(`${base(org.id)}/${connectionId}`, { token: admin.token })).status).toBe(200);
+    const set = await app.http.post(`/api/v1/admin/users/${aliceId}/password`, { password: "set by an admin later" }, { token: admin.token });
+    expect(set.status, set.text).toBe(200);
+    // The requirement went with the connection: the password now opens a session for the same account.
+    const back = await login(app, at("alice"), "set by an admin later");
+    expect(back.status, back.text).toBe(200);
+    expect(back.body.data.user.id).toBe(aliceId);
+    // She is still a member of the organization: removing the connection takes nobody out.
+    expect(await membership(org.id, aliceId)).not.toBeNull();
+  });
+});
