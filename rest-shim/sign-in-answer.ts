@@ -6,11 +6,11 @@ import { clearMfaCookie, setSessionCookie } from "../src/http/session.js";
 import type { SessionIssued } from "../src/modules/auth/index.js";
 import { sendData } from "./envelope.js";
 
-/** A finished sign-in: the session cookie for browsers, the token for the CLI and scripts. */
-export function sendSession(res: Response, config: Config, result: SessionIssued, message = "Login successful"): void {
+/** A finished sign-in: the session cookie for browsers, the token for the CLI and scripts (and what `extra` adds). */
+export function sendSession(res: Response, config: Config, result: SessionIssued, message = "Login successful", extra: Record<string, unknown> = {}): void {
   setSessionCookie(res, config, result.token, result.persistent ? result.expiresAt : null);
   clearMfaCookie(res, config);
-  sendData(res, 200, message, { user: result.user, token: result.token, expiresAt: result.expiresAt });
+  sendData(res, 200, message, { user: result.user, token: result.token, expiresAt: result.expiresAt, ...extra });
 }
 
 /** A pending SSO link that a sign-in confirms (issue 35): the field its body may carry. */

@@ -87,12 +87,12 @@ export const ssoRoutes = (s: Services, config: Config): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, "Confirmation link sent", await s.ssoLinkConfirm.mail(req.ctx, input(req), ssoLinkBindingOf(req, config))),
   },
   {
-    method: "post", path: "/auth/sso/link/email/confirm", tag: "sso", auth: "none", body: ssoLinkMailConfirmSchema,
+    method: "post", path: "/auth/sso/link/email/confirm", data: data.ssoLinkConfirmed, tag: "sso", auth: "none", body: ssoLinkMailConfirmSchema,
     errors: { 400: "The link is unknown, used, expired or was opened in another browser (SSO_LINK_INVALID)" },
-    summary: "Confirm a pending SSO link with the emailed token (in the browser that asked for it): links the account and opens an SSO session",
+    summary: "Confirm a pending SSO link with the emailed token (in the browser that asked for it): links the account and opens an SSO session; redirect_to is where the browser goes next (the SSO sign-in's next, else /)",
     handle: async (req, res) => {
       const done = await s.ssoLinkConfirm.confirmByMail(req.ctx, input(req), ssoLinkBindingOf(req, config));
-      sendSession(res, config, done, "Account linked");
+      sendSession(res, config, done, "Account linked", { redirectTo: done.redirectTo });
     },
   },
 ];

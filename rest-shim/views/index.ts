@@ -93,6 +93,9 @@ export const data = {
   ssoConnection: z.object({ connection: ssoConnectionView }),
   memberSsoConnections: list("connections", memberSsoConnectionView),
   ssoLinkStart: z.object({ authorizationUrl: z.string() }),
+  ssoLinkConfirmed: sessionIssued.extend({
+    redirectTo: z.string().describe("Where the browser goes next: the path the SSO sign-in asked for (next, same-origin), else /"),
+  }),
   auditVerification: z.object({ verification: auditVerificationView }),
   auditChainCheck: z.object({ check: auditChainCheckView }),
   lastAuditChainCheck: z.object({ check: auditChainCheckView.nullable() }),

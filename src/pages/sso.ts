@@ -19,7 +19,7 @@ const LINK_CONFIRM = (token: string) =>
 <section id="sso-link-confirm-done" class="done" hidden tabindex="-1">
   <h2>Your account is linked</h2>
   <p class="alert success" data-message></p>
-  <a id="sso-link-continue" class="button" href="/">Continue</a>
+  <a id="sso-link-continue" class="button" href="/" data-continue>Continue</a>
 </section>
 <p id="alert" role="alert"></p>`
     : `

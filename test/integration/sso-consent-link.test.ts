@@ -233,6 +233,8 @@ describe("require_sso no longer dead-ends an existing unlinked account", () => {
     expect(ok.status, ok.text).toBe(200);
     expect(await identityCount("gail")).toBe(1);
     await expectSsoSession(sidOf(ok.headers)!, gail.id);
+    // The sign-in asked for no next: the page's Continue stays on /.
+    expect(ok.body.data.redirect_to).toBe("/");
     expect((await linkedAudits(gail.id))[0]!.metadata).toMatchObject({ method: "email", confirmedAtSignIn: true });
     // Once only.
     expect((await post("/auth/sso/link/email/confirm", { token }, cookie)).body.error.type).toBe("SSO_LINK_INVALID");

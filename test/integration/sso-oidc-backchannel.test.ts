@@ -6,7 +6,10 @@ import { resultRows } from "../../src/infra/db.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { startBackchannelOp, type BackchannelOp } from "../helpers/backchannel-op.js";
 import { Browser } from "../helpers/oidc-idp.js";
+import { linkIn, tokenFrom } from "../helpers/smtp-sink.js";
+import { SoftAuthenticator } from "../helpers/soft-authenticator.js";
 import { orgWithRoles } from "../factories/orgs.js";
+import { newUser } from "../factories/users.js";
 
 /**
  * OpenID Connect Back-Channel Logout 1.0 at an organization's connection (issue 35), with a REAL
@@ -32,6 +35,8 @@ beforeAll(async () => {
   op = await startBackchannelOp([
     { email: at("alice"), password: "alice-pass", name: "Alice Back" },
     { email: at("bob"), password: "bob-pass", name: "Bob Back" },
+    { email: at("carol"), password: "carol-pass", name: "Carol Linked" },
+    { email: at("dan"), password: "dan-pass", name: "Dan Mailed" },
   ]);
   ({ org, admin } = await orgWithRoles(app));
   await app.container.db.execute(sql`insert into organization_domains (organization_id, domain, verification_token, status, verified_at) values (${org.id}, ${DOMAIN}, ${`tok-${DOMAIN}`}, 'verified', now())`);
@@ -125,6 +130,63 @@ describe("OpenID Connect back-channel logout", () => {
     expect(await alive(one.sid)).toBe(false);
     expect(await alive(two.sid)).toBe(false);
     expect(await alive(bob.sid)).toBe(true);
+  });
+
+  /** An SSO sign-in of `local`'s existing, unlinked account: a pending link, held by `browser` (its binding cookie). */
+  async function pendingLink(local: string, next?: string) {
+    const browser = new Browser();
+    const started = await browser.fetch(`${app.url}/sso/start/${connection.id}${next ? `?next=${encodeURIComponent(next)}` : ""}`);
+    expect(started.status).toBe(303);
+    const back = await browser.loginAtIdp(started.headers.get("location")!, { username: at(local), password: `${local}-pass` }, callback);
+    const landing = new URL((await browser.fetch(back)).headers.get("location")!);
+    expect(landing.pathname, landing.toString()).toBe("/login");
+    return { id: landing.searchParams.get("sso_link")!, browser, cookie: browser.cookieHeader(app.url) };
+  }
+  const post = (path: string, body: unknown, cookie: string) => app.http.post(`/api/v1${path}`, body, { cookie, headers: { origin: app.url } });
+  const sidOf = (headers: Headers) => headers.getSetCookie().find((c) => c.includes(".sid="))!.split(";")[0]!;
+
+  it("signing out at the provider ends a session opened by confirming a pending link (passkey)", async () => {
+    const carol = await newUser(app, { email: at("carol") });
+    const authenticator = new SoftAuthenticator(app.url, "localhost");
+    const reg = await app.http.post("/api/v1/auth/webauthn/register/begin", {}, { token: carol.token });
+    expect((await app.http.post("/api/v1/auth/webauthn/register/complete", { challenge_id: reg.body.data.challenge_id, response: authenticator.register(reg.body.data.options), name: "Laptop" }, { token: carol.token })).status).toBe(201);
+    const { id, browser, cookie } = await pendingLink("carol");
+    const begin = await post("/auth/webauthn/login/begin", {}, cookie);
+    const ok = await post("/auth/webauthn/login/complete", { challenge_id: begin.body.data.challenge_id, response: authenticator.assert(begin.body.data.options), sso_link: id }, cookie);
+    expect(ok.status, ok.text).toBe(200);
+    const sid = sidOf(ok.headers);
+    expect(await alive(sid)).toBe(true);
+    // Carol's own password session is not the connection's: it stays.
+    expect((await app.http.get("/api/v1/users/me", { token: carol.token })).status).toBe(200);
+    const before = op.sent.length;
+    await signOutAtProvider(browser);
+    expect(op.sent.slice(before)).toEqual([{ uri: "ok", status: 200 }]);
+    expect(await alive(sid)).toBe(false);
+    expect((await app.http.get("/api/v1/users/me", { token: carol.token })).status).toBe(200);
+    const [audit] = resultRows<{ metadata: Record<string, unknown> }>(
+      await app.container.db.execute(sql`select metadata from audit_logs where action = 'sso.logout' and user_id = ${carol.id} order by created_at desc, id desc limit 1`),
+    );
+    expect(audit!.metadata).toMatchObject({ channel: "backchannel", bySid: true, sessionsEnded: 1 });
+  });
+
+  it("a mailed confirmation lands on the sign-in's next, and a logout token for that person ends its session", async () => {
+    const dan = await newUser(app, { email: at("dan") });
+    await app.container.db.execute(sql`delete from password_credentials where user_id = ${dan.id}`);
+    const { id, cookie } = await pendingLink("dan", "/account/security?tab=sso");
+    const sent = await post("/auth/sso/link/email", { sso_link: id }, cookie);
+    expect(sent.status, sent.text).toBe(200);
+    await app.flushEmails();
+    const token = tokenFrom(linkIn(app.mail.lastWith(at("dan"), "/sso/link/confirm?token=")!, "/sso/link/confirm"));
+    const page = await app.http.get(`/sso/link/confirm?token=${token}`);
+    expect(page.text).toMatch(/<a id="sso-link-continue"[^>]*data-continue/);
+    const ok = await post("/auth/sso/link/email/confirm", { token }, cookie);
+    expect(ok.status, ok.text).toBe(200);
+    // The page's Continue goes where the answer says: the path the SSO sign-in asked for.
+    expect(ok.body.data.redirect_to).toBe("/account/security?tab=sso");
+    const sid = sidOf(ok.headers);
+    expect(await alive(sid)).toBe(true);
+    expect((await send(await logoutToken({ sub: personOf(at("dan")).sub }))).status).toBe(200);
+    expect(await alive(sid)).toBe(false);
   });
 
   describe("refuses, with a 400 JSON error, and ends nothing", () => {

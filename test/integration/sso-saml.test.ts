@@ -8,6 +8,7 @@ import { resultRows } from "../../src/infra/db.js";
 import { buildLogoutResponse } from "../../src/lib/saml/index.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { CookieJar, browserLogin, followUntil, startSamlIdp, type RealSamlIdp } from "../helpers/saml-idp.js";
+import { enrollTotp } from "../factories/mfa.js";
 import { login, newUser, PASSWORD } from "../factories/users.js";
 import { newOrg, orgWithRoles } from "../factories/orgs.js";
 
@@ -34,6 +35,8 @@ beforeAll(async () => {
     "--user", `${at("carl")}:carl-pass:Carl Required:engineering`,
     "--user", `${at("erin")}:erin-pass:Erin Post:engineering`,
     "--user", `${at("finn")}:finn-pass:Finn Logout:engineering`,
+    "--user", `${at("gwen")}:gwen-pass:Gwen Linked:engineering`,
+    "--user", `${at("hugo")}:hugo-pass:Hugo Linked:engineering`,
   ]);
 }, 30_000);
 afterAll(async () => {
@@ -388,6 +391,69 @@ describe("SAML sign-in", () => {
     expect(outs.every((o) => o.status === 200)).toBe(true);
     expect(outs.filter((o) => o.body.data.idp_logout_url !== null)).toHaveLength(1);
     expect((await app.http.get("/api/v1/users/me", { cookie: finn.sid! })).status).toBe(401);
+  });
+
+  /** An existing account's SSO sign-in (IdP session in `jar`) leaves a pending link: the id, and this browser's binding cookie. */
+  async function pendingLinkFor(local: string, jar: CookieJar) {
+    const pending = await signIn(`/sso/start?email=${encodeURIComponent(at(local))}`, user(local), jar);
+    expect(pending.sid).toBeUndefined();
+    expect(pending.landing.pathname).toBe("/login");
+    return { id: pending.landing.searchParams.get("sso_link")!, cookie: pending.cookies.find((c) => c.startsWith("keyward.sso-link="))! };
+  }
+  const sidOf = (headers: Headers) => headers.getSetCookie().find((c) => c.includes(".sid="))?.split(";")[0];
+
+  it("a session opened by confirming a pending link with the password signs out at the IdP too (SP-initiated SLO)", async () => {
+    await newUser(app, { email: at("gwen") });
+    const jar = new CookieJar();
+    const { id, cookie } = await pendingLinkFor("gwen", jar);
+    const confirmed = await app.http.post("/api/v1/auth/login", { email: at("gwen"), password: PASSWORD, sso_link: id }, { cookie, headers: { origin: app.url } });
+    expect(confirmed.status, confirmed.text).toBe(200);
+    const sid = sidOf(confirmed.headers)!;
+    expect((await app.http.get("/api/v1/users/me", { cookie: sid })).status).toBe(200);
+    const out = await app.http.post("/api/v1/auth/logout", {}, { cookie: sid, headers: { origin: app.url } });
+    expect(out.status, out.text).toBe(200);
+    const idpLogoutUrl: string | null = out.body.data.idp_logout_url;
+    expect(idpLogoutUrl?.startsWith(`${idp.sloUrl}?SAMLRequest=`), out.text).toBe(true);
+    expect((await app.http.get("/api/v1/users/me", { cookie: sid })).status).toBe(401);
+    // The LogoutRequest names the assertion the pending link was found with: its NameID and SessionIndex.
+    const request = inflateRawSync(Buffer.from(new URL(idpLogoutUrl!).searchParams.get("SAMLRequest")!, "base64")).toString();
+    expect(request).toContain(`>${at("gwen")}</saml:NameID>`);
+    expect(request).toMatch(/<samlp:SessionIndex>[^<]+<\/samlp:SessionIndex>/);
+    // SimpleSAMLphp knows that session: it ends it and answers; Keyward accepts its LogoutResponse.
+    const sloUrl = `${app.url}/sso/saml/${connection.id}/slo`;
+    const query = await followUntil(idpLogoutUrl!, sloUrl, jar);
+    const answered = await fetch(`${sloUrl}?${query}`, { redirect: "manual" });
+    expect(answered.status, await answered.clone().text()).toBe(303);
+    expect(answered.headers.get("location")).toBe(`${app.url}/login?signed_out=1`);
+    expect(await idpAsksForPassword(jar)).toBe(true);
+  });
+
+  it("IdP-initiated single logout ends a session opened by confirming a pending link (password and second step)", async () => {
+    const hugo = await newUser(app, { email: at("hugo") });
+    const { backupCodes } = await enrollTotp(app, hugo);
+    const jar = new CookieJar();
+    const { id, cookie } = await pendingLinkFor("hugo", jar);
+    const first = await app.http.post("/api/v1/auth/login", { email: at("hugo"), password: PASSWORD, sso_link: id }, { cookie, headers: { origin: app.url } });
+    expect(first.body.data.requires_mfa, first.text).toBe(true);
+    const done = await app.http.post("/api/v1/auth/mfa/backup-code", { mfa_token: first.body.data.mfa_token, code: backupCodes![0] }, { cookie, headers: { origin: app.url } });
+    expect(done.status, done.text).toBe(200);
+    const sid = sidOf(done.headers)!;
+    // A password session of the same person, not the connection's: the IdP's logout leaves it alone.
+    const plainFirst = await login(app, at("hugo"), PASSWORD);
+    const plain = await app.http.post("/api/v1/auth/mfa/backup-code", { mfa_token: plainFirst.body.data.mfa_token, code: backupCodes![1] });
+    expect(plain.status, plain.text).toBe(200);
+    expect((await app.http.get("/api/v1/users/me", { cookie: sid })).status).toBe(200);
+    const sloUrl = `${app.url}/sso/saml/${connection.id}/slo`;
+    const query = await followUntil(`${idp.url}/saml2/idp/initSLO.php?RelayState=${encodeURIComponent(`${idp.url}/`)}`, sloUrl, jar);
+    const answered = await fetch(`${sloUrl}?${query}`, { redirect: "manual" });
+    expect(answered.status, await answered.clone().text()).toBe(303);
+    expect(answered.headers.get("location")!.startsWith(idp.sloUrl)).toBe(true);
+    expect((await app.http.get("/api/v1/users/me", { cookie: sid })).status).toBe(401);
+    expect((await app.http.get("/api/v1/users/me", { token: plain.body.data.token })).status).toBe(200);
+    const [audit] = resultRows<{ metadata: Record<string, unknown> }>(
+      await app.container.db.execute(sql`select metadata from audit_logs where action = 'sso.logout' and user_id = ${hugo.id} order by created_at desc, id desc limit 1`),
+    );
+    expect(audit!.metadata).toMatchObject({ connectionId: connection.id, sessionsEnded: 1 });
   });
 
   it("HTTP-POST binding: an IdP whose metadata offers only POST gets a signed AuthnRequest through an auto-posting form", async () => {

@@ -29,7 +29,7 @@ export { type ActorService } from "./actor.service.js";
 export { activateSchema, changeEmailSchema, changePasswordSchema, confirms, emailOnlySchema, loginSchema, registerSchema, resetPasswordSchema, tokenRedirectSchema, tokenSchema } from "./auth.schemas.js";
 export { cliAuthorizeSchema, cliLookupSchema, cliStartSchema } from "./cli-login.service.js";
 export { type CredentialsService } from "./credentials.service.js";
-export { type LoginService, type MfaChallenge, type SsoLinkCarried, type SsoLinkPort, type SsoRequirementPort, startMfaChallenge } from "./login.service.js";
+export { type LoginService, type MfaChallenge, type SsoLinkCarried, type SsoLinkConfirmed, type SsoLinkPort, type SsoRequirementPort, startMfaChallenge } from "./login.service.js";
 export { assertionSchema, mfaLoginCodeSchema, mfaTokenSchema } from "./mfa/mfa-login.service.js";
 export { compliancePageSchema, policySchema } from "./mfa/mfa-policy.service.js";
 export { codeSchema, completeRegistrationSchema, type MfaService, passwordSchema, renameSchema } from "./mfa/mfa.service.js";

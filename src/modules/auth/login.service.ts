@@ -71,8 +71,45 @@ export interface SsoRequirementPort {
  */
 export interface SsoLinkPort {
   pendingFor(id: string | undefined, binding: string | undefined, email: string): Promise<{ userId: string; connectionId: string; organizationId: string; maxAgeSeconds: number | null } | null>;
-  /** Inside the session's transaction: uses the pending link up and links; throws when it cannot. */
-  confirm(tx: Executor, ctx: RequestContext, id: string, binding: string | undefined, user: UserRow, method: string): Promise<void>;
+  /**
+   * Inside the session's transaction: uses the pending link up and links; throws when it cannot.
+   * What it returns records the session once issued.
+   */
+  confirm(tx: Executor, ctx: RequestContext, id: string, binding: string | undefined, user: UserRow, method: string): Promise<SsoLinkConfirmed>;
+}
+
+/** A confirmed pending link (the SSO module's). */
+export interface SsoLinkConfirmed {
+  /** After the session is issued: records it as one the connection issued, so single logout (both ways) reaches it. */
+  sessionOpened(sessionId: string): Promise<void>;
+}
+
+/**
+ * The SSO session a pending link's confirmation opens: linked inside the session's transaction,
+ * then recorded as the connection's session, exactly as a direct SSO sign-in's is (the SSO module's
+ * sign-out goes on to the IdP, and the IdP's logout ends it).
+ */
+export async function issueLinkedSession(
+  deps: { issuer: SessionIssuer; ssoLinks: SsoLinkPort },
+  ctx: RequestContext,
+  user: UserRow,
+  o: { rememberMe: boolean; link: { id: string; binding: string | undefined }; method: string; passwordFingerprint?: string | undefined; maxAgeSeconds: number | null },
+): Promise<SessionIssued> {
+  let confirmed: SsoLinkConfirmed | undefined;
+  const session = await deps.issuer.issue(
+    ctx,
+    user,
+    o.rememberMe,
+    "sso",
+    async (tx) => {
+      confirmed = await deps.ssoLinks.confirm(tx, ctx, o.link.id, o.link.binding, user, o.method);
+    },
+    o.passwordFingerprint,
+    o.maxAgeSeconds ?? undefined,
+  );
+  // Should this fail, the session's token was never handed out.
+  await confirmed!.sessionOpened(session.sessionId);
+  return session;
 }
 
 /** The pending link a sign-in carries: its id (from the page) and this browser's binding (a cookie). */
@@ -163,8 +200,8 @@ export class LoginService {
     const challenge = await startMfaChallenge(this.deps, ctx, user, { rememberMe: data.rememberMe, method: "password", passwordFingerprint, ...(linking ? { ssoLink: ssoLink.id! } : {}) }, mfa);
     if (challenge) return challenge;
     if (linking) {
-      const links = this.deps.ssoLinks!;
-      const session = await issuer.issue(ctx, user, data.rememberMe, "sso", (tx) => links.confirm(tx, ctx, ssoLink.id!, ssoLink.binding, user, "password"), passwordFingerprint, linking.maxAgeSeconds ?? undefined);
+      const link = { id: ssoLink.id!, binding: ssoLink.binding };
+      const session = await issueLinkedSession({ issuer, ssoLinks: this.deps.ssoLinks! }, ctx, user, { rememberMe: data.rememberMe, link, method: "password", passwordFingerprint, maxAgeSeconds: linking.maxAgeSeconds });
       return { kind: "session", ...session };
     }
     return { kind: "session", ...(await issuer.issue(ctx, user, data.rememberMe, "password", undefined, passwordFingerprint)) };

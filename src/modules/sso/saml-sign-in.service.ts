@@ -16,7 +16,7 @@ import { ssoConnectionsRepository, type ConnectionRow } from "./sso-connections.
 import { findConnectionSecretPrivileged } from "./sso-connections.secrets.repository.js";
 import type { SsoFlow, SsoFlowStore } from "./sso-flow.store.js";
 import { ssoIdentitiesRepository as identities } from "./sso-identities.repository.js";
-import type { SsoSessionIndex, SsoSessionRecord } from "./sso-sessions.store.js";
+import { samlIdpSession, type SsoSessionIndex, type SsoSessionRecord } from "./sso-sessions.store.js";
 import { newTrace, type FederatedClaims, type SsoCallbackOutcome, type SsoIdentityService, type Trace } from "./sso-identity.service.js";
 import { SsoErrors } from "./sso.errors.js";
 
@@ -121,8 +121,10 @@ export class SamlSignInService {
       const claims = this.claims(connection, result);
       trace.subject = claims.subject;
       if (flow?.flow === "link") return await this.deps.identity.link(ctx, connection, flow, claims, trace);
-      const outcome = await this.deps.identity.signIn(ctx, connection, claims, trace, { next: flow?.next ?? null });
-      if (outcome.session) await this.remember(connection, outcome.session.user.id, outcome.session.sessionId, result);
+      // The assertion's NameID and SessionIndex: kept with the session, or with a pending link until its confirmation opens one.
+      const idpSession = samlIdpSession(result);
+      const outcome = await this.deps.identity.signIn(ctx, connection, claims, trace, { next: flow?.next ?? null, idpSession });
+      if (outcome.session) await this.deps.index.issued(outcome.session.sessionId, connection, outcome.session.user.id, idpSession);
       return outcome;
     } catch (e) {
       return this.deps.identity.failed(ctx, trace, e);
@@ -190,15 +192,6 @@ export class SamlSignInService {
       name: first(attributes.name) ?? null,
       groups: (r.attributes[attributes.groups] ?? []).filter((g) => g.length > 0 && g.length <= 255).slice(0, 200),
     };
-  }
-
-  /**
-   * Which sessions this connection issued to whom, so the IdP's logout can end exactly those, and
-   * the assertion's NameID and SessionIndex, which Keyward's own LogoutRequest must name.
-   */
-  private async remember(connection: ConnectionRow, userId: string, sessionId: string, r: SamlAssertionResult): Promise<void> {
-    const record: SsoSessionRecord = { connectionId: connection.id, userId, kind: "saml", nameId: r.nameId, ...(r.nameIdFormat ? { nameIdFormat: r.nameIdFormat } : {}), ...(r.sessionIndex ? { sessionIndex: r.sessionIndex } : {}) };
-    await this.deps.index.remember(sessionId, record, connection.sessionMaxAgeSeconds);
   }
 
   /**

@@ -17,6 +17,7 @@ import { ssoIdentitiesRepository as identities } from "./sso-identities.reposito
 import { grantFor } from "./group-mapping.js";
 import { randomToken } from "../../lib/crypto/index.js";
 import type { SsoLinkConsent } from "./sso-link-consent.js";
+import type { IdpSession } from "./sso-sessions.store.js";
 import { SsoErrors } from "./sso.errors.js";
 
 /** A same-origin path to land on after sign-in (the rule /login applies): one "/", never "//" or a backslash. */
@@ -38,9 +39,10 @@ export interface SsoCallbackOutcome {
   linkBinding?: string;
 }
 
-/** What the flow carried into the answer: where the sign-in goes afterwards. */
+/** What the flow carried into the answer: where the sign-in goes afterwards, and the IdP's session (for single logout). */
 export interface SignInOptions {
   next?: string | null;
+  idpSession?: IdpSession;
 }
 
 /** What a failed sign-in learned before it failed (for its audit record). */
@@ -152,7 +154,16 @@ export class SsoIdentityService {
     if (user.status !== "active") throw SsoErrors.accountUnavailable();
     const binding = randomToken(32);
     const id = await this.deps.links.create(
-      { connectionId: connection.id, organizationId: connection.organizationId, subject: claims.subject, email, groups: claims.groups.slice(0, 200), userId: user.id, next: opts.next ?? null },
+      {
+        connectionId: connection.id,
+        organizationId: connection.organizationId,
+        subject: claims.subject,
+        email,
+        groups: claims.groups.slice(0, 200),
+        userId: user.id,
+        next: opts.next ?? null,
+        ...(opts.idpSession ? { idpSession: opts.idpSession } : {}),
+      },
       binding,
     );
     await this.deps.audit.record(this.deps.db, ctx, AuditAction.ssoLinkPending, {

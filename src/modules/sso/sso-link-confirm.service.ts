@@ -6,7 +6,7 @@ import { AuditAction, type AuditService } from "../audit/index.js";
 import { type CredentialsService, mfaMethodsOf, type SessionIssued, type SessionIssuer } from "../auth/index.js";
 import type { EmailService } from "../email/index.js";
 import { userAccounts } from "../users/index.js";
-import { ssoConnectionsRepository } from "./sso-connections.repository.js";
+import { ssoConnectionsRepository, type ConnectionRow } from "./sso-connections.repository.js";
 import { linkConfirmationInvalid, type SsoLinkConsent } from "./sso-link-consent.js";
 import { safeNext } from "./sso-identity.service.js";
 import { SsoErrors } from "./sso.errors.js";
@@ -81,17 +81,20 @@ export class SsoLinkConfirmService {
     if (user.status !== "active") throw SsoErrors.accountUnavailable();
     const connection = await ssoConnectionsRepository.findById(this.deps.db, link.connectionId);
     if (!connection?.enabled) throw SsoErrors.notAvailable();
+    let linked: ConnectionRow | undefined;
     const session = await this.deps.issuer.issue(
       ctx,
       user,
       false,
       "sso",
       async (tx) => {
-        await this.deps.links.apply(tx, ctx, link, user, { method: "email" });
+        linked = await this.deps.links.apply(tx, ctx, link, user, { method: "email" });
       },
       undefined,
       connection.sessionMaxAgeSeconds,
     );
+    // The connection's session like any other: single logout reaches it both ways.
+    await this.deps.links.sessionOpened(session.sessionId, link, linked!);
     return { ...session, redirectTo: safeNext(link.next) ?? "/" };
   }
 

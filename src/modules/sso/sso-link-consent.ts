@@ -12,6 +12,7 @@ import type { UserRow } from "../users/index.js";
 import { grantFor } from "./group-mapping.js";
 import { ssoConnectionsRepository, type ConnectionRow } from "./sso-connections.repository.js";
 import { ssoIdentitiesRepository as identities } from "./sso-identities.repository.js";
+import { SsoSessionIndex, type IdpSession } from "./sso-sessions.store.js";
 import { SsoErrors } from "./sso.errors.js";
 
 /**
@@ -30,8 +31,20 @@ export interface PendingLink {
   userId: string;
   /** Where the sign-in goes afterwards (a same-origin path), if it asked for one. */
   next: string | null;
+  /**
+   * The IdP's session at the sign-in that found the link (SAML NameID, format and SessionIndex;
+   * OpenID Connect `sid`): the session the confirmation opens is recorded with it, exactly as a
+   * direct SSO sign-in's, so single logout reaches it both ways. Absent in links stored before it was kept.
+   */
+  idpSession?: IdpSession;
   bindingHash: string;
   createdAt: number;
+}
+
+/** A pending link confirmed (inside the sign-in's transaction): what records the session it opens. */
+export interface LinkConfirmed {
+  /** After the session is issued: records it as one the connection issued (single logout ends it). */
+  sessionOpened(sessionId: string): Promise<void>;
 }
 
 /** What a sign-in carrying a pending link may do: skip SSO_REQUIRED for this account, and get an SSO session. */
@@ -63,10 +76,12 @@ export interface SsoLinkConsentDeps {
 export class SsoLinkConsent {
   readonly ttl: number;
   readonly mailTtl: number;
+  private readonly index: SsoSessionIndex;
 
   constructor(private readonly deps: SsoLinkConsentDeps) {
     this.ttl = deps.ttl ?? 600;
     this.mailTtl = deps.mailTtl ?? 900;
+    this.index = new SsoSessionIndex(deps.kv);
   }
 
   async create(link: Omit<PendingLink, "bindingHash" | "createdAt">, binding: string): Promise<string> {
@@ -98,12 +113,25 @@ export class SsoLinkConsent {
    * Uses the pending link up and links the identity to `user`, inside the transaction that records
    * the sign-in (SessionIssuer's): exactly one of any number of racing confirmations links.
    */
-  async confirm(tx: Executor, ctx: RequestContext, id: string, binding: string | undefined, user: UserRow, method: string): Promise<void> {
+  async confirm(tx: Executor, ctx: RequestContext, id: string, binding: string | undefined, user: UserRow, method: string): Promise<LinkConfirmed> {
     // Peeked first so that another browser's attempt does not use the link up.
     if (!(await this.peek(id, binding))) throw linkConfirmationInvalid();
     const link = this.check(await this.deps.kv.take(this.key(id)), binding, this.ttl);
     if (!link) throw linkConfirmationInvalid();
-    await this.apply(tx, ctx, link, user, { method });
+    const connection = await this.apply(tx, ctx, link, user, { method });
+    return { sessionOpened: (sessionId) => this.sessionOpened(sessionId, link, connection) };
+  }
+
+  /**
+   * Records a session a confirmation of `link` opened as one `connection` issued, with the IdP's
+   * session the link kept: the same record and lifetime as a direct SSO sign-in's, so Keyward's
+   * sign-out goes on to the IdP and the IdP's logout (SAML SLO, back-channel) ends it.
+   */
+  async sessionOpened(sessionId: string, link: PendingLink, connection: ConnectionRow): Promise<void> {
+    // A link stored before the IdP's session was kept (or of another protocol): still the connection's.
+    const kind = connection.kind === "saml" ? "saml" : "oidc";
+    const idp: IdpSession = link.idpSession?.kind === kind ? link.idpSession : { kind };
+    await this.index.issued(sessionId, connection, link.userId, idp);
   }
 
   /** Moves a pending link to a mailed one-time confirmation (its own TTL): the pending link is used up. */

@@ -14,6 +14,19 @@ export interface SsoSessionRecord {
   sid?: string;
 }
 
+/** What the IdP said of its own session at sign-in: the record less whose and which connection's it is. */
+export type IdpSession = Omit<SsoSessionRecord, "connectionId" | "userId">;
+
+/** A SAML assertion's session: its NameID (and format) and SessionIndex. */
+export function samlIdpSession(r: { nameId: string; nameIdFormat?: string | undefined; sessionIndex?: string | undefined }): IdpSession {
+  return { kind: "saml", nameId: r.nameId, ...(r.nameIdFormat ? { nameIdFormat: r.nameIdFormat } : {}), ...(r.sessionIndex ? { sessionIndex: r.sessionIndex } : {}) };
+}
+
+/** An OpenID Connect sign-in's session: the ID token's `sid`, if it had one. */
+export function oidcIdpSession(claims: { sid?: string | undefined }): IdpSession {
+  return { kind: "oidc", ...(claims.sid ? { sid: claims.sid } : {}) };
+}
+
 /**
  * Which Keyward sessions each connection issued, in the shared key-value store (Redis when
  * configured, so every instance sees them), for as long as such a session can live: per session,
@@ -21,6 +34,15 @@ export interface SsoSessionRecord {
  */
 export class SsoSessionIndex {
   constructor(private readonly kv: KeyValueStore) {}
+
+  /**
+   * A session `connection` issued to `userId`, by a direct sign-in or by confirming a pending link
+   * (the same record either way), kept as long as such a session can live (the connection's
+   * session max age).
+   */
+  async issued(sessionId: string, connection: { id: string; sessionMaxAgeSeconds: number }, userId: string, idp: IdpSession): Promise<void> {
+    await this.remember(sessionId, { ...idp, connectionId: connection.id, userId }, connection.sessionMaxAgeSeconds);
+  }
 
   async remember(sessionId: string, record: SsoSessionRecord, ttlSeconds: number): Promise<void> {
     await this.kv.set(this.sessionKey(sessionId), JSON.stringify(record), ttlSeconds);

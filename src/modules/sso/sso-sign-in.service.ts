@@ -17,7 +17,7 @@ import { findConnectionSecretPrivileged } from "./sso-connections.secrets.reposi
 import type { SsoFlow, SsoFlowStore } from "./sso-flow.store.js";
 import { newTrace, safeNext, type SsoCallbackOutcome, type SsoIdentityService } from "./sso-identity.service.js";
 import type { SamlSignInService } from "./saml-sign-in.service.js";
-import type { SsoSessionIndex } from "./sso-sessions.store.js";
+import { oidcIdpSession, type SsoSessionIndex } from "./sso-sessions.store.js";
 import { SsoErrors } from "./sso.errors.js";
 import { ssoCallbackQuerySchema, ssoDiscoverSchema, ssoStartQuerySchema, type SsoCallbackQueryInput, type SsoDiscoverInput, type SsoStartQueryInput } from "./sso.schemas.js";
 
@@ -137,12 +137,11 @@ export class SsoSignInService {
       const claims = await this.exchange(connection, flow, q);
       trace.subject = claims.subject;
       if (flow.flow === "link") return await this.deps.identity.link(ctx, connection, flow, claims, trace);
-      const outcome = await this.deps.identity.signIn(ctx, connection, claims, trace, { next: flow.next ?? null });
-      // Which sessions this connection issued (and in which provider session), for back-channel logout.
-      if (outcome.session) {
-        const record = { connectionId: connection.id, userId: outcome.session.user.id, kind: "oidc" as const, ...(claims.sid ? { sid: claims.sid } : {}) };
-        await this.deps.index.remember(outcome.session.sessionId, record, connection.sessionMaxAgeSeconds);
-      }
+      // Which sessions this connection issued (and in which provider session), for back-channel
+      // logout: kept with the session, or with a pending link until its confirmation opens one.
+      const idpSession = oidcIdpSession(claims);
+      const outcome = await this.deps.identity.signIn(ctx, connection, claims, trace, { next: flow.next ?? null, idpSession });
+      if (outcome.session) await this.deps.index.issued(outcome.session.sessionId, connection, outcome.session.user.id, idpSession);
       return outcome;
     } catch (e) {
       return this.deps.identity.failed(ctx, trace, e);

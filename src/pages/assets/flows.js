@@ -91,6 +91,10 @@
         const done = $(form.dataset.done);
         const message = done && done.querySelector("[data-message]");
         if (message) message.textContent = json.message || "";
+        // Where the answer says to go next (a same-origin path, e.g. the SSO sign-in's next).
+        const onward = done && done.querySelector("a[data-continue]");
+        const to = json.data && json.data.redirect_to;
+        if (onward && typeof to === "string" && /^\/(?!\/)[^\s\\]*$/.test(to)) onward.setAttribute("href", to);
         show(form.dataset.done);
       } catch (err) {
         // A spent or unknown link: the form cannot work any more, offer the way to a new one. That

@@ -9,7 +9,7 @@ import { AuditAction, type AuditService } from "../../audit/index.js";
 import type { RateLimitService, RateRule } from "../../rate-limit/index.js";
 import { userAccounts, type UserRow } from "../../users/index.js";
 import { AuthErrors } from "../auth.errors.js";
-import { ssoGate, type SsoLinkCarried, type SsoLinkPort, type SsoRequirementPort } from "../login.service.js";
+import { issueLinkedSession, ssoGate, type SsoLinkCarried, type SsoLinkPort, type SsoRequirementPort } from "../login.service.js";
 import type { SessionIssued, SessionIssuer } from "../session-issuer.js";
 import { assertionIdentity, authenticationOptions, verifyAuthentication, WebAuthnError, type RelyingParty } from "../webauthn/webauthn.js";
 import { MfaErrors } from "./mfa.errors.js";
@@ -127,8 +127,8 @@ export class MfaLoginService {
     // let someone it has offboarded there back in. Except to confirm a pending link for this account.
     const link = await ssoGate(this.deps, ctx, user.email, user.id, "passkey", ssoLink);
     if (link) {
-      const links = this.deps.ssoLinks!;
-      return this.deps.issuer.issue(ctx, user, data.rememberMe ?? false, "sso", (tx) => links.confirm(tx, ctx, ssoLink.id!, ssoLink.binding, user, "passkey"), undefined, link.maxAgeSeconds ?? undefined);
+      const carried = { id: ssoLink.id!, binding: ssoLink.binding };
+      return issueLinkedSession({ issuer: this.deps.issuer, ssoLinks: this.deps.ssoLinks! }, ctx, user, { rememberMe: data.rememberMe ?? false, link: carried, method: "passkey", maxAgeSeconds: link.maxAgeSeconds });
     }
     return this.deps.issuer.issue(ctx, user, data.rememberMe ?? false, "passkey");
   }
@@ -212,8 +212,13 @@ export class MfaLoginService {
       const carried = { id: pending.ssoLink, binding: ssoLinkBinding };
       const link = await ssoGate(this.deps, ctx, user.email, user.id, `password+${method}`, carried);
       if (link) {
-        const links = this.deps.ssoLinks;
-        return this.deps.issuer.issue(ctx, user, pending.rememberMe, "sso", (tx) => links.confirm(tx, ctx, pending.ssoLink!, ssoLinkBinding, user, `password+${method}`), pending.passwordFingerprint, link.maxAgeSeconds ?? undefined);
+        return issueLinkedSession({ issuer: this.deps.issuer, ssoLinks: this.deps.ssoLinks }, ctx, user, {
+          rememberMe: pending.rememberMe,
+          link: { id: pending.ssoLink, binding: ssoLinkBinding },
+          method: `password+${method}`,
+          passwordFingerprint: pending.passwordFingerprint,
+          maxAgeSeconds: link.maxAgeSeconds,
+        });
       }
     }
     return this.deps.issuer.issue(ctx, user, pending.rememberMe, `password+${method}`, undefined, pending.passwordFingerprint);
