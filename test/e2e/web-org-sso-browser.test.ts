@@ -172,6 +172,8 @@ describe("single sign-on in Chromium", () => {
       await page.keyboard.press("Enter");
       // The discovery document could not be read: said at the Issuer field, nothing created.
       await fieldError(page, "Issuer").getByText("The identity provider's discovery document could not be used").waitFor();
+      // Submitted from the last field: focus moves up to the refused one (the frame SAML shares).
+      await expect.poll(() => focusedName(page)).toBe("Issuer");
       expect(await connections()).toEqual([]);
       await checked(page, "org-sso-refused");
 

@@ -1,3 +1,4 @@
+import { createHash, X509Certificate } from "node:crypto";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
@@ -5,6 +6,7 @@ import { launchBrowser } from "../helpers/browser.js";
 import { startDns, type RealDns } from "../helpers/dns.js";
 import { startSamlIdp, type RealSamlIdp } from "../helpers/saml-idp.js";
 import { accessible, axeViolations, fieldError, focusedName, signInThroughPage, tabTo, watchPage } from "../helpers/web.js";
+import { generateSelfSignedRsa } from "../../src/lib/crypto/index.js";
 import { addMember, newOrg } from "../factories/orgs.js";
 import { newUser, type TestUser } from "../factories/users.js";
 
@@ -93,6 +95,8 @@ const checked = async (p: Page, name: string) => {
   expect(await axeViolations(p), `${name} at 360 px`).toEqual([]);
   await p.setViewportSize({ width: 1280, height: 800 });
 };
+/** SHA-256 over the DER in colon hex, as an IdP's console shows it: computed here from the PEM. */
+const fingerprintOf = (pem: string) => createHash("sha256").update(new X509Certificate(pem).raw).digest("hex").toUpperCase().match(/../g)!.join(":");
 const status = (p: Page, text: string | RegExp) => p.getByRole("status").filter({ hasText: text }).first().waitFor();
 /** Selects the whole field and types over it. */
 async function retype(p: Page, text: string) {
@@ -197,7 +201,15 @@ describe("SAML connections in Chromium", () => {
       const fact = (term: string) => card.locator(`dt:text-is("${term}") + dd`).textContent();
       expect(await fact("IdP entity ID")).toBe(idp.entityId);
       expect(await fact("IdP sign-in URL")).toBe(idp.ssoUrl);
-      expect(await fact("IdP signing certificates")).toBe("1 certificate pinned");
+      // The IdP's certificate as its console shows it: fingerprint, subject, validity; no warning for a long-lived one.
+      const certs = card.locator('dt:text-is("IdP signing certificates") + dd');
+      expect(await certs.textContent()).toMatch(/^1 certificate pinned/);
+      await certs.getByText(fingerprintOf(idp.certPem), { exact: true }).waitFor();
+      const cn = /^CN=(.*)$/m.exec(new X509Certificate(idp.certPem).subject)?.[1];
+      if (cn) await certs.getByText(cn, { exact: true }).waitFor();
+      expect(await certs.textContent()).toMatch(/Valid .+ to .+ \(\d+ d( \d+ h)? left\)/);
+      expect(await certs.locator(".badge").count()).toBe(0);
+      expect(await fact("Requests sent by")).toBe("HTTP-Redirect");
       expect(await fact("IdP metadata")).toMatch(new RegExp(`^${idp.metadataUrl.replace(/[.?]/g, "\\$&")}, last read (now|\\d+ seconds? ago)`));
       for (const [label, value] of [
         ["ACS URL", c!.saml.acs_url],
@@ -286,6 +298,50 @@ describe("SAML connections in Chromium", () => {
       await expect.poll(() => focusedName(page)).toBe(`Connections of ${org.name}`);
       // Its metadata address is gone with it.
       expect((await fetch(saved!.saml.sp_metadata_url)).status).toBe(404);
+      expect(watched.problems).toEqual([]);
+    },
+    SLOW,
+  );
+
+  it(
+    "warns about an IdP certificate that expires within 30 days, and switches AuthnRequests to HTTP-POST from the edit form",
+    async () => {
+      // The real IdP's metadata with an HTTP-POST sign-in endpoint too, and a signing certificate that ends in about 10 days.
+      const expiring = generateSelfSignedRsa("Difference Engines IdP 2026", new Date(Date.now() - 355 * 86_400_000), 1);
+      const pemBody = expiring.certPem.replace(/-----[^-]+-----/g, "").replace(/\s+/g, "");
+      const metadata = (await (await fetch(idp.metadataUrl)).text())
+        .replace(/<md:SingleSignOnService[^>]*Binding="urn:oasis:names:tc:SAML:2\.0:bindings:HTTP-Redirect"[^>]*\/>/, (redirect) => `${redirect}${redirect.replace("HTTP-Redirect", "HTTP-POST")}`)
+        .replace(/(<(?:ds:)?X509Certificate>)[^<]+(<\/(?:ds:)?X509Certificate>)/g, `$1${pemBody}$2`);
+      const name = "Difference Engines ADFS";
+      const created = await app.http.post(`/api/v1/organizations/${org.id}/sso/connections/saml`, { name, metadata_xml: metadata, enabled: false }, { token: admin.token });
+      expect(created.status, created.text).toBe(201);
+      expect(created.body.data.connection.saml).toMatchObject({ prefer_post_binding: false, authn_request_binding: "redirect" });
+
+      await page.goto(`${app.url}/orgs/${org.slug}/sso`);
+      const card = page.getByRole("list", { name: `Connections of ${org.name}` }).getByRole("listitem").filter({ has: page.getByRole("heading", { name }) });
+      const certs = card.locator('dt:text-is("IdP signing certificates") + dd');
+      await certs.getByText(fingerprintOf(expiring.certPem), { exact: true }).waitFor();
+      await certs.getByText("Difference Engines IdP 2026", { exact: true }).waitFor();
+      await certs.getByText("Expires soon", { exact: true }).waitFor();
+      expect(await certs.textContent()).toMatch(/\((9|10) d( \d+ h)? left\)/);
+      const fact = (term: string) => card.locator(`dt:text-is("${term}") + dd`).textContent();
+      expect(await fact("Requests sent by")).toBe("HTTP-Redirect");
+
+      // Edit: the HTTP-POST toggle (off), with its hint; on, saved, and the card says HTTP-POST.
+      await card.getByRole("button", { name: `Edit ${name}` }).press("Enter");
+      const form = page.getByRole("form", { name: `Edit ${name}` });
+      await form.getByText("Attribute names, binding, signing and encryption").click();
+      const post = form.getByRole("checkbox", { name: "Send authentication requests by HTTP-POST" });
+      expect(await post.isChecked()).toBe(false);
+      expect(await post.getAttribute("aria-describedby").then((id) => page.locator(`[id="${id}"]`).textContent())).toMatch(/^Use it when your IdP accepts AuthnRequests only by HTTP-POST\./);
+      await post.focus();
+      await page.keyboard.press("Space");
+      await form.getByRole("button", { name: "Save" }).press("Enter");
+      await status(page, `${name} saved.`);
+      await expect.poll(() => fact("Requests sent by")).toBe("HTTP-POST");
+      const saved = (await connections()).find((c) => c.name === name) as unknown as { saml: { prefer_post_binding: boolean; authn_request_binding: string } };
+      expect(saved.saml).toMatchObject({ prefer_post_binding: true, authn_request_binding: "post" });
+      await checked(page, "org-sso-saml-certificates");
       expect(watched.problems).toEqual([]);
     },
     SLOW,

@@ -9,7 +9,7 @@ import { startTestApp, type TestApp } from "../helpers/app.js";
 import { launchBrowser, pageWithAuthenticator } from "../helpers/browser.js";
 import { startSamlIdp, type RealSamlIdp } from "../helpers/saml-idp.js";
 import { shot, signInThroughPage, watchPage } from "../helpers/web.js";
-import { addMember, newOrg } from "../factories/orgs.js";
+import { addMember, invite, newOrg } from "../factories/orgs.js";
 import { newUser, type TestUser } from "../factories/users.js";
 
 /**
@@ -23,7 +23,8 @@ import { newUser, type TestUser } from "../factories/users.js";
  * the IdP's answer then asks to link first); an account that linked before (from its password
  * sign-in, through the link API) is refused its passkey with the same way, which takes it through
  * the IdP's form and in. (A linked account never reaches the password step: its address goes to
- * the IdP.) Steps go by keyboard where a person would; axe-core finds nothing at any impact.
+ * the IdP.) The invitation page's Sign out of an IdP-issued session goes on to the IdP's single
+ * logout and back. Steps go by keyboard where a person would; axe-core finds nothing at any impact.
  */
 let app: TestApp;
 let idp: RealSamlIdp;
@@ -233,6 +234,32 @@ describe("SAML single sign-on in Chromium", () => {
       expect(me).toBe(dorothy.id);
       // The passkey's refusal is a 403 that Chromium logs like any error status.
       expect(problems().filter((p) => !/status of 403 .*\/api\/v1\/auth\/webauthn\/login\/complete$/.test(p))).toEqual([]);
+      await page.context().close();
+    },
+    SLOW,
+  );
+
+  it(
+    "the invitation page's Sign out of a session the IdP issued signs out at the IdP too (single logout)",
+    async () => {
+      // SimpleSAMLphp signs its LogoutResponse only when asked to (Keyward refuses unsigned ones).
+      writeFileSync(join(idp.spMetadataDir, "difference-engines.json"), JSON.stringify({ "sign.logout": true }));
+      const { page, problems } = await freshPage();
+      await enterAddress(page, GRACE.email);
+      await atIdp(page, GRACE);
+      await page.waitForURL(`${app.url}/`);
+      await page.getByRole("button", { name: GRACE.name }).waitFor();
+      // An invitation for another address: the page offers to sign out first.
+      const token = await invite(app, org.id, owner, `someone-else.${Date.now().toString(36)}@example.com`, "guest");
+      await page.goto(`${app.url}/invite?token=${token}`);
+      expect(await page.textContent("#wrong-account")).toContain(GRACE.email);
+      const toIdp = page.waitForRequest((r) => r.url().startsWith(`${idp.sloUrl}?SAMLRequest=`));
+      await page.click("#flow-sign-out");
+      await toIdp;
+      // The IdP's signed LogoutResponse brings the browser back to Keyward's sign-in page, signed out.
+      await page.waitForURL((u) => u.toString().startsWith(`${app.url}/login`));
+      expect((await page.request.get(`${app.url}/api/v1/users/me`)).status()).toBe(401);
+      expect(problems()).toEqual([]);
       await page.context().close();
     },
     SLOW,

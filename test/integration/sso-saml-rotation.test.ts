@@ -1,3 +1,4 @@
+import { createHash, X509Certificate } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { sql } from "drizzle-orm";
@@ -7,6 +8,7 @@ import { startTestApp, type TestApp } from "../helpers/app.js";
 import { assertionXml, responseXml, signElement } from "../helpers/saml-forge.js";
 import { generateSelfSignedRsa, type SelfSignedKeyPair as TestKeyPair } from "../../src/lib/crypto/index.js";
 import { orgWithRoles } from "../factories/orgs.js";
+import { login } from "../factories/users.js";
 
 /** An IdP signing key and its self-signed certificate (Keyward's own generator: no openssl needed). */
 const makeKeyPair = (cn: string): TestKeyPair => generateSelfSignedRsa(cn, new Date());
@@ -99,10 +101,57 @@ async function pinned(): Promise<{ current: number; previous: number }> {
   return row!;
 }
 
+/** SHA-256 over the DER, colon hex: computed here, independently of the view. */
+const fingerprintOf = (pem: string) => createHash("sha256").update(new X509Certificate(pem).raw).digest("hex").toUpperCase().match(/../g)!.join(":");
+interface CertFacts {
+  fingerprint_sha256: string;
+  subject_cn: string | null;
+  not_before: string | null;
+  not_after: string | null;
+  in_rollover_overlap: boolean;
+  overlap_ends_at: string | null;
+}
+/** The certificates the admin sees, by REST and by GraphQL (in REST's spelling), with a fresh session (the clock jumps). */
+async function shownCertificates(): Promise<CertFacts[]> {
+  const signedIn = await login(app, admin.email, admin.password);
+  const token = signedIn.body.data.token as string;
+  const rest = await app.http.get(`/api/v1/organizations/${org.id}/sso/connections`, { token });
+  expect(rest.status, rest.text).toBe(200);
+  const restCerts = rest.body.data.connections[0].saml.idp_certificates as CertFacts[];
+  const gql = await app.http.gql(
+    "query($orgId: ID!) { ssoConnections(orgId: $orgId) { saml { idpCertificates { fingerprintSha256 subjectCn notBefore notAfter inRolloverOverlap overlapEndsAt } } } }",
+    { orgId: org.id },
+    { token },
+  );
+  expect(gql.errors).toBeUndefined();
+  const gqlCerts = (gql.data.ssoConnections[0].saml.idpCertificates as Array<Record<string, unknown>>).map((c) => ({
+    fingerprint_sha256: c.fingerprintSha256,
+    subject_cn: c.subjectCn,
+    not_before: c.notBefore,
+    not_after: c.notAfter,
+    in_rollover_overlap: c.inRolloverOverlap,
+    overlap_ends_at: c.overlapEndsAt,
+  }));
+  expect(gqlCerts).toEqual(restCerts);
+  return restCerts;
+}
+const factsOf = (key: TestKeyPair, overlapEndsAt: string | null): CertFacts => {
+  const x = new X509Certificate(key.certPem);
+  return {
+    fingerprint_sha256: fingerprintOf(key.certPem),
+    subject_cn: "keyward-rotation-test",
+    not_before: new Date(x.validFrom).toISOString(),
+    not_after: new Date(x.validTo).toISOString(),
+    in_rollover_overlap: overlapEndsAt !== null,
+    overlap_ends_at: overlapEndsAt,
+  };
+};
+
 describe("SAML IdP certificate rollover through the metadata URL", () => {
   const newKey = makeKeyPair("keyward-rotation-test");
 
   it("before the rollover: the old certificate signs in, the new one (not yet published) does not", async () => {
+    expect(await shownCertificates()).toEqual([factsOf(oldKey, null)]);
     expect(await signInSignedBy(oldKey)).toBeNull();
     expect(await signInSignedBy(newKey)).toBe("SSO_SAML_REFUSED");
   });
@@ -112,8 +161,16 @@ describe("SAML IdP certificate rollover through the metadata URL", () => {
     expect(await refresh()).toBe(0);
     expect(await signInSignedBy(newKey)).toBe("SSO_SAML_REFUSED");
     app.clock.advance(12 * HOUR + 60);
+    const before = app.clock.now().getTime();
     expect(await refresh()).toBe(1);
+    const after = app.clock.now().getTime();
     expect(await pinned()).toEqual({ current: 1, previous: 1 });
+    // The admin sees the new certificate, and the old one as kept for the 7-day overlap only.
+    const shown = await shownCertificates();
+    const overlapEnds = Date.parse(shown[1]!.overlap_ends_at!);
+    expect(overlapEnds).toBeGreaterThanOrEqual(before + 7 * 24 * HOUR * 1000);
+    expect(overlapEnds).toBeLessThanOrEqual(after + 7 * 24 * HOUR * 1000);
+    expect(shown).toEqual([factsOf(newKey, null), factsOf(oldKey, shown[1]!.overlap_ends_at)]);
     const audit = resultRows<{ metadata: Record<string, unknown> }>(
       await app.container.db.execute(sql`select metadata from audit_logs where organization_id = ${org.id} and action = 'sso.connection.updated' order by created_at desc limit 1`),
     );
@@ -141,12 +198,15 @@ describe("SAML IdP certificate rollover through the metadata URL", () => {
 
   it("after the overlap the old certificate is refused, the new one still signs in", async () => {
     app.clock.advance(12 * HOUR + 120);
+    // Past the overlap the old certificate is no longer shown, even before the next refresh drops it.
+    expect(await shownCertificates()).toEqual([factsOf(newKey, null)]);
     expect(await signInSignedBy(oldKey)).toBe("SSO_SAML_REFUSED");
     expect(await signInSignedBy(newKey)).toBeNull();
     serving = { mode: "ok", certs: [newKey] };
     expect(await refresh()).toBe(1);
     // The expired overlap entry is dropped at the next refresh.
     expect(await pinned()).toEqual({ current: 1, previous: 0 });
+    expect(await shownCertificates()).toEqual([factsOf(newKey, null)]);
     expect(await signInSignedBy(oldKey)).toBe("SSO_SAML_REFUSED");
     const reasons = resultRows<{ code: string }>(
       await app.container.db.execute(sql`select metadata->>'code' as code from audit_logs where organization_id = ${org.id} and action = 'sso.login_failed' order by created_at`),

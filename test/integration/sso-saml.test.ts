@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from "node:crypto";
+import { createHash, generateKeyPairSync, X509Certificate } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { inflateRawSync } from "node:zlib";
 import { join } from "node:path";
@@ -149,6 +149,33 @@ describe("SAML connections", () => {
     expect(row!.secret_sealed).not.toContain("PRIVATE");
     // SimpleSAMLphp signs logout messages only when asked to (Keyward refuses unsigned ones).
     registerSp("acme", connection.saml.sp_metadata_url, { "sign.logout": true });
+  });
+
+  it("shows each pinned IdP certificate's SHA-256 fingerprint, subject and validity (REST and GraphQL), never private material", async () => {
+    // Computed here from the IdP's own PEM: SHA-256 over the DER, colon hex as IdP consoles show it.
+    const x509 = new X509Certificate(idp.certPem);
+    const fingerprint = createHash("sha256").update(x509.raw).digest("hex").toUpperCase().match(/../g)!.join(":");
+    const cn = /^CN=(.*)$/m.exec(x509.subject)?.[1] ?? null;
+    const rest = await app.http.get(base(org.id), { token: admin.token });
+    const [c] = rest.body.data.connections;
+    expect(c.saml.idp_certificate_count).toBe(1);
+    expect(c.saml.idp_certificates).toEqual([
+      { fingerprint_sha256: fingerprint, subject_cn: cn, not_before: new Date(x509.validFrom).toISOString(), not_after: new Date(x509.validTo).toISOString(), in_rollover_overlap: false, overlap_ends_at: null },
+    ]);
+    const gql = await app.http.gql(
+      "query($orgId: ID!) { ssoConnections(orgId: $orgId) { saml { idpCertificates { fingerprintSha256 subjectCn notBefore notAfter inRolloverOverlap overlapEndsAt } } } }",
+      { orgId: org.id },
+      { token: admin.token },
+    );
+    expect(gql.errors).toBeUndefined();
+    expect(gql.data.ssoConnections[0].saml.idpCertificates).toEqual([
+      { fingerprintSha256: fingerprint, subjectCn: cn, notBefore: new Date(x509.validFrom).toISOString(), notAfter: new Date(x509.validTo).toISOString(), inRolloverOverlap: false, overlapEndsAt: null },
+    ]);
+    expect(rest.text).not.toContain("PRIVATE KEY");
+    // A plain member sees none of it.
+    const denied = await app.http.gql("query($orgId: ID!) { ssoConnections(orgId: $orgId) { saml { idpCertificates { fingerprintSha256 } } } }", { orgId: org.id }, { token: member.token });
+    expect(denied.errors?.length).toBeGreaterThan(0);
+    expect(denied.data?.ssoConnections ?? null).toBeNull();
   });
 
   it("refuses plain members, other organizations' admins and malformed metadata", async () => {

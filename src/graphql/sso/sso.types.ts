@@ -11,6 +11,16 @@ export class SsoGroupMapping {
   @Field(() => [ID], { nullable: true }) departmentIds?: string[] | null;
 }
 
+@ObjectType({ description: "A pinned IdP signing certificate (public facts only)" })
+export class SamlIdpCertificate {
+  @Field(() => String, { description: "SHA-256 of the certificate (DER), colon-separated hex, as IdP consoles show it" }) fingerprintSha256: string;
+  @Field(() => String, { nullable: true }) subjectCn: string | null;
+  @Field(() => Date, { nullable: true, description: "null only for a certificate that cannot be read as X.509" }) notBefore: Date | null;
+  @Field(() => Date, { nullable: true }) notAfter: Date | null;
+  @Field(() => Boolean, { description: "The IdP's metadata no longer lists it: it is accepted only until overlapEndsAt (7 days after the refresh that dropped it)" }) inRolloverOverlap: boolean;
+  @Field(() => Date, { nullable: true }) overlapEndsAt: Date | null;
+}
+
 @ObjectType({ description: "A SAML connection's settings and the SP values to give its IdP (the SP's private keys are never returned)" })
 export class SamlConnectionSettings {
   @Field(() => String, { description: "The SP entity ID (also its metadata URL)" }) spEntityId: string;
@@ -22,7 +32,8 @@ export class SamlConnectionSettings {
   @Field(() => String, { nullable: true }) idpSloUrl: string | null;
   @Field(() => String, { nullable: true, description: "Re-read periodically when set" }) idpMetadataUrl: string | null;
   @Field(() => String, { nullable: true }) metadataFetchedAt: string | null;
-  @Field(() => Int) idpCertificateCount: number;
+  @Field(() => Int, { description: "How many certificates the IdP lists now (without those kept for the rollover overlap)" }) idpCertificateCount: number;
+  @Field(() => [SamlIdpCertificate], { description: "The pinned IdP signing certificates: the current ones, then those in their rollover overlap" }) idpCertificates: SamlIdpCertificate[];
   @Field(() => Boolean) allowIdpInitiated: boolean;
   @Field(() => Boolean) signAuthnRequests: boolean;
   @Field(() => Boolean) preferPostBinding: boolean;

@@ -1,4 +1,4 @@
-import { createSign, generateKeyPairSync, randomBytes } from "node:crypto";
+import { createHash, createSign, generateKeyPairSync, randomBytes, X509Certificate } from "node:crypto";
 
 /**
  * Self-signed X.509 certificates for keys Keyward holds itself (a SAML connection's SP signing and
@@ -61,4 +61,27 @@ export function generateSelfSignedRsa(commonName: string, now: Date, years = 10)
   const cert = seq(tbs, alg, der(0x03, Buffer.concat([Buffer.from([0]), signature])));
   const b64 = cert.toString("base64").replace(/.{64}/g, "$&\n").replace(/\n$/, "");
   return { keyPem: privateKey.export({ type: "pkcs8", format: "pem" }).toString(), certPem: `-----BEGIN CERTIFICATE-----\n${b64}\n-----END CERTIFICATE-----\n` };
+}
+
+/** The public facts of a certificate an admin compares with another system's console. */
+export interface CertificateFacts {
+  /** SHA-256 of the DER, colon-separated upper-case hex. */
+  fingerprintSha256: string;
+  subjectCn: string | null;
+  /** null only when the certificate cannot be read as X.509. */
+  notBefore: Date | null;
+  notAfter: Date | null;
+}
+
+/** A PEM certificate's fingerprint, subject CN and validity; an unreadable one still gets the fingerprint of its bytes. */
+export function certificateFacts(pem: string): CertificateFacts {
+  try {
+    const x = new X509Certificate(pem);
+    const cn = x.subject.split("\n").find((l) => l.startsWith("CN="));
+    return { fingerprintSha256: x.fingerprint256, subjectCn: cn ? cn.slice(3) : null, notBefore: new Date(x.validFrom), notAfter: new Date(x.validTo) };
+  } catch {
+    const der = Buffer.from(pem.replace(/-----(BEGIN|END) CERTIFICATE-----/g, "").replace(/\s+/g, ""), "base64");
+    const hex = createHash("sha256").update(der).digest("hex").toUpperCase();
+    return { fingerprintSha256: hex.match(/../g)!.join(":"), subjectCn: null, notBefore: null, notAfter: null };
+  }
 }

@@ -1,3 +1,4 @@
+import { certificateFacts, type CertificateFacts } from "../../lib/crypto/index.js";
 import { type IdpMetadata, isSamlError, parseIdpMetadata } from "../../lib/saml/index.js";
 import type { SamlConnectionConfig } from "../../../schema/index.js";
 import type { ConnectionRow } from "./sso-connections.repository.js";
@@ -94,6 +95,8 @@ export interface SamlConnectionView {
   idpMetadataUrl: string | null;
   metadataFetchedAt: string | null;
   idpCertificateCount: number;
+  /** The pinned IdP signing certificates: the current ones, then those kept for the rollover overlap. */
+  idpCertificates: IdpCertificateView[];
   allowIdpInitiated: boolean;
   signAuthnRequests: boolean;
   preferPostBinding: boolean;
@@ -107,7 +110,24 @@ export interface SamlConnectionView {
   groupsAttribute: string;
 }
 
-export function samlView(r: ConnectionRow, publicUrl: string): SamlConnectionView {
+/** What an admin compares with the IdP's console about one pinned signing certificate (public facts only). */
+export interface IdpCertificateView extends CertificateFacts {
+  /** The IdP's metadata no longer lists it: it is only kept until overlapEndsAt (ROLLOVER_OVERLAP_MS). */
+  inRolloverOverlap: boolean;
+  overlapEndsAt: Date | null;
+}
+
+const withOverlap = (pem: string, overlapEndsAt: Date | null): IdpCertificateView => ({ ...certificateFacts(pem), inRolloverOverlap: overlapEndsAt !== null, overlapEndsAt });
+
+/** The certificates pinnedCerts accepts at `now`, each with its facts. */
+export function idpCertificateViews(c: SamlConnectionConfig, now: Date): IdpCertificateView[] {
+  return [
+    ...c.idpCertsPem.map((pem) => withOverlap(pem, null)),
+    ...c.previousCertsPem.filter((p) => Date.parse(p.until) > now.getTime() && !c.idpCertsPem.includes(p.pem)).map((p) => withOverlap(p.pem, new Date(p.until))),
+  ];
+}
+
+export function samlView(r: ConnectionRow, publicUrl: string, now: Date): SamlConnectionView {
   const c = samlConfigOf(r);
   const sp = spUrls(publicUrl, r.id);
   return {
@@ -121,6 +141,7 @@ export function samlView(r: ConnectionRow, publicUrl: string): SamlConnectionVie
     idpMetadataUrl: c.metadataUrl,
     metadataFetchedAt: c.metadataFetchedAt,
     idpCertificateCount: c.idpCertsPem.length,
+    idpCertificates: idpCertificateViews(c, now),
     allowIdpInitiated: c.allowIdpInitiated,
     signAuthnRequests: c.signAuthnRequests,
     preferPostBinding: c.preferPostBinding ?? false,

@@ -223,7 +223,7 @@ export class SsoConnectionsService {
   }
 
   view(r: ConnectionRow): SsoConnectionView {
-    const saml = r.kind === "saml" ? samlView(r, this.deps.publicUrl) : null;
+    const saml = r.kind === "saml" ? samlView(r, this.deps.publicUrl, this.deps.clock.now()) : null;
     return {
       id: r.id,
       organizationId: r.organizationId,

@@ -112,10 +112,16 @@
     });
   });
 
-  // Signed in with another account than the invited one: sign out and show the page again.
+  // Signed in with another account than the invited one: sign out and show the page again. A
+  // session an organization's SAML IdP issued is ended there too (single logout), as the web app does.
   const signOut = $("flow-sign-out");
   if (signOut) signOut.addEventListener("click", async () => {
-    try { await post("/auth/logout", {}); } catch (_) { /* already signed out */ }
-    location.reload();
+    let idpLogoutUrl = null;
+    try {
+      const json = await post("/auth/logout", {});
+      idpLogoutUrl = json.data && json.data.idp_logout_url;
+    } catch (_) { /* already signed out */ }
+    if (typeof idpLogoutUrl === "string" && /^https?:\/\//.test(idpLogoutUrl)) location.assign(idpLogoutUrl);
+    else location.reload();
   });
 })();

@@ -7,6 +7,7 @@ import { Button } from "../../ui/Button";
 import { CopyText } from "../../ui/CopyText";
 import { FormError } from "../../ui/States";
 import { Time } from "../../ui/Time";
+import { TimeLeft, useNow } from "../../ui/TimeLeft";
 import { RemoveAction, useArrivalFocus, type ItemProps } from "./object-list";
 import { OidcClaims, OidcEditForm, OidcFacts } from "./sso-oidc";
 import { SamlEditForm } from "./sso-saml";
@@ -151,7 +152,9 @@ function SamlFacts({ saml: s }: { saml: Saml }) {
       <dt>IdP sign-out URL</dt>
       <dd>{s.idpSloUrl ? <code>{s.idpSloUrl}</code> : "None"}</dd>
       <dt>IdP signing certificates</dt>
-      <dd>{s.idpCertificateCount === 1 ? "1 certificate pinned" : `${s.idpCertificateCount} certificates pinned`}</dd>
+      <dd>
+        <IdpCertificates certificates={s.idpCertificates} />
+      </dd>
       <dt>IdP metadata</dt>
       <dd>
         {s.idpMetadataUrl ? (
@@ -166,9 +169,72 @@ function SamlFacts({ saml: s }: { saml: Saml }) {
   );
 }
 
+const SOON_MS = 30 * 86_400_000;
+/**
+ * The pinned IdP signing certificates, to compare with the IdP's console: SHA-256 fingerprint,
+ * subject, validity; a warning when one expires within 30 days or is only kept for the rollover
+ * overlap (the IdP's metadata dropped it).
+ */
+function IdpCertificates({ certificates }: { certificates: Saml["idpCertificates"] }) {
+  const now = useNow();
+  const current = certificates.filter((c) => !c.inRolloverOverlap).length;
+  return (
+    <>
+      {current === 1 ? "1 certificate pinned" : `${current} certificates pinned`}
+      {certificates.length > current ? `, ${certificates.length - current} kept for the rollover` : ""}
+      <ul className="sso-idp-certs">
+        {certificates.map((c) => {
+          const ends = c.notAfter ? new Date(c.notAfter).getTime() : null;
+          return (
+            <li key={c.fingerprintSha256}>
+              <span className="sso-idp-cert-head">
+                {c.subjectCn ? <strong>{c.subjectCn}</strong> : <span className="muted">No subject name</span>}
+                {c.inRolloverOverlap && <Badge tone="warn">Rollover: no longer in the IdP's metadata</Badge>}
+                {ends !== null && ends <= now && <Badge tone="bad">Expired</Badge>}
+                {ends !== null && ends > now && ends - now < SOON_MS && <Badge tone="warn">Expires soon</Badge>}
+              </span>
+              <span>
+                SHA-256 <code className="sso-fingerprint">{c.fingerprintSha256}</code>
+              </span>
+              <span>
+                {c.notBefore && c.notAfter ? (
+                  <>
+                    Valid <Time iso={c.notBefore} mode="date" /> to <Time iso={c.notAfter} mode="date" />
+                    {ends !== null && ends > now && (
+                      <>
+                        {" "}
+                        (<TimeLeft until={c.notAfter} />)
+                      </>
+                    )}
+                  </>
+                ) : (
+                  "Its dates cannot be read."
+                )}
+              </span>
+              {c.inRolloverOverlap && c.overlapEndsAt && (
+                <span>
+                  Still accepted for <TimeLeft until={c.overlapEndsAt} />, so that answers signed before the IdP switched keys pass.
+                </span>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+    </>
+  );
+}
+
+/** How AuthnRequests go to the IdP, and why when it is not what the admin asked for. */
+function bindingText(s: Saml): string {
+  if (s.authnRequestBinding === "post") return s.preferPostBinding ? "HTTP-POST" : "HTTP-POST (the IdP offers only POST)";
+  return s.preferPostBinding ? "HTTP-Redirect (HTTP-POST is preferred, but the IdP offers no POST sign-in URL)" : "HTTP-Redirect";
+}
+
 function SamlSettings({ saml: s }: { saml: Saml }) {
   return (
     <>
+      <dt>Requests sent by</dt>
+      <dd>{bindingText(s)}</dd>
       <dt>Attributes</dt>
       <dd>
         email {s.emailAttribute ? <code>{s.emailAttribute}</code> : "the NameID"}, name <code>{s.nameAttribute}</code>, groups <code>{s.groupsAttribute}</code>

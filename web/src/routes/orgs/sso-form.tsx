@@ -211,8 +211,9 @@ export const fieldSetter =
 
 /**
  * A connection's form around its protocol's own fields (`children`): the name first, the access
- * settings and the buttons last. A refusal no field shows becomes an alert; with `focusErrors`,
- * focus moves to the first field the refusal marks (opening its fold), else to that alert.
+ * settings and the buttons last. A refusal no field shows becomes an alert; focus moves to the first
+ * field the refusal marks (an invalid field, or an error marked `data-error-focus` where no field
+ * can be edited), opening its fold, else to that alert.
  */
 export function ConnectionFormFrame<D extends AccessDraft>({
   base,
@@ -220,7 +221,6 @@ export function ConnectionFormFrame<D extends AccessDraft>({
   placed,
   nameHint,
   groupHint,
-  focusErrors,
   children,
 }: {
   base: FormBase<D>;
@@ -228,19 +228,18 @@ export function ConnectionFormFrame<D extends AccessDraft>({
   placed: string[];
   nameHint: string;
   groupHint: string;
-  focusErrors?: boolean;
   children: ReactNode;
 }) {
   const { label, orgName, draft, setDraft, departments, mutation, submitLabel, onCancel } = base;
   const form = useRef<HTMLFormElement>(null);
   const submit = useSubmit(() => mutation.mutateAsync());
   useEffect(() => {
-    if (!focusErrors || !mutation.error || !form.current) return;
-    const target = form.current.querySelector<HTMLElement>("[aria-invalid=true]") ?? form.current.querySelector<HTMLElement>(".sso-alert");
+    if (!mutation.error || !form.current) return;
+    const target = form.current.querySelector<HTMLElement>("[aria-invalid=true], [data-error-focus]") ?? form.current.querySelector<HTMLElement>(".sso-alert");
     const fold = target?.closest("details");
     if (fold) fold.open = true;
     target?.focus();
-  }, [focusErrors, mutation.error]);
+  }, [mutation.error]);
   const unplaced = Object.keys(errors).some((k) => !placed.includes(k)) || (mutation.error !== null && Object.keys(errors).length === 0);
   return (
     <Form ref={form} validationBehavior="aria" aria-label={label} onSubmit={submit} className="sso-form">

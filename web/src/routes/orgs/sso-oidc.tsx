@@ -122,7 +122,11 @@ function OidcForm({ creating, issuerFixed, hasSecret, ...base }: FormBase<Draft>
         <p className="field">
           <span className="label">Issuer</span> <code>{draft.issuer}</code>
           <span className="hint">The issuer cannot change: add a new connection for another provider.</span>
-          {errors.issuer && <span className="field-error">{errors.issuer}</span>}
+          {errors.issuer && (
+            <span className="field-error" tabIndex={-1} data-error-focus>
+              {errors.issuer}
+            </span>
+          )}
         </p>
       ) : (
         <Field

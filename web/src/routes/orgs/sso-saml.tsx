@@ -31,6 +31,7 @@ interface Draft extends AccessDraft {
   certificates: Cert[];
   allowIdpInitiated: boolean;
   signAuthnRequests: boolean;
+  preferPostBinding: boolean;
   wantEncryptedAssertions: boolean;
   emailAttribute: string;
   nameAttribute: string;
@@ -47,6 +48,7 @@ const blank = (): Draft => ({
   certificates: [{ key: nextRowKey(), pem: "" }],
   allowIdpInitiated: false,
   signAuthnRequests: true,
+  preferPostBinding: false,
   wantEncryptedAssertions: true,
   emailAttribute: "email",
   nameAttribute: "name",
@@ -57,6 +59,7 @@ const draftOf = (c: Connection): Draft => ({
   ...accessDraftOf(c),
   allowIdpInitiated: c.saml?.allowIdpInitiated ?? false,
   signAuthnRequests: c.saml?.signAuthnRequests ?? true,
+  preferPostBinding: c.saml?.preferPostBinding ?? false,
   wantEncryptedAssertions: c.saml?.wantEncryptedAssertions ?? true,
   emailAttribute: c.saml?.emailAttribute ?? "",
   nameAttribute: c.saml?.nameAttribute ?? "",
@@ -68,6 +71,7 @@ function settingsInput(d: Draft) {
   return {
     allowIdpInitiated: d.allowIdpInitiated,
     signAuthnRequests: d.signAuthnRequests,
+    preferPostBinding: d.preferPostBinding,
     wantEncryptedAssertions: d.wantEncryptedAssertions,
     emailAttribute: d.emailAttribute.trim() || null,
     ...(d.nameAttribute.trim() ? { nameAttribute: d.nameAttribute.trim() } : {}),
@@ -86,7 +90,7 @@ function idpInput(d: Draft) {
   };
 }
 const SOURCE_FIELDS: Record<Source, string[]> = { url: ["metadataUrl"], xml: ["metadataXml"], manual: ["idpEntityId", "idpSsoUrl", "idpSloUrl", "idpCertificates"] };
-const FORM_FIELDS = ["name", "allowIdpInitiated", "signAuthnRequests", "wantEncryptedAssertions", "emailAttribute", "nameAttribute", "groupsAttribute", "defaultRole", "groupMappings", "sessionMaxAgeSeconds"];
+const FORM_FIELDS = ["name", "allowIdpInitiated", "signAuthnRequests", "preferPostBinding", "wantEncryptedAssertions", "emailAttribute", "nameAttribute", "groupsAttribute", "defaultRole", "groupMappings", "sessionMaxAgeSeconds"];
 const SOURCES: { value: Source; label: string; hint: string }[] = [
   { value: "url", label: "Metadata URL", hint: "Keyward reads it now and every 12 hours, so a new IdP certificate is picked up by itself." },
   { value: "xml", label: "Metadata file", hint: "The IdP's metadata document (XML), uploaded or pasted. Upload it again when the IdP's certificate changes." },
@@ -145,7 +149,6 @@ function SamlForm({ idpEntityId, ...base }: FormBase<Draft> & { /** Editing: the
       placed={[...FORM_FIELDS, ...(creating ? SOURCE_FIELDS[draft.source] : [])]}
       nameHint="How the connection is shown here and in the activity log, e.g. Okta or ADFS."
       groupHint="A value of the groups attribute as the IdP sends it: a group name (Okta, ADFS, Keycloak) or an object id (Entra ID)."
-      focusErrors
     >
       {!creating ? (
         <p className="field">
@@ -246,12 +249,19 @@ function SamlForm({ idpEntityId, ...base }: FormBase<Draft> & { /** Editing: the
         </p>
       </div>
       <details className="more">
-        <summary>Attribute names, signing and encryption</summary>
+        <summary>Attribute names, binding, signing and encryption</summary>
         <div className="field-pair">
           <Field label="Email attribute" name="emailAttribute" value={draft.emailAttribute} onChange={set("emailAttribute")} error={errors.emailAttribute} description="Empty: the NameID is the address." />
           <Field label="Name attribute" name="nameAttribute" value={draft.nameAttribute} onChange={set("nameAttribute")} error={errors.nameAttribute} />
           <Field label="Groups attribute" name="groupsAttribute" value={draft.groupsAttribute} onChange={set("groupsAttribute")} error={errors.groupsAttribute} description="Entra ID: http://schemas.microsoft.com/ws/2008/06/identity/claims/groups" />
         </div>
+        <label className="sso-check">
+          <input type="checkbox" checked={draft.preferPostBinding} onChange={(e) => set("preferPostBinding")(e.target.checked)} aria-describedby={`${ids}-post`} />
+          Send authentication requests by HTTP-POST
+        </label>
+        <p id={`${ids}-post`} className="hint">
+          Use it when your IdP accepts AuthnRequests only by HTTP-POST. Off: HTTP-Redirect, unless the IdP's metadata offers only POST.
+        </p>
         <label className="sso-check">
           <input type="checkbox" checked={draft.signAuthnRequests} onChange={(e) => set("signAuthnRequests")(e.target.checked)} />
           Sign authentication requests

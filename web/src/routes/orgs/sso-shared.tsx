@@ -14,7 +14,8 @@ export const SsoQuery = graphql(`
       sessionMaxAgeSeconds redirectUri backchannelLogoutUri startUrl createdAt updatedAt
       saml {
         spEntityId spMetadataUrl acsUrl sloUrl idpEntityId idpSsoUrl idpSloUrl idpMetadataUrl metadataFetchedAt idpCertificateCount
-        allowIdpInitiated signAuthnRequests wantEncryptedAssertions spSigningCertificate spEncryptionCertificate emailAttribute nameAttribute groupsAttribute
+        idpCertificates { fingerprintSha256 subjectCn notBefore notAfter inRolloverOverlap overlapEndsAt }
+        allowIdpInitiated signAuthnRequests preferPostBinding authnRequestBinding wantEncryptedAssertions spSigningCertificate spEncryptionCertificate emailAttribute nameAttribute groupsAttribute
       }
     }
     departments(orgId: $orgId) { id name }
