@@ -160,7 +160,11 @@ describe("a provisioned person who is also a member of another organization", ()
     const other = await newOrg(app, otherOwner);
     await addMember(app, other.id, otherOwner, person, "member");
 
+    expect((await app.http.get("/api/v1/users/me", { token: person.token })).status).toBe(200);
     expect((await entra.patch(`/Users/${id}`, patchOf({ op: "replace", path: "active", value: false }))).status).toBe(200);
+    // Deactivated: the session ended, sign-in refused; the other organization's membership untouched.
+    expect((await app.http.get("/api/v1/users/me", { token: person.token })).status).toBe(401);
+    expect((await login(app, email)).status).not.toBe(200);
     expect(await membershipOf(app, other.id, id)).toEqual({ role: "member" });
     expect((await entra.delete(`/Users/${id}`)).status).toBe(204);
     // Released, not deleted: the other organization keeps its member, and the suspension SCIM made ends with its management.
