@@ -158,6 +158,35 @@ describe("bad input on create", () => {
     expect(scimError(await a.request("PUT", "/Users"))[0]).toBe(405);
   });
 
+  it("answers odd input with a SCIM 4xx, never a 500", async () => {
+    let deep: unknown = "x";
+    for (let i = 0; i < 40; i++) deep = { a: deep };
+    const bodies: Array<[string, string, unknown]> = [
+      ["POST", "/Users", { schemas: [USER_SCHEMA], userName: a.at("odd"), name: "a string" }],
+      ["POST", "/Users", { schemas: [USER_SCHEMA], userName: a.at("odd"), name: { givenName: 5 } }],
+      ["POST", "/Users", { schemas: [USER_SCHEMA], userName: ["a@b.test"] }],
+      ["POST", "/Users", { schemas: [USER_SCHEMA], userName: a.at("odd"), emails: [null] }],
+      ["POST", "/Users", { schemas: [USER_SCHEMA], userName: a.at("odd"), deep }],
+      ["PATCH", `/Users/${ids.ann}`, patchOf({ op: "add", path: "name.givenName", value: { a: 1 } })],
+      ["PATCH", `/Users/${ids.ann}`, patchOf({ op: "add", path: 'emails[value eq "x"].nonsense', value: "y" })],
+      ["PATCH", `/Users/${ids.ann}`, patchOf({ op: "add", path: "emails[", value: "y" })],
+      ["PATCH", `/Users/${ids.ann}`, patchOf({ op: "replace", path: 5, value: "y" })],
+      ["PATCH", `/Users/${ids.ann}`, { schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"], Operations: { op: "add" } }],
+      ["PATCH", `/Users/${ids.ann}`, patchOf(null, 3)],
+      ["PUT", `/Users/${ids.ann}`, newScimUser(a.at("renamed"))],
+      ["GET", `/Users?filter=${encodeURIComponent("active gt true")}`, undefined],
+      ["GET", "/Users?filter=a&filter=b", undefined],
+      ["GET", "/Users?count=1e3", undefined],
+      ["GET", `/Users/${ids.ann}?attributes=${"a,".repeat(2000)}`, undefined],
+    ];
+    for (const [method, path, body] of bodies) {
+      const res = await a.request(method, path, body);
+      expect(res.status, `${method} ${path} ${JSON.stringify(body)?.slice(0, 80)}`).toBeGreaterThanOrEqual(400);
+      expect(scimError(res)[0]).toBeLessThan(500);
+    }
+    expect((await a.get(`/Users?filter=${encodeURIComponent("userName gt 5")}`)).status).toBe(200);
+  });
+
   it("never takes over an account the organization does not manage (409, nothing changed)", async () => {
     const own = await newUser(app, { email: a.at("independent") });
     const res = await a.post("/Users", newScimUser(own.email));
