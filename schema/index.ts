@@ -11,3 +11,4 @@ export * from "./external-auth.js";
 export * from "./networks.js";
 export * from "./domains.js";
 export * from "./sso.js";
+export * from "./scim.js";

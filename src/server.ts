@@ -12,6 +12,7 @@ import { cors } from "./http/cors.js";
 import { instrumentApp, mountMetricsEndpoint } from "./http/metrics.js";
 import { requestId } from "./http/request-id.js";
 import { requestLog } from "./http/request-log.js";
+import { createScimRouter } from "./http/scim.js";
 import { securityHeaders } from "./http/security-headers.js";
 import { sessionMiddleware } from "./http/session.js";
 import { isOidcPath, mountOidc, type OidcRuntime } from "./oidc/index.js";
@@ -49,6 +50,8 @@ export async function createApp(container: Container): Promise<{ app: Express; o
 
   const graphql = await createGraphqlRouter(container);
   app.use("/graphql", graphql.router);
+  // SCIM 2.0 provisioning (issue 36): organization API keys with the scim scope only.
+  app.use("/scim/v2", createScimRouter(container));
   app.use(createPagesRouter(container));
   app.use("/api/v1", createRestShim(container));
   app.use((req, _res, next) => next(new AppError("NOT_FOUND", 404, `No route for ${req.method} ${req.path}`)));

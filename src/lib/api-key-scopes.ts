@@ -9,6 +9,7 @@ export const API_KEY_SCOPES = {
   "members:read": "List the organization's members and their roles",
   "principals:read": "List the organization's principals",
   "audit:read": "Read the organization's audit log",
+  scim: "Provision the organization's managed accounts over SCIM 2.0 (/scim/v2): create, update, deactivate and delete them",
 } as const;
 
 /** What every organization API key starts with: recognisable by secret scanners, and as a bearer never a session or token. */

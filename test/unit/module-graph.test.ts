@@ -53,6 +53,7 @@ const MODULES: string[] = [
   "admin",
   "external-auth",
   "sso",
+  "scim",
 ];
 
 /** The command-line client is bundled on its own and imports nothing else (the linter checks that). */

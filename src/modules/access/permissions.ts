@@ -83,12 +83,17 @@ export const isAdminRole = (role: OrgRole): boolean => roleAtLeast(role, "admin"
  * | members:read    | members.read     |
  * | principals:read | principals.read  |
  * | audit:read      | activity.read    |
+ * | scim            |                  |
+ *
+ * `scim` grants no capability either: SCIM (/scim/v2) is its own door, for keys alone, and reaches
+ * only the accounts the key's organization manages (src/modules/scim).
  */
 export const API_KEY_SCOPE_CAPABILITIES = {
   "ssh:sudo": [],
   "members:read": ["members.read"],
   "principals:read": ["principals.read"],
   "audit:read": ["activity.read"],
+  scim: [],
 } as const satisfies Record<ApiKeyScope, readonly Capability[]>;
 
 const grantsOf = (scope: ApiKeyScope): readonly Capability[] => API_KEY_SCOPE_CAPABILITIES[scope];

@@ -159,6 +159,17 @@ export const AuditAction = {
   ssoLinkConfirmationSent: "sso.link.confirmation_sent",
   ssoRequiredRefused: "sso.required.refused",
   ssoLogout: "sso.logout",
+  /** SCIM provisioning (issue 36), each done by the organization's API key with the scim scope. */
+  scimUserCreated: "scim.user.created",
+  scimUserUpdated: "scim.user.updated",
+  scimUserDeactivated: "scim.user.deactivated",
+  scimUserReactivated: "scim.user.reactivated",
+  scimUserDeleted: "scim.user.deleted",
+  /** A SCIM create found an account with the address that the organization does not manage: not taken over. */
+  scimUserConflict: "scim.user.conflict",
+  scimGroupCreated: "scim.group.created",
+  scimGroupUpdated: "scim.group.updated",
+  scimGroupDeleted: "scim.group.deleted",
 } as const;
 
 export type AuditActionName = (typeof AuditAction)[keyof typeof AuditAction];

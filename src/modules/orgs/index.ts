@@ -18,6 +18,7 @@ import { directoryRepository } from "./directory.repository.js";
 import { orgsRepository, type OrgRow } from "./orgs.repository.js";
 export { allOrgsQuerySchema } from "./all-orgs.service.js";
 export { applyFederatedMembership, type FederatedGrant, type FederatedResult } from "./federated-membership.js";
+export { provisionedDepartments, provisionedMembership } from "./provisioned-membership.js";
 export { DEFAULT_CERT_POLICY } from "./departments.service.js";
 export { type InviteView } from "./invites.views.js";
 export { OrgErrors } from "./orgs.errors.js";

@@ -32,6 +32,8 @@ export const userAccounts = {
     usersRepository.update(db, id, { status: "suspended", suspendedAt: now, suspendedReason: reason, updatedAt: now }),
   unsuspend: (db: Executor, id: string, now: Date): Promise<UserRow | undefined> =>
     usersRepository.update(db, id, { status: "active", suspendedAt: null, suspendedReason: null, updatedAt: now }),
+  /** The account's display name, set for its holder by the organization that manages it (SCIM). */
+  rename: (db: Executor, id: string, fullName: string | null, now: Date): Promise<UserRow | undefined> => usersRepository.update(db, id, { fullName, updatedAt: now }),
   setSuperadmin: (db: Executor, id: string, value: boolean, now: Date): Promise<UserRow | undefined> => usersRepository.update(db, id, { isSuperadmin: value, updatedAt: now }),
   /** Soft-deletes the account: every live read stops seeing it. */
   softDelete: (db: Executor, id: string, now: Date): Promise<UserRow | undefined> => usersRepository.update(db, id, { deletedAt: now, updatedAt: now }),

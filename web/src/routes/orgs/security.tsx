@@ -54,6 +54,7 @@ const KEY_SCOPES = [
   { value: "members:read", label: "Read members", hint: "GET /api/v1/organizations/{id}/members" },
   { value: "principals:read", label: "Read principals", hint: "GET /api/v1/organizations/{id}/principals" },
   { value: "audit:read", label: "Read the audit log", hint: "GET /api/v1/organizations/{id}/audit-logs" },
+  { value: "scim", label: "SCIM provisioning", hint: "/scim/v2: Okta or Entra ID create, update and remove your managed people" },
 ] as const;
 
 function ScopePicker({ id, scopes, onChange, error }: { id: string; scopes: string[]; onChange: (scopes: string[]) => void; error?: string }) {

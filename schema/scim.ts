@@ -1,0 +1,34 @@
+import { sql } from "drizzle-orm";
+import { index, integer, pgTable, uniqueIndex, uuid, varchar } from "drizzle-orm/pg-core";
+import { createdAt, updatedAt } from "./_columns.js";
+import { organizations } from "./orgs.js";
+import { users } from "./users.js";
+
+/**
+ * What a SCIM client (Okta, Entra ID) said about a managed account of its organization beyond the
+ * account itself (issue 36): its id at the client, the parts of its name, a version for weak ETags.
+ * One row per account, pinned to the organization whose API key wrote it.
+ */
+export const scimUsers = pgTable(
+  "scim_users",
+  {
+    userId: uuid("user_id")
+      .primaryKey()
+      .references(() => users.id, { onDelete: "cascade" }),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    externalId: varchar("external_id", { length: 255 }),
+    givenName: varchar("given_name", { length: 255 }),
+    familyName: varchar("family_name", { length: 255 }),
+    displayName: varchar("display_name", { length: 255 }),
+    /** Bumped by every change through SCIM: the weak ETag `W/"<version>"`. */
+    version: integer("version").notNull().default(1),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("scim_users_org_external_uq").on(t.organizationId, t.externalId).where(sql`${t.externalId} is not null`),
+    index("scim_users_org_idx").on(t.organizationId),
+  ],
+);
