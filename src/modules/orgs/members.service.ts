@@ -3,8 +3,7 @@ import type { Db, Executor } from "../../infra/db.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction, type AuditService } from "../audit/index.js";
-import { userAccounts } from "../users/index.js";
-import { directoryRepository } from "./directory.repository.js";
+import { memberStanding } from "./member-standing.js";
 import { membershipsRepository } from "./memberships.repository.js";
 import { type Offboarding, accessCan, getActiveMembership, type OrgRole, requireOrgAccess, requireOrgCaller, requireUser } from "../access/index.js";
 import { OrgErrors } from "./orgs.errors.js";
@@ -127,9 +126,6 @@ export class MembersService {
    * organization managed becomes its owner's alone: management never outlives membership.
    */
   async removeLocked(tx: Executor, orgId: string, userId: string): Promise<void> {
-    const now = this.deps.clock.now();
-    await membershipsRepository.softDelete(tx, orgId, userId, now);
-    await userAccounts.releaseFromOrganization(tx, userId, orgId);
-    await directoryRepository.removeUserFromOrganization(tx, orgId, userId);
+    await memberStanding.cut(tx, orgId, userId, this.deps.clock.now(), { keepManagement: false });
   }
 }
