@@ -58,8 +58,9 @@ export class OffboardingService {
     const { db, clock } = this.deps;
     const id = parseId(orgId, AccessErrors.orgNotFound);
     const target = parseId(userId, OrgErrors.memberNotFound);
-    const { mode, reason } = parseInput(offboardSchema, input);
+    // Tenancy first: an outsider learns nothing from how its body is refused.
     await requireManager(db, ctx, id);
+    const { mode, reason } = parseInput(offboardSchema, input);
     const cut = await db.transaction(async (tx) => {
       // Organization first, then its certificates, then the person (the order every offboarding takes).
       if (!(await memberStanding.lockOrganization(tx, id))) throw AccessErrors.orgNotFound();
