@@ -18,6 +18,7 @@ import { domainsRoutes } from "./routes/domains.routes.js";
 import { ssoRoutes } from "./routes/sso.routes.js";
 import { directoryRoutes } from "./routes/directory.routes.js";
 import { orgsRoutes } from "./routes/orgs.routes.js";
+import { offboardingRoutes } from "./routes/offboarding.routes.js";
 import { sshRoutes } from "./routes/ssh.routes.js";
 import { contactRoutes } from "./routes/contact.routes.js";
 import { emailRoutes } from "./routes/email.routes.js";
@@ -36,6 +37,7 @@ export function restRoutes(services: Services, config: Config): RouteDef[] {
     ...externalAuthRoutes(services, config),
     ...usersRoutes(services),
     ...orgsRoutes(services, config),
+    ...offboardingRoutes(services),
     ...directoryRoutes(services),
     ...apiKeysRoutes(services),
     ...domainsRoutes(services),

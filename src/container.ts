@@ -23,6 +23,7 @@ import { createKeysModule } from "./modules/keys/index.js";
 import { type ClientFactory, createNetworksModule } from "./modules/networks/index.js";
 import { createExternalAuthModule } from "./modules/external-auth/index.js";
 import { createOidcModule } from "./modules/oidc-clients/index.js";
+import { createOffboardingModule } from "./modules/offboarding/index.js";
 import { createOrgsModule } from "./modules/orgs/index.js";
 import { createRateLimitModule } from "./modules/rate-limit/index.js";
 import { createSshCaModule } from "./modules/ssh-ca/index.js";
@@ -95,6 +96,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const sshCa = createSshCaModule({ ...base, audit, limits, apiKeys, caBox, config });
   const offboarding = { certificates: sshCa.certificates, networks: networks.networkOffboarding };
   const { credentials, sessions } = auth;
+  // Offboarding as one action: every cut above through one service call, with one receipt.
+  const offboardingModule = createOffboardingModule({ ...base, audit, sessions, delegatedTokens: oidc.delegatedTokens, apiKeys, certificates: sshCa.certificates, networks: networks.networkOffboarding });
   const orgs = createOrgsModule({ ...base, ...offboarding, audit, email, config, invites: { accounts: auth.accounts, credentials, sessions, limits } });
   const oauth = createExternalAuthModule({ ...base, kv, box, audit, limits, credentials, sessions, issuer: auth.issuer, pending: auth.pendingLogins, orgs: orgs.orgs, ssoRequirement, ssoIdentities: { listOf: listSsoIdentitiesOf }, config });
   const domains = createDomainsModule({ ...base, audit, limits, config: config.domains });
@@ -144,6 +147,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     ...oauth,
     ...networks,
     ...sshCa,
+    ...offboardingModule,
     ...createSshKeysModule({ ...base, audit, config: { verifyChallengeTtl: config.ssh.verifyChallengeTtl } }),
     ...domains,
     ...sso,

@@ -23,6 +23,7 @@ import { NetworksResolver } from "./networks/networks.resolver.js";
 import { OidcResolver } from "./oidc-clients/oidc-clients.resolver.js";
 import { RegistrationTokensResolver } from "./oidc-clients/registration.resolver.js";
 import { OrgsResolver } from "./orgs/orgs.resolver.js";
+import { OffboardingResolver } from "./offboarding/offboarding.resolver.js";
 import { SshCaResolver } from "./ssh-ca/ssh-ca.resolver.js";
 import { SshKeysResolver } from "./ssh-keys/ssh-keys.resolver.js";
 import { UsersResolver } from "./users/users.resolver.js";
@@ -40,6 +41,7 @@ function createResolvers(s: Services) {
     new AdminResolver(pick(s, "adminUsers", "operators")),
     new OperatorsResolver(pick(s, "allOrganizations", "operators", "globalKillSwitch")),
     new OrgsResolver(pick(s, "orgs", "members")),
+    new OffboardingResolver(pick(s, "offboarding")),
     new InvitesResolver(pick(s, "invites")),
     new DirectoryResolver(pick(s, "myDirectory")),
     new DepartmentsResolver(pick(s, "departments")),

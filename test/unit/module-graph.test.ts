@@ -50,6 +50,7 @@ const MODULES: string[] = [
   "oidc-clients",
   "networks",
   "ssh-ca",
+  "offboarding",
   "admin",
   "external-auth",
   "sso",

@@ -1,4 +1,4 @@
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, isNull } from "drizzle-orm";
 import { apiKeys } from "../../../schema/index.js";
 import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";
@@ -41,6 +41,16 @@ export const apiKeysRepository = {
   async revoke(db: Executor, id: string, reason: string | null, now: Date): Promise<ApiKeyRow> {
     const [row] = await db.update(apiKeys).set({ revokedAt: now, revokeReason: reason, updatedAt: now }).where(eq(apiKeys.id, id)).returning(columns);
     return row!;
+  },
+
+  /** Revokes the live keys one person created in an organization (their offboarding); their ids. */
+  async revokeCreatedBy(db: Executor, organizationId: string, userId: string, reason: string, now: Date): Promise<string[]> {
+    const rows = await db
+      .update(apiKeys)
+      .set({ revokedAt: now, revokeReason: reason, updatedAt: now })
+      .where(and(eq(apiKeys.organizationId, organizationId), eq(apiKeys.createdBy, userId), isNull(apiKeys.revokedAt), live(apiKeys)))
+      .returning({ id: apiKeys.id });
+    return rows.map((r) => r.id);
   },
 
   /** Records a use of the key and reads, in the same statement, what a caller needs of it. */

@@ -1,5 +1,5 @@
 import type { Clock } from "../../infra/clock.js";
-import type { Db } from "../../infra/db.js";
+import type { Db, Executor } from "../../infra/db.js";
 import { randomHex, randomToken, sha256Hex } from "../../lib/crypto/index.js";
 import { AppError } from "../../lib/errors.js";
 import { API_KEY_PREFIX, isApiKeyScope } from "../../lib/api-key-scopes.js";
@@ -75,6 +75,16 @@ export class ApiKeysService {
       await this.audit.record(tx, ctx, AuditAction.apiKeyRevoke, { organizationId: id, resourceType: "api_key", resourceId: kid, metadata: { reason } });
       return row;
     });
+  }
+
+  /**
+   * Offboarding, in the caller's transaction: the keys the person created in this organization stop
+   * working (they held the secrets). Each revocation is audited; answers the keys' ids.
+   */
+  async revokeCreatedBy(tx: Executor, ctx: RequestContext, orgId: string, userId: string, reason: string): Promise<string[]> {
+    const ids = await apiKeysRepository.revokeCreatedBy(tx, orgId, userId, reason, this.clock.now());
+    for (const kid of ids) await this.audit.record(tx, ctx, AuditAction.apiKeyRevoke, { organizationId: orgId, resourceType: "api_key", resourceId: kid, metadata: { reason } });
+    return ids;
   }
 
   /**

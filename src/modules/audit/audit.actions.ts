@@ -49,6 +49,9 @@ export const AuditAction = {
   orgMemberRemove: "org.member.remove",
   orgMemberLeave: "org.member.leave",
   orgMemberRoleChange: "org.member.role_change",
+  /** One offboarding's receipt: what was cut (counts and ids) and what the controller still owes. */
+  orgMemberOffboarded: "org.member.offboarded",
+  orgMemberReinstated: "org.member.reinstated",
   orgOwnershipTransferred: "org.ownership.transferred",
   orgInviteSent: "ORG_INVITE_SENT",
   orgInviteCancelled: "ORG_INVITE_CANCELLED",

@@ -205,6 +205,10 @@ async function numberedPage(db: Executor, where: SQL | undefined, page: { limit:
 /** Who did it, what, and when: `since` inclusive, `until` exclusive. */
 export interface ActivityFilter {
   userId?: string;
+  /** One resource's records (e.g. an offboarding receipt by its id). */
+  resourceId?: string;
+  /** One record by its own id. */
+  recordId?: string;
   action?: string;
   since?: Date;
   until?: Date;
@@ -213,6 +217,8 @@ export interface ActivityFilter {
 function activityWhere(filter: ActivityFilter): SQL[] {
   const where: SQL[] = [];
   if (filter.userId) where.push(eq(auditLogs.userId, filter.userId));
+  if (filter.resourceId) where.push(eq(auditLogs.resourceId, filter.resourceId));
+  if (filter.recordId) where.push(eq(auditLogs.id, filter.recordId));
   if (filter.action) where.push(eq(auditLogs.action, filter.action));
   if (filter.since) where.push(gte(auditLogs.createdAt, filter.since));
   if (filter.until) where.push(lt(auditLogs.createdAt, filter.until));

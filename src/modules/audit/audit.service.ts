@@ -75,6 +75,12 @@ export class AuditService {
     return { row, written: () => this.observe?.(action, details) };
   }
 
+  /** An organization's records, newest first, by action, user or resource (offboarding receipts), one page at a time. */
+  async listForOrganization(db: Executor, organizationId: string, filter: { action?: AuditActionName; userId?: string; resourceId?: string; recordId?: string; page: number; perPage: number }): Promise<{ items: AuditEntryView[]; total: number }> {
+    const { page, perPage, ...where } = filter;
+    return auditRepository.pageForOrganization(db, organizationId, { ...where, limit: perPage, offset: (page - 1) * perPage });
+  }
+
   /** Records about one user, newest first (their own activity log), one page at a time. */
   async listForUser(db: Executor, userId: string, filter: { action?: string; since?: Date; until?: Date; page: number; perPage: number }): Promise<{ items: AuditEntryView[]; total: number }> {
     return auditRepository.listForUser(db, userId, { action: filter.action, since: filter.since, until: filter.until, limit: filter.perPage, offset: (filter.page - 1) * filter.perPage });

@@ -10,6 +10,8 @@ export interface SyncResult {
   applied: number;
   /** Left for the reconciliation job (controller down or not configured): the intent is recorded. */
   pending: number;
+  /** Which memberships those are (an offboarding's receipt lists them). */
+  pendingIds: string[];
 }
 
 /**
@@ -27,13 +29,14 @@ export class ControllerSync {
 
   async apply(membershipIds: string[]): Promise<SyncResult> {
     const targets = await deviceMembershipsRepository.syncTargets(this.db, [...new Set(membershipIds)], this.clock.now());
-    const result: SyncResult = { applied: 0, pending: 0 };
+    const result: SyncResult = { applied: 0, pending: 0, pendingIds: [] };
     const clients = new Map<string, Awaited<ReturnType<ControllerConfigService["clientFor"]>>>();
     for (const t of targets) {
       if (!clients.has(t.organizationId)) clients.set(t.organizationId, await this.controllers.clientFor(this.db, t.organizationId));
       const client = clients.get(t.organizationId);
       if (!client) {
         result.pending++;
+        result.pendingIds.push(t.membershipId);
         continue;
       }
       try {
@@ -54,6 +57,7 @@ export class ControllerSync {
         if (!(e instanceof ControllerError)) throw e;
         this.logger.warn({ err: e, membershipId: t.membershipId, kind: e.kind }, "controller change deferred to reconciliation");
         result.pending++;
+        result.pendingIds.push(t.membershipId);
       }
     }
     return result;

@@ -70,6 +70,12 @@ export class NetworkOffboarding {
 
   /** After the commit: the controller is told now (failures are left to reconciliation). */
   async apply(membershipIds: string[]): Promise<void> {
-    if (membershipIds.length > 0) await this.sync.apply(membershipIds);
+    await this.applyListed(membershipIds);
+  }
+
+  /** The same, answering which memberships are left for reconciliation (controller down or unset). */
+  async applyListed(membershipIds: string[]): Promise<{ pendingIds: string[] }> {
+    if (membershipIds.length === 0) return { pendingIds: [] };
+    return { pendingIds: (await this.sync.apply(membershipIds)).pendingIds };
   }
 }

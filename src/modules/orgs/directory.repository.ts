@@ -222,11 +222,12 @@ export const directoryRepository = {
   },
 
   /** Takes the user out of every department and principal of the organization (membership ended). */
-  async removeUserFromOrganization(db: Executor, organizationId: string, userId: string): Promise<void> {
+  async removeUserFromOrganization(db: Executor, organizationId: string, userId: string): Promise<{ departmentIds: string[]; principalIds: string[] }> {
     const deptIds = db.select({ id: departments.id }).from(departments).where(eq(departments.organizationId, organizationId));
-    await db.delete(departmentMembers).where(and(eq(departmentMembers.userId, userId), inArray(departmentMembers.departmentId, deptIds)));
+    const d = await db.delete(departmentMembers).where(and(eq(departmentMembers.userId, userId), inArray(departmentMembers.departmentId, deptIds))).returning({ id: departmentMembers.departmentId });
     const principalIds = db.select({ id: principals.id }).from(principals).where(eq(principals.organizationId, organizationId));
-    await db.delete(principalMembers).where(and(eq(principalMembers.userId, userId), inArray(principalMembers.principalId, principalIds)));
+    const p = await db.delete(principalMembers).where(and(eq(principalMembers.userId, userId), inArray(principalMembers.principalId, principalIds))).returning({ id: principalMembers.principalId });
+    return { departmentIds: d.map((r) => r.id), principalIds: p.map((r) => r.id) };
   },
 
   /** A user's departments in the given organizations. */

@@ -3,7 +3,7 @@ import type { Db, Executor } from "../../infra/db.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction, type AuditService } from "../audit/index.js";
-import { provisionedMembership } from "./provisioned-membership.js";
+import { memberStanding } from "./member-standing.js";
 import { membershipsRepository } from "./memberships.repository.js";
 import { type Offboarding, accessCan, getActiveMembership, type OrgRole, requireOrgAccess, requireOrgCaller, requireUser } from "../access/index.js";
 import { OrgErrors } from "./orgs.errors.js";
@@ -126,6 +126,6 @@ export class MembersService {
    * organization managed becomes its owner's alone: management never outlives membership.
    */
   async removeLocked(tx: Executor, orgId: string, userId: string): Promise<void> {
-    await provisionedMembership.end(tx, orgId, userId, this.deps.clock.now());
+    await memberStanding.cut(tx, orgId, userId, this.deps.clock.now(), { keepManagement: false });
   }
 }

@@ -1,6 +1,6 @@
 import type { Executor } from "../../infra/db.js";
-import { userAccounts } from "../users/index.js";
 import { directoryRepository } from "./directory.repository.js";
+import { memberStanding } from "./member-standing.js";
 import { membershipsRepository } from "./memberships.repository.js";
 
 /**
@@ -16,9 +16,7 @@ export const provisionedMembership = {
   /** Serialises membership changes of the organization (a live organization: true). */
   lockOrganization: (tx: Executor, organizationId: string): Promise<boolean> => membershipsRepository.lockOrganization(tx, organizationId),
   async end(tx: Executor, organizationId: string, userId: string, now: Date): Promise<void> {
-    await membershipsRepository.softDelete(tx, organizationId, userId, now);
-    await userAccounts.releaseFromOrganization(tx, userId, organizationId);
-    await directoryRepository.removeUserFromOrganization(tx, organizationId, userId);
+    await memberStanding.cut(tx, organizationId, userId, now, { keepManagement: false });
   },
 };
 

@@ -93,6 +93,11 @@ export class CertificatesService {
    * revocation is audited.
    */
   async revokeForOffboarding(tx: Executor, ctx: RequestContext, v: { userId: string; organizationId?: string; reason: string }): Promise<number> {
+    return (await this.revokeListed(tx, ctx, v)).length;
+  }
+
+  /** The same, naming what it revoked (an offboarding's receipt lists the serials). */
+  async revokeListed(tx: Executor, ctx: RequestContext, v: { userId: string; organizationId?: string; reason: string }): Promise<Array<{ id: string; serial: string }>> {
     const now = this.clock.now();
     // Normally held already (callers lock before the account). Locked here only where there is
     // something to revoke: an organization the person joined since (no certificate of theirs
@@ -101,7 +106,7 @@ export class CertificatesService {
     else await certificatesRepository.lockOrganizations(tx, await certificatesRepository.organizationsOfPerson(tx, v.userId, now, { memberships: false }));
     const rows = await certificatesRepository.revokeValidOfUser(tx, v.userId, v.organizationId, { now, reason: v.reason, by: actorId(ctx) });
     await this.recordRevocations(tx, ctx, rows, v.reason, now);
-    return rows.length;
+    return rows.map((r) => ({ id: r.id, serial: r.serial.toString() }));
   }
 
   /** An organization is deleted: everything it issued stops working (its last KRL stays published). */

@@ -103,6 +103,8 @@ export const EVENTS: Array<[string, Array<[string, string]>]> = [
       ["org.ownership.transferred", "Ownership transferred"],
       ["org.member.add", "Member added"],
       ["org.member.remove", "Member removed"],
+      ["org.member.offboarded", "Member offboarded"],
+      ["org.member.reinstated", "Member reinstated"],
       ["org.member.role_change", "Role changed"],
       ["ORG_INVITE_SENT", "Invitation sent"],
       ["ORG_INVITE_ACCEPTED", "Invitation accepted"],

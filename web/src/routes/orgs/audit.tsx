@@ -77,6 +77,8 @@ const EVENTS: Array<[string, Array<[string, string]>]> = [
       ["org.member.role_change", "Role changed"],
       ["org.member.remove", "Member removed"],
       ["org.member.leave", "Member left"],
+      ["org.member.offboarded", "Member offboarded"],
+      ["org.member.reinstated", "Member reinstated"],
       ["mfa.policy.reminder_sent", "Two-step reminder sent"],
       ["mfa.policy.user_suspended", "Member past the two-step deadline"],
       ["mfa.policy.user_compliant", "Member added a second step"],

@@ -12,6 +12,7 @@ import { Empty, ErrorState, FormError, Loading, Success } from "../../ui/States"
 import { Time } from "../../ui/Time";
 import { useShell } from "../../shell";
 import { isAdmin, useOrg } from "./layout";
+import { OffboardAction, type OffboardingReceipt, ReceiptPanel } from "./offboard";
 
 const MembersQuery = graphql(`
   query OrgMembers($orgId: ID!) {
@@ -82,6 +83,7 @@ export function Members() {
   const compliance = useQuery({ queryKey: ["org", org.id, "compliance"], queryFn: () => gql(ComplianceQuery, { orgId: org.id }), enabled: admin });
   const [done, setDone] = useState("");
   const [search, setSearch] = useState("");
+  const [receipt, setReceipt] = useState<{ name: string; receipt: OffboardingReceipt } | null>(null);
   const changed = async (message: string) => {
     setDone(message);
     await qc.invalidateQueries({ queryKey: ["org", org.id] });
@@ -105,6 +107,7 @@ export function Members() {
     <div className="page">
       <h1>Members</h1>
       {done && <Success>{done}</Success>}
+      {receipt && <ReceiptPanel name={receipt.name} receipt={receipt.receipt} onClose={() => setReceipt(null)} />}
       {admin && <InviteForm orgId={org.id} onSent={(email, managed) => changed(managed ? `${email} was added: an email asks them to activate their account.` : `Invitation sent to ${email}.`)} />}
       <FormError error={changeRole.error ?? resend.error} />
       {members.data.members.length > SEARCH_FROM && (
@@ -171,6 +174,18 @@ export function Members() {
                   {admin && (
                     <td className="row-actions">
                       {m.managed && !self && <ManagedAccountActions member={m} onDone={changed} />}
+                      {m.role !== "owner" && !self && (
+                        <OffboardAction
+                          orgId={org.id}
+                          orgName={org.name}
+                          member={m}
+                          onDone={async (name, r) => {
+                            setReceipt({ name, receipt: r });
+                            setDone("");
+                            await qc.invalidateQueries({ queryKey: ["org", org.id] });
+                          }}
+                        />
+                      )}
                       {m.role !== "owner" && !self && (
                         <ConfirmDialog
                           trigger={
