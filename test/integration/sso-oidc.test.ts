@@ -7,6 +7,7 @@ import { Browser, startIdp, type RealIdp } from "../helpers/oidc-idp.js";
 import { SoftAuthenticator } from "../helpers/soft-authenticator.js";
 import { errorOf as landingError, githubAccount, newBrowser, runExternalFlow, startFakeIdps, type FakeIdps } from "../helpers/external-idp.js";
 import { login, newSuperadmin, newUser, PASSWORD } from "../factories/users.js";
+import { newApiKey } from "../factories/api-keys.js";
 import { newOrg, orgWithRoles } from "../factories/orgs.js";
 
 /**
@@ -42,6 +43,7 @@ beforeAll(async () => {
         `${at("erin", OTHER)}:erin-pass:Erin Outside:engineering`,
         `${at("race")}:race-pass:Race Condition:engineering`,
         `${at("olga")}:olga-pass:Olga Owner:owners`,
+        `${at("sam")}:sam-pass:Sam Scim:engineering`,
       ],
     }),
     startIdp({ redirectUri: callback, issuerPath: "/5f2b1c1e-0000-4000-8000-000000000001/v2.0", users: [`${at("zoe", ENTRA_DOMAIN)}:zoe-pass:Zoe Entra:staff`] }),
@@ -310,6 +312,27 @@ describe("signing in through the organization's identity provider", () => {
     const linked = await signIn(`/sso/start/${connectionId}`, { username: at("dave"), password: "dave-pass" });
     expect((await me(linked.sid!)).body.data.user.id).toBe(dave.id);
     expect((await audit(org.id, "sso.link")).map((r) => r.action)).toEqual(["sso.link.pending", "sso.link.started", "sso.linked"]);
+  });
+
+  it("signs in an account the organization provisioned (SCIM) without a consent step, and links it", async () => {
+    const key = await newApiKey(app, org.id, owner, { name: "provisioning", scopes: ["scim"] });
+    const created = await app.http.request("POST", "/scim/v2/Users", {
+      token: key.key,
+      body: { schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"], userName: at("sam"), name: { givenName: "Sam", familyName: "Scim" }, active: true },
+      headers: { "content-type": "application/scim+json" },
+    });
+    expect(created.status, created.text).toBe(201);
+    const samId = created.body.id as string;
+    const sam = await signIn(`/sso/start?email=${encodeURIComponent(at("sam"))}`, { username: at("sam"), password: "sam-pass" });
+    expect(sam.landing.searchParams.get("sso_link")).toBeNull();
+    expect(sam.sid).toBeTruthy();
+    expect((await me(sam.sid!)).body.data.user.id).toBe(samId);
+    // Linked once, on the organization's word (rule 16), with the mapping applied.
+    expect(await departmentsOf(samId)).toEqual([ops]); // engineering maps to Ops since the mapping test
+    const linked = (await audit(org.id, "sso.link")).filter((r) => r.metadata.subject && r.metadata.managedByOrganization);
+    expect(linked).toHaveLength(1);
+    const again = await signIn(`/sso/start/${connectionId}`, { username: at("sam"), password: "sam-pass" });
+    expect((await me(again.sid!)).body.data.user.id).toBe(samId);
   });
 
   it("refuses a wrong state, a replayed callback, another browser and a code from another connection's issuer", async () => {

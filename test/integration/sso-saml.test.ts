@@ -543,9 +543,10 @@ describe("SAML sign-in", () => {
     const field = (name: string) => /value="([^"]*)"/.exec(new RegExp(`<input[^>]*name="${name}"[^>]*>`).exec(html)![0])![1]!;
     const answer = await browserLogin(idp.ssoUrl, user("erin"), new CookieJar(), { SAMLRequest: field("SAMLRequest"), RelayState: field("RelayState") });
     const done = await post(answer.action, { SAMLResponse: answer.samlResponse, RelayState: answer.relayState }, cookiesOf(posted).join("; "));
-    // Erin's identity belongs to the POST-only connection (deleted): here a verified answer asks her to confirm a link.
-    expect(done.landing.pathname).toBe("/login");
-    expect(done.landing.searchParams.get("sso_link")).toBeTruthy();
+    // Erin's account was made just in time by this organization (through the POST-only connection):
+    // its other connection signs her in on the organization's word, no consent step.
+    expect(done.landing.pathname).toBe("/");
+    expect(done.landing.searchParams.get("sso_link")).toBeNull();
     expect((await app.http.delete(`${base(org.id)}/${conn.id}`, { token: admin.token })).status).toBe(200);
   });
 

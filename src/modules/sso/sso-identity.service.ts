@@ -103,8 +103,7 @@ export class SsoIdentityService {
       if (!user) throw SsoErrors.accountUnavailable();
     } else {
       try {
-        user = await this.provision(ctx, connection, claims);
-        created = true;
+        ({ user, created } = await this.provision(ctx, connection, claims));
       } catch (e) {
         // The same person's first sign-in ran concurrently and won: sign in as a returning person.
         if (!retried && (e instanceof LostRace || isUniqueViolation(e, "sso_identities_subject_uq"))) return this.signIn(ctx, connection, claims, trace, opts, true);
@@ -182,18 +181,20 @@ export class SsoIdentityService {
    * Just-in-time account: only for an address in one of the organization's verified domains (the
    * provider vouches only for its own domains), and never over an existing account.
    */
-  private async provision(ctx: RequestContext, connection: ConnectionRow, claims: FederatedClaims): Promise<UserRow> {
+  private async provision(ctx: RequestContext, connection: ConnectionRow, claims: FederatedClaims): Promise<{ user: UserRow; created: boolean }> {
     const { db, clock } = this.deps;
     if (!claims.email) throw SsoErrors.emailRequired();
     const email = normalizeEmail(claims.email);
     if (!emailDomain(email) || (await this.deps.domains.findVerifiedOrganizationForEmail(email)) !== connection.organizationId) throw SsoErrors.emailNotAllowed();
-    // Never merged silently: its holder confirms by signing in as they do now (a pending link).
     const existing = await userAccounts.findByEmail(db, email);
     if (existing) {
       if (await identities.findBySubject(db, connection.id, claims.subject)) throw new LostRace();
+      // The organization made this account (SCIM or an admin; rule 16): its own provider speaks for it.
+      if (existing.managedByOrganizationId === connection.organizationId) return { user: await this.adopt(ctx, connection, claims, existing, email), created: false };
+      // Never merged silently: its holder confirms by signing in as they do now (a pending link).
       throw new LinkPending(existing, email);
     }
-    return db.transaction(async (tx) => {
+    const user = await db.transaction(async (tx) => {
       const user = await this.deps.credentials.createAccount(
         tx,
         { email, fullName: claims.name?.slice(0, 255) ?? null, managedBy: connection.organizationId, verifiedVia: "provider" },
@@ -208,6 +209,25 @@ export class SsoIdentityService {
       });
       return user;
     });
+    return { user, created: true };
+  }
+
+  /**
+   * Links the identity to an account the connection's own organization manages (provisioned by its
+   * SCIM client, say): no consent step, as that organization already decides for the account.
+   */
+  private async adopt(ctx: RequestContext, connection: ConnectionRow, claims: FederatedClaims, user: UserRow, email: string): Promise<UserRow> {
+    await this.deps.db.transaction(async (tx) => {
+      await identities.insert(tx, { connectionId: connection.id, subject: claims.subject, userId: user.id, email, now: this.deps.clock.now() }).catch((e: unknown) => {
+        // Already linked to another identity of this provider: not taken over by a second one.
+        throw isUniqueViolation(e, "sso_identities_user_uq") ? SsoErrors.identityTaken() : e;
+      });
+      await this.deps.audit.record(tx, actingAs(ctx, user), AuditAction.ssoLinked, {
+        organizationId: connection.organizationId,
+        metadata: { connectionId: connection.id, connectionName: connection.name, subject: claims.subject, managedByOrganization: true },
+      });
+    });
+    return user;
   }
 
   /** Links the identity to the account that started the flow, if the provider vouches for that account's address. */
