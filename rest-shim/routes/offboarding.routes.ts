@@ -17,7 +17,7 @@ export const offboardingRoutes = (s: Services): RouteDef[] => [
   },
   {
     method: "post", path: `${O}/members/:userId/reinstate`, data: z.object({ reinstatement: reinstateView }), tag: "members", auth: "user", org: "admin",
-    errors: { 409: "Not suspended here (NOT_SUSPENDED)" },
+    errors: { 400: "Yourself (BAD_REQUEST)", 409: "Not suspended here (NOT_SUSPENDED)" },
     summary: "Lift a suspension: the membership comes back with its role, departments and principals (revoked credentials stay revoked)",
     handle: async (req, res) => sendData(res, 200, "Reinstated", { reinstatement: await s.offboarding.reinstate(req.ctx, param(req, "orgId"), param(req, "userId")) }),
   },
