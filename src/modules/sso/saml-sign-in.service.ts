@@ -4,7 +4,7 @@ import type { KeyValueStore } from "../../infra/kv.js";
 import type { Logger } from "../../infra/logger.js";
 import { randomToken, type SecretBox, sealContexts, sha256Hex } from "../../lib/crypto/index.js";
 import type { RequestContext } from "../../lib/request-context.js";
-import { SamlError, buildAuthnRequest, buildLogoutRequest, buildLogoutResponse, isSamlError, type ReplayStore, type SamlAssertionResult, spMetadata, validateLogoutRequest, validateLogoutResponse, validateResponse } from "../../lib/saml/index.js";
+import { SamlError, buildAuthnRequest, buildLogoutRequest, buildLogoutResponse, isSamlError, type SamlAssertionResult, spMetadata, validateLogoutRequest, validateLogoutResponse, validateResponse } from "../../lib/saml/index.js";
 import { normalizeEmail } from "../../lib/strings.js";
 import { parseId } from "../../lib/validation.js";
 import { AuditAction, type AuditService } from "../audit/index.js";
@@ -19,9 +19,9 @@ import { ssoIdentitiesRepository as identities } from "./sso-identities.reposito
 import { samlIdpSession, type SsoSessionIndex, type SsoSessionRecord } from "./sso-sessions.store.js";
 import { newTrace, type FederatedClaims, type SsoCallbackOutcome, type SsoIdentityService, type Trace } from "./sso-identity.service.js";
 import { SsoErrors } from "./sso.errors.js";
+import { CLOCK_SKEW_SECONDS, kvReplayStore } from "./saml-replay.store.js";
 
 const PERSISTENT = "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent";
-const CLOCK_SKEW_SECONDS = 90;
 /** How long Keyward waits for the IdP's answer to a LogoutRequest it sent. */
 const LOGOUT_TTL_SECONDS = 600;
 
@@ -49,20 +49,6 @@ export interface SamlSignInDeps {
 export interface SamlAcsInput {
   SAMLResponse?: unknown;
   RelayState?: unknown;
-}
-
-/**
- * Assertion ids already accepted, in the shared key-value store: Redis when configured (every
- * instance sees the same ids), the in-process store in the embedded single-process mode. `add` is
- * set-if-absent, so of two concurrent posts of one response exactly one gets through.
- */
-export function kvReplayStore(kv: KeyValueStore, connectionId: string, now: () => Date): ReplayStore {
-  return {
-    async seen(id, notOnOrAfter) {
-      const ttl = Math.max(60, Math.ceil((notOnOrAfter.getTime() - now().getTime()) / 1000) + 2 * CLOCK_SKEW_SECONDS);
-      return !(await kv.add(`saml-replay:${connectionId}:${sha256Hex(id)}`, "1", ttl));
-    },
-  };
 }
 
 /**
