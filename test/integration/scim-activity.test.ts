@@ -106,6 +106,21 @@ describe("what the door records", () => {
     await eventually(async () => expect((await keyOf(c.keyId)).lastRequest).toBe("GET /Groups"));
   });
 
+  it("never moves a key's record back in time when answers are recorded out of order", async () => {
+    const at = (await keyOf(c.keyId)).lastRequestAt as string;
+    // An answer recorded late, stamped before what is stored: dropped, not written over it.
+    await app.services.scimActivity.record({ organizationId: c.orgId, apiKeyId: c.keyId, method: "DELETE", path: "/Users/late", status: 204 });
+    app.clock.advance(-3600);
+    try {
+      await app.services.scimActivity.record({ organizationId: c.orgId, apiKeyId: c.keyId, method: "PATCH", path: "/Users/stale", status: 200 });
+    } finally {
+      app.clock.advance(3600);
+    }
+    const k = await keyOf(c.keyId);
+    expect(k.lastWrite).toBe("DELETE User late");
+    expect(new Date(k.lastRequestAt).getTime()).toBeGreaterThanOrEqual(new Date(at).getTime());
+  });
+
   it("lists a key without the scim scope that called SCIM, with its refusal; B's calls stay B's", async () => {
     const readOnly = await newApiKey(app, c.orgId, c.owner, { name: "wrong scopes", scopes: ["members:read"] });
     const wrong = clientFor(app, { ...c, key: readOnly.key, keyId: readOnly.id });

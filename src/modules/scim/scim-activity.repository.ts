@@ -1,4 +1,4 @@
-import { and, arrayContains, desc, eq, isNotNull, or, sql } from "drizzle-orm";
+import { and, arrayContains, desc, eq, isNotNull, lte, or, sql } from "drizzle-orm";
 import { apiKeys, scimActivity } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
 import { live } from "../../infra/soft-delete.js";
@@ -43,8 +43,9 @@ export const scimActivityRepository = {
       .onConflictDoUpdate({
         target: scimActivity.apiKeyId,
         set: { ...request, ...write, ...error },
-        // Requests racing out of order never move the record back in time.
-        setWhere: sql`${scimActivity.lastRequestAt} <= ${v.at}`,
+        // Requests racing out of order never move the record back in time (lte maps the Date through
+        // the column, as the PostgreSQL driver needs; a bare sql`${date}` parameter fails there).
+        setWhere: lte(scimActivity.lastRequestAt, v.at),
       });
   },
 
