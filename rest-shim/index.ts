@@ -16,6 +16,7 @@ import { auditRoutes } from "./routes/audit.routes.js";
 import { apiKeysRoutes } from "./routes/api-keys.routes.js";
 import { domainsRoutes } from "./routes/domains.routes.js";
 import { ssoRoutes } from "./routes/sso.routes.js";
+import { scimRoutes } from "./routes/scim.routes.js";
 import { directoryRoutes } from "./routes/directory.routes.js";
 import { orgsRoutes } from "./routes/orgs.routes.js";
 import { offboardingRoutes } from "./routes/offboarding.routes.js";
@@ -42,6 +43,7 @@ export function restRoutes(services: Services, config: Config): RouteDef[] {
     ...apiKeysRoutes(services),
     ...domainsRoutes(services),
     ...ssoRoutes(services, config),
+    ...scimRoutes(services),
     ...oidcClientsRoutes(services),
     ...sshRoutes(services),
     ...contactRoutes(services),

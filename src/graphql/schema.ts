@@ -12,6 +12,7 @@ import { AuthResolver } from "./auth/auth.resolver.js";
 import { ContactResolver } from "./contact/contact.resolver.js";
 import { DomainsResolver } from "./domains/domains.resolver.js";
 import { SsoResolver } from "./sso/sso.resolver.js";
+import { ScimResolver } from "./scim/scim.resolver.js";
 import { DepartmentsResolver, DirectoryResolver, PrincipalsResolver } from "./directory/directory.resolver.js";
 import { EmailResolver } from "./email/email.resolver.js";
 import { ExternalAuthResolver } from "./external-auth/external-auth.resolver.js";
@@ -49,6 +50,7 @@ function createResolvers(s: Services) {
     new ApiKeysResolver(pick(s, "apiKeys")),
     new DomainsResolver(pick(s, "domains")),
     new SsoResolver(pick(s, "ssoConnections", "ssoLinks", "ssoSignIn")),
+    new ScimResolver(pick(s, "scimActivity")),
     new AuditResolver(pick(s, "activity")),
     new AuditChainResolver(pick(s, "auditVerify")),
     new SshKeysResolver(pick(s, "sshKeys")),

@@ -12,6 +12,7 @@ type Handler = (req: Request, res: Response) => Promise<void>;
 
 /** The SCIM error schema (RFC 7644 §3.12). */
 function sendError(res: Response, status: number, detail: string, scimType?: string): void {
+  res.locals.scimError = { detail, ...(scimType ? { scimType } : {}) };
   if (status === 401) res.setHeader("WWW-Authenticate", 'Bearer realm="scim"');
   res.status(status).type(SCIM_JSON).send(JSON.stringify({ schemas: [SCIM.error], status: String(status), ...(scimType ? { scimType } : {}), detail }));
 }
@@ -35,19 +36,32 @@ export function createScimRouter(container: Container): Router {
   const base = scimBaseUrl(config.http.publicUrl);
   const router = Router();
   const limit = bodyLimitBytes(config.http.bodyLimit);
-  router.use(express.json({ limit, type: ["application/json", "application/scim+json"], strict: true }));
-  router.use((req: Request, _res: Response, next: NextFunction) => next(nestsDeeperThan(req.body, MAX_JSON_DEPTH) ? new ScimError(400, `The body is nested deeper than ${MAX_JSON_DEPTH} levels`, "invalidSyntax") : undefined));
-  router.use(async (req: Request, _res: Response, next: NextFunction) => {
+  /** SCIM activity (what admins see): once answered, what this key's request did or why it failed. */
+  const recordActivity = (req: Request, res: Response, actor: { organizationId: string; keyId: string }) => {
+    const { method, path } = req;
+    res.once("finish", () => {
+      const location = res.getHeader("Location");
+      services.scimActivity
+        .record({ organizationId: actor.organizationId, apiKeyId: actor.keyId, method, path, status: res.statusCode, ...(typeof location === "string" ? { location } : {}), ...(res.locals.scimError ? { error: res.locals.scimError } : {}) })
+        .catch((err: unknown) => logger.warn({ err, requestId: req.requestId }, "SCIM activity not recorded"));
+    });
+  };
+
+  router.use(async (req: Request, res: Response, next: NextFunction) => {
     await services.limits.consume("edge-ip", config.rateLimits.apiIp, req.ip ?? "unknown");
     // The bearer alone: a browser's session cookie is not a provisioning client.
     if (!bearerToken(req)) throw new ScimError(401, "An organization API key with the scim scope is required (Authorization: Bearer kwk_…)");
     await resolveRequestContext(services.actors, req, { acceptApiKeys: true });
     const actor = req.ctx.actor;
     if (actor.kind !== "apiKey") throw new ScimError(401, "Only an organization API key with the scim scope may call SCIM");
+    recordActivity(req, res, actor);
     if (!actor.scopes.has("scim")) throw new ScimError(403, "This API key lacks the scim scope");
     await services.limits.consume("scim-key", config.rateLimits.apiIp, actor.keyId);
     next();
   });
+  // The body is read once the caller is known (so a malformed one shows in the key's activity).
+  router.use(express.json({ limit, type: ["application/json", "application/scim+json"], strict: true }));
+  router.use((req: Request, _res: Response, next: NextFunction) => next(nestsDeeperThan(req.body, MAX_JSON_DEPTH) ? new ScimError(400, `The body is nested deeper than ${MAX_JSON_DEPTH} levels`, "invalidSyntax") : undefined));
 
   const routes: Array<[method: "get" | "post" | "put" | "patch" | "delete", path: string, handle: Handler]> = [
     ["get", "/ServiceProviderConfig", async (_req, res) => send(res, 200, serviceProviderConfig(base))],

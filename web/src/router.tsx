@@ -32,9 +32,12 @@ const orgIndex = createRoute({ getParentRoute: () => org, path: "/", component: 
 const orgMembers = createRoute({ getParentRoute: () => org, path: "/members", component: Members });
 const orgSettings = createRoute({ getParentRoute: () => org, path: "/settings", component: OrgSettings });
 // Admin areas load on first visit (their own chunks), keeping the first load small.
-const orgSecurity = createRoute({ getParentRoute: () => org, path: "/security", component: lazyRouteComponent(() => import("./routes/orgs/security"), "Security") });
+// ?newKey=scim: the API key form starts with the SCIM scope chosen (the Provisioning screen links there).
+const validateSecuritySearch = (search: Record<string, unknown>): { newKey?: "scim" } => (search.newKey === "scim" ? { newKey: "scim" } : {});
+const orgSecurity = createRoute({ getParentRoute: () => org, path: "/security", validateSearch: validateSecuritySearch, component: lazyRouteComponent(() => import("./routes/orgs/security"), "Security") });
 const orgDomains = createRoute({ getParentRoute: () => org, path: "/domains", component: lazyRouteComponent(() => import("./routes/orgs/domains"), "Domains") });
 const orgSso = createRoute({ getParentRoute: () => org, path: "/sso", component: lazyRouteComponent(() => import("./routes/orgs/sso"), "SingleSignOn") });
+const orgProvisioning = createRoute({ getParentRoute: () => org, path: "/provisioning", component: lazyRouteComponent(() => import("./routes/orgs/provisioning"), "Provisioning") });
 const orgApps = createRoute({ getParentRoute: () => org, path: "/apps", component: lazyRouteComponent(() => import("./routes/orgs/apps"), "Applications") });
 const orgAudit = createRoute({ getParentRoute: () => org, path: "/audit", component: lazyRouteComponent(() => import("./routes/orgs/audit"), "Audit") });
 // An organization's networks (routes/orgs/networks/*): one chunk per screen, loaded on first visit.
@@ -95,7 +98,7 @@ const adminRoutes = [
   createRoute({ getParentRoute: () => admin, path: "/kill-switch", validateSearch: validateAccountSearch, component: lazyRouteComponent(() => import("./routes/admin/kill-switch"), "GlobalKillSwitch"), pendingComponent: adminPending }),
 ];
 
-const routeTree = root.addChildren([home, newOrg, org.addChildren([orgIndex, orgMembers, orgSettings, orgSecurity, orgDomains, orgSso, orgApps, orgAudit, orgNetworkRoutes, orgDirectory, orgDepartment, orgPrincipal, orgSsh, orgSshCertificates, orgSshHosts]), account.addChildren(accountRoutes), admin.addChildren(adminRoutes)]);
+const routeTree = root.addChildren([home, newOrg, org.addChildren([orgIndex, orgMembers, orgSettings, orgSecurity, orgDomains, orgSso, orgProvisioning, orgApps, orgAudit, orgNetworkRoutes, orgDirectory, orgDepartment, orgPrincipal, orgSsh, orgSshCertificates, orgSshHosts]), account.addChildren(accountRoutes), admin.addChildren(adminRoutes)]);
 
 export const router = createRouter({ routeTree, defaultPreload: "intent", defaultErrorComponent: RouteError });
 

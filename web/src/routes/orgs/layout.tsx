@@ -24,6 +24,7 @@ const NAV = [
   { to: "/orgs/$slug/security", label: "Security" },
   { to: "/orgs/$slug/domains", label: "Domains", admin: true },
   { to: "/orgs/$slug/sso", label: "Single sign-on", admin: true },
+  { to: "/orgs/$slug/provisioning", label: "Provisioning (SCIM)", admin: true },
   { to: "/orgs/$slug/apps", label: "Applications", admin: true },
   { to: "/orgs/$slug/networks", label: "Networks" },
   { to: "/orgs/$slug/audit", label: "Audit", admin: true },

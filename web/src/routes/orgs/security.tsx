@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useRef, useState } from "react";
+import { useSearch } from "@tanstack/react-router";
+import { useEffect, useRef, useState } from "react";
 import { Form } from "react-aria-components";
 import { ApiError, gql } from "../../api";
 import { graphql, type ResultOf } from "../../graphql";
@@ -111,6 +112,7 @@ export function Security() {
   const org = useOrg();
   const admin = isAdmin(org);
   const qc = useQueryClient();
+  const { newKey } = useSearch({ from: "/orgs/$slug/security" });
   const policy = useQuery({ queryKey: ["org", org.id, "security", "policy"], queryFn: () => gql(PolicyQuery, { orgId: org.id }) });
   const adminData = useQuery({ queryKey: ["org", org.id, "security", "admin"], queryFn: () => gql(AdminQuery, { orgId: org.id }), enabled: admin });
   const [done, setDone] = useState("");
@@ -155,7 +157,7 @@ export function Security() {
         ) : (
           <>
             <Compliance orgId={org.id} orgName={org.name} mode={p.mfaPolicyMode} rows={adminData.data.orgMfaCompliance} onDone={changed} />
-            <ApiKeys orgId={org.id} orgName={org.name} keys={adminData.data.apiKeys} onDone={changed} />
+            <ApiKeys orgId={org.id} orgName={org.name} keys={adminData.data.apiKeys} onDone={changed} forScim={newKey === "scim"} />
           </>
         ))}
     </div>
@@ -340,10 +342,15 @@ function Compliance({ orgId, orgName, mode, rows, onDone }: { orgId: string; org
   );
 }
 
-function ApiKeys({ orgId, orgName, keys, onDone }: { orgId: string; orgName: string; keys: ApiKey[]; onDone: (message: string) => Promise<void> }) {
-  const [name, setName] = useState("");
+function ApiKeys({ orgId, orgName, keys, onDone, forScim = false }: { orgId: string; orgName: string; keys: ApiKey[]; onDone: (message: string) => Promise<void>; forScim?: boolean }) {
+  // From the Provisioning screen (?newKey=scim): a key for the identity provider, its scope chosen.
+  const [name, setName] = useState(forScim ? "SCIM provisioning" : "");
   const [description, setDescription] = useState("");
-  const [scopes, setScopes] = useState<string[]>(["ssh:sudo"]);
+  const [scopes, setScopes] = useState<string[]>(forScim ? ["scim"] : ["ssh:sudo"]);
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (forScim) heading.current?.scrollIntoView({ block: "start" });
+  }, [forScim]);
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
   const [showRevoked, setShowRevoked] = useState(false);
   const create = useMutation({
@@ -366,9 +373,11 @@ function ApiKeys({ orgId, orgName, keys, onDone }: { orgId: string; orgName: str
   const listed = showRevoked ? keys : live;
   return (
     <section aria-labelledby="api-keys">
-      <h2 id="api-keys">API keys</h2>
+      <h2 id="api-keys" ref={heading}>
+        API keys
+      </h2>
       <p className="muted">
-        An API key lets a server or script of {orgName} call the API as <code>Authorization: Bearer kwk_…</code>, for what its scopes allow: the sudo check (<code>POST /api/v1/sudo/check</code>), or reading members, principals or the audit log. Its secret is shown once.
+        An API key lets a server or script of {orgName} call the API as <code>Authorization: Bearer kwk_…</code>, for what its scopes allow: the sudo check (<code>POST /api/v1/sudo/check</code>), reading members, principals or the audit log, or SCIM provisioning from your identity provider (<code>/scim/v2</code>). Its secret is shown once.
       </p>
       <Form validationBehavior="aria" aria-label="Create an API key" onSubmit={submit} className="inline-form">
         <Field label="Key name" name="name" value={name} onChange={setName} isRequired error={fields.name} placeholder="build servers" />
