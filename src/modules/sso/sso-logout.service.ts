@@ -10,7 +10,7 @@ import { AuditAction, type AuditService } from "../audit/index.js";
 import type { LoginService, SessionsService } from "../auth/index.js";
 import type { RateLimitService, RateRule } from "../rate-limit/index.js";
 import { SsoIdpError } from "./oidc-connection.client.js";
-import type { SamlSignInService } from "./saml-sign-in.service.js";
+import type { SamlLogoutService } from "./saml-logout.service.js";
 import { ssoConnectionsRepository, type ConnectionRow } from "./sso-connections.repository.js";
 import type { SsoSignInService } from "./sso-sign-in.service.js";
 import { ssoIdentitiesRepository as identities } from "./sso-identities.repository.js";
@@ -30,7 +30,7 @@ export interface SsoLogoutDeps {
   limits: RateLimitService;
   index: SsoSessionIndex;
   oidc: Pick<SsoSignInService, "verifyLogoutToken">;
-  saml: SamlSignInService;
+  saml: Pick<SamlLogoutService, "logoutRequestUrl">;
   login: Pick<LoginService, "logout">;
   sessions: Pick<SessionsService, "revoke">;
   config: { rate: RateRule };
