@@ -23,7 +23,7 @@ import { SsoLogoutService } from "./sso-logout.service.js";
 import { SsoSessionIndex } from "./sso-sessions.store.js";
 
 export { createSsoRequirement } from "./sso-requirement.js";
-export { listSsoIdentitiesOf, type MemberSsoConnectionView, type SignInMethodsPort, type SsoIdentityView, type SsoLinksService, type SsoUnlinkBlock } from "./sso-links.service.js";
+export { listSsoIdentitiesOf, type MemberSsoConnectionView, type SignInMethodsPort, type SsoLinksService, type SsoUnlinkBlock } from "./sso-links.service.js";
 export { SsoErrors } from "./sso.errors.js";
 export {
   createOidcConnectionSchema,
