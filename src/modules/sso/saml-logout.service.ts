@@ -1,14 +1,13 @@
-import type { Clock } from "../../infra/clock.js";
-import type { Db } from "../../infra/db.js";
 import type { KeyValueStore } from "../../infra/kv.js";
 import type { Logger } from "../../infra/logger.js";
-import { randomToken, type SecretBox, sha256Hex } from "../../lib/crypto/index.js";
+import { randomToken, sha256Hex } from "../../lib/crypto/index.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { SamlError, buildLogoutRequest, buildLogoutResponse, isSamlError, validateLogoutRequest, validateLogoutResponse } from "../../lib/saml/index.js";
 import { normalizeEmail } from "../../lib/strings.js";
 import { parseId } from "../../lib/validation.js";
-import { AuditAction, type AuditService } from "../audit/index.js";
+import { AuditAction } from "../audit/index.js";
 import type { SessionsService } from "../auth/index.js";
+import type { SealingDeps } from "../module-deps.js";
 import { enabledSamlConnection, pinnedCerts, samlConfigOf, spUrls } from "./saml-config.js";
 import { openSamlSpKeys, type SamlSpKeys } from "./saml-connection.builder.js";
 import { CLOCK_SKEW_SECONDS } from "./saml-replay.store.js";
@@ -21,13 +20,10 @@ import { SsoErrors } from "./sso.errors.js";
 /** How long Keyward waits for the IdP's answer to a LogoutRequest it sent. */
 const LOGOUT_TTL_SECONDS = 600;
 
-export interface SamlLogoutDeps {
-  db: Db;
-  clock: Clock;
+/** The database, clock, audit trail and secret box (the SP keys), and what single logout adds. */
+export interface SamlLogoutDeps extends SealingDeps {
   logger: Logger;
   kv: KeyValueStore;
-  box: SecretBox;
-  audit: AuditService;
   sessions: Pick<SessionsService, "revoke">;
   index: SsoSessionIndex;
   config: { publicUrl: string };

@@ -1,13 +1,12 @@
-import type { Clock } from "../../infra/clock.js";
-import type { Db } from "../../infra/db.js";
 import type { KeyValueStore } from "../../infra/kv.js";
 import type { Logger } from "../../infra/logger.js";
 import { sha256Hex } from "../../lib/crypto/index.js";
 import { isAppError } from "../../lib/errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseId } from "../../lib/validation.js";
-import { AuditAction, type AuditService } from "../audit/index.js";
+import { AuditAction } from "../audit/index.js";
 import type { LoginService, SessionsService } from "../auth/index.js";
+import type { CoreDeps } from "../module-deps.js";
 import type { RateLimitService, RateRule } from "../rate-limit/index.js";
 import { SsoIdpError } from "./oidc-connection.client.js";
 import type { SamlLogoutService } from "./saml-logout.service.js";
@@ -21,12 +20,9 @@ const CLOCK_SKEW_SECONDS = 90;
 /** A jti is remembered longer than a logout token is accepted (max age + skew), so a replay always finds it. */
 const JTI_TTL_SECONDS = 15 * 60;
 
-export interface SsoLogoutDeps {
-  db: Db;
-  clock: Clock;
+export interface SsoLogoutDeps extends CoreDeps {
   logger: Logger;
   kv: KeyValueStore;
-  audit: AuditService;
   limits: RateLimitService;
   index: SsoSessionIndex;
   oidc: Pick<SsoSignInService, "verifyLogoutToken">;
