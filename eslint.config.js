@@ -68,7 +68,7 @@ export const BOUNDARIES = [
   privileged("src/modules/audit/audit-keys.secrets.repository", "audit signing keys", ["src/modules/audit/chain-signer.service.ts"]),
   privileged("src/modules/networks/controller.secrets.repository", "controller API tokens", ["src/modules/networks/controller-config.service.ts"]),
   privileged("src/modules/external-auth/oauth-providers.secrets.repository", "GitHub and Google client secrets", ["src/modules/external-auth/oauth-providers.service.ts"]),
-  privileged("src/modules/sso/sso-connections.secrets.repository", "SSO connections' client secrets and private keys", ["src/modules/sso/sso-sign-in.service.ts", "src/modules/sso/saml-sign-in.service.ts"]),
+  privileged("src/modules/sso/sso-connections.secrets.repository", "SSO connections' client secrets and private keys", ["src/modules/sso/sso-sign-in.service.ts", "src/modules/sso/saml-sign-in.service.ts", "src/modules/sso/saml-logout.service.ts"]),
   privileged("src/modules/email/outbox.secrets.repository", "the outbox's sealed props (emailed links)", ["src/modules/email/email.service.ts"]),
   {
     // One crypto choke point (rule 8); the SSH adapter works on node:crypto key objects.

@@ -94,7 +94,7 @@ export function registerSsoPages(router: Router, container: Container): void {
   router.get("/sso/saml/:connectionId/slo", async (req: Request, res: Response) => {
     await resolvePageContext(services.actors, req);
     const raw = req.originalUrl.includes("?") ? req.originalUrl.slice(req.originalUrl.indexOf("?") + 1) : "";
-    const { redirectTo } = await services.samlSignIn.slo(req.ctx!, String(req.params.connectionId), raw);
+    const { redirectTo } = await services.samlLogout.slo(req.ctx!, String(req.params.connectionId), raw);
     res.setHeader("Cache-Control", "no-store");
     res.redirect(303, redirectTo);
   });

@@ -1,13 +1,13 @@
 import { sql } from "drizzle-orm";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultRows } from "../../src/infra/db.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { launchBrowser } from "../helpers/browser.js";
 import { startDns, type RealDns } from "../helpers/dns.js";
 import { startIdp, type RealIdp } from "../helpers/oidc-idp.js";
+import { adminBrowser, checked, department, plainMember, restConnections, type SsoOrg, ssoOrg, status, stopAll } from "../helpers/sso-web.js";
 import { accessible, axeViolations, fieldError, focusedName, shot, signInThroughPage, tabTo, watchPage } from "../helpers/web.js";
-import { addMember, newOrg } from "../factories/orgs.js";
 import { newUser, type TestUser } from "../factories/users.js";
 
 /**
@@ -31,10 +31,10 @@ let browser: Browser;
 let admin: TestUser;
 let member: TestUser;
 let dorothy: TestUser;
-let ctx: BrowserContext;
 let page: Page;
 let watched: { problems: string[] };
-let org: { id: string; slug: string; name: string };
+let sso: SsoOrg;
+let org: SsoOrg["org"];
 let engineering: string;
 const SLOW = 180_000;
 // Fixed names: they show in the screenshots accessible() keeps in docs/screenshots.
@@ -52,28 +52,15 @@ beforeAll(async () => {
     users: [`${GRACE.email}:${GRACE.password}:${GRACE.name}:engineering`, `${DOROTHY.email}:${DOROTHY.password}:${DOROTHY.name}:engineering`],
   });
   browser = await launchBrowser();
-  const owner = await newUser(app, { fullName: "Charles Babbage" });
-  admin = await newUser(app, { fullName: "Ada Lovelace" });
-  member = await newUser(app, { fullName: "Mary Somerville" });
+  sso = await ssoOrg(app, "Analytical Engines");
+  ({ org, admin } = sso);
+  member = await plainMember(app, sso);
   // An account that existed before the organization turned single sign-on on.
   dorothy = await newUser(app, { email: DOROTHY.email, fullName: DOROTHY.name });
-  org = await newOrg(app, owner, "Analytical Engines");
-  await addMember(app, org.id, owner, admin, "admin");
-  await addMember(app, org.id, owner, member, "member");
-  const dept = await app.http.post(`/api/v1/organizations/${org.id}/departments`, { name: "Engineering" }, { token: owner.token });
-  expect(dept.status, dept.text).toBe(201);
-  engineering = dept.body.data.department.id;
-  ctx = await browser.newContext();
-  await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin: app.url });
-  page = await ctx.newPage();
-  watched = await watchPage(page);
+  engineering = await department(app, sso, "Engineering");
+  ({ page, watched } = await adminBrowser(browser, app));
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-  idp?.stop();
-  dns?.stop();
-});
+afterAll(() => stopAll(browser, app, idp, dns));
 
 interface RestConnection {
   id: string;
@@ -88,14 +75,7 @@ interface RestConnection {
   session_max_age_seconds: number;
   redirect_uri: string;
 }
-const connections = async () => (await app.http.get(`/api/v1/organizations/${org.id}/sso/connections`, { token: admin.token })).body.data.connections as RestConnection[];
-
-const checked = async (p: Page, name: string) => {
-  await p.evaluate(() => window.scrollTo(0, 0));
-  expect(await axeViolations(p), name).toEqual([]);
-  await accessible(p, name);
-};
-const status = (p: Page, text: string | RegExp) => p.getByRole("status").filter({ hasText: text }).first().waitFor();
+const connections = () => restConnections<RestConnection>(app, sso);
 
 describe("single sign-on in Chromium", () => {
   it(

@@ -1,14 +1,14 @@
 import { createHash, X509Certificate } from "node:crypto";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { launchBrowser } from "../helpers/browser.js";
 import { startDns, type RealDns } from "../helpers/dns.js";
 import { startSamlIdp, type RealSamlIdp } from "../helpers/saml-idp.js";
-import { accessible, axeViolations, fieldError, focusedName, signInThroughPage, tabTo, watchPage } from "../helpers/web.js";
+import { adminBrowser, checked, department, plainMember, proveDomain, restConnections, type SsoOrg, ssoOrg, status, stopAll } from "../helpers/sso-web.js";
+import { axeViolations, fieldError, focusedName, signInThroughPage, tabTo, watchPage } from "../helpers/web.js";
 import { generateSelfSignedRsa } from "../../src/lib/crypto/index.js";
-import { addMember, newOrg } from "../factories/orgs.js";
-import { newUser, type TestUser } from "../factories/users.js";
+import type { TestUser } from "../factories/users.js";
 
 /**
  * SAML 2.0 connections on the Single sign-on screen (issue 35) in headless Chromium, against a REAL
@@ -27,10 +27,10 @@ let idp: RealSamlIdp;
 let browser: Browser;
 let admin: TestUser;
 let member: TestUser;
-let ctx: BrowserContext;
 let page: Page;
 let watched: { problems: string[] };
-let org: { id: string; slug: string; name: string };
+let sso: SsoOrg;
+let org: SsoOrg["org"];
 let engineering: string;
 let operations: string;
 const SLOW = 180_000;
@@ -43,36 +43,16 @@ beforeAll(async () => {
   app = await startTestApp({ DNS_RESOLVER: dns.server, DNS_TIMEOUT_MS: "2000" });
   idp = await startSamlIdp(["--user", `grace@${DOMAIN}:grace-pass:Grace Hopper:engineering`]);
   browser = await launchBrowser();
-  const owner = await newUser(app, { fullName: "Charles Babbage" });
-  admin = await newUser(app, { fullName: "Ada Lovelace" });
-  member = await newUser(app, { fullName: "Mary Somerville" });
-  org = await newOrg(app, owner, "Difference Engines");
-  await addMember(app, org.id, owner, admin, "admin");
-  await addMember(app, org.id, owner, member, "member");
-  const dept = async (name: string) => {
-    const res = await app.http.post(`/api/v1/organizations/${org.id}/departments`, { name }, { token: owner.token });
-    expect(res.status, res.text).toBe(201);
-    return res.body.data.department.id as string;
-  };
-  engineering = await dept("Engineering");
-  operations = await dept("Operations");
+  sso = await ssoOrg(app, "Difference Engines");
+  ({ org, admin } = sso);
+  member = await plainMember(app, sso);
+  engineering = await department(app, sso, "Engineering");
+  operations = await department(app, sso, "Operations");
   // The domain, proved by a real TXT record.
-  const claimed = await app.http.post(`/api/v1/organizations/${org.id}/domains`, { domain: DOMAIN }, { token: admin.token });
-  const claim = claimed.body.data.domain as { id: string; record_name: string; record_value: string };
-  await dns.setTxt({ [claim.record_name]: [claim.record_value] });
-  const verified = await app.http.post(`/api/v1/organizations/${org.id}/domains/${claim.id}/verify`, {}, { token: admin.token });
-  expect(verified.body.data.domain.status).toBe("verified");
-  ctx = await browser.newContext();
-  await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin: app.url });
-  page = await ctx.newPage();
-  watched = await watchPage(page);
+  await proveDomain(app, dns, sso, DOMAIN);
+  ({ page, watched } = await adminBrowser(browser, app));
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-  idp?.stop();
-  dns?.stop();
-});
+afterAll(() => stopAll(browser, app, idp, dns));
 
 interface RestConnection {
   id: string;
@@ -83,21 +63,9 @@ interface RestConnection {
   group_mappings: Array<{ group: string; role: string | null; department_ids: string[] | null }>;
   saml: { sp_entity_id: string; sp_metadata_url: string; acs_url: string; slo_url: string; idp_entity_id: string; idp_metadata_url: string | null; allow_idp_initiated: boolean };
 }
-const connections = async () => (await app.http.get(`/api/v1/organizations/${org.id}/sso/connections`, { token: admin.token })).body.data.connections as RestConnection[];
-
-/** axe at every impact, the screenshots (desktop, phone, dark), and nothing sideways at 360 px. */
-const checked = async (p: Page, name: string) => {
-  await p.evaluate(() => window.scrollTo(0, 0));
-  expect(await axeViolations(p), name).toEqual([]);
-  await accessible(p, name);
-  await p.setViewportSize({ width: 360, height: 740 });
-  expect(await p.evaluate(() => document.documentElement.scrollWidth > window.innerWidth + 1), `${name} scrolls sideways at 360 px`).toBe(false);
-  expect(await axeViolations(p), `${name} at 360 px`).toEqual([]);
-  await p.setViewportSize({ width: 1280, height: 800 });
-};
+const connections = () => restConnections<RestConnection>(app, sso);
 /** SHA-256 over the DER in colon hex, as an IdP's console shows it: computed here from the PEM. */
 const fingerprintOf = (pem: string) => createHash("sha256").update(new X509Certificate(pem).raw).digest("hex").toUpperCase().match(/../g)!.join(":");
-const status = (p: Page, text: string | RegExp) => p.getByRole("status").filter({ hasText: text }).first().waitFor();
 /** Selects the whole field and types over it. */
 async function retype(p: Page, text: string) {
   await p.keyboard.press("Control+A");
@@ -164,7 +132,7 @@ describe("SAML connections in Chromium", () => {
       await fieldError(page, "Metadata URL").getByText("The identity provider's SAML metadata could not be used").waitFor();
       await expect.poll(() => focusedName(page)).toBe("Metadata URL");
       expect(await connections()).toEqual([]);
-      await checked(page, "org-sso-saml-refused");
+      await checked(page, "org-sso-saml-refused", { narrowest: 360 });
 
       // A metadata file that is not metadata: refused at the document's field.
       await page.getByRole("radio", { name: /^Metadata file/ }).check();
@@ -229,7 +197,7 @@ describe("SAML connections in Chromium", () => {
       const xml = await (await fetch(c!.saml.sp_metadata_url)).text();
       expect(xml).toContain(`entityID="${c!.saml.sp_entity_id}"`);
       expect(xml).toContain(c!.saml.acs_url);
-      await checked(page, "org-sso-saml");
+      await checked(page, "org-sso-saml", { narrowest: 360 });
       expect(watched.problems).toEqual([]);
     },
     SLOW,
@@ -341,7 +309,7 @@ describe("SAML connections in Chromium", () => {
       await expect.poll(() => fact("Requests sent by")).toBe("HTTP-POST");
       const saved = (await connections()).find((c) => c.name === name) as unknown as { saml: { prefer_post_binding: boolean; authn_request_binding: string } };
       expect(saved.saml).toMatchObject({ prefer_post_binding: true, authn_request_binding: "post" });
-      await checked(page, "org-sso-saml-certificates");
+      await checked(page, "org-sso-saml-certificates", { narrowest: 360 });
       expect(watched.problems).toEqual([]);
     },
     SLOW,

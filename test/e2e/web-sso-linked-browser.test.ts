@@ -1,10 +1,10 @@
-import AxeBuilder from "@axe-core/playwright";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { launchBrowser } from "../helpers/browser.js";
 import { startIdp, type RealIdp } from "../helpers/oidc-idp.js";
-import { accessible, signInThroughPage, watchPage } from "../helpers/web.js";
+import { checked, stopAll } from "../helpers/sso-web.js";
+import { axeViolations, signInThroughPage, tabTo, watchPage } from "../helpers/web.js";
 import { addMember, newOrg } from "../factories/orgs.js";
 import { newUser, type TestUser } from "../factories/users.js";
 
@@ -46,37 +46,8 @@ beforeAll(async () => {
   page = await (await browser.newContext()).newPage();
   watched = await watchPage(page);
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-  idp?.stop();
-});
+afterAll(() => stopAll(browser, app, idp));
 
-async function axeViolations(p: Page): Promise<string[]> {
-  const result = await new AxeBuilder({ page: p }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]).analyze();
-  return result.violations.map((v) => `${v.id} [${v.impact}] ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-}
-const checked = async (p: Page, name: string) => {
-  await p.evaluate(() => window.scrollTo(0, 0));
-  expect(await axeViolations(p), name).toEqual([]);
-  await accessible(p, name);
-};
-const focusedName = (p: Page) =>
-  p.evaluate(() => {
-    const el = document.activeElement as HTMLElement | null;
-    return (el?.getAttribute("aria-label") ?? el?.textContent ?? "").trim();
-  });
-/** Presses Tab until the focused element's name starts with `name`. */
-async function tabTo(p: Page, name: string, max = 80): Promise<void> {
-  const passed: string[] = [];
-  for (let i = 0; i < max; i++) {
-    await p.keyboard.press("Tab");
-    const label = await focusedName(p);
-    passed.push(label);
-    if (label.startsWith(name)) return;
-  }
-  throw new Error(`focus never reached ${name}; it passed ${passed.join(" | ")}`);
-}
 const ssoIdentities = async () => (await app.http.get("/api/v1/auth/external/linked-accounts", { token: linda.token })).body.data.sso_identities as Array<{ connection_name: string }>;
 
 describe("single sign-on among linked accounts in Chromium", () => {

@@ -1,6 +1,5 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import AxeBuilder from "@axe-core/playwright";
 import { sql } from "drizzle-orm";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,8 +7,9 @@ import { resultRows } from "../../src/infra/db.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { launchBrowser, pageWithAuthenticator } from "../helpers/browser.js";
 import { startSamlIdp, type RealSamlIdp } from "../helpers/saml-idp.js";
-import { shot, signInThroughPage, watchPage } from "../helpers/web.js";
-import { addMember, invite, newOrg } from "../factories/orgs.js";
+import { department, type SsoOrg, ssoOrg, stopAll, verifiedDomain } from "../helpers/sso-web.js";
+import { axeViolations, shot, signInThroughPage, watchPage } from "../helpers/web.js";
+import { invite } from "../factories/orgs.js";
 import { newUser, type TestUser } from "../factories/users.js";
 
 /**
@@ -33,7 +33,7 @@ let owner: TestUser;
 let admin: TestUser;
 let dorothy: TestUser;
 let katherine: TestUser;
-let org: { id: string; slug: string; name: string };
+let org: SsoOrg["org"];
 let engineering: string;
 let connection: { id: string; name: string; saml: { sp_metadata_url: string; acs_url: string } };
 const SLOW = 180_000;
@@ -54,18 +54,14 @@ beforeAll(async () => {
     ]),
     launchBrowser(),
   ]);
-  owner = await newUser(app, { fullName: "Charles Babbage" });
-  admin = await newUser(app, { fullName: "Ada Lovelace" });
+  const sso = await ssoOrg(app, "Difference Engines");
+  ({ org, owner, admin } = sso);
   // Accounts that existed before the organization turned single sign-on on.
   dorothy = await newUser(app, { email: DOROTHY.email, fullName: DOROTHY.name });
   katherine = await newUser(app, { email: KATHERINE.email, fullName: KATHERINE.name });
-  org = await newOrg(app, owner, "Difference Engines");
-  await addMember(app, org.id, owner, admin, "admin");
   // The domain is proven (the DNS proof has its own tests: domains.test.ts, web-org-sso-browser.test.ts).
-  await app.container.db.execute(sql`insert into organization_domains (organization_id, domain, verification_token, status, verified_at) values (${org.id}, ${DOMAIN}, ${`tok-${DOMAIN}`}, 'verified', now())`);
-  const dept = await app.http.post(`/api/v1/organizations/${org.id}/departments`, { name: "Engineering" }, { token: owner.token });
-  expect(dept.status, dept.text).toBe(201);
-  engineering = dept.body.data.department.id;
+  await verifiedDomain(app, org.id, DOMAIN);
+  engineering = await department(app, sso, "Engineering");
   // The admin connects the IdP by its metadata URL; the engineering group maps to member and Engineering.
   const created = await app.http.post(
     `/api/v1/organizations/${org.id}/sso/connections/saml`,
@@ -77,16 +73,7 @@ beforeAll(async () => {
   // The IdP reads the SP's metadata from its URL, as an admin would give it.
   writeFileSync(join(idp.spMetadataDir, "difference-engines.url"), `${connection.saml.sp_metadata_url}\n`);
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-  idp?.stop();
-});
-
-async function axeViolations(p: Page): Promise<string[]> {
-  const result = await new AxeBuilder({ page: p }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]).analyze();
-  return result.violations.map((v) => `${v.id} [${v.impact}] ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-}
+afterAll(() => stopAll(browser, app, idp));
 
 /** A fresh browser profile (its own cookies: Keyward's and the IdP's), watched for console errors. */
 async function freshPage() {

@@ -1,15 +1,14 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { resolve } from "node:path";
 import { createInterface } from "node:readline";
+import { sharedTool } from "./shared-tools.js";
 
 /**
  * A REAL DNS server on loopback (dnsmasq, ../shared/tools/dns): it answers only the records it is
  * given, and `set` changes them while it runs. Needs dnsmasq (Debian's dnsmasq-base). DNS_TOOL
  * points at dns.mjs when the tool is not beside the repository (CI exports it as for ZEROTIER_TOOL).
  */
-const ROOT = resolve(import.meta.dirname, "../..");
-export const DNS_TOOL = process.env.DNS_TOOL ?? [resolve(ROOT, "../shared/tools/dns/dns.mjs"), "/work/shared/tools/dns/dns.mjs"].find((p) => existsSync(p)) ?? resolve(ROOT, "../shared/tools/dns/dns.mjs");
+export const DNS_TOOL = sharedTool(process.env.DNS_TOOL, "dns/dns.mjs");
 
 export interface RealDns {
   /** "127.0.0.1:port", as DNS_RESOLVER and node:dns take it. */

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline";
+import { sharedTool } from "./shared-tools.js";
 
 /**
  * A REAL OpenID provider shaped like an Entra ID tenant (../shared/tools/oidc-idp: oidc-provider on
@@ -9,10 +10,7 @@ import { createInterface } from "node:readline";
  * OIDC_IDP_TOOL points at idp.mjs when the tool is not beside the repository (CI exports it).
  */
 const ROOT = resolve(import.meta.dirname, "../..");
-export const OIDC_IDP_TOOL =
-  process.env.OIDC_IDP_TOOL ??
-  [resolve(ROOT, "../shared/tools/oidc-idp/idp.mjs"), "/work/shared/tools/oidc-idp/idp.mjs"].find((p) => existsSync(p)) ??
-  resolve(ROOT, "../shared/tools/oidc-idp/idp.mjs");
+export const OIDC_IDP_TOOL = sharedTool(process.env.OIDC_IDP_TOOL, "oidc-idp/idp.mjs");
 
 export interface IdpUser {
   username: string;

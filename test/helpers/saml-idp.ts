@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { sharedTool } from "./shared-tools.js";
 
 /**
  * A REAL SAML 2.0 identity provider on loopback (SimpleSAMLphp, ../shared/tools/saml-idp): the
@@ -10,11 +11,7 @@ import { createInterface } from "node:readline";
  * php-mbstring php-curl. SAML_IDP_TOOL points at idp.mjs when the tool is not beside the repository
  * (CI exports it as for DNS_TOOL).
  */
-const ROOT = resolve(import.meta.dirname, "../..");
-export const SAML_IDP_TOOL =
-  process.env.SAML_IDP_TOOL ??
-  [resolve(ROOT, "../shared/tools/saml-idp/idp.mjs"), "/work/shared/tools/saml-idp/idp.mjs"].find((p) => existsSync(p)) ??
-  resolve(ROOT, "../shared/tools/saml-idp/idp.mjs");
+export const SAML_IDP_TOOL = sharedTool(process.env.SAML_IDP_TOOL, "saml-idp/idp.mjs");
 
 export interface SamlIdpUser {
   username: string;

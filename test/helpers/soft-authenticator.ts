@@ -46,19 +46,11 @@ export class SoftAuthenticator {
       ["authData", new Uint8Array(authData)],
     ]);
     const attestationObject = isoCBOR.encode(attestation);
-    const id = this.credentialId.toString("base64url");
-    return {
-      id,
-      rawId: id,
-      type: "public-key",
-      response: {
-        clientDataJSON: this.clientData("webauthn.create", options.challenge, overrides.origin).toString("base64url"),
-        attestationObject: Buffer.from(attestationObject).toString("base64url"),
-        transports: ["internal"],
-      },
-      clientExtensionResults: {},
-      authenticatorAttachment: "platform",
-    };
+    return this.credential({
+      clientDataJSON: this.clientData("webauthn.create", options.challenge, overrides.origin).toString("base64url"),
+      attestationObject: Buffer.from(attestationObject).toString("base64url"),
+      transports: ["internal"],
+    });
   }
 
   /** navigator.credentials.get(); `counter` lets a test replay an old one. */
@@ -69,19 +61,17 @@ export class SoftAuthenticator {
     const authData = Buffer.concat([createHash("sha256").update(overrides.rpId ?? this.rpId).digest(), Buffer.from([0x05]), counter]);
     const clientDataJSON = this.clientData("webauthn.get", options.challenge, overrides.origin);
     const signature = sign("sha256", Buffer.concat([authData, createHash("sha256").update(clientDataJSON).digest()]), this.keys.privateKey as KeyObject);
+    return this.credential({
+      clientDataJSON: clientDataJSON.toString("base64url"),
+      authenticatorData: authData.toString("base64url"),
+      signature: signature.toString("base64url"),
+      userHandle: this.userHandle ? Buffer.from(this.userHandle).toString("base64url") : undefined,
+    });
+  }
+
+  /** The PublicKeyCredential around an authenticator's response, as the browser library sends it. */
+  private credential<R>(response: R) {
     const id = this.credentialId.toString("base64url");
-    return {
-      id,
-      rawId: id,
-      type: "public-key",
-      response: {
-        clientDataJSON: clientDataJSON.toString("base64url"),
-        authenticatorData: authData.toString("base64url"),
-        signature: signature.toString("base64url"),
-        userHandle: this.userHandle ? Buffer.from(this.userHandle).toString("base64url") : undefined,
-      },
-      clientExtensionResults: {},
-      authenticatorAttachment: "platform",
-    };
+    return { id, rawId: id, type: "public-key", response, clientExtensionResults: {}, authenticatorAttachment: "platform" };
   }
 }

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultRows } from "../../src/infra/db.js";
 import { buildLogoutResponse } from "../../src/lib/saml/index.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
+import type { HttpResponse } from "../helpers/http.js";
 import { CookieJar, browserLogin, followUntil, startSamlIdp, type RealSamlIdp } from "../helpers/saml-idp.js";
 import { enrollTotp } from "../factories/mfa.js";
 import { login, newUser, PASSWORD } from "../factories/users.js";
@@ -412,12 +413,67 @@ describe("SAML sign-in", () => {
     expect((await app.http.get("/api/v1/users/me", { cookie: finn.sid! })).status).toBe(401);
   });
 
-  it("20 parallel sign-outs of one session: one goes on to the IdP", async () => {
-    const finn = await signIn(`/sso/start/${connection.id}`, user("finn"));
-    const outs = await Promise.all(Array.from({ length: 20 }, () => app.http.post("/api/v1/auth/logout", {}, { cookie: finn.sid!, headers: { origin: app.url } })));
-    expect(outs.every((o) => o.status === 200)).toBe(true);
-    expect(outs.filter((o) => o.body.data.idp_logout_url !== null)).toHaveLength(1);
+  it("20 parallel sign-outs of one session, all inside the sign-out at once: one LogoutRequest goes to the IdP, 19 plain answers", async () => {
+    // The answer to signing out a session no IdP issued: what the 19 that lose the race must get.
+    const dave = await login(app, at("dave"), PASSWORD);
+    const plain = await app.http.post("/api/v1/auth/logout", {}, { token: dave.body.data.token });
+    expect(plain.status, plain.text).toBe(200);
+    const jar = new CookieJar();
+    const finn = await signIn(`/sso/start/${connection.id}`, user("finn"), jar);
+    expect(finn.sid).toBeTruthy();
+    // Real overlap on either runtime (the embedded stores may otherwise run the requests one after
+    // the other, and a request that comes after the first sign-out is simply not signed in): each
+    // request is held where the sign-out reads the session's SSO record, after it was
+    // authenticated and before any of them ended the session, until all 20 are there.
+    const kv = app.container.kv;
+    const realGet = kv.get;
+    const realSet = kv.set;
+    let held = 0;
+    let openedByAll = false;
+    let open!: () => void;
+    const opened = new Promise<void>((r) => (open = r));
+    const timer = setTimeout(open, 20_000);
+    kv.get = async (key) => {
+      if (key.startsWith("sso-session:")) {
+        held++;
+        if (held === 20) {
+          openedByAll = true;
+          open();
+        }
+        await opened;
+      }
+      return realGet(key);
+    };
+    // Each LogoutRequest Keyward signs waits for the IdP's answer under a key of its own.
+    let logoutRequests = 0;
+    kv.set = async (key, value, ttl) => {
+      if (key.startsWith(`saml-logout:${connection.id}:`)) logoutRequests++;
+      return realSet(key, value, ttl);
+    };
+    let outs: HttpResponse[];
+    try {
+      outs = await Promise.all(Array.from({ length: 20 }, () => app.http.post("/api/v1/auth/logout", {}, { cookie: finn.sid!, headers: { origin: app.url } })));
+    } finally {
+      clearTimeout(timer);
+      kv.get = realGet;
+      kv.set = realSet;
+    }
+    expect(openedByAll, `only ${held} of 20 sign-outs reached the session's SSO record before the first ended it`).toBe(true);
+    expect(outs.map((o) => o.status)).toEqual(Array(20).fill(200));
+    const toIdp = outs.filter((o) => o.body.data.idp_logout_url !== null);
+    expect(toIdp).toHaveLength(1);
+    expect(logoutRequests).toBe(1);
+    const others = outs.filter((o) => o.body.data.idp_logout_url === null);
+    expect(others).toHaveLength(19);
+    for (const o of others) expect(o.body.data).toEqual(plain.body.data);
     expect((await app.http.get("/api/v1/users/me", { cookie: finn.sid! })).status).toBe(401);
+    // That one LogoutRequest is a real one: the IdP ends its session and its answer closes the loop, once.
+    const sloUrl = `${app.url}/sso/saml/${connection.id}/slo`;
+    const query = await followUntil(toIdp[0]!.body.data.idp_logout_url, sloUrl, jar);
+    const answered = await fetch(`${sloUrl}?${query}`, { redirect: "manual" });
+    expect(answered.status, await answered.clone().text()).toBe(303);
+    expect(answered.headers.get("location")).toBe(`${app.url}/login?signed_out=1`);
+    expect(await idpAsksForPassword(jar)).toBe(true);
   });
 
   /** An existing account's SSO sign-in (IdP session in `jar`) leaves a pending link: the id, and this browser's binding cookie. */

@@ -167,10 +167,10 @@ export class MySsoConnection implements ViewOf<"ssoLinks", "listMyConnections"> 
   @Field(() => Date, { nullable: true }) linkedAt: Date | null;
 }
 
-type LinkedSsoIdentityView = ViewOf<"linkedAccounts", "listMine">["ssoIdentities"][number];
+type SsoIdentityView = ViewOf<"linkedAccounts", "listMine">["ssoIdentities"][number];
 
 @ObjectType({ description: "One of your single sign-on identities" })
-export class LinkedSsoIdentity implements LinkedSsoIdentityView {
+export class LinkedSsoIdentity implements SsoIdentityView {
   @Field(() => ID) id: string;
   @Field(() => ID) connectionId: string;
   @Field(() => String) connectionName: string;

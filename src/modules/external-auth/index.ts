@@ -12,7 +12,7 @@ import { OAuthProvidersService } from "./oauth-providers.service.js";
 import { GithubClient } from "./providers/github.client.js";
 import { GoogleClient } from "./providers/google.client.js";
 export { type FlowStarted } from "./external-auth.service.js";
-export type { LinkedSsoIdentityView, SsoIdentitiesPort } from "./linked-accounts.service.js";
+export type { SsoIdentitiesPort, SsoIdentityView } from "./linked-accounts.service.js";
 export { authorizeQuerySchema, callbackQuerySchema, providerConfigSchema } from "./external-auth.schemas.js";
 
 export interface ExternalAuthModuleDeps extends SealingDeps {

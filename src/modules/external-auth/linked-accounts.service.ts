@@ -23,8 +23,11 @@ export interface LinkedAccountView {
   lastUsedAt: Date | null;
 }
 
-/** One of the person's SSO identities, as the sso module lists it (a port: src/container.ts wires it). */
-export interface LinkedSsoIdentityView {
+/**
+ * One of a person's own SSO identities (its provider-side subject stays out), as the sso module
+ * lists it through SsoIdentitiesPort (src/container.ts wires it) beside GitHub and Google.
+ */
+export interface SsoIdentityView {
   id: string;
   connectionId: string;
   connectionName: string;
@@ -33,11 +36,12 @@ export interface LinkedSsoIdentityView {
   email: string | null;
   linkedAt: Date;
   lastUsedAt: Date | null;
+  /** Why unlinking it is refused: the organization manages the account, or requires SSO for its address; null when the person may (the sso module still decides). */
   unlinkBlockedBy: "managed" | "sso_required" | null;
 }
 
 export interface SsoIdentitiesPort {
-  listOf(db: Executor, userId: string): Promise<LinkedSsoIdentityView[]>;
+  listOf(db: Executor, userId: string): Promise<SsoIdentityView[]>;
 }
 
 export interface LinkedAccountsDeps {
@@ -71,7 +75,7 @@ export class LinkedAccountsService {
     return [...new Set((await externalIdentitiesRepository.listForUser(this.deps.db, userId)).map((i) => i.provider))];
   }
 
-  async listMine(ctx: RequestContext): Promise<{ linkedAccounts: LinkedAccountView[]; unlinkAvailable: boolean; ssoIdentities: LinkedSsoIdentityView[] }> {
+  async listMine(ctx: RequestContext): Promise<{ linkedAccounts: LinkedAccountView[]; unlinkAvailable: boolean; ssoIdentities: SsoIdentityView[] }> {
     const actor = requirePersonalUser(ctx);
     const rows = await externalIdentitiesRepository.listForUser(this.deps.db, actor.userId);
     // Unlinking is possible while some other way to sign in would remain.

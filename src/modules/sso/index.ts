@@ -14,6 +14,7 @@ import { SsoFlowStore } from "./sso-flow.store.js";
 import { SsoSignInService } from "./sso-sign-in.service.js";
 import { SamlMetadataRefresher } from "./saml-metadata.job.js";
 import { SamlSignInService } from "./saml-sign-in.service.js";
+import { SamlLogoutService } from "./saml-logout.service.js";
 import { SsoIdentityService } from "./sso-identity.service.js";
 import { SsoLinksService, type SignInMethodsPort } from "./sso-links.service.js";
 import { SsoLinkConfirmService } from "./sso-link-confirm.service.js";
@@ -22,7 +23,7 @@ import { SsoLogoutService } from "./sso-logout.service.js";
 import { SsoSessionIndex } from "./sso-sessions.store.js";
 
 export { createSsoRequirement } from "./sso-requirement.js";
-export { listSsoIdentitiesOf, type MemberSsoConnectionView, type SignInMethodsPort, type SsoIdentityView, type SsoLinksService, type SsoUnlinkBlock } from "./sso-links.service.js";
+export { listSsoIdentitiesOf, type MemberSsoConnectionView, type SignInMethodsPort, type SsoLinksService, type SsoUnlinkBlock } from "./sso-links.service.js";
 export { SsoErrors } from "./sso.errors.js";
 export {
   createOidcConnectionSchema,
@@ -49,6 +50,7 @@ export function createSsoLinkConsent(deps: SsoLinkConsentDeps): SsoLinkConsent {
 }
 export type { SsoCallbackOutcome } from "./sso-identity.service.js";
 export type { SamlSignInService } from "./saml-sign-in.service.js";
+export type { SamlLogoutService } from "./saml-logout.service.js";
 export type { SignedOut, SsoLogoutService } from "./sso-logout.service.js";
 export type { SamlConnectionView } from "./saml-config.js";
 
@@ -80,13 +82,15 @@ export function createSsoModule(deps: SsoModuleDeps) {
   const index = new SsoSessionIndex(deps.kv);
   const identity = new SsoIdentityService({ ...deps, config: { publicUrl: config.publicUrl, appUrl: config.appUrl } });
   const samlSignIn = new SamlSignInService({ ...deps, flows, identity, index, config: { publicUrl: config.publicUrl, rate: config.rate } });
+  const samlLogout = new SamlLogoutService({ ...deps, index, config: { publicUrl: config.publicUrl } });
   const ssoSignIn = new SsoSignInService({ ...deps, client, flows, identity, index, saml: samlSignIn, config: { publicUrl: config.publicUrl, rate: config.rate, discoverRate: config.discoverRate } });
   return {
     ssoConnections: new SsoConnectionsService({ db, clock, box, audit, client, publicUrl: config.publicUrl }),
     ssoSignIn,
     ssoLinkConfirm: new SsoLinkConfirmService({ db, audit, email: deps.email, links: deps.links, credentials: deps.credentials, issuer: deps.issuer, config: { publicUrl: config.publicUrl } }),
-    ssoLogout: new SsoLogoutService({ ...deps, index, oidc: ssoSignIn, saml: samlSignIn, config: { rate: config.rate } }),
+    ssoLogout: new SsoLogoutService({ ...deps, index, oidc: ssoSignIn, saml: samlLogout, config: { rate: config.rate } }),
     samlSignIn,
+    samlLogout,
     ssoLinks: new SsoLinksService({ db, audit, signInMethods: deps.signInMethods }),
     ssoLinkConsent: deps.links,
     samlMetadata: new SamlMetadataRefresher({ db, clock, logger: deps.logger, audit, intervalMs: config.samlMetadataRefreshMs }),

@@ -1,11 +1,21 @@
 import { certificateFacts, type CertificateFacts } from "../../lib/crypto/index.js";
 import { type IdpMetadata, isSamlError, parseIdpMetadata } from "../../lib/saml/index.js";
 import type { SamlConnectionConfig } from "../../../schema/index.js";
-import type { ConnectionRow } from "./sso-connections.repository.js";
+import type { Executor } from "../../infra/db.js";
+import { parseId } from "../../lib/validation.js";
+import { ssoConnectionsRepository, type ConnectionRow } from "./sso-connections.repository.js";
 import { issuerProblem } from "./oidc-connection.client.js";
 import { SsoErrors } from "./sso.errors.js";
 
 export const samlConfigOf = (row: Pick<ConnectionRow, "config">): SamlConnectionConfig => row.config as unknown as SamlConnectionConfig;
+
+/** An enabled SAML connection by the id in its SP addresses; any other (unknown, disabled, OpenID Connect) is not available. */
+export async function enabledSamlConnection(db: Executor, connectionId: string): Promise<ConnectionRow> {
+  const id = parseId(connectionId, SsoErrors.notAvailable);
+  const connection = await ssoConnectionsRepository.findById(db, id);
+  if (!connection?.enabled || connection.kind !== "saml") throw SsoErrors.notAvailable();
+  return connection;
+}
 
 /** The SP's addresses of one connection; the metadata URL is also its entityID. */
 export function spUrls(publicUrl: string, connectionId: string): { entityId: string; metadataUrl: string; acsUrl: string; sloUrl: string } {

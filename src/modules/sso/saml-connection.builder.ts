@@ -1,14 +1,21 @@
 import type { z } from "zod";
-import { generateSelfSignedRsa } from "../../lib/crypto/index.js";
+import { generateSelfSignedRsa, type SecretBox, sealContexts } from "../../lib/crypto/index.js";
 import { CommonErrors } from "../../lib/errors.js";
 import type { SamlConnectionConfig } from "../../../schema/index.js";
 import { fetchIdpMetadata, fromMetadata, parseMetadata } from "./saml-config.js";
 import type { createSamlConnectionSchema, samlSettingsSchema } from "./sso.schemas.js";
+import { SsoErrors } from "./sso.errors.js";
 
 /** The SP's private keys of a connection, sealed together as JSON in `secret_sealed`. */
 export interface SamlSpKeys {
   signingKeyPem: string;
   encryptionKeyPem: string;
+}
+
+/** Opens a connection's sealed SP keys, as its secrets repository read them (null: the connection is gone). */
+export function openSamlSpKeys(box: SecretBox, sealed: string | null, connectionId: string): SamlSpKeys {
+  if (!sealed) throw SsoErrors.notAvailable();
+  return JSON.parse(box.decryptString(sealed, sealContexts.ssoConnectionSecret(connectionId))) as SamlSpKeys;
 }
 
 const pemOf = (c: string): string => {

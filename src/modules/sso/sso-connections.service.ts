@@ -10,7 +10,7 @@ import { AccessErrors, requireOrgAccess, requireUser } from "../access/index.js"
 import { AuditAction, type AuditService } from "../audit/index.js";
 import { organizationExists } from "../orgs/index.js";
 import { SsoIdpError, type OidcConnectionClient } from "./oidc-connection.client.js";
-import { ssoConnectionsRepository as repo, type ConnectionChanges, type ConnectionRow } from "./sso-connections.repository.js";
+import { ssoConnectionsRepository as repo, type ConnectionChanges, type ConnectionRow, type NewConnection } from "./sso-connections.repository.js";
 import { SsoErrors } from "./sso.errors.js";
 import { buildSamlConnection, samlChanges } from "./saml-connection.builder.js";
 import { samlConfigOf, samlView, type SamlConnectionView } from "./saml-config.js";
@@ -23,6 +23,9 @@ import {
   type SsoRole,
   type UpdateSsoConnectionInput,
 } from "./sso.schemas.js";
+
+/** The settings an OpenID Connect and a SAML connection share. */
+type SharedSettings = Pick<z.output<typeof createOidcConnectionSchema>, "name" | "enabled" | "defaultRole" | "groupMappings" | "requireSso" | "sessionMaxAgeSeconds">;
 
 /** A connection as its organization's admins see it: never its secret, only whether one is stored. */
 export interface SsoConnectionView {
@@ -116,22 +119,7 @@ export class SsoConnectionsService {
     const now = this.deps.clock.now();
     const connectionId = uuid();
     return this.deps.db.transaction(async (tx) => {
-      const row = await repo.insert(tx, {
-        id: connectionId,
-        organizationId: id,
-        kind: "oidc",
-        name: data.name,
-        enabled: data.enabled ?? true,
-        defaultRole: data.defaultRole ?? "member",
-        groupMappings: data.groupMappings ?? [],
-        requireSso: data.requireSso ?? false,
-        sessionMaxAgeSeconds: data.sessionMaxAgeSeconds ?? 28800,
-        config: { ...config },
-        secretSealed: this.deps.box.encrypt(secret, sealContexts.ssoConnectionSecret(connectionId)),
-        createdBy: actor.userId,
-        createdAt: now,
-        updatedAt: now,
-      });
+      const row = await repo.insert(tx, this.newRow({ connectionId, organizationId: id, kind: "oidc", data, config, secret, createdBy: actor.userId, now }));
       await this.deps.audit.record(tx, ctx, AuditAction.ssoConnectionCreated, audited(row, { issuer: config.issuer, requireSso: row.requireSso, enabled: row.enabled }));
       return this.view(row);
     });
@@ -148,25 +136,31 @@ export class SsoConnectionsService {
     const connectionId = uuid();
     const { config, keys } = await buildSamlConnection(data, connectionId, now);
     return this.deps.db.transaction(async (tx) => {
-      const row = await repo.insert(tx, {
-        id: connectionId,
-        organizationId: id,
-        kind: "saml",
-        name: data.name,
-        enabled: data.enabled ?? true,
-        defaultRole: data.defaultRole ?? "member",
-        groupMappings: data.groupMappings ?? [],
-        requireSso: data.requireSso ?? false,
-        sessionMaxAgeSeconds: data.sessionMaxAgeSeconds ?? 28800,
-        config: { ...config },
-        secretSealed: this.deps.box.encrypt(JSON.stringify(keys), sealContexts.ssoConnectionSecret(connectionId)),
-        createdBy: actor.userId,
-        createdAt: now,
-        updatedAt: now,
-      });
+      const row = await repo.insert(tx, this.newRow({ connectionId, organizationId: id, kind: "saml", data, config, secret: JSON.stringify(keys), createdBy: actor.userId, now }));
       await this.deps.audit.record(tx, ctx, AuditAction.ssoConnectionCreated, audited(row, { idpEntityId: config.idpEntityId, requireSso: row.requireSso, enabled: row.enabled }));
       return this.view(row);
     });
+  }
+
+  /** A new connection's row: the settings both kinds share (with their defaults), its kind's config, and its secret sealed to it. */
+  private newRow(v: { connectionId: string; organizationId: string; kind: "oidc" | "saml"; data: SharedSettings; config: object; secret: string; createdBy: string; now: Date }): NewConnection {
+    const { data } = v;
+    return {
+      id: v.connectionId,
+      organizationId: v.organizationId,
+      kind: v.kind,
+      name: data.name,
+      enabled: data.enabled ?? true,
+      defaultRole: data.defaultRole ?? "member",
+      groupMappings: data.groupMappings ?? [],
+      requireSso: data.requireSso ?? false,
+      sessionMaxAgeSeconds: data.sessionMaxAgeSeconds ?? 28800,
+      config: { ...v.config },
+      secretSealed: this.deps.box.encrypt(v.secret, sealContexts.ssoConnectionSecret(v.connectionId)),
+      createdBy: v.createdBy,
+      createdAt: v.now,
+      updatedAt: v.now,
+    };
   }
 
   async update(ctx: RequestContext, orgId: string, connectionId: string, input: UpdateSsoConnectionInput): Promise<SsoConnectionView> {

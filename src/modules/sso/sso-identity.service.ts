@@ -1,14 +1,14 @@
-import type { Clock } from "../../infra/clock.js";
-import type { Db, Executor } from "../../infra/db.js";
+import type { Executor } from "../../infra/db.js";
 import { isUniqueViolation } from "../../infra/db-errors.js";
 import type { Logger } from "../../infra/logger.js";
 import { emailDomain } from "../../lib/domain-names.js";
 import { AppError, isAppError } from "../../lib/errors.js";
 import { actingAs, type RequestContext } from "../../lib/request-context.js";
 import { normalizeEmail } from "../../lib/strings.js";
-import { AuditAction, type AuditService } from "../audit/index.js";
+import { AuditAction } from "../audit/index.js";
 import type { CredentialsService, SessionIssued, SessionIssuer } from "../auth/index.js";
 import type { DomainsService } from "../domains/index.js";
+import type { CoreDeps } from "../module-deps.js";
 import { applyFederatedMembership } from "../orgs/index.js";
 import { userAccounts, type UserRow } from "../users/index.js";
 import type { ConnectionRow } from "./sso-connections.repository.js";
@@ -56,11 +56,8 @@ export interface Trace {
 
 export const newTrace = (): Trace => ({ flow: null, connection: null, userId: null, subject: null, refusal: null });
 
-export interface SsoIdentityDeps {
-  db: Db;
-  clock: Clock;
+export interface SsoIdentityDeps extends CoreDeps {
   logger: Logger;
-  audit: AuditService;
   domains: Pick<DomainsService, "findVerifiedOrganizationForEmail">;
   credentials: Pick<CredentialsService, "createAccount">;
   issuer: SessionIssuer;

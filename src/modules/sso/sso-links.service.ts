@@ -5,6 +5,7 @@ import type { RequestContext } from "../../lib/request-context.js";
 import { parseId } from "../../lib/validation.js";
 import { getActiveMemberships, requirePersonalUser } from "../access/index.js";
 import { AuditAction, type AuditService } from "../audit/index.js";
+import type { SsoIdentityView } from "../external-auth/index.js";
 import { userAccounts } from "../users/index.js";
 import { ssoConnectionsRepository } from "./sso-connections.repository.js";
 import { ssoIdentitiesRepository as identities } from "./sso-identities.repository.js";
@@ -21,21 +22,7 @@ export interface MemberSsoConnectionView {
 }
 
 /** Why unlinking an identity is refused: the organization manages the account, or requires SSO for its address. */
-export type SsoUnlinkBlock = "managed" | "sso_required" | null;
-
-/** One of a person's own SSO identities (its provider-side subject stays out). */
-export interface SsoIdentityView {
-  id: string;
-  connectionId: string;
-  connectionName: string;
-  kind: "oidc" | "saml";
-  organization: { id: string; name: string; slug: string };
-  email: string | null;
-  linkedAt: Date;
-  lastUsedAt: Date | null;
-  /** Null when the person may unlink it (the service still decides). */
-  unlinkBlockedBy: SsoUnlinkBlock;
-}
+export type SsoUnlinkBlock = SsoIdentityView["unlinkBlockedBy"];
 
 /** Other ways into the account besides SSO identities (password, passkeys, GitHub/Google): a port, wired in src/container.ts. */
 export interface SignInMethodsPort {

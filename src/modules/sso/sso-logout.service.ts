@@ -1,16 +1,15 @@
-import type { Clock } from "../../infra/clock.js";
-import type { Db } from "../../infra/db.js";
 import type { KeyValueStore } from "../../infra/kv.js";
 import type { Logger } from "../../infra/logger.js";
 import { sha256Hex } from "../../lib/crypto/index.js";
 import { isAppError } from "../../lib/errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseId } from "../../lib/validation.js";
-import { AuditAction, type AuditService } from "../audit/index.js";
+import { AuditAction } from "../audit/index.js";
 import type { LoginService, SessionsService } from "../auth/index.js";
+import type { CoreDeps } from "../module-deps.js";
 import type { RateLimitService, RateRule } from "../rate-limit/index.js";
 import { SsoIdpError } from "./oidc-connection.client.js";
-import type { SamlSignInService } from "./saml-sign-in.service.js";
+import type { SamlLogoutService } from "./saml-logout.service.js";
 import { ssoConnectionsRepository, type ConnectionRow } from "./sso-connections.repository.js";
 import type { SsoSignInService } from "./sso-sign-in.service.js";
 import { ssoIdentitiesRepository as identities } from "./sso-identities.repository.js";
@@ -21,16 +20,13 @@ const CLOCK_SKEW_SECONDS = 90;
 /** A jti is remembered longer than a logout token is accepted (max age + skew), so a replay always finds it. */
 const JTI_TTL_SECONDS = 15 * 60;
 
-export interface SsoLogoutDeps {
-  db: Db;
-  clock: Clock;
+export interface SsoLogoutDeps extends CoreDeps {
   logger: Logger;
   kv: KeyValueStore;
-  audit: AuditService;
   limits: RateLimitService;
   index: SsoSessionIndex;
   oidc: Pick<SsoSignInService, "verifyLogoutToken">;
-  saml: SamlSignInService;
+  saml: Pick<SamlLogoutService, "logoutRequestUrl">;
   login: Pick<LoginService, "logout">;
   sessions: Pick<SessionsService, "revoke">;
   config: { rate: RateRule };
