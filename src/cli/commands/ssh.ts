@@ -32,6 +32,8 @@ export interface SignOptions {
   hours?: number;
   key?: string;
   listOrgs?: boolean;
+  /** Where to write the certificate (default: `<key>-cert.pub`). */
+  out?: string;
 }
 
 /**
@@ -51,7 +53,7 @@ export async function sign(ctx: Ctx, opts: SignOptions): Promise<Result> {
       ...(orgId ? { org_id: orgId } : {}),
     }),
   );
-  const path = certPathFor(local);
+  const path = opts.out ?? certPathFor(local);
   writeFileSync(path, `${cert.certificate.trim()}\n`, { mode: 0o644 });
   new SignedCertificates(ctx.store.dir).add(path);
   const validBefore = new Date(cert.valid_before);
