@@ -177,6 +177,19 @@ describe("keyward ssh config", () => {
     expect(serial(certPath())).toBe(kept);
   }, 90_000);
 
+  it("signs once for 8 parallel connections, and each finds a whole certificate", async () => {
+    const issued = async () => (await app.http.get("/api/v1/ssh/certificates?per_page=100", { token: person.token })).body.data.certificates.length as number;
+    const before = await issued();
+    rmSync(certPath());
+    const runs = await Promise.all(Array.from({ length: 8 }, () => runCli(["ssh", "ensure", "--org-id", org.id, "--json"], u)));
+    for (const r of runs) expect(r.code, r.stderr).toBe(0);
+    expect(runs.filter((r) => json(r.stdout).renewed)).toHaveLength(1);
+    expect(await issued()).toBe(before + 1);
+    expect(existsSync(`${certPath()}.lock`)).toBe(false);
+    const logins = await Promise.all([ssh(HOST), ssh(HOST), ssh(HOST)]);
+    for (const l of logins) expect(l.status, l.stderr).toBe(0);
+  }, 90_000);
+
   it("ensure exits 0 with one line on stderr when it cannot sign, so ssh goes on", async () => {
     const stranger = cliUser(app.url);
     execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", join(stranger.home, ".ssh", "id_ed25519")]);

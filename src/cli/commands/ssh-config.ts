@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync, closeSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { certStatus, parseCertificateListing } from "../cert-status.js";
@@ -9,6 +9,7 @@ import { findKey, type LocalKey } from "../local-keys.js";
 import { chooseOrg, orgChoiceNeeded } from "../org-choice.js";
 import type { Io, Result } from "../output.js";
 import { listCertificate } from "../ssh-keygen.js";
+import { writeAtomic } from "../atomic-write.js";
 import { sign } from "./ssh.js";
 
 /** One organization as `GET /ssh/client-config` describes it. */
@@ -42,32 +43,6 @@ export const orgCertPath = (orgId: string) => join(keywardSshDir(), `${orgId}-ce
 
 const BEGIN = "# >>> keyward ssh config (managed by keyward: run `keyward ssh config --install` to change) >>>";
 const END = "# <<< keyward ssh config <<<";
-
-/**
- * A file written aside and renamed over the old one: a reader (ssh) sees the old file or the new
- * one, never half of either. Unchanged content is not rewritten. Returns whether it changed.
- */
-export function writeAtomic(path: string, content: string, mode = 0o600): boolean {
-  const target = existsSync(path) && lstatSync(path).isSymbolicLink() ? realpathSync(path) : path;
-  if (existsSync(target) && readFileSync(target, "utf8") === content) {
-    if ((statSync(target).mode & 0o777) !== mode) chmodSync(target, mode);
-    return false;
-  }
-  const tmp = `${target}.${process.pid}.${Date.now()}.tmp`;
-  const fd = openSync(tmp, "wx", mode);
-  try {
-    writeSync(fd, content);
-    fsyncSync(fd);
-  } catch (e) {
-    closeSync(fd);
-    rmSync(tmp, { force: true });
-    throw e;
-  }
-  closeSync(fd);
-  chmodSync(tmp, mode);
-  renameSync(tmp, target);
-  return true;
-}
 
 /** A path as an ssh_config argument: `%` is a token there, a double quote cannot be written at all. */
 function configPath(path: string): string {
@@ -250,6 +225,30 @@ export function certificateIsFresh(path: string, key: LocalKey, marginMinutes: n
   return s.remainingMs > margin;
 }
 
+/** How long a lock may be held before it counts as left behind by a process that died. */
+const STALE_LOCK_MS = 60_000;
+
+/** An exclusive lock file (O_EXCL); waits for a holder, takes over a stale one. */
+async function lock(path: string, waitMs = 45_000): Promise<() => void> {
+  for (let waited = 0; ; waited += 100) {
+    try {
+      closeSync(openSync(path, "wx", 0o600));
+      return () => rmSync(path, { force: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+      let age = 0;
+      try {
+        age = Date.now() - statSync(path).mtimeMs;
+      } catch {
+        continue;
+      }
+      if (age > STALE_LOCK_MS) rmSync(path, { force: true });
+      else if (waited >= waitMs) throw new CliError(`another keyward has held ${path} for ${Math.round(age / 1000)} s`, ExitCode.ERROR, "LOCKED");
+      else await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
 /**
  * `keyward ssh ensure`: what the `Match exec` of the generated config runs before each connection
  * to a matching host. A fresh certificate costs no network; a missing, expiring or foreign one is
@@ -258,12 +257,22 @@ export function certificateIsFresh(path: string, key: LocalKey, marginMinutes: n
  */
 export async function ensure(io: Io, opts: EnsureOptions, makeCtx: () => Ctx): Promise<Result> {
   const path = orgCertPath(opts.orgId);
+  const fresh = { json: { certificate_path: path, renewed: false }, text: opts.quiet ? [] : [`Certificate ${path} is valid`] };
   try {
+    if (!/^[0-9a-f-]{36}$/i.test(opts.orgId)) throw new CliError(`--org-id must be an organization id (a UUID), not ${JSON.stringify(opts.orgId)}`, ExitCode.USAGE, "USAGE");
     const key = findKey(opts.key);
-    if (certificateIsFresh(path, key, opts.marginMinutes)) return { json: { certificate_path: path, renewed: false }, text: opts.quiet ? [] : [`Certificate ${path} is valid`] };
+    if (certificateIsFresh(path, key, opts.marginMinutes)) return fresh;
     mkdirSync(keywardSshDir(), { recursive: true, mode: 0o700 });
-    const signed = await sign(makeCtx(), { orgId: opts.orgId, key: opts.key, out: path });
-    return { json: { ...(signed.json as object), renewed: true }, text: opts.quiet ? [] : signed.text };
+    // Parallel connections (ansible's forks, a tmux of ssh sessions) sign once: the others wait for
+    // the first and find its certificate fresh.
+    const release = await lock(`${path}.lock`);
+    try {
+      if (certificateIsFresh(path, key, opts.marginMinutes)) return fresh;
+      const signed = await sign(makeCtx(), { orgId: opts.orgId, key: opts.key, out: path });
+      return { json: { ...(signed.json as object), renewed: true }, text: opts.quiet ? [] : signed.text };
+    } finally {
+      release();
+    }
   } catch (e) {
     const f = toFailure(e);
     io.stderr(`keyward: no new certificate for ${opts.orgId}: ${f.message}`);
