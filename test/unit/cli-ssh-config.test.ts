@@ -79,6 +79,20 @@ describe("render", () => {
   });
 });
 
+describe("render, given a hostile answer", () => {
+  it("keeps a name with line breaks inside its comment, and refuses a known_hosts line or id that is not one", () => {
+    const { config, knownHosts } = render("https://id.example.com", key("/h/k"), [org({ name: "Acme\nHost *\n  ProxyCommand evil" })], { knownHosts: "/k", home: "/h" });
+    for (const text of [config, knownHosts]) {
+      expect(text).not.toMatch(/^\s*(Host|ProxyCommand)\b/m);
+      expect(text).toMatch(/^# Acme Host \* +ProxyCommand evil \(acme, /m);
+    }
+    const withLine = (line: string) => org({ host_ca: { id: "h", name: "H", host_patterns: ["*.x.com"], known_hosts: [line] } });
+    expect(() => render("https://id.example.com", key("/h/k"), [withLine("@cert-authority *.x.com ssh-ed25519 AAAA\nHost *")], { knownHosts: "/k", home: "/h" })).toThrow(/will not write/);
+    expect(() => render("https://id.example.com", key("/h/k"), [withLine("*.x.com ssh-ed25519 AAAA")], { knownHosts: "/k", home: "/h" })).toThrow(/will not write/);
+    expect(() => render("https://id.example.com", key("/h/k"), [org({ id: "x; rm -rf ~" })], { knownHosts: "/k", home: "/h" })).toThrow(/not one/);
+  });
+});
+
 describe("writeAtomic", () => {
   it("leaves no temporary file and reports whether the content changed", () => {
     const d = dir();

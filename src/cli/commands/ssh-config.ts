@@ -71,6 +71,12 @@ function matchPatterns(org: ClientOrg): string | null {
   return patterns.join(",");
 }
 
+/** Text from the server inside a `#` comment: one line, whatever it holds (a name with a line break must not add a directive). */
+const comment = (text: string) => text.replace(/[\x00-\x1f\x7f\u2028\u2029]+/g, " ");
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A known_hosts line as the server builds it: the marker, the patterns, a key, maybe a comment; one line. */
+const KNOWN_HOSTS_LINE = /^@cert-authority [A-Za-z0-9.*?_:\[\]!,-]+ [A-Za-z0-9@.-]+ [A-Za-z0-9+/=]+( [^\x00-\x1f\x7f]*)?$/;
+
 export interface Rendered {
   config: string;
   knownHosts: string;
@@ -84,16 +90,21 @@ export function render(server: string, key: LocalKey, orgs: ClientOrg[], paths: 
   const userKnownHosts = [paths.knownHosts, join(paths.home, ".ssh", "known_hosts"), join(paths.home, ".ssh", "known_hosts2")].map(configPath).join(" ");
   for (const org of orgs) {
     const patterns = matchPatterns(org)!;
+    // What the server sends ends up in a file ssh obeys: checked here too, not only trusted.
+    if (!UUID.test(org.id)) throw new CliError(`The server sent an organization id that is not one: ${JSON.stringify(org.id)}`, ExitCode.ERROR, "BAD_ANSWER");
+    const bad = org.host_ca!.known_hosts.find((l) => !KNOWN_HOSTS_LINE.test(l));
+    if (bad !== undefined) throw new CliError(`The server sent a known_hosts line keyward will not write: ${JSON.stringify(bad)}`, ExitCode.ERROR, "BAD_ANSWER");
     const ensure = [...selfCommand(), "ssh", "ensure", "--server", server, "--org-id", org.id, "--key", key.privatePath, "--quiet"].map(shellWord).join(" ");
+    const title = `# ${comment(org.name)} (${comment(org.slug)}, ${org.id})`;
     config.push(
-      `# ${org.name} (${org.slug}, ${org.id})`,
+      title,
       `Match host ${patterns} exec "${ensure}"`,
       `  CertificateFile ${configPath(orgCertPath(org.id))}`,
       `  IdentityFile ${configPath(key.privatePath)}`,
       `  UserKnownHostsFile ${userKnownHosts}`,
       "",
     );
-    knownHosts.push(`# ${org.name} (${org.slug}, ${org.id})`, ...org.host_ca!.known_hosts, "");
+    knownHosts.push(title, ...org.host_ca!.known_hosts, "");
   }
   return { config: config.join("\n"), knownHosts: knownHosts.join("\n") };
 }
