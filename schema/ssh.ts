@@ -47,6 +47,11 @@ export const certificateAuthorities = pgTable(
     caType: caType("ca_type").notNull(),
     defaultValidityHours: integer("default_validity_hours").notNull(),
     maxValidityHours: integer("max_validity_hours").notNull(),
+    /**
+     * A host CA's host patterns (ssh_config / known_hosts patterns): the hosts its `@cert-authority`
+     * line vouches for and that `keyward ssh config` matches. Null: not set (known_hosts says `*`).
+     */
+    hostPatterns: text("host_patterns").array(),
     createdBy: uuid("created_by").references(() => users.id),
     createdAt: createdAt(),
     updatedAt: updatedAt(),

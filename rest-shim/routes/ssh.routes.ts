@@ -94,6 +94,11 @@ export const sshRoutes = (s: Services): RouteDef[] => [
       sendData(res, 200, "CA public key", await s.cas.publicKey(req.ctx, { caType: req.query.ca_type as string | undefined, orgId: (req.query.org_id as string) || undefined })),
   },
   {
+    method: "get", path: "/ssh/client-config", data: data.sshClientConfig, tag: "ssh", auth: "user", scope: "ssh:sign",
+    summary: "For `keyward ssh config`: each of your organizations, whether it signs user certificates, and its host CA's patterns and known_hosts lines",
+    handle: async (req, res) => sendData(res, 200, "SSH client configuration", await s.cas.clientConfig(req.ctx)),
+  },
+  {
     method: "get", path: CA, data: data.cas, tag: "ssh-ca", auth: "user", org: "admin", summary: "The organization's certificate authorities",
     handle: async (req, res) => sendList(res, 200, "Certificate authorities", "cas", await s.cas.list(req.ctx, param(req, "orgId"))),
   },
@@ -103,7 +108,7 @@ export const sshRoutes = (s: Services): RouteDef[] => [
     handle: async (req, res) => sendData(res, 201, "Certificate authority created", { ca: await s.cas.create(req.ctx, param(req, "orgId"), input(req)) }),
   },
   {
-    method: "patch", path: `${CA}/:caId`, data: data.ca, tag: "ssh-ca", auth: "user", org: "admin", body: updateCaSchema, summary: "Change a CA's name or validity hours",
+    method: "patch", path: `${CA}/:caId`, data: data.ca, tag: "ssh-ca", auth: "user", org: "admin", body: updateCaSchema, summary: "Change a CA's name, validity hours or (host CA) host_patterns (a pattern matching every host needs allow_any_host: true)",
     handle: async (req, res) => sendData(res, 200, "Certificate authority updated", { ca: await s.cas.update(req.ctx, param(req, "orgId"), param(req, "caId"), input(req)) }),
   },
   {

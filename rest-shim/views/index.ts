@@ -8,7 +8,7 @@ import { auditChainCheckView, auditVerificationView } from "./audit.js";
 import { approvalView, deviceView, portalNetworkView } from "./networks.js";
 import { domainView } from "./domains.js";
 import { memberSsoConnectionView, ssoConnectionView } from "./sso.js";
-import { apiKeyView, caView, certificateView, createdApiKeyView, signedCertificateView, sshKeyView } from "./ssh.js";
+import { apiKeyView, caView, certificateView, createdApiKeyView, signedCertificateView, sshClientConfigView, sshKeyView } from "./ssh.js";
 
 /**
  * The views the services return, as zod schemas: the OpenAPI document describes `data` with them
@@ -67,6 +67,7 @@ export const data = {
   ca: z.object({ ca: caView }),
   caRotated: z.object({ ca: caView, oldFingerprint: z.string() }),
   caDeleted: z.object({ caId: z.string() }),
+  sshClientConfig: sshClientConfigView,
   networks: list("networks", portalNetworkView),
   network: z.object({ network: portalNetworkView }),
   devices: list("devices", deviceView),

@@ -55,6 +55,7 @@ export const caView = named("CertificateAuthority", z.object({
   caType: z.enum(["user", "host"]),
   defaultValidityHours: z.number().int(),
   maxValidityHours: z.number().int(),
+  hostPatterns: z.array(z.string()).nullable().describe("A host CA's host patterns (null: not set, known_hosts says *)"),
   createdAt: date,
   updatedAt: date,
   keyType: z.string(),
@@ -63,6 +64,22 @@ export const caView = named("CertificateAuthority", z.object({
   previousKeys: z.array(z.object({ publicKey: z.string(), fingerprint: z.string(), trustedUntil: date.nullable() })),
 }));
 sameShape<z.output<typeof caView>, Item<Returns<Services["cas"]["list"]>>>();
+
+export const sshClientConfigView = named("SshClientConfig", z.object({
+  organizations: z.array(z.object({
+    id: z.string(),
+    name: z.string(),
+    slug: z.string(),
+    hasUserCa: z.boolean().describe("Certificates can be signed in this organization"),
+    hostCa: z.object({
+      id: z.string(),
+      name: z.string(),
+      hostPatterns: z.array(z.string()).nullable().describe("The hosts the CA vouches for (null: not set)"),
+      knownHosts: z.array(z.string()).describe("@cert-authority lines, one per trusted key"),
+    }).nullable(),
+  })),
+}));
+sameShape<z.output<typeof sshClientConfigView>, Returns<Services["cas"]["clientConfig"]>>();
 
 // --- API keys ---
 export const apiKeyView = named("ApiKey", z.object({

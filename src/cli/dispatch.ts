@@ -3,6 +3,7 @@ import { keysAdd, keysList, keysRemove } from "./commands/keys.js";
 import { networksActivate, networksDeactivate, networksList } from "./commands/networks.js";
 import { orgs } from "./commands/orgs.js";
 import { sign, status } from "./commands/ssh.js";
+import { ensure, sshConfig } from "./commands/ssh-config.js";
 import { createCtx, type Ctx } from "./context.js";
 import type { Io, Result } from "./output.js";
 import type { CommandName, Opts } from "./program.js";
@@ -10,7 +11,7 @@ import type { CommandName, Opts } from "./program.js";
 type Handler = (ctx: Ctx, args: unknown[], opts: Opts) => Promise<Result>;
 
 /** Commands that talk to a server, by name. */
-const handlers: Record<Exclude<CommandName, "ssh status">, Handler> = {
+const handlers: Record<Exclude<CommandName, "ssh status" | "ssh ensure">, Handler> = {
   login: (ctx, _a, o) => login(ctx, o),
   logout: (ctx) => logout(ctx),
   whoami: (ctx) => whoami(ctx),
@@ -19,6 +20,7 @@ const handlers: Record<Exclude<CommandName, "ssh status">, Handler> = {
   "keys list": (ctx) => keysList(ctx),
   "keys rm": (ctx, [ref]) => keysRemove(ctx, ref as string),
   "ssh sign": (ctx, _a, o) => sign(ctx, o),
+  "ssh config": (ctx, _a, o) => sshConfig(ctx, o),
   "networks list": (ctx, _a, o) => networksList(ctx, o),
   "networks activate": (ctx, [refs], o) => networksActivate(ctx, (refs as string[]) ?? [], o),
   "networks deactivate": (ctx, [refs], o) => networksDeactivate(ctx, (refs as string[]) ?? [], o),
@@ -27,5 +29,7 @@ const handlers: Record<Exclude<CommandName, "ssh status">, Handler> = {
 export async function dispatch(command: CommandName, args: unknown[], opts: Opts, io: Io): Promise<Result> {
   // Reading certificates on disk needs no server and no sign-in.
   if (command === "ssh status") return status(io, (args[0] as string[]) ?? [], process.env);
+  // Run by ssh before each connection: a valid certificate needs no server, so no session is opened.
+  if (command === "ssh ensure") return ensure(io, opts as { orgId: string }, () => createCtx(io, opts));
   return handlers[command](createCtx(io, opts), args, opts);
 }

@@ -4,7 +4,7 @@ import { Command, InvalidArgumentError, Option, type OutputConfiguration } from 
 export type CommandName =
   | "login" | "logout" | "whoami" | "orgs"
   | "keys add" | "keys list" | "keys rm"
-  | "ssh sign" | "ssh status"
+  | "ssh sign" | "ssh status" | "ssh config" | "ssh ensure"
   | "networks list" | "networks activate" | "networks deactivate";
 
 export type Opts = Record<string, any>;
@@ -73,6 +73,17 @@ export function buildProgram(run: Runner, output?: OutputConfiguration): Command
     .option("--hours <n>", "validity in hours (default: the organization's)", positiveInt)
     .option("--key <path>", "key file (default: ~/.ssh/id_ed25519, id_ecdsa or id_rsa)")
     .option("--list-orgs", "list your organizations and stop");
+  leaf(ssh, "config", "write ~/.ssh/keyward/config and known_hosts: plain `ssh host` then uses and renews your certificate", "ssh config")
+    .option("--org-id <id>", "an organization to cover (repeatable; needed when several can sign)", collect)
+    .option("--all", "every organization that can sign")
+    .option("--key <path>", "key file (default: ~/.ssh/id_ed25519, id_ecdsa or id_rsa)")
+    .option("--print", "print the files instead of writing them")
+    .option("--install", "add the Include line to the top of ~/.ssh/config (in a marked block)");
+  leaf(ssh, "ensure", "renew the organization's certificate if missing or about to expire (run by ssh; always exits 0)", "ssh ensure")
+    .requiredOption("--org-id <id>", "the organization")
+    .option("--key <path>", "key file (default: ~/.ssh/id_ed25519, id_ecdsa or id_rsa)")
+    .option("--margin-minutes <n>", "renew when fewer minutes are left (default: 10, or a fifth of the lifetime)", positiveInt)
+    .option("--quiet", "print nothing unless it fails");
   leaf(ssh, "status", "validity left of the certificates on disk", "ssh status", { server: false }).argument("[certificates...]", "certificate files (default: ~/.ssh/*-cert.pub and those ssh sign wrote elsewhere)");
 
   const networks = program.command("networks").description("network access: your devices and time-boxed activations");

@@ -297,6 +297,20 @@ describe("SSH in Chromium", () => {
     await status(page, "People CA saved.");
     expect((await cas()).find((c) => c.id === userCa.id)).toMatchObject({ default_validity_hours: 12, max_validity_hours: 48 });
 
+    // The host CA's hosts: unset at first (known_hosts says *); a bare * needs its box; then patterns.
+    await page.locator(".ssh-ca", { hasText: "Servers CA" }).getByText(/not set: known_hosts trusts it for every host/).waitFor();
+    await page.getByText("Edit Servers CA").click();
+    const hostEdit = page.getByRole("form", { name: "Edit Servers CA" });
+    await hostEdit.getByLabel("Hosts (patterns, comma separated)").fill("*");
+    await hostEdit.getByRole("button", { name: "Save" }).click();
+    await hostEdit.getByText(/matches every host: set allow_any_host/).waitFor();
+    await hostEdit.getByLabel("Hosts (patterns, comma separated)").fill("*.prod.example.com, 10.0.0.*");
+    await hostEdit.getByRole("button", { name: "Save" }).click();
+    await status(page, "Servers CA saved.");
+    expect(((await cas()).find((c) => c.ca_type === "host") as unknown as { host_patterns: string[] }).host_patterns).toEqual(["*.prod.example.com", "10.0.0.*"]);
+    await page.locator(".ssh-ca", { hasText: "Servers CA" }).locator("dd code", { hasText: "*.prod.example.com, 10.0.0.*" }).waitFor();
+    await expect.poll(async () => (await knownHosts.locator("pre").textContent())?.trim()).toMatch(/^@cert-authority \*\.prod\.example\.com,\[\*\.prod\.example\.com\]:\*,10\.0\.0\.\*,\[10\.0\.0\.\*\]:\* ssh-ed25519 /);
+
     await page.getByRole("button", { name: "Rotate key of People CA" }).click();
     await dialog().getByLabel("New key type").selectOption("ecdsa");
     await dialog().getByLabel("Reason (for the audit log)").fill("Yearly rotation");

@@ -1,6 +1,7 @@
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { writeAtomic } from "../atomic-write.js";
 import { certStatus, parseCertificateListing } from "../cert-status.js";
 import type { Ctx } from "../context.js";
 import { CliError, ExitCode } from "../errors.js";
@@ -32,6 +33,8 @@ export interface SignOptions {
   hours?: number;
   key?: string;
   listOrgs?: boolean;
+  /** Where to write the certificate (default: `<key>-cert.pub`). */
+  out?: string;
 }
 
 /**
@@ -51,8 +54,9 @@ export async function sign(ctx: Ctx, opts: SignOptions): Promise<Result> {
       ...(orgId ? { org_id: orgId } : {}),
     }),
   );
-  const path = certPathFor(local);
-  writeFileSync(path, `${cert.certificate.trim()}\n`, { mode: 0o644 });
+  const path = opts.out ?? certPathFor(local);
+  // Renamed into place: ssh, or a parallel `ssh ensure`, never reads half a certificate.
+  writeAtomic(path, `${cert.certificate.trim()}\n`, 0o644);
   new SignedCertificates(ctx.store.dir).add(path);
   const validBefore = new Date(cert.valid_before);
   const c = ctx.io.out;

@@ -20,6 +20,7 @@ import {
   SignedCertificate,
   SignHostCertificateInput,
   SignUserCertificateInput,
+  SshClientConfig,
   SshServerConfig,
   UpdateCaInput,
 } from "./ssh-ca.types.js";
@@ -124,6 +125,13 @@ export class SshCaResolver {
   @Query(() => SshServerConfig, { description: "TrustedUserCAKeys lines and the known_hosts @cert-authority line" })
   sshServerConfig(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string) {
     return this.s.cas.serverConfig(ctx, orgId);
+  }
+
+  @Authorized()
+  @scope("ssh:sign")
+  @Query(() => SshClientConfig, { description: "For keyward ssh config: your organizations, whether each signs user certificates, its host CA's patterns and known_hosts lines" })
+  mySshClientConfig(@Ctx() { ctx }: GqlContext) {
+    return this.s.cas.clientConfig(ctx);
   }
 
   @Authorized()

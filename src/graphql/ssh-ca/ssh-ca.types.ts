@@ -28,6 +28,7 @@ export class CertificateAuthority implements CaView {
   @Field(() => String) fingerprint: string;
   @Field(() => Int) defaultValidityHours: number;
   @Field(() => Int) maxValidityHours: number;
+  @Field(() => [String], { nullable: true, description: "A host CA's host patterns (null: not set, known_hosts says *)" }) hostPatterns: string[] | null;
   @Field(() => [PreviousCaKey]) previousKeys: PreviousCaKey[];
   @Field(() => Date) createdAt: Date;
   @Field(() => Date) updatedAt: Date;
@@ -41,6 +42,8 @@ export class CreateCaInput implements GqlInputOf<CreateCaInput, "cas", "create">
   @Field(() => String, { nullable: true, description: "ed25519 (default), ecdsa or rsa" }) keyType?: string;
   @Field(() => Int, { nullable: true }) defaultCertValidityHours?: number;
   @Field(() => Int, { nullable: true }) maxCertValidityHours?: number;
+  @Field(() => [String], { nullable: true, description: "A host CA's host patterns, e.g. *.prod.example.com, 10.0.0.*" }) hostPatterns?: string[];
+  @Field(() => Boolean, { nullable: true, description: "Needed for a pattern that matches every host (*)" }) allowAnyHost?: boolean;
 }
 
 @InputType()
@@ -49,6 +52,8 @@ export class UpdateCaInput implements GqlInputOf<UpdateCaInput, "cas", "update">
   @Field(() => String, { nullable: true }) description?: string | null;
   @Field(() => Int, { nullable: true }) defaultCertValidityHours?: number;
   @Field(() => Int, { nullable: true }) maxCertValidityHours?: number;
+  @Field(() => [String], { nullable: true, description: "A host CA's host patterns; null clears them" }) hostPatterns?: string[] | null;
+  @Field(() => Boolean, { nullable: true, description: "Needed for a pattern that matches every host (*)" }) allowAnyHost?: boolean;
 }
 
 @ObjectType()
@@ -112,6 +117,30 @@ export class SshServerConfig implements ViewOf<"cas", "serverConfig"> {
   @Field(() => String, { description: "Lines for known_hosts" }) knownHosts: string;
   @Field(() => [String]) userCaKeys: string[];
   @Field(() => [String]) hostCaKeys: string[];
+}
+
+type ClientOrg = ViewOf<"cas", "clientConfig">["organizations"][number];
+
+@ObjectType()
+export class SshClientHostCa implements NonNullable<ClientOrg["hostCa"]> {
+  @Field(() => ID) id: string;
+  @Field(() => String) name: string;
+  @Field(() => [String], { nullable: true }) hostPatterns: string[] | null;
+  @Field(() => [String], { description: "@cert-authority lines, one per trusted key" }) knownHosts: string[];
+}
+
+@ObjectType()
+export class SshClientOrganization implements ClientOrg {
+  @Field(() => ID) id: string;
+  @Field(() => String) name: string;
+  @Field(() => String) slug: string;
+  @Field(() => Boolean, { description: "Certificates can be signed here" }) hasUserCa: boolean;
+  @Field(() => SshClientHostCa, { nullable: true }) hostCa: SshClientHostCa | null;
+}
+
+@ObjectType()
+export class SshClientConfig implements ViewOf<"cas", "clientConfig"> {
+  @Field(() => [SshClientOrganization]) organizations: SshClientOrganization[];
 }
 
 @ObjectType()

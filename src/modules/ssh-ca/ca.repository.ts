@@ -6,7 +6,7 @@ import { idInOrg } from "../../infra/org-scope.js";
 import { live } from "../../infra/soft-delete.js";
 import { preparedQuery } from "../../infra/prepared.js";
 
-export const caColumns = pickColumns(certificateAuthorities, ["id", "organizationId", "name", "description", "caType", "defaultValidityHours", "maxValidityHours", "createdAt", "updatedAt"]);
+export const caColumns = pickColumns(certificateAuthorities, ["id", "organizationId", "name", "description", "caType", "defaultValidityHours", "maxValidityHours", "hostPatterns", "createdAt", "updatedAt"]);
 export type CaRow = Pick<typeof certificateAuthorities.$inferSelect, keyof typeof caColumns>;
 
 export const caKeyColumns = pickColumns(caKeys, ["id", "caId", "keyType", "publicKey", "fingerprint", "isActive", "rotatedAt", "trustedUntil", "createdAt"]);

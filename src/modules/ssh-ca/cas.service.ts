@@ -12,8 +12,10 @@ import { caRepository, type CaKeyRow, type CaRow } from "./ca.repository.js";
 import { orgOf } from "./authority.js";
 import { chooseOrganization } from "./choose-organization.js";
 import { CaErrors } from "./ssh-ca.errors.js";
+import { hostPatternProblems, knownHostsLine } from "./host-patterns.js";
 import { createCaSchema, rotateCaSchema, updateCaSchema, type CreateCaInput, type UpdateCaInput, type RotateCaInput } from "./ssh-ca.schemas.js";
-import { requireOrgAccess } from "../access/index.js";
+import { can, getActiveMemberships, requireOrgAccess, requireUser } from "../access/index.js";
+import { AppError } from "../../lib/errors.js";
 
 export interface CaView extends CaRow {
   keyType: string;
@@ -23,7 +25,24 @@ export interface CaView extends CaRow {
   previousKeys: Array<{ publicKey: string; fingerprint: string; trustedUntil: Date | null }>;
 }
 
+/** One organization in `GET /ssh/client-config`. */
+export interface ClientOrgConfig {
+  id: string;
+  name: string;
+  slug: string;
+  hasUserCa: boolean;
+  hostCa: { id: string; name: string; hostPatterns: string[] | null; knownHosts: string[] } | null;
+}
+
 const keyComment = (orgId: string, type: string) => `keyward-${type}-ca-${orgId.slice(0, 8)}`;
+
+/** Host patterns only on a host CA, and only patterns that pass the checks between them. */
+function checkHostPatterns(caType: "user" | "host", patterns: string[] | null | undefined, allowAnyHost: boolean | undefined): void {
+  if (!patterns) return;
+  if (caType !== "host") throw CaErrors.hostPatternsOnUserCa();
+  const problems = hostPatternProblems(patterns, allowAnyHost === true);
+  if (problems.length) throw CaErrors.hostPatterns(problems);
+}
 
 /** AAD for sealed CA keys: a ciphertext cannot be moved to another key row. */
 export const caKeyContext = sealContexts.caKey;
@@ -49,6 +68,7 @@ export class CasService {
   async create(ctx: RequestContext, orgId: string, input: CreateCaInput): Promise<CaView> {
     const { orgId: id, actor } = await requireOrgAccess(this.db, ctx, orgId, "ca.manage");
     const data = parseInput(createCaSchema, input);
+    checkHostPatterns(data.caType, data.hostPatterns, data.allowAnyHost);
     await this.spendKeygen(id);
     // Key generation (seconds for RSA-4096) happens before the transaction opens.
     const generated = await generateCaKey(data.keyType, keyComment(id, data.caType));
@@ -67,6 +87,7 @@ export class CasService {
       caType: data.caType,
       defaultValidityHours: data.defaultCertValidityHours,
       maxValidityHours: data.maxCertValidityHours,
+      hostPatterns: data.hostPatterns ?? null,
       createdBy: userId,
       createdAt: now,
       updatedAt: now,
@@ -76,7 +97,7 @@ export class CasService {
       organizationId: orgId,
       resourceType: "ca",
       resourceId: ca.id,
-      metadata: { name: ca.name, ca_type: ca.caType, key_type: data.keyType, fingerprint: key.fingerprint },
+      metadata: { name: ca.name, ca_type: ca.caType, key_type: data.keyType, fingerprint: key.fingerprint, ...(ca.hostPatterns ? { host_patterns: ca.hostPatterns } : {}) },
     });
     return this.view(ca, [key]);
   }
@@ -91,14 +112,23 @@ export class CasService {
       const def = data.defaultCertValidityHours ?? current.defaultValidityHours;
       const max = data.maxCertValidityHours ?? current.maxValidityHours;
       if (def > max) throw CaErrors.invalidValidity(`default_cert_validity_hours (${def}) must not exceed max_cert_validity_hours (${max})`);
+      if (data.hostPatterns) checkHostPatterns(current.caType, data.hostPatterns, data.allowAnyHost);
       const ca = await caRepository.update(tx, id, cid, {
         name: data.name,
         description: data.description,
         defaultValidityHours: data.defaultCertValidityHours,
         maxValidityHours: data.maxCertValidityHours,
+        hostPatterns: data.hostPatterns,
         updatedAt: this.clock.now(),
       });
-      await this.audit.record(tx, ctx, AuditAction.caUpdated, { organizationId: id, resourceType: "ca", resourceId: cid, metadata: { fields: Object.keys(data) } });
+      // Which hosts a CA vouches for is a trust decision: the audit keeps both sides of a change.
+      const patterns = data.hostPatterns !== undefined ? { host_patterns: { from: current.hostPatterns, to: data.hostPatterns } } : {};
+      await this.audit.record(tx, ctx, AuditAction.caUpdated, {
+        organizationId: id,
+        resourceType: "ca",
+        resourceId: cid,
+        metadata: { fields: Object.keys(data).filter((k) => k !== "allowAnyHost"), ...patterns },
+      });
       return this.view(ca!, await caRepository.trustedKeys(tx, [cid], this.clock.now()));
     });
   }
@@ -160,12 +190,46 @@ export class CasService {
     const of = (type: "user" | "host") => keys.filter((k) => cas.find((c) => c.id === k.caId)?.caType === type);
     const userKeys = of("user").map((k) => k.publicKey);
     const hostKeys = of("host").map((k) => k.publicKey);
+    const hostPatterns = cas.find((c) => c.caType === "host")?.hostPatterns ?? null;
     return {
       trustedUserCaKeys: userKeys.join("\n") + (userKeys.length ? "\n" : ""),
-      knownHosts: hostKeys.map((k) => `@cert-authority * ${k}`).join("\n") + (hostKeys.length ? "\n" : ""),
+      knownHosts: hostKeys.map((k) => knownHostsLine(hostPatterns, k)).join("\n") + (hostKeys.length ? "\n" : ""),
       userCaKeys: userKeys,
       hostCaKeys: hostKeys,
     };
+  }
+
+  /**
+   * What `keyward ssh config` writes, for each organization the caller is a member of: whether it
+   * has a user CA (certificates can be signed there), and its host CA's patterns and known_hosts
+   * lines (every trusted key: during a rotation the previous one too). Only the caller's own
+   * organizations, each behind the guard a named one passes (an organization whose MFA deadline the
+   * caller missed is left out, as signing there would be refused).
+   */
+  async clientConfig(ctx: RequestContext): Promise<{ organizations: ClientOrgConfig[] }> {
+    const actor = requireUser(ctx);
+    const memberships = (await getActiveMemberships(this.db, actor.userId)).filter((m) => can(m.role, "org.read"));
+    const now = this.clock.now();
+    const organizations: ClientOrgConfig[] = [];
+    for (const m of memberships) {
+      try {
+        await requireOrgAccess(this.db, ctx, m.organizationId, "org.read");
+      } catch (e) {
+        if (e instanceof AppError && e.status < 500) continue;
+        throw e;
+      }
+      const cas = await caRepository.listForOrg(this.db, m.organizationId);
+      const host = cas.find((c) => c.caType === "host");
+      const keys = host ? await caRepository.trustedKeys(this.db, [host.id], now) : [];
+      organizations.push({
+        id: m.organizationId,
+        name: m.organizationName,
+        slug: m.organizationSlug,
+        hasUserCa: cas.some((c) => c.caType === "user"),
+        hostCa: host ? { id: host.id, name: host.name, hostPatterns: host.hostPatterns, knownHosts: keys.map((k) => knownHostsLine(host.hostPatterns, k.publicKey)) } : null,
+      });
+    }
+    return { organizations };
   }
 
   /** The active public key of a CA type (GET /ssh/ca/public-key): in org_id, or the caller's only such org. */

@@ -31,6 +31,10 @@ export const CaErrors = {
       `You belong to several organizations that can sign certificates (${orgs.map((o) => o.name).join(", ")}): choose one with org_id (CLI: --org-id; --list-orgs lists them)`,
       { organizations: orgs },
     ),
+  hostPatterns: (problems: string[]) =>
+    new AppError("VALIDATION_ERROR", 400, `Host patterns: ${problems.join("; ")}`, { errors: problems.map((message) => ({ path: "hostPatterns", message })) }),
+  hostPatternsOnUserCa: () =>
+    new AppError("VALIDATION_ERROR", 400, "Host patterns belong to a host CA: a user CA vouches for people, not hosts", { errors: [{ path: "hostPatterns", message: "only a host CA has host patterns" }] }),
   wrongCaType: () => new AppError("WRONG_CA_TYPE", 400, "That certificate authority signs the other kind of certificate"),
   invalidValidity: (message: string) => new AppError("VALIDATION_ERROR", 400, message, { errors: [{ path: "maxCertValidityHours", message }] }),
   noPrincipals: () => new AppError("NO_PRINCIPALS", 400, "You hold no principals in this organization: ask an admin to grant you one"),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { paginationSchema } from "../../lib/pagination.js";
+import { hostPatternsSchema } from "./host-patterns.js";
 
 export const createCaSchema = z
   .object({
@@ -9,6 +10,10 @@ export const createCaSchema = z
     keyType: z.enum(["ed25519", "ecdsa", "rsa"]).default("ed25519"),
     defaultCertValidityHours: z.number().int().positive().max(87_600).default(8),
     maxCertValidityHours: z.number().int().positive().max(87_600).default(720),
+    /** A host CA's host patterns (see host-patterns.ts). */
+    hostPatterns: hostPatternsSchema.optional(),
+    /** Says that a pattern matching every host (`*`) is meant. */
+    allowAnyHost: z.boolean().optional(),
   })
   .refine((v) => v.defaultCertValidityHours <= v.maxCertValidityHours, {
     path: ["defaultCertValidityHours"],
@@ -22,8 +27,11 @@ export const updateCaSchema = z
     description: z.string().trim().max(2000).nullable().optional(),
     defaultCertValidityHours: z.number().int().positive().max(87_600).optional(),
     maxCertValidityHours: z.number().int().positive().max(87_600).optional(),
+    /** A host CA's host patterns; null clears them (known_hosts then says `*`). */
+    hostPatterns: hostPatternsSchema.nullable().optional(),
+    allowAnyHost: z.boolean().optional(),
   })
-  .refine((v) => Object.keys(v).length > 0, "nothing to update");
+  .refine((v) => Object.keys(v).some((k) => k !== "allowAnyHost"), "nothing to update");
 export type UpdateCaInput = z.input<typeof updateCaSchema>;
 
 export const rotateCaSchema = z.object({

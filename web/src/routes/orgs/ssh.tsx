@@ -20,7 +20,7 @@ const SshQuery = graphql(`
   query OrgSsh($orgId: ID!, $admin: Boolean!, $signer: Boolean!) {
     sshServerConfig(orgId: $orgId) { trustedUserCaKeys knownHosts userCaKeys hostCaKeys }
     certificateAuthorities(orgId: $orgId) @include(if: $admin) {
-      id name description caType keyType fingerprint publicKey defaultValidityHours maxValidityHours createdAt updatedAt
+      id name description caType keyType fingerprint publicKey defaultValidityHours maxValidityHours hostPatterns createdAt updatedAt
       previousKeys { fingerprint trustedUntil }
     }
     myCertPolicy(orgId: $orgId) @include(if: $signer) { defaultExpiryHours maxExpiryHours allowUserExpiry extensions }
@@ -138,7 +138,7 @@ export function Ssh() {
             </>
           )}
           {config.hostCaKeys.length > 0 && (
-            <CopyText label="known_hosts line (@cert-authority)" value={config.knownHosts.trimEnd()} hint="For your users' ~/.ssh/known_hosts: replace * with your servers' names, such as *.example.com." />
+            <CopyText label="known_hosts line (@cert-authority)" value={config.knownHosts.trimEnd()} hint="For your users' ~/.ssh/known_hosts (keyward ssh config writes it for them): it names the hosts set on the host CA (Edit, Hosts), or * until they are set." />
           )}
           <h3>Revoked certificates</h3>
           <p>
@@ -215,6 +215,12 @@ function CaCard({ orgId, ca, onChanged }: { orgId: string; ca: Ca; onChanged: (m
             {hours(ca.defaultValidityHours)} by default, {hours(ca.maxValidityHours)} at most
           </dd>
         </div>
+        {ca.caType === "host" && (
+          <div>
+            <dt>Hosts</dt>
+            <dd>{ca.hostPatterns?.length ? <code>{ca.hostPatterns.join(", ")}</code> : <span className="muted">not set: known_hosts trusts it for every host (*), and keyward ssh config skips it</span>}</dd>
+          </div>
+        )}
         <div>
           <dt>Created</dt>
           <dd>
@@ -292,9 +298,17 @@ function CaEdit({ orgId, ca, onSaved }: { orgId: string; ca: Ca; onSaved: (messa
   const [description, setDescription] = useState(ca.description ?? "");
   const [def, setDef] = useState(String(ca.defaultValidityHours));
   const [max, setMax] = useState(String(ca.maxValidityHours));
+  const [patterns, setPatterns] = useState((ca.hostPatterns ?? []).join(", "));
+  const [anyHost, setAnyHost] = useState(false);
   const [local, setLocal] = useState<Record<string, string>>({});
+  // Host patterns: comma or space separated here, a list on the wire; empty clears them.
+  const hostInput = () => {
+    if (ca.caType !== "host") return {};
+    const list = patterns.split(/[\s,]+/).filter(Boolean);
+    return { hostPatterns: list.length ? list : null, ...(anyHost ? { allowAnyHost: true } : {}) };
+  };
   const save = useMutation({
-    mutationFn: (v: { defaultCertValidityHours: number; maxCertValidityHours: number }) => gql(UpdateCa, { orgId, caId: ca.id, input: { name, description, ...v } }),
+    mutationFn: (v: { defaultCertValidityHours: number; maxCertValidityHours: number }) => gql(UpdateCa, { orgId, caId: ca.id, input: { name, description, ...v, ...hostInput() } }),
     onSuccess: (d) => onSaved(`${d.updateCertificateAuthority.name} saved.`),
   });
   const submit = useSubmit(async () => {
@@ -315,6 +329,21 @@ function CaEdit({ orgId, ca, onSaved }: { orgId: string; ca: Ca; onSaved: (messa
           <Field label="Lifetime by default (hours)" inputMode="numeric" value={def} onChange={setDef} error={fields.defaultCertValidityHours} />
           <Field label="Longest lifetime (hours)" inputMode="numeric" value={max} onChange={setMax} error={fields.maxCertValidityHours} />
         </div>
+        {ca.caType === "host" && (
+          <>
+            <Field
+              label="Hosts (patterns, comma separated)"
+              value={patterns}
+              onChange={setPatterns}
+              error={fields.hostPatterns}
+              description="Which hosts this CA vouches for, such as *.prod.example.com, 10.0.0.*; ! first excludes one."
+            />
+            <label className="dir-check">
+              <input type="checkbox" checked={anyHost} onChange={(e) => setAnyHost(e.target.checked)} />
+              Allow a pattern that matches every host (*)
+            </label>
+          </>
+        )}
         {Object.keys(fields).length === 0 && <FormError error={save.error} />}
         <div className="actions">
           <Button type="submit" isPending={save.isPending}>

@@ -1,0 +1,1 @@
+ALTER TABLE "certificate_authorities" ADD COLUMN "host_patterns" text[];
