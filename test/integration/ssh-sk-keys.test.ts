@@ -204,6 +204,16 @@ describe("department policy: hardware-bound keys", () => {
     expect((await app.http.post("/api/v1/ssh/sign", { key_id: id, principals: ["root"] }, { token: admin.token })).status).toBe(201);
   });
 
+  it("never certifies a security key as a host key", async () => {
+    const { org, owner } = await orgWithRoles(app);
+    await createCa(app, org.id, owner, { ca_type: "host" });
+    const res = await app.http.post("/api/v1/ssh/sign/host", { host_public_key: FIXED_SK_KEYS.ecdsa, principals: ["db1.example.com"], org_id: org.id }, { token: owner.token });
+    expect(res.status).toBe(400);
+    expect(res.body.error.type).toBe("WRONG_KEY_MATERIAL");
+    expect(res.body.message).toContain("never a host key");
+    expect(await countRows(app, "ssh_certificates", `organization_id = '${org.id}'`)).toBe(0);
+  });
+
   it("keeps the policy consistent, audited, and in the hands of the organization's admins", async () => {
     const { org, owner, admin, member } = await orgWithRoles(app);
     const dept = await department(org.id, owner, "Sec", null, []);

@@ -93,7 +93,8 @@ function parseSkPublicKey(text: string): ParsedPublicKey {
   if (declared !== algorithm) throw new SshKeyError(`Not a valid SSH public key: the line says ${algorithm} but the key is ${declared}`, "SSH_KEY_ERROR");
   const sk = splitSkPublicBlob(blob);
   const type = SK_ALGORITHMS[sk.algorithm].type;
-  return { type, algorithm: sk.algorithm, bits: 256, blob, line: `${algorithm} ${b64}`, comment: rest.join(" ") || null, fingerprint: fingerprintOf(blob), application: sk.application };
+  // The line as stored is re-encoded: one key, one spelling.
+  return { type, algorithm: sk.algorithm, bits: 256, blob, line: `${algorithm} ${blob.toString("base64")}`, comment: rest.join(" ") || null, fingerprint: fingerprintOf(blob), application: sk.application };
 }
 
 const MIN_RSA_BITS = 2048;

@@ -136,6 +136,8 @@ export class SigningService {
       if (e instanceof SshKeyError) throw SshKeyErrors.invalid("WRONG_KEY_MATERIAL", e.message);
       throw e;
     }
+    // sshd has no security-key host keys: such a "host key" is a person's key.
+    if (subject.application !== null) throw SshKeyErrors.invalid("WRONG_KEY_MATERIAL", "A security key (sk-) is a person's key, never a host key: send the server's host key (/etc/ssh/ssh_host_*_key.pub)");
     const authority = await hostAuthority(this.db, ctx, req.orgId, req.caId);
     const hours = Math.min(req.validityHours ?? authority.ca.defaultValidityHours, authority.ca.maxValidityHours);
     if (req.validityHours && req.validityHours > authority.ca.maxValidityHours) throw CaErrors.expiryTooLong(authority.ca.maxValidityHours);
