@@ -186,5 +186,11 @@ export const departmentCertPolicies = pgTable("department_cert_policies", {
   maxExpiryHours: integer("max_expiry_hours").notNull().default(24),
   allowedExtensions: text("allowed_extensions").array().notNull(),
   customExtensions: text("custom_extensions").array().notNull().default(sql`'{}'::text[]`),
+  /** Only FIDO2 security keys (sk-ssh-ed25519, sk-ecdsa-sha2-nistp256) are certified. */
+  requireHardwareKey: boolean("require_hardware_key").notNull().default(false),
+  /** A security key whose proof showed a touch; its certificates never carry no-touch-required. */
+  requireTouch: boolean("require_touch").notNull().default(false),
+  /** A security key whose proof showed PIN/biometric verification; its certificates carry verify-required. */
+  requireVerify: boolean("require_verify").notNull().default(false),
   updatedAt: updatedAt(),
 });

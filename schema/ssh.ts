@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, customType, index, integer, jsonb, pgEnum, pgSequence, pgTable, text, uniqueIndex, uuid, varchar } from "drizzle-orm/pg-core";
+import { bigint, boolean, customType, index, integer, jsonb, pgEnum, pgSequence, pgTable, smallint, text, uniqueIndex, uuid, varchar } from "drizzle-orm/pg-core";
 import { createdAt, deletedAt, id, tstz, updatedAt } from "./_columns.js";
 import { organizations } from "./orgs.js";
 import { users } from "./users.js";
@@ -7,6 +7,8 @@ import { users } from "./users.js";
 const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => "bytea" });
 
 export const sshKeyType = pgEnum("ssh_key_type", ["ed25519", "ecdsa", "rsa"]);
+/** A person's key: also FIDO2 security keys (sk-ssh-ed25519@openssh.com, sk-ecdsa-sha2-nistp256@openssh.com). CA keys keep ssh_key_type. */
+export const sshUserKeyType = pgEnum("ssh_user_key_type", ["ed25519", "ecdsa", "rsa", "sk-ed25519", "sk-ecdsa"]);
 export const caType = pgEnum("ca_type", ["user", "host"]);
 export const certType = pgEnum("cert_type", ["user", "host"]);
 
@@ -20,13 +22,15 @@ export const sshKeys = pgTable(
       .references(() => users.id),
     publicKey: text("public_key").notNull(),
     fingerprint: varchar("fingerprint", { length: 128 }).notNull(),
-    keyType: sshKeyType("key_type").notNull(),
+    keyType: sshUserKeyType("key_type").notNull(),
     keyBits: integer("key_bits").notNull(),
     keyComment: text("key_comment"),
     description: text("description"),
     verifiedAt: tstz("verified_at"),
     verifyText: text("verify_text"),
     verifyTextCreatedAt: tstz("verify_text_created_at"),
+    /** A security key's FIDO flags in the signature that proved possession (0x01 touch, 0x04 PIN/biometric); null otherwise. */
+    skProofFlags: smallint("sk_proof_flags"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     deletedAt: deletedAt(),

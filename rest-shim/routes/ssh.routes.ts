@@ -62,7 +62,7 @@ export const sshRoutes = (s: Services): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, "Certificate policy", { policy: await s.signing.effectivePolicy(req.ctx, (req.query.org_id as string) || undefined) }),
   },
   {
-    method: "post", path: "/ssh/sign", errors: { 404: "The key or the organization does not exist for you (SSH_KEY_NOT_FOUND, ORG_NOT_FOUND), or it has no user CA yet: the message says how an admin creates one (CA_NOT_CONFIGURED)", 500: "Signing failed (SIGNING_FAILED)" }, data: data.signedCertificate, tag: "ssh", auth: "user", scope: "ssh:sign", body: signUserSchema, status: 201,
+    method: "post", path: "/ssh/sign", errors: { 403: "A principal you may not request (UNAUTHORIZED_PRINCIPALS), or a department policy refuses this key: it requires a security key, or one whose proof showed a touch or a PIN/biometric check (HARDWARE_KEY_REQUIRED, details.department and details.requirement: hardware_key, touch, verify)", 404: "The key or the organization does not exist for you (SSH_KEY_NOT_FOUND, ORG_NOT_FOUND), or it has no user CA yet: the message says how an admin creates one (CA_NOT_CONFIGURED)", 500: "Signing failed (SIGNING_FAILED)" }, data: data.signedCertificate, tag: "ssh", auth: "user", scope: "ssh:sign", body: signUserSchema, status: 201,
     summary: "Sign a user certificate for one of your keys (org_id selects the organization when you are in several)",
     handle: async (req, res) => sendData(res, 201, "Certificate issued", await s.signing.signUserCertificate(req.ctx, input(req))),
   },

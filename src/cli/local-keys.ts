@@ -12,8 +12,8 @@ export interface LocalKey {
   comment: string;
 }
 
-/** ssh's own default identities, Ed25519 first (the key type to prefer today). */
-const DEFAULT_NAMES = ["id_ed25519", "id_ecdsa", "id_rsa"];
+/** ssh's own default identities, Ed25519 first (the key type to prefer today), then security keys. */
+const DEFAULT_NAMES = ["id_ed25519", "id_ecdsa", "id_rsa", "id_ed25519_sk", "id_ecdsa_sk"];
 
 function load(privatePath: string): LocalKey {
   const publicPath = `${privatePath}.pub`;

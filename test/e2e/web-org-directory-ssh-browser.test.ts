@@ -132,6 +132,13 @@ describe("the directory in Chromium", () => {
     await policy.getByLabel("Custom extensions").fill("login@example.com");
     await policy.getByLabel(/Members may ask for another lifetime/).check();
     await policy.getByLabel(/permit-X11-forwarding/).uncheck();
+    // Hardware-bound keys, by keyboard: touch and PIN wait for "only hardware security keys".
+    expect(await policy.getByLabel(/Require a touch/).isDisabled()).toBe(true);
+    await policy.getByLabel(/Only hardware security keys/).focus();
+    await page.keyboard.press("Space");
+    await page.keyboard.press("Tab");
+    expect(await policy.getByLabel(/Require a touch/).evaluate((el) => el === document.activeElement)).toBe(true);
+    await page.keyboard.press("Space");
     await policy.getByRole("button", { name: "Save policy" }).click();
     await status(page, "The certificate policy of Engineering is saved.");
     expect((await api(`${O()}/departments/${deptId}/cert-policy`)).body.data.cert_policy).toMatchObject({
@@ -141,6 +148,9 @@ describe("the directory in Chromium", () => {
       allow_user_expiry: true,
       allowed_extensions: ["permit-agent-forwarding", "permit-port-forwarding", "permit-pty", "permit-user-rc"],
       custom_extensions: ["login@example.com"],
+      require_hardware_key: true,
+      require_touch: true,
+      require_verify: false,
     });
     await page.getByText("Custom policy").waitFor();
 

@@ -4,7 +4,7 @@ import { countRows } from "../helpers/db.js";
 import { newUser } from "../factories/users.js";
 import { addMember, orgWithRoles } from "../factories/orgs.js";
 import { addVerifiedKey, createCa, grantPrincipal } from "../factories/ssh.js";
-import { mergePolicies, resolveLifetimeHours } from "../../src/modules/ssh-ca/policy.js";
+import { DEFAULT_CERT_POLICY, mergePolicies, resolveLifetimeHours } from "../../src/modules/ssh-ca/policy.js";
 
 let app: TestApp;
 beforeAll(async () => {
@@ -76,7 +76,7 @@ describe("department policy at signing", () => {
   });
 
   it("refuses a chosen lifetime when the policy does not allow it, and uses the default otherwise", () => {
-    const strict = mergePolicies([{ allowUserExpiry: false, defaultExpiryHours: 1, maxExpiryHours: 24, allowedExtensions: ["permit-pty"], customExtensions: [] }], false);
+    const strict = mergePolicies([{ ...DEFAULT_CERT_POLICY, allowedExtensions: ["permit-pty"] }], false);
     expect(() => resolveLifetimeHours(strict, 720, 2)).toThrow(expect.objectContaining({ code: "EXPIRY_NOT_ALLOWED" }));
     expect(resolveLifetimeHours(strict, 720, undefined)).toBe(1);
     expect(resolveLifetimeHours(mergePolicies([], false), 720, undefined)).toBe(1);

@@ -10,6 +10,10 @@ export interface ServerKey {
   id: string;
   fingerprint: string;
   key_type: string;
+  /** A FIDO2 security key (sk-); its proof's flags: touched, PIN/biometric (null until proved). */
+  hardware_backed?: boolean;
+  sk_user_presence?: boolean | null;
+  sk_user_verification?: boolean | null;
   description: string | null;
   public_key: string;
   verified: boolean;
@@ -34,11 +38,17 @@ export async function ensureVerifiedKey(ctx: Ctx, key: LocalKey, description?: s
     known = await ctx.api.post<ServerKey>("/ssh/keys", { key: line, ...(named === undefined ? {} : { description: named }) });
   }
   if (known.verified) return { key: known, added, proved: false };
+  // ssh-keygen asks for the touch (and PIN) itself, on the terminal.
+  if (known.hardware_backed) ctx.io.stderr("Proving possession: touch your security key when it blinks.");
   const challenge = await ctx.api.get<{ challenge_text: string }>(`/ssh/keys/${known.id}/verify`);
   const signature = signChallenge(key.privatePath, challenge.challenge_text);
   const verified = await ctx.api.post<{ verified: boolean; key: ServerKey }>(`/ssh/keys/${known.id}/verify`, { signature });
   return { key: verified.key, added, proved: true };
 }
+
+/** What a security key's proof showed: a touch, a PIN/biometric check. */
+const skProof = (k: ServerKey) =>
+  k.sk_user_presence == null ? "" : `, proved ${k.sk_user_presence ? "with a touch" : "without a touch"}${k.sk_user_verification ? " and a PIN/biometric" : ""}`;
 
 export async function keysAdd(ctx: Ctx, path: string | undefined, opts: { description?: string }): Promise<Result> {
   const local = findKey(path);
@@ -46,7 +56,11 @@ export async function keysAdd(ctx: Ctx, path: string | undefined, opts: { descri
   const c = ctx.io.out;
   return {
     json: { key, added, proved },
-    text: [`${c.green("✓")} ${added ? "Added" : "Already registered:"} ${key.fingerprint} (${local.publicPath})${proved ? ", possession proved" : ""}`, `  id: ${key.id}`],
+    text: [
+      `${c.green("✓")} ${added ? "Added" : "Already registered:"} ${key.fingerprint} (${local.publicPath})${proved ? ", possession proved" : ""}`,
+      `  id: ${key.id}`,
+      `  type: ${key.key_type}${key.hardware_backed ? ` (hardware security key${skProof(key)})` : ""}`,
+    ],
   };
 }
 
@@ -56,7 +70,10 @@ export async function keysList(ctx: Ctx): Promise<Result> {
   return {
     json: { keys, count: keys.length },
     text: keys.length
-      ? keys.map((k) => `${k.id}  ${k.key_type.padEnd(11)} ${k.fingerprint}  ${k.verified ? c.green("verified") : c.yellow("unverified")}${k.description ? `  ${c.dim(k.description)}` : ""}`)
+      ? keys.map(
+          (k) =>
+            `${k.id}  ${k.key_type.padEnd(11)} ${k.fingerprint}  ${k.verified ? c.green("verified") : c.yellow("unverified")}${k.hardware_backed ? `  hardware${skProof(k)}` : ""}${k.description ? `  ${c.dim(k.description)}` : ""}`,
+        )
       : ["No SSH keys registered: add one with `keyward keys add`"],
   };
 }

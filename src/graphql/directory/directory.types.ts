@@ -67,6 +67,9 @@ export class CertPolicy implements ViewOf<"departments", "getCertPolicy"> {
   @Field(() => Int) maxExpiryHours: number;
   @Field(() => [String]) allowedExtensions: string[];
   @Field(() => [String]) customExtensions: string[];
+  @Field(() => Boolean, { description: "Only FIDO2 security keys (sk-ssh-ed25519, sk-ecdsa-sha2-nistp256) are certified" }) requireHardwareKey: boolean;
+  @Field(() => Boolean, { description: "The security key's proof of possession showed a touch; certificates never carry no-touch-required" }) requireTouch: boolean;
+  @Field(() => Boolean, { description: "The security key's proof of possession showed a PIN or biometric check; certificates carry verify-required" }) requireVerify: boolean;
   @Field(() => [String]) allExtensions: string[];
   @Field(() => [String]) standardExtensions: string[];
   @Field(() => Boolean, { description: "No policy stored: the defaults apply" }) isDefault: boolean;
@@ -79,6 +82,9 @@ export class CertPolicyInput implements GqlInputOf<CertPolicyInput, "departments
   @Field(() => Int, { nullable: true }) maxExpiryHours?: number;
   @Field(() => [String], { nullable: true }) allowedExtensions?: string[];
   @Field(() => [String], { nullable: true }) customExtensions?: string[];
+  @Field(() => Boolean, { nullable: true }) requireHardwareKey?: boolean;
+  @Field(() => Boolean, { nullable: true, description: "Needs requireHardwareKey" }) requireTouch?: boolean;
+  @Field(() => Boolean, { nullable: true, description: "Needs requireHardwareKey" }) requireVerify?: boolean;
 }
 
 type MyDepartmentView = ViewOf<"myDirectory", "memberships">["departments"][number];

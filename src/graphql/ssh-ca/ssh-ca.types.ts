@@ -150,6 +150,9 @@ export class EffectiveCertPolicy implements ViewOf<"signing", "effectivePolicy">
   @Field(() => Int) defaultExpiryHours: number;
   @Field(() => Int) maxExpiryHours: number;
   @Field(() => [String]) extensions: string[];
+  @Field(() => Boolean, { description: "A department requires a FIDO2 security key (sk-)" }) requireHardwareKey: boolean;
+  @Field(() => Boolean, { description: "A department requires the key's proof to show a touch" }) requireTouch: boolean;
+  @Field(() => Boolean, { description: "A department requires the key's proof to show a PIN or biometric check" }) requireVerify: boolean;
 }
 
 // Fields REST serves that GraphQL has never exposed: a new view field must be exposed or named here.

@@ -9,7 +9,12 @@ export class SshKey implements SshKeyView {
   @Field(() => ID) id: string;
   @Field(() => ID) userId: string;
   @Field(() => String) fingerprint: string;
-  @Field(() => String) keyType: string;
+  @Field(() => String, { description: "ed25519, ecdsa, rsa, or a FIDO2 security key: sk-ed25519, sk-ecdsa" }) keyType: string;
+  @Field(() => Boolean, { description: "A FIDO2 security key (sk-): its private half never leaves the device" }) hardwareBacked: boolean;
+  @Field(() => Boolean, { nullable: true, description: "A security key whose proof of possession showed a touch (user presence); null: not a security key, or not proved yet" })
+  skUserPresence: boolean | null;
+  @Field(() => Boolean, { nullable: true, description: "A security key whose proof of possession showed a PIN or biometric check (user verification); null as above" })
+  skUserVerification: boolean | null;
   @Field(() => Int) keyBits: number;
   @Field(() => String, { nullable: true }) keyComment: string | null;
   @Field(() => String, { nullable: true }) description: string | null;

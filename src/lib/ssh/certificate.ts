@@ -40,6 +40,9 @@ const CERT_TYPE: Record<string, string> = {
   "ecdsa-sha2-nistp384": "ecdsa-sha2-nistp384-cert-v01@openssh.com",
   "ecdsa-sha2-nistp521": "ecdsa-sha2-nistp521-cert-v01@openssh.com",
   "ssh-rsa": "ssh-rsa-cert-v01@openssh.com",
+  // Security keys: the certified key fields end with the FIDO application (PROTOCOL.u2f).
+  "sk-ssh-ed25519@openssh.com": "sk-ssh-ed25519-cert-v01@openssh.com",
+  "sk-ecdsa-sha2-nistp256@openssh.com": "sk-ecdsa-sha2-nistp256-cert-v01@openssh.com",
 };
 
 // Names sorted bytewise, as ssh-keygen writes them (uppercase first).
@@ -110,6 +113,8 @@ export function parseCertificate(line: string): ParsedCertificate {
   const keyStart = r.position;
   if (plainAlg === "ssh-ed25519") r.string();
   else if (plainAlg.startsWith("ecdsa")) (r.string(), r.string());
+  else if (plainAlg === "sk-ssh-ed25519@openssh.com") (r.string(), r.string());
+  else if (plainAlg === "sk-ecdsa-sha2-nistp256@openssh.com") (r.string(), r.string(), r.string());
   else (r.mpint(), r.mpint());
   const publicKey = Buffer.concat([new SshWriter().string(plainAlg).toBuffer(), blob.subarray(keyStart, r.position)]);
   const serial = r.uint64();

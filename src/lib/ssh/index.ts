@@ -5,3 +5,4 @@ export * from "./sshsig.js";
 export * from "./krl.js";
 export * from "./ca-keys.js";
 export * from "./signature.js";
+export * from "./sk.js";

@@ -1,12 +1,16 @@
 import { createHash, createPublicKey, type KeyObject } from "node:crypto";
 import sshpk from "sshpk";
+import { isSkAlgorithm, SK_ALGORITHMS, splitSkPublicBlob } from "./sk.js";
 import { SshReader, SshWriter } from "./wire.js";
 
+/** The types a CA key may have. */
 export type SshKeyType = "ed25519" | "ecdsa" | "rsa";
+/** The types a person's key may have: also FIDO2 security keys (`-t ed25519-sk`, `-t ecdsa-sk`). */
+export type UserKeyType = SshKeyType | "sk-ed25519" | "sk-ecdsa";
 
 export interface ParsedPublicKey {
-  type: SshKeyType;
-  /** The OpenSSH algorithm name: ssh-ed25519, ecdsa-sha2-nistp256, ssh-rsa … */
+  type: UserKeyType;
+  /** The OpenSSH algorithm name: ssh-ed25519, ecdsa-sha2-nistp256, ssh-rsa, sk-ssh-ed25519@openssh.com … */
   algorithm: string;
   bits: number;
   /** The plain public key blob (RFC 4253 §6.6). */
@@ -16,6 +20,8 @@ export interface ParsedPublicKey {
   comment: string | null;
   /** SHA256:<base64, unpadded>, as ssh-keygen prints it. */
   fingerprint: string;
+  /** A security key's FIDO application ("ssh:"); null for other keys. */
+  application: string | null;
 }
 
 export class SshKeyError extends Error {
@@ -45,6 +51,8 @@ export function parsePublicKey(input: string): ParsedPublicKey {
   if (text.length === 0 || text.length > 16_384) throw new SshKeyError("Provide one OpenSSH public key", "SSH_KEY_ERROR");
   if (/PRIVATE KEY/.test(text)) throw new SshKeyError("That is a private key: send the public key (the .pub file) and keep the private one secret", "WRONG_KEY_MATERIAL");
   if (/-cert-v01@openssh\.com/.test(text)) throw new SshKeyError("That is a certificate, not a public key", "WRONG_KEY_MATERIAL");
+  const [first] = text.split(/\s+/, 1);
+  if (first && isSkAlgorithm(first)) return parseSkPublicKey(text);
   let key: sshpk.Key;
   try {
     key = sshpk.parseKey(text, "auto");
@@ -69,10 +77,24 @@ export function parsePublicKey(input: string): ParsedPublicKey {
     type = "rsa";
     if (key.size < 2048) throw new SshKeyError(`RSA keys must have at least 2048 bits (this one has ${key.size})`, "SSH_KEY_ERROR");
   } else {
-    throw new SshKeyError(`Key type ${key.type} is not accepted: use ed25519, ecdsa or rsa (≥ 2048 bits)`, "SSH_KEY_ERROR");
+    throw new SshKeyError(`Key type ${key.type} is not accepted: use ed25519, ecdsa, rsa (≥ 2048 bits) or a security key (ed25519-sk, ecdsa-sk)`, "SSH_KEY_ERROR");
   }
   const comment = text.split(/\s+/).slice(2).join(" ") || null;
-  return { type, algorithm, bits, blob, line: `${algorithm} ${blob.toString("base64")}`, comment, fingerprint: fingerprintOf(blob) };
+  return { type, algorithm, bits, blob, line: `${algorithm} ${blob.toString("base64")}`, comment, fingerprint: fingerprintOf(blob), application: null };
+}
+
+/** A FIDO2 security-key public key line (sshpk does not read them): `<algorithm> <base64> [comment]`. */
+function parseSkPublicKey(text: string): ParsedPublicKey {
+  const [algorithm, b64, ...rest] = text.split(/\s+/);
+  if (!b64 || !/^[A-Za-z0-9+/]+={0,2}$/.test(b64)) throw new SshKeyError("Not a valid SSH public key", "SSH_KEY_ERROR");
+  const blob = Buffer.from(b64, "base64");
+  assertSoundKey(blob);
+  const declared = new SshReader(blob).text();
+  if (declared !== algorithm) throw new SshKeyError(`Not a valid SSH public key: the line says ${algorithm} but the key is ${declared}`, "SSH_KEY_ERROR");
+  const sk = splitSkPublicBlob(blob);
+  const type = SK_ALGORITHMS[sk.algorithm].type;
+  // The line as stored is re-encoded: one key, one spelling.
+  return { type, algorithm: sk.algorithm, bits: 256, blob, line: `${algorithm} ${blob.toString("base64")}`, comment: rest.join(" ") || null, fingerprint: fingerprintOf(blob), application: sk.application };
 }
 
 const MIN_RSA_BITS = 2048;
@@ -88,6 +110,7 @@ const bigintOf = (b: Buffer): bigint => (b.length === 0 ? 0n : BigInt(`0x${b.toS
  */
 export function assertSoundKey(blob: Buffer): void {
   const bad = (why: string) => new SshKeyError(`Not a usable SSH public key: ${why}`, "SSH_KEY_ERROR");
+  if (isSkBlob(blob)) return assertSoundKey(skBaseKey(blob));
   const r = new SshReader(blob);
   try {
     const algorithm = r.text();
@@ -115,13 +138,31 @@ export function assertSoundKey(blob: Buffer): void {
       if (bits < MIN_RSA_BITS) throw bad(`RSA keys must have at least ${MIN_RSA_BITS} bits (this one has ${bits})`);
       if (bits > MAX_RSA_BITS) throw bad(`RSA keys may have at most ${MAX_RSA_BITS} bits`);
     } else {
-      throw bad(`key type ${algorithm} is not accepted: use ed25519, ecdsa or rsa`);
+      throw bad(`key type ${algorithm} is not accepted: use ed25519, ecdsa, rsa or a security key (ed25519-sk, ecdsa-sk)`);
     }
   } catch (e) {
     if (e instanceof SshKeyError) throw e;
     throw bad("the key data is truncated or malformed");
   }
   if (!r.done) throw bad("unexpected data after the key");
+}
+
+/** A security key's plain key inside, to check like any other (its application checked on the way). */
+function skBaseKey(blob: Buffer): Buffer {
+  try {
+    return splitSkPublicBlob(blob).base;
+  } catch (e) {
+    const why = e instanceof Error && /application|nistp256/.test(e.message) ? e.message : "the key data is truncated or malformed";
+    throw new SshKeyError(`Not a usable SSH public key: ${why}`, "SSH_KEY_ERROR");
+  }
+}
+
+function isSkBlob(blob: Buffer): boolean {
+  try {
+    return isSkAlgorithm(new SshReader(blob).text());
+  } catch {
+    return false;
+  }
 }
 
 type VerifyingKey = { key: KeyObject; algorithm: string; hash: string | null };

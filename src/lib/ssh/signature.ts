@@ -1,5 +1,6 @@
 import { sign as nodeSign, verify as nodeVerify, type KeyObject } from "node:crypto";
 import { keyObjectFromBlob } from "./keys.js";
+import { skSignedData, splitSkPublicBlob, type SkSignatureDetails } from "./sk.js";
 import { SshReader, SshWriter } from "./wire.js";
 
 /**
@@ -51,5 +52,34 @@ export function verifySsh(publicBlob: Buffer, data: Buffer, signatureBlob: Buffe
     return false;
   } catch {
     return false;
+  }
+}
+
+/**
+ * Verifies a security-key signature blob made over `data` by the sk key `publicBlob`, as sshd and
+ * `ssh-keygen -Y verify` do (OpenSSH ssh-ed25519-sk.c, ssh-ecdsa-sk.c). Returns the flags and
+ * counter the authenticator signed, or null. What the flags must say is the caller's policy: the
+ * signature is valid without a touch.
+ */
+export function verifySkSsh(publicBlob: Buffer, data: Buffer, signatureBlob: Buffer): SkSignatureDetails | null {
+  try {
+    const sk = splitSkPublicBlob(publicBlob);
+    const r = new SshReader(signatureBlob);
+    if (r.text() !== sk.algorithm) return null;
+    const sig = r.string();
+    const flags = r.byte();
+    const counter = r.uint32();
+    if (!r.done) return null;
+    const signed = skSignedData(sk.application, flags, counter, data);
+    const { key } = keyObjectFromBlob(sk.base);
+    if (sk.algorithm === "sk-ssh-ed25519@openssh.com") return sig.length === 64 && nodeVerify(null, signed, key, sig) ? { flags, counter } : null;
+    const inner = new SshReader(sig);
+    const rr = inner.mpint();
+    const ss = inner.mpint();
+    if (!inner.done || rr.length > 32 || ss.length > 32) return null;
+    const p1363 = Buffer.concat([Buffer.alloc(32 - rr.length), rr, Buffer.alloc(32 - ss.length), ss]);
+    return nodeVerify("sha256", signed, { key, dsaEncoding: "ieee-p1363" }, p1363) ? { flags, counter } : null;
+  } catch {
+    return null;
   }
 }

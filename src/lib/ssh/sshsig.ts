@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { verifySsh } from "./signature.js";
+import { verifySkSsh, verifySsh } from "./signature.js";
+import { isSkAlgorithm, type SkSignatureDetails } from "./sk.js";
 import { SshReader, SshWriter } from "./wire.js";
 
 const MAGIC = Buffer.from("SSHSIG");
@@ -23,17 +24,25 @@ function decode(input: string): Buffer {
  * signature must come from `publicBlob`, in namespace `namespace`, with sha256 or sha512.
  */
 export function verifySshSignature(input: string, message: Buffer, publicBlob: Buffer, namespace: string): boolean {
+  return verifySshSignatureDetails(input, message, publicBlob, namespace) !== null;
+}
+
+/**
+ * The same check, saying what a security key signed with: its flags (touch, PIN/biometric) and
+ * counter (`sk`, null for other keys), or null when the signature does not verify.
+ */
+export function verifySshSignatureDetails(input: string, message: Buffer, publicBlob: Buffer, namespace: string): { sk: SkSignatureDetails | null } | null {
   try {
     const r = new SshReader(decode(input));
-    if (!r.raw(6).equals(MAGIC)) return false;
-    if (r.uint32() > 1) return false;
+    if (!r.raw(6).equals(MAGIC)) return null;
+    if (r.uint32() > 1) return null;
     const signer = r.string();
     const ns = r.text();
     r.string(); // reserved
     const hashAlg = r.text();
     const signature = r.string();
-    if (!r.done || ns !== namespace || !signer.equals(publicBlob)) return false;
-    if (hashAlg !== "sha256" && hashAlg !== "sha512") return false;
+    if (!r.done || ns !== namespace || !signer.equals(publicBlob)) return null;
+    if (hashAlg !== "sha256" && hashAlg !== "sha512") return null;
     const signed = new SshWriter()
       .raw(MAGIC)
       .string(namespace)
@@ -41,8 +50,12 @@ export function verifySshSignature(input: string, message: Buffer, publicBlob: B
       .string(hashAlg)
       .string(createHash(hashAlg).update(message).digest())
       .toBuffer();
-    return verifySsh(publicBlob, signed, signature);
+    if (isSkAlgorithm(new SshReader(publicBlob).text())) {
+      const sk = verifySkSsh(publicBlob, signed, signature);
+      return sk ? { sk } : null;
+    }
+    return verifySsh(publicBlob, signed, signature) ? { sk: null } : null;
   } catch {
-    return false;
+    return null;
   }
 }

@@ -16,19 +16,28 @@ export interface CertPolicyView {
   maxExpiryHours: number;
   allowedExtensions: string[];
   customExtensions: string[];
+  /** Only FIDO2 security keys (sk-ssh-ed25519, sk-ecdsa-sha2-nistp256) are certified. */
+  requireHardwareKey: boolean;
+  /** The security key's proof showed a touch; certificates never carry no-touch-required. */
+  requireTouch: boolean;
+  /** The security key's proof showed a PIN/biometric; certificates carry verify-required. */
+  requireVerify: boolean;
   /** allowed + custom: what a certificate from this department carries. */
   allExtensions: string[];
   standardExtensions: string[];
   isDefault: boolean;
 }
 
-/** Without a stored policy: users cannot pick their expiry, 1 h by default, 24 h at most, all five extensions. */
+/** Without a stored policy: users cannot pick their expiry, 1 h by default, 24 h at most, all five extensions, any key type. */
 export const DEFAULT_CERT_POLICY = {
   allowUserExpiry: false,
   defaultExpiryHours: 1,
   maxExpiryHours: 24,
   allowedExtensions: [...STANDARD_EXTENSIONS] as string[],
   customExtensions: [] as string[],
+  requireHardwareKey: false,
+  requireTouch: false,
+  requireVerify: false,
 };
 
 const DEPARTMENTS: OrgGroupKind<DepartmentRow, typeof departmentSchema, typeof updateDepartmentSchema> = {
@@ -91,9 +100,16 @@ export class DepartmentsService extends OrgGroupService<DepartmentRow, typeof de
         maxExpiryHours: data.maxExpiryHours ?? current.maxExpiryHours,
         allowedExtensions: [...new Set(data.allowedExtensions ?? current.allowedExtensions)],
         customExtensions: [...new Set(data.customExtensions ?? current.customExtensions)],
+        requireHardwareKey: data.requireHardwareKey ?? current.requireHardwareKey,
+        requireTouch: data.requireTouch ?? current.requireTouch,
+        requireVerify: data.requireVerify ?? current.requireVerify,
       };
       if (next.defaultExpiryHours > next.maxExpiryHours) {
         throw DirectoryErrors.invalidPolicy(`default_expiry_hours (${next.defaultExpiryHours}) must not exceed max_expiry_hours (${next.maxExpiryHours})`);
+      }
+      // Touch and PIN/biometric are what a security key's signature says: they need one.
+      if ((next.requireTouch || next.requireVerify) && !next.requireHardwareKey) {
+        throw DirectoryErrors.invalidPolicy("require_touch and require_verify apply to security keys: set require_hardware_key too");
       }
       await directoryRepository.upsertCertPolicy(tx, dept.id, { ...next, now: this.clock.now() });
       await this.audit.record(tx, ctx, AuditAction.departmentCertPolicyUpdate, { organizationId: id, resourceType: "department", resourceId: dept.id, metadata: next });
@@ -110,6 +126,9 @@ export class DepartmentsService extends OrgGroupService<DepartmentRow, typeof de
       maxExpiryHours: p.maxExpiryHours,
       allowedExtensions: p.allowedExtensions,
       customExtensions: p.customExtensions,
+      requireHardwareKey: p.requireHardwareKey,
+      requireTouch: p.requireTouch,
+      requireVerify: p.requireVerify,
       allExtensions: [...p.allowedExtensions, ...p.customExtensions],
       standardExtensions: [...STANDARD_EXTENSIONS],
       isDefault: !stored,

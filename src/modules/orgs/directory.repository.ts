@@ -14,7 +14,7 @@ import { idInOrg } from "../../infra/org-scope.js";
 import { live } from "../../infra/soft-delete.js";
 import { preparedQuery } from "../../infra/prepared.js";
 
-const certPolicyColumns = pickColumns(departmentCertPolicies, ["allowUserExpiry", "defaultExpiryHours", "maxExpiryHours", "allowedExtensions", "customExtensions", "updatedAt"]);
+const certPolicyColumns = pickColumns(departmentCertPolicies, ["allowUserExpiry", "defaultExpiryHours", "maxExpiryHours", "allowedExtensions", "customExtensions", "requireHardwareKey", "requireTouch", "requireVerify", "updatedAt"]);
 type CertPolicyRow = Pick<typeof departmentCertPolicies.$inferSelect, keyof typeof certPolicyColumns>;
 
 export const departmentColumns = pickColumns(departments, ["id", "organizationId", "name", "description", "canSudo", "createdAt", "updatedAt"]);
@@ -125,7 +125,17 @@ export const directoryRepository = {
   async upsertCertPolicy(
     db: Executor,
     departmentId: string,
-    v: { allowUserExpiry: boolean; defaultExpiryHours: number; maxExpiryHours: number; allowedExtensions: string[]; customExtensions: string[]; now: Date },
+    v: {
+      allowUserExpiry: boolean;
+      defaultExpiryHours: number;
+      maxExpiryHours: number;
+      allowedExtensions: string[];
+      customExtensions: string[];
+      requireHardwareKey: boolean;
+      requireTouch: boolean;
+      requireVerify: boolean;
+      now: Date;
+    },
   ) {
     const values = { ...v, updatedAt: v.now };
     delete (values as { now?: Date }).now;

@@ -101,6 +101,9 @@ export const certPolicySchema = z
       .array(z.string().min(1).max(128).regex(/^[A-Za-z0-9._@-]+$/, "must be an extension name such as login@example.com"))
       .max(32)
       .optional(),
+    requireHardwareKey: z.boolean().optional(),
+    requireTouch: z.boolean().optional(),
+    requireVerify: z.boolean().optional(),
   })
   .refine((v) => Object.keys(v).length > 0, "nothing to update");
 export type CertPolicyInput = z.input<typeof certPolicySchema>;

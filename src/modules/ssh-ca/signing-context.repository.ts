@@ -72,7 +72,9 @@ const readContext = preparedQuery("ssh_user_signing_context", (db) =>
     .leftJoinLateral(
       sql`(select coalesce(json_agg(case when cp.department_id is null then null else json_build_object(
               'allowUserExpiry', cp.allow_user_expiry, 'defaultExpiryHours', cp.default_expiry_hours, 'maxExpiryHours', cp.max_expiry_hours,
-              'allowedExtensions', cp.allowed_extensions, 'customExtensions', cp.custom_extensions) end), '[]'::json) as policies
+              'allowedExtensions', cp.allowed_extensions, 'customExtensions', cp.custom_extensions,
+              'requireHardwareKey', cp.require_hardware_key, 'requireTouch', cp.require_touch, 'requireVerify', cp.require_verify,
+              'departmentName', d.name) end), '[]'::json) as policies
             from department_members dm
             join departments d on d.id = dm.department_id
             left join department_cert_policies cp on cp.department_id = d.id

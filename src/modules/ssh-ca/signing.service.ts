@@ -17,7 +17,7 @@ import { issuanceRepository } from "./issuance.repository.js";
 import { issueBatcher } from "./issue-batcher.js";
 import { signingContextRepository } from "./signing-context.repository.js";
 import { toCertificateView, type CertificateView } from "./certificates.views.js";
-import { DEFAULT_CERT_POLICY, mergePolicies, resolveLifetimeHours, resolvePrincipals, type EffectivePolicy, type StoredPolicy } from "./policy.js";
+import { assertKeyAllowed, DEFAULT_CERT_POLICY, keyModifiers, mergePolicies, resolveLifetimeHours, resolvePrincipals, type EffectivePolicy, type StoredPolicy } from "./policy.js";
 import { CaErrors } from "./ssh-ca.errors.js";
 import { signHostSchema, signUserSchema, type SignUserInput, type SignHostInput } from "./ssh-ca.schemas.js";
 import { isAdminRole, requireUser } from "../access/index.js";
@@ -94,10 +94,10 @@ export class SigningService {
       // 3. The department policy, merged over the caller's departments in that organization
       // (a department without a stored policy has the default one: it counts in the merge), and
       // 4–5. the modifiers, each checked against the policy.
-      const policy = mergePolicies(
-        organization.policies.map((p) => p ?? DEFAULT_CERT_POLICY),
-        isAdminRole(authority.membership.role),
-      );
+      const stored = organization.policies.map((p) => p ?? DEFAULT_CERT_POLICY);
+      const policy = mergePolicies(stored, isAdminRole(authority.membership.role));
+      // The key against each department's key requirements (a security key, touched, verified).
+      assertKeyAllowed(stored, key);
       const principals = resolvePrincipals(organization.principals, req.principals);
       const hours = resolveLifetimeHours(policy, authority.ca.maxValidityHours, req.expiryHours);
       const subject = storedKey(key.publicKey);
@@ -109,7 +109,7 @@ export class SigningService {
         keyId: `${actor.email} [org:${authority.orgSlug}]`,
         principals,
         hours,
-        extensions: policy.extensions,
+        ...keyModifiers(policy),
       });
     } catch (e) {
       await this.recordFailure(ctx, authority.orgId, actor.userId, e);
@@ -136,6 +136,8 @@ export class SigningService {
       if (e instanceof SshKeyError) throw SshKeyErrors.invalid("WRONG_KEY_MATERIAL", e.message);
       throw e;
     }
+    // sshd has no security-key host keys: such a "host key" is a person's key.
+    if (subject.application !== null) throw SshKeyErrors.invalid("WRONG_KEY_MATERIAL", "A security key (sk-) is a person's key, never a host key: send the server's host key (/etc/ssh/ssh_host_*_key.pub)");
     const authority = await hostAuthority(this.db, ctx, req.orgId, req.caId);
     const hours = Math.min(req.validityHours ?? authority.ca.defaultValidityHours, authority.ca.maxValidityHours);
     if (req.validityHours && req.validityHours > authority.ca.maxValidityHours) throw CaErrors.expiryTooLong(authority.ca.maxValidityHours);
@@ -182,7 +184,17 @@ export class SigningService {
     ctx: RequestContext,
     authority: Authority,
     serial: bigint,
-    r: { subject: ParsedPublicKey; sshKeyId: string | null; userId: string; type: "user" | "host"; keyId: string; principals: string[]; hours: number; extensions: string[] },
+    r: {
+      subject: ParsedPublicKey;
+      sshKeyId: string | null;
+      userId: string;
+      type: "user" | "host";
+      keyId: string;
+      principals: string[];
+      hours: number;
+      extensions: string[];
+      criticalOptions?: Record<string, string>;
+    },
   ): Promise<SignedCertificate> {
     const now = this.clock.now();
     const validAfter = new Date(now.getTime() - this.config.backdateSeconds * 1000);
@@ -199,6 +211,7 @@ export class SigningService {
       validAfter,
       validBefore,
       extensions: r.extensions,
+      criticalOptions: r.criticalOptions,
     });
     // 7. Verify what was produced before anyone sees it.
     const check = parseCertificate(certificate);
@@ -222,7 +235,7 @@ export class SigningService {
         keyId: r.keyId,
         principals: r.principals,
         extensions: r.extensions,
-        criticalOptions: {},
+        criticalOptions: r.criticalOptions ?? {},
         validAfter,
         validBefore,
         publicKeyFingerprint: r.subject.fingerprint,

@@ -46,6 +46,20 @@ export const CaErrors = {
   keyNotVerified: () =>
     new AppError("KEY_NOT_VERIFIED", 400, "Prove you hold this key first: GET /api/v1/ssh/keys/{id}/verify, sign the challenge, POST the signature"),
   noVerifiedKeys: () => new AppError("NO_VERIFIED_KEYS", 400, "You have no verified SSH key: add one and prove you hold it"),
+  /** The department certificate policy refuses this key (its type, or the flags of its proof). */
+  hardwareKeyRequired: (department: string, requirement: "hardware_key" | "touch" | "verify", keyType: string, unproved = false) =>
+    new AppError(
+      "HARDWARE_KEY_REQUIRED",
+      403,
+      requirement === "hardware_key"
+        ? `The department "${department}" requires a hardware-backed security key, and this is a ${keyType} key: create one with \`ssh-keygen -t ed25519-sk\` (or -t ecdsa-sk), add it (keyward keys add), prove you hold it, and sign with it`
+        : unproved
+          ? `The department "${department}" requires a security key whose proof of possession shows ${requirement === "touch" ? "a touch" : "a PIN or biometric check"}: prove you hold this key first (GET /api/v1/ssh/keys/{id}/verify, sign the challenge with it, POST the signature)`
+          : requirement === "touch"
+            ? `The department "${department}" requires a security key that asks for a touch, and this key's proof of possession showed none (was it made with -O no-touch-required?): use a key made without it, and prove it again`
+            : `The department "${department}" requires a security key that checks a PIN or biometric, and this key's proof of possession did not: create one with \`ssh-keygen -t ed25519-sk -O verify-required\`, add it and prove you hold it`,
+      { department, requirement, key_type: keyType },
+    ),
   certNotFound: () => new AppError("SSH_CERT_NOT_FOUND", 404, "Certificate not found"),
   alreadyRevoked: () => new AppError("ALREADY_REVOKED", 409, "The certificate is already revoked"),
   signingFailed: () => new AppError("SIGNING_FAILED", 500, "The certificate could not be signed"),

@@ -5,7 +5,7 @@ import { pickColumns } from "../../infra/columns.js";
 import type { Executor } from "../../infra/db.js";
 import { live } from "../../infra/soft-delete.js";
 
-export const sshKeyColumns = pickColumns(sshKeys, ["id", "userId", "publicKey", "fingerprint", "keyType", "keyBits", "keyComment", "description", "verifiedAt", "verifyText", "verifyTextCreatedAt", "createdAt", "updatedAt"]);
+export const sshKeyColumns = pickColumns(sshKeys, ["id", "userId", "publicKey", "fingerprint", "keyType", "keyBits", "keyComment", "description", "verifiedAt", "verifyText", "verifyTextCreatedAt", "skProofFlags", "createdAt", "updatedAt"]);
 export type SshKeyRow = Pick<typeof sshKeys.$inferSelect, keyof typeof sshKeyColumns>;
 
 // Every signature looks its key up: prepared once.
@@ -46,11 +46,14 @@ export const sshKeysRepository = {
     return row;
   },
 
-  /** Marks the key verified only while `challenge` is still its open challenge (a challenge is spent once). */
-  async spendChallenge(db: Executor, userId: string, id: string, challenge: string, now: Date): Promise<SshKeyRow | undefined> {
+  /**
+   * Marks the key verified only while `challenge` is still its open challenge (a challenge is spent
+   * once), with a security key's flags in that proof (null for other keys).
+   */
+  async spendChallenge(db: Executor, userId: string, id: string, challenge: string, skProofFlags: number | null, now: Date): Promise<SshKeyRow | undefined> {
     const [row] = await db
       .update(sshKeys)
-      .set({ verifiedAt: now, verifyText: null, verifyTextCreatedAt: null, updatedAt: now })
+      .set({ verifiedAt: now, verifyText: null, verifyTextCreatedAt: null, skProofFlags, updatedAt: now })
       .where(and(eq(sshKeys.id, id), eq(sshKeys.userId, userId), live(sshKeys), eq(sshKeys.verifyText, challenge)))
       .returning(sshKeyColumns);
     return row;

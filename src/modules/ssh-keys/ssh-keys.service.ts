@@ -2,7 +2,7 @@ import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
 import { randomHex } from "../../lib/crypto/index.js";
 import type { RequestContext } from "../../lib/request-context.js";
-import { parsePublicKey, SshKeyError, verifySshSignature } from "../../lib/ssh/index.js";
+import { parsePublicKey, SK_USER_PRESENCE, SK_USER_VERIFICATION, SshKeyError, verifySshSignatureDetails } from "../../lib/ssh/index.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction, type AuditService } from "../audit/index.js";
 import { SshKeyErrors } from "./ssh-keys.errors.js";
@@ -15,6 +15,12 @@ export interface SshKeyView {
   userId: string;
   fingerprint: string;
   keyType: string;
+  /** A FIDO2 security key (sk-ssh-ed25519@openssh.com, sk-ecdsa-sha2-nistp256@openssh.com): its private half never leaves the device. */
+  hardwareBacked: boolean;
+  /** A security key whose proof of possession showed a touch (user presence); null: not a security key, or not proved yet. */
+  skUserPresence: boolean | null;
+  /** A security key whose proof of possession showed a PIN or biometric check (user verification); null as above. */
+  skUserVerification: boolean | null;
   keyBits: number;
   keyComment: string | null;
   description: string | null;
@@ -31,6 +37,9 @@ export const toSshKeyView = (k: SshKeyRow): SshKeyView => ({
   userId: k.userId,
   fingerprint: k.fingerprint,
   keyType: k.keyType,
+  hardwareBacked: k.keyType.startsWith("sk-"),
+  skUserPresence: k.skProofFlags === null ? null : (k.skProofFlags & SK_USER_PRESENCE) !== 0,
+  skUserVerification: k.skProofFlags === null ? null : (k.skProofFlags & SK_USER_VERIFICATION) !== 0,
   keyBits: k.keyBits,
   keyComment: k.keyComment,
   description: k.description,
@@ -142,8 +151,10 @@ export class SshKeysService {
     const fresh = key.verifyText && key.verifyTextCreatedAt && now.getTime() - key.verifyTextCreatedAt.getTime() < this.config.verifyChallengeTtl * 1000;
     if (!fresh) throw SshKeyErrors.noChallenge();
     const blob = Buffer.from(key.publicKey.split(" ")[1] ?? "", "base64");
-    // The CLI signs the challenge as a file with a trailing newline; accept it with or without.
-    const ok = [`${key.verifyText}\n`, key.verifyText!].some((m) => verifySshSignature(signature, Buffer.from(m), blob, "file"));
+    // The CLI signs the challenge as a file with a trailing newline; accept it with or without. A
+    // security key's signature also says whether the authenticator saw a touch and a PIN/biometric:
+    // kept with the proof, for the department policy (require_touch, require_verify).
+    const ok = [`${key.verifyText}\n`, key.verifyText!].map((m) => verifySshSignatureDetails(signature, Buffer.from(m), blob, "file")).find((d) => d !== null);
     if (!ok) {
       await this.audit.record(this.db, ctx, AuditAction.sshKeyVerifyFailed, { success: false, resourceType: "ssh_key", resourceId: key.id });
       throw SshKeyErrors.verificationFailed();
@@ -151,9 +162,11 @@ export class SshKeysService {
     return this.db.transaction(async (tx) => {
       // The challenge is single-use: of two answers at once, or an answer racing a new challenge
       // or the key's deletion, only one spends it.
-      const row = await sshKeysRepository.spendChallenge(tx, actor.userId, key.id, key.verifyText!, now);
+      const skFlags = ok.sk?.flags ?? null;
+      const row = await sshKeysRepository.spendChallenge(tx, actor.userId, key.id, key.verifyText!, skFlags, now);
       if (!row) throw SshKeyErrors.noChallenge();
-      await this.audit.record(tx, ctx, AuditAction.sshKeyVerified, { resourceType: "ssh_key", resourceId: key.id, metadata: { fingerprint: key.fingerprint } });
+      const metadata = { fingerprint: key.fingerprint, ...(ok.sk ? { key_type: key.keyType, sk_flags: ok.sk.flags, sk_counter: ok.sk.counter } : {}) };
+      await this.audit.record(tx, ctx, AuditAction.sshKeyVerified, { resourceType: "ssh_key", resourceId: key.id, metadata });
       return { verified: true, key: toSshKeyView(row) };
     });
   }

@@ -15,7 +15,7 @@ import { CopyButton, fieldsOf, generalError } from "./parts";
 
 const KeysQuery = graphql(`
   query AccountSshKeys {
-    mySshKeys { id description keyComment keyType keyBits fingerprint verified createdAt }
+    mySshKeys { id description keyComment keyType keyBits fingerprint verified createdAt hardwareBacked skUserPresence skUserVerification }
   }
 `);
 type Key = ResultOf<typeof KeysQuery>["mySshKeys"][number];
@@ -224,10 +224,12 @@ function KeyRow({ k, onDone, onProve }: { k: Key; onDone: (message: string) => v
     <li>
       <span className="row-main">
         <span>
-          <strong>{name}</strong> {k.verified ? <Badge tone="good">verified</Badge> : <Badge tone="warn">not verified</Badge>}
+          <strong>{name}</strong> {k.verified ? <Badge tone="good">verified</Badge> : <Badge tone="warn">not verified</Badge>}{" "}
+          {k.hardwareBacked && <Badge tone="accent">hardware key</Badge>}
         </span>
         <span className="muted">
           {k.keyType} {k.keyBits} · added <Time iso={k.createdAt} />
+          {k.hardwareBacked && k.skUserPresence !== null && ` · proved ${k.skUserPresence ? "with a touch" : "without a touch"}${k.skUserVerification ? " and a PIN or biometric" : ""}`}
         </span>
         <code className="fingerprint">{k.fingerprint}</code>
       </span>

@@ -23,6 +23,7 @@ const DepartmentQuery = graphql(`
     members(orgId: $orgId) @include(if: $admin) { userId email fullName }
     certPolicy(orgId: $orgId, departmentId: $departmentId) @include(if: $admin) {
       allowUserExpiry defaultExpiryHours maxExpiryHours allowedExtensions customExtensions standardExtensions isDefault
+      requireHardwareKey requireTouch requireVerify
     }
   }
 `);
@@ -328,6 +329,9 @@ function PolicyForm({
   const [allowUserExpiry, setAllowUserExpiry] = useState(policy.allowUserExpiry);
   const [allowed, setAllowed] = useState<string[]>(policy.allowedExtensions);
   const [custom, setCustom] = useState(policy.customExtensions.join("\n"));
+  const [hardware, setHardware] = useState(policy.requireHardwareKey);
+  const [touch, setTouch] = useState(policy.requireTouch);
+  const [verify, setVerify] = useState(policy.requireVerify);
   const [local, setLocal] = useState<Record<string, string>>({});
   const save = useMutation({
     mutationFn: (input: { defaultExpiryHours: number; maxExpiryHours: number }) =>
@@ -337,6 +341,9 @@ function PolicyForm({
         input: {
           ...input,
           allowUserExpiry,
+          requireHardwareKey: hardware,
+          requireTouch: hardware && touch,
+          requireVerify: hardware && verify,
           allowedExtensions: policy.standardExtensions.filter((x) => allowed.includes(x)),
           customExtensions: custom
             .split(/[\s,]+/)
@@ -405,6 +412,37 @@ function PolicyForm({
           </label>
         ))}
         {fields.allowedExtensions && <p className="field-error">{fields.allowedExtensions}</p>}
+      </fieldset>
+      <fieldset className="dir-extensions">
+        <legend>Keys: which SSH keys members may have certified</legend>
+        <label className="dir-check">
+          <input
+            type="checkbox"
+            checked={hardware}
+            onChange={(e) => {
+              setHardware(e.target.checked);
+              if (!e.target.checked) {
+                setTouch(false);
+                setVerify(false);
+              }
+            }}
+          />
+          <span>
+            Only hardware security keys <span className="muted">FIDO2 keys made with <code>ssh-keygen -t ed25519-sk</code> or <code>-t ecdsa-sk</code></span>
+          </span>
+        </label>
+        <label className="dir-check">
+          <input type="checkbox" checked={touch} disabled={!hardware} onChange={(e) => setTouch(e.target.checked)} />
+          <span>
+            Require a touch <span className="muted">the key's proof showed one; certificates never carry <code>no-touch-required</code></span>
+          </span>
+        </label>
+        <label className="dir-check">
+          <input type="checkbox" checked={verify} disabled={!hardware} onChange={(e) => setVerify(e.target.checked)} />
+          <span>
+            Require a PIN or biometric <span className="muted">the key's proof showed one; certificates carry <code>verify-required</code></span>
+          </span>
+        </label>
       </fieldset>
       <Field
         label="Custom extensions"
