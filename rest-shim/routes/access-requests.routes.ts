@@ -15,7 +15,7 @@ const decided: RouteDef["errors"] = {
 /** Just-in-time access requests (issue 37): ask for a principal for a bounded time, decide, see grants. */
 export const accessRequestsRoutes = (s: Services): RouteDef[] => [
   {
-    method: "post", path: `${O}/access-requests`, data: data.accessRequest, tag: "access-requests", auth: "user", org: "member", body: requestAccessSchema, status: 201,
+    method: "post", path: `${O}/access-requests`, data: data.accessRequest, tag: "access-requests", auth: "user", org: "member", scope: "ssh:sign", body: requestAccessSchema, status: 201,
     errors: {
       403: "The principal is not requestable, or not by you (NOT_REQUESTABLE)",
       404: "No such principal in the organization (PRINCIPAL_NOT_FOUND)",
@@ -42,12 +42,12 @@ export const accessRequestsRoutes = (s: Services): RouteDef[] => [
     handle: async (req, res) => sendData(res, 200, "Access request rejected", { accessRequest: await s.accessRequests.reject(req.ctx, org(req), param(req, "requestId"), input(req)) }),
   },
   {
-    method: "post", path: `${O}/access-requests/:requestId/cancel`, data: data.accessRequest, tag: "access-requests", auth: "user", org: "member",
+    method: "post", path: `${O}/access-requests/:requestId/cancel`, data: data.accessRequest, tag: "access-requests", auth: "user", org: "member", scope: "ssh:sign",
     errors: { 403: "Not your request (AUTHORIZATION_ERROR)", 409: "Already decided (REQUEST_ALREADY_DECIDED) or lapsed (REQUEST_EXPIRED)" }, summary: "Withdraw your pending request",
     handle: async (req, res) => sendData(res, 200, "Access request cancelled", { accessRequest: await s.accessRequests.cancel(req.ctx, org(req), param(req, "requestId")) }),
   },
   {
-    method: "get", path: "/access-requests", data: data.accessRequests, tag: "access-requests", auth: "user", summary: "Your requests and grants in every organization (active: in force now)",
+    method: "get", path: "/access-requests", data: data.accessRequests, tag: "access-requests", auth: "user", scope: "ssh:sign", summary: "Your requests and grants in every organization (active: in force now)",
     handle: async (req, res) => sendList(res, 200, "Your access requests", "accessRequests", await s.accessRequests.mine(req.ctx)),
   },
   {

@@ -2,6 +2,7 @@ import { login, logout, whoami } from "./commands/auth.js";
 import { keysAdd, keysList, keysRemove } from "./commands/keys.js";
 import { networksActivate, networksDeactivate, networksList } from "./commands/networks.js";
 import { orgs } from "./commands/orgs.js";
+import { requestList, requestPrincipal } from "./commands/requests.js";
 import { sign, status } from "./commands/ssh.js";
 import { createCtx, type Ctx } from "./context.js";
 import type { Io, Result } from "./output.js";
@@ -22,6 +23,8 @@ const handlers: Record<Exclude<CommandName, "ssh status">, Handler> = {
   "networks list": (ctx, _a, o) => networksList(ctx, o),
   "networks activate": (ctx, [refs], o) => networksActivate(ctx, (refs as string[]) ?? [], o),
   "networks deactivate": (ctx, [refs], o) => networksDeactivate(ctx, (refs as string[]) ?? [], o),
+  "request principal": (ctx, [name], o) => requestPrincipal(ctx, name as string, { orgId: o.orgId, for: o.for, reason: o.reason }),
+  "request list": (ctx) => requestList(ctx),
 };
 
 export async function dispatch(command: CommandName, args: unknown[], opts: Opts, io: Io): Promise<Result> {

@@ -4,6 +4,7 @@ import { omitNulls } from "../common/nulls.js";
 import { OrgRole } from "../common/org-role.js";
 import type { GqlContext } from "../context.js";
 import { org } from "../org-extension.js";
+import { scope } from "../scope.js";
 import { AccessPolicyInput, AccessRequest, AccessRequestPolicy, ApproveAccessInput, RequestAccessInput } from "./access-requests.types.js";
 
 /** Just-in-time access requests (REST: access-requests.routes.ts, same service). */
@@ -12,6 +13,7 @@ export class AccessRequestsResolver {
   constructor(private readonly s: Pick<Services, "accessRequests">) {}
 
   @Authorized()
+  @scope("ssh:sign")
   @org(OrgRole.member)
   @Mutation(() => AccessRequest, { description: "Ask for a principal for a bounded time, with a reason" })
   requestAccess(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("input", () => RequestAccessInput) input: RequestAccessInput) {
@@ -19,6 +21,7 @@ export class AccessRequestsResolver {
   }
 
   @Authorized()
+  @scope("ssh:sign")
   @Query(() => [AccessRequest], { description: "Your requests and grants in every organization" })
   myAccessRequests(@Ctx() { ctx }: GqlContext) {
     return this.s.accessRequests.mine(ctx);
@@ -52,6 +55,7 @@ export class AccessRequestsResolver {
   }
 
   @Authorized()
+  @scope("ssh:sign")
   @org(OrgRole.member)
   @Mutation(() => AccessRequest, { description: "Withdraw your pending request" })
   cancelAccessRequest(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("requestId", () => ID) requestId: string) {
