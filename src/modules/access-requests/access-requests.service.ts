@@ -143,18 +143,19 @@ export class AccessRequestsService {
   }
 
   async approve(ctx: RequestContext, orgId: string, requestId: string, input: ApproveInput = {}): Promise<AccessRequestView> {
-    const data = parseInput(approveSchema, input ?? {});
-    return this.decide(ctx, orgId, requestId, "approve", data.reason ?? null, data.minutes);
+    return this.decide(ctx, orgId, requestId, "approve", () => {
+      const data = parseInput(approveSchema, input ?? {});
+      return { reason: data.reason ?? null, minutes: data.minutes };
+    });
   }
 
   async reject(ctx: RequestContext, orgId: string, requestId: string, input: RejectInput): Promise<AccessRequestView> {
-    const data = parseInput(rejectSchema, input ?? {});
-    return this.decide(ctx, orgId, requestId, "reject", data.reason);
+    return this.decide(ctx, orgId, requestId, "reject", () => ({ reason: parseInput(rejectSchema, input ?? {}).reason }));
   }
 
   /** The requester withdraws a pending request. */
   async cancel(ctx: RequestContext, orgId: string, requestId: string): Promise<AccessRequestView> {
-    return this.decide(ctx, orgId, requestId, "cancel", null);
+    return this.decide(ctx, orgId, requestId, "cancel", () => ({ reason: null }));
   }
 
   /** An organization's request policies, one per principal that has one. */
@@ -201,9 +202,17 @@ export class AccessRequestsService {
     return repo.activeGrants(this.deps.db, userId, orgId, at);
   }
 
-  private async decide(ctx: RequestContext, orgId: string, requestId: string, action: "approve" | "reject" | "cancel", reason: string | null, minutes?: number): Promise<AccessRequestView> {
+  private async decide(
+    ctx: RequestContext,
+    orgId: string,
+    requestId: string,
+    action: "approve" | "reject" | "cancel",
+    parse: () => { reason: string | null; minutes?: number },
+  ): Promise<AccessRequestView> {
     // Approvers are the organization's admins and owners; anyone who may ask may cancel their own.
+    // Tenancy before the body: an outsider learns nothing, not even which fields are wrong.
     const access = await requireOrgAccess(this.deps.db, ctx, orgId, action === "cancel" ? "ssh.sign" : "principals.manage");
+    const { reason, minutes } = parse();
     const id = parseId(requestId, AccessRequestErrors.notFound);
     const approver = can(access.membership.role, "principals.manage");
     const { clock, audit } = this.deps;
