@@ -4,6 +4,7 @@ import { countRows } from "../helpers/db.js";
 import { sql } from "drizzle-orm";
 import { resultRows } from "../../src/infra/db.js";
 import { addMember, orgWithRoles } from "../factories/orgs.js";
+import { screenDocument } from "../helpers/screen-documents.js";
 import { addVerifiedKey, createCa, grantPrincipal } from "../factories/ssh.js";
 import { login, newUser, type TestUser } from "../factories/users.js";
 import { parseCertificate } from "../../src/lib/ssh/index.js";
@@ -14,8 +15,10 @@ import { parseCertificate } from "../../src/lib/ssh/index.js";
  * certificate never outlives it; every refusal says why.
  */
 let app: TestApp;
+let counting = false;
+let statements = 0;
 beforeAll(async () => {
-  app = await startTestApp({ RATE_LIMIT_ENABLED: "false" });
+  app = await startTestApp({ RATE_LIMIT_ENABLED: "false" }, { onStatement: () => void (counting && statements++) });
 });
 afterAll(() => app?.close());
 afterEach(() => app.clock.reset());
@@ -244,6 +247,37 @@ describe("concurrency", () => {
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     expect(results.filter((r) => r.status === 409 && r.body.error.type === "ACCESS_REQUEST_EXISTS")).toHaveLength(19);
   });
+});
+
+describe("the web app's home", () => {
+  it("reads requests with the same number of statements for 1 pending request as for 8", async () => {
+    const w = await world();
+    const query = screenDocument("routes/access-requests.tsx", "AccessRequestsHome");
+    const count = async () => {
+      const read = () => app.http.gql(query, {}, { token: w.owner.token });
+      await read();
+      statements = 0;
+      counting = true;
+      try {
+        const res = await read();
+        expect(res.errors ?? []).toEqual([]);
+        return { n: statements, pending: res.data.pendingApprovals.length as number };
+      } finally {
+        counting = false;
+      }
+    };
+    expect((await ask(w, w.member, { duration: "1h" })).status).toBe(201);
+    const one = await count();
+    for (let i = 0; i < 7; i++) {
+      const person = await newUser(app);
+      await addMember(app, w.org.id, w.owner, person, "member");
+      expect((await ask(w, person, { duration: "1h" })).status).toBe(201);
+    }
+    const eight = await count();
+    expect([one.pending, eight.pending]).toEqual([1, 8]);
+    expect(eight.n).toBe(one.n);
+    expect(one.n).toBeLessThan(15);
+  }, 120_000);
 });
 
 /** The audit records of one request, by action name. */
