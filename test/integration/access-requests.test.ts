@@ -118,6 +118,21 @@ describe("request, approve, sign", () => {
   });
 });
 
+describe("leaving", () => {
+  it("ends the grants of whoever leaves the organization, and coming back revives none", async () => {
+    const w = await world({ max_duration_minutes: 120, approval_required: false });
+    expect((await ask(w, w.member, { duration: "2h" })).body.data.access_request.active).toBe(true);
+    const removed = await app.http.request("DELETE", `${w.base}/members/${w.member.id}`, { token: w.owner.token });
+    expect(removed.status, removed.text).toBeLessThan(300);
+    await addMember(app, w.org.id, w.owner, w.member, "member");
+    await grantPrincipal(app, w.org.id, w.owner, w.member, "app");
+    const key = await addVerifiedKey(app, w.member);
+    const signed = await app.http.post("/api/v1/ssh/sign", { key_id: key.id }, { token: w.member.token });
+    expect(signed.status, signed.text).toBe(201);
+    expect(signed.body.data.principals).toEqual(["app"]);
+  });
+});
+
 describe("refusals, each with its reason", () => {
   it("refuses what the policy does not allow", async () => {
     const w = await world(null);
