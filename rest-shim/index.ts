@@ -10,6 +10,7 @@ import { sameOriginForCookieWrites } from "../src/http/same-origin.js";
 import { edgeRateLimit } from "./middleware/rate-limit.js";
 import { mountFallbacks, mountRoutes, type RouteDef } from "./route.js";
 import { networksRoutes } from "./routes/networks.routes.js";
+import { accessRequestsRoutes } from "./routes/access-requests.routes.js";
 import { adminRoutes } from "./routes/admin.routes.js";
 import { operatorsRoutes } from "./routes/operators.routes.js";
 import { auditRoutes } from "./routes/audit.routes.js";
@@ -52,6 +53,7 @@ export function restRoutes(services: Services, config: Config): RouteDef[] {
     ...operatorsRoutes(services),
     ...auditRoutes(services),
     ...networksRoutes(services),
+    ...accessRequestsRoutes(services),
   ];
 }
 

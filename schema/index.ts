@@ -13,3 +13,4 @@ export * from "./domains.js";
 export * from "./sso.js";
 export * from "./scim.js";
 export * from "./scim-activity.js";
+export * from "./access-requests.js";

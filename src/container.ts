@@ -11,6 +11,7 @@ import { connectRedis } from "./infra/redis.js";
 import { createSessionStores } from "./infra/session-store.js";
 import { createPasswordHasher, createSecretBox, deriveKey, type PasswordHasher } from "./lib/crypto/index.js";
 import { createOriginMatcher } from "./lib/origins.js";
+import { createAccessRequestsModule } from "./modules/access-requests/index.js";
 import { createAdminModule } from "./modules/admin/index.js";
 import { createApiKeysModule } from "./modules/api-keys/index.js";
 import { createAuditModule } from "./modules/audit/index.js";
@@ -93,7 +94,9 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const networkConfig = { ...config.networks, appUrl: config.http.appUrl };
   const networks = createNetworksModule({ ...base, audit, email, box, config: networkConfig, makeClient: overrides.controllerClient });
   // Offboarding (removal, suspension, deletion) revokes certificates and network access.
-  const sshCa = createSshCaModule({ ...base, audit, limits, apiKeys, caBox, config });
+  // Just-in-time access requests; signing asks it for the grants in force (a port into ssh-ca).
+  const jit = createAccessRequestsModule({ ...base, audit, email, config: { appUrl: config.http.appUrl } });
+  const sshCa = createSshCaModule({ ...base, audit, limits, apiKeys, caBox, config, grants: jit.activeGrants });
   const offboarding = { certificates: sshCa.certificates, networks: networks.networkOffboarding };
   const { credentials, sessions } = auth;
   // Offboarding as one action: every cut above through one service call, with one receipt.
@@ -147,6 +150,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     ...oauth,
     ...networks,
     ...sshCa,
+    accessRequests: jit.accessRequests,
     ...offboardingModule,
     ...createSshKeysModule({ ...base, audit, config: { verifyChallengeTtl: config.ssh.verifyChallengeTtl } }),
     ...domains,

@@ -7,6 +7,7 @@ import { clientView, consentView, createdClientView, createdRegistrationTokenVie
 import { auditChainCheckView, auditVerificationView } from "./audit.js";
 import { approvalView, deviceView, portalNetworkView } from "./networks.js";
 import { domainView } from "./domains.js";
+import { accessPolicyView, accessRequestView } from "./access-requests.js";
 import { memberSsoConnectionView, ssoConnectionView } from "./sso.js";
 import { apiKeyView, caView, certificateView, createdApiKeyView, signedCertificateView, sshClientConfigView, sshKeyView } from "./ssh.js";
 
@@ -100,6 +101,10 @@ export const data = {
   auditVerification: z.object({ verification: auditVerificationView }),
   auditChainCheck: z.object({ check: auditChainCheckView }),
   lastAuditChainCheck: z.object({ check: auditChainCheckView.nullable() }),
+  accessRequest: z.object({ accessRequest: accessRequestView }),
+  accessRequests: list("accessRequests", accessRequestView),
+  accessPolicy: z.object({ policy: accessPolicyView }),
+  accessPolicies: list("policies", accessPolicyView),
 };
 
 sameShape<z.output<typeof data.sshKeyVerified>, Returns<Services["sshKeys"]["verify"]>>();

@@ -2,6 +2,7 @@ import { login, logout, whoami } from "./commands/auth.js";
 import { keysAdd, keysList, keysRemove } from "./commands/keys.js";
 import { networksActivate, networksDeactivate, networksList } from "./commands/networks.js";
 import { orgs } from "./commands/orgs.js";
+import { requestList, requestPrincipal } from "./commands/requests.js";
 import { sign, status } from "./commands/ssh.js";
 import { ensure, sshConfig } from "./commands/ssh-config.js";
 import { createCtx, type Ctx } from "./context.js";
@@ -24,6 +25,8 @@ const handlers: Record<Exclude<CommandName, "ssh status" | "ssh ensure">, Handle
   "networks list": (ctx, _a, o) => networksList(ctx, o),
   "networks activate": (ctx, [refs], o) => networksActivate(ctx, (refs as string[]) ?? [], o),
   "networks deactivate": (ctx, [refs], o) => networksDeactivate(ctx, (refs as string[]) ?? [], o),
+  "request principal": (ctx, [name], o) => requestPrincipal(ctx, name as string, { orgId: o.orgId, for: o.for, reason: o.reason }),
+  "request list": (ctx) => requestList(ctx),
 };
 
 export async function dispatch(command: CommandName, args: unknown[], opts: Opts, io: Io): Promise<Result> {

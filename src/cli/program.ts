@@ -5,7 +5,8 @@ export type CommandName =
   | "login" | "logout" | "whoami" | "orgs"
   | "keys add" | "keys list" | "keys rm"
   | "ssh sign" | "ssh status" | "ssh config" | "ssh ensure"
-  | "networks list" | "networks activate" | "networks deactivate";
+  | "networks list" | "networks activate" | "networks deactivate"
+  | "request principal" | "request list";
 
 export type Opts = Record<string, any>;
 /** What the parser hands over: the command, its positional arguments, its options. */
@@ -97,5 +98,13 @@ export function buildProgram(run: Runner, output?: OutputConfiguration): Command
     .argument("[networks...]", "network names or membership ids")
     .option("--all", "everything active")
     .option("--org-id <id>", "only this organization");
+
+  const request = program.command("request").description("just-in-time access: ask for a principal for a bounded time");
+  leaf(request, "principal", "ask for a principal; approved, `ssh sign` includes it until the grant ends", "request principal")
+    .argument("<name>", "the principal (e.g. deploy)")
+    .requiredOption("--for <duration>", "how long: 30m, 2h, 1h30m, 1d")
+    .requiredOption("--reason <text>", "why (the approvers read it; it is audited)")
+    .option("--org-id <id>", "the organization (needed when you belong to several)");
+  leaf(request, "list", "your requests and grants, with time left (the default)", "request list", { isDefault: true });
   return program;
 }

@@ -2,6 +2,7 @@ import "reflect-metadata";
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from "graphql";
 import { buildSchema } from "type-graphql";
 import type { Services } from "../container.js";
+import { AccessRequestsResolver } from "./access-requests/access-requests.resolver.js";
 import { AdminResolver } from "./admin/admin.resolver.js";
 import { OperatorsResolver } from "./admin/operators.resolver.js";
 import { ApiKeysResolver } from "./api-keys/api-keys.resolver.js";
@@ -61,6 +62,7 @@ function createResolvers(s: Services) {
     new ExternalAuthResolver(pick(s, "externalAuth", "linkedAccounts", "oauthProviders")),
     new NetworksResolver(pick(s, "networkController", "portalNetworks", "networkReconcile")),
     new NetworkAccessResolver(pick(s, "devices", "networkApprovals", "networkAccess")),
+    new AccessRequestsResolver(pick(s, "accessRequests")),
     new EmailResolver(pick(s, "outbox")),
     new ContactResolver(pick(s, "contact")),
   ];

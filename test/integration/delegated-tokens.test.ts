@@ -131,6 +131,9 @@ describe("the GraphQL schema", () => {
       "post /organizations/:orgId/memberships/activate-all": "activateAllNetworkMemberships",
       "post /organizations/:orgId/memberships/:membershipId/activate": "activateNetworkMembership",
       "post /organizations/:orgId/memberships/:membershipId/deactivate": "deactivateNetworkMembership",
+      "post /organizations/:orgId/access-requests": "requestAccess",
+      "get /access-requests": "myAccessRequests",
+      "post /organizations/:orgId/access-requests/:requestId/cancel": "cancelAccessRequest",
     };
     const fields = { ...schema.getQueryType()!.getFields(), ...schema.getMutationType()!.getFields() };
     const scoped = routes().filter((r) => r.scope);

@@ -33,6 +33,8 @@ const SAMPLE: TemplateProps = {
     reviewUrl: "https://id.example.com/networks/requests",
   },
   "network-access-decision": { name: "Ravi", networkName: "prod-vpn", organizationName: "Acme Corp", decision: "approved", reason: "Approved for on-call.", accessUrl: "https://id.example.com/network-access" },
+  "access-request": { approverName: "Mira", requesterEmail: "ravi@example.com", principal: "deploy", minutes: 120, organizationName: "Acme Corp", reason: "Release 4.2", reviewUrl: "https://id.example.com/app/orgs/acme" },
+  "access-request-decision": { name: "Ravi", principal: "deploy", organizationName: "Acme Corp", decision: "rejected", reason: "Reason: not this week" },
 };
 
 const SUBJECTS: Record<keyof TemplateProps, string> = {
@@ -51,6 +53,8 @@ const SUBJECTS: Record<keyof TemplateProps, string> = {
   "mfa-removed": "Multi-factor authentication was removed from your Acme ID account",
   "network-access-request": "Ravi asks for access to prod-vpn",
   "network-access-decision": "Your access to prod-vpn was approved",
+  "access-request": "ravi@example.com asks for deploy for 120 minutes",
+  "access-request-decision": "Your request for deploy was rejected",
 };
 
 describe("every template over real SMTP", () => {

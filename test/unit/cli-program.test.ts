@@ -57,7 +57,7 @@ describe("keyward argument parsing", () => {
     const { program } = await parse([]);
     const all = leaves(program);
     expect(all.map((l) => l.join(" ")).sort()).toEqual(
-      ["keys add", "keys list", "keys rm", "login", "logout", "networks activate", "networks deactivate", "networks list", "orgs", "ssh config", "ssh ensure", "ssh sign", "ssh status", "whoami"].sort(),
+      ["keys add", "keys list", "keys rm", "login", "logout", "networks activate", "networks deactivate", "networks list", "orgs", "request list", "request principal", "ssh config", "ssh ensure", "ssh sign", "ssh status", "whoami"].sort(),
     );
     for (const words of all) {
       const r = await parse([...words, "--help"]);

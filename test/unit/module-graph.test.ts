@@ -49,6 +49,7 @@ const MODULES: string[] = [
   "ssh-keys",
   "oidc-clients",
   "networks",
+  "access-requests",
   "ssh-ca",
   "offboarding",
   "admin",

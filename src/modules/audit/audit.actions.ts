@@ -133,6 +133,13 @@ export const AuditAction = {
   approvalRejected: "network.approval.rejected",
   approvalRevoked: "network.approval.revoked",
   approvalAssigned: "network.approval.assigned",
+  /** Just-in-time access (issue 37): a principal asked for, decided, granted for a bounded time. */
+  accessRequested: "access.request.created",
+  accessApproved: "access.request.approved",
+  accessRejected: "access.request.rejected",
+  accessCancelled: "access.request.cancelled",
+  accessExpired: "access.request.expired",
+  accessPolicySet: "access.policy.set",
   membershipJoined: "network.membership.created",
   membershipRemoved: "network.membership.removed",
   activationStarted: "network.activation.started",

@@ -22,6 +22,9 @@ export interface TemplateProps {
   "network-access-request": { managerName: string; requesterName: string; requesterEmail: string; networkName: string; organizationName: string; justification: string; reviewUrl: string };
   /** decision: "approved", "rejected", "revoked" or "granted"; reason: a sentence, possibly empty. */
   "network-access-decision": { name: string; networkName: string; organizationName: string; decision: string; reason: string; accessUrl: string };
+  /** Just-in-time access: to each approver of the organization, and the decision to the requester. */
+  "access-request": { approverName: string; requesterEmail: string; principal: string; minutes: number; organizationName: string; reason: string; reviewUrl: string };
+  "access-request-decision": { name: string; principal: string; organizationName: string; decision: string; reason: string };
   /** A pending SSO link confirmed from the mailbox (accounts with neither password nor passkey). */
   "sso-link-confirm": { name: string; email: string; connectionName: string; confirmUrl: string; expiresInMinutes: number };
 }
@@ -43,5 +46,7 @@ export const TEMPLATE_NAMES = [
   "mfa-removed",
   "network-access-request",
   "network-access-decision",
+  "access-request",
+  "access-request-decision",
   "sso-link-confirm",
 ] as const satisfies readonly TemplateName[];

@@ -7,9 +7,10 @@ import type { AuditService } from "../audit/index.js";
 import type { RateLimitService } from "../rate-limit/index.js";
 import { CasService } from "./cas.service.js";
 import { CertificatesService } from "./certificates.service.js";
-import { SigningService } from "./signing.service.js";
+import { SigningService, type ActiveGrantsPort } from "./signing.service.js";
 import { SudoService } from "./sudo.service.js";
 export { type CertificateView } from "./certificates.views.js";
+export type { ActiveGrantsPort } from "./signing.service.js";
 export { certAuditQuerySchema, certListSchema, createCaSchema, orgCertListSchema, revokeSchema, rotateCaSchema, signHostSchema, signUserSchema, sudoCheckSchema, updateCaSchema } from "./ssh-ca.schemas.js";
 
 export interface SshCaModuleDeps {
@@ -21,6 +22,8 @@ export interface SshCaModuleDeps {
   /** Seals CA private keys under CA_KEY_ENCRYPTION_KEY (by default the ENCRYPTION_KEYS). */
   caBox: SecretBox;
   config: Pick<Config, "ssh">;
+  /** Just-in-time grants signing includes while they last (the access-requests module). */
+  grants?: ActiveGrantsPort;
 }
 
 /**
@@ -33,7 +36,7 @@ export function createSshCaModule(deps: SshCaModuleDeps) {
   return {
     certificates: new CertificatesService(db, clock, audit),
     cas: new CasService(db, clock, audit, caBox, deps.limits, { rotationOverlapHours: ssh.rotationOverlapHours, maxPreviousKeys: ssh.maxPreviousKeys, keygenRate: ssh.keygenRate }),
-    signing: new SigningService(db, clock, audit, caBox, ssh),
+    signing: new SigningService(db, clock, audit, caBox, ssh, deps.grants),
     sudo: new SudoService(db, deps.apiKeys, audit, () => clock.now()),
   };
 }

@@ -29,6 +29,14 @@ export interface SigningConfig {
   hostPrincipalPatterns: boolean;
 }
 
+/**
+ * Just-in-time grants (the access-requests module, wired by the container): the principals a person
+ * holds for a bounded time in an organization, each with its end.
+ */
+export interface ActiveGrantsPort {
+  activeGrants(userId: string, orgId: string, at: Date): Promise<{ principal: string; endsAt: Date }[]>;
+}
+
 export interface SignedCertificate extends CertificateView {
   certId: string;
   organizationName: string;
@@ -58,6 +66,16 @@ function storedKey(line: string): ParsedPublicKey {
 }
 
 /**
+ * The end of the soonest grant among the principals a certificate carries only through grants (a
+ * principal also held for good needs none; of several grants of one principal, the latest counts).
+ */
+function grantEnd(grants: { principal: string; endsAt: Date }[], standing: string[], included: string[]): Date | undefined {
+  const latest = new Map<string, number>();
+  for (const g of grants) if (!standing.includes(g.principal) && included.includes(g.principal)) latest.set(g.principal, Math.max(latest.get(g.principal) ?? 0, g.endsAt.getTime()));
+  return latest.size ? new Date(Math.min(...latest.values())) : undefined;
+}
+
+/**
  * Issues SSH certificates. Each request runs the same ordered pipeline (smallstep's): validate the
  * key → choose the organization and its CA → resolve the department policy → apply modifiers
  * (validity, key id, extensions, principals) → check them against the policy → sign → verify the
@@ -75,6 +93,7 @@ export class SigningService {
     private readonly audit: AuditService,
     private readonly box: SecretBox,
     private readonly config: SigningConfig,
+    private readonly grants?: ActiveGrantsPort,
   ) {}
 
   async signUserCertificate(ctx: RequestContext, input: SignUserInput): Promise<SignedCertificate> {
@@ -98,7 +117,10 @@ export class SigningService {
       const policy = mergePolicies(stored, isAdminRole(authority.membership.role));
       // The key against each department's key requirements (a security key, touched, verified).
       assertKeyAllowed(stored, key);
-      const principals = resolvePrincipals(organization.principals, req.principals);
+      // Grants in force add their principals; the certificate never outlives one it carries.
+      const grants = this.grants ? await this.grants.activeGrants(actor.userId, authority.orgId, this.clock.now()) : [];
+      const principals = resolvePrincipals(grants.length ? [...new Set([...organization.principals, ...grants.map((g) => g.principal)])] : organization.principals, req.principals);
+      const notAfter = grantEnd(grants, organization.principals, principals);
       const hours = resolveLifetimeHours(policy, authority.ca.maxValidityHours, req.expiryHours);
       const subject = storedKey(key.publicKey);
       return await this.issue(ctx, authority, context.serial, {
@@ -110,6 +132,7 @@ export class SigningService {
         principals,
         hours,
         ...keyModifiers(policy),
+        notAfter,
       });
     } catch (e) {
       await this.recordFailure(ctx, authority.orgId, actor.userId, e);
@@ -192,13 +215,15 @@ export class SigningService {
       keyId: string;
       principals: string[];
       hours: number;
+      /** The end of a grant the certificate carries: it never outlives it. */
+      notAfter?: Date;
       extensions: string[];
       criticalOptions?: Record<string, string>;
     },
   ): Promise<SignedCertificate> {
     const now = this.clock.now();
     const validAfter = new Date(now.getTime() - this.config.backdateSeconds * 1000);
-    const validBefore = new Date(now.getTime() + r.hours * 3600_000);
+    const validBefore = new Date(Math.min(now.getTime() + r.hours * 3600_000, r.notAfter?.getTime() ?? Infinity));
     const caPrivate = await this.caPrivateKeyPrivileged(authority.caKey.id);
     const caBlob = Buffer.from(authority.caKey.publicKey.split(" ")[1]!, "base64");
     // 6. Sign.

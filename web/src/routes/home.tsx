@@ -8,6 +8,7 @@ import { Badge } from "../ui/Badge";
 import { Button } from "../ui/Button";
 import { Empty, ErrorState, FormError, Loading } from "../ui/States";
 import { Time } from "../ui/Time";
+import { AccessRequests } from "./access-requests";
 import { OperatorAttention, OrgAttention } from "./home-attention";
 
 /**
@@ -115,6 +116,8 @@ export function Home() {
           </div>
         )}
       </section>
+
+      <AccessRequests orgs={myOrganizations} />
 
       {admined.length > 0 && (
         <section aria-labelledby="as-admin">

@@ -1,0 +1,78 @@
+import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from "type-graphql";
+import type { Services } from "../../container.js";
+import { omitNulls } from "../common/nulls.js";
+import { OrgRole } from "../common/org-role.js";
+import type { GqlContext } from "../context.js";
+import { org } from "../org-extension.js";
+import { scope } from "../scope.js";
+import { AccessPolicyInput, AccessRequest, AccessRequestPolicy, ApproveAccessInput, RequestAccessInput } from "./access-requests.types.js";
+
+/** Just-in-time access requests (REST: access-requests.routes.ts, same service). */
+@Resolver()
+export class AccessRequestsResolver {
+  constructor(private readonly s: Pick<Services, "accessRequests">) {}
+
+  @Authorized()
+  @scope("ssh:sign")
+  @org(OrgRole.member)
+  @Mutation(() => AccessRequest, { description: "Ask for a principal for a bounded time, with a reason" })
+  requestAccess(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("input", () => RequestAccessInput) input: RequestAccessInput) {
+    return this.s.accessRequests.request(ctx, orgId, omitNulls(input));
+  }
+
+  @Authorized()
+  @scope("ssh:sign")
+  @Query(() => [AccessRequest], { description: "Your requests and grants in every organization" })
+  myAccessRequests(@Ctx() { ctx }: GqlContext) {
+    return this.s.accessRequests.mine(ctx);
+  }
+
+  @Authorized()
+  @Query(() => [AccessRequest], { description: "Requests waiting for your decision in every organization where you approve (never your own)" })
+  pendingApprovals(@Ctx() { ctx }: GqlContext) {
+    return this.s.accessRequests.pending(ctx);
+  }
+
+  @Authorized()
+  @org(OrgRole.admin)
+  @Query(() => [AccessRequest], { description: "Admins: the organization's requests and grants" })
+  accessRequests(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("state", () => String, { nullable: true }) state?: string) {
+    return this.s.accessRequests.list(ctx, orgId, (state ? { state } : {}) as Parameters<Services["accessRequests"]["list"]>[2]);
+  }
+
+  @Authorized()
+  @org(OrgRole.admin)
+  @Mutation(() => AccessRequest, { description: "Approve, possibly for less time than asked; nobody approves their own request" })
+  approveAccessRequest(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("requestId", () => ID) requestId: string, @Arg("input", () => ApproveAccessInput, { nullable: true }) input?: ApproveAccessInput) {
+    return this.s.accessRequests.approve(ctx, orgId, requestId, omitNulls(input ?? {}));
+  }
+
+  @Authorized()
+  @org(OrgRole.admin)
+  @Mutation(() => AccessRequest, { description: "Reject, with a reason" })
+  rejectAccessRequest(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("requestId", () => ID) requestId: string, @Arg("reason", () => String) reason: string) {
+    return this.s.accessRequests.reject(ctx, orgId, requestId, { reason });
+  }
+
+  @Authorized()
+  @scope("ssh:sign")
+  @org(OrgRole.member)
+  @Mutation(() => AccessRequest, { description: "Withdraw your pending request" })
+  cancelAccessRequest(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("requestId", () => ID) requestId: string) {
+    return this.s.accessRequests.cancel(ctx, orgId, requestId);
+  }
+
+  @Authorized()
+  @org(OrgRole.guest)
+  @Query(() => [AccessRequestPolicy], { description: "Which principals can be requested, by whom, for how long" })
+  accessRequestPolicies(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string) {
+    return this.s.accessRequests.policies(ctx, orgId);
+  }
+
+  @Authorized()
+  @org(OrgRole.admin)
+  @Mutation(() => AccessRequestPolicy, { description: "Set a principal's request policy" })
+  setAccessRequestPolicy(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("principalId", () => ID) principalId: string, @Arg("input", () => AccessPolicyInput) input: AccessPolicyInput) {
+    return this.s.accessRequests.setPolicy(ctx, orgId, principalId, omitNulls(input));
+  }
+}

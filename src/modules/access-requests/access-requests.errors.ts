@@ -1,0 +1,17 @@
+import { AppError } from "../../lib/errors.js";
+
+export const AccessRequestErrors = {
+  departmentNotFound: () => new AppError("DEPARTMENT_NOT_FOUND", 404, "Department not found"),
+  notFound: () => new AppError("ACCESS_REQUEST_NOT_FOUND", 404, "Access request not found"),
+  principalNotFound: () => new AppError("PRINCIPAL_NOT_FOUND", 404, "Principal not found in this organization"),
+  notRequestable: (name: string) => new AppError("NOT_REQUESTABLE", 403, `The principal ${name} cannot be requested: an admin has not made it requestable`),
+  notRequestableByYou: (name: string, department: string) =>
+    new AppError("NOT_REQUESTABLE", 403, `The principal ${name} can be requested only by members of the department ${department}`),
+  tooLong: (max: number) => new AppError("DURATION_TOO_LONG", 400, `This principal can be requested for at most ${max} minutes`),
+  longerThanAsked: (asked: number) => new AppError("DURATION_TOO_LONG", 400, `An approval can shorten a request, not lengthen it: at most the ${asked} minutes asked for`),
+  exists: () => new AppError("ACCESS_REQUEST_EXISTS", 409, "You already have a pending request for this principal: cancel it or wait for its decision"),
+  decided: (state: string) => new AppError("REQUEST_ALREADY_DECIDED", 409, `This request is already ${state}`),
+  expired: () => new AppError("REQUEST_EXPIRED", 409, "This request lapsed before anyone decided it: the person can ask again"),
+  ownRequest: () => new AppError("OWN_REQUEST", 403, "Nobody decides their own request: another approver of the organization decides it"),
+  notRequester: () => new AppError("AUTHORIZATION_ERROR", 403, "Only the person who asked can cancel a request; an approver rejects it"),
+};

@@ -1,0 +1,164 @@
+import { and, asc, desc, eq, gt, inArray, lte } from "drizzle-orm";
+import { accessRequestPolicies, accessRequests, departmentMembers, departments, orgMemberships, organizations, principals, users } from "../../../schema/index.js";
+import type { Executor } from "../../infra/db.js";
+import { live } from "../../infra/soft-delete.js";
+
+export type AccessRequestRow = typeof accessRequests.$inferSelect;
+export type AccessPolicyRow = typeof accessRequestPolicies.$inferSelect;
+export type RequestState = AccessRequestRow["state"];
+
+/** A request with who asked, in which organization (lists for approvers and admins). */
+export interface AccessRequestListed {
+  request: AccessRequestRow;
+  email: string;
+  fullName: string | null;
+  organizationName: string;
+}
+
+const listed = { request: accessRequests, email: users.email, fullName: users.fullName, organizationName: organizations.name };
+
+/** Requests, their policies and the grants they became. */
+export const accessRequestsRepository = {
+  /** A live principal of the organization, by id or by name. */
+  async principal(db: Executor, orgId: string, ref: { id?: string; name?: string }) {
+    const by = ref.id ? eq(principals.id, ref.id) : eq(principals.name, ref.name ?? "");
+    return (await db.select({ id: principals.id, name: principals.name }).from(principals).where(and(eq(principals.organizationId, orgId), by, live(principals))))[0];
+  },
+
+  async department(db: Executor, orgId: string, id: string) {
+    return (await db.select({ id: departments.id, name: departments.name }).from(departments).where(and(eq(departments.organizationId, orgId), eq(departments.id, id), live(departments))))[0];
+  },
+
+  async person(db: Executor, userId: string) {
+    return (await db.select({ email: users.email, fullName: users.fullName }).from(users).where(eq(users.id, userId)))[0];
+  },
+
+  async inDepartment(db: Executor, userId: string, departmentId: string): Promise<boolean> {
+    const rows = await db.select({ u: departmentMembers.userId }).from(departmentMembers).where(and(eq(departmentMembers.userId, userId), eq(departmentMembers.departmentId, departmentId)));
+    return rows.length > 0;
+  },
+
+  async policy(db: Executor, orgId: string, principalId: string): Promise<AccessPolicyRow | undefined> {
+    return (await db.select().from(accessRequestPolicies).where(and(eq(accessRequestPolicies.organizationId, orgId), eq(accessRequestPolicies.principalId, principalId))))[0];
+  },
+
+  async policies(db: Executor, orgId: string) {
+    return db
+      .select({ policy: accessRequestPolicies, principalName: principals.name })
+      .from(accessRequestPolicies)
+      .innerJoin(principals, eq(principals.id, accessRequestPolicies.principalId))
+      .where(and(eq(accessRequestPolicies.organizationId, orgId), live(principals)))
+      .orderBy(asc(principals.name));
+  },
+
+  async upsertPolicy(db: Executor, v: typeof accessRequestPolicies.$inferInsert): Promise<AccessPolicyRow> {
+    const { organizationId: _o, principalId: _p, createdAt: _c, ...set } = v;
+    const [row] = await db
+      .insert(accessRequestPolicies)
+      .values(v)
+      .onConflictDoUpdate({ target: [accessRequestPolicies.organizationId, accessRequestPolicies.principalId], set })
+      .returning();
+    return row!;
+  },
+
+  async insert(db: Executor, v: typeof accessRequests.$inferInsert): Promise<AccessRequestRow> {
+    const [row] = await db.insert(accessRequests).values(v).returning();
+    return row!;
+  },
+
+  /** The request, locked: concurrent decisions on it queue, and the second sees the first's state. */
+  async lock(db: Executor, orgId: string, id: string): Promise<AccessRequestRow | undefined> {
+    return (await db.select().from(accessRequests).where(and(eq(accessRequests.id, id), eq(accessRequests.organizationId, orgId))).for("update"))[0];
+  },
+
+  async update(db: Executor, id: string, v: Partial<typeof accessRequests.$inferInsert>): Promise<AccessRequestRow> {
+    const [row] = await db.update(accessRequests).set(v).where(eq(accessRequests.id, id)).returning();
+    return row!;
+  },
+
+  /** Pending requests past their time become expired (read paths call this first: no job needed). */
+  async lapse(db: Executor, now: Date, where: { orgIds?: string[]; userId?: string }): Promise<AccessRequestRow[]> {
+    if (where.orgIds && where.orgIds.length === 0) return [];
+    return db
+      .update(accessRequests)
+      .set({ state: "expired", updatedAt: now })
+      .where(
+        and(
+          eq(accessRequests.state, "pending"),
+          lte(accessRequests.expiresAt, now),
+          where.orgIds ? inArray(accessRequests.organizationId, where.orgIds) : undefined,
+          where.userId ? eq(accessRequests.userId, where.userId) : undefined,
+        ),
+      )
+      .returning();
+  },
+
+  /** A person's requests in every organization they still belong to, newest first. */
+  async ofUser(db: Executor, userId: string): Promise<AccessRequestListed[]> {
+    return db
+      .select(listed)
+      .from(accessRequests)
+      .innerJoin(users, eq(users.id, accessRequests.userId))
+      .innerJoin(organizations, eq(organizations.id, accessRequests.organizationId))
+      .innerJoin(orgMemberships, and(eq(orgMemberships.organizationId, accessRequests.organizationId), eq(orgMemberships.userId, userId), live(orgMemberships)))
+      .where(and(eq(accessRequests.userId, userId), live(organizations)))
+      .orderBy(desc(accessRequests.createdAt))
+      .limit(500);
+  },
+
+  /** An organization's requests (admins), optionally in one state, newest first. */
+  async ofOrganizations(db: Executor, orgIds: string[], state?: RequestState): Promise<AccessRequestListed[]> {
+    if (orgIds.length === 0) return [];
+    return db
+      .select(listed)
+      .from(accessRequests)
+      .innerJoin(users, eq(users.id, accessRequests.userId))
+      .innerJoin(organizations, eq(organizations.id, accessRequests.organizationId))
+      .where(and(inArray(accessRequests.organizationId, orgIds), state ? eq(accessRequests.state, state) : undefined))
+      .orderBy(state === "pending" ? asc(accessRequests.createdAt) : desc(accessRequests.createdAt))
+      .limit(500);
+  },
+
+  /** The organizations where the person approves (admins and owners, live memberships). */
+  async approverOrgIds(db: Executor, userId: string): Promise<string[]> {
+    const rows = await db
+      .select({ id: orgMemberships.organizationId })
+      .from(orgMemberships)
+      .innerJoin(organizations, eq(organizations.id, orgMemberships.organizationId))
+      .where(and(eq(orgMemberships.userId, userId), inArray(orgMemberships.role, ["owner", "admin"]), live(orgMemberships), live(organizations)));
+    return rows.map((r) => r.id);
+  },
+
+  /** Who is told of a new request: the organization's admins and owners with an active account. */
+  async approverContacts(db: Executor, orgId: string) {
+    return db
+      .select({ userId: users.id, email: users.email, fullName: users.fullName })
+      .from(orgMemberships)
+      .innerJoin(users, eq(users.id, orgMemberships.userId))
+      .where(and(eq(orgMemberships.organizationId, orgId), inArray(orgMemberships.role, ["owner", "admin"]), live(orgMemberships), live(users), eq(users.status, "active")));
+  },
+
+  /**
+   * The person's grants in force at `at` in the organization: approved requests whose window
+   * holds `at`, for principals that still exist. Signing reads this; nothing has to end them.
+   */
+  async activeGrants(db: Executor, userId: string, orgId: string, at: Date): Promise<{ principal: string; endsAt: Date }[]> {
+    const rows = await db
+      .select({ principal: principals.name, endsAt: accessRequests.grantEndsAt })
+      .from(accessRequests)
+      .innerJoin(principals, eq(principals.id, accessRequests.principalId))
+      // Granted during the current membership: leaving ends every grant, and coming back revives none.
+      .innerJoin(orgMemberships, and(eq(orgMemberships.organizationId, orgId), eq(orgMemberships.userId, userId), live(orgMemberships), lte(orgMemberships.createdAt, accessRequests.grantStartsAt)))
+      .where(
+        and(
+          eq(accessRequests.userId, userId),
+          eq(accessRequests.organizationId, orgId),
+          eq(accessRequests.state, "approved"),
+          lte(accessRequests.grantStartsAt, at),
+          gt(accessRequests.grantEndsAt, at),
+          live(principals),
+        ),
+      );
+    return rows.map((r) => ({ principal: r.principal, endsAt: r.endsAt! }));
+  },
+};

@@ -1,0 +1,166 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { Form } from "react-aria-components";
+import { ApiError, gql } from "../api";
+import { graphql, type ResultOf } from "../graphql";
+import type { MyOrganization } from "../shell";
+import { Badge } from "../ui/Badge";
+import { Button } from "../ui/Button";
+import { Field } from "../ui/Field";
+import { SelectField } from "../ui/SelectField";
+import { FormError, Success } from "../ui/States";
+import { Time } from "../ui/Time";
+import { useSubmit } from "../ui/useSubmit";
+
+/**
+ * Just-in-time access on the home page (issue 37): approvers see the requests waiting for them in
+ * every organization where they approve (never their own) and approve, possibly for less time, or
+ * reject with a reason; members ask for a principal for a bounded time and see their requests.
+ * Two queries whatever the organizations' sizes.
+ */
+export const AccessRequestsQuery = graphql(`
+  query AccessRequestsHome {
+    pendingApprovals { id organizationId organizationName userEmail userName principal requestedMinutes reason createdAt }
+    myAccessRequests { id organizationName principal state requestedMinutes grantEndsAt active decisionReason createdAt }
+  }
+`);
+const Approve = graphql(`
+  mutation ApproveAccessRequest($orgId: ID!, $requestId: ID!, $input: ApproveAccessInput) {
+    approveAccessRequest(orgId: $orgId, requestId: $requestId, input: $input) { id state grantEndsAt }
+  }
+`);
+const Reject = graphql(`
+  mutation RejectAccessRequest($orgId: ID!, $requestId: ID!, $reason: String!) { rejectAccessRequest(orgId: $orgId, requestId: $requestId, reason: $reason) { id state } }
+`);
+const Ask = graphql(`
+  mutation RequestAccess($orgId: ID!, $input: RequestAccessInput!) { requestAccess(orgId: $orgId, input: $input) { id state principal grantEndsAt } }
+`);
+
+type Pending = ResultOf<typeof AccessRequestsQuery>["pendingApprovals"][number];
+const fieldErrors = (e: unknown) => (e instanceof ApiError ? e.fieldErrors : {});
+
+export function AccessRequests({ orgs }: { orgs: MyOrganization[] }) {
+  const q = useQuery({ queryKey: ["access-requests"], queryFn: () => gql(AccessRequestsQuery), staleTime: 0 });
+  const [done, setDone] = useState("");
+  const members = orgs.filter((o) => o.role !== "guest");
+  if (!q.data || (members.length === 0 && q.data.pendingApprovals.length === 0)) return null;
+  const { pendingApprovals, myAccessRequests } = q.data;
+  const refresh = (message: string) => {
+    setDone(message);
+    return q.refetch();
+  };
+  return (
+    <section aria-labelledby="access-requests">
+      <h2 id="access-requests">Access requests</h2>
+      {done && <Success>{done}</Success>}
+      {pendingApprovals.length > 0 && (
+        <ul className="cards" aria-label="Requests waiting for your decision">
+          {pendingApprovals.map((r) => (
+            <Decide key={r.id} request={r} onDone={refresh} />
+          ))}
+        </ul>
+      )}
+      {members.length > 0 && <RequestForm orgs={members} onDone={refresh} />}
+      {myAccessRequests.length > 0 && (
+        <ul className="rows" aria-label="Your requests">
+          {myAccessRequests.slice(0, 10).map((r) => (
+            <li key={r.id}>
+              <strong>{r.principal}</strong> in {r.organizationName}:{" "}
+              {r.active && r.grantEndsAt ? (
+                <>
+                  <Badge tone="accent">granted</Badge> until <Time iso={r.grantEndsAt} mode="full" />
+                </>
+              ) : (
+                <Badge>{r.state === "approved" ? "ended" : r.state}</Badge>
+              )}
+              {r.decisionReason && <span className="muted"> ({r.decisionReason})</span>}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function Decide({ request: r, onDone }: { request: Pending; onDone: (message: string) => Promise<unknown> }) {
+  const [minutes, setMinutes] = useState(String(r.requestedMinutes));
+  const [reason, setReason] = useState("");
+  const qc = useQueryClient();
+  const who = r.userName || r.userEmail || "Someone";
+  const approve = useMutation({
+    mutationFn: () => gql(Approve, { orgId: r.organizationId, requestId: r.id, input: { durationMinutes: Number(minutes) || undefined, reason: reason || undefined } }),
+    onSuccess: () => Promise.all([onDone(`${who} has ${r.principal} for ${minutes} minutes.`), qc.invalidateQueries({ queryKey: ["home"] })]),
+  });
+  const reject = useMutation({
+    mutationFn: () => gql(Reject, { orgId: r.organizationId, requestId: r.id, reason }),
+    onSuccess: () => onDone(`${who}'s request for ${r.principal} was rejected.`),
+  });
+  const approveSubmit = useSubmit(() => approve.mutateAsync());
+  const errors = { ...fieldErrors(approve.error), ...fieldErrors(reject.error) };
+  return (
+    <li className="card">
+      <p>
+        <strong>{who}</strong> asks for <strong>{r.principal}</strong> in {r.organizationName} for {r.requestedMinutes} minutes
+      </p>
+      <p className="muted">
+        “{r.reason}”, <Time iso={r.createdAt} />
+      </p>
+      <Form aria-label={`Decide ${who}'s request for ${r.principal}`} validationBehavior="aria" onSubmit={approveSubmit}>
+        <Field label="Minutes to grant" inputMode="numeric" value={minutes} onChange={setMinutes} error={errors.durationMinutes} description={`At most the ${r.requestedMinutes} asked for.`} />
+        <Field label="Reason" value={reason} onChange={setReason} error={errors.reason} description="Required to reject; optional to approve." />
+        {Object.keys(errors).length === 0 && <FormError error={approve.error ?? reject.error} />}
+        <div className="actions">
+          <Button type="submit" isPending={approve.isPending}>
+            Approve
+          </Button>
+          <Button variant="secondary" isPending={reject.isPending} onPress={() => reject.mutate()}>
+            Reject
+          </Button>
+        </div>
+      </Form>
+    </li>
+  );
+}
+
+function RequestForm({ orgs, onDone }: { orgs: MyOrganization[]; onDone: (message: string) => Promise<unknown> }) {
+  const [orgId, setOrgId] = useState(orgs[0]!.id);
+  const [principal, setPrincipal] = useState("");
+  const [duration, setDuration] = useState("1h");
+  const [reason, setReason] = useState("");
+  const ask = useMutation({
+    mutationFn: () => gql(Ask, { orgId, input: { principal: principal.trim(), duration: duration.trim(), reason } }),
+    onSuccess: (d) => {
+      const r = d.requestAccess;
+      setPrincipal("");
+      setReason("");
+      return onDone(r.state === "approved" ? `You have ${r.principal} now: keyward ssh sign includes it until the grant ends.` : `Requested ${r.principal}: an approver was told.`);
+    },
+  });
+  const submit = useSubmit(() => ask.mutateAsync());
+  const errors = fieldErrors(ask.error);
+  return (
+    <Form className="admin-form" aria-label="Request access" validationBehavior="aria" onSubmit={submit}>
+      <h3>Request access</h3>
+      {orgs.length > 1 && (
+        <SelectField label="Organization" value={orgId} onChange={setOrgId}>
+          {orgs.map((o) => (
+            <option key={o.id} value={o.id}>
+              {o.name}
+            </option>
+          ))}
+        </SelectField>
+      )}
+      <div className="field-pair">
+        <Field label="Principal" value={principal} onChange={setPrincipal} isRequired error={errors.principal} description="For example deploy." />
+        <Field label="For how long" value={duration} onChange={setDuration} isRequired error={errors.duration ?? errors.durationMinutes} description="30m, 2h, 1h30m or 1d." />
+      </div>
+      <Field label="Reason" value={reason} onChange={setReason} isRequired error={errors.reason} description="The approvers read it; it is kept in the audit." />
+      {Object.keys(errors).length === 0 && <FormError error={ask.error} />}
+      <div className="actions">
+        <Button type="submit" isPending={ask.isPending}>
+          Request access
+        </Button>
+      </div>
+    </Form>
+  );
+}
