@@ -12,3 +12,4 @@ export * from "./networks.js";
 export * from "./domains.js";
 export * from "./sso.js";
 export * from "./scim.js";
+export * from "./ssh-hosts.js";

@@ -50,6 +50,7 @@ const MODULES: string[] = [
   "oidc-clients",
   "networks",
   "ssh-ca",
+  "ssh-hosts",
   "offboarding",
   "admin",
   "external-auth",
