@@ -5,7 +5,8 @@ export type CommandName =
   | "login" | "logout" | "whoami" | "orgs"
   | "keys add" | "keys list" | "keys rm"
   | "ssh sign" | "ssh status"
-  | "networks list" | "networks activate" | "networks deactivate";
+  | "networks list" | "networks activate" | "networks deactivate"
+  | "host enroll" | "host renew" | "host install-timer";
 
 export type Opts = Record<string, any>;
 /** What the parser hands over: the command, its positional arguments, its options. */
@@ -86,5 +87,22 @@ export function buildProgram(run: Runner, output?: OutputConfiguration): Command
     .argument("[networks...]", "network names or membership ids")
     .option("--all", "everything active")
     .option("--org-id <id>", "only this organization");
+
+  const host = program.command("host").description("this server: host certificates from the organization's host CA, trusted CA keys, KRL, renewal");
+  const sshDirs = (cmd: Command) =>
+    cmd
+      .option("--dir <dir>", "the directory of the host keys (ssh_host_*_key.pub) and of the files written beside them", "/etc/ssh")
+      .option("--sshd-config-dir <dir>", "where the sshd snippet 50-keyward.conf goes (default: <dir>/sshd_config.d)");
+  sshDirs(leaf(host, "enroll", "send this server's host keys with a one-time token; write certificates, trust files, KRL and an sshd snippet", "host enroll"))
+    .option("--token <token>", "the enrollment token (kwh_…; or KEYWARD_ENROLL_TOKEN)")
+    .option("--names <a,b>", "the names to certify, comma-separated (default: all the token allows)")
+    .option("--org-id <id>", "refuse a token of another organization")
+    .option("--dry-run", "show what would be sent and written; send and write nothing");
+  sshDirs(leaf(host, "renew", "renew the host certificates (proof: the host key) when due, refresh the KRL and trusted CA keys", "host renew"))
+    .option("--force", "renew even before the renewal window (the last third of the lifetime)")
+    .option("--on-renew <command>", "a shell command run after new certificates were written (reload sshd)");
+  sshDirs(leaf(host, "install-timer", "write a systemd service and timer that run `keyward host renew` hourly with jitter", "host install-timer", { server: false }))
+    .option("--unit-dir <dir>", "where the units go", "/etc/systemd/system")
+    .option("--on-renew <command>", "the command the service runs after a renewal", "systemctl try-reload-or-restart ssh.service sshd.service");
   return program;
 }

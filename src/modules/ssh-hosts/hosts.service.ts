@@ -57,7 +57,7 @@ export interface HostCredentials {
   host: HostView;
   renewed: boolean;
   renewAfter: Date | null;
-  certificates: Array<{ fingerprint: string; keyType: string; serial: string; certificate: string; validBefore: Date }>;
+  certificates: Array<{ fingerprint: string; keyType: string; publicKey: string; serial: string; certificate: string; validBefore: Date }>;
   trustedUserCaKeys: string;
   krlPath: string;
 }
@@ -65,9 +65,15 @@ export interface HostCredentials {
 const tokenStatus = (t: EnrollmentTokenRow, now: Date): TokenStatus => (t.revokedAt ? "revoked" : t.usedAt ? "used" : t.expiresAt <= now ? "expired" : "active");
 const hostView = (h: HostRow, now: Date): HostView => ({ ...h, status: h.retiredAt ? "retired" : h.certValidBefore && h.certValidBefore > now ? "active" : "expired" });
 const isPattern = (n: string) => /[*?]/.test(n);
-/** When a renewal is due: the last third of the certificates' lifetime. */
-const renewAfter = (h: HostRow): Date | null =>
-  h.certValidAfter && h.certValidBefore ? new Date(h.certValidBefore.getTime() - (h.certValidBefore.getTime() - h.certValidAfter.getTime()) / 3) : null;
+/**
+ * When a renewal is due: the last third of the certificates' lifetime, counted from when they were
+ * issued (their validity starts earlier, SSH_CERT_BACKDATE_SECONDS, for clock skew).
+ */
+function renewAfter(h: HostRow): Date | null {
+  if (!h.certValidBefore) return null;
+  const issued = (h.lastRenewedAt ?? h.enrolledAt).getTime();
+  return new Date(h.certValidBefore.getTime() - (h.certValidBefore.getTime() - issued) / 3);
+}
 
 /**
  * Server enrollment and renewal. An admin creates a one-time token for a host's names; the host
@@ -295,10 +301,13 @@ export class HostsService {
 
   private async credentials(host: HostRow, issued: HostCertificateIssued[] | null, renewed: boolean): Promise<HostCredentials> {
     const keys = await this.ca.cas.trustedUserCaKeysFor(host.organizationId);
-    const byFingerprint = new Map(host.hostKeys.map((k) => [k.fingerprint, k.keyType]));
+    const byFingerprint = new Map(host.hostKeys.map((k) => [k.fingerprint, k]));
     const certificates = issued
-      ? issued.map((c) => ({ fingerprint: c.fingerprint, keyType: c.keyType, serial: c.serial, certificate: c.certificate, validBefore: c.validBefore }))
-      : host.certificates.map((c) => ({ fingerprint: c.fingerprint, keyType: byFingerprint.get(c.fingerprint) ?? "", serial: c.serial, certificate: c.certificate, validBefore: new Date(c.validBefore) }));
+      ? issued.map((c) => ({ fingerprint: c.fingerprint, keyType: c.keyType, publicKey: c.publicKey, serial: c.serial, certificate: c.certificate, validBefore: c.validBefore }))
+      : host.certificates.map((c) => {
+          const key = byFingerprint.get(c.fingerprint);
+          return { fingerprint: c.fingerprint, keyType: key?.keyType ?? "", publicKey: key?.publicKey ?? "", serial: c.serial, certificate: c.certificate, validBefore: new Date(c.validBefore) };
+        });
     return {
       host: hostView(host, this.clock.now()),
       renewed,
