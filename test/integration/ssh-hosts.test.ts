@@ -238,3 +238,36 @@ describe("renewal and retirement", () => {
     expect((await app.http.get(`/api/v1/organizations/${org.id}/ssh/hosts`, { token: owner.token })).body.data.hosts.some((h: { id: string }) => h.id === hostId)).toBe(false);
   });
 });
+
+describe("GraphQL", () => {
+  it("creates, lists and revokes tokens, lists and retires hosts, for admins of the organization only", async () => {
+    const created = await app.http.gql(
+      `mutation($o: ID!, $i: HostEnrollmentTokenInput!) { createHostEnrollmentToken(orgId: $o, input: $i) { id token status names } }`,
+      { o: org.id, i: { names: ["gql.example.com"], lifetimeMinutes: 30 } },
+      { token: owner.token },
+    );
+    expect(created.errors).toBeUndefined();
+    const t = created.data.createHostEnrollmentToken;
+    expect(t).toMatchObject({ status: "active", names: ["gql.example.com"] });
+    const listed = await app.http.gql(`query($o: ID!) { hostEnrollmentTokens(orgId: $o) { id prefix status } }`, { o: org.id }, { token: owner.token });
+    expect(listed.data.hostEnrollmentTokens.some((x: { id: string }) => x.id === t.id)).toBe(true);
+    const enrolled = await app.http.post("/api/v1/ssh/hosts/enroll", { token: t.token, host_keys: [makeKey().pub] });
+    expect(enrolled.status).toBe(201);
+    const hostId = enrolled.body.data.host.id as string;
+
+    const hosts = `query($o: ID!) { sshHosts(orgId: $o) { id name status hostKeys { keyType fingerprint } certificates { serial } } }`;
+    const mine = await app.http.gql(hosts, { o: org.id }, { token: owner.token });
+    expect(mine.data.sshHosts.find((h: { id: string }) => h.id === hostId)).toMatchObject({ name: "gql.example.com", status: "active" });
+    for (const who of [member, other.owner]) {
+      const refused = await app.http.gql(hosts, { o: org.id }, { token: who.token });
+      expect(refused.data).toBeNull();
+      expect(["AUTHORIZATION_ERROR", "ORG_NOT_FOUND"]).toContain(refused.errors[0].extensions.code);
+    }
+    const retire = `mutation($o: ID!, $h: ID!) { retireSshHost(orgId: $o, hostId: $h) { id status } }`;
+    expect((await app.http.gql(retire, { o: other.org.id, h: hostId }, { token: other.owner.token })).errors[0].extensions.code).toBe("HOST_NOT_FOUND");
+    expect((await app.http.gql(retire, { o: org.id, h: hostId }, { token: owner.token })).data.retireSshHost.status).toBe("retired");
+    const revoked = await app.http.gql(`mutation($o: ID!, $t: ID!) { revokeHostEnrollmentToken(orgId: $o, tokenId: $t) { status } }`, { o: org.id, t: t.id }, { token: owner.token });
+    expect(revoked.errors[0].extensions.code).toBe("ENROLLMENT_TOKEN_CLOSED");
+  });
+});
+
