@@ -203,6 +203,8 @@ export class HostsService {
       const result = await this.db.transaction(async (tx) => {
         const locked = await hostsRepository.useChallenge(tx, host.id, { challengeHash: sha256Hex(req.challenge), expiresAt });
         if (!locked) throw HostErrors.challengeInvalid();
+        // A deleted organization's hosts renew nothing (its certificates were revoked with it).
+        if (!(await organizationExists(tx, locked.organizationId))) throw HostErrors.hostNotFound();
         if (!renewing) return { host: locked, certs: null };
         const issued = await this.ca.signing.issueForHost(tx, ctx, { organizationId: locked.organizationId, hostId: locked.id, names: locked.names, hostKeys: locked.hostKeys.map((k) => k.publicKey), signerId: null });
         const saved = await this.saveCertificates(tx, locked.id, issued, now);
