@@ -22,6 +22,7 @@ import { directoryRoutes } from "./routes/directory.routes.js";
 import { orgsRoutes } from "./routes/orgs.routes.js";
 import { offboardingRoutes } from "./routes/offboarding.routes.js";
 import { sshRoutes } from "./routes/ssh.routes.js";
+import { sshHostsRoutes } from "./routes/ssh-hosts.routes.js";
 import { contactRoutes } from "./routes/contact.routes.js";
 import { emailRoutes } from "./routes/email.routes.js";
 import { externalAuthRoutes } from "./routes/external-auth.routes.js";
@@ -47,6 +48,7 @@ export function restRoutes(services: Services, config: Config): RouteDef[] {
     ...scimRoutes(services),
     ...oidcClientsRoutes(services),
     ...sshRoutes(services),
+    ...sshHostsRoutes(services),
     ...contactRoutes(services),
     ...emailRoutes(services),
     ...adminRoutes(services),

@@ -14,3 +14,4 @@ export * from "./sso.js";
 export * from "./scim.js";
 export * from "./scim-activity.js";
 export * from "./access-requests.js";
+export * from "./ssh-hosts.js";

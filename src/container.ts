@@ -28,6 +28,7 @@ import { createOffboardingModule } from "./modules/offboarding/index.js";
 import { createOrgsModule } from "./modules/orgs/index.js";
 import { createRateLimitModule } from "./modules/rate-limit/index.js";
 import { createSshCaModule } from "./modules/ssh-ca/index.js";
+import { createSshHostsModule } from "./modules/ssh-hosts/index.js";
 import { createSshKeysModule } from "./modules/ssh-keys/index.js";
 import { basicScimDeprovisioner, createScimModule } from "./modules/scim/index.js";
 import { createSsoLinkConsent, createSsoModule, createSsoRequirement, listSsoIdentitiesOf } from "./modules/sso/index.js";
@@ -151,6 +152,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     ...networks,
     ...sshCa,
     accessRequests: jit.accessRequests,
+    ...createSshHostsModule({ ...base, audit, ca: sshCa, config: { hostPrincipalPatterns: config.ssh.hostPrincipalPatterns, challengeKey: deriveKey(config.crypto.encryptionKeys[0]!.key, "keyward host renewal challenges") } }),
     ...offboardingModule,
     ...createSshKeysModule({ ...base, audit, config: { verifyChallengeTtl: config.ssh.verifyChallengeTtl } }),
     ...domains,

@@ -1,4 +1,5 @@
 import { login, logout, whoami } from "./commands/auth.js";
+import { hostEnroll, hostInstallTimer, hostRenew } from "./commands/host.js";
 import { keysAdd, keysList, keysRemove } from "./commands/keys.js";
 import { networksActivate, networksDeactivate, networksList } from "./commands/networks.js";
 import { orgs } from "./commands/orgs.js";
@@ -12,7 +13,7 @@ import type { CommandName, Opts } from "./program.js";
 type Handler = (ctx: Ctx, args: unknown[], opts: Opts) => Promise<Result>;
 
 /** Commands that talk to a server, by name. */
-const handlers: Record<Exclude<CommandName, "ssh status" | "ssh ensure">, Handler> = {
+const handlers: Record<Exclude<CommandName, "ssh status" | "ssh ensure" | `host ${string}`>, Handler> = {
   login: (ctx, _a, o) => login(ctx, o),
   logout: (ctx) => logout(ctx),
   whoami: (ctx) => whoami(ctx),
@@ -34,5 +35,9 @@ export async function dispatch(command: CommandName, args: unknown[], opts: Opts
   if (command === "ssh status") return status(io, (args[0] as string[]) ?? [], process.env);
   // Run by ssh before each connection: a valid certificate needs no server, so no session is opened.
   if (command === "ssh ensure") return ensure(io, opts as { orgId: string }, () => createCtx(io, opts));
+  // A server's own commands: no person's sign-in (the enrollment token or the host key is the proof).
+  if (command === "host enroll") return hostEnroll(io, opts, process.env);
+  if (command === "host renew") return hostRenew(io, opts);
+  if (command === "host install-timer") return hostInstallTimer(opts);
   return handlers[command](createCtx(io, opts), args, opts);
 }

@@ -6,7 +6,8 @@ export type CommandName =
   | "keys add" | "keys list" | "keys rm"
   | "ssh sign" | "ssh status" | "ssh config" | "ssh ensure"
   | "networks list" | "networks activate" | "networks deactivate"
-  | "request principal" | "request list";
+  | "request principal" | "request list"
+  | "host enroll" | "host renew" | "host install-timer";
 
 export type Opts = Record<string, any>;
 /** What the parser hands over: the command, its positional arguments, its options. */
@@ -106,5 +107,21 @@ export function buildProgram(run: Runner, output?: OutputConfiguration): Command
     .requiredOption("--reason <text>", "why (the approvers read it; it is audited)")
     .option("--org-id <id>", "the organization (needed when you belong to several)");
   leaf(request, "list", "your requests and grants, with time left (the default)", "request list", { isDefault: true });
+  const host = program.command("host").description("this server: host certificates from the organization's host CA, trusted CA keys, KRL, renewal");
+  const sshDirs = (cmd: Command) =>
+    cmd
+      .option("--dir <dir>", "the directory of the host keys (ssh_host_*_key.pub) and of the files written beside them", "/etc/ssh")
+      .option("--sshd-config-dir <dir>", "where the sshd snippet 50-keyward.conf goes (default: <dir>/sshd_config.d)");
+  sshDirs(leaf(host, "enroll", "send this server's host keys with a one-time token; write certificates, trust files, KRL and an sshd snippet", "host enroll"))
+    .option("--token <token>", "the enrollment token (kwh_…; or KEYWARD_ENROLL_TOKEN)")
+    .option("--names <a,b>", "the names to certify, comma-separated (default: all the token allows)")
+    .option("--org-id <id>", "refuse a token of another organization")
+    .option("--dry-run", "show what would be sent and written; send and write nothing");
+  sshDirs(leaf(host, "renew", "renew the host certificates (proof: the host key) when due, refresh the KRL and trusted CA keys", "host renew"))
+    .option("--force", "renew even before the renewal window (the last third of the lifetime)")
+    .option("--on-renew <command>", "a shell command run after new certificates were written (reload sshd)");
+  sshDirs(leaf(host, "install-timer", "write a systemd service and timer that run `keyward host renew` hourly with jitter", "host install-timer", { server: false }))
+    .option("--unit-dir <dir>", "where the units go", "/etc/systemd/system")
+    .option("--on-renew <command>", "the command the service runs after a renewal", "systemctl try-reload-or-restart ssh.service sshd.service");
   return program;
 }

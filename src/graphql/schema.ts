@@ -6,6 +6,7 @@ import { AccessRequestsResolver } from "./access-requests/access-requests.resolv
 import { AdminResolver } from "./admin/admin.resolver.js";
 import { OperatorsResolver } from "./admin/operators.resolver.js";
 import { ApiKeysResolver } from "./api-keys/api-keys.resolver.js";
+import { SshHostsResolver } from "./ssh-hosts/ssh-hosts.resolver.js";
 import { AuditChainResolver } from "./audit/audit-chain.resolver.js";
 import { AuditResolver } from "./audit/audit.resolver.js";
 import { authChecker } from "./auth-checker.js";
@@ -49,6 +50,7 @@ function createResolvers(s: Services) {
     new DepartmentsResolver(pick(s, "departments")),
     new PrincipalsResolver(pick(s, "principals")),
     new ApiKeysResolver(pick(s, "apiKeys")),
+    new SshHostsResolver(pick(s, "hosts")),
     new DomainsResolver(pick(s, "domains")),
     new SsoResolver(pick(s, "ssoConnections", "ssoLinks", "ssoSignIn")),
     new ScimResolver(pick(s, "scimActivity")),

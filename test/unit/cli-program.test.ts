@@ -57,13 +57,16 @@ describe("keyward argument parsing", () => {
     const { program } = await parse([]);
     const all = leaves(program);
     expect(all.map((l) => l.join(" ")).sort()).toEqual(
-      ["keys add", "keys list", "keys rm", "login", "logout", "networks activate", "networks deactivate", "networks list", "orgs", "request list", "request principal", "ssh config", "ssh ensure", "ssh sign", "ssh status", "whoami"].sort(),
+      [
+        "host enroll", "host install-timer", "host renew", "keys add", "keys list", "keys rm", "login", "logout", "networks activate", "networks deactivate", "networks list", "orgs",
+        "request list", "request principal", "ssh config", "ssh ensure", "ssh sign", "ssh status", "whoami",
+      ].sort(),
     );
     for (const words of all) {
       const r = await parse([...words, "--help"]);
       expect(r.exitCode, words.join(" ")).toBe(0);
       expect(r.out, words.join(" ")).toContain("--json");
-      if (words.join(" ") !== "ssh status") expect(r.out, words.join(" ")).toContain("--server <url>");
+      if (!["ssh status", "host install-timer"].includes(words.join(" "))) expect(r.out, words.join(" ")).toContain("--server <url>");
     }
     const top = await parse(["--help"]);
     expect(top.exitCode).toBe(0);

@@ -51,6 +51,7 @@ const MODULES: string[] = [
   "networks",
   "access-requests",
   "ssh-ca",
+  "ssh-hosts",
   "offboarding",
   "admin",
   "external-auth",

@@ -59,6 +59,7 @@ const orgPrincipal = createRoute({ getParentRoute: () => org, path: "/department
 const orgSsh = createRoute({ getParentRoute: () => org, path: "/ssh", component: lazyRouteComponent(() => import("./routes/orgs/ssh"), "Ssh") });
 const orgSshCertificates = createRoute({ getParentRoute: () => org, path: "/ssh/certificates", component: lazyRouteComponent(() => import("./routes/orgs/ssh-certificates"), "SshCertificates") });
 const orgSshHosts = createRoute({ getParentRoute: () => org, path: "/ssh/hosts", component: lazyRouteComponent(() => import("./routes/orgs/ssh-certificates"), "SshHosts") });
+const orgSshServers = createRoute({ getParentRoute: () => org, path: "/ssh/servers", component: lazyRouteComponent(() => import("./routes/orgs/ssh-servers"), "SshServers") });
 // My account: its screens load on first visit (their own chunks; WebAuthn's helpers come with the security screen's).
 const account = createRoute({ getParentRoute: () => root, path: "/account", component: AccountLayout });
 const accountPending = () => <Loading />;
@@ -98,7 +99,7 @@ const adminRoutes = [
   createRoute({ getParentRoute: () => admin, path: "/kill-switch", validateSearch: validateAccountSearch, component: lazyRouteComponent(() => import("./routes/admin/kill-switch"), "GlobalKillSwitch"), pendingComponent: adminPending }),
 ];
 
-const routeTree = root.addChildren([home, newOrg, org.addChildren([orgIndex, orgMembers, orgSettings, orgSecurity, orgDomains, orgSso, orgProvisioning, orgApps, orgAudit, orgNetworkRoutes, orgDirectory, orgDepartment, orgPrincipal, orgSsh, orgSshCertificates, orgSshHosts]), account.addChildren(accountRoutes), admin.addChildren(adminRoutes)]);
+const routeTree = root.addChildren([home, newOrg, org.addChildren([orgIndex, orgMembers, orgSettings, orgSecurity, orgDomains, orgSso, orgProvisioning, orgApps, orgAudit, orgNetworkRoutes, orgDirectory, orgDepartment, orgPrincipal, orgSsh, orgSshCertificates, orgSshHosts, orgSshServers]), account.addChildren(accountRoutes), admin.addChildren(adminRoutes)]);
 
 export const router = createRouter({ routeTree, defaultPreload: "intent", defaultErrorComponent: RouteError });
 

@@ -242,6 +242,15 @@ export class CasService {
     return { publicKey: key.publicKey, fingerprint: key.fingerprint, caName: ca.name, caType, organizationId: ca.organizationId, source: "db" };
   }
 
+  /**
+   * The user-CA keys an enrolled server trusts (its TrustedUserCAKeys file): for a host that
+   * proved itself (an enrollment token, its host key), not for a caller with a membership.
+   */
+  async trustedUserCaKeysFor(orgId: string): Promise<string[]> {
+    const cas = (await caRepository.listForOrg(this.db, orgId)).filter((c) => c.caType === "user");
+    return (await caRepository.trustedKeys(this.db, cas.map((c) => c.id), this.clock.now())).map((k) => k.publicKey);
+  }
+
   /** Each CA key costs real CPU (seconds for RSA-4096): creations and rotations are limited per organization. */
   private spendKeygen(orgId: string): Promise<void> {
     return this.limits.consume("ca-keygen", this.config.keygenRate, orgId);

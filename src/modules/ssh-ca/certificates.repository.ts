@@ -137,6 +137,29 @@ export const certificatesRepository = {
       .returning(certColumns);
   },
 
+  /** Still valid host certificates of an organization for these host keys (a retired host's). */
+  async revokeValidHostKeys(db: Executor, organizationId: string, fingerprints: string[], v: { now: Date; reason: string; by: string | null }): Promise<CertRow[]> {
+    if (fingerprints.length === 0) return [];
+    return db
+      .update(sshCertificates)
+      .set({ revokedAt: v.now, revokeReason: v.reason, revokedBy: v.by })
+      .where(
+        and(
+          eq(sshCertificates.organizationId, organizationId),
+          eq(sshCertificates.certType, "host"),
+          inArray(sshCertificates.publicKeyFingerprint, fingerprints),
+          isNull(sshCertificates.revokedAt),
+          gt(sshCertificates.validBefore, v.now),
+        ),
+      )
+      .returning(certColumns);
+  },
+
+  /** Host certificates signed for an enrolled host (no signing account: the host's token or key proved it), in the caller's transaction. */
+  async insertHostCertificates(db: Executor, rows: Array<typeof sshCertificates.$inferInsert>): Promise<CertRow[]> {
+    return db.insert(sshCertificates).values(rows).returning(certColumns);
+  },
+
   /** Revoked, still unexpired certificates of an organization, with the public key of the CA key that signed each. */
   revokedForKrl: (db: Executor, orgId: string, now: Date) =>
     db

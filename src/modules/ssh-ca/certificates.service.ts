@@ -118,6 +118,18 @@ export class CertificatesService {
     return rows.length;
   }
 
+  /**
+   * A host is retired: every still valid host certificate of the organization for its keys is
+   * revoked, in the caller's transaction (the KRL is rebuilt with it), each one audited.
+   */
+  async revokeHostKeys(tx: Executor, ctx: RequestContext, v: { organizationId: string; fingerprints: string[]; reason: string }): Promise<Array<{ id: string; serial: string }>> {
+    const now = this.clock.now();
+    await this.lockForRevocation(tx, { organizationIds: [v.organizationId] });
+    const rows = await certificatesRepository.revokeValidHostKeys(tx, v.organizationId, v.fingerprints, { now, reason: v.reason, by: actorId(ctx) });
+    await this.recordRevocations(tx, ctx, rows, v.reason, now);
+    return rows.map((r) => ({ id: r.id, serial: r.serial.toString() }));
+  }
+
   private async revokeWhere(ctx: RequestContext, where: { id?: string; orgId: string; userId?: string }, reason: string, by: string): Promise<CertRow[]> {
     return this.db.transaction(async (tx) => {
       const now = this.clock.now();

@@ -11,6 +11,7 @@ import { SigningService, type ActiveGrantsPort } from "./signing.service.js";
 import { SudoService } from "./sudo.service.js";
 export { type CertificateView } from "./certificates.views.js";
 export type { ActiveGrantsPort } from "./signing.service.js";
+export type { HostCertificateIssued } from "./host-issuance.js";
 export { certAuditQuerySchema, certListSchema, createCaSchema, orgCertListSchema, revokeSchema, rotateCaSchema, signHostSchema, signUserSchema, sudoCheckSchema, updateCaSchema } from "./ssh-ca.schemas.js";
 
 export interface SshCaModuleDeps {

@@ -1,5 +1,5 @@
 import type { Clock } from "../../infra/clock.js";
-import type { Db } from "../../infra/db.js";
+import type { Db, Executor } from "../../infra/db.js";
 import { uuid, type KeyObject, type SecretBox } from "../../lib/crypto/index.js";
 import { CommonErrors, isAppError } from "../../lib/errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
@@ -10,6 +10,8 @@ import { memberDepartments, OrgErrors } from "../orgs/index.js";
 import { SshKeyErrors, type SshKeyRow } from "../ssh-keys/index.js";
 import { readCaPrivateKeyPrivileged } from "./ca.secrets.repository.js";
 import { caKeyContext } from "./cas.service.js";
+import { caRepository } from "./ca.repository.js";
+import { issueHostCertificates, type HostCertificateIssued, type HostIssueRequest } from "./host-issuance.js";
 import { hostAuthority, userAuthority, type Authority } from "./authority.js";
 import { chooseOrganization } from "./choose-organization.js";
 import { certificatesRepository } from "./certificates.repository.js";
@@ -176,6 +178,19 @@ export class SigningService {
     });
   }
 
+  /**
+   * Host certificates for an enrolled host (its enrollment token, or at renewal the proof that it
+   * holds its host key, stood in for an admin's request), in the caller's transaction: see
+   * issueHostCertificates.
+   */
+  async issueForHost(tx: Executor, ctx: RequestContext, v: HostIssueRequest): Promise<HostCertificateIssued[]> {
+    const ca = await caRepository.findByType(tx, v.organizationId, "host");
+    const caKey = ca && (await caRepository.activeKey(tx, ca.id));
+    if (!ca || !caKey) throw CaErrors.hostCaMissing(v.organizationId);
+    const caPrivate = await this.caPrivateKeyPrivileged(caKey.id, tx);
+    return issueHostCertificates(tx, ctx, { clock: this.clock, audit: this.audit, backdateSeconds: this.config.backdateSeconds }, { ca, caKey, caPrivate }, v);
+  }
+
   /** The policy a member would sign under in an organization (GET /ssh/dept-cert-policy). */
   async effectivePolicy(ctx: RequestContext, orgId?: string): Promise<EffectivePolicy & { organizationId: string }> {
     const actor = requireUser(ctx);
@@ -312,10 +327,10 @@ export class SigningService {
   }
 
   /** Privileged: the CA's private key, unsealed in memory for signing and kept in the cache, never returned. */
-  private async caPrivateKeyPrivileged(caKeyId: string): Promise<KeyObject> {
+  private async caPrivateKeyPrivileged(caKeyId: string, db: Executor = this.db): Promise<KeyObject> {
     const cached = this.keyCache.get(caKeyId);
     if (cached) return cached;
-    const sealed = await readCaPrivateKeyPrivileged(this.db, caKeyId);
+    const sealed = await readCaPrivateKeyPrivileged(db, caKeyId);
     if (!sealed) throw CaErrors.signingFailed();
     const key = loadPrivateKey(this.box.decryptString(sealed, caKeyContext(caKeyId)));
     if (this.keyCache.size >= KEY_CACHE_MAX) this.keyCache.delete(this.keyCache.keys().next().value!);
@@ -323,3 +338,4 @@ export class SigningService {
     return key;
   }
 }
+

@@ -35,6 +35,14 @@ export const CaErrors = {
     new AppError("VALIDATION_ERROR", 400, `Host patterns: ${problems.join("; ")}`, { errors: problems.map((message) => ({ path: "hostPatterns", message })) }),
   hostPatternsOnUserCa: () =>
     new AppError("VALIDATION_ERROR", 400, "Host patterns belong to a host CA: a user CA vouches for people, not hosts", { errors: [{ path: "hostPatterns", message: "only a host CA has host patterns" }] }),
+  /** An enrolled host's organization has no host CA (a 4xx: an admin fixes it, then the host tries again). */
+  hostCaMissing: (organizationId: string) =>
+    new AppError(
+      "CA_NOT_CONFIGURED",
+      404,
+      'The organization has no active host certificate authority: an owner or admin creates one (POST /api/v1/organizations/{id}/cas with "ca_type": "host"), then the host tries again',
+      { organization_id: organizationId, ca_type: "host" },
+    ),
   wrongCaType: () => new AppError("WRONG_CA_TYPE", 400, "That certificate authority signs the other kind of certificate"),
   invalidValidity: (message: string) => new AppError("VALIDATION_ERROR", 400, message, { errors: [{ path: "maxCertValidityHours", message }] }),
   noPrincipals: () => new AppError("NO_PRINCIPALS", 400, "You hold no principals in this organization: ask an admin to grant you one"),

@@ -3,12 +3,13 @@ import type { MyOrganization } from "../../shell";
 import { Badge } from "../../ui/Badge";
 import "./ssh.css";
 
-/** The SSH screens' own navigation (admins see three; others only the first, so it is not shown). */
+/** The SSH screens' own navigation (admins see four; others only the first, so it is not shown). */
 export function SshTabs({ org }: { org: MyOrganization }) {
   const tabs = [
     { to: "/orgs/$slug/ssh", label: "Authorities and servers", exact: true },
     { to: "/orgs/$slug/ssh/certificates", label: "Certificates", exact: false },
     { to: "/orgs/$slug/ssh/hosts", label: "Host certificates", exact: false },
+    { to: "/orgs/$slug/ssh/servers", label: "Enrolled servers", exact: false },
   ] as const;
   return (
     <nav className="ssh-tabs" aria-label="SSH sections">
@@ -29,6 +30,7 @@ const STATUS: Record<string, ["good" | "neutral" | "bad", string]> = {
   active: ["good", "valid"],
   expired: ["neutral", "expired"],
   revoked: ["bad", "revoked"],
+  retired: ["bad", "retired"],
 };
 
 /** A certificate's status in words. */
