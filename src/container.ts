@@ -28,7 +28,7 @@ import { createOrgsModule } from "./modules/orgs/index.js";
 import { createRateLimitModule } from "./modules/rate-limit/index.js";
 import { createSshCaModule } from "./modules/ssh-ca/index.js";
 import { createSshKeysModule } from "./modules/ssh-keys/index.js";
-import { basicScimDeprovisioner, createScimModule } from "./modules/scim/index.js";
+import { createScimModule, offboardingDeprovisioner } from "./modules/scim/index.js";
 import { createSsoLinkConsent, createSsoModule, createSsoRequirement, listSsoIdentitiesOf } from "./modules/sso/index.js";
 import { createUserProfiles, createUsersModule } from "./modules/users/index.js";
 import { createMembershipCache } from "./modules/access/index.js";
@@ -118,13 +118,13 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     login: auth.login,
     config: { publicUrl: config.http.publicUrl, appUrl: config.http.appUrl, flowTtl: ext.flowTtl, rate: ext.rate, discoverRate: config.rateLimits.loginIp, samlMetadataRefreshMs: 12 * 3600 * 1000 },
   });
-  // SCIM provisioning (issue 36); its deprovisioning is one port, for the offboarding service to take over.
+  // SCIM provisioning (issue 36); active=false, active=true and DELETE are offboarding (one receipt each).
   const scim = createScimModule({
     ...base,
     audit,
     credentials,
     domains: domains.domains,
-    deprovisioner: basicScimDeprovisioner({ clock, ...offboarding, sessions }),
+    deprovisioner: offboardingDeprovisioner({ clock, offboarding: offboardingModule.offboardingPort }),
     config: { publicUrl: config.http.publicUrl },
   });
 

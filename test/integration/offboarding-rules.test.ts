@@ -160,18 +160,31 @@ describe("reinstate", () => {
 });
 
 describe("the provisioning port (what SCIM calls)", () => {
-  it("deactivate, reactivate, then DELETE after deactivate removes with a receipt; a non-member is not found", async () => {
+  it("deactivate, reactivate, then DELETE after deactivate removes in one step with a receipt; a non-member is not found", async () => {
     const { org, owner, member } = await orgWithRoles(app);
     const ctx = { actor: { kind: "user" as const, userId: owner.id, email: owner.email, isSuperadmin: false, sessionId: null }, requestId: "port-test", ip: null, userAgent: null };
     const port = app.services.offboardingPort;
-    expect((await port.deactivate(ctx, org.id, member.id)).mode).toBe("suspend");
-    await port.reactivate(ctx, org.id, member.id);
+    const db = app.container.db;
+    // Inside the caller's transaction; the receipt once it has committed.
+    const cut = async (mode: "deactivate" | "remove", reason?: string) => {
+      const done = await db.transaction((tx) => port[mode](tx, ctx, org.id, member.id, reason));
+      await done.afterCommit();
+      return app.services.offboarding.receipt(ctx, org.id, done.receiptId);
+    };
+    expect((await cut("deactivate")).mode).toBe("suspend");
+    await db.transaction((tx) => port.reactivate(tx, ctx, org.id, member.id));
     expect(await memberIds(org.id, owner)).toContain(member.id);
-    await port.deactivate(ctx, org.id, member.id, "left");
-    const removed = await port.remove(ctx, org.id, member.id);
-    expect(removed).toMatchObject({ mode: "remove", userId: member.id });
+    const suspended = await cut("deactivate", "left");
+    expect(await db.transaction((tx) => port.isSuspended(tx, org.id, member.id))).toBe(true);
+    const removed = await cut("remove");
+    expect(removed).toMatchObject({ mode: "remove", userId: member.id, role: suspended.role });
+    expect(removed.id).not.toBe(suspended.id);
     expect(await memberIds(org.id, owner)).not.toContain(member.id);
-    await expect(port.remove(ctx, org.id, member.id)).rejects.toMatchObject({ code: "MEMBER_NOT_FOUND" });
-    await expect(port.reactivate(ctx, org.id, member.id)).rejects.toMatchObject({ code: "NOT_SUSPENDED" });
+    expect(await db.transaction((tx) => port.isSuspended(tx, org.id, member.id))).toBe(false);
+    await expect(cut("remove")).rejects.toMatchObject({ code: "MEMBER_NOT_FOUND" });
+    await expect(db.transaction((tx) => port.reactivate(tx, ctx, org.id, member.id))).rejects.toMatchObject({ code: "NOT_SUSPENDED" });
+    // Only a reinstatement lifted a suspension: the removal left nothing to reinstate.
+    const reinstated = await app.http.post(`/api/v1/organizations/${org.id}/members/${member.id}/reinstate`, {}, { token: owner.token });
+    expect(reinstated.body.error.type).toBe("NOT_SUSPENDED");
   });
 });

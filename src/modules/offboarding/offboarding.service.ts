@@ -5,14 +5,14 @@ import type { Logger } from "../../infra/logger.js";
 import { toPage, type Page } from "../../lib/pagination.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseId, parseInput } from "../../lib/validation.js";
-import { AccessErrors, getActiveMembership } from "../access/index.js";
+import { AccessErrors, getActiveMembership, getActiveMemberships } from "../access/index.js";
 import { AuditAction, type AuditService } from "../audit/index.js";
 import type { SessionsService } from "../auth/index.js";
 import { memberStanding, OrgErrors } from "../orgs/index.js";
 import { UserErrors, userAccounts } from "../users/index.js";
-import { assertMayGrant, reachMember, requireManager, requireReader } from "./offboarding.access.js";
+import { assertMayGrant, type Caller, reachMember, reachSuspended, requireManager, requireReader } from "./offboarding.access.js";
 import { OffboardingErrors } from "./offboarding.errors.js";
-import { offboardSchema, receiptsQuerySchema, type OffboardInput, type ReceiptsQueryInput } from "./offboarding.schemas.js";
+import { offboardSchema, receiptsQuerySchema, type OffboardInput, type OffboardMode, type ReceiptsQueryInput } from "./offboarding.schemas.js";
 import { cutList, receiptView, type OffboardingReceipt, type ReceiptFacts } from "./receipt.js";
 
 /** What offboarding uses of the other modules (each through its door, wired in the container). */
@@ -32,6 +32,15 @@ export interface OffboardingDeps {
     personLeft(tx: Executor, ctx: RequestContext, v: { userId: string; organizationId?: string; why: "left" | "suspended" | "deleted" }): Promise<string[]>;
     applyListed(membershipIds: string[]): Promise<{ pendingIds: string[] }>;
   };
+}
+
+/** Decides the caller's standing under the organization's lock (a manager, or SCIM's key). */
+export type Authorize = (tx: Executor) => Promise<Caller>;
+
+/** One offboarding done inside a transaction: its receipt's id, and what runs once it has committed. */
+export interface Cut {
+  receiptId: string;
+  afterCommit: () => Promise<void>;
 }
 
 export interface ReinstateResult {
@@ -55,74 +64,112 @@ export class OffboardingService {
   constructor(private readonly deps: OffboardingDeps) {}
 
   async offboard(ctx: RequestContext, orgId: string, userId: string, input: OffboardInput): Promise<OffboardingReceipt> {
-    const { db, clock } = this.deps;
+    const { db } = this.deps;
     const id = parseId(orgId, AccessErrors.orgNotFound);
     const target = parseId(userId, OrgErrors.memberNotFound);
     // Tenancy first: an outsider learns nothing from how its body is refused.
     await requireManager(db, ctx, id);
     const { mode, reason } = parseInput(offboardSchema, input);
-    const cut = await db.transaction(async (tx) => {
-      // Organization first, then its certificates, then the person (the order every offboarding takes).
-      if (!(await memberStanding.lockOrganization(tx, id))) throw AccessErrors.orgNotFound();
-      await this.deps.certificates.lockForRevocation(tx, { organizationIds: [id] });
-      // The caller's standing as of now, under the lock (a concurrent demotion has taken effect).
-      const caller = await requireManager(tx, ctx, id);
-      const { member, user, managed } = await reachMember(tx, ctx, caller, id, target);
-      if (member.role === "owner" && (await memberStanding.countOwners(tx, id)) <= 1) throw OrgErrors.lastOwner();
-      const now = clock.now();
-      const standing = await memberStanding.cut(tx, id, target, now, { keepManagement: managed && mode === "suspend" });
-      const why = `Offboarded (${mode}): ${reason}`;
-      const certificates = await this.deps.certificates.revokeListed(tx, ctx, { userId: target, organizationId: id, reason: why });
-      const devices = await this.deps.networks.personLeft(tx, ctx, { userId: target, organizationId: id, why: mode === "suspend" ? "suspended" : "left" });
-      const keys = await this.deps.apiKeys.revokeCreatedBy(tx, ctx, id, target, why);
-      // A managed account is this organization's: suspending it here refuses its sign-in too.
-      const accountSuspended = managed && mode === "suspend" && user.status !== "suspended" && (await userAccounts.suspend(tx, target, reason, now)) !== undefined;
-      return { role: member.role, managed, accountSuspended, standing, certificates, devices, keys };
-    });
-    // After the commit: sessions and tokens (a store of their own), then the controller.
-    const sessionIds = cut.managed ? await this.endSessions(target) : { ids: [], cli: 0 };
-    const pending = await this.deauthorize(cut.devices);
-    const facts: ReceiptFacts = {
+    const cut = await db.transaction((tx) => this.cutInTransaction(tx, ctx, id, target, mode, reason));
+    await cut.afterCommit();
+    return this.receipt(ctx, id, cut.receiptId);
+  }
+
+  /**
+   * One offboarding inside the caller's transaction (an admin's Offboard, SCIM's active=false and
+   * DELETE, removing a member): the organization's lock and its certificates' lock (taken here
+   * unless the caller holds them already, in that order), the caller's standing decided under them
+   * (`authorize`: a manager by default; SCIM passes its key), then every cut. What cannot be part
+   * of the transaction is in `afterCommit`, which the caller runs once it has committed.
+   *
+   * Removing someone who is suspended here (SCIM's DELETE after active=false, as Okta and Entra ID
+   * send it) is one step too: the suspension's receipt already cut their standing, this one ends
+   * the organization's management of the account and lists anything still held.
+   */
+  async cutInTransaction(tx: Executor, ctx: RequestContext, orgId: string, userId: string, mode: OffboardMode, reason: string, authorize: Authorize = (t) => requireManager(t, ctx, orgId)): Promise<Cut> {
+    const { clock } = this.deps;
+    // Organization first, then its certificates, then the person (the order every offboarding takes).
+    await this.lock(tx, orgId);
+    // The caller's standing as of now, under the lock (a concurrent demotion has taken effect).
+    const caller = await authorize(tx);
+    const now = clock.now();
+    const suspended = mode === "remove" && !(await getActiveMembership(tx, userId, orgId)) ? await this.openSuspension(tx, orgId, userId) : undefined;
+    const { user, managed, role } = suspended
+      ? { ...(await reachSuspended(tx, ctx, caller, orgId, userId, suspended.role)), role: suspended.role }
+      : await reachMember(tx, ctx, caller, orgId, userId).then((r) => ({ ...r, role: r.member.role }));
+    if (!suspended && role === "owner" && (await memberStanding.countOwners(tx, orgId)) <= 1) throw OrgErrors.lastOwner();
+    const standing = await memberStanding.cut(tx, orgId, userId, now, { keepManagement: managed && mode === "suspend" });
+    const why = `Offboarded (${mode}): ${reason}`;
+    const certificates = await this.deps.certificates.revokeListed(tx, ctx, { userId, organizationId: orgId, reason: why });
+    const devices = await this.deps.networks.personLeft(tx, ctx, { userId, organizationId: orgId, why: mode === "suspend" ? "suspended" : "left" });
+    const keys = await this.deps.apiKeys.revokeCreatedBy(tx, ctx, orgId, userId, why);
+    let accountSuspended = false;
+    if (managed && mode === "suspend" && user.status !== "suspended" && (await getActiveMemberships(tx, userId)).length === 0) {
+      // A managed account is this organization's: suspending it here refuses its sign-in too, unless
+      // the person is a member of another organization (that membership is not ours to take away).
+      accountSuspended = (await userAccounts.suspend(tx, userId, reason, now)) !== undefined;
+    }
+    // The account suspension of the suspension removed now ends with the management it came from.
+    if (suspended?.accountSuspended && user.status === "suspended") await userAccounts.unsuspend(tx, userId, now);
+    const receiptId = uuid();
+    const facts: Omit<ReceiptFacts, "sessions" | "cliGrants" | "pending"> = {
       mode,
       reason,
-      role: cut.role,
-      managed: cut.managed,
-      accountSuspended: cut.accountSuspended,
-      sessions: cutList(sessionIds.ids),
-      cliGrants: { count: sessionIds.cli },
-      orgKeys: cutList(cut.keys),
-      certificates: { ...cutList(cut.certificates.map((c) => c.id)), serials: cut.certificates.map((c) => c.serial) },
-      devices: cutList(cut.devices),
-      departments: cutList(cut.standing.departmentIds),
-      principals: cutList(cut.standing.principalIds),
-      pending: { devices: pending },
+      role,
+      managed,
+      accountSuspended,
+      orgKeys: cutList(keys),
+      certificates: { ...cutList(certificates.map((c) => c.id)), serials: certificates.map((c) => c.serial) },
+      devices: cutList(devices),
+      departments: cutList(standing.departmentIds),
+      principals: cutList(standing.principalIds),
     };
-    const receiptId = uuid();
-    await this.deps.audit.record(db, ctx, AuditAction.orgMemberOffboarded, { organizationId: id, userId: target, resourceType: "offboarding", resourceId: receiptId, metadata: { ...facts } });
-    return this.receipt(ctx, id, receiptId);
+    const afterCommit = async () => {
+      // After the commit: sessions and tokens (a store of their own), then the controller.
+      const sessions = managed ? await this.endSessions(userId) : { ids: [], cli: 0 };
+      const pending = await this.deauthorize(devices);
+      const metadata: ReceiptFacts = { ...facts, sessions: cutList(sessions.ids), cliGrants: { count: sessions.cli }, pending: { devices: pending } };
+      await this.deps.audit.record(this.deps.db, ctx, AuditAction.orgMemberOffboarded, { organizationId: orgId, userId, resourceType: "offboarding", resourceId: receiptId, metadata: { ...metadata } });
+    };
+    return { receiptId, afterCommit };
+  }
+
+  /** The locks an offboarding takes, in its order: the organization, then its certificates (before any account row). */
+  async lock(tx: Executor, orgId: string): Promise<void> {
+    if (!(await memberStanding.lockOrganization(tx, orgId))) throw AccessErrors.orgNotFound();
+    await this.deps.certificates.lockForRevocation(tx, { organizationIds: [orgId] });
   }
 
   /** Lifts a suspension: the membership comes back with its role, departments and principals; revoked credentials stay revoked. */
   async reinstate(ctx: RequestContext, orgId: string, userId: string): Promise<ReinstateResult> {
-    const { db, clock, audit } = this.deps;
+    const { db } = this.deps;
     const id = parseId(orgId, AccessErrors.orgNotFound);
     const target = parseId(userId, OrgErrors.memberNotFound);
     await requireManager(db, ctx, id);
-    return db.transaction(async (tx) => {
-      if (!(await memberStanding.lockOrganization(tx, id))) throw AccessErrors.orgNotFound();
-      const caller = await requireManager(tx, ctx, id);
-      if (ctx.actor.kind === "user" && ctx.actor.userId === target) throw AccessErrors.reachSelf("reinstate");
-      const suspension = await this.openSuspension(tx, id, target);
-      if (!suspension) throw OffboardingErrors.notSuspended();
-      assertMayGrant(caller, suspension.role);
-      const user = await userAccounts.find(tx, target);
-      if (!user) throw UserErrors.notFound();
-      const now = clock.now();
-      await memberStanding.restore(tx, { organizationId: id, userId: target, role: suspension.role, departmentIds: suspension.departments.ids, principalIds: suspension.principals.ids, now });
-      const accountReactivated = suspension.accountSuspended && user.status === "suspended" && user.managedByOrganizationId === id && (await userAccounts.unsuspend(tx, target, now)) !== undefined;
-      await audit.record(tx, ctx, AuditAction.orgMemberReinstated, { organizationId: id, userId: target, resourceType: "offboarding", resourceId: suspension.id, metadata: { role: suspension.role, accountReactivated } });
-      return { organizationId: id, userId: target, role: suspension.role, receiptId: suspension.id, accountReactivated };
-    });
+    return db.transaction((tx) => this.reinstateInTransaction(tx, ctx, id, target));
+  }
+
+  /** The same inside the caller's transaction (SCIM's active=true), with the caller decided by `authorize` under the lock. */
+  async reinstateInTransaction(tx: Executor, ctx: RequestContext, orgId: string, userId: string, authorize: Authorize = (t) => requireManager(t, ctx, orgId)): Promise<ReinstateResult> {
+    const { clock, audit } = this.deps;
+    if (!(await memberStanding.lockOrganization(tx, orgId))) throw AccessErrors.orgNotFound();
+    const caller = await authorize(tx);
+    if (ctx.actor.kind === "user" && ctx.actor.userId === userId) throw AccessErrors.reachSelf("reinstate");
+    const suspension = await this.openSuspension(tx, orgId, userId);
+    if (!suspension) throw OffboardingErrors.notSuspended();
+    assertMayGrant(caller, suspension.role);
+    const user = await userAccounts.find(tx, userId);
+    if (!user) throw UserErrors.notFound();
+    const now = clock.now();
+    await memberStanding.restore(tx, { organizationId: orgId, userId, role: suspension.role, departmentIds: suspension.departments.ids, principalIds: suspension.principals.ids, now });
+    const accountReactivated = suspension.accountSuspended && user.status === "suspended" && user.managedByOrganizationId === orgId && (await userAccounts.unsuspend(tx, userId, now)) !== undefined;
+    await audit.record(tx, ctx, AuditAction.orgMemberReinstated, { organizationId: orgId, userId, resourceType: "offboarding", resourceId: suspension.id, metadata: { role: suspension.role, accountReactivated } });
+    return { organizationId: orgId, userId, role: suspension.role, receiptId: suspension.id, accountReactivated };
+  }
+
+  /** Whether the person is suspended here (not a member, and a suspension no reinstatement lifted). */
+  async isSuspended(tx: Executor, orgId: string, userId: string): Promise<boolean> {
+    return (await this.openSuspension(tx, orgId, userId)) !== undefined;
   }
 
   /** One receipt, by its id or by its audit record's id. */

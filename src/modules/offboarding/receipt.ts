@@ -51,7 +51,8 @@ export const cutList = (ids: string[]): CutList => ({ count: ids.length, ids });
 
 /** The receipt as callers read it, from its audit record. */
 export function receiptView(row: AuditEntryView): OffboardingReceipt {
-  const { cliGrants, orgKeys, ...facts } = row.metadata as unknown as ReceiptFacts;
+  // The audit log adds who acted (`actor`: an API key, for SCIM) to the metadata: not a receipt field.
+  const { cliGrants, orgKeys, actor: _actor, ...facts } = row.metadata as unknown as ReceiptFacts & { actor?: unknown };
   return {
     ...facts,
     id: row.resourceId ?? row.id,

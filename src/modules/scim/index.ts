@@ -7,7 +7,7 @@ import type { ScimDeprovisioner } from "./scim-deprovisioner.js";
 import { ScimGroupsService } from "./scim-groups.service.js";
 import { ScimUsersService } from "./scim-users.service.js";
 
-export { basicScimDeprovisioner, type AfterCommit, type BasicDeprovisionerDeps, type ScimDeprovisioner, type ScimTarget } from "./scim-deprovisioner.js";
+export { offboardingDeprovisioner, type AfterCommit, type ScimDeprovisioner, type ScimTarget } from "./scim-deprovisioner.js";
 export { resourceTypes, schemas, serviceProviderConfig } from "./scim-discovery.js";
 export { isScimError, SCIM, ScimError, ScimErrors, type ScimType } from "./scim.errors.js";
 export type { ScimGroupsService } from "./scim-groups.service.js";
@@ -19,7 +19,7 @@ export interface ScimModuleDeps {
   audit: AuditService;
   credentials: Pick<CredentialsService, "createAccount">;
   domains: Pick<DomainsService, "findVerifiedOrganizationForEmail">;
-  /** What active=false, active=true and DELETE do to a person (basicScimDeprovisioner, or the offboarding service). */
+  /** What active=false, active=true and DELETE do to a person: offboarding (offboardingDeprovisioner). */
   deprovisioner: ScimDeprovisioner;
   config: { publicUrl: string };
 }
