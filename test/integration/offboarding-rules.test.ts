@@ -188,3 +188,35 @@ describe("the provisioning port (what SCIM calls)", () => {
     expect(reinstated.body.error.type).toBe("NOT_SUSPENDED");
   });
 });
+
+describe("the receipt is part of the cutting transaction", () => {
+  it("rolls back with the cuts, and is there when the process dies right after the commit", async () => {
+    const owner = await newUser(app);
+    const org = await newOrg(app, owner);
+    const person = await addManagedMember(app, org.id, owner, "member");
+    const ctx = { actor: { kind: "user" as const, userId: owner.id, email: owner.email, isSuperadmin: false, sessionId: null }, requestId: "crash-test", ip: null, userAgent: null };
+    const service = app.services.offboarding;
+    const db = app.container.db;
+    const listed = async () => (await app.http.get(`/api/v1/organizations/${org.id}/offboardings?user_id=${person.id}`, { token: owner.token })).body.data.offboardings;
+
+    // A transaction that fails after the cut: no receipt and no cut; only the sessions, ended
+    // before the commit, stay ended (revoking more than commits is the safe direction).
+    const crash = db.transaction(async (tx) => {
+      await service.cutInTransaction(tx, ctx, org.id, person.id, "suspend", "rolled back");
+      throw new Error("crash before the commit");
+    });
+    await expect(crash).rejects.toThrow("crash before the commit");
+    expect(await listed()).toEqual([]);
+    expect(await memberIds(org.id, owner)).toContain(person.id);
+    expect((await app.http.get("/api/v1/users/me", { token: person.token })).status).toBe(401);
+
+    // Committed, and the process dies before its after-commit step: the cuts have their receipt.
+    const again = await login(app, person.email, person.password);
+    expect(again.status).toBe(200);
+    const cut = await db.transaction((tx) => service.cutInTransaction(tx, ctx, org.id, person.id, "remove", "left"));
+    const [receipt] = await listed();
+    expect(receipt).toMatchObject({ id: cut.receiptId, mode: "remove", reason: "left", managed: true, sessions: { count: 1 }, pending: { devices: [] } });
+    expect(await memberIds(org.id, owner)).not.toContain(person.id);
+    expect((await app.http.get("/api/v1/users/me", { token: again.body.data.token })).status).toBe(401);
+  });
+});

@@ -13,7 +13,7 @@ import { UserErrors, userAccounts } from "../users/index.js";
 import { assertMayGrant, type Caller, reachMember, reachSuspended, requireManager, requireReader } from "./offboarding.access.js";
 import { OffboardingErrors } from "./offboarding.errors.js";
 import { offboardSchema, receiptsQuerySchema, type OffboardInput, type OffboardMode, type ReceiptsQueryInput } from "./offboarding.schemas.js";
-import { cutList, receiptView, type OffboardingReceipt, type ReceiptFacts } from "./receipt.js";
+import { cutList, type DevicesOutcome, receiptView, type OffboardingReceipt, type ReceiptFacts } from "./receipt.js";
 
 /** What offboarding uses of the other modules (each through its door, wired in the container). */
 export interface OffboardingDeps {
@@ -21,8 +21,8 @@ export interface OffboardingDeps {
   clock: Clock;
   logger: Logger;
   audit: AuditService;
-  sessions: Pick<SessionsService, "list" | "revokeAll">;
-  delegatedTokens: { revokeForUser(userId: string): Promise<number> };
+  sessions: Pick<SessionsService, "list" | "revoke">;
+  delegatedTokens: { revokeForUserIn(tx: Executor, userId: string): Promise<number> };
   apiKeys: { revokeCreatedBy(tx: Executor, ctx: RequestContext, orgId: string, userId: string, reason: string): Promise<string[]> };
   certificates: {
     lockForRevocation(tx: Executor, v: { organizationIds?: string[]; userId?: string }): Promise<void>;
@@ -56,9 +56,10 @@ export interface ReinstateResult {
  * Offboarding as one action (issue 36): everything a person holds through one organization is cut
  * in one transaction (membership, departments, principals, SSH certificates into the KRL, network
  * access, the API keys they created; for an account this organization manages also its sessions
- * and delegated CLI tokens), the network controller is told after the commit (what it misses is
- * left to reconciliation), and one audit record, the receipt, lists what was cut and what is
- * pending. Nothing of any other organization is touched.
+ * and delegated CLI tokens) and one audit record, the receipt, written in that same transaction,
+ * lists what was cut; the network controller is told after the commit (what it misses is left to
+ * reconciliation) and a follow-up record says what is still pending. Nothing of any other
+ * organization is touched.
  */
 export class OffboardingService {
   constructor(private readonly deps: OffboardingDeps) {}
@@ -111,25 +112,41 @@ export class OffboardingService {
     }
     // The account suspension of the suspension removed now ends with the management it came from.
     if (suspended?.accountSuspended && user.status === "suspended") await userAccounts.unsuspend(tx, userId, now);
+    /*
+     * The receipt is part of the cutting transaction (crash-safe: there are never cuts committed
+     * without their summary). Delegated CLI tokens are revoked in the transaction too. Sessions
+     * live in a store of their own: they are ended now, before the commit, so the receipt can list
+     * them; should the transaction then roll back, the person has to sign in again, and nothing is
+     * left open that the receipt does not list (revoking more than commits is the safe direction). The network controller is the one
+     * effect that must follow the commit (the intent is what reconciliation finishes): the receipt
+     * lists every device as pending, and once the controller was tried a follow-up record
+     * (`org.member.offboarded.devices`, same resourceId, chained like the receipt) says which are
+     * still pending; the receipt as read merges it. A process that dies before the follow-up leaves
+     * the receipt saying "pending" — true until reconciliation has taken them off the controller.
+     */
+    const sessions = managed ? await this.endSessions(tx, userId) : { ids: [], cli: 0 };
     const receiptId = uuid();
-    const facts: Omit<ReceiptFacts, "sessions" | "cliGrants" | "pending"> = {
+    const metadata: ReceiptFacts = {
       mode,
       reason,
       role,
       managed,
       accountSuspended,
+      sessions: cutList(sessions.ids),
+      cliGrants: { count: sessions.cli },
       orgKeys: cutList(keys),
       certificates: { ...cutList(certificates.map((c) => c.id)), serials: certificates.map((c) => c.serial) },
       devices: cutList(devices),
       departments: cutList(standing.departmentIds),
       principals: cutList(standing.principalIds),
+      pending: { devices },
     };
+    await this.deps.audit.record(tx, ctx, AuditAction.orgMemberOffboarded, { organizationId: orgId, userId, resourceType: "offboarding", resourceId: receiptId, metadata: { ...metadata } });
     const afterCommit = async () => {
-      // After the commit: sessions and tokens (a store of their own), then the controller.
-      const sessions = managed ? await this.endSessions(userId) : { ids: [], cli: 0 };
+      if (devices.length === 0) return;
       const pending = await this.deauthorize(devices);
-      const metadata: ReceiptFacts = { ...facts, sessions: cutList(sessions.ids), cliGrants: { count: sessions.cli }, pending: { devices: pending } };
-      await this.deps.audit.record(this.deps.db, ctx, AuditAction.orgMemberOffboarded, { organizationId: orgId, userId, resourceType: "offboarding", resourceId: receiptId, metadata: { ...metadata } });
+      const outcome: DevicesOutcome = { deauthorized: devices.filter((d) => !pending.includes(d)), pending };
+      await this.deps.audit.record(this.deps.db, ctx, AuditAction.orgMemberOffboardedDevices, { organizationId: orgId, userId, resourceType: "offboarding", resourceId: receiptId, metadata: { ...outcome } });
     };
     return { receiptId, afterCommit };
   }
@@ -181,7 +198,7 @@ export class OffboardingService {
     const { items } = await audit.listForOrganization(db, id, { action: AuditAction.orgMemberOffboarded, resourceId: rid, page: 1, perPage: 1 });
     const row = items[0] ?? (await this.byAuditId(db, id, rid));
     if (!row) throw OffboardingErrors.receiptNotFound();
-    return receiptView(row);
+    return this.withDevicesOutcome(db, id, receiptView(row));
   }
 
   /** The organization's receipts, newest first (optionally one person's). */
@@ -191,14 +208,27 @@ export class OffboardingService {
     const q = parseInput(receiptsQuerySchema, input);
     await requireReader(db, ctx, id);
     const { items, total } = await audit.listForOrganization(db, id, { action: AuditAction.orgMemberOffboarded, userId: q.userId, page: q.page, perPage: q.perPage });
-    return toPage(items.map(receiptView), total, q.page, q.perPage);
+    const receipts = await Promise.all(items.map((row) => this.withDevicesOutcome(db, id, receiptView(row))));
+    return toPage(receipts, total, q.page, q.perPage);
   }
 
-  /** Every session of the account and the delegated tokens acting for it; the sessions' public ids. */
-  private async endSessions(userId: string): Promise<{ ids: string[]; cli: number }> {
+  /** The receipt with what the controller did with its devices after the commit (when it was tried). */
+  private async withDevicesOutcome(db: Executor, orgId: string, receipt: OffboardingReceipt): Promise<OffboardingReceipt> {
+    if (receipt.devices.count === 0) return receipt;
+    const { items } = await this.deps.audit.listForOrganization(db, orgId, { action: AuditAction.orgMemberOffboardedDevices, resourceId: receipt.id, page: 1, perPage: 1 });
+    const outcome = items[0]?.metadata as DevicesOutcome | undefined;
+    return outcome ? { ...receipt, pending: { devices: outcome.pending } } : receipt;
+  }
+
+  /**
+   * Every session of the account (ended now, in their own store) and the delegated tokens acting
+   * for it (in the transaction); the sessions' public ids. Sessions one by one, not `revokeAll`:
+   * its listeners would revoke the tokens again outside this transaction.
+   */
+  private async endSessions(tx: Executor, userId: string): Promise<{ ids: string[]; cli: number }> {
     const ids = (await this.deps.sessions.list(userId, null)).map((s) => s.id);
-    const cli = await this.deps.delegatedTokens.revokeForUser(userId);
-    await this.deps.sessions.revokeAll(userId);
+    await Promise.all(ids.map((id) => this.deps.sessions.revoke(userId, id)));
+    const cli = await this.deps.delegatedTokens.revokeForUserIn(tx, userId);
     return { ids, cli };
   }
 

@@ -30,8 +30,18 @@ export interface ReceiptFacts {
   devices: CutList;
   departments: CutList;
   principals: CutList;
-  /** Not done yet and being retried: devices whose controller did not answer (reconciliation finishes them). */
+  /**
+   * Not done yet and being retried: devices whose controller did not answer (reconciliation
+   * finishes them). The record says every device (written before the controller is tried); the
+   * receipt as read says what the follow-up record found.
+   */
   pending: { devices: string[] };
+}
+
+/** The follow-up record of a receipt with devices: what the controller took, and what is left to reconciliation. */
+export interface DevicesOutcome {
+  deauthorized: string[];
+  pending: string[];
 }
 
 export interface OffboardingReceipt extends Omit<ReceiptFacts, "cliGrants" | "orgKeys"> {
