@@ -97,7 +97,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const offboarding = { certificates: sshCa.certificates, networks: networks.networkOffboarding };
   const { credentials, sessions } = auth;
   // Offboarding as one action: every cut above through one service call, with one receipt.
-  const offboardingModule = createOffboardingModule({ ...base, audit, sessions, delegatedTokens: oidc.delegatedTokens, apiKeys, certificates: sshCa.certificates, networks: networks.networkOffboarding });
+  const offboardingModule = createOffboardingModule({ ...base, audit, orgLimit: config.orgs, sessions, delegatedTokens: oidc.delegatedTokens, apiKeys, certificates: sshCa.certificates, networks: networks.networkOffboarding });
   const orgs = createOrgsModule({ ...base, ...offboarding, audit, email, config, invites: { accounts: auth.accounts, credentials, sessions, limits } });
   const oauth = createExternalAuthModule({ ...base, kv, box, audit, limits, credentials, sessions, issuer: auth.issuer, pending: auth.pendingLogins, orgs: orgs.orgs, ssoRequirement, ssoIdentities: { listOf: listSsoIdentitiesOf }, config });
   const domains = createDomainsModule({ ...base, audit, limits, config: config.domains });

@@ -2,13 +2,14 @@ import { uuid } from "../../lib/crypto/index.js";
 import type { Clock } from "../../infra/clock.js";
 import type { Db, Executor } from "../../infra/db.js";
 import type { Logger } from "../../infra/logger.js";
+import { AppError } from "../../lib/errors.js";
 import { toPage, type Page } from "../../lib/pagination.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AccessErrors, getActiveMembership, getActiveMemberships } from "../access/index.js";
 import { AuditAction, type AuditService } from "../audit/index.js";
 import type { SessionsService } from "../auth/index.js";
-import { memberStanding, OrgErrors } from "../orgs/index.js";
+import { assertBelowOrgLimit, memberStanding, OrgErrors, type OrgLimitConfig } from "../orgs/index.js";
 import { UserErrors, userAccounts } from "../users/index.js";
 import { assertMayGrant, type Caller, reachMember, reachSuspended, requireManager, requireReader } from "./offboarding.access.js";
 import { OffboardingErrors } from "./offboarding.errors.js";
@@ -21,6 +22,8 @@ export interface OffboardingDeps {
   clock: Clock;
   logger: Logger;
   audit: AuditService;
+  /** The organizations-per-user limit (MAX_ORGS_PER_USER): a reinstatement gives a membership back. */
+  orgLimit: OrgLimitConfig;
   sessions: Pick<SessionsService, "list" | "revoke">;
   delegatedTokens: { revokeForUserIn(tx: Executor, userId: string): Promise<number> };
   apiKeys: { revokeCreatedBy(tx: Executor, ctx: RequestContext, orgId: string, userId: string, reason: string): Promise<string[]> };
@@ -175,8 +178,13 @@ export class OffboardingService {
     const suspension = await this.openSuspension(tx, orgId, userId);
     if (!suspension) throw OffboardingErrors.notSuspended();
     assertMayGrant(caller, suspension.role);
+    // Under the person's row lock, as adding a member counts: the limit holds for a membership given back.
+    await userAccounts.lock(tx, userId);
     const user = await userAccounts.find(tx, userId);
     if (!user) throw UserErrors.notFound();
+    await assertBelowOrgLimit(tx, userId, this.deps.orgLimit, this.deps.logger).catch((e: unknown) => {
+      throw e instanceof AppError && e.code === "ORG_LIMIT_REACHED" ? OffboardingErrors.orgLimit(this.deps.orgLimit.maxOrgsPerUser) : e;
+    });
     const now = clock.now();
     await memberStanding.restore(tx, { organizationId: orgId, userId, role: suspension.role, departmentIds: suspension.departments.ids, principalIds: suspension.principals.ids, now });
     const accountReactivated = suspension.accountSuspended && user.status === "suspended" && user.managedByOrganizationId === orgId && (await userAccounts.unsuspend(tx, userId, now)) !== undefined;

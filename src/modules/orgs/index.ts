@@ -23,6 +23,7 @@ export { DEFAULT_CERT_POLICY } from "./departments.service.js";
 export { type InviteView } from "./invites.views.js";
 export { OrgErrors } from "./orgs.errors.js";
 export { memberStanding, type CutStanding } from "./member-standing.js";
+export { assertBelowOrgLimit, type OrgLimitConfig } from "./org-limit.js";
 export { acceptInviteSchema, addMemberSchema, adminDeleteSchema, adminPasswordSchema, adminUsersQuerySchema, certPolicySchema, changeRoleSchema, createOrgSchema, deleteOrgSchema, departmentSchema, emailSchema, inviteSchema, principalSchema, transferSchema, updateDepartmentSchema, updateOrgSchema, updatePrincipalSchema } from "./orgs.schemas.js";
 export { type OrgsService } from "./orgs.service.js";
 export { type OrganizationView, type SimpleOrgView } from "./orgs.views.js";
