@@ -24,7 +24,7 @@ import { type ClientFactory, createNetworksModule } from "./modules/networks/ind
 import { createExternalAuthModule } from "./modules/external-auth/index.js";
 import { createOidcModule } from "./modules/oidc-clients/index.js";
 import { createOffboardingModule } from "./modules/offboarding/index.js";
-import { createOrgsModule } from "./modules/orgs/index.js";
+import { createOrgsModule, type MemberRemovalPort } from "./modules/orgs/index.js";
 import { createRateLimitModule } from "./modules/rate-limit/index.js";
 import { createSshCaModule } from "./modules/ssh-ca/index.js";
 import { createSshKeysModule } from "./modules/ssh-keys/index.js";
@@ -98,7 +98,12 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const { credentials, sessions } = auth;
   // Offboarding as one action: every cut above through one service call, with one receipt.
   const offboardingModule = createOffboardingModule({ ...base, audit, orgLimit: config.orgs, sessions, delegatedTokens: oidc.delegatedTokens, apiKeys, certificates: sshCa.certificates, networks: networks.networkOffboarding });
-  const orgs = createOrgsModule({ ...base, ...offboarding, audit, email, config, invites: { accounts: auth.accounts, credentials, sessions, limits } });
+  // Removing a member is offboarding with mode remove (a port: orgs sits below offboarding).
+  const removal: MemberRemovalPort = {
+    removeInTransaction: (tx, ctx, orgId, userId, v) =>
+      offboardingModule.offboarding.cutInTransaction(tx, ctx, orgId, userId, "remove", v.reason, { authorize: v.authorize, revocationReason: v.revocationReason }),
+  };
+  const orgs = createOrgsModule({ ...base, ...offboarding, removal, audit, email, config, invites: { accounts: auth.accounts, credentials, sessions, limits } });
   const oauth = createExternalAuthModule({ ...base, kv, box, audit, limits, credentials, sessions, issuer: auth.issuer, pending: auth.pendingLogins, orgs: orgs.orgs, ssoRequirement, ssoIdentities: { listOf: listSsoIdentitiesOf }, config });
   const domains = createDomainsModule({ ...base, audit, limits, config: config.domains });
   const ext = config.externalAuth;

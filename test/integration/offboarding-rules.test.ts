@@ -220,3 +220,43 @@ describe("the receipt is part of the cutting transaction", () => {
     expect((await app.http.get("/api/v1/users/me", { token: again.body.data.token })).status).toBe(401);
   });
 });
+
+describe("removing a member is offboarding", () => {
+  it("gives a removal its receipt and the rules of Offboard; leaving stays the person's own", async () => {
+    const owner = await newUser(app);
+    const org = await newOrg(app, owner);
+    const admin = await newUser(app);
+    await addMember(app, org.id, owner, admin, "admin");
+    const managed = await addManagedMember(app, org.id, owner, "member");
+    const managedAdmin = await addManagedMember(app, org.id, owner, "admin");
+    const O = `/api/v1/organizations/${org.id}`;
+    const receiptsOf = async (userId: string) => (await app.http.get(`${O}/offboardings?user_id=${userId}`, { token: owner.token })).body.data.offboardings;
+
+    // The admin-reach rule: an admin never removes another admin of an account the organization manages.
+    const refused = await app.http.delete(`${O}/members/${managedAdmin.id}`, { token: admin.token });
+    expect([refused.status, refused.body.error.type]).toEqual([403, "AUTHORIZATION_ERROR"]);
+    expect(await memberIds(org.id, owner)).toContain(managedAdmin.id);
+    expect(await receiptsOf(managedAdmin.id)).toEqual([]);
+
+    // Removed by an admin: the managed account's session ends, and the removal has its receipt.
+    expect((await app.http.delete(`${O}/members/${managed.id}`, { token: admin.token })).status).toBe(200);
+    const [receipt, ...none] = await receiptsOf(managed.id);
+    expect(none).toEqual([]);
+    expect(receipt).toMatchObject({ mode: "remove", reason: "Removed from the organization", role: "member", managed: true, sessions: { count: 1 } });
+    expect((await app.http.get("/api/v1/users/me", { token: managed.token })).status).toBe(401);
+    const removal = await app.http.get(`${O}/audit-logs?action=org.member.remove`, { token: owner.token });
+    expect(removal.body.data.audit_logs).toEqual([expect.objectContaining({ user_id: managed.id, metadata: expect.objectContaining({ role: "member", receiptId: receipt.id }) })]);
+    expect((await app.http.delete(`${O}/members/${managed.id}`, { token: admin.token })).status).toBe(404);
+
+    // Someone suspended here is removed for good, in one step, with a receipt of its own.
+    expect((await offboard(org.id, managedAdmin.id, owner, { mode: "suspend", reason: "leave" })).status).toBe(201);
+    expect((await app.http.delete(`${O}/members/${managedAdmin.id}`, { token: owner.token })).status).toBe(200);
+    expect((await receiptsOf(managedAdmin.id)).map((r: { mode: string }) => r.mode)).toEqual(["remove", "suspend"]);
+
+    // Leaving is not offboarding: no receipt, the person's own session lives on.
+    expect((await app.http.post(`${O}/leave`, {}, { token: admin.token })).status).toBe(200);
+    expect(await receiptsOf(admin.id)).toEqual([]);
+    expect((await app.http.get("/api/v1/users/me", { token: admin.token })).status).toBe(200);
+    expect(await memberIds(org.id, owner)).toEqual([owner.id]);
+  });
+});

@@ -5,7 +5,7 @@ import { type Caller, requireManager } from "./offboarding.access.js";
 import { type Authorize, type Cut, OffboardingService, type OffboardingDeps } from "./offboarding.service.js";
 
 export { offboardSchema, receiptsQuerySchema, type OffboardInput, type OffboardMode, type ReceiptsQueryInput } from "./offboarding.schemas.js";
-export { type Cut, type OffboardingService, type ReinstateResult } from "./offboarding.service.js";
+export { type Cut, type CutOptions, type OffboardingService, type ReinstateResult } from "./offboarding.service.js";
 export { type CutList, type OffboardingReceipt } from "./receipt.js";
 
 /**
@@ -40,12 +40,12 @@ export function createOffboardingModule(deps: OffboardingDeps) {
   const offboarding = new OffboardingService(deps);
   const offboardingPort: OffboardingPort = {
     prepare: (tx, org) => offboarding.lock(tx, org),
-    deactivate: (tx, ctx, org, user, reason) => offboarding.cutInTransaction(tx, ctx, org, user, "suspend", reason ?? "Deactivated by provisioning", provisioner(ctx, org)),
+    deactivate: (tx, ctx, org, user, reason) => offboarding.cutInTransaction(tx, ctx, org, user, "suspend", reason ?? "Deactivated by provisioning", { authorize: provisioner(ctx, org) }),
     reactivate: async (tx, ctx, org, user) => {
       await offboarding.reinstateInTransaction(tx, ctx, org, user, provisioner(ctx, org));
       return async () => {};
     },
-    remove: (tx, ctx, org, user, reason) => offboarding.cutInTransaction(tx, ctx, org, user, "remove", reason ?? "Removed by provisioning", provisioner(ctx, org)),
+    remove: (tx, ctx, org, user, reason) => offboarding.cutInTransaction(tx, ctx, org, user, "remove", reason ?? "Removed by provisioning", { authorize: provisioner(ctx, org) }),
     isSuspended: (tx, org, user) => offboarding.isSuspended(tx, org, user),
   };
   return { offboarding, offboardingPort };

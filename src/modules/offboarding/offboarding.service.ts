@@ -6,7 +6,7 @@ import { AppError } from "../../lib/errors.js";
 import { toPage, type Page } from "../../lib/pagination.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseId, parseInput } from "../../lib/validation.js";
-import { AccessErrors, getActiveMembership, getActiveMemberships } from "../access/index.js";
+import { AccessErrors, getActiveMembership, getActiveMemberships, type OrgRole } from "../access/index.js";
 import { AuditAction, type AuditService } from "../audit/index.js";
 import type { SessionsService } from "../auth/index.js";
 import { assertBelowOrgLimit, memberStanding, OrgErrors, type OrgLimitConfig } from "../orgs/index.js";
@@ -40,9 +40,18 @@ export interface OffboardingDeps {
 /** Decides the caller's standing under the organization's lock (a manager, or SCIM's key). */
 export type Authorize = (tx: Executor) => Promise<Caller>;
 
+export interface CutOptions {
+  /** Decides the caller's standing under the lock (default: a manager of the organization). */
+  authorize?: Authorize;
+  /** The reason written on revoked credentials (default: "Offboarded (<mode>): <reason>"). */
+  revocationReason?: string;
+}
+
 /** One offboarding done inside a transaction: its receipt's id, and what runs once it has committed. */
 export interface Cut {
   receiptId: string;
+  /** The role the person held here. */
+  role: OrgRole;
   afterCommit: () => Promise<void>;
 }
 
@@ -90,7 +99,8 @@ export class OffboardingService {
    * send it) is one step too: the suspension's receipt already cut their standing, this one ends
    * the organization's management of the account and lists anything still held.
    */
-  async cutInTransaction(tx: Executor, ctx: RequestContext, orgId: string, userId: string, mode: OffboardMode, reason: string, authorize: Authorize = (t) => requireManager(t, ctx, orgId)): Promise<Cut> {
+  async cutInTransaction(tx: Executor, ctx: RequestContext, orgId: string, userId: string, mode: OffboardMode, reason: string, opts: CutOptions = {}): Promise<Cut> {
+    const authorize = opts.authorize ?? ((t: Executor) => requireManager(t, ctx, orgId));
     const { clock } = this.deps;
     // Organization first, then its certificates, then the person (the order every offboarding takes).
     await this.lock(tx, orgId);
@@ -103,7 +113,7 @@ export class OffboardingService {
       : await reachMember(tx, ctx, caller, orgId, userId).then((r) => ({ ...r, role: r.member.role }));
     if (!suspended && role === "owner" && (await memberStanding.countOwners(tx, orgId)) <= 1) throw OrgErrors.lastOwner();
     const standing = await memberStanding.cut(tx, orgId, userId, now, { keepManagement: managed && mode === "suspend" });
-    const why = `Offboarded (${mode}): ${reason}`;
+    const why = opts.revocationReason ?? `Offboarded (${mode}): ${reason}`;
     const certificates = await this.deps.certificates.revokeListed(tx, ctx, { userId, organizationId: orgId, reason: why });
     const devices = await this.deps.networks.personLeft(tx, ctx, { userId, organizationId: orgId, why: mode === "suspend" ? "suspended" : "left" });
     const keys = await this.deps.apiKeys.revokeCreatedBy(tx, ctx, orgId, userId, why);
@@ -151,7 +161,7 @@ export class OffboardingService {
       const outcome: DevicesOutcome = { deauthorized: devices.filter((d) => !pending.includes(d)), pending };
       await this.deps.audit.record(this.deps.db, ctx, AuditAction.orgMemberOffboardedDevices, { organizationId: orgId, userId, resourceType: "offboarding", resourceId: receiptId, metadata: { ...outcome } });
     };
-    return { receiptId, afterCommit };
+    return { receiptId, role, afterCommit };
   }
 
   /** The locks an offboarding takes, in its order: the organization, then its certificates (before any account row). */
