@@ -25,12 +25,12 @@ import { type ClientFactory, createNetworksModule } from "./modules/networks/ind
 import { createExternalAuthModule } from "./modules/external-auth/index.js";
 import { createOidcModule } from "./modules/oidc-clients/index.js";
 import { createOffboardingModule } from "./modules/offboarding/index.js";
-import { createOrgsModule } from "./modules/orgs/index.js";
+import { createOrgsModule, type MemberRemovalPort } from "./modules/orgs/index.js";
 import { createRateLimitModule } from "./modules/rate-limit/index.js";
 import { createSshCaModule } from "./modules/ssh-ca/index.js";
 import { createSshHostsModule } from "./modules/ssh-hosts/index.js";
 import { createSshKeysModule } from "./modules/ssh-keys/index.js";
-import { basicScimDeprovisioner, createScimModule } from "./modules/scim/index.js";
+import { createScimModule, offboardingDeprovisioner } from "./modules/scim/index.js";
 import { createSsoLinkConsent, createSsoModule, createSsoRequirement, listSsoIdentitiesOf } from "./modules/sso/index.js";
 import { createUserProfiles, createUsersModule } from "./modules/users/index.js";
 import { createMembershipCache } from "./modules/access/index.js";
@@ -101,8 +101,13 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const offboarding = { certificates: sshCa.certificates, networks: networks.networkOffboarding };
   const { credentials, sessions } = auth;
   // Offboarding as one action: every cut above through one service call, with one receipt.
-  const offboardingModule = createOffboardingModule({ ...base, audit, sessions, delegatedTokens: oidc.delegatedTokens, apiKeys, certificates: sshCa.certificates, networks: networks.networkOffboarding });
-  const orgs = createOrgsModule({ ...base, ...offboarding, audit, email, config, invites: { accounts: auth.accounts, credentials, sessions, limits } });
+  const offboardingModule = createOffboardingModule({ ...base, audit, orgLimit: config.orgs, sessions, delegatedTokens: oidc.delegatedTokens, apiKeys, certificates: sshCa.certificates, networks: networks.networkOffboarding });
+  // Removing a member is offboarding with mode remove (a port: orgs sits below offboarding).
+  const removal: MemberRemovalPort = {
+    removeInTransaction: (tx, ctx, orgId, userId, v) =>
+      offboardingModule.offboarding.cutInTransaction(tx, ctx, orgId, userId, "remove", v.reason, { authorize: v.authorize, revocationReason: v.revocationReason }),
+  };
+  const orgs = createOrgsModule({ ...base, ...offboarding, removal, audit, email, config, invites: { accounts: auth.accounts, credentials, sessions, limits } });
   const oauth = createExternalAuthModule({ ...base, kv, box, audit, limits, credentials, sessions, issuer: auth.issuer, pending: auth.pendingLogins, orgs: orgs.orgs, ssoRequirement, ssoIdentities: { listOf: listSsoIdentitiesOf }, config });
   const domains = createDomainsModule({ ...base, audit, limits, config: config.domains });
   const ext = config.externalAuth;
@@ -122,13 +127,13 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     login: auth.login,
     config: { publicUrl: config.http.publicUrl, appUrl: config.http.appUrl, flowTtl: ext.flowTtl, rate: ext.rate, discoverRate: config.rateLimits.loginIp, samlMetadataRefreshMs: 12 * 3600 * 1000 },
   });
-  // SCIM provisioning (issue 36); its deprovisioning is one port, for the offboarding service to take over.
+  // SCIM provisioning (issue 36); active=false, active=true and DELETE are offboarding (one receipt each).
   const scim = createScimModule({
     ...base,
     audit,
     credentials,
     domains: domains.domains,
-    deprovisioner: basicScimDeprovisioner({ clock, ...offboarding, sessions }),
+    deprovisioner: offboardingDeprovisioner({ clock, offboarding: offboardingModule.offboardingPort }),
     config: { publicUrl: config.http.publicUrl },
   });
 

@@ -160,18 +160,103 @@ describe("reinstate", () => {
 });
 
 describe("the provisioning port (what SCIM calls)", () => {
-  it("deactivate, reactivate, then DELETE after deactivate removes with a receipt; a non-member is not found", async () => {
+  it("deactivate, reactivate, then DELETE after deactivate removes in one step with a receipt; a non-member is not found", async () => {
     const { org, owner, member } = await orgWithRoles(app);
     const ctx = { actor: { kind: "user" as const, userId: owner.id, email: owner.email, isSuperadmin: false, sessionId: null }, requestId: "port-test", ip: null, userAgent: null };
     const port = app.services.offboardingPort;
-    expect((await port.deactivate(ctx, org.id, member.id)).mode).toBe("suspend");
-    await port.reactivate(ctx, org.id, member.id);
+    const db = app.container.db;
+    // Inside the caller's transaction; the receipt once it has committed.
+    const cut = async (mode: "deactivate" | "remove", reason?: string) => {
+      const done = await db.transaction((tx) => port[mode](tx, ctx, org.id, member.id, reason));
+      await done.afterCommit();
+      return app.services.offboarding.receipt(ctx, org.id, done.receiptId);
+    };
+    expect((await cut("deactivate")).mode).toBe("suspend");
+    await db.transaction((tx) => port.reactivate(tx, ctx, org.id, member.id));
     expect(await memberIds(org.id, owner)).toContain(member.id);
-    await port.deactivate(ctx, org.id, member.id, "left");
-    const removed = await port.remove(ctx, org.id, member.id);
-    expect(removed).toMatchObject({ mode: "remove", userId: member.id });
+    const suspended = await cut("deactivate", "left");
+    expect(await db.transaction((tx) => port.isSuspended(tx, org.id, member.id))).toBe(true);
+    const removed = await cut("remove");
+    expect(removed).toMatchObject({ mode: "remove", userId: member.id, role: suspended.role });
+    expect(removed.id).not.toBe(suspended.id);
     expect(await memberIds(org.id, owner)).not.toContain(member.id);
-    await expect(port.remove(ctx, org.id, member.id)).rejects.toMatchObject({ code: "MEMBER_NOT_FOUND" });
-    await expect(port.reactivate(ctx, org.id, member.id)).rejects.toMatchObject({ code: "NOT_SUSPENDED" });
+    expect(await db.transaction((tx) => port.isSuspended(tx, org.id, member.id))).toBe(false);
+    await expect(cut("remove")).rejects.toMatchObject({ code: "MEMBER_NOT_FOUND" });
+    await expect(db.transaction((tx) => port.reactivate(tx, ctx, org.id, member.id))).rejects.toMatchObject({ code: "NOT_SUSPENDED" });
+    // Only a reinstatement lifted a suspension: the removal left nothing to reinstate.
+    const reinstated = await app.http.post(`/api/v1/organizations/${org.id}/members/${member.id}/reinstate`, {}, { token: owner.token });
+    expect(reinstated.body.error.type).toBe("NOT_SUSPENDED");
+  });
+});
+
+describe("the receipt is part of the cutting transaction", () => {
+  it("rolls back with the cuts, and is there when the process dies right after the commit", async () => {
+    const owner = await newUser(app);
+    const org = await newOrg(app, owner);
+    const person = await addManagedMember(app, org.id, owner, "member");
+    const ctx = { actor: { kind: "user" as const, userId: owner.id, email: owner.email, isSuperadmin: false, sessionId: null }, requestId: "crash-test", ip: null, userAgent: null };
+    const service = app.services.offboarding;
+    const db = app.container.db;
+    const listed = async () => (await app.http.get(`/api/v1/organizations/${org.id}/offboardings?user_id=${person.id}`, { token: owner.token })).body.data.offboardings;
+
+    // A transaction that fails after the cut: no receipt and no cut; only the sessions, ended
+    // before the commit, stay ended (revoking more than commits is the safe direction).
+    const crash = db.transaction(async (tx) => {
+      await service.cutInTransaction(tx, ctx, org.id, person.id, "suspend", "rolled back");
+      throw new Error("crash before the commit");
+    });
+    await expect(crash).rejects.toThrow("crash before the commit");
+    expect(await listed()).toEqual([]);
+    expect(await memberIds(org.id, owner)).toContain(person.id);
+    expect((await app.http.get("/api/v1/users/me", { token: person.token })).status).toBe(401);
+
+    // Committed, and the process dies before its after-commit step: the cuts have their receipt.
+    const again = await login(app, person.email, person.password);
+    expect(again.status).toBe(200);
+    const cut = await db.transaction((tx) => service.cutInTransaction(tx, ctx, org.id, person.id, "remove", "left"));
+    const [receipt] = await listed();
+    expect(receipt).toMatchObject({ id: cut.receiptId, mode: "remove", reason: "left", managed: true, sessions: { count: 1 }, pending: { devices: [] } });
+    expect(await memberIds(org.id, owner)).not.toContain(person.id);
+    expect((await app.http.get("/api/v1/users/me", { token: again.body.data.token })).status).toBe(401);
+  });
+});
+
+describe("removing a member is offboarding", () => {
+  it("gives a removal its receipt and the rules of Offboard; leaving stays the person's own", async () => {
+    const owner = await newUser(app);
+    const org = await newOrg(app, owner);
+    const admin = await newUser(app);
+    await addMember(app, org.id, owner, admin, "admin");
+    const managed = await addManagedMember(app, org.id, owner, "member");
+    const managedAdmin = await addManagedMember(app, org.id, owner, "admin");
+    const O = `/api/v1/organizations/${org.id}`;
+    const receiptsOf = async (userId: string) => (await app.http.get(`${O}/offboardings?user_id=${userId}`, { token: owner.token })).body.data.offboardings;
+
+    // The admin-reach rule: an admin never removes another admin of an account the organization manages.
+    const refused = await app.http.delete(`${O}/members/${managedAdmin.id}`, { token: admin.token });
+    expect([refused.status, refused.body.error.type]).toEqual([403, "AUTHORIZATION_ERROR"]);
+    expect(await memberIds(org.id, owner)).toContain(managedAdmin.id);
+    expect(await receiptsOf(managedAdmin.id)).toEqual([]);
+
+    // Removed by an admin: the managed account's session ends, and the removal has its receipt.
+    expect((await app.http.delete(`${O}/members/${managed.id}`, { token: admin.token })).status).toBe(200);
+    const [receipt, ...none] = await receiptsOf(managed.id);
+    expect(none).toEqual([]);
+    expect(receipt).toMatchObject({ mode: "remove", reason: "Removed from the organization", role: "member", managed: true, sessions: { count: 1 } });
+    expect((await app.http.get("/api/v1/users/me", { token: managed.token })).status).toBe(401);
+    const removal = await app.http.get(`${O}/audit-logs?action=org.member.remove`, { token: owner.token });
+    expect(removal.body.data.audit_logs).toEqual([expect.objectContaining({ user_id: managed.id, metadata: expect.objectContaining({ role: "member", receiptId: receipt.id }) })]);
+    expect((await app.http.delete(`${O}/members/${managed.id}`, { token: admin.token })).status).toBe(404);
+
+    // Someone suspended here is removed for good, in one step, with a receipt of its own.
+    expect((await offboard(org.id, managedAdmin.id, owner, { mode: "suspend", reason: "leave" })).status).toBe(201);
+    expect((await app.http.delete(`${O}/members/${managedAdmin.id}`, { token: owner.token })).status).toBe(200);
+    expect((await receiptsOf(managedAdmin.id)).map((r: { mode: string }) => r.mode)).toEqual(["remove", "suspend"]);
+
+    // Leaving is not offboarding: no receipt, the person's own session lives on.
+    expect((await app.http.post(`${O}/leave`, {}, { token: admin.token })).status).toBe(200);
+    expect(await receiptsOf(admin.id)).toEqual([]);
+    expect((await app.http.get("/api/v1/users/me", { token: admin.token })).status).toBe(200);
+    expect(await memberIds(org.id, owner)).toEqual([owner.id]);
   });
 });

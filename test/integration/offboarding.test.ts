@@ -128,7 +128,9 @@ describe("offboarding, end to end", () => {
     const listed = await app.http.get(`${O()}/offboardings?user_id=${person.id}`, { token: owner.token });
     expect(listed.body.data.offboardings.map((r: { id: string }) => r.id)).toEqual([receipt.id]);
     const log = await app.http.get(`${O()}/audit-logs?action=org.member.offboarded`, { token: owner.token });
-    expect(log.body.data.audit_logs).toEqual([expect.objectContaining({ id: receipt.audit_id, user_id: person.id, metadata: expect.objectContaining({ certificates: expect.objectContaining({ serials: [cert.serial] }) }) })]);
+    expect(log.body.data.audit_logs).toEqual([expect.objectContaining({ id: receipt.audit_id, user_id: person.id, metadata: expect.objectContaining({ certificates: expect.objectContaining({ serials: [cert.serial] }), pending: { devices: [device.membershipId] } }) })]);
+    const followUp = await app.http.get(`${O()}/audit-logs?action=org.member.offboarded.devices`, { token: owner.token });
+    expect(followUp.body.data.audit_logs).toEqual([expect.objectContaining({ resource_id: receipt.id, metadata: expect.objectContaining({ deauthorized: [device.membershipId], pending: [] }) })]);
     const gql = await app.http.gql("query($o: ID!, $id: ID!) { offboardingReceipt(orgId: $o, id: $id) { id mode certificates { serials } devices { ids } apiKeys { count } } }", { o: orgId, id: receipt.id }, { token: owner.token });
     expect(gql.data?.offboardingReceipt).toEqual({ id: receipt.id, mode: "remove", certificates: { serials: [cert.serial] }, devices: { ids: [device.membershipId] }, apiKeys: { count: 1 } });
 
@@ -159,6 +161,12 @@ describe("offboarding, end to end", () => {
       await zt.restart();
     }
     expect(receipt).toMatchObject({ managed: false, certificates: { count: 1 }, devices: { ids: [device.membershipId] }, pending: { devices: [device.membershipId] }, sessions: { count: 0 } });
+    // The receipt was written with the cuts (every device pending); the follow-up record, chained
+    // like it and linked by its id, says what the controller did after the commit.
+    const followUp = await app.http.get(`${O()}/audit-logs?action=org.member.offboarded.devices`, { token: owner.token });
+    expect(followUp.body.data.audit_logs.filter((r: { resource_id: string }) => r.resource_id === (receipt as unknown as { id: string }).id)).toEqual([
+      expect.objectContaining({ metadata: expect.objectContaining({ deauthorized: [], pending: [device.membershipId] }) }),
+    ]);
     // Not a managed account: their own session lives on, without this organization.
     expect((await app.http.get("/api/v1/users/me", { token: person.token })).status).toBe(200);
     expect((await app.http.get(O(), { token: person.token })).status).toBe(404);

@@ -75,6 +75,9 @@ describe("Microsoft Entra ID's sequence", () => {
     expect(gone.status).toBe(204);
     expect((await entra.get(`/Users/${id}`)).status).toBe(404);
     expect((await accountRow(app, id))!.deleted_at).not.toBeNull();
+    // Deactivation and deletion were offboardings: a suspension's receipt, then a removal's.
+    const offboardings = await app.http.get(`/api/v1/organizations/${entra.orgId}/offboardings?user_id=${id}`, { token: entra.owner.token });
+    expect(offboardings.body.data.offboardings.map((r: { mode: string }) => r.mode)).toEqual(["remove", "suspend"]);
     expect(await membershipOf(app, entra.orgId, id)).toBeUndefined();
 
     // Every write audited, by the key.
@@ -162,12 +165,16 @@ describe("a provisioned person who is also a member of another organization", ()
 
     expect((await app.http.get("/api/v1/users/me", { token: person.token })).status).toBe(200);
     expect((await entra.patch(`/Users/${id}`, patchOf({ op: "replace", path: "active", value: false }))).status).toBe(200);
-    // Deactivated: the session ended, sign-in refused; the other organization's membership untouched.
+    // Deactivated here: the session ended (the account is this organization's), but not its sign-in,
+    // which the other organization's membership needs (deprovisioning removes nothing outside).
     expect((await app.http.get("/api/v1/users/me", { token: person.token })).status).toBe(401);
-    expect((await login(app, email)).status).not.toBe(200);
+    const again = await login(app, email);
+    expect(again.status).toBe(200);
+    expect((await app.http.get(`/api/v1/organizations/${other.id}`, { token: again.body.data.token })).status).toBe(200);
+    expect((await app.http.get(`/api/v1/organizations/${entra.orgId}`, { token: again.body.data.token })).status).toBe(404);
     expect(await membershipOf(app, other.id, id)).toEqual({ role: "member" });
     expect((await entra.delete(`/Users/${id}`)).status).toBe(204);
-    // Released, not deleted: the other organization keeps its member, and the suspension SCIM made ends with its management.
+    // Released, not deleted: the other organization keeps its member.
     expect(await accountRow(app, id)).toMatchObject({ deleted_at: null, managed_by_organization_id: null, status: "active" });
     expect(await membershipOf(app, entra.orgId, id)).toBeUndefined();
     expect(await membershipOf(app, other.id, id)).toEqual({ role: "member" });

@@ -51,6 +51,8 @@ export const AuditAction = {
   orgMemberRoleChange: "org.member.role_change",
   /** One offboarding's receipt: what was cut (counts and ids) and what the controller still owes. */
   orgMemberOffboarded: "org.member.offboarded",
+  /** What the network controller did with one offboarding's devices (after the commit), linked to the receipt by resourceId. */
+  orgMemberOffboardedDevices: "org.member.offboarded.devices",
   orgMemberReinstated: "org.member.reinstated",
   orgOwnershipTransferred: "org.ownership.transferred",
   orgInviteSent: "ORG_INVITE_SENT",

@@ -1,6 +1,6 @@
 import type { Executor } from "../../infra/db.js";
 import type { RequestContext } from "../../lib/request-context.js";
-import { AccessErrors, type ActiveMembership, assertReach, checkKeyOrgAccess, getActiveMembership, type OrgRole, requireOrgAccess, requireOrgCaller, requirePersonalUser } from "../access/index.js";
+import { AccessErrors, type ActiveMembership, assertReach, checkKeyOrgAccess, getActiveMembership, type OrgRole, requireOrgAccess, requireOrgCaller, requirePersonalUser, roleRank } from "../access/index.js";
 import { OrgErrors, organizationExists } from "../orgs/index.js";
 import { UserErrors, userAccounts, type UserRow } from "../users/index.js";
 
@@ -55,6 +55,21 @@ export async function reachMember(tx: Executor, ctx: RequestContext, caller: Cal
   // A machine caller (SCIM) never takes an owner away.
   if (caller.kind === "key" && member.role === "owner") throw OrgErrors.ownerOnly();
   return { member, user, managed };
+}
+
+/**
+ * The same for someone suspended here whom a removal now takes away for good (no membership to
+ * read the role from: the suspension's role stands in for it). The same answers as `reachMember`:
+ * never oneself, an owner only by an owner, a managed account only by a role above its own.
+ */
+export async function reachSuspended(tx: Executor, ctx: RequestContext, caller: Caller, orgId: string, userId: string, role: OrgRole): Promise<{ member?: undefined; user: UserRow; managed: boolean }> {
+  if (ctx.actor.kind === "user" && ctx.actor.userId === userId) throw AccessErrors.reachSelf("offboard");
+  const user = await userAccounts.find(tx, userId);
+  if (!user) throw UserErrors.notFound();
+  const managed = user.managedByOrganizationId === orgId;
+  if (role === "owner" && caller.kind !== "superadmin" && !(caller.kind === "member" && caller.role === "owner")) throw OrgErrors.ownerOnly();
+  if (caller.kind === "member" && managed && caller.role !== "owner" && (user.isSuperadmin || roleRank(caller.role) <= roleRank(role))) throw AccessErrors.reachForbidden();
+  return { user, managed };
 }
 
 /** Reinstating gives a role back: the owner role only from an owner (or a superadmin). */

@@ -2,18 +2,19 @@ import { uuid } from "../../lib/crypto/index.js";
 import type { Clock } from "../../infra/clock.js";
 import type { Db, Executor } from "../../infra/db.js";
 import type { Logger } from "../../infra/logger.js";
+import { AppError } from "../../lib/errors.js";
 import { toPage, type Page } from "../../lib/pagination.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseId, parseInput } from "../../lib/validation.js";
-import { AccessErrors, getActiveMembership } from "../access/index.js";
+import { AccessErrors, getActiveMembership, getActiveMemberships, type OrgRole } from "../access/index.js";
 import { AuditAction, type AuditService } from "../audit/index.js";
 import type { SessionsService } from "../auth/index.js";
-import { memberStanding, OrgErrors } from "../orgs/index.js";
+import { assertBelowOrgLimit, memberStanding, OrgErrors, type OrgLimitConfig } from "../orgs/index.js";
 import { UserErrors, userAccounts } from "../users/index.js";
-import { assertMayGrant, reachMember, requireManager, requireReader } from "./offboarding.access.js";
+import { assertMayGrant, type Caller, reachMember, reachSuspended, requireManager, requireReader } from "./offboarding.access.js";
 import { OffboardingErrors } from "./offboarding.errors.js";
-import { offboardSchema, receiptsQuerySchema, type OffboardInput, type ReceiptsQueryInput } from "./offboarding.schemas.js";
-import { cutList, receiptView, type OffboardingReceipt, type ReceiptFacts } from "./receipt.js";
+import { offboardSchema, receiptsQuerySchema, type OffboardInput, type OffboardMode, type ReceiptsQueryInput } from "./offboarding.schemas.js";
+import { cutList, type DevicesOutcome, receiptView, type OffboardingReceipt, type ReceiptFacts } from "./receipt.js";
 
 /** What offboarding uses of the other modules (each through its door, wired in the container). */
 export interface OffboardingDeps {
@@ -21,8 +22,10 @@ export interface OffboardingDeps {
   clock: Clock;
   logger: Logger;
   audit: AuditService;
-  sessions: Pick<SessionsService, "list" | "revokeAll">;
-  delegatedTokens: { revokeForUser(userId: string): Promise<number> };
+  /** The organizations-per-user limit (MAX_ORGS_PER_USER): a reinstatement gives a membership back. */
+  orgLimit: OrgLimitConfig;
+  sessions: Pick<SessionsService, "list" | "revoke">;
+  delegatedTokens: { revokeForUserIn(tx: Executor, userId: string): Promise<number> };
   apiKeys: { revokeCreatedBy(tx: Executor, ctx: RequestContext, orgId: string, userId: string, reason: string): Promise<string[]> };
   certificates: {
     lockForRevocation(tx: Executor, v: { organizationIds?: string[]; userId?: string }): Promise<void>;
@@ -32,6 +35,24 @@ export interface OffboardingDeps {
     personLeft(tx: Executor, ctx: RequestContext, v: { userId: string; organizationId?: string; why: "left" | "suspended" | "deleted" }): Promise<string[]>;
     applyListed(membershipIds: string[]): Promise<{ pendingIds: string[] }>;
   };
+}
+
+/** Decides the caller's standing under the organization's lock (a manager, or SCIM's key). */
+export type Authorize = (tx: Executor) => Promise<Caller>;
+
+export interface CutOptions {
+  /** Decides the caller's standing under the lock (default: a manager of the organization). */
+  authorize?: Authorize;
+  /** The reason written on revoked credentials (default: "Offboarded (<mode>): <reason>"). */
+  revocationReason?: string;
+}
+
+/** One offboarding done inside a transaction: its receipt's id, and what runs once it has committed. */
+export interface Cut {
+  receiptId: string;
+  /** The role the person held here. */
+  role: OrgRole;
+  afterCommit: () => Promise<void>;
 }
 
 export interface ReinstateResult {
@@ -47,82 +68,143 @@ export interface ReinstateResult {
  * Offboarding as one action (issue 36): everything a person holds through one organization is cut
  * in one transaction (membership, departments, principals, SSH certificates into the KRL, network
  * access, the API keys they created; for an account this organization manages also its sessions
- * and delegated CLI tokens), the network controller is told after the commit (what it misses is
- * left to reconciliation), and one audit record, the receipt, lists what was cut and what is
- * pending. Nothing of any other organization is touched.
+ * and delegated CLI tokens) and one audit record, the receipt, written in that same transaction,
+ * lists what was cut; the network controller is told after the commit (what it misses is left to
+ * reconciliation) and a follow-up record says what is still pending. Nothing of any other
+ * organization is touched.
  */
 export class OffboardingService {
   constructor(private readonly deps: OffboardingDeps) {}
 
   async offboard(ctx: RequestContext, orgId: string, userId: string, input: OffboardInput): Promise<OffboardingReceipt> {
-    const { db, clock } = this.deps;
+    const { db } = this.deps;
     const id = parseId(orgId, AccessErrors.orgNotFound);
     const target = parseId(userId, OrgErrors.memberNotFound);
     // Tenancy first: an outsider learns nothing from how its body is refused.
     await requireManager(db, ctx, id);
     const { mode, reason } = parseInput(offboardSchema, input);
-    const cut = await db.transaction(async (tx) => {
-      // Organization first, then its certificates, then the person (the order every offboarding takes).
-      if (!(await memberStanding.lockOrganization(tx, id))) throw AccessErrors.orgNotFound();
-      await this.deps.certificates.lockForRevocation(tx, { organizationIds: [id] });
-      // The caller's standing as of now, under the lock (a concurrent demotion has taken effect).
-      const caller = await requireManager(tx, ctx, id);
-      const { member, user, managed } = await reachMember(tx, ctx, caller, id, target);
-      if (member.role === "owner" && (await memberStanding.countOwners(tx, id)) <= 1) throw OrgErrors.lastOwner();
-      const now = clock.now();
-      const standing = await memberStanding.cut(tx, id, target, now, { keepManagement: managed && mode === "suspend" });
-      const why = `Offboarded (${mode}): ${reason}`;
-      const certificates = await this.deps.certificates.revokeListed(tx, ctx, { userId: target, organizationId: id, reason: why });
-      const devices = await this.deps.networks.personLeft(tx, ctx, { userId: target, organizationId: id, why: mode === "suspend" ? "suspended" : "left" });
-      const keys = await this.deps.apiKeys.revokeCreatedBy(tx, ctx, id, target, why);
-      // A managed account is this organization's: suspending it here refuses its sign-in too.
-      const accountSuspended = managed && mode === "suspend" && user.status !== "suspended" && (await userAccounts.suspend(tx, target, reason, now)) !== undefined;
-      return { role: member.role, managed, accountSuspended, standing, certificates, devices, keys };
-    });
-    // After the commit: sessions and tokens (a store of their own), then the controller.
-    const sessionIds = cut.managed ? await this.endSessions(target) : { ids: [], cli: 0 };
-    const pending = await this.deauthorize(cut.devices);
-    const facts: ReceiptFacts = {
+    const cut = await db.transaction((tx) => this.cutInTransaction(tx, ctx, id, target, mode, reason));
+    await cut.afterCommit();
+    return this.receipt(ctx, id, cut.receiptId);
+  }
+
+  /**
+   * One offboarding inside the caller's transaction (an admin's Offboard, SCIM's active=false and
+   * DELETE, removing a member): the organization's lock and its certificates' lock (taken here
+   * unless the caller holds them already, in that order), the caller's standing decided under them
+   * (`authorize`: a manager by default; SCIM passes its key), then every cut. What cannot be part
+   * of the transaction is in `afterCommit`, which the caller runs once it has committed.
+   *
+   * Removing someone who is suspended here (SCIM's DELETE after active=false, as Okta and Entra ID
+   * send it) is one step too: the suspension's receipt already cut their standing, this one ends
+   * the organization's management of the account and lists anything still held.
+   */
+  async cutInTransaction(tx: Executor, ctx: RequestContext, orgId: string, userId: string, mode: OffboardMode, reason: string, opts: CutOptions = {}): Promise<Cut> {
+    const authorize = opts.authorize ?? ((t: Executor) => requireManager(t, ctx, orgId));
+    const { clock } = this.deps;
+    // Organization first, then its certificates, then the person (the order every offboarding takes).
+    await this.lock(tx, orgId);
+    // The caller's standing as of now, under the lock (a concurrent demotion has taken effect).
+    const caller = await authorize(tx);
+    const now = clock.now();
+    const suspended = mode === "remove" && !(await getActiveMembership(tx, userId, orgId)) ? await this.openSuspension(tx, orgId, userId) : undefined;
+    const { user, managed, role } = suspended
+      ? { ...(await reachSuspended(tx, ctx, caller, orgId, userId, suspended.role)), role: suspended.role }
+      : await reachMember(tx, ctx, caller, orgId, userId).then((r) => ({ ...r, role: r.member.role }));
+    if (!suspended && role === "owner" && (await memberStanding.countOwners(tx, orgId)) <= 1) throw OrgErrors.lastOwner();
+    const standing = await memberStanding.cut(tx, orgId, userId, now, { keepManagement: managed && mode === "suspend" });
+    const why = opts.revocationReason ?? `Offboarded (${mode}): ${reason}`;
+    const certificates = await this.deps.certificates.revokeListed(tx, ctx, { userId, organizationId: orgId, reason: why });
+    const devices = await this.deps.networks.personLeft(tx, ctx, { userId, organizationId: orgId, why: mode === "suspend" ? "suspended" : "left" });
+    const keys = await this.deps.apiKeys.revokeCreatedBy(tx, ctx, orgId, userId, why);
+    let accountSuspended = false;
+    if (managed && mode === "suspend" && user.status !== "suspended" && (await getActiveMemberships(tx, userId)).length === 0) {
+      // A managed account is this organization's: suspending it here refuses its sign-in too, unless
+      // the person is a member of another organization (that membership is not ours to take away).
+      accountSuspended = (await userAccounts.suspend(tx, userId, reason, now)) !== undefined;
+    }
+    // The account suspension of the suspension removed now ends with the management it came from.
+    if (suspended?.accountSuspended && user.status === "suspended") await userAccounts.unsuspend(tx, userId, now);
+    /*
+     * The receipt is part of the cutting transaction (crash-safe: there are never cuts committed
+     * without their summary). Delegated CLI tokens are revoked in the transaction too. Sessions
+     * live in a store of their own: they are ended now, before the commit, so the receipt can list
+     * them; should the transaction then roll back, the person has to sign in again, and nothing is
+     * left open that the receipt does not list (revoking more than commits is the safe direction). The network controller is the one
+     * effect that must follow the commit (the intent is what reconciliation finishes): the receipt
+     * lists every device as pending, and once the controller was tried a follow-up record
+     * (`org.member.offboarded.devices`, same resourceId, chained like the receipt) says which are
+     * still pending; the receipt as read merges it. A process that dies before the follow-up leaves
+     * the receipt saying "pending" — true until reconciliation has taken them off the controller.
+     */
+    const sessions = managed ? await this.endSessions(tx, userId) : { ids: [], cli: 0 };
+    const receiptId = uuid();
+    const metadata: ReceiptFacts = {
       mode,
       reason,
-      role: cut.role,
-      managed: cut.managed,
-      accountSuspended: cut.accountSuspended,
-      sessions: cutList(sessionIds.ids),
-      cliGrants: { count: sessionIds.cli },
-      orgKeys: cutList(cut.keys),
-      certificates: { ...cutList(cut.certificates.map((c) => c.id)), serials: cut.certificates.map((c) => c.serial) },
-      devices: cutList(cut.devices),
-      departments: cutList(cut.standing.departmentIds),
-      principals: cutList(cut.standing.principalIds),
-      pending: { devices: pending },
+      role,
+      managed,
+      accountSuspended,
+      sessions: cutList(sessions.ids),
+      cliGrants: { count: sessions.cli },
+      orgKeys: cutList(keys),
+      certificates: { ...cutList(certificates.map((c) => c.id)), serials: certificates.map((c) => c.serial) },
+      devices: cutList(devices),
+      departments: cutList(standing.departmentIds),
+      principals: cutList(standing.principalIds),
+      pending: { devices },
     };
-    const receiptId = uuid();
-    await this.deps.audit.record(db, ctx, AuditAction.orgMemberOffboarded, { organizationId: id, userId: target, resourceType: "offboarding", resourceId: receiptId, metadata: { ...facts } });
-    return this.receipt(ctx, id, receiptId);
+    await this.deps.audit.record(tx, ctx, AuditAction.orgMemberOffboarded, { organizationId: orgId, userId, resourceType: "offboarding", resourceId: receiptId, metadata: { ...metadata } });
+    const afterCommit = async () => {
+      if (devices.length === 0) return;
+      const pending = await this.deauthorize(devices);
+      const outcome: DevicesOutcome = { deauthorized: devices.filter((d) => !pending.includes(d)), pending };
+      await this.deps.audit.record(this.deps.db, ctx, AuditAction.orgMemberOffboardedDevices, { organizationId: orgId, userId, resourceType: "offboarding", resourceId: receiptId, metadata: { ...outcome } });
+    };
+    return { receiptId, role, afterCommit };
+  }
+
+  /** The locks an offboarding takes, in its order: the organization, then its certificates (before any account row). */
+  async lock(tx: Executor, orgId: string): Promise<void> {
+    if (!(await memberStanding.lockOrganization(tx, orgId))) throw AccessErrors.orgNotFound();
+    await this.deps.certificates.lockForRevocation(tx, { organizationIds: [orgId] });
   }
 
   /** Lifts a suspension: the membership comes back with its role, departments and principals; revoked credentials stay revoked. */
   async reinstate(ctx: RequestContext, orgId: string, userId: string): Promise<ReinstateResult> {
-    const { db, clock, audit } = this.deps;
+    const { db } = this.deps;
     const id = parseId(orgId, AccessErrors.orgNotFound);
     const target = parseId(userId, OrgErrors.memberNotFound);
     await requireManager(db, ctx, id);
-    return db.transaction(async (tx) => {
-      if (!(await memberStanding.lockOrganization(tx, id))) throw AccessErrors.orgNotFound();
-      const caller = await requireManager(tx, ctx, id);
-      if (ctx.actor.kind === "user" && ctx.actor.userId === target) throw AccessErrors.reachSelf("reinstate");
-      const suspension = await this.openSuspension(tx, id, target);
-      if (!suspension) throw OffboardingErrors.notSuspended();
-      assertMayGrant(caller, suspension.role);
-      const user = await userAccounts.find(tx, target);
-      if (!user) throw UserErrors.notFound();
-      const now = clock.now();
-      await memberStanding.restore(tx, { organizationId: id, userId: target, role: suspension.role, departmentIds: suspension.departments.ids, principalIds: suspension.principals.ids, now });
-      const accountReactivated = suspension.accountSuspended && user.status === "suspended" && user.managedByOrganizationId === id && (await userAccounts.unsuspend(tx, target, now)) !== undefined;
-      await audit.record(tx, ctx, AuditAction.orgMemberReinstated, { organizationId: id, userId: target, resourceType: "offboarding", resourceId: suspension.id, metadata: { role: suspension.role, accountReactivated } });
-      return { organizationId: id, userId: target, role: suspension.role, receiptId: suspension.id, accountReactivated };
+    return db.transaction((tx) => this.reinstateInTransaction(tx, ctx, id, target));
+  }
+
+  /** The same inside the caller's transaction (SCIM's active=true), with the caller decided by `authorize` under the lock. */
+  async reinstateInTransaction(tx: Executor, ctx: RequestContext, orgId: string, userId: string, authorize: Authorize = (t) => requireManager(t, ctx, orgId)): Promise<ReinstateResult> {
+    const { clock, audit } = this.deps;
+    if (!(await memberStanding.lockOrganization(tx, orgId))) throw AccessErrors.orgNotFound();
+    const caller = await authorize(tx);
+    if (ctx.actor.kind === "user" && ctx.actor.userId === userId) throw AccessErrors.reachSelf("reinstate");
+    const suspension = await this.openSuspension(tx, orgId, userId);
+    if (!suspension) throw OffboardingErrors.notSuspended();
+    assertMayGrant(caller, suspension.role);
+    // Under the person's row lock, as adding a member counts: the limit holds for a membership given back.
+    await userAccounts.lock(tx, userId);
+    const user = await userAccounts.find(tx, userId);
+    if (!user) throw UserErrors.notFound();
+    await assertBelowOrgLimit(tx, userId, this.deps.orgLimit, this.deps.logger).catch((e: unknown) => {
+      throw e instanceof AppError && e.code === "ORG_LIMIT_REACHED" ? OffboardingErrors.orgLimit(this.deps.orgLimit.maxOrgsPerUser) : e;
     });
+    const now = clock.now();
+    await memberStanding.restore(tx, { organizationId: orgId, userId, role: suspension.role, departmentIds: suspension.departments.ids, principalIds: suspension.principals.ids, now });
+    const accountReactivated = suspension.accountSuspended && user.status === "suspended" && user.managedByOrganizationId === orgId && (await userAccounts.unsuspend(tx, userId, now)) !== undefined;
+    await audit.record(tx, ctx, AuditAction.orgMemberReinstated, { organizationId: orgId, userId, resourceType: "offboarding", resourceId: suspension.id, metadata: { role: suspension.role, accountReactivated } });
+    return { organizationId: orgId, userId, role: suspension.role, receiptId: suspension.id, accountReactivated };
+  }
+
+  /** Whether the person is suspended here (not a member, and a suspension no reinstatement lifted). */
+  async isSuspended(tx: Executor, orgId: string, userId: string): Promise<boolean> {
+    return (await this.openSuspension(tx, orgId, userId)) !== undefined;
   }
 
   /** One receipt, by its id or by its audit record's id. */
@@ -134,7 +216,7 @@ export class OffboardingService {
     const { items } = await audit.listForOrganization(db, id, { action: AuditAction.orgMemberOffboarded, resourceId: rid, page: 1, perPage: 1 });
     const row = items[0] ?? (await this.byAuditId(db, id, rid));
     if (!row) throw OffboardingErrors.receiptNotFound();
-    return receiptView(row);
+    return this.withDevicesOutcome(db, id, receiptView(row));
   }
 
   /** The organization's receipts, newest first (optionally one person's). */
@@ -144,14 +226,27 @@ export class OffboardingService {
     const q = parseInput(receiptsQuerySchema, input);
     await requireReader(db, ctx, id);
     const { items, total } = await audit.listForOrganization(db, id, { action: AuditAction.orgMemberOffboarded, userId: q.userId, page: q.page, perPage: q.perPage });
-    return toPage(items.map(receiptView), total, q.page, q.perPage);
+    const receipts = await Promise.all(items.map((row) => this.withDevicesOutcome(db, id, receiptView(row))));
+    return toPage(receipts, total, q.page, q.perPage);
   }
 
-  /** Every session of the account and the delegated tokens acting for it; the sessions' public ids. */
-  private async endSessions(userId: string): Promise<{ ids: string[]; cli: number }> {
+  /** The receipt with what the controller did with its devices after the commit (when it was tried). */
+  private async withDevicesOutcome(db: Executor, orgId: string, receipt: OffboardingReceipt): Promise<OffboardingReceipt> {
+    if (receipt.devices.count === 0) return receipt;
+    const { items } = await this.deps.audit.listForOrganization(db, orgId, { action: AuditAction.orgMemberOffboardedDevices, resourceId: receipt.id, page: 1, perPage: 1 });
+    const outcome = items[0]?.metadata as DevicesOutcome | undefined;
+    return outcome ? { ...receipt, pending: { devices: outcome.pending } } : receipt;
+  }
+
+  /**
+   * Every session of the account (ended now, in their own store) and the delegated tokens acting
+   * for it (in the transaction); the sessions' public ids. Sessions one by one, not `revokeAll`:
+   * its listeners would revoke the tokens again outside this transaction.
+   */
+  private async endSessions(tx: Executor, userId: string): Promise<{ ids: string[]; cli: number }> {
     const ids = (await this.deps.sessions.list(userId, null)).map((s) => s.id);
-    const cli = await this.deps.delegatedTokens.revokeForUser(userId);
-    await this.deps.sessions.revokeAll(userId);
+    await Promise.all(ids.map((id) => this.deps.sessions.revoke(userId, id)));
+    const cli = await this.deps.delegatedTokens.revokeForUserIn(tx, userId);
     return { ids, cli };
   }
 

@@ -30,8 +30,18 @@ export interface ReceiptFacts {
   devices: CutList;
   departments: CutList;
   principals: CutList;
-  /** Not done yet and being retried: devices whose controller did not answer (reconciliation finishes them). */
+  /**
+   * Not done yet and being retried: devices whose controller did not answer (reconciliation
+   * finishes them). The record says every device (written before the controller is tried); the
+   * receipt as read says what the follow-up record found.
+   */
   pending: { devices: string[] };
+}
+
+/** The follow-up record of a receipt with devices: what the controller took, and what is left to reconciliation. */
+export interface DevicesOutcome {
+  deauthorized: string[];
+  pending: string[];
 }
 
 export interface OffboardingReceipt extends Omit<ReceiptFacts, "cliGrants" | "orgKeys"> {
@@ -51,7 +61,8 @@ export const cutList = (ids: string[]): CutList => ({ count: ids.length, ids });
 
 /** The receipt as callers read it, from its audit record. */
 export function receiptView(row: AuditEntryView): OffboardingReceipt {
-  const { cliGrants, orgKeys, ...facts } = row.metadata as unknown as ReceiptFacts;
+  // The audit log adds who acted (`actor`: an API key, for SCIM) to the metadata: not a receipt field.
+  const { cliGrants, orgKeys, actor: _actor, ...facts } = row.metadata as unknown as ReceiptFacts & { actor?: unknown };
   return {
     ...facts,
     id: row.resourceId ?? row.id,

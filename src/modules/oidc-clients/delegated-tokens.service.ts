@@ -1,5 +1,5 @@
 import type { Clock } from "../../infra/clock.js";
-import type { Db } from "../../infra/db.js";
+import type { Db, Executor } from "../../infra/db.js";
 import { isApiScope } from "../../lib/api-scopes.js";
 import { sha256Hex } from "../../lib/crypto/index.js";
 import type { Delegation } from "../../lib/request-context.js";
@@ -46,6 +46,11 @@ export class DelegatedTokensService {
    * everywhere", suspension and deletion. Returns how many provider rows went.
    */
   async revokeForUser(userId: string): Promise<number> {
-    return this.db.transaction((tx) => oidcPayloadsRepository.deleteForAccount(tx, userId));
+    return this.db.transaction((tx) => this.revokeForUserIn(tx, userId));
+  }
+
+  /** The same inside the caller's transaction (offboarding: with its cuts and its receipt). */
+  async revokeForUserIn(tx: Executor, userId: string): Promise<number> {
+    return oidcPayloadsRepository.deleteForAccount(tx, userId);
   }
 }

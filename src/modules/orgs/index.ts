@@ -8,7 +8,7 @@ import { AllOrganizationsService } from "./all-orgs.service.js";
 import { DepartmentsService } from "./departments.service.js";
 import { InviteMail } from "./invite-mail.js";
 import { InvitesService, type InvitesDeps } from "./invites.service.js";
-import { MembersService } from "./members.service.js";
+import { type MemberRemovalPort, MembersService } from "./members.service.js";
 import { MyDirectoryService } from "./my-directory.service.js";
 import type { Offboarding } from "../access/index.js";
 import type { AdmissionConfig } from "./admission.js";
@@ -22,7 +22,9 @@ export { provisionedDepartments, provisionedMembership } from "./provisioned-mem
 export { DEFAULT_CERT_POLICY } from "./departments.service.js";
 export { type InviteView } from "./invites.views.js";
 export { OrgErrors } from "./orgs.errors.js";
+export { type MemberRemovalPort } from "./members.service.js";
 export { memberStanding, type CutStanding } from "./member-standing.js";
+export { assertBelowOrgLimit, type OrgLimitConfig } from "./org-limit.js";
 export { acceptInviteSchema, addMemberSchema, adminDeleteSchema, adminPasswordSchema, adminUsersQuerySchema, certPolicySchema, changeRoleSchema, createOrgSchema, deleteOrgSchema, departmentSchema, emailSchema, inviteSchema, principalSchema, transferSchema, updateDepartmentSchema, updateOrgSchema, updatePrincipalSchema } from "./orgs.schemas.js";
 export { type OrgsService } from "./orgs.service.js";
 export { type OrganizationView, type SimpleOrgView } from "./orgs.views.js";
@@ -34,6 +36,8 @@ export interface OrgsModuleDeps extends Offboarding {
   email: EmailService;
   logger: Logger;
   config: Pick<Config, "orgs" | "http" | "tokens" | "rateLimits">;
+  /** Removing a member is offboarding (the offboarding module, above this one). */
+  removal: MemberRemovalPort;
   /** What invitations need beyond the above: accounts, credentials, sessions, limits. */
   invites: Omit<InvitesDeps, "db" | "clock" | "audit" | "mail" | "logger" | "config">;
 }
@@ -46,7 +50,7 @@ export function createOrgsModule(deps: OrgsModuleDeps) {
   const departments = new DepartmentsService(db, clock, audit);
   return {
     orgs: new OrgsService({ db, clock, audit, certificates, networks, logger, limit }),
-    members: new MembersService({ db, clock, audit, certificates, networks }),
+    members: new MembersService({ db, clock, audit, certificates, networks, removal: deps.removal }),
     invites: new InvitesService({ db, clock, audit, logger, mail: new InviteMail({ email, config: invitesConfig }), ...deps.invites, config: invitesConfig }),
     departments,
     principals: new PrincipalsService(db, clock, audit, departments),

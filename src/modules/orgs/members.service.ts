@@ -30,10 +30,25 @@ function memberView({ managedByOrganizationId, lastLoginAt, ...m }: MemberRow, o
   return { ...m, lastLoginAt: admin ? lastLoginAt : null, managed: managedByOrganizationId === orgId };
 }
 
+/**
+ * Removing someone else is offboarding (mode remove, one receipt): the offboarding module above
+ * this one does it inside the caller's transaction (a port, wired in the container).
+ */
+export interface MemberRemovalPort {
+  removeInTransaction(
+    tx: Executor,
+    ctx: RequestContext,
+    orgId: string,
+    userId: string,
+    v: { reason: string; revocationReason: string; authorize: (tx: Executor) => Promise<{ kind: "member"; role: OrgRole }> },
+  ): Promise<{ receiptId: string; role: OrgRole; afterCommit(): Promise<void> }>;
+}
+
 export interface MembersDeps extends Offboarding {
   db: Db;
   clock: Clock;
   audit: AuditService;
+  removal: MemberRemovalPort;
 }
 
 export class MembersService {
@@ -49,33 +64,52 @@ export class MembersService {
     return rows.map((m) => memberView(m, access.orgId, admin));
   }
 
-  /** Removes a member (admins) — or oneself, which is leaving. Never the last owner. */
+  /**
+   * Removes a member (admins) — or oneself, which is leaving. Never the last owner.
+   *
+   * Removing someone else is offboarding with mode `remove` (issue 36): the same cuts as an
+   * admin's Offboard (sessions and CLI tokens of an account this organization manages, the API
+   * keys they created, certificates, devices) and its receipt, plus the `org.member.remove`
+   * record as before. The rules are offboarding's, decided once: a member who may manage members
+   * (a superadmin who is not a member still uses Offboard), owners only by owners, never the last
+   * owner, and an account this organization manages by the admin-reach rule (an admin never
+   * removes another admin of it). Leaving is not offboarding: the person's own sessions and keys
+   * are theirs, nothing is listed on a receipt.
+   */
   async remove(ctx: RequestContext, orgId: string, userId: string): Promise<void> {
-    const { db } = this.deps;
     const target = parseId(userId, OrgErrors.memberNotFound);
     const self = ctx.actor.kind === "user" && ctx.actor.userId === target;
-    const capability = self ? "org.read" : "members.manage";
-    const { orgId: id } = await requireOrgAccess(db, ctx, orgId, capability);
+    if (self) return this.leaveLocked(ctx, orgId, target);
+    const { db, audit } = this.deps;
+    const { orgId: id } = await requireOrgAccess(db, ctx, orgId, "members.manage");
+    const cut = await db.transaction(async (tx) => {
+      const done = await this.deps.removal.removeInTransaction(tx, ctx, id, target, {
+        reason: "Removed from the organization",
+        revocationReason: "Removed from the organization",
+        // The caller's role as of now, under the lock: a concurrent demotion has taken effect.
+        authorize: async (t) => ({ kind: "member", role: (await requireOrgAccess(t, ctx, id, "members.manage")).membership.role }),
+      });
+      await audit.record(tx, ctx, AuditAction.orgMemberRemove, { organizationId: id, userId: target, resourceType: "membership", resourceId: target, metadata: { role: done.role, receiptId: done.receiptId } });
+      return done;
+    });
+    await cut.afterCommit();
+  }
+
+  /** Leaving: the membership and what it granted end; the person's sessions and keys are their own. */
+  private async leaveLocked(ctx: RequestContext, orgId: string, target: string): Promise<void> {
+    const { db } = this.deps;
+    const { orgId: id } = await requireOrgAccess(db, ctx, orgId, "org.read");
     const offboarded = await db.transaction(async (tx) => {
       await membershipsRepository.lockOrganization(tx, id);
-      // The caller's role as of now, under the lock: a concurrent demotion has taken effect.
-      const { membership } = await requireOrgAccess(tx, ctx, id, capability);
+      await requireOrgAccess(tx, ctx, id, "org.read");
       const member = await getActiveMembership(tx, target, id);
       if (!member) throw OrgErrors.memberNotFound();
-      // Admins manage everyone but owners.
-      if (!self && member.role === "owner" && membership.role !== "owner") throw OrgErrors.ownerOnly();
       await this.assertOwnerRemains(tx, id, member.role);
       await this.removeLocked(tx, id, target);
       // Access granted by this organization ends with the membership, SSH certificates included.
-      await this.deps.certificates.revokeForOffboarding(tx, ctx, { userId: target, organizationId: id, reason: self ? "Left the organization" : "Removed from the organization" });
+      await this.deps.certificates.revokeForOffboarding(tx, ctx, { userId: target, organizationId: id, reason: "Left the organization" });
       const networkMemberships = await this.deps.networks.personLeft(tx, ctx, { userId: target, organizationId: id, why: "left" });
-      await this.deps.audit.record(tx, ctx, self ? AuditAction.orgMemberLeave : AuditAction.orgMemberRemove, {
-        organizationId: id,
-        userId: target,
-        resourceType: "membership",
-        resourceId: target,
-        metadata: { role: member.role },
-      });
+      await this.deps.audit.record(tx, ctx, AuditAction.orgMemberLeave, { organizationId: id, userId: target, resourceType: "membership", resourceId: target, metadata: { role: member.role } });
       return networkMemberships;
     });
     await this.deps.networks.apply(offboarded);

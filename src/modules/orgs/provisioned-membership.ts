@@ -7,7 +7,7 @@ import { membershipsRepository } from "./memberships.repository.js";
  * Memberships a provisioning client (SCIM, issue 36) makes and ends inside its own transaction.
  * It admits as a member and never as an owner (ARCHITECTURE rule 19); ending a membership ends the
  * department and principal grants that came with it and the organization's management of the
- * account, as removing a member does (MembersService.removeLocked).
+ * account, as leaving does (MembersService.removeLocked).
  */
 export const provisionedMembership = {
   /** A live membership with the member role, unless there is one already (its role is kept). */

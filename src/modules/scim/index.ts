@@ -8,7 +8,7 @@ import { ScimActivityService } from "./scim-activity.service.js";
 import { ScimGroupsService } from "./scim-groups.service.js";
 import { ScimUsersService } from "./scim-users.service.js";
 
-export { basicScimDeprovisioner, type AfterCommit, type BasicDeprovisionerDeps, type ScimDeprovisioner, type ScimTarget } from "./scim-deprovisioner.js";
+export { offboardingDeprovisioner, type AfterCommit, type ScimDeprovisioner, type ScimTarget } from "./scim-deprovisioner.js";
 export { describeScimRequest, SCIM_READ_TOUCH_SECONDS, type ScimActivityService, type ScimActivityView, type ScimErrorView, type ScimKeyActivityView, type ScimRequestEvent } from "./scim-activity.service.js";
 export { resourceTypes, schemas, serviceProviderConfig } from "./scim-discovery.js";
 export { isScimError, SCIM, ScimError, ScimErrors, type ScimType } from "./scim.errors.js";
@@ -21,7 +21,7 @@ export interface ScimModuleDeps {
   audit: AuditService;
   credentials: Pick<CredentialsService, "createAccount">;
   domains: Pick<DomainsService, "findVerifiedOrganizationForEmail">;
-  /** What active=false, active=true and DELETE do to a person (basicScimDeprovisioner, or the offboarding service). */
+  /** What active=false, active=true and DELETE do to a person: offboarding (offboardingDeprovisioner). */
   deprovisioner: ScimDeprovisioner;
   config: { publicUrl: string };
 }

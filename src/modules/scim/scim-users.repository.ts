@@ -1,9 +1,13 @@
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
-import { scimUsers, users } from "../../../schema/index.js";
+import { orgMemberships, scimUsers, users } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
 import type { ScimUserRecord } from "./scim-user.js";
 
-const selection = {
+/**
+ * Active: a member of the organization (not suspended there by offboarding) whose account is not
+ * suspended. A person suspended here stays the organization's managed account (a User it lists).
+ */
+const selection = (organizationId: string) => ({
   id: users.id,
   email: users.email,
   fullName: users.fullName,
@@ -16,9 +20,13 @@ const selection = {
   displayName: scimUsers.displayName,
   version: scimUsers.version,
   scimUpdatedAt: scimUsers.updatedAt,
-};
+  member: sql<boolean>`exists (select 1 from ${orgMemberships} where ${orgMemberships.organizationId} = ${organizationId} and ${orgMemberships.userId} = ${users.id} and ${orgMemberships.deletedAt} is null)`,
+});
 
-type Row = { id: string; email: string; fullName: string | null; status: string; createdAt: Date; updatedAt: Date; externalId: string | null; givenName: string | null; familyName: string | null; displayName: string | null; version: number | null; scimUpdatedAt: Date | null };
+type Row = { id: string; email: string; fullName: string | null; status: string; createdAt: Date; updatedAt: Date; externalId: string | null; givenName: string | null; familyName: string | null; displayName: string | null; version: number | null; scimUpdatedAt: Date | null; member: boolean | string };
+
+// Drivers answer a boolean from a raw expression as a boolean, or as the text 't'.
+const active = (r: Row): boolean => (r.member === true || r.member === "t" || r.member === "true") && r.status !== "suspended";
 
 function toRecord(r: Row): ScimUserRecord {
   const lastModified = r.scimUpdatedAt && r.scimUpdatedAt > r.updatedAt ? r.scimUpdatedAt : r.updatedAt;
@@ -30,11 +38,12 @@ function toRecord(r: Row): ScimUserRecord {
     familyName: r.familyName,
     formatted: r.fullName,
     displayName: r.displayName,
-    active: r.status !== "suspended",
+    active: active(r),
     created: r.createdAt,
     lastModified,
     // Changes through SCIM bump the row's version; changes elsewhere (an admin's suspension) move the account's time.
-    version: `${r.version ?? 0}-${r.updatedAt.getTime().toString(36)}`,
+    // (suspended here or reinstated by an admin: the membership's change shows in the version too).
+    version: `${r.version ?? 0}-${r.updatedAt.getTime().toString(36)}${active(r) ? "" : "-i"}`,
   };
 }
 
@@ -46,7 +55,7 @@ function toRecord(r: Row): ScimUserRecord {
 export const scimUsersRepository = {
   async listOf(db: Executor, organizationId: string): Promise<ScimUserRecord[]> {
     const rows = await db
-      .select(selection)
+      .select(selection(organizationId))
       .from(users)
       .leftJoin(scimUsers, and(eq(scimUsers.userId, users.id), eq(scimUsers.organizationId, organizationId)))
       .where(and(eq(users.managedByOrganizationId, organizationId), isNull(users.deletedAt)))
@@ -57,7 +66,7 @@ export const scimUsersRepository = {
   /** The organization's User with this (lower-cased) userName: the query every directory starts with. */
   async findByUserName(db: Executor, organizationId: string, email: string): Promise<ScimUserRecord[]> {
     const rows = await db
-      .select(selection)
+      .select(selection(organizationId))
       .from(users)
       .leftJoin(scimUsers, and(eq(scimUsers.userId, users.id), eq(scimUsers.organizationId, organizationId)))
       .where(and(eq(users.email, email), eq(users.managedByOrganizationId, organizationId), isNull(users.deletedAt)));
@@ -66,7 +75,7 @@ export const scimUsersRepository = {
 
   async find(db: Executor, organizationId: string, userId: string): Promise<ScimUserRecord | undefined> {
     const [row] = await db
-      .select(selection)
+      .select(selection(organizationId))
       .from(users)
       .leftJoin(scimUsers, and(eq(scimUsers.userId, users.id), eq(scimUsers.organizationId, organizationId)))
       .where(and(eq(users.id, userId), eq(users.managedByOrganizationId, organizationId), isNull(users.deletedAt)));
