@@ -1,6 +1,8 @@
-import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { and, asc, count, eq, isNull, sql } from "drizzle-orm";
 import { scimUsers, users } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
+import type { Filter } from "./scim-filter.js";
+import { pageOf, splitFilter, type SqlCatalog } from "./scim-filter.repository.js";
 import type { ScimUserRecord } from "./scim-user.js";
 
 const selection = {
@@ -38,30 +40,54 @@ function toRecord(r: Row): ScimUserRecord {
   };
 }
 
+/** What a User filter names, in SQL (as toUserResource answers it: see scim-filter.repository.ts). */
+const email = { kind: "text", expr: sql`${users.email}`, caseExact: false } as const; // stored lower-cased
+const USER_SQL: SqlCatalog = {
+  id: { kind: "text", expr: sql`${users.id}::text`, caseExact: true },
+  externalId: { kind: "text", expr: sql`${scimUsers.externalId}`, caseExact: true },
+  userName: email,
+  displayName: { kind: "text", expr: sql`lower(coalesce(${scimUsers.displayName}, ${users.fullName}, ${users.email}))`, caseExact: false },
+  active: { kind: "bool", expr: sql`${users.status} <> 'suspended'` },
+  "name.givenName": { kind: "text", expr: sql`lower(${scimUsers.givenName})`, caseExact: false },
+  "name.familyName": { kind: "text", expr: sql`lower(${scimUsers.familyName})`, caseExact: false },
+  "name.formatted": { kind: "text", expr: sql`lower(nullif(${users.fullName}, ''))`, caseExact: false },
+  // `emails eq "…"` compares the elements' values (one element: the userName); `emails[…]` its sub-attributes.
+  emails: email,
+  "emails[]": { kind: "elements", exists: (cond) => cond, attributes: { value: email, type: { kind: "constant", value: "work" }, primary: { kind: "constant", value: true } } },
+  "emails.value": email,
+  "emails.type": { kind: "constant", value: "work" },
+  "emails.primary": { kind: "constant", value: true },
+};
 /**
  * The organization's managed accounts as SCIM Users: live accounts the organization manages (rule
  * 16), with what its SCIM client said about them (none for an account provisioned otherwise, e.g.
  * by enterprise sign-in). Always pinned to one organization.
  */
 export const scimUsersRepository = {
-  async listOf(db: Executor, organizationId: string): Promise<ScimUserRecord[]> {
-    const rows = await db
-      .select(selection)
+  /**
+   * One page of the organization's Users that match the filter, oldest first: the
+   * filter, the count and the page in SQL (two statements). When part of the filter has no SQL
+   * form, `rest` is that part and `rows` are all the Users the other part lets through: the caller
+   * filters and pages them.
+   */
+  async search(db: Executor, organizationId: string, filter: Filter | null, startIndex: number, size: number): Promise<{ rows: ScimUserRecord[]; total: number; rest: Filter | null }> {
+    const { where, rest } = splitFilter(filter, USER_SQL);
+    const base = and(eq(users.managedByOrganizationId, organizationId), isNull(users.deletedAt), where);
+    const from = () => db.select(selection).from(users).leftJoin(scimUsers, and(eq(scimUsers.userId, users.id), eq(scimUsers.organizationId, organizationId)));
+    if (rest) {
+      const rows = await from().where(base).orderBy(asc(users.createdAt), asc(users.id));
+      return { rows: rows.map(toRecord), total: rows.length, rest };
+    }
+    const [counted] = await db
+      .select({ n: count() })
       .from(users)
       .leftJoin(scimUsers, and(eq(scimUsers.userId, users.id), eq(scimUsers.organizationId, organizationId)))
-      .where(and(eq(users.managedByOrganizationId, organizationId), isNull(users.deletedAt)))
-      .orderBy(asc(users.createdAt), asc(users.id));
-    return rows.map(toRecord);
-  },
-
-  /** The organization's User with this (lower-cased) userName: the query every directory starts with. */
-  async findByUserName(db: Executor, organizationId: string, email: string): Promise<ScimUserRecord[]> {
-    const rows = await db
-      .select(selection)
-      .from(users)
-      .leftJoin(scimUsers, and(eq(scimUsers.userId, users.id), eq(scimUsers.organizationId, organizationId)))
-      .where(and(eq(users.email, email), eq(users.managedByOrganizationId, organizationId), isNull(users.deletedAt)));
-    return rows.map(toRecord);
+      .where(base);
+    const total = Number(counted?.n ?? 0);
+    const { offset, limit } = pageOf(startIndex, size);
+    if (limit === 0 || offset >= total) return { rows: [], total, rest: null };
+    const rows = await from().where(base).orderBy(asc(users.createdAt), asc(users.id)).offset(offset).limit(limit);
+    return { rows: rows.map(toRecord), total, rest: null };
   },
 
   async find(db: Executor, organizationId: string, userId: string): Promise<ScimUserRecord | undefined> {

@@ -2,7 +2,6 @@ import type { Clock } from "../../infra/clock.js";
 import type { Db, Executor } from "../../infra/db.js";
 import { isUniqueViolation } from "../../infra/db-errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
-import { normalizeEmail } from "../../lib/strings.js";
 import { requireApiKey } from "../access/index.js";
 import { AuditAction, type AuditService } from "../audit/index.js";
 import type { CredentialsService } from "../auth/index.js";
@@ -93,13 +92,14 @@ export class ScimUsersService {
     const count = Math.min(SCIM_MAX_RESULTS, Math.max(0, intParam(q.count, "count", DEFAULT_COUNT)));
     const attributes = listParam(q.attributes);
     const excluded = listParam(q.excludedAttributes);
-    // `userName eq "…"` (how Okta and Entra ID look a person up) reads one row; other filters read the organization's Users.
-    const byName = filter?.kind === "compare" && filter.op === "eq" && filter.path === "userName" && typeof filter.value === "string";
-    const rows = byName ? await repo.findByUserName(this.deps.db, orgId, normalizeEmail(filter.value as string)) : await repo.listOf(this.deps.db, orgId);
-    const all = rows.map((u) => toUserResource(u, this.deps.baseUrl));
-    const hits = filter ? all.filter((r) => matches(filter, r, USER_CATALOG)) : all;
-    const page = hits.slice(startIndex - 1, startIndex - 1 + count).map((r) => project(r, attributes, excluded));
-    return { schemas: [SCIM.listResponse], totalResults: hits.length, startIndex, itemsPerPage: page.length, Resources: page };
+    // The filter, the count and the page in SQL; a filter SQL cannot answer whole (gt/lt, meta dates) is finished here.
+    const found = await repo.search(this.deps.db, orgId, filter, startIndex, count);
+    const rest = found.rest;
+    const answered = found.rows.map((u) => toUserResource(u, this.deps.baseUrl));
+    const hits = rest ? answered.filter((r) => matches(rest, r, USER_CATALOG)) : answered;
+    const totalResults = rest ? hits.length : found.total;
+    const page = (rest ? hits.slice(startIndex - 1, startIndex - 1 + count) : hits).map((r) => project(r, attributes, excluded));
+    return { schemas: [SCIM.listResponse], totalResults, startIndex, itemsPerPage: page.length, Resources: page };
   }
 
   async get(ctx: RequestContext, id: string, p: Projection = {}): Promise<ScimAnswer> {
