@@ -69,6 +69,33 @@ export const scimGroupsRepository = {
     return out;
   },
 
+  /**
+   * The organization's live department of this name (any case), created when there is none (the
+   * enterprise `department`); `created` says which. Two at once create one (the other finds it).
+   */
+  async findOrCreateByName(tx: Executor, organizationId: string, name: string, now: Date): Promise<{ id: string; name: string; created: boolean }> {
+    const find = async (exact: boolean) => {
+      const [row] = await tx
+        .select({ id: departments.id, name: departments.name })
+        .from(departments)
+        .where(and(eq(departments.organizationId, organizationId), isNull(departments.deletedAt), exact ? eq(departments.name, name) : sql`lower(${departments.name}) = lower(${name})`))
+        .orderBy(asc(departments.name))
+        .limit(1);
+      return row;
+    };
+    const existing = await find(false);
+    if (existing) return { ...existing, created: false };
+    const [inserted] = await tx
+      .insert(departments)
+      .values({ organizationId, name, canSudo: false, createdAt: now, updatedAt: now })
+      .onConflictDoNothing()
+      .returning({ id: departments.id, name: departments.name });
+    if (inserted) return { ...inserted, created: true };
+    const raced = await find(true);
+    if (!raced) throw new Error("department vanished while being created");
+    return { ...raced, created: false };
+  },
+
   /** Which of these ids are live accounts the organization manages (the only Users a Group may hold). */
   async managedAmong(db: Executor, organizationId: string, ids: string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();

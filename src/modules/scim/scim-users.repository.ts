@@ -1,11 +1,12 @@
 import { and, asc, count, eq, isNull, sql } from "drizzle-orm";
-import { scimUsers, users } from "../../../schema/index.js";
+import { departments, scimUsers, users } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
 import type { Filter } from "./scim-filter.js";
 import { pageOf, splitFilter, type SqlCatalog } from "./scim-filter.repository.js";
 import type { ScimUserRecord } from "./scim-user.js";
 
-const selection = {
+/** The columns of a User, with its department's name and its manager's name (null: none, or no longer a User of the organization). */
+const selectionIn = (organizationId: string) => ({
   id: users.id,
   email: users.email,
   fullName: users.fullName,
@@ -18,9 +19,12 @@ const selection = {
   displayName: scimUsers.displayName,
   version: scimUsers.version,
   scimUpdatedAt: scimUsers.updatedAt,
-};
+  managerId: scimUsers.managerId,
+  department: sql<string | null>`(select d.name from ${departments} d where d.id = ${scimUsers.departmentId} and d.deleted_at is null)`,
+  managerDisplayName: sql<string | null>`(select coalesce(ms.display_name, m.full_name, m.email) from ${users} m left join ${scimUsers} ms on ms.user_id = m.id where m.id = ${scimUsers.managerId} and m.managed_by_organization_id = ${organizationId} and m.deleted_at is null)`,
+});
 
-type Row = { id: string; email: string; fullName: string | null; status: string; createdAt: Date; updatedAt: Date; externalId: string | null; givenName: string | null; familyName: string | null; displayName: string | null; version: number | null; scimUpdatedAt: Date | null };
+type Row = { id: string; email: string; fullName: string | null; status: string; createdAt: Date; updatedAt: Date; externalId: string | null; givenName: string | null; familyName: string | null; displayName: string | null; version: number | null; scimUpdatedAt: Date | null; managerId: string | null; department: string | null; managerDisplayName: string | null };
 
 function toRecord(r: Row): ScimUserRecord {
   const lastModified = r.scimUpdatedAt && r.scimUpdatedAt > r.updatedAt ? r.scimUpdatedAt : r.updatedAt;
@@ -33,6 +37,10 @@ function toRecord(r: Row): ScimUserRecord {
     formatted: r.fullName,
     displayName: r.displayName,
     active: r.status !== "suspended",
+    department: r.department,
+    // A manager who is no longer a User of the organization is not answered.
+    manager: r.managerDisplayName !== null ? r.managerId : null,
+    managerDisplayName: r.managerDisplayName,
     created: r.createdAt,
     lastModified,
     // Changes through SCIM bump the row's version; changes elsewhere (an admin's suspension) move the account's time.
@@ -73,7 +81,7 @@ export const scimUsersRepository = {
   async search(db: Executor, organizationId: string, filter: Filter | null, startIndex: number, size: number): Promise<{ rows: ScimUserRecord[]; total: number; rest: Filter | null }> {
     const { where, rest } = splitFilter(filter, USER_SQL);
     const base = and(eq(users.managedByOrganizationId, organizationId), isNull(users.deletedAt), where);
-    const from = () => db.select(selection).from(users).leftJoin(scimUsers, and(eq(scimUsers.userId, users.id), eq(scimUsers.organizationId, organizationId)));
+    const from = () => db.select(selectionIn(organizationId)).from(users).leftJoin(scimUsers, and(eq(scimUsers.userId, users.id), eq(scimUsers.organizationId, organizationId)));
     if (rest) {
       const rows = await from().where(base).orderBy(asc(users.createdAt), asc(users.id));
       return { rows: rows.map(toRecord), total: rows.length, rest };
@@ -92,7 +100,7 @@ export const scimUsersRepository = {
 
   async find(db: Executor, organizationId: string, userId: string): Promise<ScimUserRecord | undefined> {
     const [row] = await db
-      .select(selection)
+      .select(selectionIn(organizationId))
       .from(users)
       .leftJoin(scimUsers, and(eq(scimUsers.userId, users.id), eq(scimUsers.organizationId, organizationId)))
       .where(and(eq(users.id, userId), eq(users.managedByOrganizationId, organizationId), isNull(users.deletedAt)));
@@ -100,12 +108,21 @@ export const scimUsersRepository = {
   },
 
   /** Writes the client's fields (a new row, or the next version of the row). */
-  async upsert(db: Executor, v: { organizationId: string; userId: string; externalId: string | null; givenName: string | null; familyName: string | null; displayName: string | null; now: Date }): Promise<void> {
-    const values = { externalId: v.externalId, givenName: v.givenName, familyName: v.familyName, displayName: v.displayName, updatedAt: v.now };
+  async upsert(
+    db: Executor,
+    v: { organizationId: string; userId: string; externalId: string | null; givenName: string | null; familyName: string | null; displayName: string | null; departmentId?: string | null; managerId: string | null; now: Date },
+  ): Promise<void> {
+    const values = { externalId: v.externalId, givenName: v.givenName, familyName: v.familyName, displayName: v.displayName, departmentId: v.departmentId, managerId: v.managerId, updatedAt: v.now };
     await db
       .insert(scimUsers)
       .values({ userId: v.userId, organizationId: v.organizationId, ...values, createdAt: v.now })
       .onConflictDoUpdate({ target: scimUsers.userId, set: { ...values, organizationId: v.organizationId, version: sql`${scimUsers.version} + 1` } });
+  },
+
+  /** The department the client's enterprise `department` put the person in (null: none). */
+  async departmentOf(db: Executor, userId: string): Promise<string | null> {
+    const [row] = await db.select({ id: scimUsers.departmentId }).from(scimUsers).where(eq(scimUsers.userId, userId));
+    return row?.id ?? null;
   },
 
   /** Why the account is suspended (null: it is not, or no reason was given). */
