@@ -2,6 +2,7 @@ import express, { Router, type NextFunction, type Request, type Response } from 
 import type { Container } from "../container.js";
 import { isAppError } from "../lib/errors.js";
 import type { RequestContext } from "../lib/request-context.js";
+import { findUnstorable } from "../lib/validation.js";
 import { isScimError, resourceTypes, SCIM, scimBaseUrl, ScimError, schemas, serviceProviderConfig, type ListQuery, type Projection, type ScimAnswer } from "../modules/scim/index.js";
 import { bodyLimitBytes, clientError, MAX_JSON_DEPTH, nestsDeeperThan } from "./body.js";
 import { bearerToken, resolveRequestContext } from "./context.js";
@@ -38,6 +39,11 @@ export function createScimRouter(container: Container): Router {
   const limit = bodyLimitBytes(config.http.bodyLimit);
   router.use(express.json({ limit, type: ["application/json", "application/scim+json"], strict: true }));
   router.use((req: Request, _res: Response, next: NextFunction) => next(nestsDeeperThan(req.body, MAX_JSON_DEPTH) ? new ScimError(400, `The body is nested deeper than ${MAX_JSON_DEPTH} levels`, "invalidSyntax") : undefined));
+  // What PostgreSQL cannot store (a NUL, a lone surrogate) is refused as the REST door refuses it, never a 500.
+  router.use((req: Request, _res: Response, next: NextFunction) => {
+    const bad = findUnstorable(req.body);
+    next(bad ? new ScimError(400, `${bad.path.join(".").slice(0, 200) || "The body"}: ${bad.message}`, "invalidValue") : undefined);
+  });
   router.use(async (req: Request, _res: Response, next: NextFunction) => {
     await services.limits.consume("edge-ip", config.rateLimits.apiIp, req.ip ?? "unknown");
     // The bearer alone: a browser's session cookie is not a provisioning client.

@@ -169,3 +169,20 @@ describe("userName changes", () => {
     for (const r of answers.filter((x) => x.status !== 200)) expect(scimError(r)).toEqual([409, "uniqueness"]);
   });
 });
+
+describe("what PostgreSQL cannot store", () => {
+  it("refuses a NUL or a lone surrogate anywhere in a body with 400 invalidValue, never a 500", async () => {
+    const id = await create(a, "nul.target");
+    const cases: Array<[string, string, unknown]> = [
+      ["PATCH", `/Users/${id}`, patchOf({ op: "replace", path: DEPT, value: "a\u0000b" })],
+      ["PATCH", `/Users/${id}`, patchOf({ op: "replace", path: "displayName", value: "a\u0000b" })],
+      ["PATCH", `/Users/${id}`, patchOf({ op: "replace", path: "userName", value: a.at("q\u0000r") })],
+      ["PATCH", `/Users/${id}`, patchOf({ op: "replace", path: MANAGER, value: "\ud800" })],
+      ["POST", "/Users", newScimUser(a.at("x\u0000y"))],
+      ["POST", "/Groups", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: "G\u0000" }],
+    ];
+    for (const [method, path, body] of cases) expect(scimError(await a.request(method, path, body)), JSON.stringify(body)).toEqual([400, "invalidValue"]);
+    for (const f of ['userName eq "a\u0000b"', 'displayName co "\u0000"']) expect(scimError(await a.get(`/Users?filter=${encodeURIComponent(f)}`))[0]).toBe(400);
+    expect((await a.get(`/Users/${id}`)).body.displayName).toBe("Given Family");
+  });
+});
