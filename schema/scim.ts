@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { index, integer, pgTable, uniqueIndex, uuid, varchar } from "drizzle-orm/pg-core";
 import { createdAt, updatedAt } from "./_columns.js";
-import { organizations } from "./orgs.js";
+import { departments, organizations } from "./orgs.js";
 import { users } from "./users.js";
 
 /**
@@ -22,6 +22,13 @@ export const scimUsers = pgTable(
     givenName: varchar("given_name", { length: 255 }),
     familyName: varchar("family_name", { length: 255 }),
     displayName: varchar("display_name", { length: 255 }),
+    /**
+     * The department the client's enterprise `department` put the person in (issue 36): the
+     * membership it added, taken away again when the client names another department or none.
+     */
+    departmentId: uuid("department_id").references(() => departments.id, { onDelete: "set null" }),
+    /** The enterprise `manager`: another managed account of the same organization. */
+    managerId: uuid("manager_id").references(() => users.id, { onDelete: "set null" }),
     /** Bumped by every change through SCIM: the weak ETag `W/"<version>"`. */
     version: integer("version").notNull().default(1),
     createdAt: createdAt(),

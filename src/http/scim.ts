@@ -1,7 +1,9 @@
 import express, { Router, type NextFunction, type Request, type Response } from "express";
 import type { Container } from "../container.js";
 import { isAppError } from "../lib/errors.js";
-import { isScimError, resourceTypes, SCIM, scimBaseUrl, ScimError, schemas, serviceProviderConfig } from "../modules/scim/index.js";
+import type { RequestContext } from "../lib/request-context.js";
+import { findUnstorable } from "../lib/validation.js";
+import { isScimError, resourceTypes, SCIM, scimBaseUrl, ScimError, schemas, serviceProviderConfig, type ListQuery, type Projection, type ScimAnswer } from "../modules/scim/index.js";
 import { bodyLimitBytes, clientError, MAX_JSON_DEPTH, nestsDeeperThan } from "./body.js";
 import { bearerToken, resolveRequestContext } from "./context.js";
 import "./types.js";
@@ -62,57 +64,20 @@ export function createScimRouter(container: Container): Router {
   // The body is read once the caller is known (so a malformed one shows in the key's activity).
   router.use(express.json({ limit, type: ["application/json", "application/scim+json"], strict: true }));
   router.use((req: Request, _res: Response, next: NextFunction) => next(nestsDeeperThan(req.body, MAX_JSON_DEPTH) ? new ScimError(400, `The body is nested deeper than ${MAX_JSON_DEPTH} levels`, "invalidSyntax") : undefined));
+  // What PostgreSQL cannot store (a NUL, a lone surrogate) is refused as the REST door refuses it, never a 500.
+  router.use((req: Request, _res: Response, next: NextFunction) => {
+    const bad = findUnstorable(req.body);
+    next(bad ? new ScimError(400, `${bad.path.join(".").slice(0, 200) || "The body"}: ${bad.message}`, "invalidValue") : undefined);
+  });
 
-  const routes: Array<[method: "get" | "post" | "put" | "patch" | "delete", path: string, handle: Handler]> = [
+  const routes: Route[] = [
     ["get", "/ServiceProviderConfig", async (_req, res) => send(res, 200, serviceProviderConfig(base))],
     ["get", "/ResourceTypes", async (_req, res) => send(res, 200, listOf(resourceTypes(base)))],
     ["get", "/ResourceTypes/:id", async (req, res) => sendOne(res, resourceTypes(base).find((r) => r.id === param(req, "id")), "ResourceType")],
     ["get", "/Schemas", async (_req, res) => send(res, 200, listOf(schemas(base)))],
     ["get", "/Schemas/:id", async (req, res) => sendOne(res, schemas(base).find((s) => s.id === param(req, "id")), "Schema")],
-    ["get", "/Users", async (req, res) => send(res, 200, await services.scimUsers.list(req.ctx, req.query))],
-    ["post", "/Users", async (req, res) => {
-      const a = await services.scimUsers.create(req.ctx, req.body);
-      res.setHeader("Location", String((a.resource.meta as { location: string }).location));
-      send(res, 201, a.resource, a.etag);
-    }],
-    ["get", "/Users/:id", async (req, res) => {
-      const a = await services.scimUsers.get(req.ctx, param(req, "id"), req.query);
-      send(res, 200, a.resource, a.etag);
-    }],
-    ["put", "/Users/:id", async (req, res) => {
-      const a = await services.scimUsers.replace(req.ctx, param(req, "id"), req.body, ifMatch(req));
-      send(res, 200, a.resource, a.etag);
-    }],
-    ["patch", "/Users/:id", async (req, res) => {
-      const a = await services.scimUsers.patch(req.ctx, param(req, "id"), req.body, ifMatch(req));
-      send(res, 200, a.resource, a.etag);
-    }],
-    ["delete", "/Users/:id", async (req, res) => {
-      await services.scimUsers.remove(req.ctx, param(req, "id"), ifMatch(req));
-      res.status(204).end();
-    }],
-    ["get", "/Groups", async (req, res) => send(res, 200, await services.scimGroups.list(req.ctx, req.query))],
-    ["post", "/Groups", async (req, res) => {
-      const a = await services.scimGroups.create(req.ctx, req.body);
-      res.setHeader("Location", String((a.resource.meta as { location: string }).location));
-      send(res, 201, a.resource, a.etag);
-    }],
-    ["get", "/Groups/:id", async (req, res) => {
-      const a = await services.scimGroups.get(req.ctx, param(req, "id"), req.query);
-      send(res, 200, a.resource, a.etag);
-    }],
-    ["put", "/Groups/:id", async (req, res) => {
-      const a = await services.scimGroups.replace(req.ctx, param(req, "id"), req.body, ifMatch(req));
-      send(res, 200, a.resource, a.etag);
-    }],
-    ["patch", "/Groups/:id", async (req, res) => {
-      const a = await services.scimGroups.patch(req.ctx, param(req, "id"), req.body, ifMatch(req));
-      send(res, 200, a.resource, a.etag);
-    }],
-    ["delete", "/Groups/:id", async (req, res) => {
-      await services.scimGroups.remove(req.ctx, param(req, "id"), ifMatch(req));
-      res.status(204).end();
-    }],
+    ...resourceRoutes("/Users", services.scimUsers),
+    ...resourceRoutes("/Groups", services.scimGroups),
   ];
   const methodsByPath = new Map<string, string[]>();
   for (const [method, path, handle] of routes) {
@@ -138,6 +103,46 @@ export function createScimRouter(container: Container): Router {
     sendError(res, 500, "The request could not be completed");
   });
   return router;
+}
+
+/** What a SCIM resource type's service answers (Users and Groups alike). */
+interface ResourceService {
+  list(ctx: RequestContext, q: ListQuery): Promise<Record<string, unknown>>;
+  create(ctx: RequestContext, body: unknown): Promise<ScimAnswer>;
+  get(ctx: RequestContext, id: string, p: Projection): Promise<ScimAnswer>;
+  replace(ctx: RequestContext, id: string, body: unknown, ifMatch?: string): Promise<ScimAnswer>;
+  patch(ctx: RequestContext, id: string, body: unknown, ifMatch?: string): Promise<ScimAnswer>;
+  remove(ctx: RequestContext, id: string, ifMatch?: string): Promise<void>;
+}
+
+type Route = [method: "get" | "post" | "put" | "patch" | "delete", path: string, handle: Handler];
+
+/** The six routes of one resource type (RFC 7644 §3): list, create, read, replace, patch, delete. */
+function resourceRoutes(path: string, service: ResourceService): Route[] {
+  return [
+    ["get", path, async (req, res) => send(res, 200, await service.list(req.ctx, req.query))],
+    ["post", path, async (req, res) => {
+      const a = await service.create(req.ctx, req.body);
+      res.setHeader("Location", String((a.resource.meta as { location: string }).location));
+      send(res, 201, a.resource, a.etag);
+    }],
+    ["get", `${path}/:id`, async (req, res) => {
+      const a = await service.get(req.ctx, param(req, "id"), req.query);
+      send(res, 200, a.resource, a.etag);
+    }],
+    ["put", `${path}/:id`, async (req, res) => {
+      const a = await service.replace(req.ctx, param(req, "id"), req.body, ifMatch(req));
+      send(res, 200, a.resource, a.etag);
+    }],
+    ["patch", `${path}/:id`, async (req, res) => {
+      const a = await service.patch(req.ctx, param(req, "id"), req.body, ifMatch(req));
+      send(res, 200, a.resource, a.etag);
+    }],
+    ["delete", `${path}/:id`, async (req, res) => {
+      await service.remove(req.ctx, param(req, "id"), ifMatch(req));
+      res.status(204).end();
+    }],
+  ];
 }
 
 const listOf = (resources: unknown[]) => ({ schemas: [SCIM.listResponse], totalResults: resources.length, startIndex: 1, itemsPerPage: resources.length, Resources: resources });

@@ -9,7 +9,7 @@ const unstorable = (s: string): string | null =>
   s.includes("\u0000") ? "must not contain NUL characters" : LONE_SURROGATE.test(s) ? "must be well-formed Unicode (no lone surrogates)" : null;
 
 /** Path and problem of the first string (value or key) PostgreSQL cannot store. */
-function findUnstorable(value: unknown, path: string[] = [], depth = 0): { path: string[]; message: string } | null {
+export function findUnstorable(value: unknown, path: string[] = [], depth = 0): { path: string[]; message: string } | null {
   if (typeof value === "string") {
     const message = unstorable(value);
     return message ? { path, message } : null;

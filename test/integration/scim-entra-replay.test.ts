@@ -28,7 +28,7 @@ describe("Microsoft Entra ID's sequence", () => {
     expect(first.headers.get("content-type")).toMatch(/^application\/scim\+json/);
     expect(first.body).toMatchObject({ schemas: [LIST_SCHEMA], totalResults: 0, Resources: [] });
 
-    // 2. POST with the enterprise extension and attributes Keyward does not keep (accepted, not stored).
+    // 2. POST with the enterprise extension (its department kept: the department is created) and attributes Keyward does not keep (accepted, not stored).
     const created = await entra.post("/Users", {
       schemas: [USER_SCHEMA, ENTERPRISE_SCHEMA],
       externalId: "0a21f0f2-8d2a-4f8e-bf98-7363c4aed4ef",
@@ -46,6 +46,7 @@ describe("Microsoft Entra ID's sequence", () => {
     expect(created.headers.get("location")).toBe(`${app.url}/scim/v2/Users/${id}`);
     expect(created.body).toMatchObject({ userName: upn.toLowerCase(), externalId: "0a21f0f2-8d2a-4f8e-bf98-7363c4aed4ef", active: true, displayName: "Adele Vance", name: { givenName: "Adele", familyName: "Vance", formatted: "Adele Vance" }, meta: { resourceType: "User" } });
     expect(created.body.title).toBeUndefined();
+    expect(created.body[ENTERPRISE_SCHEMA]).toEqual({ department: "Retail" });
     expect(await accountRow(app, id)).toMatchObject({ managed_by_organization_id: entra.orgId, status: "active", full_name: "Adele Vance" });
     expect(await membershipOf(app, entra.orgId, id)).toEqual({ role: "member" });
 
@@ -65,7 +66,7 @@ describe("Microsoft Entra ID's sequence", () => {
       { op: "Add", path: 'emails[type eq "work"].value', value: upn },
     ));
     expect(renamed.status).toBe(200);
-    expect(renamed.body).toMatchObject({ displayName: "Adele V.", name: { givenName: "Adèle", familyName: "Vance" }, active: false });
+    expect(renamed.body).toMatchObject({ displayName: "Adele V.", name: { givenName: "Adèle", familyName: "Vance" }, active: false, [ENTERPRISE_SCHEMA]: { department: "Sales" } });
 
     // 6. Reactivate ("True"), then delete.
     const on = await entra.patch(`/Users/${id}`, patchOf({ op: "Replace", path: "active", value: "True" }));
@@ -82,7 +83,7 @@ describe("Microsoft Entra ID's sequence", () => {
 
     // Every write audited, by the key.
     const records = await scimAudit(app, entra.orgId);
-    expect(records.map((r) => r.action)).toEqual(["scim.user.created", "scim.user.deactivated", "scim.user.updated", "scim.user.reactivated", "scim.user.deleted"]);
+    expect(records.map((r) => r.action)).toEqual(["scim.group.created", "scim.user.created", "scim.user.deactivated", "scim.group.created", "scim.user.updated", "scim.user.reactivated", "scim.user.deleted"]);
     expect(records.every((r) => (r.metadata?.actor as { key_id?: string } | undefined)?.key_id === entra.keyId)).toBe(true);
 
     // The same person can be provisioned again (the externalId is free once they were deleted).

@@ -112,7 +112,8 @@ describe("PATCH", () => {
       [patchOf({ op: "replace", path: "favouriteColour", value: "red" }), "invalidPath"],
       [patchOf({ op: "replace", path: "urn:example:custom:age", value: 3 }), "invalidPath"],
       [patchOf({ op: "replace", path: "id", value: "x" }), "mutability"],
-      [patchOf({ op: "replace", path: "userName", value: a.at("someone.else") }), "mutability"],
+      // A new userName outside the organization's verified domains (B's is not A's).
+      [patchOf({ op: "replace", path: "userName", value: b.at("someone.else") }), "invalidValue"],
       [patchOf({ op: "remove", path: 'emails[type eq "home"]' }), "noTarget"],
       [patchOf({ op: "replace", path: 'emails[type eq "home"].value', value: "x@y.test" }), "noTarget"],
       [patchOf({ op: "remove" }), "noTarget"],
@@ -173,7 +174,7 @@ describe("bad input on create", () => {
       ["PATCH", `/Users/${ids.ann}`, patchOf({ op: "replace", path: 5, value: "y" })],
       ["PATCH", `/Users/${ids.ann}`, { schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"], Operations: { op: "add" } }],
       ["PATCH", `/Users/${ids.ann}`, patchOf(null, 3)],
-      ["PUT", `/Users/${ids.ann}`, newScimUser(a.at("renamed"))],
+      ["PUT", `/Users/${ids.ann}`, newScimUser(b.at("renamed"))],
       ["GET", `/Users?filter=${encodeURIComponent("active gt true")}`, undefined],
       ["GET", "/Users?filter=a&filter=b", undefined],
       ["GET", "/Users?count=1e3", undefined],

@@ -72,7 +72,7 @@ export function schemas(baseUrl: string) {
       name: "User",
       description: "A managed account of the organization. Keyward keeps one address per account, the userName.",
       attributes: [
-        attr("userName", { required: true, uniqueness: "server", description: "The account's email address; it cannot be changed through SCIM yet" }),
+        attr("userName", { required: true, uniqueness: "server", description: "The account's email address: a change must stay within the organization's verified domains and be free (the address stays verified)" }),
         attr("name", {
           type: "complex",
           description: "The person's name",
@@ -88,6 +88,21 @@ export function schemas(baseUrl: string) {
         }),
       ],
       meta: { resourceType: "Schema", location: `${baseUrl}/Schemas/${SCIM.user}` },
+    },
+    {
+      schemas: [SCIM.schema],
+      id: SCIM.enterpriseUser,
+      name: "EnterpriseUser",
+      description: "The enterprise extension of a User: Keyward keeps department and manager (other attributes are accepted and not stored)",
+      attributes: [
+        attr("department", { description: "The organization's department of this name (any case; created when there is none): the person is made a member, and leaves the department the previous value named" }),
+        attr("manager", {
+          type: "complex",
+          description: "Another User of the organization",
+          subAttributes: [attr("value", { caseExact: true, description: "The manager's id (a User of this organization)" }), attr("$ref", { type: "reference", mutability: "readOnly", description: "The manager's URI" }), attr("displayName", { mutability: "readOnly", description: "The manager's displayName" })],
+        }),
+      ],
+      meta: { resourceType: "Schema", location: `${baseUrl}/Schemas/${SCIM.enterpriseUser}` },
     },
     {
       schemas: [SCIM.schema],

@@ -9,8 +9,8 @@ import { ScimErrors } from "./scim.errors.js";
 export const MAX_FILTER_LENGTH = 2048;
 const MAX_DEPTH = 16;
 
-type CompareOp = "eq" | "ne" | "co" | "sw" | "ew" | "gt" | "ge" | "lt" | "le";
-type Literal = string | number | boolean | null;
+export type CompareOp = "eq" | "ne" | "co" | "sw" | "ew" | "gt" | "ge" | "lt" | "le";
+export type Literal = string | number | boolean | null;
 
 export type Filter =
   | { kind: "and" | "or"; left: Filter; right: Filter }
@@ -194,7 +194,7 @@ function valuesAt(resource: unknown, path: string): unknown[] {
   return current.flatMap((v) => (Array.isArray(v) ? v : [v])).map((v) => (v && typeof v === "object" && "value" in v ? (v as { value: unknown }).value : v));
 }
 
-function compare(actual: unknown, op: CompareOp, expected: Literal, caseExact: boolean): boolean {
+export function compare(actual: unknown, op: CompareOp, expected: Literal, caseExact: boolean): boolean {
   if (typeof actual === "boolean" || typeof expected === "boolean") {
     if (op === "eq") return actual === expected;
     if (op === "ne") return actual !== expected;

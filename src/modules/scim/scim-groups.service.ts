@@ -8,7 +8,7 @@ import { provisionedDepartments as departments, provisionedMembership } from "..
 import { matches, parseFilter, type AttributeCatalog } from "./scim-filter.js";
 import { readOperations, type Op } from "./scim-patch.js";
 import { optionalString, project } from "./scim-user.js";
-import { scimUsersRepository } from "./scim-users.repository.js";
+import { scimGroupsRepository as repo, type DepartmentRecord, type GroupMember } from "./scim-groups.repository.js";
 import { SCIM, ScimErrors } from "./scim.errors.js";
 import { intParam, listParam, SCIM_MAX_RESULTS, type ListQuery, type Projection, type ScimAnswer } from "./scim-users.service.js";
 
@@ -45,8 +45,7 @@ export class ScimGroupsService {
     return requireApiKey(ctx, "scim").organizationId;
   }
 
-  private async resource(db: Executor, dept: { id: string; name: string; createdAt: Date; updatedAt: Date }, managed: Set<string>) {
-    const members = (await departments.members(db, dept.id)).filter((m) => managed.has(m.userId));
+  private resource(dept: DepartmentRecord, members: GroupMember[]) {
     const version = `W/"${dept.updatedAt.getTime().toString(36)}"`;
     return {
       resource: {
@@ -61,7 +60,10 @@ export class ScimGroupsService {
     };
   }
 
-  private managed = async (db: Executor, orgId: string) => new Set((await scimUsersRepository.listOf(db, orgId)).map((u) => u.id));
+  /** The department as a Group, with its managed members (one statement). */
+  private async load(db: Executor, orgId: string, dept: DepartmentRecord) {
+    return this.resource(dept, (await repo.membersOf(db, orgId, [dept.id])).get(dept.id) ?? []);
+  }
 
   async list(ctx: RequestContext, q: ListQuery): Promise<Record<string, unknown>> {
     const orgId = this.orgOf(ctx);
@@ -70,17 +72,21 @@ export class ScimGroupsService {
     const filter = q.filter ? parseFilter(q.filter, GROUP_CATALOG) : null;
     const startIndex = Math.max(1, intParam(q.startIndex, "startIndex", 1));
     const count = Math.min(SCIM_MAX_RESULTS, Math.max(0, intParam(q.count, "count", 100)));
-    const managed = await this.managed(db, orgId);
-    const all: Array<Record<string, unknown>> = [];
-    for (const d of await departments.list(db, orgId)) all.push((await this.resource(db, d, managed)).resource);
-    const hits = filter ? all.filter((r) => matches(filter, r, GROUP_CATALOG)) : all;
-    const page = hits.slice(startIndex - 1, startIndex - 1 + count).map((r) => project(r, listParam(q.attributes), listParam(q.excludedAttributes)));
-    return { schemas: [SCIM.listResponse], totalResults: hits.length, startIndex, itemsPerPage: page.length, Resources: page };
+    const attributes = listParam(q.attributes);
+    const excluded = listParam(q.excludedAttributes);
+    // The filter, the count and the page in SQL, then the page's members in one statement.
+    const found = await repo.search(db, orgId, filter, startIndex, count);
+    const rest = found.rest;
+    const members = await repo.membersOf(db, orgId, found.rows.map((d) => d.id));
+    const answered = found.rows.map((d) => this.resource(d, members.get(d.id) ?? []).resource);
+    const hits = rest ? answered.filter((r) => matches(rest, r, GROUP_CATALOG)) : answered;
+    const page = (rest ? hits.slice(startIndex - 1, startIndex - 1 + count) : hits).map((r) => project(r, attributes, excluded));
+    return { schemas: [SCIM.listResponse], totalResults: rest ? hits.length : found.total, startIndex, itemsPerPage: page.length, Resources: page };
   }
 
   async get(ctx: RequestContext, id: string, p: Projection = {}): Promise<ScimAnswer> {
     const orgId = this.orgOf(ctx);
-    const a = await this.resource(this.deps.db, await this.find(this.deps.db, orgId, id), await this.managed(this.deps.db, orgId));
+    const a = await this.load(this.deps.db, orgId, await this.find(this.deps.db, orgId, id));
     return { resource: project(a.resource, listParam(p.attributes), listParam(p.excludedAttributes)), etag: a.etag };
   }
 
@@ -100,8 +106,7 @@ export class ScimGroupsService {
       .transaction(async (tx) => {
         if (!(await provisionedMembership.lockOrganization(tx, orgId))) throw ScimErrors.notFound("Organization");
         const now = clock.now();
-        const managed = await this.managed(tx, orgId);
-        const members = memberIds(o.members, managed);
+        const members = memberIds(o.members, await this.managedIn(tx, orgId, body));
         const dept = await departments.create(tx, { organizationId: orgId, name: displayName, now });
         for (const m of members) await departments.addMember(tx, dept.id, m, now);
         await audit.record(tx, ctx, AuditAction.scimGroupCreated, { organizationId: orgId, resourceType: "department", resourceId: dept.id, metadata: { name: displayName, members: [...members].slice(0, 200) } });
@@ -112,14 +117,14 @@ export class ScimGroupsService {
   }
 
   async replace(ctx: RequestContext, id: string, body: unknown, ifMatch?: string): Promise<ScimAnswer> {
-    return this.change(ctx, id, ifMatch, (_state, managed) => {
+    return this.change(ctx, id, ifMatch, body, (_state, managed) => {
       const o = groupBody(body);
       return { displayName: nameOf(o.displayName), members: memberIds(o.members, managed) };
     });
   }
 
   async patch(ctx: RequestContext, id: string, body: unknown, ifMatch?: string): Promise<ScimAnswer> {
-    return this.change(ctx, id, ifMatch, (state, managed) => applyGroupPatch(state, body, managed));
+    return this.change(ctx, id, ifMatch, body, (state, managed) => applyGroupPatch(state, body, managed));
   }
 
   async remove(ctx: RequestContext, id: string, ifMatch?: string): Promise<void> {
@@ -128,22 +133,27 @@ export class ScimGroupsService {
     await db.transaction(async (tx) => {
       await provisionedMembership.lockOrganization(tx, orgId);
       const dept = await this.find(tx, orgId, id);
-      const current = await this.resource(tx, dept, await this.managed(tx, orgId));
+      const current = await this.load(tx, orgId, dept);
       checkIfMatch(ifMatch, current.etag);
       await departments.remove(tx, orgId, dept.id, clock.now());
       await audit.record(tx, ctx, AuditAction.scimGroupDeleted, { organizationId: orgId, resourceType: "department", resourceId: dept.id, metadata: { name: dept.name } });
     });
   }
 
-  private async change(ctx: RequestContext, id: string, ifMatch: string | undefined, next: (s: GroupState, managed: Set<string>) => GroupState): Promise<ScimAnswer> {
+  /** The organization's managed accounts among the ids the body names (members are named by id): one statement. */
+  private managedIn(db: Executor, orgId: string, body: unknown): Promise<Set<string>> {
+    return repo.managedAmong(db, orgId, idsIn(body));
+  }
+
+  private async change(ctx: RequestContext, id: string, ifMatch: string | undefined, body: unknown, next: (s: GroupState, managed: Set<string>) => GroupState): Promise<ScimAnswer> {
     const orgId = this.orgOf(ctx);
     const { db, clock, audit } = this.deps;
     await db
       .transaction(async (tx) => {
         await provisionedMembership.lockOrganization(tx, orgId);
         const dept = await this.find(tx, orgId, id);
-        const managed = await this.managed(tx, orgId);
-        const current = await this.resource(tx, dept, managed);
+        const managed = await this.managedIn(tx, orgId, body);
+        const current = await this.load(tx, orgId, dept);
         checkIfMatch(ifMatch, current.etag);
         const state = next({ displayName: dept.name, members: new Set(current.members) }, managed);
         const now = clock.now();
@@ -158,6 +168,23 @@ export class ScimGroupsService {
       .catch(nameTaken);
     return this.get(ctx, id);
   }
+}
+
+const MAX_IDS_PER_REQUEST = 5000;
+
+/** Every id-shaped string in a body (bounded): the Users a Group body may name. */
+function idsIn(body: unknown): string[] {
+  const ids = new Set<string>();
+  const walk = (v: unknown, depth: number): void => {
+    if (depth > 8) return;
+    if (typeof v === "string") {
+      if (UUID.test(v)) ids.add(v.toLowerCase());
+    } else if (Array.isArray(v)) for (const x of v) walk(x, depth + 1);
+    else if (v && typeof v === "object") for (const x of Object.values(v)) walk(x, depth + 1);
+  };
+  walk(body, 0);
+  if (ids.size > MAX_IDS_PER_REQUEST) throw ScimErrors.invalidValue(`At most ${MAX_IDS_PER_REQUEST} Users per request`);
+  return [...ids];
 }
 
 function checkIfMatch(ifMatch: string | undefined, etag: string): void {

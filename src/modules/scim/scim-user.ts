@@ -13,9 +13,15 @@ export interface ScimUserState {
   formatted: string | null;
   displayName: string | null;
   active: boolean;
+  /** The enterprise extension's department: the name of the organization's department the person is put in. */
+  department: string | null;
+  /** The enterprise extension's manager: the SCIM id (account id) of another User of the organization. */
+  manager: string | null;
 }
 
 export interface ScimUserRecord extends ScimUserState {
+  /** The manager's name as answered (its displayName), when the manager is a User of the organization. */
+  managerDisplayName: string | null;
   id: string;
   created: Date;
   lastModified: Date;
@@ -44,11 +50,11 @@ export const USER_CATALOG: AttributeCatalog = {
 const IGNORED_CORE = new Set(
   ["nickName", "profileUrl", "title", "userType", "preferredLanguage", "locale", "timezone", "password", "phoneNumbers", "ims", "photos", "addresses", "entitlements", "roles", "x509Certificates", "name.middleName", "name.honorificPrefix", "name.honorificSuffix"].map((s) => s.toLowerCase()),
 );
-const ENTERPRISE = new Set(["employeeNumber", "costCenter", "organization", "division", "department", "manager"].map((s) => s.toLowerCase()));
+const ENTERPRISE_IGNORED = new Set(["employeeNumber", "costCenter", "organization", "division", "manager.displayName", "manager.$ref"].map((s) => s.toLowerCase()));
 const READ_ONLY = new Set(["id", "meta", "groups", "schemas"]);
 
 export type UserPath =
-  | { kind: "attr"; attr: "userName" | "externalId" | "displayName" | "active" | "name" | "name.givenName" | "name.familyName" | "name.formatted" | "emails" }
+  | { kind: "attr"; attr: "userName" | "externalId" | "displayName" | "active" | "name" | "name.givenName" | "name.familyName" | "name.formatted" | "emails" | "department" | "manager" }
   /** `emails[<filter>]` or `emails[<filter>].<sub>`. */
   | { kind: "emails"; filter: string; sub: string | null }
   | { kind: "ignored" };
@@ -57,12 +63,7 @@ export type UserPath =
 export function resolveUserPath(raw: string): UserPath {
   if (raw.length > 512) throw ScimErrors.invalidPath("The path is too long");
   const lower = raw.toLowerCase();
-  const enterprisePrefix = `${SCIM.enterpriseUser.toLowerCase()}:`;
-  if (lower.startsWith(enterprisePrefix)) {
-    const rest = lower.slice(enterprisePrefix.length).split(".")[0]!;
-    if (ENTERPRISE.has(rest)) return { kind: "ignored" };
-    throw ScimErrors.invalidPath(`No attribute ${JSON.stringify(raw.slice(0, 100))} in the enterprise User schema`);
-  }
+  if (lower.startsWith(`${SCIM.enterpriseUser.toLowerCase()}:`)) return resolveEnterprisePath(raw);
   const bracket = /^(.*?)\[(.*)\](?:\.([A-Za-z]+))?$/s.exec(raw);
   if (bracket) {
     const base = resolvePath(USER_CATALOG, bracket[1]!);
@@ -82,6 +83,15 @@ export function resolveUserPath(raw: string): UserPath {
   if (!path || path.startsWith("meta") || path === "id") throw ScimErrors.invalidPath(`No attribute ${JSON.stringify(raw.slice(0, 100))} on a User`);
   if (path.startsWith("emails.")) return { kind: "attr", attr: "emails" };
   return { kind: "attr", attr: path as Extract<UserPath, { kind: "attr" }>["attr"] };
+}
+
+/** A path in the enterprise extension: Entra ID names them `…:User:department`, `…:User:manager` (a bare id), Okta `…:User:manager.value`. */
+function resolveEnterprisePath(raw: string): UserPath {
+  const rest = raw.toLowerCase().slice(SCIM.enterpriseUser.length + 1);
+  if (rest === "department") return { kind: "attr", attr: "department" };
+  if (rest === "manager" || rest === "manager.value") return { kind: "attr", attr: "manager" };
+  if (ENTERPRISE_IGNORED.has(rest)) return { kind: "ignored" };
+  throw ScimErrors.invalidPath(`No attribute ${JSON.stringify(raw.slice(0, 100))} in the enterprise User schema`);
 }
 
 const stripCore = (raw: string): string => (raw.toLowerCase().startsWith(`${SCIM.user.toLowerCase()}:`) ? raw.slice(SCIM.user.length + 1) : raw);
@@ -141,7 +151,27 @@ export function setAttr(state: ScimUserState, attr: Extract<UserPath, { kind: "a
     case "name.familyName": state.familyName = optionalString(value, "name.familyName"); return;
     case "name.formatted": state.formatted = optionalString(value, "name.formatted"); return;
     case "emails": checkEmails(value); return;
+    case "department": state.department = optionalString(value, "department"); return;
+    case "manager": state.manager = managerValue(value); return;
   }
+}
+
+/**
+ * The enterprise `manager`: `{"value": "<id>"}` (RFC 7643 §4.3, Okta), or the bare id Entra ID
+ * sends; null or "" clears it. Whether the id is a User of the organization is the service's check.
+ */
+export function managerValue(value: unknown): string | null {
+  let v = value;
+  if (v && typeof v === "object" && !Array.isArray(v)) {
+    const key = Object.keys(v).find((k) => k.toLowerCase() === "value");
+    v = key === undefined ? null : (v as Record<string, unknown>)[key];
+  }
+  if (v === null || v === undefined) return null;
+  if (typeof v !== "string") throw ScimErrors.invalidValue("manager must be a User's id, or an object with one as its value");
+  const id = v.trim();
+  if (!id) return null;
+  if (id.length > 64) throw ScimErrors.invalidValue("manager: not a User of this organization");
+  return id;
 }
 
 /**
@@ -170,12 +200,21 @@ export function checkUserSchemas(body: unknown): asserts body is Record<string, 
 /** A whole User as POST and PUT send it: what is not given is cleared (but `active` stays as it was when absent). */
 export function stateFromResource(body: unknown, previous: ScimUserState | null): ScimUserState {
   checkUserSchemas(body);
-  const state: ScimUserState = { userName: "", externalId: null, givenName: null, familyName: null, formatted: null, displayName: null, active: previous?.active ?? true };
+  const state: ScimUserState = { userName: "", externalId: null, givenName: null, familyName: null, formatted: null, displayName: null, active: previous?.active ?? true, department: null, manager: null };
   let sawUserName = false;
   for (const [key, value] of Object.entries(body)) {
     const k = key.toLowerCase();
     if (k === "schemas" || READ_ONLY.has(key) || k === "meta" || k === "id" || k === "groups") continue;
-    // Extension blocks: the enterprise one is known (and not kept); other extensions are the client's own.
+    // Extension blocks: the enterprise one's department and manager are kept; other extensions are the client's own.
+    if (k === SCIM.enterpriseUser.toLowerCase()) {
+      if (value === null) continue;
+      if (!isObject(value)) throw ScimErrors.invalidSyntax(`${SCIM.enterpriseUser} must be an object`);
+      for (const [ek, ev] of Object.entries(value)) {
+        const path = resolveUserPath(`${SCIM.enterpriseUser}:${ek}`);
+        if (path.kind === "attr") setAttr(state, path.attr, ev, false);
+      }
+      continue;
+    }
     if (k.startsWith("urn:")) continue;
     const path = resolveUserPath(key);
     if (path.kind === "ignored") continue;
@@ -193,8 +232,12 @@ export function toUserResource(u: ScimUserRecord, baseUrl: string): Record<strin
   if (u.givenName) name.givenName = u.givenName;
   if (u.familyName) name.familyName = u.familyName;
   if (u.formatted) name.formatted = u.formatted;
+  const enterprise: Record<string, unknown> = {};
+  if (u.department) enterprise.department = u.department;
+  if (u.manager) enterprise.manager = { value: u.manager, $ref: `${baseUrl}/Users/${u.manager}`, ...(u.managerDisplayName ? { displayName: u.managerDisplayName } : {}) };
+  const extended = Object.keys(enterprise).length > 0;
   return {
-    schemas: [SCIM.user],
+    schemas: extended ? [SCIM.user, SCIM.enterpriseUser] : [SCIM.user],
     id: u.id,
     ...(u.externalId ? { externalId: u.externalId } : {}),
     userName: u.userName,
@@ -202,6 +245,7 @@ export function toUserResource(u: ScimUserRecord, baseUrl: string): Record<strin
     displayName: u.displayName ?? u.formatted ?? u.userName,
     emails: [{ value: u.userName, type: "work", primary: true }],
     active: u.active,
+    ...(extended ? { [SCIM.enterpriseUser]: enterprise } : {}),
     meta: { resourceType: "User", created: u.created.toISOString(), lastModified: u.lastModified.toISOString(), location: `${baseUrl}/Users/${u.id}`, version: etagOf(u) },
   };
 }

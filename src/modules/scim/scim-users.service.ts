@@ -2,17 +2,17 @@ import type { Clock } from "../../infra/clock.js";
 import type { Db, Executor } from "../../infra/db.js";
 import { isUniqueViolation } from "../../infra/db-errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
-import { normalizeEmail } from "../../lib/strings.js";
 import { requireApiKey } from "../access/index.js";
 import { AuditAction, type AuditService } from "../audit/index.js";
 import type { CredentialsService } from "../auth/index.js";
 import type { DomainsService } from "../domains/index.js";
-import { provisionedMembership } from "../orgs/index.js";
+import { provisionedDepartments, provisionedMembership } from "../orgs/index.js";
 import { userAccounts } from "../users/index.js";
 import type { AfterCommit, ScimDeprovisioner } from "./scim-deprovisioner.js";
 import { matches, parseFilter } from "./scim-filter.js";
 import { applyPatch } from "./scim-patch.js";
 import { etagOf, project, stateFromResource, toUserResource, USER_CATALOG, type ScimUserRecord, type ScimUserState } from "./scim-user.js";
+import { scimGroupsRepository as groupsRepo } from "./scim-groups.repository.js";
 import { scimUsersRepository as repo } from "./scim-users.repository.js";
 import { SCIM, ScimErrors } from "./scim.errors.js";
 
@@ -93,13 +93,14 @@ export class ScimUsersService {
     const count = Math.min(SCIM_MAX_RESULTS, Math.max(0, intParam(q.count, "count", DEFAULT_COUNT)));
     const attributes = listParam(q.attributes);
     const excluded = listParam(q.excludedAttributes);
-    // `userName eq "…"` (how Okta and Entra ID look a person up) reads one row; other filters read the organization's Users.
-    const byName = filter?.kind === "compare" && filter.op === "eq" && filter.path === "userName" && typeof filter.value === "string";
-    const rows = byName ? await repo.findByUserName(this.deps.db, orgId, normalizeEmail(filter.value as string)) : await repo.listOf(this.deps.db, orgId);
-    const all = rows.map((u) => toUserResource(u, this.deps.baseUrl));
-    const hits = filter ? all.filter((r) => matches(filter, r, USER_CATALOG)) : all;
-    const page = hits.slice(startIndex - 1, startIndex - 1 + count).map((r) => project(r, attributes, excluded));
-    return { schemas: [SCIM.listResponse], totalResults: hits.length, startIndex, itemsPerPage: page.length, Resources: page };
+    // The filter, the count and the page in SQL; a filter SQL cannot answer whole (gt/lt, meta dates) is finished here.
+    const found = await repo.search(this.deps.db, orgId, filter, startIndex, count);
+    const rest = found.rest;
+    const answered = found.rows.map((u) => toUserResource(u, this.deps.baseUrl));
+    const hits = rest ? answered.filter((r) => matches(rest, r, USER_CATALOG)) : answered;
+    const totalResults = rest ? hits.length : found.total;
+    const page = (rest ? hits.slice(startIndex - 1, startIndex - 1 + count) : hits).map((r) => project(r, attributes, excluded));
+    return { schemas: [SCIM.listResponse], totalResults, startIndex, itemsPerPage: page.length, Resources: page };
   }
 
   async get(ctx: RequestContext, id: string, p: Projection = {}): Promise<ScimAnswer> {
@@ -119,9 +120,7 @@ export class ScimUsersService {
     const orgId = this.orgOf(ctx);
     const state = stateFromResource(body, null);
     // The organization's directory speaks for its own domains only (as enterprise sign-in's accounts).
-    if ((await this.deps.domains.findVerifiedOrganizationForEmail(state.userName)) !== orgId) {
-      throw ScimErrors.invalidValue("userName must be an address in one of the organization's verified domains");
-    }
+    await this.checkDomain(orgId, state.userName);
     const existing = await userAccounts.findByEmail(db, state.userName);
     if (existing) return this.refuseExisting(ctx, orgId, existing);
     const taken = () => ScimErrors.uniqueness("A User with this userName already exists");
@@ -132,9 +131,10 @@ export class ScimUsersService {
         const now = clock.now();
         const user = await this.deps.credentials.createAccount(tx, { email: state.userName, fullName: fullNameOf(state), managedBy: orgId, verifiedVia: "provider" }, { emailTaken: taken });
         await provisionedMembership.admit(tx, { organizationId: orgId, userId: user.id, now });
-        await repo.upsert(tx, { organizationId: orgId, userId: user.id, externalId: state.externalId, givenName: state.givenName, familyName: state.familyName, displayName: state.displayName, now });
+        const ext = await this.enterprise(tx, ctx, orgId, user.id, { department: null, manager: null }, state, now);
+        await repo.upsert(tx, { organizationId: orgId, userId: user.id, externalId: state.externalId, givenName: state.givenName, familyName: state.familyName, displayName: state.displayName, ...ext.columns, now });
         if (!state.active) after = await this.deps.deprovisioner.deactivate(tx, ctx, { organizationId: orgId, userId: user.id });
-        await audit.record(tx, ctx, AuditAction.scimUserCreated, { organizationId: orgId, userId: user.id, resourceType: "user", resourceId: user.id, metadata: { externalId: state.externalId, active: state.active } });
+        await audit.record(tx, ctx, AuditAction.scimUserCreated, { organizationId: orgId, userId: user.id, resourceType: "user", resourceId: user.id, metadata: { externalId: state.externalId, active: state.active, ...ext.audit } });
         return user.id;
       })
       .catch(rethrowUnique);
@@ -181,24 +181,87 @@ export class ScimUsersService {
     return before;
   }
 
+  /** The organization's directory speaks for its own verified domains only (as enterprise sign-in's accounts). */
+  private async checkDomain(orgId: string, userName: string): Promise<void> {
+    if ((await this.deps.domains.findVerifiedOrganizationForEmail(userName)) !== orgId) {
+      throw ScimErrors.invalidValue("userName must be an address in one of the organization's verified domains");
+    }
+  }
+
+  /**
+   * A new userName (Entra ID renames people): an address in one of the organization's verified
+   * domains (400 otherwise) that no other account has (409). The account's address follows and
+   * stays verified, by the domain, as at creation; sessions and credentials are kept.
+   */
+  private async readdress(tx: Executor, userId: string, userName: string, now: Date): Promise<void> {
+    const holder = await userAccounts.findByEmail(tx, userName);
+    if (holder && holder.id !== userId) throw ScimErrors.uniqueness("A User or another Keyward account already has this userName");
+    await userAccounts.readdress(tx, userId, userName, now);
+  }
+
+  /**
+   * The enterprise extension (issue 36): `manager` must be another User of this organization (400
+   * otherwise, whoever's id it is); `department` is the organization's department of that name (any
+   * case), created when there is none, as Okta and Entra ID admins expect of a mapped attribute. The
+   * membership it adds replaces the one the previous `department` added.
+   */
+  private async enterprise(tx: Executor, ctx: RequestContext, orgId: string, userId: string, before: Pick<ScimUserState, "department" | "manager">, state: ScimUserState, now: Date) {
+    const changed: string[] = [];
+    const audit: Record<string, unknown> = {};
+    if (state.manager !== before.manager) {
+      changed.push("manager");
+      audit.manager = state.manager;
+      if (state.manager !== null && (!UUID.test(state.manager) || state.manager.toLowerCase() === userId || !(await repo.find(tx, orgId, state.manager.toLowerCase())))) {
+        throw ScimErrors.invalidValue("manager: not another User of this organization");
+      }
+    }
+    const columns: { managerId: string | null; departmentId?: string | null } = { managerId: state.manager?.toLowerCase() ?? null };
+    if ((state.department ?? "").toLowerCase() !== (before.department ?? "").toLowerCase()) {
+      changed.push("department");
+      audit.department = state.department;
+      const previous = await repo.departmentOf(tx, userId);
+      let next: string | null = null;
+      if (state.department !== null) {
+        const dept = await groupsRepo.findOrCreateByName(tx, orgId, state.department, now);
+        if (dept.created) {
+          audit.departmentCreated = dept.id;
+          await this.deps.audit.record(tx, ctx, AuditAction.scimGroupCreated, { organizationId: orgId, resourceType: "department", resourceId: dept.id, metadata: { name: dept.name, members: [userId], via: "enterprise department" } });
+        }
+        await provisionedDepartments.addMember(tx, dept.id, userId, now);
+        next = dept.id;
+      }
+      if (previous && previous !== next) await provisionedDepartments.removeMember(tx, previous, userId);
+      columns.departmentId = next;
+    }
+    return { columns, changed, audit };
+  }
+
   /** One change of a User (PUT or PATCH): computed on a copy, then written all at once. */
   private async change(ctx: RequestContext, id: string, ifMatch: string | undefined, next: (before: ScimUserState) => ScimUserState): Promise<ScimAnswer> {
     const { db, clock, audit } = this.deps;
     const orgId = this.orgOf(ctx);
+    // A new userName's domain is checked before the transaction (the domains service reads outside it).
+    const current = await this.load(db, orgId, id);
+    const intended = next(current).userName;
+    if (intended !== current.userName) await this.checkDomain(orgId, intended);
     const { after } = await db
       .transaction(async (tx) => {
         const before = await this.lockAndLoad(tx, orgId, id, ifMatch);
         const state = next(before);
+        if (state.userName !== before.userName && state.userName !== intended) throw ScimErrors.preconditionFailed();
         // A full name Keyward derived from the parts follows the parts (it was not the client's own).
         if (state.formatted === before.formatted && before.formatted === fullNameOf({ ...before, formatted: null })) state.formatted = null;
-        if (state.userName !== before.userName) throw ScimErrors.mutability("userName (the account's address) cannot be changed through SCIM");
         const now = clock.now();
+        const renamed = state.userName !== before.userName;
+        if (renamed) await this.readdress(tx, before.id, state.userName, now);
         const target = { organizationId: orgId, userId: before.id };
         const fullName = fullNameOf(state);
         const effective = { ...state, formatted: fullName };
-        const changed = (["externalId", "givenName", "familyName", "formatted", "displayName", "active"] as const).filter((k) => effective[k] !== before[k]);
+        const changed: string[] = (["userName", "externalId", "givenName", "familyName", "formatted", "displayName", "active"] as const).filter((k) => effective[k] !== before[k]);
         if (fullName !== before.formatted) await userAccounts.rename(tx, before.id, fullName, now);
-        await repo.upsert(tx, { ...target, externalId: state.externalId, givenName: state.givenName, familyName: state.familyName, displayName: state.displayName, now });
+        const ext = await this.enterprise(tx, ctx, orgId, before.id, before, state, now);
+        changed.push(...ext.changed);
+        await repo.upsert(tx, { ...target, externalId: state.externalId, givenName: state.givenName, familyName: state.familyName, displayName: state.displayName, ...ext.columns, now });
         let done: AfterCommit = async () => {};
         if (before.active && !state.active) {
           done = await this.deps.deprovisioner.deactivate(tx, ctx, target);
@@ -208,7 +271,7 @@ export class ScimUsersService {
           await audit.record(tx, ctx, AuditAction.scimUserReactivated, { organizationId: orgId, userId: before.id, resourceType: "user", resourceId: before.id });
         }
         const attrs = changed.filter((k) => k !== "active");
-        if (attrs.length) await audit.record(tx, ctx, AuditAction.scimUserUpdated, { organizationId: orgId, userId: before.id, resourceType: "user", resourceId: before.id, metadata: { changed: attrs } });
+        if (attrs.length) await audit.record(tx, ctx, AuditAction.scimUserUpdated, { organizationId: orgId, userId: before.id, resourceType: "user", resourceId: before.id, metadata: { changed: attrs, ...ext.audit, ...(renamed ? { previousUserName: before.userName, userName: state.userName } : {}) } });
         return { after: done };
       })
       .catch(rethrowUnique);

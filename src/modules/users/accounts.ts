@@ -25,6 +25,12 @@ export const userAccounts = {
   /** The owner proved a new address by the link mailed to it. */
   changeEmail: (db: Executor, id: string, email: string, now: Date): Promise<UserRow | undefined> =>
     usersRepository.update(db, id, { email, emailVerifiedAt: now, emailVerifiedVia: "email_link", updatedAt: now }),
+  /**
+   * The organization that manages the account gave it a new address in one of its verified domains
+   * (SCIM, issue 36): verified by the domain, as the address it was created with.
+   */
+  readdress: (db: Executor, id: string, email: string, now: Date): Promise<UserRow | undefined> =>
+    usersRepository.update(db, id, { email, emailVerifiedAt: now, emailVerifiedVia: "provider", updatedAt: now }),
   /** A pending account becomes active (an invitation accepted, an admin set its password). */
   activate: (db: Executor, id: string, now: Date, fullName?: string | null): Promise<UserRow | undefined> =>
     usersRepository.update(db, id, { status: "active", ...(fullName === undefined ? {} : { fullName }), updatedAt: now }),
