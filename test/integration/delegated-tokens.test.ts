@@ -64,7 +64,7 @@ describe("the REST route table", () => {
   });
 
   it("declares no scope on a credential, session, API-key, client or admin route", () => {
-    const risky = /\/(auth\/(login|logout|sessions|token|totp|mfa|webauthn|external|register|reset|forgot)|admin|api-keys|clients|cli|token_please|users\/me\/(password|email|consents|invites)|members(\/|$)|invites|kill-switch|cas\b|zerotier)/;
+    const risky = /\/(auth\/(login|logout|sessions|token|totp|mfa|webauthn|external|register|reset|forgot)|admin|api-keys|clients|cli(\/|$)|token_please|users\/me\/(password|email|consents|invites)|members(\/|$)|invites|kill-switch|cas\b|zerotier)/;
     expect(routes().filter((r) => r.scope && (risky.test(r.path) || r.method !== "get" && r.path === "/users/me")).map((r) => `${r.method} ${r.path}`)).toEqual([]);
   });
 });
@@ -123,6 +123,7 @@ describe("the GraphQL schema", () => {
       "post /ssh/sign": "signUserCertificate",
       "get /ssh/certificates": "mySshCertificates",
       "get /ssh/ca/public-key": "caPublicKey",
+      "get /ssh/client-config": "mySshClientConfig",
       "get /organizations/:orgId/networks": "portalNetworks",
       "get /organizations/:orgId/devices": "myDevices",
       "get /organizations/:orgId/devices/:deviceId": "device",

@@ -174,7 +174,9 @@ describe("paging in SQL", () => {
 
 describe("statements do not grow with the organization", () => {
   it("GET /Users: the same count for 5 Users and 210, filtered or not", async () => {
-    for (const q of ["", "?count=200", `?filter=${encodeURIComponent('userName sw "p0" and active eq true')}&count=3`, `?filter=${encodeURIComponent('emails[value co "1"]')}&startIndex=2&count=2`]) {
+    for (const q of ["", "?count=200", `?filter=${encodeURIComponent('userName sw "p0" and active eq true')}&count=3`, `?filter=${encodeURIComponent('emails[value co "@"]')}&startIndex=2&count=2`]) {
+      // (Every User matches "@", so both organizations have a second page: a page past the end costs one statement less, and
+      // a filter whose matches depend on the test's random domain, such as co "1", would count that instead.)
       const [few, many] = [await statementsOf(() => small.get(`/Users${q}`)), await statementsOf(() => large.get(`/Users${q}`))];
       console.log(`GET /Users${q}: ${few} statements for 5 Users, ${many} for ${LARGE}`);
       expect(many, q).toBe(few);
