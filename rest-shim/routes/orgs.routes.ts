@@ -2,11 +2,15 @@ import type { Config } from "../../src/config/index.js";
 import type { Services } from "../../src/container.js";
 import { setSessionCookie } from "../../src/http/session.js";
 import { createOrgSchema, deleteOrgSchema, transferSchema, updateOrgSchema, addMemberSchema, changeRoleSchema, inviteSchema, acceptInviteSchema, type InviteView } from "../../src/modules/orgs/index.js";
+import { z } from "zod";
 import { sendData, sendList } from "../envelope.js";
 import { input, param, type RouteDef } from "../route.js";
 import { data } from "../views/index.js";
 
 const O = "/organizations/:orgId";
+
+/** What removing a member answers: the offboarding receipt's id (null when you removed yourself, which is leaving). */
+const removedMemberView = z.object({ receiptId: z.string().nullable().describe("The offboarding receipt (GET …/offboardings/{receipt_id}); null when you left") });
 
 /** An invitation with the inviter's id also under the original API's name, for its scripts. */
 const withInviterId = (i: InviteView) => ({ ...i, invitedById: i.invitedBy });
@@ -55,12 +59,9 @@ export const orgsRoutes = (s: Services, config: Config): RouteDef[] => [
     handle: async (req, res) => sendData(res, 201, "Invitation sent: they become a member when they accept it", { invite: withInviterId(await s.invites.addMember(req.ctx, param(req, "orgId"), input(req))) }),
   },
   {
-    method: "delete", path: `${O}/members/:userId`, data: null, tag: "members", auth: "user", org: "admin",
-    summary: "Remove a member (never the last owner: transfer ownership first)",
-    handle: async (req, res) => {
-      await s.members.remove(req.ctx, param(req, "orgId"), param(req, "userId"));
-      sendData(res, 200, "Member removed");
-    },
+    method: "delete", path: `${O}/members/:userId`, data: removedMemberView, tag: "members", auth: "user", org: "admin",
+    summary: "Remove a member (never the last owner: transfer ownership first). Removing someone else is offboarding: the answer names its receipt (GET …/offboardings/{receipt_id})",
+    handle: async (req, res) => sendData(res, 200, "Member removed", await s.members.remove(req.ctx, param(req, "orgId"), param(req, "userId"))),
   },
   {
     method: "patch", path: `${O}/members/:userId/role`, data: data.member, tag: "members", auth: "user", org: "admin", body: changeRoleSchema,

@@ -48,4 +48,29 @@ describe("reinstating within the organizations-per-user limit", () => {
     expect([back.status, back.body.active], back.text).toEqual([200, true]);
     expect(await membershipOf(app, scim.orgId, id)).toEqual({ role: "member" });
   });
+  it("SCIM POST never adds a membership to an existing account, so it cannot go over the limit: 409, nothing linked", async () => {
+    // A new User is a new account (no memberships: under any MAX_ORGS_PER_USER >= 1). An address that
+    // already has an account, even one this organization manages and removed, is refused before any
+    // membership is written: the limit has no case to check there.
+    const scim = await scimClient(app);
+    const email = scim.at("lee.full");
+    const created = await scim.post("/Users", newScimUser(email));
+    expect(created.status, created.text).toBe(201);
+    const id = created.body.id as string;
+    expect((await app.http.post(`/api/v1/admin/users/${id}/password`, { password: PASSWORD }, { token: scim.owner.token })).status).toBe(200);
+    const person = { id, email, password: PASSWORD, token: (await login(app, email)).body.data.token as string };
+    const otherOwner = await newUser(app);
+    const [b, c] = [await newOrg(app, otherOwner), await newOrg(app, otherOwner)];
+    await addMember(app, b.id, otherOwner, person, "member");
+    // Removed by the admin (offboarding), then a member of B and C: at the limit of 2.
+    const removed = await app.http.post(`/api/v1/organizations/${scim.orgId}/members/${id}/offboard`, { mode: "remove", reason: "moved" }, { token: scim.owner.token });
+    expect(removed.status, removed.text).toBe(201);
+    const token = (await login(app, email)).body.data.token as string;
+    await addMember(app, c.id, otherOwner, { ...person, token }, "member");
+
+    const again = await scim.post("/Users", newScimUser(email));
+    expect(scimError(again), again.text).toEqual([409, "uniqueness"]);
+    expect(await membershipOf(app, scim.orgId, id)).toBeUndefined();
+    expect((await app.http.get("/api/v1/organizations", { token })).body.data.organizations.map((o: { id: string }) => o.id).sort()).toEqual([b.id, c.id].sort());
+  });
 });

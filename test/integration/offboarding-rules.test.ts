@@ -239,9 +239,12 @@ describe("removing a member is offboarding", () => {
     expect(await receiptsOf(managedAdmin.id)).toEqual([]);
 
     // Removed by an admin: the managed account's session ends, and the removal has its receipt.
-    expect((await app.http.delete(`${O}/members/${managed.id}`, { token: admin.token })).status).toBe(200);
+    const removed = await app.http.delete(`${O}/members/${managed.id}`, { token: admin.token });
+    expect(removed.status, removed.text).toBe(200);
     const [receipt, ...none] = await receiptsOf(managed.id);
     expect(none).toEqual([]);
+    // The answer names the receipt (REST and GraphQL alike), for the caller to show it.
+    expect(removed.body.data).toEqual({ receipt_id: receipt.id });
     expect(receipt).toMatchObject({ mode: "remove", reason: "Removed from the organization", role: "member", managed: true, sessions: { count: 1 } });
     expect((await app.http.get("/api/v1/users/me", { token: managed.token })).status).toBe(401);
     const removal = await app.http.get(`${O}/audit-logs?action=org.member.remove`, { token: owner.token });
@@ -250,11 +253,15 @@ describe("removing a member is offboarding", () => {
 
     // Someone suspended here is removed for good, in one step, with a receipt of its own.
     expect((await offboard(org.id, managedAdmin.id, owner, { mode: "suspend", reason: "leave" })).status).toBe(201);
-    expect((await app.http.delete(`${O}/members/${managedAdmin.id}`, { token: owner.token })).status).toBe(200);
-    expect((await receiptsOf(managedAdmin.id)).map((r: { mode: string }) => r.mode)).toEqual(["remove", "suspend"]);
+    const byGql = await app.http.gql("mutation($o: ID!, $u: ID!) { removeMember(orgId: $o, userId: $u) { message receiptId } }", { o: org.id, u: managedAdmin.id }, { token: owner.token });
+    expect(byGql.errors).toBeUndefined();
+    const modes = await receiptsOf(managedAdmin.id);
+    expect(modes.map((r: { mode: string }) => r.mode)).toEqual(["remove", "suspend"]);
+    expect(byGql.data?.removeMember).toEqual({ message: "Member removed", receiptId: modes[0].id });
 
     // Leaving is not offboarding: no receipt, the person's own session lives on.
-    expect((await app.http.post(`${O}/leave`, {}, { token: admin.token })).status).toBe(200);
+    const left = await app.http.delete(`${O}/members/${admin.id}`, { token: admin.token });
+    expect([left.status, left.body.data]).toEqual([200, { receipt_id: null }]);
     expect(await receiptsOf(admin.id)).toEqual([]);
     expect((await app.http.get("/api/v1/users/me", { token: admin.token })).status).toBe(200);
     expect(await memberIds(org.id, owner)).toEqual([owner.id]);

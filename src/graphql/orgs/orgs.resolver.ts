@@ -6,7 +6,7 @@ import { OrgRole } from "../common/org-role.js";
 import type { GqlContext } from "../context.js";
 import { org } from "../org-extension.js";
 import { scope } from "../scope.js";
-import { CreateOrganizationInput, Member, Organization, SimpleOrganization, TransferOwnershipPayload, UpdateOrganizationInput } from "./orgs.types.js";
+import { CreateOrganizationInput, Member, Organization, RemoveMemberPayload, SimpleOrganization, TransferOwnershipPayload, UpdateOrganizationInput } from "./orgs.types.js";
 
 /** Organizations and their members (people join through invites/). */
 @Resolver()
@@ -72,10 +72,10 @@ export class OrgsResolver {
 
   @Authorized()
   @org(OrgRole.admin)
-  @Mutation(() => MessagePayload)
-  async removeMember(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("userId", () => ID) userId: string) {
-    await this.s.members.remove(ctx, orgId, userId);
-    return message("Member removed");
+  @Mutation(() => RemoveMemberPayload)
+  async removeMember(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("userId", () => ID) userId: string): Promise<RemoveMemberPayload> {
+    const { receiptId } = await this.s.members.remove(ctx, orgId, userId);
+    return { ...message("Member removed"), receiptId };
   }
 
   @Authorized()

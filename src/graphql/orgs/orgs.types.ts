@@ -68,3 +68,10 @@ export class TransferOwnershipPayload implements TransferOwnershipView {
   @Field(() => RoleHolder) previousOwner: TransferOwnershipView["previousOwner"];
   @Field(() => RoleHolder) newOwner: TransferOwnershipView["newOwner"];
 }
+
+@ObjectType({ description: "A member removed. Removing someone else is offboarding: its receipt (offboardingReceipt)" })
+export class RemoveMemberPayload {
+  @Field(() => String) message: string;
+  @Field(() => ID, { nullable: true, description: "The offboarding receipt's id; null when you removed yourself (leaving has no receipt)" })
+  receiptId: string | null;
+}

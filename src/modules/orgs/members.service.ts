@@ -75,11 +75,16 @@ export class MembersService {
    * owner, and an account this organization manages by the admin-reach rule (an admin never
    * removes another admin of it). Leaving is not offboarding: the person's own sessions and keys
    * are theirs, nothing is listed on a receipt.
+   *
+   * The answer names the receipt (null when leaving: there is none), for the caller to show it.
    */
-  async remove(ctx: RequestContext, orgId: string, userId: string): Promise<void> {
+  async remove(ctx: RequestContext, orgId: string, userId: string): Promise<{ receiptId: string | null }> {
     const target = parseId(userId, OrgErrors.memberNotFound);
     const self = ctx.actor.kind === "user" && ctx.actor.userId === target;
-    if (self) return this.leaveLocked(ctx, orgId, target);
+    if (self) {
+      await this.leaveLocked(ctx, orgId, target);
+      return { receiptId: null };
+    }
     const { db, audit } = this.deps;
     const { orgId: id } = await requireOrgAccess(db, ctx, orgId, "members.manage");
     const cut = await db.transaction(async (tx) => {
@@ -93,6 +98,7 @@ export class MembersService {
       return done;
     });
     await cut.afterCommit();
+    return { receiptId: cut.receiptId };
   }
 
   /** Leaving: the membership and what it granted end; the person's sessions and keys are their own. */
@@ -117,7 +123,7 @@ export class MembersService {
 
   async leave(ctx: RequestContext, orgId: string): Promise<void> {
     // Anonymous: 401 like every organization route (not 404, which would answer before sign-in).
-    return this.remove(ctx, orgId, requireUser(ctx).userId);
+    await this.remove(ctx, orgId, requireUser(ctx).userId);
   }
 
   async changeRole(ctx: RequestContext, orgId: string, userId: string, input: ChangeRoleInput): Promise<MemberView> {

@@ -12,7 +12,7 @@ import { Empty, ErrorState, FormError, Loading, Success } from "../../ui/States"
 import { Time } from "../../ui/Time";
 import { useShell } from "../../shell";
 import { isAdmin, useOrg } from "./layout";
-import { OffboardAction, type OffboardingReceipt, ReceiptPanel } from "./offboard";
+import { loadReceipt, OffboardAction, type OffboardingReceipt, ReceiptPanel } from "./offboard";
 
 const MembersQuery = graphql(`
   query OrgMembers($orgId: ID!) {
@@ -58,7 +58,7 @@ const ChangeRole = graphql(`
   mutation ChangeMemberRole($orgId: ID!, $userId: ID!, $role: OrgRole!) { changeMemberRole(orgId: $orgId, userId: $userId, role: $role) { userId role } }
 `);
 const RemoveMember = graphql(`
-  mutation RemoveMember($orgId: ID!, $userId: ID!) { removeMember(orgId: $orgId, userId: $userId) { message } }
+  mutation RemoveMember($orgId: ID!, $userId: ID!) { removeMember(orgId: $orgId, userId: $userId) { message receiptId } }
 `);
 
 const ROLES = ["guest", "member", "admin"] as const;
@@ -196,8 +196,16 @@ export function Members() {
                           title={`Remove ${m.fullName || m.email}?`}
                           confirmLabel="Remove"
                           onConfirm={async () => {
-                            await gql(RemoveMember, { orgId: org.id, userId: m.userId });
-                            await changed(`${m.fullName || m.email} was removed.`);
+                            const name = m.fullName || m.email;
+                            const { receiptId } = (await gql(RemoveMember, { orgId: org.id, userId: m.userId })).removeMember;
+                            // Removing is offboarding: show what it cut, as Offboard does (the removal
+                            // itself is done even if the receipt cannot be read now).
+                            const r = receiptId ? await loadReceipt(org.id, receiptId).catch(() => null) : null;
+                            if (r) {
+                              setReceipt({ name, receipt: r });
+                              setDone("");
+                              await qc.invalidateQueries({ queryKey: ["org", org.id] });
+                            } else await changed(`${name} was removed.`);
                           }}
                         >
                           <p>

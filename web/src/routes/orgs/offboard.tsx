@@ -20,6 +20,22 @@ const OffboardMember = graphql(`
 
 export type OffboardingReceipt = ResultOf<typeof OffboardMember>["offboardMember"];
 
+/** The same receipt by its id: "Remove" is offboarding too, and its answer names the receipt. */
+const ReceiptQuery = graphql(`
+  query OffboardingReceiptById($orgId: ID!, $id: ID!) {
+    offboardingReceipt(orgId: $orgId, id: $id) {
+      id auditId mode reason managed accountSuspended
+      sessions { count } cliTokens { count } apiKeys { count }
+      certificates { count serials } devices { count } departments { count } principals { count }
+      pending { devices }
+    }
+  }
+`);
+
+export async function loadReceipt(orgId: string, id: string): Promise<OffboardingReceipt> {
+  return (await gql(ReceiptQuery, { orgId, id })).offboardingReceipt;
+}
+
 /** "Offboard": suspend or remove a member in one step, with a reason; the receipt is shown after. */
 export function OffboardAction({ orgId, orgName, member, onDone }: { orgId: string; orgName: string; member: { userId: string; email: string; fullName: string | null; managed: boolean }; onDone: (name: string, receipt: OffboardingReceipt) => Promise<void> }) {
   const [mode, setMode] = useState<"suspend" | "remove">("suspend");
