@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, integer, pgEnum, pgTable, primaryKey, text, uniqueIndex, uuid, varchar } from "drizzle-orm/pg-core";
+import { boolean, check, index, integer, pgEnum, pgTable, primaryKey, text, uniqueIndex, uuid, varchar } from "drizzle-orm/pg-core";
 import { createdAt, id, tstz, updatedAt } from "./_columns.js";
 import { departments, organizations, principals } from "./orgs.js";
 import { users } from "./users.js";
@@ -31,6 +31,31 @@ export const accessRequestPolicies = pgTable(
   (t) => [primaryKey({ columns: [t.organizationId, t.principalId] })],
 );
 
+/**
+ * Whether, by whom and for how long a department's grants may be asked for: while such a grant
+ * lasts the person signs with the department's principals, as if a member (nothing else of
+ * membership: see docs/access-requests.md). No row: not requestable.
+ */
+export const departmentAccessPolicies = pgTable(
+  "department_access_policies",
+  {
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organizations.id),
+    departmentId: uuid("department_id")
+      .notNull()
+      .references(() => departments.id),
+    requestable: boolean("requestable").notNull().default(true),
+    /** Only members of this department may ask (null: any member of the organization). */
+    requesterDepartmentId: uuid("requester_department_id").references(() => departments.id),
+    maxMinutes: integer("max_minutes").notNull(),
+    approvalRequired: boolean("approval_required").notNull().default(true),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.departmentId] })],
+);
+
 export const accessRequests = pgTable(
   "access_requests",
   {
@@ -41,11 +66,14 @@ export const accessRequests = pgTable(
     userId: uuid("user_id")
       .notNull()
       .references(() => users.id),
-    principalId: uuid("principal_id")
-      .notNull()
-      .references(() => principals.id),
+    /** What is asked for: a principal, or a department's grants (its principals, as if a member). */
+    kind: varchar("kind", { length: 16 }).$type<"principal" | "department">().notNull().default("principal"),
+    principalId: uuid("principal_id").references(() => principals.id),
     /** The principal's name when asked (certificates carry the name). */
-    principalName: varchar("principal_name", { length: 255 }).notNull(),
+    principalName: varchar("principal_name", { length: 255 }),
+    departmentId: uuid("department_id").references(() => departments.id),
+    /** The department's name when asked. */
+    departmentName: varchar("department_name", { length: 255 }),
     state: accessRequestState("state").notNull(),
     reason: text("reason").notNull(),
     requestedMinutes: integer("requested_minutes").notNull(),
@@ -58,12 +86,22 @@ export const accessRequests = pgTable(
     grantedMinutes: integer("granted_minutes"),
     grantStartsAt: tstz("grant_starts_at"),
     grantEndsAt: tstz("grant_ends_at"),
+    /** An approver ended the grant early: grantEndsAt was moved to this time. */
+    revokedAt: tstz("revoked_at"),
+    revokedByUserId: uuid("revoked_by_user_id").references(() => users.id),
+    revokeReason: text("revoke_reason"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     // One open request per person and principal: a second one (or a concurrent one) is refused.
     uniqueIndex("access_requests_user_principal_pending_uq").on(t.userId, t.principalId).where(sql`${t.state} = 'pending'`),
+    uniqueIndex("access_requests_user_department_pending_uq").on(t.userId, t.departmentId).where(sql`${t.state} = 'pending'`),
+    // Exactly one target, matching the kind.
+    check(
+      "access_requests_target_ck",
+      sql`(${t.kind} = 'principal' and ${t.principalId} is not null and ${t.principalName} is not null and ${t.departmentId} is null) or (${t.kind} = 'department' and ${t.departmentId} is not null and ${t.departmentName} is not null and ${t.principalId} is null)`,
+    ),
     index("access_requests_org_state_idx").on(t.organizationId, t.state),
     index("access_requests_user_grant_idx").on(t.userId, t.organizationId, t.grantEndsAt),
   ],

@@ -1,5 +1,5 @@
 import type { Services } from "../../src/container.js";
-import { accessPolicySchema, approveSchema, listRequestsSchema, rejectSchema, requestAccessSchema } from "../../src/modules/access-requests/index.js";
+import { accessPolicySchema, approveSchema, listRequestsSchema, rejectSchema, requestAccessSchema, revokeSchema } from "../../src/modules/access-requests/index.js";
 import { sendData, sendList } from "../envelope.js";
 import { input, param, queryInput, type RouteDef } from "../route.js";
 import { data } from "../views/index.js";
@@ -58,5 +58,21 @@ export const accessRequestsRoutes = (s: Services): RouteDef[] => [
     method: "put", path: `${O}/principals/:principalId/access-policy`, data: data.accessPolicy, tag: "access-requests", auth: "user", org: "admin", body: accessPolicySchema,
     errors: { 404: "No such principal or department in the organization (PRINCIPAL_NOT_FOUND, DEPARTMENT_NOT_FOUND)" }, summary: "Set a principal's request policy",
     handle: async (req, res) => sendData(res, 200, "Access request policy set", { policy: await s.accessRequests.setPolicy(req.ctx, org(req), param(req, "principalId"), input(req)) }),
+  },
+  {
+    method: "get", path: `${O}/department-access-policies`, data: data.departmentAccessPolicies, tag: "access-requests", auth: "user", org: "guest",
+    summary: "Which departments' grants (their principals, as if a member) can be requested, by whom, for how long, with or without approval",
+    handle: async (req, res) => sendList(res, 200, "Department access request policies", "policies", await s.accessRequests.departmentPolicies(req.ctx, org(req))),
+  },
+  {
+    method: "put", path: `${O}/departments/:departmentId/access-policy`, data: data.departmentAccessPolicy, tag: "access-requests", auth: "user", org: "admin", body: accessPolicySchema,
+    errors: { 404: "No such department in the organization (DEPARTMENT_NOT_FOUND)" }, summary: "Set a department's request policy (its grants asked for a bounded time)",
+    handle: async (req, res) => sendData(res, 200, "Department access request policy set", { policy: await s.accessRequests.setDepartmentPolicy(req.ctx, org(req), param(req, "departmentId"), input(req)) }),
+  },
+  {
+    method: "post", path: `${O}/access-requests/:requestId/revoke`, data: data.accessRequest, tag: "access-requests", auth: "user", org: "admin", body: revokeSchema,
+    errors: { 409: "Not a grant in force: pending, decided otherwise, already ended or ended early (GRANT_NOT_ACTIVE)" },
+    summary: "End a grant in force early, with a reason: the next `ssh sign` leaves it out",
+    handle: async (req, res) => sendData(res, 200, "Grant ended", { accessRequest: await s.accessRequests.revoke(req.ctx, org(req), param(req, "requestId"), input(req)) }),
   },
 ];

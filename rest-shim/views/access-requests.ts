@@ -11,8 +11,11 @@ export const accessRequestView = named("AccessRequest", z.object({
   userId: z.string(),
   userEmail: z.string().nullable(),
   userName: z.string().nullable(),
-  principalId: z.string(),
-  principal: z.string().describe("The principal's name"),
+  kind: z.enum(["principal", "department"]).describe("department: the department's principals, as if a member, while the grant lasts"),
+  principalId: z.string().nullable(),
+  principal: z.string().nullable().describe("The principal's name (kind principal)"),
+  departmentId: z.string().nullable(),
+  department: z.string().nullable().describe("The department's name (kind department)"),
   state: z.enum(accessRequestState.enumValues).describe("expired: a pending request nobody decided in time"),
   reason: z.string(),
   requestedMinutes: z.number().int(),
@@ -23,6 +26,9 @@ export const accessRequestView = named("AccessRequest", z.object({
   grantedMinutes: z.number().int().nullable(),
   grantStartsAt: date.nullable(),
   grantEndsAt: date.nullable().describe("Certificates that carry the principal through this grant end at this time at the latest"),
+  revokedAt: date.nullable().describe("An approver ended the grant early (grantEndsAt is then that moment)"),
+  revokedByUserId: z.string().nullable(),
+  revokeReason: z.string().nullable(),
   active: z.boolean().describe("An approved request whose grant is in force now"),
   createdAt: date,
 }));
@@ -40,3 +46,15 @@ export const accessPolicyView = named("AccessRequestPolicy", z.object({
   updatedAt: date,
 }));
 sameShape<z.output<typeof accessPolicyView>, Returns<Services["accessRequests"]["setPolicy"]>>();
+
+export const departmentAccessPolicyView = named("DepartmentAccessRequestPolicy", z.object({
+  organizationId: z.string(),
+  departmentId: z.string(),
+  department: z.string(),
+  requestable: z.boolean(),
+  requesterDepartmentId: z.string().nullable().describe("Only members of this department may ask (null: any member)"),
+  maxDurationMinutes: z.number().int(),
+  approvalRequired: z.boolean().describe("false: approved at once (on-call), audited like an approval"),
+  updatedAt: date,
+}));
+sameShape<z.output<typeof departmentAccessPolicyView>, Returns<Services["accessRequests"]["setDepartmentPolicy"]>>();

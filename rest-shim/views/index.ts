@@ -7,7 +7,7 @@ import { clientView, consentView, createdClientView, createdRegistrationTokenVie
 import { auditChainCheckView, auditVerificationView } from "./audit.js";
 import { approvalView, deviceView, portalNetworkView } from "./networks.js";
 import { domainView } from "./domains.js";
-import { accessPolicyView, accessRequestView } from "./access-requests.js";
+import { accessPolicyView, accessRequestView, departmentAccessPolicyView } from "./access-requests.js";
 import { memberSsoConnectionView, ssoConnectionView } from "./sso.js";
 import { apiKeyView, caView, certificateView, createdApiKeyView, signedCertificateView, sshClientConfigView, sshKeyView } from "./ssh.js";
 
@@ -105,6 +105,8 @@ export const data = {
   accessRequests: list("accessRequests", accessRequestView),
   accessPolicy: z.object({ policy: accessPolicyView }),
   accessPolicies: list("policies", accessPolicyView),
+  departmentAccessPolicy: z.object({ policy: departmentAccessPolicyView }),
+  departmentAccessPolicies: list("policies", departmentAccessPolicyView),
 };
 
 sameShape<z.output<typeof data.sshKeyVerified>, Returns<Services["sshKeys"]["verify"]>>();

@@ -6,7 +6,7 @@ export type CommandName =
   | "keys add" | "keys list" | "keys rm"
   | "ssh sign" | "ssh status" | "ssh config" | "ssh ensure"
   | "networks list" | "networks activate" | "networks deactivate"
-  | "request principal" | "request list"
+  | "request principal" | "request department" | "request list"
   | "host enroll" | "host renew" | "host install-timer";
 
 export type Opts = Record<string, any>;
@@ -100,9 +100,14 @@ export function buildProgram(run: Runner, output?: OutputConfiguration): Command
     .option("--all", "everything active")
     .option("--org-id <id>", "only this organization");
 
-  const request = program.command("request").description("just-in-time access: ask for a principal for a bounded time");
+  const request = program.command("request").description("just-in-time access: ask for a principal or a department's grants for a bounded time");
   leaf(request, "principal", "ask for a principal; approved, `ssh sign` includes it until the grant ends", "request principal")
     .argument("<name>", "the principal (e.g. deploy)")
+    .requiredOption("--for <duration>", "how long: 30m, 2h, 1h30m, 1d")
+    .requiredOption("--reason <text>", "why (the approvers read it; it is audited)")
+    .option("--org-id <id>", "the organization (needed when you belong to several)");
+  leaf(request, "department", "ask for a department's grants (its principals, as if a member); approved, `ssh sign` includes them until the grant ends", "request department")
+    .argument("<name>", "the department (e.g. ops)")
     .requiredOption("--for <duration>", "how long: 30m, 2h, 1h30m, 1d")
     .requiredOption("--reason <text>", "why (the approvers read it; it is audited)")
     .option("--org-id <id>", "the organization (needed when you belong to several)");

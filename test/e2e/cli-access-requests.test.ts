@@ -36,6 +36,12 @@ beforeAll(async () => {
   const deploy = (await app.http.post(`/api/v1/organizations/${org.id}/principals`, { name: "deploy" }, { token: owner.token })).body.data.principal;
   const policy = await app.http.request("PUT", `/api/v1/organizations/${org.id}/principals/${deploy.id}/access-policy`, { token: owner.token, body: { max_duration_minutes: 240 } });
   if (policy.status !== 200) throw new Error(policy.text);
+  // A department whose grants (its principal ops-root) can be asked for up to an hour.
+  const ops = (await app.http.post(`/api/v1/organizations/${org.id}/departments`, { name: "ops" }, { token: owner.token })).body.data.department;
+  const opsRoot = (await app.http.post(`/api/v1/organizations/${org.id}/principals`, { name: "ops-root" }, { token: owner.token })).body.data.principal;
+  if ((await app.http.post(`/api/v1/organizations/${org.id}/principals/${opsRoot.id}/departments/${ops.id}`, {}, { token: owner.token })).status !== 201) throw new Error("link failed");
+  const opsPolicy = await app.http.request("PUT", `/api/v1/organizations/${org.id}/departments/${ops.id}/access-policy`, { token: owner.token, body: { max_duration_minutes: 60 } });
+  if (opsPolicy.status !== 200) throw new Error(opsPolicy.text);
   u = cliUser(app.url);
   execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "jit-test", "-f", join(u.home, ".ssh", "id_ed25519")]);
   const login = await loginWithLoopback(app.url, person, u);
@@ -93,5 +99,40 @@ describe("keyward request", () => {
     expect(cert.principals).toEqual(["app", "deploy"]);
     expect(cert.validTo.getTime()).toBeLessThanOrEqual(grantEnd.getTime());
     expect(cert.validTo.getTime()).toBeGreaterThan(grantEnd.getTime() - 5_000);
+  }, 120_000);
+
+  it("asks for a department's grants; approved, `ssh sign` carries its principals until the grant ends; ended early, the next certificate leaves them out", async () => {
+    const tooLong = await runCli(["request", "department", "ops", "--for", "2h", "--reason", "failover", "--json"], u);
+    expect(tooLong.code).toBe(1);
+    expect(json(tooLong.stdout).error.type).toBe("DURATION_TOO_LONG");
+    const unknown = await runCli(["request", "department", "nope", "--for", "1h", "--reason", "x", "--json"], u);
+    expect(json(unknown.stdout).error.type).toBe("DEPARTMENT_NOT_FOUND");
+
+    const asked = await runCli(["request", "department", "ops", "--for", "1h", "--reason", "failover INC-7"], u);
+    expect(asked.code, asked.stderr).toBe(0);
+    expect(asked.stdout).toContain("Requested department ops for 60 minutes");
+    const request = json((await runCli(["request", "list", "--json"], u)).stdout).access_requests.find((r: { kind: string }) => r.kind === "department");
+    expect(request).toMatchObject({ department: "ops", state: "pending", requested_minutes: 60 });
+
+    const approved = await app.http.post(`/api/v1/organizations/${org.id}/access-requests/${request.id}/approve`, { duration: "20m" }, { token: admin.token });
+    expect(approved.status, approved.text).toBe(200);
+    const grantEnd = new Date(approved.body.data.access_request.grant_ends_at);
+    expect((await runCli(["request", "list"], u)).stdout).toMatch(/department ops .*granted until/);
+
+    const certPath = join(u.home, ".ssh", "id_ed25519-cert.pub");
+    const signed = await runCli(["ssh", "sign"], u);
+    expect(signed.code, signed.stderr).toBe(0);
+    const cert = keygenListing(certPath);
+    expect(cert.principals).toContain("ops-root");
+    expect(cert.validTo.getTime()).toBeLessThanOrEqual(grantEnd.getTime());
+    expect(cert.validTo.getTime()).toBeGreaterThan(grantEnd.getTime() - 5_000);
+
+    // An approver ends it early: the next certificate carries no ops-root, and the list says why.
+    const revoked = await app.http.post(`/api/v1/organizations/${org.id}/access-requests/${request.id}/revoke`, { reason: "incident closed" }, { token: admin.token });
+    expect(revoked.status, revoked.text).toBe(200);
+    const after = await runCli(["ssh", "sign"], u);
+    expect(after.code, after.stderr).toBe(0);
+    expect(keygenListing(certPath).principals).not.toContain("ops-root");
+    expect((await runCli(["request", "list"], u)).stdout).toMatch(/department ops .*ended early: incident closed/);
   }, 120_000);
 });

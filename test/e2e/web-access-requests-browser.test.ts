@@ -108,6 +108,19 @@ describe("access requests on the home page", () => {
     const mine = member.getByRole("list", { name: "Your requests" });
     await mine.getByText("granted").waitFor();
     await mine.getByText("(Use the release pipeline)").waitFor();
+    // A department's grants show as the department; ended early, the list says so and why.
+    const ops = (await app.http.post(`/api/v1/organizations/${org.id}/departments`, { name: "ops" }, { token: owner.token })).body.data.department;
+    expect((await app.http.request("PUT", `/api/v1/organizations/${org.id}/departments/${ops.id}/access-policy`, { token: owner.token, body: { max_duration_minutes: 60, approval_required: false } })).status).toBe(200);
+    const dept = await app.http.post(`/api/v1/organizations/${org.id}/access-requests`, { department: "ops", duration: "1h", reason: "paged" }, { token: ada.token });
+    expect(dept.status, dept.text).toBe(201);
+    await member.reload();
+    const deptRow = mine.getByRole("listitem").filter({ hasText: "the department ops" });
+    await deptRow.getByText("granted").waitFor();
+    const ended = await app.http.post(`/api/v1/organizations/${org.id}/access-requests/${dept.body.data.access_request.id}/revoke`, { reason: "incident closed" }, { token: owner.token });
+    expect(ended.status, ended.text).toBe(200);
+    await member.reload();
+    await deptRow.getByText("ended early").waitFor();
+    await deptRow.getByText("(incident closed)").waitFor();
     // Nobody is offered their own request: the member approves nothing, the owner's list is empty now.
     expect(await member.getByRole("list", { name: "Requests waiting for your decision" }).count()).toBe(0);
     expect(problems.flat()).toEqual([]);

@@ -33,8 +33,8 @@ const SAMPLE: TemplateProps = {
     reviewUrl: "https://id.example.com/networks/requests",
   },
   "network-access-decision": { name: "Ravi", networkName: "prod-vpn", organizationName: "Acme Corp", decision: "approved", reason: "Approved for on-call.", accessUrl: "https://id.example.com/network-access" },
-  "access-request": { approverName: "Mira", requesterEmail: "ravi@example.com", principal: "deploy", minutes: 120, organizationName: "Acme Corp", reason: "Release 4.2", reviewUrl: "https://id.example.com/app/orgs/acme" },
-  "access-request-decision": { name: "Ravi", principal: "deploy", organizationName: "Acme Corp", decision: "rejected", reason: "Reason: not this week" },
+  "access-request": { approverName: "Mira", requesterEmail: "ravi@example.com", principal: "deploy", what: "the principal deploy", minutes: 120, organizationName: "Acme Corp", reason: "Release 4.2", reviewUrl: "https://id.example.com/app/orgs/acme" },
+  "access-request-decision": { name: "Ravi", principal: "deploy", what: "the principal deploy", organizationName: "Acme Corp", decision: "rejected", reason: "Reason: not this week" },
 };
 
 const SUBJECTS: Record<keyof TemplateProps, string> = {

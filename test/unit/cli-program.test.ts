@@ -31,6 +31,14 @@ describe("keyward argument parsing", () => {
     expect(calls).toEqual([{ command: "ssh sign", args: [], opts: { orgId: "o1", principal: ["root", "deploy"], hours: 8, key: "/k/id", json: true } }]);
   });
 
+  it("hands request department its name, duration, reason and organization; a missing reason is a usage error", async () => {
+    const { calls, exitCode } = await parse(["request", "department", "ops", "--for", "2h", "--reason", "INC-7", "--org-id", "o1"]);
+    expect(exitCode).toBe(0);
+    expect(calls).toEqual([{ command: "request department", args: ["ops"], opts: { for: "2h", reason: "INC-7", orgId: "o1" } }]);
+    const missing = await parse(["request", "department", "ops", "--for", "2h"]);
+    expect([missing.calls.length, missing.exitCode]).toEqual([0, 2]);
+  });
+
   it("reads --no-browser and --device on login, and --server on every server command", async () => {
     const { calls } = await parse(["login", "--no-browser", "--device", "--server", "https://id.example.com"]);
     expect(calls[0]).toEqual({ command: "login", args: [], opts: { browser: false, device: true, server: "https://id.example.com" } });
@@ -59,7 +67,7 @@ describe("keyward argument parsing", () => {
     expect(all.map((l) => l.join(" ")).sort()).toEqual(
       [
         "host enroll", "host install-timer", "host renew", "keys add", "keys list", "keys rm", "login", "logout", "networks activate", "networks deactivate", "networks list", "orgs",
-        "request list", "request principal", "ssh config", "ssh ensure", "ssh sign", "ssh status", "whoami",
+        "request department", "request list", "request principal", "ssh config", "ssh ensure", "ssh sign", "ssh status", "whoami",
       ].sort(),
     );
     for (const words of all) {

@@ -31,8 +31,8 @@ const SAMPLE: TemplateProps = {
     reviewUrl: "https://id.example.com/network-access",
   },
   "network-access-decision": { name: "Bob", networkName: "prod-vpn", organizationName: "Acme", decision: "approved", reason: "", accessUrl: "https://id.example.com/network-access" },
-  "access-request": { approverName: "Ada", requesterEmail: "bob@example.com", principal: "deploy", minutes: 120, organizationName: "Acme", reason: "Release", reviewUrl: "https://id.example.com/app/orgs/acme" },
-  "access-request-decision": { name: "Bob", principal: "deploy", organizationName: "Acme", decision: "approved until 2026-11-28T12:00:00.000Z", reason: "" },
+  "access-request": { approverName: "Ada", requesterEmail: "bob@example.com", principal: "deploy", what: "the principal deploy", minutes: 120, organizationName: "Acme", reason: "Release", reviewUrl: "https://id.example.com/app/orgs/acme" },
+  "access-request-decision": { name: "Bob", principal: "deploy", what: "the principal deploy", organizationName: "Acme", decision: "approved until 2026-11-28T12:00:00.000Z", reason: "" },
 };
 
 describe("email templates", () => {

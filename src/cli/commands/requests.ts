@@ -8,7 +8,9 @@ interface AccessRequest {
   id: string;
   organization_id: string;
   organization_name: string | null;
-  principal: string;
+  kind: "principal" | "department";
+  principal: string | null;
+  department: string | null;
   state: string;
   reason: string;
   requested_minutes: number;
@@ -16,6 +18,8 @@ interface AccessRequest {
   grant_ends_at: string | null;
   expires_at: string;
   decision_reason: string | null;
+  revoked_at: string | null;
+  revoke_reason: string | null;
   active: boolean;
 }
 
@@ -37,23 +41,35 @@ function describe(ctx: Ctx, r: AccessRequest): string {
   const c = ctx.io.out;
   if (r.active && r.grant_ends_at) return `${c.green("granted")} until ${localTime(new Date(r.grant_ends_at))} (${relative(new Date(r.grant_ends_at))})`;
   if (r.state === "pending") return `${c.yellow("pending")} approval (lapses ${relative(new Date(r.expires_at))})`;
-  if (r.state === "approved") return "grant ended";
+  if (r.state === "approved") return r.revoked_at ? `ended early${r.revoke_reason ? `: ${r.revoke_reason}` : ""}` : "grant ended";
   return r.decision_reason ? `${r.state}: ${r.decision_reason}` : r.state;
 }
 
+/** What a request is for, as a person reads it. */
+const what = (r: AccessRequest): string => (r.kind === "department" ? `department ${r.department}` : (r.principal ?? ""));
+
 /** `keyward request principal <name> --for 2h --reason …`: ask for a principal for a bounded time. */
-export async function requestPrincipal(ctx: Ctx, principal: string, opts: RequestOptions): Promise<Result> {
+export function requestPrincipal(ctx: Ctx, principal: string, opts: RequestOptions): Promise<Result> {
+  return ask(ctx, { principal }, opts);
+}
+
+/** `keyward request department <name> --for 2h --reason …`: ask for a department's grants (its principals). */
+export function requestDepartment(ctx: Ctx, department: string, opts: RequestOptions): Promise<Result> {
+  return ask(ctx, { department }, opts);
+}
+
+async function ask(ctx: Ctx, target: { principal: string } | { department: string }, opts: RequestOptions): Promise<Result> {
   const orgId = await requestOrg(ctx, opts.orgId);
   const { access_request: r } = await ctx.api.post<{ access_request: AccessRequest }>(`/organizations/${encodeURIComponent(orgId)}/access-requests`, {
-    principal,
+    ...target,
     duration: opts.for,
     reason: opts.reason,
   });
   const c = ctx.io.out;
-  const next = r.active ? "`keyward ssh sign` now includes it; the certificate ends with the grant." : "An approver of the organization was told; `keyward request list` shows the decision.";
+  const next = r.active ? `\`keyward ssh sign\` now includes ${r.kind === "department" ? "its principals" : "it"}; the certificate ends with the grant.` : "An approver of the organization was told; `keyward request list` shows the decision.";
   return {
     json: { access_request: r },
-    text: [`${c.green("✓")} Requested ${c.bold(r.principal)} for ${r.requested_minutes} minutes: ${describe(ctx, r)}`, `  ${next}`, `  ${c.dim(r.id)}`],
+    text: [`${c.green("✓")} Requested ${c.bold(what(r))} for ${r.requested_minutes} minutes: ${describe(ctx, r)}`, `  ${next}`, `  ${c.dim(r.id)}`],
   };
 }
 
@@ -63,6 +79,6 @@ export async function requestList(ctx: Ctx): Promise<Result> {
   const c = ctx.io.out;
   return {
     json: { access_requests: list, count: list.length },
-    text: list.length ? list.map((r) => `${c.bold(r.principal)}  ${r.organization_name ?? r.organization_id}  ${describe(ctx, r)}  ${c.dim(r.id)}`) : ["No access requests"],
+    text: list.length ? list.map((r) => `${c.bold(what(r))}  ${r.organization_name ?? r.organization_id}  ${describe(ctx, r)}  ${c.dim(r.id)}`) : ["No access requests"],
   };
 }

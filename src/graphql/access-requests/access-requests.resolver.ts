@@ -5,7 +5,7 @@ import { OrgRole } from "../common/org-role.js";
 import type { GqlContext } from "../context.js";
 import { org } from "../org-extension.js";
 import { scope } from "../scope.js";
-import { AccessPolicyInput, AccessRequest, AccessRequestPolicy, ApproveAccessInput, RequestAccessInput } from "./access-requests.types.js";
+import { AccessPolicyInput, AccessRequest, AccessRequestPolicy, ApproveAccessInput, DepartmentAccessRequestPolicy, RequestAccessInput } from "./access-requests.types.js";
 
 /** Just-in-time access requests (REST: access-requests.routes.ts, same service). */
 @Resolver()
@@ -15,7 +15,7 @@ export class AccessRequestsResolver {
   @Authorized()
   @scope("ssh:sign")
   @org(OrgRole.member)
-  @Mutation(() => AccessRequest, { description: "Ask for a principal for a bounded time, with a reason" })
+  @Mutation(() => AccessRequest, { description: "Ask for a principal, or a department's grants, for a bounded time, with a reason" })
   requestAccess(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("input", () => RequestAccessInput) input: RequestAccessInput) {
     return this.s.accessRequests.request(ctx, orgId, omitNulls(input));
   }
@@ -74,5 +74,26 @@ export class AccessRequestsResolver {
   @Mutation(() => AccessRequestPolicy, { description: "Set a principal's request policy" })
   setAccessRequestPolicy(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("principalId", () => ID) principalId: string, @Arg("input", () => AccessPolicyInput) input: AccessPolicyInput) {
     return this.s.accessRequests.setPolicy(ctx, orgId, principalId, omitNulls(input));
+  }
+
+  @Authorized()
+  @org(OrgRole.admin)
+  @Mutation(() => AccessRequest, { description: "End a grant in force early, with a reason: the next ssh sign leaves it out" })
+  revokeAccessGrant(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("requestId", () => ID) requestId: string, @Arg("reason", () => String) reason: string) {
+    return this.s.accessRequests.revoke(ctx, orgId, requestId, { reason });
+  }
+
+  @Authorized()
+  @org(OrgRole.guest)
+  @Query(() => [DepartmentAccessRequestPolicy], { description: "Which departments' grants can be requested, by whom, for how long" })
+  departmentAccessRequestPolicies(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string) {
+    return this.s.accessRequests.departmentPolicies(ctx, orgId);
+  }
+
+  @Authorized()
+  @org(OrgRole.admin)
+  @Mutation(() => DepartmentAccessRequestPolicy, { description: "Set a department's request policy (its grants asked for a bounded time)" })
+  setDepartmentAccessRequestPolicy(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("departmentId", () => ID) departmentId: string, @Arg("input", () => AccessPolicyInput) input: AccessPolicyInput) {
+    return this.s.accessRequests.setDepartmentPolicy(ctx, orgId, departmentId, omitNulls(input));
   }
 }

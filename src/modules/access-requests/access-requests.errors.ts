@@ -7,7 +7,12 @@ export const AccessRequestErrors = {
   notRequestable: (name: string) => new AppError("NOT_REQUESTABLE", 403, `The principal ${name} cannot be requested: an admin has not made it requestable`),
   notRequestableByYou: (name: string, department: string) =>
     new AppError("NOT_REQUESTABLE", 403, `The principal ${name} can be requested only by members of the department ${department}`),
-  tooLong: (max: number) => new AppError("DURATION_TOO_LONG", 400, `This principal can be requested for at most ${max} minutes`),
+  tooLong: (max: number, what = "principal") => new AppError("DURATION_TOO_LONG", 400, `This ${what} can be requested for at most ${max} minutes`),
+  departmentNotRequestable: (name: string) => new AppError("NOT_REQUESTABLE", 403, `The department ${name}'s grants cannot be requested: an admin has not made them requestable`),
+  departmentNotRequestableByYou: (name: string, department: string) =>
+    new AppError("NOT_REQUESTABLE", 403, `The department ${name}'s grants can be requested only by members of the department ${department}`),
+  departmentExists: () => new AppError("ACCESS_REQUEST_EXISTS", 409, "You already have a pending request for this department: cancel it or wait for its decision"),
+  notInForce: (why: string) => new AppError("GRANT_NOT_ACTIVE", 409, `Only a grant in force can be ended early: this one ${why}`),
   longerThanAsked: (asked: number) => new AppError("DURATION_TOO_LONG", 400, `An approval can shorten a request, not lengthen it: at most the ${asked} minutes asked for`),
   exists: () => new AppError("ACCESS_REQUEST_EXISTS", 409, "You already have a pending request for this principal: cancel it or wait for its decision"),
   decided: (state: string) => new AppError("REQUEST_ALREADY_DECIDED", 409, `This request is already ${state}`),

@@ -1,11 +1,15 @@
-import { and, asc, desc, eq, gt, inArray, lte } from "drizzle-orm";
-import { accessRequestPolicies, accessRequests, departmentMembers, departments, orgMemberships, organizations, principals, users } from "../../../schema/index.js";
+import { and, asc, desc, eq, gt, inArray, lte, sql } from "drizzle-orm";
+import { unionAll } from "drizzle-orm/pg-core";
+import { accessRequestPolicies, accessRequests, departmentAccessPolicies, departmentMembers, departmentPrincipals, departments, orgMemberships, organizations, principals, users } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
 import { live } from "../../infra/soft-delete.js";
 
 export type AccessRequestRow = typeof accessRequests.$inferSelect;
 export type AccessPolicyRow = typeof accessRequestPolicies.$inferSelect;
+export type DepartmentPolicyRow = typeof departmentAccessPolicies.$inferSelect;
 export type RequestState = AccessRequestRow["state"];
+/** A principal held through a grant in force, until when, and the department granted (null: the principal itself). */
+export type ActiveGrant = { principal: string; endsAt: Date; departmentId: string | null };
 
 /** A request with who asked, in which organization (lists for approvers and admins). */
 export interface AccessRequestListed {
@@ -27,6 +31,35 @@ export const accessRequestsRepository = {
 
   async department(db: Executor, orgId: string, id: string) {
     return (await db.select({ id: departments.id, name: departments.name }).from(departments).where(and(eq(departments.organizationId, orgId), eq(departments.id, id), live(departments))))[0];
+  },
+
+  /** A live department of the organization, by id or by name. */
+  async departmentRef(db: Executor, orgId: string, ref: { id?: string; name?: string }) {
+    const by = ref.id ? eq(departments.id, ref.id) : eq(departments.name, ref.name ?? "");
+    return (await db.select({ id: departments.id, name: departments.name }).from(departments).where(and(eq(departments.organizationId, orgId), by, live(departments))))[0];
+  },
+
+  async departmentPolicy(db: Executor, orgId: string, departmentId: string): Promise<DepartmentPolicyRow | undefined> {
+    return (await db.select().from(departmentAccessPolicies).where(and(eq(departmentAccessPolicies.organizationId, orgId), eq(departmentAccessPolicies.departmentId, departmentId))))[0];
+  },
+
+  async departmentPolicies(db: Executor, orgId: string) {
+    return db
+      .select({ policy: departmentAccessPolicies, departmentName: departments.name })
+      .from(departmentAccessPolicies)
+      .innerJoin(departments, eq(departments.id, departmentAccessPolicies.departmentId))
+      .where(and(eq(departmentAccessPolicies.organizationId, orgId), live(departments)))
+      .orderBy(asc(departments.name));
+  },
+
+  async upsertDepartmentPolicy(db: Executor, v: typeof departmentAccessPolicies.$inferInsert): Promise<DepartmentPolicyRow> {
+    const { organizationId: _o, departmentId: _d, createdAt: _c, ...set } = v;
+    const [row] = await db
+      .insert(departmentAccessPolicies)
+      .values(v)
+      .onConflictDoUpdate({ target: [departmentAccessPolicies.organizationId, departmentAccessPolicies.departmentId], set })
+      .returning();
+    return row!;
   },
 
   async person(db: Executor, userId: string) {
@@ -142,23 +175,33 @@ export const accessRequestsRepository = {
    * The person's grants in force at `at` in the organization: approved requests whose window
    * holds `at`, for principals that still exist. Signing reads this; nothing has to end them.
    */
-  async activeGrants(db: Executor, userId: string, orgId: string, at: Date): Promise<{ principal: string; endsAt: Date }[]> {
-    const rows = await db
-      .select({ principal: principals.name, endsAt: accessRequests.grantEndsAt })
+  async activeGrants(db: Executor, userId: string, orgId: string, at: Date): Promise<ActiveGrant[]> {
+    const inForce = and(
+      eq(accessRequests.userId, userId),
+      eq(accessRequests.organizationId, orgId),
+      eq(accessRequests.state, "approved"),
+      lte(accessRequests.grantStartsAt, at),
+      // An early end (revoke) moves grantEndsAt to that moment: the grant is out of force from then.
+      gt(accessRequests.grantEndsAt, at),
+    );
+    // Granted during the current membership: leaving ends every grant, and coming back revives none.
+    const member = and(eq(orgMemberships.organizationId, orgId), eq(orgMemberships.userId, userId), live(orgMemberships), lte(orgMemberships.createdAt, accessRequests.grantStartsAt));
+    const direct = db
+      .select({ principal: principals.name, endsAt: accessRequests.grantEndsAt, departmentId: sql<string | null>`null::uuid`.as("department_id") })
       .from(accessRequests)
       .innerJoin(principals, eq(principals.id, accessRequests.principalId))
-      // Granted during the current membership: leaving ends every grant, and coming back revives none.
-      .innerJoin(orgMemberships, and(eq(orgMemberships.organizationId, orgId), eq(orgMemberships.userId, userId), live(orgMemberships), lte(orgMemberships.createdAt, accessRequests.grantStartsAt)))
-      .where(
-        and(
-          eq(accessRequests.userId, userId),
-          eq(accessRequests.organizationId, orgId),
-          eq(accessRequests.state, "approved"),
-          lte(accessRequests.grantStartsAt, at),
-          gt(accessRequests.grantEndsAt, at),
-          live(principals),
-        ),
-      );
-    return rows.map((r) => ({ principal: r.principal, endsAt: r.endsAt! }));
+      .innerJoin(orgMemberships, member)
+      .where(and(inForce, eq(accessRequests.kind, "principal"), live(principals)));
+    // A department's grant: the department's principals as they are now (as for its members).
+    const viaDepartment = db
+      .select({ principal: principals.name, endsAt: accessRequests.grantEndsAt, departmentId: accessRequests.departmentId })
+      .from(accessRequests)
+      .innerJoin(departments, and(eq(departments.id, accessRequests.departmentId), live(departments)))
+      .innerJoin(departmentPrincipals, eq(departmentPrincipals.departmentId, accessRequests.departmentId))
+      .innerJoin(principals, eq(principals.id, departmentPrincipals.principalId))
+      .innerJoin(orgMemberships, member)
+      .where(and(inForce, eq(accessRequests.kind, "department"), live(principals)));
+    const rows = await unionAll(direct, viaDepartment);
+    return rows.map((r) => ({ principal: r.principal, endsAt: r.endsAt!, departmentId: r.departmentId ?? null }));
   },
 };

@@ -30,9 +30,13 @@ const durationFields = { durationMinutes: minutes.optional(), duration: duration
 const oneDuration = (v: { durationMinutes?: number; duration?: number }) => !(v.durationMinutes !== undefined && v.duration !== undefined);
 const notBoth = { message: "give duration_minutes or duration, not both", path: ["duration"] };
 
-/** A principal (name or id), for how long (`duration_minutes`, or `duration` like "2h"), and why. */
+/**
+ * A principal or a department (name or id: one of the two), for how long (`duration_minutes`, or
+ * `duration` like "2h"), and why.
+ */
 export const requestAccessSchema = z
-  .object({ principal: z.string().trim().min(1).max(255), reason: reasonText, ...durationFields })
+  .object({ principal: z.string().trim().min(1).max(255).optional(), department: z.string().trim().min(1).max(255).optional(), reason: reasonText, ...durationFields })
+  .refine((v) => (v.principal === undefined) !== (v.department === undefined), { message: "say what you ask for: principal or department (one of them)", path: ["principal"] })
   .refine(oneDuration, notBoth)
   .refine((v) => v.durationMinutes !== undefined || v.duration !== undefined, { message: "say for how long: duration_minutes or duration (e.g. 2h)", path: ["duration"] })
   .transform(({ duration: d, durationMinutes, ...rest }) => ({ ...rest, minutes: (durationMinutes ?? d)! }));
@@ -46,6 +50,10 @@ export const approveSchema = z
 export type ApproveInput = z.input<typeof approveSchema>;
 
 export const rejectSchema = z.object({ reason: reasonText });
+
+/** Ending a grant early: why (required, like a rejection). */
+export const revokeSchema = z.object({ reason: reasonText });
+export type RevokeInput = z.input<typeof revokeSchema>;
 export type RejectInput = z.input<typeof rejectSchema>;
 
 export const accessPolicySchema = z.object({

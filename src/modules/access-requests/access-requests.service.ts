@@ -7,20 +7,30 @@ import { AuditAction, type AuditService } from "../audit/index.js";
 import type { EmailService } from "../email/index.js";
 import { can, requireOrgAccess, requireUser, type OrgAccess } from "../access/index.js";
 import { AccessRequestErrors } from "./access-requests.errors.js";
-import { accessRequestsRepository as repo, type AccessRequestRow } from "./access-requests.repository.js";
+import { checkDecision, resolveTarget, targetLabel, targetMeta, targetName } from "./access-requests.rules.js";
+import { accessRequestsRepository as repo, type AccessRequestRow, type ActiveGrant } from "./access-requests.repository.js";
 import {
   accessPolicySchema,
   approveSchema,
   listRequestsSchema,
   rejectSchema,
   requestAccessSchema,
+  revokeSchema,
   type AccessPolicyInput,
   type ApproveInput,
   type ListRequestsInput,
   type RejectInput,
   type RequestAccessInput,
+  type RevokeInput,
 } from "./access-requests.schemas.js";
-import { toPolicyView, toRequestView, type AccessPolicyView, type AccessRequestView } from "./access-requests.views.js";
+import {
+  toDepartmentPolicyView,
+  toPolicyView,
+  toRequestView,
+  type AccessPolicyView,
+  type AccessRequestView,
+  type DepartmentAccessPolicyView,
+} from "./access-requests.views.js";
 
 /** A pending request lapses after this long without a decision. */
 export const PENDING_TTL_MS = 24 * 3600_000;
@@ -31,20 +41,6 @@ export interface AccessRequestsDeps {
   audit: AuditService;
   email: EmailService;
   config: { appUrl: string };
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Who may take this step on this request now; the first rule broken is the answer. */
-function checkDecision(current: AccessRequestRow, own: boolean, approver: boolean, action: "approve" | "reject" | "cancel", now: Date, minutes?: number): void {
-  // A plain member learns nothing about others' requests.
-  if (!own && !approver) throw AccessRequestErrors.notFound();
-  if (action === "cancel" && !own) throw AccessRequestErrors.notRequester();
-  // Nobody decides their own request (rule 20), whatever their role.
-  if (action !== "cancel" && own) throw AccessRequestErrors.ownRequest();
-  if (current.state !== "pending") throw AccessRequestErrors.decided(current.state);
-  if (current.expiresAt <= now) throw AccessRequestErrors.expired();
-  if (minutes !== undefined && minutes > current.requestedMinutes) throw AccessRequestErrors.longerThanAsked(current.requestedMinutes);
 }
 
 /**
@@ -62,15 +58,8 @@ export class AccessRequestsService {
     const data = parseInput(requestAccessSchema, input);
     const minutes = data.minutes;
     const { db, clock } = this.deps;
-    const principal = await repo.principal(db, access.orgId, UUID.test(data.principal) ? { id: data.principal } : { name: data.principal });
-    if (!principal) throw AccessRequestErrors.principalNotFound();
-    const policy = await repo.policy(db, access.orgId, principal.id);
-    if (!policy || !policy.requestable) throw AccessRequestErrors.notRequestable(principal.name);
-    if (policy.requesterDepartmentId && !(await repo.inDepartment(db, access.actor.userId, policy.requesterDepartmentId))) {
-      const dept = await repo.department(db, access.orgId, policy.requesterDepartmentId);
-      throw AccessRequestErrors.notRequestableByYou(principal.name, dept?.name ?? "(removed)");
-    }
-    if (minutes > policy.maxMinutes) throw AccessRequestErrors.tooLong(policy.maxMinutes);
+    const target = await resolveTarget(db, access, data);
+    const policy = target.policy;
     const automatic = !policy.approvalRequired;
     const row = await uniqueOr(
       () =>
@@ -81,8 +70,8 @@ export class AccessRequestsService {
           const created = await repo.insert(tx, {
             organizationId: access.orgId,
             userId: access.actor.userId,
-            principalId: principal.id,
-            principalName: principal.name,
+            kind: target.kind,
+            ...(target.kind === "principal" ? { principalId: target.id, principalName: target.name } : { departmentId: target.id, departmentName: target.name }),
             state: automatic ? "approved" : "pending",
             reason: data.reason,
             requestedMinutes: minutes,
@@ -91,7 +80,7 @@ export class AccessRequestsService {
             createdAt: now,
             updatedAt: now,
           });
-          const metadata = { principal: principal.name, minutes, reason: data.reason };
+          const metadata = { [target.kind]: target.name, minutes, reason: data.reason };
           await this.deps.audit.record(tx, ctx, AuditAction.accessRequested, { organizationId: access.orgId, resourceType: "access_request", resourceId: created.id, metadata });
           if (automatic) {
             // On-call: the policy approves at once; the trail says so, with the grant's end.
@@ -100,14 +89,14 @@ export class AccessRequestsService {
               userId: access.actor.userId,
               resourceType: "access_request",
               resourceId: created.id,
-              metadata: { principal: principal.name, minutes, automatic: true, grant_ends_at: created.grantEndsAt!.toISOString() },
+              metadata: { [target.kind]: target.name, minutes, automatic: true, grant_ends_at: created.grantEndsAt!.toISOString() },
             });
           } else {
             await this.notifyApprovers(tx, access, created);
           }
           return created;
         }),
-      { access_requests_user_principal_pending_uq: AccessRequestErrors.exists },
+      { access_requests_user_principal_pending_uq: AccessRequestErrors.exists, access_requests_user_department_pending_uq: AccessRequestErrors.departmentExists },
     );
     return toRequestView(row, clock.now(), { email: access.actor.email, fullName: null, organizationName: access.membership.organizationName });
   }
@@ -197,8 +186,82 @@ export class AccessRequestsService {
     });
   }
 
+  /** An organization's department request policies, one per department that has one. */
+  async departmentPolicies(ctx: RequestContext, orgId: string): Promise<DepartmentAccessPolicyView[]> {
+    const access = await requireOrgAccess(this.deps.db, ctx, orgId, "principals.read");
+    return (await repo.departmentPolicies(this.deps.db, access.orgId)).map((r) => toDepartmentPolicyView(r.policy, r.departmentName));
+  }
+
+  /**
+   * Admins: whether, by whom, for how long and with or without approval a department's grants may
+   * be asked for (while granted: the department's principals in `ssh sign`, as if a member).
+   */
+  async setDepartmentPolicy(ctx: RequestContext, orgId: string, departmentId: string, input: AccessPolicyInput): Promise<DepartmentAccessPolicyView> {
+    const access = await requireOrgAccess(this.deps.db, ctx, orgId, "principals.manage");
+    const data = parseInput(accessPolicySchema, input ?? {});
+    const id = parseId(departmentId, AccessRequestErrors.departmentNotFound);
+    return this.deps.db.transaction(async (tx) => {
+      // Another organization's department is as unknown as a missing one.
+      const department = await repo.department(tx, access.orgId, id);
+      if (!department) throw AccessRequestErrors.departmentNotFound();
+      if (data.requesterDepartmentId && !(await repo.department(tx, access.orgId, data.requesterDepartmentId))) {
+        throw AccessRequestErrors.departmentNotFound();
+      }
+      const now = this.deps.clock.now();
+      const row = await repo.upsertDepartmentPolicy(tx, {
+        organizationId: access.orgId,
+        departmentId: department.id,
+        requestable: data.requestable,
+        requesterDepartmentId: data.requesterDepartmentId ?? null,
+        maxMinutes: data.maxDurationMinutes,
+        approvalRequired: data.approvalRequired,
+        createdAt: now,
+        updatedAt: now,
+      });
+      await this.deps.audit.record(tx, ctx, AuditAction.accessPolicySet, {
+        organizationId: access.orgId,
+        resourceType: "department",
+        resourceId: department.id,
+        metadata: { department: department.name, requestable: row.requestable, requester_department_id: row.requesterDepartmentId, max_minutes: row.maxMinutes, approval_required: row.approvalRequired },
+      });
+      return toDepartmentPolicyView(row, department.name);
+    });
+  }
+
+  /**
+   * An approver ends a grant in force early, with a reason: its end moves to now, so signing (which
+   * reads grants by time) leaves it out from the next certificate on. Approvers may end their own
+   * grant too (giving access up needs no second person); a plain member learns nothing.
+   */
+  async revoke(ctx: RequestContext, orgId: string, requestId: string, input: RevokeInput): Promise<AccessRequestView> {
+    const access = await requireOrgAccess(this.deps.db, ctx, orgId, "principals.manage");
+    const { reason } = parseInput(revokeSchema, input ?? {});
+    const id = parseId(requestId, AccessRequestErrors.notFound);
+    const { clock, audit } = this.deps;
+    const row = await this.deps.db.transaction(async (tx) => {
+      // Locked: of twenty revocations at once, one ends the grant and the others find it ended.
+      const current = await repo.lock(tx, access.orgId, id);
+      if (!current) throw AccessRequestErrors.notFound();
+      const now = clock.now();
+      if (current.state !== "approved") throw AccessRequestErrors.notInForce(`is ${current.state === "pending" && current.expiresAt <= now ? "expired" : current.state}`);
+      if (current.revokedAt) throw AccessRequestErrors.notInForce("was already ended early");
+      if (!current.grantEndsAt || current.grantEndsAt <= now) throw AccessRequestErrors.notInForce("has already ended");
+      const updated = await repo.update(tx, current.id, { grantEndsAt: now, revokedAt: now, revokedByUserId: access.actor.userId, revokeReason: reason, updatedAt: now });
+      await audit.record(tx, ctx, AuditAction.accessRevoked, {
+        organizationId: access.orgId,
+        userId: current.userId,
+        resourceType: "access_request",
+        resourceId: current.id,
+        metadata: { ...targetMeta(current), reason, granted_until: current.grantEndsAt.toISOString(), ended_at: now.toISOString() },
+      });
+      if (current.userId !== access.actor.userId) await this.notifyRequester(tx, access, updated);
+      return { updated, person: await repo.person(tx, current.userId) };
+    });
+    return toRequestView(row.updated, clock.now(), { email: row.person?.email ?? "", fullName: row.person?.fullName ?? null, organizationName: access.membership.organizationName });
+  }
+
   /** The port signing asks: the person's grants in force in the organization at `at`. */
-  activeGrants(userId: string, orgId: string, at: Date): Promise<{ principal: string; endsAt: Date }[]> {
+  activeGrants(userId: string, orgId: string, at: Date): Promise<ActiveGrant[]> {
     return repo.activeGrants(this.deps.db, userId, orgId, at);
   }
 
@@ -238,7 +301,7 @@ export class AccessRequestsService {
         userId: current.userId,
         resourceType: "access_request",
         resourceId: current.id,
-        metadata: { principal: current.principalName, reason, ...(action === "approve" ? { minutes: granted, requested_minutes: current.requestedMinutes, grant_ends_at: updated.grantEndsAt!.toISOString() } : {}) },
+        metadata: { ...targetMeta(current), reason, ...(action === "approve" ? { minutes: granted, requested_minutes: current.requestedMinutes, grant_ends_at: updated.grantEndsAt!.toISOString() } : {}) },
       });
       if (action !== "cancel") await this.notifyRequester(tx, access, updated);
       return { updated, person: await repo.person(tx, current.userId) };
@@ -255,7 +318,7 @@ export class AccessRequestsService {
         userId: r.userId,
         resourceType: "access_request",
         resourceId: r.id,
-        metadata: { principal: r.principalName, expired_at: r.expiresAt.toISOString() },
+        metadata: { ...targetMeta(r), expired_at: r.expiresAt.toISOString() },
       });
     }
   }
@@ -267,7 +330,8 @@ export class AccessRequestsService {
       await this.deps.email.enqueue(tx, "access-request", a.email, {
         approverName: a.fullName ?? a.email,
         requesterEmail: access.actor.email,
-        principal: request.principalName,
+        principal: targetName(request),
+        what: targetLabel(request),
         minutes: request.requestedMinutes,
         organizationName: access.membership.organizationName,
         reason: request.reason,
@@ -281,9 +345,10 @@ export class AccessRequestsService {
     if (!person) return;
     await this.deps.email.enqueue(tx, "access-request-decision", person.email, {
       name: person.fullName ?? person.email,
-      principal: request.principalName,
+      principal: targetName(request),
+      what: targetLabel(request),
       organizationName: access.membership.organizationName,
-      decision: request.state === "approved" ? `approved until ${request.grantEndsAt!.toISOString()}` : "rejected",
+      decision: request.revokedAt ? `ended early, at ${request.revokedAt.toISOString()}` : request.state === "approved" ? `approved until ${request.grantEndsAt!.toISOString()}` : "rejected",
       reason: request.decisionReason ? `Reason: ${request.decisionReason}` : "",
     });
   }

@@ -1,4 +1,4 @@
-import type { AccessPolicyRow, AccessRequestListed, AccessRequestRow } from "./access-requests.repository.js";
+import type { AccessPolicyRow, AccessRequestListed, AccessRequestRow, DepartmentPolicyRow } from "./access-requests.repository.js";
 
 export interface AccessRequestView {
   id: string;
@@ -7,8 +7,12 @@ export interface AccessRequestView {
   userId: string;
   userEmail: string | null;
   userName: string | null;
-  principalId: string;
-  principal: string;
+  /** principal, or department (its principals, as if a member, while the grant lasts). */
+  kind: "principal" | "department";
+  principalId: string | null;
+  principal: string | null;
+  departmentId: string | null;
+  department: string | null;
   state: AccessRequestRow["state"];
   reason: string;
   requestedMinutes: number;
@@ -19,6 +23,10 @@ export interface AccessRequestView {
   grantedMinutes: number | null;
   grantStartsAt: Date | null;
   grantEndsAt: Date | null;
+  /** An approver ended the grant early (grantEndsAt is then that moment). */
+  revokedAt: Date | null;
+  revokedByUserId: string | null;
+  revokeReason: string | null;
   /** An approved request whose grant is in force now. */
   active: boolean;
   createdAt: Date;
@@ -34,8 +42,11 @@ export function toRequestView(r: AccessRequestRow, now: Date, who?: Omit<AccessR
     userId: r.userId,
     userEmail: who?.email ?? null,
     userName: who?.fullName ?? null,
+    kind: r.kind,
     principalId: r.principalId,
     principal: r.principalName,
+    departmentId: r.departmentId,
+    department: r.departmentName,
     state,
     reason: r.reason,
     requestedMinutes: r.requestedMinutes,
@@ -46,6 +57,9 @@ export function toRequestView(r: AccessRequestRow, now: Date, who?: Omit<AccessR
     grantedMinutes: r.grantedMinutes,
     grantStartsAt: r.grantStartsAt,
     grantEndsAt: r.grantEndsAt,
+    revokedAt: r.revokedAt,
+    revokedByUserId: r.revokedByUserId,
+    revokeReason: r.revokeReason,
     active: state === "approved" && !!r.grantStartsAt && !!r.grantEndsAt && r.grantStartsAt <= now && r.grantEndsAt > now,
     createdAt: r.createdAt,
   };
@@ -66,6 +80,28 @@ export const toPolicyView = (p: AccessPolicyRow, principal: string): AccessPolic
   organizationId: p.organizationId,
   principalId: p.principalId,
   principal,
+  requestable: p.requestable,
+  requesterDepartmentId: p.requesterDepartmentId,
+  maxDurationMinutes: p.maxMinutes,
+  approvalRequired: p.approvalRequired,
+  updatedAt: p.updatedAt,
+});
+
+export interface DepartmentAccessPolicyView {
+  organizationId: string;
+  departmentId: string;
+  department: string;
+  requestable: boolean;
+  requesterDepartmentId: string | null;
+  maxDurationMinutes: number;
+  approvalRequired: boolean;
+  updatedAt: Date;
+}
+
+export const toDepartmentPolicyView = (p: DepartmentPolicyRow, department: string): DepartmentAccessPolicyView => ({
+  organizationId: p.organizationId,
+  departmentId: p.departmentId,
+  department,
   requestable: p.requestable,
   requesterDepartmentId: p.requesterDepartmentId,
   maxDurationMinutes: p.maxMinutes,

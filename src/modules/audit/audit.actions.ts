@@ -149,6 +149,8 @@ export const AuditAction = {
   accessCancelled: "access.request.cancelled",
   accessExpired: "access.request.expired",
   accessPolicySet: "access.policy.set",
+  /** An approver ended a grant in force early (its end moved to that moment). */
+  accessRevoked: "access.grant.revoked",
   membershipJoined: "network.membership.created",
   membershipRemoved: "network.membership.removed",
   activationStarted: "network.activation.started",

@@ -23,8 +23,8 @@ export interface TemplateProps {
   /** decision: "approved", "rejected", "revoked" or "granted"; reason: a sentence, possibly empty. */
   "network-access-decision": { name: string; networkName: string; organizationName: string; decision: string; reason: string; accessUrl: string };
   /** Just-in-time access: to each approver of the organization, and the decision to the requester. */
-  "access-request": { approverName: string; requesterEmail: string; principal: string; minutes: number; organizationName: string; reason: string; reviewUrl: string };
-  "access-request-decision": { name: string; principal: string; organizationName: string; decision: string; reason: string };
+  "access-request": { approverName: string; requesterEmail: string; principal: string; what: string; minutes: number; organizationName: string; reason: string; reviewUrl: string };
+  "access-request-decision": { name: string; principal: string; what: string; organizationName: string; decision: string; reason: string };
   /** A pending SSO link confirmed from the mailbox (accounts with neither password nor passkey). */
   "sso-link-confirm": { name: string; email: string; connectionName: string; confirmUrl: string; expiresInMinutes: number };
 }

@@ -156,6 +156,20 @@ export const directoryRepository = {
     return rows.map(({ departmentId, ...policy }) => (departmentId ? (policy as CertPolicyRow) : null));
   },
 
+  /**
+   * The stored certificate policy of each of these live departments of the organization (null: a
+   * department without one), with its name: what a time-bounded grant of a department applies.
+   */
+  async departmentPoliciesById(db: Executor, orgId: string, departmentIds: string[]): Promise<Array<{ departmentName: string; policy: CertPolicyRow | null }>> {
+    if (departmentIds.length === 0) return [];
+    const rows = await db
+      .select({ ...certPolicyColumns, departmentId: departmentCertPolicies.departmentId, departmentName: departments.name })
+      .from(departments)
+      .leftJoin(departmentCertPolicies, eq(departmentCertPolicies.departmentId, departments.id))
+      .where(and(eq(departments.organizationId, orgId), inArray(departments.id, departmentIds), live(departments)));
+    return rows.map(({ departmentId, departmentName, ...policy }) => ({ departmentName, policy: departmentId ? (policy as CertPolicyRow) : null }));
+  },
+
   async findPrincipal(db: Executor, orgId: string, id: string): Promise<PrincipalRow | undefined> {
     const [row] = await db.select(principalColumns).from(principals).where(and(idInOrg(principals, orgId, id), live(principals)));
     return row;

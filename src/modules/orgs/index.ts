@@ -78,4 +78,6 @@ export async function organizationExists(db: Executor, id: string): Promise<bool
 export const memberDepartments = {
   of: (db: Executor, userId: string, orgIds: string[]) => directoryRepository.userDepartments(db, userId, orgIds),
   policies: (db: Executor, userId: string, orgId: string) => directoryRepository.userDepartmentPolicies(db, userId, orgId),
+  /** Departments granted for a bounded time (just-in-time access): their stored policies, by id. */
+  policiesOf: (db: Executor, orgId: string, departmentIds: string[]) => directoryRepository.departmentPoliciesById(db, orgId, departmentIds),
 };

@@ -33,10 +33,11 @@ export interface SigningConfig {
 
 /**
  * Just-in-time grants (the access-requests module, wired by the container): the principals a person
- * holds for a bounded time in an organization, each with its end.
+ * holds for a bounded time in an organization, each with its end, and the department granted when
+ * the principal comes with a department's grant (null: the principal itself was granted).
  */
 export interface ActiveGrantsPort {
-  activeGrants(userId: string, orgId: string, at: Date): Promise<{ principal: string; endsAt: Date }[]>;
+  activeGrants(userId: string, orgId: string, at: Date): Promise<{ principal: string; endsAt: Date; departmentId: string | null }[]>;
 }
 
 export interface SignedCertificate extends CertificateView {
@@ -115,12 +116,19 @@ export class SigningService {
       // 3. The department policy, merged over the caller's departments in that organization
       // (a department without a stored policy has the default one: it counts in the merge), and
       // 4–5. the modifiers, each checked against the policy.
-      const stored = organization.policies.map((p) => p ?? DEFAULT_CERT_POLICY);
+      // Grants in force add their principals; the certificate never outlives one it carries. A
+      // department's grant signs as if a member: its certificate policy counts in the merge too
+      // (the merge only narrows, so a grant never loosens a policy; its key requirements hold).
+      const grants = this.grants ? await this.grants.activeGrants(actor.userId, authority.orgId, this.clock.now()) : [];
+      const grantedDepartments = [...new Set(grants.flatMap((g) => (g.departmentId ? [g.departmentId] : [])))];
+      const granted = grantedDepartments.length ? await memberDepartments.policiesOf(this.db, authority.orgId, grantedDepartments) : [];
+      const own = organization.policies.map((p) => p ?? DEFAULT_CERT_POLICY);
+      // Someone in no department signs under the default policy: with a granted department it still counts, so nothing loosens.
+      const base = granted.length && own.length === 0 ? [DEFAULT_CERT_POLICY] : own;
+      const stored: StoredPolicy[] = [...base, ...granted.map((d) => ({ ...(d.policy ?? DEFAULT_CERT_POLICY), departmentName: d.departmentName }))];
       const policy = mergePolicies(stored, isAdminRole(authority.membership.role));
       // The key against each department's key requirements (a security key, touched, verified).
       assertKeyAllowed(stored, key);
-      // Grants in force add their principals; the certificate never outlives one it carries.
-      const grants = this.grants ? await this.grants.activeGrants(actor.userId, authority.orgId, this.clock.now()) : [];
       const principals = resolvePrincipals(grants.length ? [...new Set([...organization.principals, ...grants.map((g) => g.principal)])] : organization.principals, req.principals);
       const notAfter = grantEnd(grants, organization.principals, principals);
       const hours = resolveLifetimeHours(policy, authority.ca.maxValidityHours, req.expiryHours);

@@ -20,8 +20,8 @@ import { useSubmit } from "../ui/useSubmit";
  */
 export const AccessRequestsQuery = graphql(`
   query AccessRequestsHome {
-    pendingApprovals { id organizationId organizationName userEmail userName principal requestedMinutes reason createdAt }
-    myAccessRequests { id organizationName principal state requestedMinutes grantEndsAt active decisionReason createdAt }
+    pendingApprovals { id organizationId organizationName userEmail userName kind principal department requestedMinutes reason createdAt }
+    myAccessRequests { id organizationName kind principal department state requestedMinutes grantEndsAt active decisionReason revokedAt revokeReason createdAt }
   }
 `);
 const Approve = graphql(`
@@ -37,6 +37,8 @@ const Ask = graphql(`
 `);
 
 type Pending = ResultOf<typeof AccessRequestsQuery>["pendingApprovals"][number];
+/** What a request is for: a principal, or a department's grants (its principals, as if a member). */
+const what = (r: { kind: string; principal?: string | null; department?: string | null }) => (r.kind === "department" ? `the department ${r.department}` : (r.principal ?? ""));
 const fieldErrors = (e: unknown) => (e instanceof ApiError ? e.fieldErrors : {});
 
 export function AccessRequests({ orgs }: { orgs: MyOrganization[] }) {
@@ -65,15 +67,15 @@ export function AccessRequests({ orgs }: { orgs: MyOrganization[] }) {
         <ul className="rows" aria-label="Your requests">
           {myAccessRequests.slice(0, 10).map((r) => (
             <li key={r.id}>
-              <strong>{r.principal}</strong> in {r.organizationName}:{" "}
+              <strong>{what(r)}</strong> in {r.organizationName}:{" "}
               {r.active && r.grantEndsAt ? (
                 <>
                   <Badge tone="accent">granted</Badge> until <Time iso={r.grantEndsAt} mode="full" />
                 </>
               ) : (
-                <Badge>{r.state === "approved" ? "ended" : r.state}</Badge>
+                <Badge>{r.state === "approved" ? (r.revokedAt ? "ended early" : "ended") : r.state}</Badge>
               )}
-              {r.decisionReason && <span className="muted"> ({r.decisionReason})</span>}
+              {(r.revokeReason ?? r.decisionReason) && <span className="muted"> ({r.revokeReason ?? r.decisionReason})</span>}
             </li>
           ))}
         </ul>
@@ -89,23 +91,23 @@ function Decide({ request: r, onDone }: { request: Pending; onDone: (message: st
   const who = r.userName || r.userEmail || "Someone";
   const approve = useMutation({
     mutationFn: () => gql(Approve, { orgId: r.organizationId, requestId: r.id, input: { durationMinutes: Number(minutes) || undefined, reason: reason || undefined } }),
-    onSuccess: () => Promise.all([onDone(`${who} has ${r.principal} for ${minutes} minutes.`), qc.invalidateQueries({ queryKey: ["home"] })]),
+    onSuccess: () => Promise.all([onDone(`${who} has ${what(r)} for ${minutes} minutes.`), qc.invalidateQueries({ queryKey: ["home"] })]),
   });
   const reject = useMutation({
     mutationFn: () => gql(Reject, { orgId: r.organizationId, requestId: r.id, reason }),
-    onSuccess: () => onDone(`${who}'s request for ${r.principal} was rejected.`),
+    onSuccess: () => onDone(`${who}'s request for ${what(r)} was rejected.`),
   });
   const approveSubmit = useSubmit(() => approve.mutateAsync());
   const errors = { ...fieldErrors(approve.error), ...fieldErrors(reject.error) };
   return (
     <li className="card">
       <p>
-        <strong>{who}</strong> asks for <strong>{r.principal}</strong> in {r.organizationName} for {r.requestedMinutes} minutes
+        <strong>{who}</strong> asks for <strong>{what(r)}</strong> in {r.organizationName} for {r.requestedMinutes} minutes
       </p>
       <p className="muted">
         “{r.reason}”, <Time iso={r.createdAt} />
       </p>
-      <Form aria-label={`Decide ${who}'s request for ${r.principal}`} validationBehavior="aria" onSubmit={approveSubmit}>
+      <Form aria-label={`Decide ${who}'s request for ${what(r)}`} validationBehavior="aria" onSubmit={approveSubmit}>
         <Field label="Minutes to grant" inputMode="numeric" value={minutes} onChange={setMinutes} error={errors.durationMinutes} description={`At most the ${r.requestedMinutes} asked for.`} />
         <Field label="Reason" value={reason} onChange={setReason} error={errors.reason} description="Required to reject; optional to approve." />
         {Object.keys(errors).length === 0 && <FormError error={approve.error ?? reject.error} />}
