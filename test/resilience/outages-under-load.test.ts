@@ -64,14 +64,15 @@ async function outageUnderLoad(dependency: "postgres" | "redis", workers: 1 | 2)
     expect(await until(() => KINDS.every((k) => succeeded(k, "before")), 20_000), JSON.stringify(summary(load.outcomes))).toBe(true);
 
     phase = "outage";
-    if (dependency === "postgres") pgCluster("stop");
-    else stopRedis();
-    expect(await until(() => (dependency === "postgres" ? !pgUp() : !redisUp()), 10_000)).toBe(true);
+    // Asynchronously (test/resilience/services.ts): the load runs in this event loop.
+    if (dependency === "postgres") await pgCluster("stop");
+    else await stopRedis();
+    expect(await until(async () => !(await (dependency === "postgres" ? pgUp() : redisUp())), 10_000)).toBe(true);
     await new Promise((r) => setTimeout(r, OUTAGE_MS));
     phase = "returning";
     const restarting = Date.now();
-    if (dependency === "postgres") pgCluster("start");
-    else startRedis();
+    if (dependency === "postgres") await pgCluster("start");
+    else await startRedis();
     expect(await until(dependency === "postgres" ? pgUp : redisUp, 30_000)).toBe(true);
     const back = Date.now();
     phase = "after";
@@ -133,8 +134,8 @@ describe("dependency outages under load", () => {
 
 describe("starting while PostgreSQL is down", () => {
   it("one process exits with EX_TEMPFAIL (75) for its supervisor to start it again; a primary keeps retrying its workers and serves once the database is back", async () => {
-    pgCluster("stop");
-    expect(await until(() => !pgUp(), 10_000)).toBe(true);
+    await pgCluster("stop");
+    expect(await until(async () => !(await pgUp()), 10_000)).toBe(true);
     const single = await cluster.spawn();
     const workers = await cluster.spawn({ WORKERS: "2" });
     try {
@@ -145,7 +146,7 @@ describe("starting while PostgreSQL is down", () => {
       expect(workers.process.child.exitCode).toBeNull();
       expect(workers.process.output()).toMatch(/starting another in \d+ s/);
     } finally {
-      pgCluster("start");
+      await pgCluster("start");
     }
     expect(await until(pgUp, 30_000)).toBe(true);
     await untilListening(workers.process);

@@ -42,7 +42,7 @@ describe("dependency outages", () => {
     const token = await signIn(email);
     expect((await call("/api/v1/auth/me", { token })).status).toBe(200);
 
-    pgCluster("stop");
+    await pgCluster("stop");
     const me = await call("/api/v1/auth/me", { token });
     expect(me.status).toBe(503);
     expect(me.body.error?.type).toBe("SERVICE_UNAVAILABLE");
@@ -71,7 +71,7 @@ describe("dependency outages", () => {
       expect(await page.text()).toContain("Try again shortly");
     }
 
-    pgCluster("start");
+    await pgCluster("start");
     expect(await until(pgUp, 30_000)).toBe(true);
     const back = Date.now();
     expect(await until(async () => (await call("/api/v1/auth/me", { token })).status === 200, 5_000)).toBe(true);
@@ -85,8 +85,8 @@ describe("dependency outages", () => {
     const token = await signIn(email);
     expect((await call("/api/v1/auth/me", { token })).status).toBe(200);
 
-    stopRedis();
-    expect(await until(() => !redisUp(), 10_000)).toBe(true);
+    await stopRedis();
+    expect(await until(async () => !(await redisUp()), 10_000)).toBe(true);
     const statuses = await Promise.all(Array.from({ length: 5 }, async () => (await call("/api/v1/auth/me", { token })).status));
     expect(statuses.every((s) => s === 503)).toBe(true);
     // Rate limits live in Redis too: sign-in fails closed rather than going unlimited.
@@ -99,7 +99,7 @@ describe("dependency outages", () => {
     expect([account.status, account.headers.get("retry-after")]).toEqual([503, "5"]);
     expect(await account.text()).toContain("Try again shortly");
 
-    startRedis();
+    await startRedis();
     expect(await until(redisUp, 10_000)).toBe(true);
     const back = Date.now();
     // Redis kept nothing (no persistence here): the old session is gone, a new sign-in works.
