@@ -44,7 +44,13 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => app?.close());
 
-/** The statements one GraphQL request makes (after a first request has filled the caches it may use). */
+/**
+ * The statements one GraphQL request makes (after a first request has filled the caches it may use).
+ * The fewest of two measured runs: what the app does on a clock beside the request (a job's poll, a
+ * once-a-minute "last used" write) only ever adds a statement to one of them, while a read per
+ * member adds its statements to both. The last run's statements are kept for a failure's message.
+ */
+let lastStatements: string[] = [];
 async function statementsFor(query: string, variables: Record<string, unknown>): Promise<number> {
   const run = async () => {
     const res = await app.http.gql(query, variables, { token: owner.token });
@@ -52,14 +58,18 @@ async function statementsFor(query: string, variables: Record<string, unknown>):
     return res.data;
   };
   await run();
-  statements = [];
-  counting = true;
-  try {
-    await run();
-  } finally {
-    counting = false;
+  let fewest = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < 2; i++) {
+    statements = [];
+    counting = true;
+    try {
+      await run();
+    } finally {
+      counting = false;
+    }
+    if (statements.length < fewest) [fewest, lastStatements] = [statements.length, statements];
   }
-  return statements.length;
+  return fewest;
 }
 
 describe("a screen's statements do not grow with the organization", () => {
@@ -92,10 +102,15 @@ describe("a screen's statements do not grow with the organization", () => {
     expect(queries.length).toBeGreaterThan(15);
     const grown: string[] = [];
     for (const { file, name, query } of queries) {
-      const [ten, twoHundred] = [await statementsFor(query, { orgId: small.id }), await statementsFor(query, { orgId: large.id })];
-      if (twoHundred !== ten) grown.push(`${file} ${name}: ${ten} statements for 10 members, ${twoHundred} for 201`);
+      const ten = await statementsFor(query, { orgId: small.id });
+      const tenStatements = lastStatements;
+      const twoHundred = await statementsFor(query, { orgId: large.id });
+      if (twoHundred !== ten) {
+        const extra = lastStatements.filter((sql) => !tenStatements.includes(sql)).map((sql) => sql.slice(0, 160));
+        grown.push(`${file} ${name}: ${ten} statements for 10 members, ${twoHundred} for 201; new: ${extra.join(" | ")}`);
+      }
     }
-    expect(grown).toEqual([]);
+    expect(grown, grown.join("\n")).toEqual([]);
   });
 
   it("home: the same count whatever the size of the organizations", async () => {
