@@ -79,6 +79,8 @@ describe("access requests on the home page", () => {
     const card = approver.getByRole("list", { name: "Requests waiting for your decision" }).getByRole("listitem");
     await expect.poll(() => card.count()).toBe(1);
     await card.getByText("Ada Lovelace").waitFor();
+    // Nothing else waits in the organization it administers, and the home says so under its heading.
+    await approver.getByRole("region", { name: "In the organizations you administer" }).getByText("Nothing waits for you in them right now.").waitFor();
     await accessible(approver, "home-access-approvals");
     // The approve form is labelled for screen readers, minutes first.
     await card.getByLabel("Minutes to grant").fill("200");

@@ -27,10 +27,14 @@ const YEAR_MS = 365 * DAY_MS;
 const QUARTER_MS = 90 * DAY_MS;
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
-export function OrgAttention({ org, me, now }: { org: MyOrganization; me: string; now: number }) {
-  const q = useQuery({ queryKey: ["org", org.id, "attention"], queryFn: () => gql(OrgAttentionQuery, { orgId: org.id }), staleTime: 0 });
-  if (!q.data) return null;
-  const { invites, orgMfaCompliance, pendingNetworkApprovals, certificateAuthorities, organizationAuditChainCheck: chain } = q.data;
+/** The query of one organization's attention, for useQueries: always read again on opening. */
+export const orgAttentionQuery = (orgId: string) => ({ queryKey: ["org", orgId, "attention"], queryFn: () => gql(OrgAttentionQuery, { orgId }), staleTime: 0 });
+
+type OrgAttentionData = Awaited<ReturnType<ReturnType<typeof orgAttentionQuery>["queryFn"]>>;
+
+/** What needs an admin in one organization, as list items (none when nothing does). */
+export function orgAttentionItems(org: MyOrganization, data: OrgAttentionData, me: string, now: number) {
+  const { invites, orgMfaCompliance, pendingNetworkApprovals, certificateAuthorities, organizationAuditChainCheck: chain } = data;
   const waiting = invites.filter((i) => !i.expired).length;
   const expired = invites.length - waiting;
   const pastDue = orgMfaCompliance.filter((c) => c.status === "past_due").length;
@@ -89,12 +93,7 @@ export function OrgAttention({ org, me, now }: { org: MyOrganization; me: string
       </li>
     ),
   ].filter(Boolean);
-  if (items.length === 0) return null;
-  return (
-    <ul className="attention" aria-label={`${org.name}: what needs an admin`}>
-      {items}
-    </ul>
-  );
+  return items;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { useState } from "react";
 import { gql } from "../api";
@@ -9,7 +9,7 @@ import { Button } from "../ui/Button";
 import { Empty, ErrorState, FormError, Loading } from "../ui/States";
 import { Time } from "../ui/Time";
 import { AccessRequests } from "./access-requests";
-import { OperatorAttention, OrgAttention } from "./home-attention";
+import { OperatorAttention, orgAttentionItems, orgAttentionQuery } from "./home-attention";
 
 /**
  * Home: what needs you now, from real state. For everyone: invitations to answer, MFA deadlines,
@@ -44,6 +44,9 @@ export function Home() {
   const decline = useMutation({ mutationFn: (inviteId: string) => gql(DeclineInvite, { inviteId }), onSuccess: refresh });
   // "Within a week" from when the screen opened.
   const [now] = useState(() => Date.now());
+  // One query per organization administered, started once the home query names them.
+  const admined = (home.data?.myOrganizations ?? []).filter((o) => o.role === "owner" || o.role === "admin");
+  const attention = useQueries({ queries: admined.map((o) => orgAttentionQuery(o.id)) });
 
   if (home.isPending) return <Loading />;
   if (home.isError) return <ErrorState error={home.error} retry={() => void home.refetch()} />;
@@ -53,7 +56,12 @@ export function Home() {
   const expiring = mySshCertificates.items.filter((c) => !c.revoked && c.status === "active" && new Date(c.validBefore).getTime() - now < WEEK_MS);
   const orgName = new Map(myOrganizations.map((o) => [o.id, o.name]));
   const nothing = myInvites.length === 0 && deadlines.length === 0 && expiring.length === 0;
-  const admined = myOrganizations.filter((o) => o.role === "owner" || o.role === "admin");
+  const me = shell.data?.me.id ?? "";
+  const attentionLists = admined.map((o, i) => {
+    const data = attention[i]?.data;
+    return { org: o, items: data ? orgAttentionItems(o, data, me, now) : [] };
+  });
+  const attentionRead = attention.every((q) => q.isSuccess);
 
   return (
     <div className="page">
@@ -122,9 +130,15 @@ export function Home() {
       {admined.length > 0 && (
         <section aria-labelledby="as-admin">
           <h2 id="as-admin">In the organizations you administer</h2>
-          {admined.map((o) => (
-            <OrgAttention key={o.id} org={o} me={shell.data?.me.id ?? ""} now={now} />
-          ))}
+          {attentionLists.map(
+            ({ org, items }) =>
+              items.length > 0 && (
+                <ul key={org.id} className="attention" aria-label={`${org.name}: what needs an admin`}>
+                  {items}
+                </ul>
+              ),
+          )}
+          {attentionRead && attentionLists.every((l) => l.items.length === 0) && <p className="muted">Nothing waits for you in them right now.</p>}
         </section>
       )}
 
