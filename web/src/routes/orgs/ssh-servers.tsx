@@ -8,6 +8,7 @@ import { Field } from "../../ui/Field";
 import { Empty, ErrorState, Loading, Success } from "../../ui/States";
 import { Time } from "../../ui/Time";
 import { isAdmin, useOrg } from "./layout";
+import { EnrollServer } from "./ssh-enroll";
 import { CertStatus, SshTabs } from "./ssh-shared";
 
 const HostsQuery = graphql(`
@@ -44,6 +45,7 @@ export function SshServers() {
       <h1>SSH</h1>
       <SshTabs org={org} />
       {done && <Success>{done}</Success>}
+      <EnrollServer orgId={org.id} orgName={org.name} onDone={async (m) => (setDone(m), await qc.invalidateQueries({ queryKey: ["org", org.id] }))} />
       <h2>Enrolled servers</h2>
       <p className="muted">
         A server enrolls itself with a one-time token (<code>keyward host enroll</code>, see the README's "Enroll a server") and renews its host certificates with{" "}
