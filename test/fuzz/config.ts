@@ -3,10 +3,16 @@ import { startFakeZtCentral, type FakeZtCentral } from "../helpers/fake-zt-centr
 
 /**
  * The fuzz run's size: FUZZ_REQUESTS requests per door (REST, GraphQL) and caller (anonymous,
- * signed in). The CI default, 5,000, makes 10,000 per caller in each runtime; `npm run fuzz` runs
- * 50,000 (FUZZ_REQUESTS=<n> npm run fuzz for another size).
+ * signed in). The default, 5,000, makes 10,000 per caller (`npm test`); `.ci/run` runs 2,500;
+ * `npm run fuzz` runs 50,000 (FUZZ_REQUESTS=<n> npm run fuzz for another size).
  */
 export const fuzzRequests = () => Number(process.env.FUZZ_REQUESTS ?? 5000);
+
+/** From this size on, every operation is fuzzed every run (fuzzEveryOperation) and the test says so. */
+export const COVERING_SIZE = 2500;
+
+/** The operations a run fuzzes: all of them, or FUZZ_ONLY's. */
+export const fuzzOnly = (names: string[]) => names.filter((name) => new RegExp(process.env.FUZZ_ONLY ?? "").test(name));
 
 /** Generous: a failure is reported by fast-check, not by the timeout (shrinking takes time too). */
 export const fuzzTimeout = (requests: number) => 120_000 + requests * 60;

@@ -7,7 +7,7 @@ import { inject } from "vitest";
 import { loadConfig } from "../../src/config/index.js";
 import { createContainer, type Container } from "../../src/container.js";
 import type { Logger } from "../../src/infra/logger.js";
-import type { PasswordHasher } from "../../src/lib/crypto/index.js";
+import { createPasswordHasher, type PasswordHasher } from "../../src/lib/crypto/index.js";
 import { ManualClock } from "../../src/infra/clock.js";
 import { createApp } from "../../src/server.js";
 import { createHttpServer } from "../../src/http/http-server.js";
@@ -33,6 +33,15 @@ export interface TestApp {
 }
 
 const rand = () => Math.random().toString(36).slice(2, 10);
+
+/**
+ * argon2id at its cheapest (1 MiB, one pass: well under a millisecond a hash, against 20–60 ms at the
+ * configured 19 MiB × 2), through the same hasher code: `startTestApp(env, { passwordHasher:
+ * cheapPasswordHasher() })`. For files that sign many people up (every registration, activation,
+ * password set and sign-in hashes or verifies) and prove nothing about hashing itself; a file about
+ * the hash's cost, parameters, rehashing or the sign-in's equal work keeps the configured one.
+ */
+export const cheapPasswordHasher = (): PasswordHasher => createPasswordHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
 
 /**
  * Starts Keyward in-process on a loopback port, in whichever mode the environment selects:

@@ -28,6 +28,8 @@ export interface Probe {
   body?: string | Buffer;
   /** What this malformation must be answered with, when the answer does not depend on the route. */
   expect?: { status: number; code: string };
+  /** The malformation without the route or operation it is sent to: what a sampled sweep keeps covered. */
+  kind?: string;
 }
 
 export interface Answer {
@@ -120,20 +122,21 @@ export function restProbes(route: RouteDef, orgId: string): Probe[] {
   const base = fill(route.path, orgId);
 
   for (const p of paramsOf(route.path)) {
-    for (const bad of BAD_ESCAPES) probes.push({ label: `bad escape in :${p}`, method, path: fill(route.path, orgId, { [p]: bad }), ...empty, expect: { status: 400, code: "INVALID_PATH_ENCODING" } });
-    probes.push({ label: `huge number in :${p}`, method, path: fill(route.path, orgId, { [p]: "99999999999999999999" }), ...empty });
-    probes.push({ label: `overlong :${p}`, method, path: fill(route.path, orgId, { [p]: "x".repeat(4000) }), ...empty });
+    for (const bad of BAD_ESCAPES) probes.push({ label: `bad escape in :${p}`, kind: `bad escape ${bad} in a path parameter`, method, path: fill(route.path, orgId, { [p]: bad }), ...empty, expect: { status: 400, code: "INVALID_PATH_ENCODING" } });
+    probes.push({ label: `huge number in :${p}`, kind: "huge number in a path parameter", method, path: fill(route.path, orgId, { [p]: "99999999999999999999" }), ...empty });
+    probes.push({ label: `overlong :${p}`, kind: "overlong path parameter", method, path: fill(route.path, orgId, { [p]: "x".repeat(4000) }), ...empty });
   }
 
   for (const [name, type] of fieldsOf(route.query)) {
-    const values = type === "number" || type === "integer" ? HUGE_NUMBERS : name === "cursor" ? BAD_CURSORS : ["%E0%A4%A", "x".repeat(3000)];
-    for (const v of values) probes.push({ label: `?${name}=${v.slice(0, 16)}`, method, path: `${base}?${name}=${v.startsWith("%") ? v : encodeURIComponent(v)}`, ...empty });
+    const family = type === "number" || type === "integer" ? "number" : name === "cursor" ? "cursor" : "string";
+    const values = family === "number" ? HUGE_NUMBERS : family === "cursor" ? BAD_CURSORS : ["%E0%A4%A", "x".repeat(3000)];
+    for (const [i, v] of values.entries()) probes.push({ label: `?${name}=${v.slice(0, 16)}`, kind: `${family} query parameter: value ${i}`, method, path: `${base}?${name}=${v.startsWith("%") ? v : encodeURIComponent(v)}`, ...empty });
   }
-  probes.push({ label: "out-of-range paging", method, path: `${base}?page=1e30&per_page=-1&limit=1e30&cursor=!!!&x[y]=1&%E0%A4%A=1`, ...empty });
+  probes.push({ label: "out-of-range paging", kind: "out-of-range paging", method, path: `${base}?page=1e30&per_page=-1&limit=1e30&cursor=!!!&x[y]=1&%E0%A4%A=1`, ...empty });
   if (!withBody) return probes;
 
-  const body = (label: string, payload: string | Buffer, headers: Record<string, string>, expected?: Probe["expect"]) =>
-    probes.push({ label, method, path: base, headers, body: payload, ...(expected ? { expect: expected } : {}) });
+  const body = (label: string, payload: string | Buffer, headers: Record<string, string>, expected?: Probe["expect"], kind = label) =>
+    probes.push({ label, kind, method, path: base, headers, body: payload, ...(expected ? { expect: expected } : {}) });
   const undecodable = { status: 400, code: "INVALID_BODY_ENCODING" };
   for (const encoding of ["gzip", "deflate", "br"]) body(`${encoding} header on a plain body`, '{"a":1}', { ...JSON_TYPE, "content-encoding": encoding }, undecodable);
   body("truncated gzip", gzipSync('{"email":"a@example.com","password":"a long passphrase"}').subarray(0, 20), { ...JSON_TYPE, "content-encoding": "gzip" }, undecodable);
@@ -151,9 +154,9 @@ export function restProbes(route: RouteDef, orgId: string): Probe[] {
   body("xml", "<a/>", { "content-type": "application/xml" });
   for (const [name, type] of fieldsOf(route.body)) {
     if (type === "number" || type === "integer") {
-      for (const v of ["1e308", "-1", "99999999999999999999", '"99999999999999999999"', "1.5"]) body(`${name}: ${v}`, `{"${name}":${v}}`, JSON_TYPE);
+      for (const v of ["1e308", "-1", "99999999999999999999", '"99999999999999999999"', "1.5"]) body(`${name}: ${v}`, `{"${name}":${v}}`, JSON_TYPE, undefined, `number field: ${v}`);
     } else {
-      body(`overlong ${name}`, JSON.stringify({ [name]: "x".repeat(60_000) }), JSON_TYPE);
+      body(`overlong ${name}`, JSON.stringify({ [name]: "x".repeat(60_000) }), JSON_TYPE, undefined, "overlong string field");
     }
   }
   return probes;
@@ -189,8 +192,9 @@ export const gqlProblem: Check = (probe, { status, body }) => {
 
 type Field = GraphQLField<unknown, unknown>;
 
-export const gqlProbe = (label: string, query: string, variables: Record<string, unknown> | undefined, expected?: Probe["expect"]): Probe => ({
+export const gqlProbe = (label: string, query: string, variables: Record<string, unknown> | undefined, expected?: Probe["expect"], kind?: string): Probe => ({
   label,
+  ...(kind ? { kind } : {}),
   method: "POST",
   path: "/graphql",
   headers: JSON_TYPE,
@@ -258,6 +262,15 @@ export function operation(kind: string, field: Field, inline: Record<string, str
 export const validVariables = (field: Field, orgId: string) =>
   Object.fromEntries(field.args.filter((a) => a.type instanceof GraphQLNonNull).map((a) => [a.name, sample(a.type, a.name, orgId)]));
 
+/** An input type as a kind of probe target: "[Int!]!", "enum", "input object?" (its name is the operation's own). */
+function typeKind(type: GraphQLInputType): string {
+  if (type instanceof GraphQLNonNull) return `${typeKind(type.ofType)}!`;
+  if (type instanceof GraphQLList) return `[${typeKind(type.ofType)}]`;
+  if (type instanceof GraphQLEnumType) return "enum";
+  if (type instanceof GraphQLInputObjectType) return "input object";
+  return type.name;
+}
+
 /** Missing, wrong-typed, out-of-range and too-deep inputs for one query or mutation. */
 export function gqlProbes(kind: string, field: Field, orgId: string): Probe[] {
   const probes: Probe[] = [];
@@ -266,23 +279,75 @@ export function gqlProbes(kind: string, field: Field, orgId: string): Probe[] {
   const badInput = { status: 400, code: "BAD_USER_INPUT" };
   // Without its variables (a valid call when nothing is required: that is not malformed, so not sent).
   if (field.args.some((a) => a.type instanceof GraphQLNonNull)) {
-    probes.push(gqlProbe(`${field.name} without variables`, query, undefined, badInput));
-    probes.push(gqlProbe(`${field.name} with empty variables`, query, {}, badInput));
+    probes.push(gqlProbe(`${field.name} without variables`, query, undefined, badInput, "without variables"));
+    probes.push(gqlProbe(`${field.name} with empty variables`, query, {}, badInput, "with empty variables"));
   }
   for (const arg of field.args) {
-    for (const value of wrong(arg.type, orgId)) {
-      probes.push(gqlProbe(`${field.name}(${arg.name}: ${JSON.stringify(value)?.slice(0, 40)})`, query, { ...valid, [arg.name]: value }, badInput));
+    for (const [i, value] of wrong(arg.type, orgId).entries()) {
+      probes.push(gqlProbe(`${field.name}(${arg.name}: ${JSON.stringify(value)?.slice(0, 40)})`, query, { ...valid, [arg.name]: value }, badInput, `wrong ${typeKind(arg.type)}: value ${i}`));
     }
     if (getNamedType(arg.type).name === "Int") {
       const huge = operation(kind, field, { [arg.name]: "99999999999999999999" });
-      probes.push(gqlProbe(`${field.name}(${arg.name}: huge Int literal)`, huge, valid, { status: 400, code: "GRAPHQL_VALIDATION_FAILED" }));
+      probes.push(gqlProbe(`${field.name}(${arg.name}: huge Int literal)`, huge, valid, { status: 400, code: "GRAPHQL_VALIDATION_FAILED" }, "huge Int literal"));
     }
     if (isJson(arg.type)) {
-      probes.push(gqlProbe(`${field.name}(${arg.name}: 40 levels)`, query, { ...valid, [arg.name]: JSON.parse(nest(40)) }, { status: 400, code: "JSON_TOO_DEEP" }));
-      probes.push(gqlProbe(`${field.name}(${arg.name}: 20 levels)`, query, { ...valid, [arg.name]: JSON.parse(nest(20)) }));
+      probes.push(gqlProbe(`${field.name}(${arg.name}: 40 levels)`, query, { ...valid, [arg.name]: JSON.parse(nest(40)) }, { status: 400, code: "JSON_TOO_DEEP" }, "JSON 40 levels"));
+      probes.push(gqlProbe(`${field.name}(${arg.name}: 20 levels)`, query, { ...valid, [arg.name]: JSON.parse(nest(20)) }, undefined, "JSON 20 levels"));
       const literal = operation(kind, field, { [arg.name]: "{a:".repeat(40) + "1" + "}".repeat(40) });
-      probes.push(gqlProbe(`${field.name}(${arg.name}: 40-level literal)`, literal, valid, { status: 400, code: "GRAPHQL_VALIDATION_FAILED" }));
+      probes.push(gqlProbe(`${field.name}(${arg.name}: 40-level literal)`, literal, valid, { status: 400, code: "GRAPHQL_VALIDATION_FAILED" }, "JSON 40-level literal"));
     }
   }
   return probes;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The sweep's sample
+
+/**
+ * MALFORMED_SWEEP=full sweeps every route and operation (about 29,000 requests); otherwise the sweep
+ * takes a sample (sampleSweep), which `npm test` and CI run.
+ */
+export const fullSweep = () => process.env.MALFORMED_SWEEP === "full";
+
+/** The sample's seed: FUZZ_SEED replays a sample; without it each run draws one (the test prints it). */
+export const sweepSeed = () => (process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31));
+
+/** One route or operation in SWEEP_STRIDE of each family per run: three seeds in a row cover them all. */
+export const SWEEP_STRIDE = 3;
+
+const hash = (text: string) => {
+  let h = 2166136261;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  return h >>> 0;
+};
+const mod = (a: number, n: number) => ((a % n) + n) % n;
+
+/**
+ * A seeded rotation through each family (a REST tag, a GraphQL resolver): its members in a fixed
+ * order, every SWEEP_STRIDE-th from the seed's offset, at least one; then, for each kind of probe
+ * the whole set would send that the sample does not, one member that sends it. So every family
+ * and every kind of malformation is swept on every run, and the routes and operations rotate
+ * from run to run. The input's order is kept (routes that may delete the sweep's organization
+ * run last).
+ */
+export function sampleSweep<T>(items: readonly T[], seed: number, by: { key(item: T): string; family(item: T): string; kinds(item: T): string[] }): T[] {
+  if (fullSweep()) return [...items];
+  const chosen = new Set<T>();
+  const families = new Map<string, T[]>();
+  for (const item of items) families.set(by.family(item), [...(families.get(by.family(item)) ?? []), item]);
+  for (const [name, members] of families) {
+    const ordered = [...members].sort((a, b) => by.key(a).localeCompare(by.key(b)));
+    const turn = mod(seed + hash(name), SWEEP_STRIDE);
+    ordered.forEach((item, i) => i % SWEEP_STRIDE === turn && chosen.add(item));
+    if (!ordered.some((item) => chosen.has(item))) chosen.add(ordered[mod(seed + hash(name), ordered.length)]!);
+  }
+  const covered = new Set([...chosen].flatMap((item) => by.kinds(item)));
+  const shuffled = [...items].sort((a, b) => (hash(by.key(a)) ^ seed) - (hash(by.key(b)) ^ seed) || by.key(a).localeCompare(by.key(b)));
+  for (const item of shuffled) {
+    const kinds = by.kinds(item);
+    if (kinds.every((k) => covered.has(k))) continue;
+    chosen.add(item);
+    for (const k of kinds) covered.add(k);
+  }
+  return items.filter((item) => chosen.has(item));
 }

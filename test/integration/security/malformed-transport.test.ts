@@ -1,5 +1,6 @@
 import { gzipSync } from "node:zlib";
-import { GraphQLEnumType, getNamedType, type GraphQLSchema } from "graphql";
+import { GraphQLEnumType, getNamedType, type GraphQLField, type GraphQLSchema } from "graphql";
+import { getMetadataStorage } from "type-graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { restRoutes } from "../../../rest-shim/index.js";
 import { buildGraphqlSchema } from "../../../src/graphql/schema.js";
@@ -11,6 +12,7 @@ import {
   createSweeper,
   fieldsOf,
   fill,
+  fullSweep,
   gqlProbes,
   gqlProblem,
   isJson,
@@ -20,6 +22,8 @@ import {
   paramsOf,
   restProbes,
   restProblem,
+  sampleSweep,
+  sweepSeed,
   validVariables,
   type Caller,
   type Probe,
@@ -35,6 +39,12 @@ import { newSuperadmin, newUser, type TestUser } from "../../factories/users.js"
  * every GraphQL operation gets missing, wrong-typed and too-deep variables. Nothing may answer
  * 5xx; every REST error is the envelope, every GraphQL error carries extensions.code and
  * extensions.status; and nothing reaches the log as an unhandled error. Run as production runs.
+ *
+ * The generated sweeps take a sample (test/helpers/malformed.ts, sampleSweep): a third of each
+ * family's routes (REST tag) and operations (GraphQL resolver), rotating with the seed, and at
+ * least one route or operation for every family and every kind of malformation, every run. The
+ * seed is printed and named in a failure; FUZZ_SEED=<seed> replays it, MALFORMED_SWEEP=full
+ * sweeps every route and operation (about 29,000 requests against about 10,000).
  */
 let app: TestApp;
 let admin: TestUser;
@@ -55,6 +65,10 @@ async function authHeader(caller: Caller, probe?: Probe): Promise<Record<string,
   return { authorization: `Bearer ${session.token}` };
 }
 let sweeper: ReturnType<typeof createSweeper>;
+const SEED = sweepSeed();
+/** Named in every sweep's failures: the seed that replays the sample. */
+const REPLAY = `FUZZ_SEED=${SEED}${fullSweep() ? " MALFORMED_SWEEP=full" : ""}`;
+const swept: string[] = [];
 
 beforeAll(async () => {
   app = await startTestApp({ NODE_ENV: "production", LOG_LEVEL: "info", RATE_LIMIT_ENABLED: "false" }, { logger: capture.logger });
@@ -75,14 +89,22 @@ async function freshOrg(): Promise<string> {
 }
 
 const routes = () => restRoutes({} as never, {} as never).sort((a, b) => Number(a.method === "delete") - Number(b.method === "delete"));
+type Route = ReturnType<typeof routes>[number];
+const routeKey = (r: Route) => `${r.method} ${r.path}`;
 
 describe("malformed transport on every REST route", () => {
   it("answers every route, anonymous and signed in, with a 4xx envelope, never 5xx", async () => {
     await freshOrg();
-    expect(routes().length).toBeGreaterThan(100);
-    const probes = routes().flatMap((r) => restProbes(r, orgId));
-    expect(probes.length).toBeGreaterThan(1500);
-    expect(await sweeper.sweep(probes, restProblem)).toEqual([]);
+    const all = routes();
+    expect(all.length).toBeGreaterThan(100);
+    expect(all.flatMap((r) => restProbes(r, orgId)).length).toBeGreaterThan(1500);
+    const kindsOf = (r: Route) => restProbes(r, orgId).map((p) => p.kind!);
+    const sample = sampleSweep(all, SEED, { key: routeKey, family: (r) => r.tag, kinds: kindsOf });
+    expect(new Set(sample.map((r) => r.tag))).toEqual(new Set(all.map((r) => r.tag)));
+    expect(new Set(sample.flatMap(kindsOf))).toEqual(new Set(all.flatMap(kindsOf)));
+    swept.push(`${sample.length} of ${all.length} routes`);
+    const probes = sample.flatMap((r) => restProbes(r, orgId));
+    expect(await sweeper.sweep(probes, restProblem), REPLAY).toEqual([]);
   }, 120_000);
 
   it("answers hostile field values on every route with 4xx and writes nothing", async () => {
@@ -92,8 +114,13 @@ describe("malformed transport on every REST route", () => {
     const before = await snapshot();
     const values = [null, 12345, true, [], { $gt: "" }, "x".repeat(5000), "'; drop table users; --", "\u0000\uFFFF"];
     const RAW_BODIES = ["[]", "[1,2]", '"a string"', "123", "null"];
-    const probes: Probe[] = routes()
-      .filter((r) => r.method !== "get")
+    const writes = routes().filter((r) => r.method !== "get");
+    // Its families, and the kinds of field each takes (and whether a path parameter is swept too).
+    const kindsOf = (r: Route) => [...fieldsOf(r.body).map(([, type]) => `a ${type} field`), ...(paramsOf(r.path).length ? ["a path parameter"] : [])];
+    const sample = sampleSweep(writes, SEED, { key: routeKey, family: (r) => r.tag, kinds: kindsOf });
+    expect(new Set(sample.map((r) => r.tag))).toEqual(new Set(writes.map((r) => r.tag)));
+    swept.push(`${sample.length} of ${writes.length} writing routes`);
+    const probes: Probe[] = sample
       .flatMap((route) => {
         const fields = fieldsOf(route.body).map(([f]) => f);
         const bodies = [{}, { unknown_field: "ignored?" }, ...fields.flatMap((f) => values.map((v) => ({ [f]: v }))), Object.fromEntries(fields.map((f) => [f, { nested: { deeper: [1, 2, 3] } }]))];
@@ -102,7 +129,7 @@ describe("malformed transport on every REST route", () => {
           paths.map((path) => ({ label: body.slice(0, 60), method: route.method.toUpperCase(), path, headers: JSON_TYPE, body })),
         );
       });
-    expect(await sweeper.sweep(probes, restProblem)).toEqual([]);
+    expect(await sweeper.sweep(probes, restProblem), REPLAY).toEqual([]);
     expect(await snapshot()).toEqual(before);
   }, 120_000);
 
@@ -192,9 +219,19 @@ describe("malformed input on every GraphQL operation", () => {
     const all = fields();
     expect(all.length).toBeGreaterThan(100);
     expect(all.some(([, f]) => f.args.some((a) => isJson(a.type)))).toBe(true);
-    const probes = all.flatMap(([kind, field]) => gqlProbes(kind, field, orgId));
-    expect(probes.length).toBeGreaterThan(500);
-    expect(await sweeper.sweep(probes, gqlProblem)).toEqual([]);
+    expect(all.flatMap(([kind, field]) => gqlProbes(kind, field, orgId)).length).toBeGreaterThan(500);
+    // A family is the resolver class that declares the operation.
+    const resolverOf = new Map([...getMetadataStorage().queries, ...getMetadataStorage().mutations].map((m) => [m.schemaName, m.target.name]));
+    type Operation = readonly [string, GraphQLField<unknown, unknown>];
+    const family = ([, f]: Operation) => resolverOf.get(f.name) ?? "?";
+    const kindsOf = ([kind, f]: Operation) => [kind, ...gqlProbes(kind, f, orgId).map((p) => p.kind!)];
+    const sample = sampleSweep(all, SEED, { key: ([kind, f]) => `${kind} ${f.name}`, family, kinds: kindsOf });
+    expect(all.filter((o) => family(o) === "?").map(([, f]) => f.name)).toEqual([]);
+    expect(new Set(sample.map(family))).toEqual(new Set(all.map(family)));
+    expect(new Set(sample.flatMap(kindsOf))).toEqual(new Set(all.flatMap(kindsOf)));
+    swept.push(`${sample.length} of ${all.length} operations`);
+    const probes = sample.flatMap(([kind, field]) => gqlProbes(kind, field, orgId));
+    expect(await sweeper.sweep(probes, gqlProblem), REPLAY).toEqual([]);
   }, 120_000);
 
   it("answers malformed requests to /graphql in GraphQL's shape, with code and status", async () => {
@@ -253,8 +290,8 @@ describe("after the sweep", () => {
 
   it("logged no unhandled error, and sent a CI-sized number of requests", () => {
     const unhandled = capture.lines.filter((l) => l.level >= 50).map((l) => `${l.msg}: ${l.err?.message ?? ""}`);
-    expect(unhandled).toEqual([]);
-    expect(sweeper.sent()).toBeGreaterThan(10_000);
-    console.log(`malformed-transport sweep: ${sweeper.sent()} requests`);
+    expect(unhandled, REPLAY).toEqual([]);
+    expect(sweeper.sent()).toBeGreaterThan(fullSweep() ? 25_000 : 6_000);
+    console.log(`malformed-transport sweep (${REPLAY}): ${sweeper.sent()} requests; ${swept.join(", ")}`);
   });
 });
