@@ -18,6 +18,8 @@ export const freePort = () =>
  * bench run), not the TypeScript loader.
  */
 export function buildServer(): string {
+  // BENCH_SERVER=<dir>/src/main.js runs a build kept aside (a copy of dist/) instead: A/B runs of one change.
+  if (process.env.BENCH_SERVER) return process.env.BENCH_SERVER;
   execFileSync("npm", ["run", "--silent", "build:server"], { stdio: ["ignore", "ignore", "inherit"] });
   return "dist/src/main.js";
 }

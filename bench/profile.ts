@@ -6,12 +6,15 @@ import { connectPostgres } from "../src/infra/db.js";
 import { blobFromKeyObject } from "../src/lib/ssh/index.js";
 import { clientCredentialsGrants, keywardTarget, refreshGrants } from "./oidc.js";
 import { buildServer, DURATION, freePort, keywardEnv, load, start } from "./common.js";
+import { countStatements, homeScreen, membersScreen, organizationOf, type ScreenRequest } from "./screens.js";
 
 /**
  * npm run bench:profile -- <scenario>: one bench scenario against the compiled server running
  * under `node --cpu-prof`, then the profile summarised (self time by package and by function).
  * Scenarios: me (GraphQL { me }), rest-me, health, sign (one person), sign-users (32 members of
- * one organization), login, cc (OIDC client credentials), refresh (OIDC refresh grants). The raw .cpuprofile stays in the
+ * one organization), login, cc (OIDC client credentials), refresh (OIDC refresh grants), home (the
+ * web app's home query), members (an organization's members screen, 200 members: its two reads in
+ * turn); the two screens also print their statements per request (on PostgreSQL). The raw .cpuprofile stays in the
  * printed directory for Chrome DevTools. With --no-profile, only the scenario's figures. CPU per request is split between the
  * main thread and libuv's pool (argon2id hashes there), beside PostgreSQL's and Redis's.
  */
@@ -112,6 +115,7 @@ async function main() {
     const auth = { ...headers, authorization: `Bearer ${token}` };
     const post = async (path: string, body: unknown) => ((await (await fetch(base + path, { method: "POST", headers: auth, body: JSON.stringify(body) })).json()) as any).data;
     let r;
+    let screens: ScreenRequest[] | undefined;
     mark();
     if (scenario === "me") r = await load("me", { url: `${base}/graphql`, method: "POST", headers: auth, body: JSON.stringify({ query: "{ me { id email } }" }), connections: 32 });
     else if (scenario === "rest-me") r = await load("rest-me", { url: `${base}/api/v1/auth/me`, headers: auth, connections: 32 });
@@ -163,12 +167,31 @@ async function main() {
       mark();
       const f = scenario === "cc" ? await clientCredentialsGrants(target, DURATION, 16) : await refreshGrants(target, DURATION);
       r = { ...f, p50: f.p50.toFixed(1), p99: f.p99.toFixed(1) };
+    } else if (scenario === "home" || scenario === "members") {
+      // The person owns an organization either way (the home screen then lists it).
+      const orgId = await organizationOf(base, auth, scenario === "members" ? 200 : 0);
+      screens = scenario === "home" ? homeScreen() : membersScreen(orgId);
+      let next = 0;
+      mark();
+      r = await load(scenario, {
+        url: `${base}/graphql`,
+        method: "POST",
+        headers: auth,
+        connections: 32,
+        requests: [{ setupRequest: (req) => ({ ...req, body: screens![next++ % screens!.length]!.body }) }],
+      });
     } else throw new Error(`unknown scenario ${scenario}`);
     window.to = nowUs();
     const cpu = cpuSeconds(server.pid!);
     const perRequest = (k: keyof typeof cpu) => (((cpu[k] - cpuFrom[k]) * 1000) / (r.rps * DURATION)).toFixed(3);
     console.log(`${scenario}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms over ${DURATION} s`);
     console.log(`  CPU per request: Keyward ${perRequest("keyward")} ms (main thread ${perRequest("main")}, libuv pool ${perRequest("pool")}), PostgreSQL ${perRequest("postgres")} ms, Redis ${perRequest("redis")} ms`);
+    if (screens && process.env.DATABASE_URL) {
+      const counts = await countStatements(env, auth, screens);
+      console.log(`  statements per request: ${screens.map((q) => `${q.name} ${counts.get(q.name)} (bound ${q.bound})`).join(", ")}`);
+      const over = screens.filter((q) => counts.get(q.name)! > q.bound);
+      if (over.length) throw new Error(`above the statement bound: ${over.map((q) => q.name).join(", ")}`);
+    }
   } finally {
     const exited = new Promise((resolve) => server.once("exit", resolve));
     server.kill("SIGTERM");

@@ -9,9 +9,9 @@ import { openDatabase } from "../src/infra/db.js";
 import { createPasswordHasher, totpCode, totpStep } from "../src/lib/crypto/index.js";
 import { blobFromKeyObject, generateCaKey, loadPrivateKey, signCertificate } from "../src/lib/ssh/index.js";
 import { sql } from "drizzle-orm";
-import { screenDocument } from "../test/helpers/screen-documents.js";
 import { bareTarget, clientCredentialsGrants, keywardTarget, refreshGrants } from "./oidc.js";
 import { buildServer, DURATION, failures, freePort, keywardEnv, load, start } from "./common.js";
+import { countStatements, homeScreen, membersScreen, organizationOf, type ScreenRequest } from "./screens.js";
 
 /**
  * npm run bench: Keyward runs as its own process (as in production); this process only generates
@@ -199,15 +199,31 @@ async function main() {
       connections: 32,
     });
     const signBaseline = await nativeSigningBaseline(signing.total, 32, userKey);
-    // The web app's home screen, as it sends it (its document read from web/src), for the same
-    // person, now an organization's owner: beside { me }, what the first screen of the day costs.
-    const home = await load("GraphQL home screen", {
-      url: `${base}/graphql`,
-      method: "POST",
-      headers: auth,
-      body: JSON.stringify({ query: screenDocument("routes/home.tsx", "Home") }),
-      connections: 32,
-    });
+    // The web app's screens as it sends them (their documents read from web/src), for the same
+    // person, now an organization's owner: the home screen, beside { me } what the first screen of
+    // the day costs; and an organization's members screen (200 members and the owner), its two
+    // reads in turn. Each prints the statements one request makes and fails the run above its bound.
+    const screenLoad = async (name: string, screens: ScreenRequest[]) => {
+      let next = 0;
+      return load(name, {
+        url: `${base}/graphql`,
+        method: "POST",
+        headers: auth,
+        connections: 32,
+        requests: [{ setupRequest: (req) => ({ ...req, body: screens[next++ % screens.length]!.body }) }],
+      });
+    };
+    const home = await screenLoad("GraphQL home screen", homeScreen());
+    const membersOrg = await organizationOf(base, auth, 200);
+    const members = await screenLoad("GraphQL members screen, 201 members", membersScreen(membersOrg));
+    const screens = [...homeScreen(), ...membersScreen(membersOrg)];
+    const statements = process.env.DATABASE_URL ? await countStatements(env, auth, screens) : undefined;
+    for (const s of screens) {
+      const n = statements?.get(s.name);
+      if (n !== undefined && n > s.bound) failures.push(`${s.name}: ${n} statements per request, above its bound of ${s.bound}`);
+    }
+    const statementLine = (names: string[]) =>
+      statements ? `statements per request: ${names.map((n) => `${n} ${statements.get(n)} (bound ${screens.find((s) => s.name === n)!.bound})`).join(", ")}` : "statements: counted on PostgreSQL only (set DATABASE_URL)";
 
     // Sign-in with MFA: password, then a TOTP code. A code works once, so each sign-in uses its
     // own account (enrolled up front); the figure is the latency of the two requests together.
@@ -247,7 +263,9 @@ async function main() {
     console.log(row("  baseline: bare Express reading the session", bareMe));
     console.log(`  ratio: ${(me.rps / bareMe.rps).toFixed(2)} of the bare handler`);
     console.log(row("GraphQL home screen (the web app's Home query)", home));
-    console.log(`  ratio: ${(home.rps / me.rps).toFixed(2)} of { me }`);
+    console.log(`  ratio: ${(home.rps / me.rps).toFixed(2)} of { me }; ${statementLine(["Home"])}`);
+    console.log(row("GraphQL members screen, 201 members", members));
+    console.log(`  OrgMembers and OrgMembersCompliance in turn; ${statementLine(["OrgMembers", "OrgMembersCompliance"])}`);
     console.log(row("REST GET /api/v1/auth/me with a bearer session", restMe));
     console.log(`  ratio: ${(restMe.rps / bareMe.rps).toFixed(2)} of the bare handler (the session baseline above)`);
     console.log(row("GET /api/health", health));
