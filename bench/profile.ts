@@ -4,14 +4,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connectPostgres } from "../src/infra/db.js";
 import { blobFromKeyObject } from "../src/lib/ssh/index.js";
-import { clientCredentialsGrants, keywardTarget, refreshGrants } from "./oidc.js";
+import { bareTarget, clientCredentialsGrants, keywardTarget, refreshGrants } from "./oidc.js";
 import { buildServer, DURATION, freePort, keywardEnv, load, start } from "./common.js";
 
 /**
  * npm run bench:profile -- <scenario>: one bench scenario against the compiled server running
  * under `node --cpu-prof`, then the profile summarised (self time by package and by function).
  * Scenarios: me (GraphQL { me }), rest-me, health, sign (one person), sign-users (32 members of
- * one organization), login, cc (OIDC client credentials), refresh (OIDC refresh grants). The raw .cpuprofile stays in the
+ * one organization), login, cc (OIDC client credentials), refresh (OIDC refresh grants), and bare-cc and bare-refresh
+ * (the same grants against the bench's baseline, a bare oidc-provider). The raw .cpuprofile stays in the
  * printed directory for Chrome DevTools. With --no-profile, only the scenario's figures. CPU per request is split between the
  * main thread and libuv's pool (argon2id hashes there), beside PostgreSQL's and Redis's.
  */
@@ -95,7 +96,12 @@ async function main() {
     ...(process.env.REDIS_URL ? { REDIS_KEY_PREFIX: `keyward-profile-${process.pid}:` } : {}),
     ...(profiling ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profDir}` } : {}),
   });
-  const server = await start(buildServer(), env, `http://127.0.0.1:${port}/api/health`);
+  // bare-cc, bare-refresh: the bench's baseline for the same grants (a bare oidc-provider on its
+  // in-memory adapter, bench/bare-oidc-server.ts), profiled the same way: where its time goes beside Keyward's.
+  const bare = scenario.startsWith("bare-");
+  const server = bare
+    ? await start("bench/bare-oidc-server.ts", { PORT: String(port), ...(profiling ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profDir}` } : {}) }, `http://127.0.0.1:${port}/.well-known/openid-configuration`)
+    : await start(buildServer(), env, `http://127.0.0.1:${port}/api/health`);
   // CPU time of Keyward, PostgreSQL and Redis over the load: on a machine shared with its
   // neighbours, CPU per request moves less from run to run than requests per second do.
   let cpuFrom = cpuSeconds(server.pid!);
@@ -104,8 +110,33 @@ async function main() {
     cpuFrom = cpuSeconds(server.pid!);
   };
   const base = `http://127.0.0.1:${port}`;
+  const report = (r: { rps: number; p50: unknown; p99: unknown }) => {
+    const cpu = cpuSeconds(server.pid!);
+    const perRequest = (k: keyof typeof cpu) => (((cpu[k] - cpuFrom[k]) * 1000) / (r.rps * DURATION)).toFixed(3);
+    console.log(`${scenario}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms over ${DURATION} s`);
+    console.log(`  CPU per request: ${bare ? "bare oidc-provider" : "Keyward"} ${perRequest("keyward")} ms (main thread ${perRequest("main")}, libuv pool ${perRequest("pool")}), PostgreSQL ${perRequest("postgres")} ms, Redis ${perRequest("redis")} ms`);
+  };
   const headers = { "content-type": "application/json" };
   try {
+    if (bare) {
+      const target = await bareTarget(base, 8);
+      mark();
+      const f = scenario === "bare-cc" ? await clientCredentialsGrants(target, DURATION, 16) : await refreshGrants(target, DURATION);
+      window.to = nowUs();
+      report({ ...f, p50: f.p50.toFixed(1), p99: f.p99.toFixed(1) });
+    } else await keyward();
+  } finally {
+    const exited = new Promise((resolve) => server.once("exit", resolve));
+    server.kill("SIGTERM");
+    await exited;
+  }
+  if (!profiling) return;
+  const file = readdirSync(profDir).find((f) => f.endsWith(".cpuprofile"));
+  if (!file) throw new Error(`no profile written in ${profDir}`);
+  console.log(`profile: ${join(profDir, file)}`);
+  summarise(join(profDir, file), window.from, window.to);
+
+  async function keyward() {
     const credentials = JSON.stringify({ email: `profile-${process.pid}@example.com`, password: "bench password value" });
     await fetch(`${base}/api/v1/auth/register`, { method: "POST", headers, body: credentials });
     const token = ((await (await fetch(`${base}/api/v1/auth/login`, { method: "POST", headers, body: credentials })).json()) as any).data.token;
@@ -165,20 +196,8 @@ async function main() {
       r = { ...f, p50: f.p50.toFixed(1), p99: f.p99.toFixed(1) };
     } else throw new Error(`unknown scenario ${scenario}`);
     window.to = nowUs();
-    const cpu = cpuSeconds(server.pid!);
-    const perRequest = (k: keyof typeof cpu) => (((cpu[k] - cpuFrom[k]) * 1000) / (r.rps * DURATION)).toFixed(3);
-    console.log(`${scenario}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms over ${DURATION} s`);
-    console.log(`  CPU per request: Keyward ${perRequest("keyward")} ms (main thread ${perRequest("main")}, libuv pool ${perRequest("pool")}), PostgreSQL ${perRequest("postgres")} ms, Redis ${perRequest("redis")} ms`);
-  } finally {
-    const exited = new Promise((resolve) => server.once("exit", resolve));
-    server.kill("SIGTERM");
-    await exited;
+    report(r);
   }
-  if (!profiling) return;
-  const file = readdirSync(profDir).find((f) => f.endsWith(".cpuprofile"));
-  if (!file) throw new Error(`no profile written in ${profDir}`);
-  console.log(`profile: ${join(profDir, file)}`);
-  summarise(join(profDir, file), window.from, window.to);
 }
 
 main().then(
