@@ -46,8 +46,10 @@ export function keywardEnv(port: number, extra: Record<string, string>): Record<
 export async function start(script: string, env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
   // Compiled Keyward runs with the flags and malloc setting of `npm run start:prod` (MALLOC_ARENA_MAX may be overridden to compare).
   const compiled = !script.endsWith(".ts");
-  const args = compiled ? ["--max-semi-space-size=16", "--heap-growing-percent=30", script] : ["--import", "tsx", script];
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...(compiled ? { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2" } : {}), ...env }, stdio: ["ignore", "ignore", "inherit"] });
+  // BENCH_NODE_FLAGS (space-separated) replaces those flags (and is added to a baseline's), to compare V8 settings A/B.
+  const custom = process.env.BENCH_NODE_FLAGS?.split(" ").filter(Boolean);
+  const args = compiled ? [...(custom ?? ["--max-semi-space-size=16", "--heap-growing-percent=30"]), script] : [...(custom ?? []), "--import", "tsx", script];
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...(compiled ? { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2" } : {}), ...env }, stdio: ["ignore", process.env.BENCH_SERVER_STDOUT ? "inherit" : "ignore", "inherit"] });
   let exited = false;
   child.on("exit", () => (exited = true));
   for (let i = 0; i < 600 && !exited; i++) {

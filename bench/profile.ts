@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connectPostgres } from "../src/infra/db.js";
 import { blobFromKeyObject } from "../src/lib/ssh/index.js";
-import { clientCredentialsGrants, keywardTarget, refreshGrants } from "./oidc.js";
+import { bareTarget, clientCredentialsGrants, keywardTarget, refreshGrants } from "./oidc.js";
 import { buildServer, DURATION, freePort, keywardEnv, load, start } from "./common.js";
 import { countStatements, homeScreen, membersScreen, organizationOf, type ScreenRequest } from "./screens.js";
 
@@ -12,9 +12,10 @@ import { countStatements, homeScreen, membersScreen, organizationOf, type Screen
  * npm run bench:profile -- <scenario>: one bench scenario against the compiled server running
  * under `node --cpu-prof`, then the profile summarised (self time by package and by function).
  * Scenarios: me (GraphQL { me }), rest-me, health, sign (one person), sign-users (32 members of
- * one organization), login, cc (OIDC client credentials), refresh (OIDC refresh grants), home (the
- * web app's home query), members (an organization's members screen, 200 members: its two reads in
- * turn); the two screens also print their statements per request (on PostgreSQL). The raw .cpuprofile stays in the
+ * one organization), login, cc (OIDC client credentials), refresh (OIDC refresh grants), bare-cc and bare-refresh
+ * (the same grants against the bench's baseline, a bare oidc-provider), home (the web app's home query),
+ * members (an organization's members screen, 200 members: its two reads in turn); the two screens also
+ * print their statements per request (on PostgreSQL). The raw .cpuprofile stays in the
  * printed directory for Chrome DevTools. With --no-profile, only the scenario's figures. CPU per request is split between the
  * main thread and libuv's pool (argon2id hashes there), beside PostgreSQL's and Redis's.
  */
@@ -98,7 +99,12 @@ async function main() {
     ...(process.env.REDIS_URL ? { REDIS_KEY_PREFIX: `keyward-profile-${process.pid}:` } : {}),
     ...(profiling ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profDir}` } : {}),
   });
-  const server = await start(buildServer(), env, `http://127.0.0.1:${port}/api/health`);
+  // bare-cc, bare-refresh: the bench's baseline for the same grants (a bare oidc-provider on its
+  // in-memory adapter, bench/bare-oidc-server.ts), profiled the same way: where its time goes beside Keyward's.
+  const bare = scenario.startsWith("bare-");
+  const server = bare
+    ? await start("bench/bare-oidc-server.ts", { PORT: String(port), ...(profiling ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profDir}` } : {}) }, `http://127.0.0.1:${port}/.well-known/openid-configuration`)
+    : await start(buildServer(), env, `http://127.0.0.1:${port}/api/health`);
   // CPU time of Keyward, PostgreSQL and Redis over the load: on a machine shared with its
   // neighbours, CPU per request moves less from run to run than requests per second do.
   let cpuFrom = cpuSeconds(server.pid!);
@@ -107,8 +113,33 @@ async function main() {
     cpuFrom = cpuSeconds(server.pid!);
   };
   const base = `http://127.0.0.1:${port}`;
+  const report = (r: { rps: number; p50: unknown; p99: unknown }) => {
+    const cpu = cpuSeconds(server.pid!);
+    const perRequest = (k: keyof typeof cpu) => (((cpu[k] - cpuFrom[k]) * 1000) / (r.rps * DURATION)).toFixed(3);
+    console.log(`${scenario}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms over ${DURATION} s`);
+    console.log(`  CPU per request: ${bare ? "bare oidc-provider" : "Keyward"} ${perRequest("keyward")} ms (main thread ${perRequest("main")}, libuv pool ${perRequest("pool")}), PostgreSQL ${perRequest("postgres")} ms, Redis ${perRequest("redis")} ms`);
+  };
   const headers = { "content-type": "application/json" };
   try {
+    if (bare) {
+      const target = await bareTarget(base, 8);
+      mark();
+      const f = scenario === "bare-cc" ? await clientCredentialsGrants(target, DURATION, 16) : await refreshGrants(target, DURATION);
+      window.to = nowUs();
+      report({ ...f, p50: f.p50.toFixed(1), p99: f.p99.toFixed(1) });
+    } else await keyward();
+  } finally {
+    const exited = new Promise((resolve) => server.once("exit", resolve));
+    server.kill("SIGTERM");
+    await exited;
+  }
+  if (!profiling) return;
+  const file = readdirSync(profDir).find((f) => f.endsWith(".cpuprofile"));
+  if (!file) throw new Error(`no profile written in ${profDir}`);
+  console.log(`profile: ${join(profDir, file)}`);
+  summarise(join(profDir, file), window.from, window.to);
+
+  async function keyward() {
     const credentials = JSON.stringify({ email: `profile-${process.pid}@example.com`, password: "bench password value" });
     await fetch(`${base}/api/v1/auth/register`, { method: "POST", headers, body: credentials });
     const token = ((await (await fetch(`${base}/api/v1/auth/login`, { method: "POST", headers, body: credentials })).json()) as any).data.token;
@@ -182,26 +213,14 @@ async function main() {
       });
     } else throw new Error(`unknown scenario ${scenario}`);
     window.to = nowUs();
-    const cpu = cpuSeconds(server.pid!);
-    const perRequest = (k: keyof typeof cpu) => (((cpu[k] - cpuFrom[k]) * 1000) / (r.rps * DURATION)).toFixed(3);
-    console.log(`${scenario}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms over ${DURATION} s`);
-    console.log(`  CPU per request: Keyward ${perRequest("keyward")} ms (main thread ${perRequest("main")}, libuv pool ${perRequest("pool")}), PostgreSQL ${perRequest("postgres")} ms, Redis ${perRequest("redis")} ms`);
+    report(r);
     if (screens && process.env.DATABASE_URL) {
       const counts = await countStatements(env, auth, screens);
       console.log(`  statements per request: ${screens.map((q) => `${q.name} ${counts.get(q.name)} (bound ${q.bound})`).join(", ")}`);
       const over = screens.filter((q) => counts.get(q.name)! > q.bound);
       if (over.length) throw new Error(`above the statement bound: ${over.map((q) => q.name).join(", ")}`);
     }
-  } finally {
-    const exited = new Promise((resolve) => server.once("exit", resolve));
-    server.kill("SIGTERM");
-    await exited;
   }
-  if (!profiling) return;
-  const file = readdirSync(profDir).find((f) => f.endsWith(".cpuprofile"));
-  if (!file) throw new Error(`no profile written in ${profDir}`);
-  console.log(`profile: ${join(profDir, file)}`);
-  summarise(join(profDir, file), window.from, window.to);
 }
 
 main().then(

@@ -1,7 +1,7 @@
 import { and, eq, gt, gte, isNull, or, sql, type SQL } from "drizzle-orm";
 import { oidcPayloads, oidcRefreshTokens } from "../../schema/index.js";
 import type { Db } from "../infra/db.js";
-import { auditInsertManyAs, auditRowsJson, type AuditRow } from "../modules/audit/index.js";
+import { auditInsertManyAs, auditInsertWhenAs, auditRowsJson, type AuditRow } from "../modules/audit/index.js";
 
 /** One provider model row as the adapter writes it (`id` is the row key, see adapter.ts). */
 export interface PayloadRow {
@@ -30,6 +30,8 @@ export interface RotationValues {
   successor: PayloadRow;
   record: RefreshRecord;
   accessToken: PayloadRow;
+  /** The audit record of the answer that issues them (none, or one), written only with them. */
+  audit: AuditRow[];
 }
 
 /**
@@ -124,6 +126,8 @@ export function adapterStatements(db: Db) {
         .as(db.update(oidcRefreshTokens).set({ consumedAt: spentAt, successorId: sql`${ph("r_id")}::varchar` }).where(and(eq(oidcRefreshTokens.id, ph("spent")), spentHere))),
       db.$with("successor").as(db.insert(oidcPayloads).select(payloadIfSpent("r")).onConflictDoUpdate({ target, set: replaced })),
       db.$with("access_token").as(db.insert(oidcPayloads).select(payloadIfSpent("a")).onConflictDoUpdate({ target, set: replaced })),
+      // The answer's audit record: written with the rotation, or not at all (one round trip, one commit).
+      auditInsertWhenAs(db, "audit", spentHere),
     )
     .insert(oidcRefreshTokens)
     .select(sql`${recordIfSpent} where ${spentHere}`)
@@ -185,6 +189,7 @@ export function adapterStatements(db: Db) {
         ),
       db.$with("successor").as(db.insert(oidcPayloads).select(payloadIf("r", renamedHere)).onConflictDoUpdate({ target, set: replaced })),
       db.$with("access_token").as(db.insert(oidcPayloads).select(payloadIf("a", renamedHere)).onConflictDoUpdate({ target, set: replaced })),
+      auditInsertWhenAs(db, "audit", renamedHere),
     )
     .insert(oidcRefreshTokens)
     .select(sql`${recordIfSpent} where ${renamedHere}`)
@@ -216,6 +221,7 @@ export function adapterStatements(db: Db) {
     record_account_id: v.record.accountId,
     record_expires_at: v.record.expiresAt?.toISOString() ?? null,
     record_created_at: v.record.createdAt.toISOString(),
+    audit_rows: auditRowsJson(v.audit),
   });
   return {
     find: (v: { type: string; id: string; now: Date }) => find.execute({ type: v.type, id: v.id, now: v.now.toISOString() }),

@@ -125,9 +125,12 @@ export function createAdapterFactory(db: Db, clock: Clock, clients: OidcClientsS
         await statements.run([statements.saveSql(row)], statements.recordSql(record, issued?.accessTokenKey ?? null));
       } else if (this.model === "AccessToken" && issued) {
         issued.accessTokenKey = key;
+        // A rotation's access token: held with it until the answer is built (settleTokenIssuance).
         const rotation = issued.rotation;
-        issued.rotation = undefined;
-        if (rotation) return rotation.write(row);
+        if (rotation && !rotation.accessToken) {
+          rotation.accessToken = row;
+          return;
+        }
         if (!issued.refreshTokenKey) return void (await statements.save(row));
         // The refresh grant's new refresh token, saved a moment ago in this request, names it.
         await statements.run([statements.saveSql(row)], statements.nameAccessTokenSql(issued.refreshTokenKey, key));
@@ -203,15 +206,17 @@ export function createAdapterFactory(db: Db, clock: Clock, clients: OidcClientsS
         const rotation: Rotation = {
           spent: { key, at: now },
           replaces: issued.refreshRetry?.key === key ? issued.refreshRetry.replaced : undefined,
-          write: async (accessToken) => {
-            const { spent, successor } = rotation;
+          write: async (audit) => {
+            const { spent, successor, accessToken } = rotation;
             if (successor && accessToken) {
               const values = { spent, successor: successor.save, record: successor.record, accessToken };
+              // The answer's record goes in the rotation's statement; a retry's says it is one.
+              const auditOf = (retry: boolean) => (!audit ? [] : retry ? [{ ...audit, metadata: { ...audit.metadata, rotation_retry: true } }] : [audit]);
               let replaced = rotation.replaces;
               for (let attempt = 0; attempt < RETRY_ATTEMPTS; attempt++) {
-                if (replaced ? await statements.rotateAgain({ ...values, replaced, since: graceStart() }) : await statements.rotate(values)) {
+                if (replaced ? await statements.rotateAgain({ ...values, audit: auditOf(true), replaced, since: graceStart() }) : await statements.rotate({ ...values, audit: auditOf(false) })) {
                   if (replaced) issued.refreshRetried = true;
-                  return;
+                  return audit !== undefined;
                 }
                 // Nothing was written: since the token was read, another request spent it (two
                 // presentations at once), or used or retired its successor. Still a retry if the
@@ -227,7 +232,7 @@ export function createAdapterFactory(db: Db, clock: Clock, clients: OidcClientsS
                 ...(accessToken ? [statements.saveSql(accessToken)] : []),
               ])
             ) {
-              return;
+              return false;
             }
             // Nothing was written. The token is gone (revoked, or its grant revoked, since it was
             // read): not found, as the provider says of a missing token. Or another request used it

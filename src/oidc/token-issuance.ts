@@ -15,11 +15,12 @@ export interface Issuance {
   accessTokenKey?: string;
   refreshTokenKey?: string;
   /**
-   * A rotation, held until the access token issued with it is saved: the old refresh token marked
-   * consumed, the new one saved and the access token saved then go as one statement. Written one
-   * by one, a process killed between them left the old token spent with no successor, or a new
-   * token naming no access token; held, a request that dies before its last write leaves the old
-   * token as it was (nothing was issued), and one that got that far leaves the rotation whole.
+   * A rotation, held until the answer is built: the old refresh token marked consumed, the new one
+   * saved, the access token issued with it and the answer's audit record go as one statement.
+   * Written one by one, a process killed between them left the old token spent with no successor,
+   * or a new token naming no access token; held, a request that dies or is refused before its
+   * answer leaves the old token as it was (nothing was issued), and one answered leaves the
+   * rotation whole, its record with it.
    */
   rotation?: Rotation;
   /**
@@ -51,7 +52,10 @@ export interface Rotation {
   successor?: { save: PayloadRow; record: RefreshRecord };
   /** A retry (see Issuance.refreshRetry): the unused successor this rotation retires. */
   replaces?: string;
-  write: (accessToken: PayloadRow | null) => Promise<void>;
+  /** The access token issued with the successor, once saved (held with the rotation). */
+  accessToken?: PayloadRow;
+  /** Writes the rotation, and `audit` with it when it can go in the same statement: true when it did. */
+  write: (audit?: AuditRow) => Promise<boolean>;
 }
 export const issuance = new AsyncLocalStorage<Issuance>();
 
@@ -76,11 +80,10 @@ export const withTokenIssuance = <T>(fn: () => T): T => issuance.run({}, fn);
 
 /**
  * Ends what a request holds once the provider has built its answer, before the answer leaves: a
- * rotation, a client-credentials token. Answered: what is still held is written (an access token in
- * a format that is not stored would never release a rotation), the token with `record`, the audit
- * record of the answer, in the same statement. Refused (say, a resource the grant does not cover):
- * nothing is written, so the failed request spends nothing, as if it had been one transaction
- * rolled back. True when `record` was written here.
+ * rotation, a client-credentials token. Answered: what is held is written with `record`, the audit
+ * record of the answer, in the same statement. Refused (say, a resource the grant does not cover,
+ * or an ID token that could not be signed): nothing is written, so the failed request spends
+ * nothing, as if it had been one transaction rolled back. True when `record` was written here.
  */
 export async function settleTokenIssuance(answered: boolean, record?: AuditEntry): Promise<boolean> {
   const issued = issuance.getStore();
@@ -88,7 +91,11 @@ export async function settleTokenIssuance(answered: boolean, record?: AuditEntry
   const { rotation, clientCredentials } = issued;
   issued.rotation = undefined;
   issued.clientCredentials = undefined;
-  if (rotation && answered) await rotation.write(null);
+  if (rotation && answered) {
+    if (!(await rotation.write(record?.row))) return false;
+    record?.written();
+    return record !== undefined;
+  }
   if (!clientCredentials || !answered || !issued.save) return false;
   // The token and the record of its issuance: true when the record was written with it.
   await issued.save(clientCredentials, record?.row);
