@@ -10,6 +10,20 @@ import { users } from "./users.js";
  */
 export const accessRequestState = pgEnum("access_request_state", ["pending", "approved", "rejected", "cancelled", "expired"]);
 
+/**
+ * What every request policy says (principal, department): whether it can be asked for, by whom
+ * (only members of a department; null: any member), for how long at most, and whether someone
+ * approves. Here rather than in _columns.ts: it references departments, and orgs.ts imports _columns.
+ */
+const policyColumns = () => ({
+  requestable: boolean("requestable").notNull().default(true),
+  requesterDepartmentId: uuid("requester_department_id").references(() => departments.id),
+  maxMinutes: integer("max_minutes").notNull(),
+  approvalRequired: boolean("approval_required").notNull().default(true),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
 /** Whether, by whom and for how long a principal may be asked for. No row: not requestable. */
 export const accessRequestPolicies = pgTable(
   "access_request_policies",
@@ -20,13 +34,7 @@ export const accessRequestPolicies = pgTable(
     principalId: uuid("principal_id")
       .notNull()
       .references(() => principals.id),
-    requestable: boolean("requestable").notNull().default(true),
-    /** Only members of this department may ask (null: any member of the organization). */
-    requesterDepartmentId: uuid("requester_department_id").references(() => departments.id),
-    maxMinutes: integer("max_minutes").notNull(),
-    approvalRequired: boolean("approval_required").notNull().default(true),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...policyColumns(),
   },
   (t) => [primaryKey({ columns: [t.organizationId, t.principalId] })],
 );
@@ -45,13 +53,7 @@ export const departmentAccessPolicies = pgTable(
     departmentId: uuid("department_id")
       .notNull()
       .references(() => departments.id),
-    requestable: boolean("requestable").notNull().default(true),
-    /** Only members of this department may ask (null: any member of the organization). */
-    requesterDepartmentId: uuid("requester_department_id").references(() => departments.id),
-    maxMinutes: integer("max_minutes").notNull(),
-    approvalRequired: boolean("approval_required").notNull().default(true),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...policyColumns(),
   },
   (t) => [primaryKey({ columns: [t.organizationId, t.departmentId] })],
 );

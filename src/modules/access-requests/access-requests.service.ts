@@ -32,6 +32,9 @@ import {
   type DepartmentAccessPolicyView,
 } from "./access-requests.views.js";
 
+/** What every request policy holds (principal, department). */
+type PolicyFields = { requestable: boolean; requesterDepartmentId: string | null; maxMinutes: number; approvalRequired: boolean };
+
 /** A pending request lapses after this long without a decision. */
 export const PENDING_TTL_MS = 24 * 3600_000;
 
@@ -155,35 +158,8 @@ export class AccessRequestsService {
 
   /** Admins: whether, by whom, for how long and with or without approval a principal may be asked for. */
   async setPolicy(ctx: RequestContext, orgId: string, principalId: string, input: AccessPolicyInput): Promise<AccessPolicyView> {
-    const access = await requireOrgAccess(this.deps.db, ctx, orgId, "principals.manage");
-    const data = parseInput(accessPolicySchema, input ?? {});
-    const id = parseId(principalId, AccessRequestErrors.principalNotFound);
-    return this.deps.db.transaction(async (tx) => {
-      const principal = await repo.principal(tx, access.orgId, { id });
-      if (!principal) throw AccessRequestErrors.principalNotFound();
-      // A department of another organization is as unknown as a missing one.
-      if (data.requesterDepartmentId && !(await repo.department(tx, access.orgId, data.requesterDepartmentId))) {
-        throw AccessRequestErrors.departmentNotFound();
-      }
-      const now = this.deps.clock.now();
-      const row = await repo.upsertPolicy(tx, {
-        organizationId: access.orgId,
-        principalId: principal.id,
-        requestable: data.requestable,
-        requesterDepartmentId: data.requesterDepartmentId ?? null,
-        maxMinutes: data.maxDurationMinutes,
-        approvalRequired: data.approvalRequired,
-        createdAt: now,
-        updatedAt: now,
-      });
-      await this.deps.audit.record(tx, ctx, AuditAction.accessPolicySet, {
-        organizationId: access.orgId,
-        resourceType: "principal",
-        resourceId: principal.id,
-        metadata: { principal: principal.name, requestable: row.requestable, requester_department_id: row.requesterDepartmentId, max_minutes: row.maxMinutes, approval_required: row.approvalRequired },
-      });
-      return toPolicyView(row, principal.name);
-    });
+    const { row, target } = await this.savePolicy(ctx, orgId, "principal", principalId, input, (tx, v, id) => repo.upsertPolicy(tx, { ...v, principalId: id }));
+    return toPolicyView(row, target.name);
   }
 
   /** An organization's department request policies, one per department that has one. */
@@ -197,34 +173,51 @@ export class AccessRequestsService {
    * be asked for (while granted: the department's principals in `ssh sign`, as if a member).
    */
   async setDepartmentPolicy(ctx: RequestContext, orgId: string, departmentId: string, input: AccessPolicyInput): Promise<DepartmentAccessPolicyView> {
+    const { row, target } = await this.savePolicy(ctx, orgId, "department", departmentId, input, (tx, v, id) => repo.upsertDepartmentPolicy(tx, { ...v, departmentId: id }));
+    return toDepartmentPolicyView(row, target.name);
+  }
+
+  /**
+   * The one path that sets a request policy, whatever it is for: tenancy, the body, the target (another
+   * organization's is as unknown as a missing one), the requesters' department, the upsert and its
+   * audit record, in one transaction.
+   */
+  private async savePolicy<R extends PolicyFields>(
+    ctx: RequestContext,
+    orgId: string,
+    kind: "principal" | "department",
+    targetId: string,
+    input: AccessPolicyInput,
+    upsert: (tx: Executor, fields: PolicyFields & { organizationId: string; createdAt: Date; updatedAt: Date }, targetId: string) => Promise<R>,
+  ) {
     const access = await requireOrgAccess(this.deps.db, ctx, orgId, "principals.manage");
     const data = parseInput(accessPolicySchema, input ?? {});
-    const id = parseId(departmentId, AccessRequestErrors.departmentNotFound);
+    const notFound = kind === "principal" ? AccessRequestErrors.principalNotFound : AccessRequestErrors.departmentNotFound;
+    const id = parseId(targetId, notFound);
     return this.deps.db.transaction(async (tx) => {
-      // Another organization's department is as unknown as a missing one.
-      const department = await repo.department(tx, access.orgId, id);
-      if (!department) throw AccessRequestErrors.departmentNotFound();
+      const target = kind === "principal" ? await repo.principal(tx, access.orgId, { id }) : await repo.department(tx, access.orgId, id);
+      if (!target) throw notFound();
       if (data.requesterDepartmentId && !(await repo.department(tx, access.orgId, data.requesterDepartmentId))) {
         throw AccessRequestErrors.departmentNotFound();
       }
       const now = this.deps.clock.now();
-      const row = await repo.upsertDepartmentPolicy(tx, {
+      const fields = {
         organizationId: access.orgId,
-        departmentId: department.id,
         requestable: data.requestable,
         requesterDepartmentId: data.requesterDepartmentId ?? null,
         maxMinutes: data.maxDurationMinutes,
         approvalRequired: data.approvalRequired,
         createdAt: now,
         updatedAt: now,
-      });
+      };
+      const row = await upsert(tx, fields, target.id);
       await this.deps.audit.record(tx, ctx, AuditAction.accessPolicySet, {
         organizationId: access.orgId,
-        resourceType: "department",
-        resourceId: department.id,
-        metadata: { department: department.name, requestable: row.requestable, requester_department_id: row.requesterDepartmentId, max_minutes: row.maxMinutes, approval_required: row.approvalRequired },
+        resourceType: kind,
+        resourceId: target.id,
+        metadata: { [kind]: target.name, requestable: row.requestable, requester_department_id: row.requesterDepartmentId, max_minutes: row.maxMinutes, approval_required: row.approvalRequired },
       });
-      return toDepartmentPolicyView(row, department.name);
+      return { row, target };
     });
   }
 
