@@ -67,7 +67,7 @@ describe("keyward argument parsing", () => {
     expect(all.map((l) => l.join(" ")).sort()).toEqual(
       [
         "host enroll", "host install-timer", "host renew", "keys add", "keys list", "keys rm", "login", "logout", "networks activate", "networks deactivate", "networks list", "orgs",
-        "request department", "request list", "request principal", "ssh config", "ssh ensure", "ssh sign", "ssh status", "whoami",
+        "request department", "request list", "request principal", "request role", "ssh config", "ssh ensure", "ssh sign", "ssh status", "whoami",
       ].sort(),
     );
     for (const words of all) {
