@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { boolean, check, index, integer, pgEnum, pgTable, primaryKey, text, uniqueIndex, uuid, varchar } from "drizzle-orm/pg-core";
 import { createdAt, id, tstz, updatedAt } from "./_columns.js";
-import { departments, organizations, principals } from "./orgs.js";
+import { departments, organizations, orgRole, principals } from "./orgs.js";
 import { users } from "./users.js";
 
 /**
@@ -9,6 +9,20 @@ import { users } from "./users.js";
  * decides, and an approved request is a grant that ends by itself (signing reads it by time).
  */
 export const accessRequestState = pgEnum("access_request_state", ["pending", "approved", "rejected", "cancelled", "expired"]);
+
+/**
+ * What every request policy says (principal, department, role): whether it can be asked for, by
+ * whom (only members of a department; null: any member), for how long at most, and whether someone
+ * approves. Here rather than in _columns.ts: it references departments, and orgs.ts imports _columns.
+ */
+const policyColumns = () => ({
+  requestable: boolean("requestable").notNull().default(true),
+  requesterDepartmentId: uuid("requester_department_id").references(() => departments.id),
+  maxMinutes: integer("max_minutes").notNull(),
+  approvalRequired: boolean("approval_required").notNull().default(true),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
 
 /** Whether, by whom and for how long a principal may be asked for. No row: not requestable. */
 export const accessRequestPolicies = pgTable(
@@ -20,13 +34,7 @@ export const accessRequestPolicies = pgTable(
     principalId: uuid("principal_id")
       .notNull()
       .references(() => principals.id),
-    requestable: boolean("requestable").notNull().default(true),
-    /** Only members of this department may ask (null: any member of the organization). */
-    requesterDepartmentId: uuid("requester_department_id").references(() => departments.id),
-    maxMinutes: integer("max_minutes").notNull(),
-    approvalRequired: boolean("approval_required").notNull().default(true),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...policyColumns(),
   },
   (t) => [primaryKey({ columns: [t.organizationId, t.principalId] })],
 );
@@ -45,15 +53,26 @@ export const departmentAccessPolicies = pgTable(
     departmentId: uuid("department_id")
       .notNull()
       .references(() => departments.id),
-    requestable: boolean("requestable").notNull().default(true),
-    /** Only members of this department may ask (null: any member of the organization). */
-    requesterDepartmentId: uuid("requester_department_id").references(() => departments.id),
-    maxMinutes: integer("max_minutes").notNull(),
-    approvalRequired: boolean("approval_required").notNull().default(true),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...policyColumns(),
   },
   (t) => [primaryKey({ columns: [t.organizationId, t.departmentId] })],
+);
+
+/**
+ * Whether, by whom and for how long an organization role may be asked for (`admin` for 2h): one
+ * row per organization and role; never `owner` (its uniqueness rules must not count a temporary
+ * one). No row: not requestable. Only owners set it, and only owners approve such requests.
+ */
+export const roleAccessPolicies = pgTable(
+  "role_access_policies",
+  {
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organizations.id),
+    role: orgRole("role").notNull(),
+    ...policyColumns(),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.role] }), check("role_access_policies_role_ck", sql`${t.role} in ('admin', 'member')`)],
 );
 
 export const accessRequests = pgTable(
@@ -67,13 +86,18 @@ export const accessRequests = pgTable(
       .notNull()
       .references(() => users.id),
     /** What is asked for: a principal, or a department's grants (its principals, as if a member). */
-    kind: varchar("kind", { length: 16 }).$type<"principal" | "department">().notNull().default("principal"),
+    kind: varchar("kind", { length: 16 }).$type<"principal" | "department" | "role">().notNull().default("principal"),
     principalId: uuid("principal_id").references(() => principals.id),
     /** The principal's name when asked (certificates carry the name). */
     principalName: varchar("principal_name", { length: 255 }),
     departmentId: uuid("department_id").references(() => departments.id),
     /** The department's name when asked. */
     departmentName: varchar("department_name", { length: 255 }),
+    /**
+     * kind `role`: the organization role asked for (above the person's stored role, never owner).
+     * While the grant is in force the effective role is the stronger of the two (effective_org_role).
+     */
+    requestedRole: orgRole("requested_role"),
     state: accessRequestState("state").notNull(),
     reason: text("reason").notNull(),
     requestedMinutes: integer("requested_minutes").notNull(),
@@ -97,10 +121,11 @@ export const accessRequests = pgTable(
     // One open request per person and principal: a second one (or a concurrent one) is refused.
     uniqueIndex("access_requests_user_principal_pending_uq").on(t.userId, t.principalId).where(sql`${t.state} = 'pending'`),
     uniqueIndex("access_requests_user_department_pending_uq").on(t.userId, t.departmentId).where(sql`${t.state} = 'pending'`),
+    uniqueIndex("access_requests_user_role_pending_uq").on(t.userId, t.organizationId).where(sql`${t.state} = 'pending' and ${t.kind} = 'role'`),
     // Exactly one target, matching the kind.
     check(
       "access_requests_target_ck",
-      sql`(${t.kind} = 'principal' and ${t.principalId} is not null and ${t.principalName} is not null and ${t.departmentId} is null) or (${t.kind} = 'department' and ${t.departmentId} is not null and ${t.departmentName} is not null and ${t.principalId} is null)`,
+      sql`(${t.kind} = 'principal' and ${t.principalId} is not null and ${t.principalName} is not null and ${t.departmentId} is null and ${t.requestedRole} is null) or (${t.kind} = 'department' and ${t.departmentId} is not null and ${t.departmentName} is not null and ${t.principalId} is null and ${t.requestedRole} is null) or (${t.kind} = 'role' and ${t.requestedRole} in ('admin', 'member') and ${t.principalId} is null and ${t.departmentId} is null)`,
     ),
     index("access_requests_org_state_idx").on(t.organizationId, t.state),
     index("access_requests_user_grant_idx").on(t.userId, t.organizationId, t.grantEndsAt),

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { Config } from "./config/index.js";
-import { systemClock, type Clock } from "./infra/clock.js";
+import { systemClock, useApplicationClock, type Clock } from "./infra/clock.js";
 import { openDatabase, type StatementObserver } from "./infra/db.js";
 import { createMemoryKv, createRedisKv } from "./infra/kv.js";
 import { createLogger, type Logger } from "./infra/logger.js";
@@ -58,6 +58,8 @@ const VERSION = (JSON.parse(readFileSync(projectPath("package.json"), "utf8")) a
 export async function createContainer(config: Config, overrides: ContainerOverrides = {}) {
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const clock = overrides.clock ?? systemClock;
+  // Membership reads decide roles by time (role grants): they take the same clock.
+  useApplicationClock(clock);
   const database = await openDatabase({ url: config.db.url, dataDir: config.db.dataDir, poolSize: config.db.poolSize, onStatement: overrides.onStatement, snapshot: overrides.embeddedSnapshot });
   const db = database.db;
   const profiles = await createUserProfiles(database, config.cache.ttlMs);

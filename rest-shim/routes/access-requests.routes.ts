@@ -8,7 +8,7 @@ const O = "/organizations/:orgId";
 const org = (req: Parameters<RouteDef["handle"]>[0]) => param(req, "orgId");
 
 const decided: RouteDef["errors"] = {
-  403: "Not an approver (AUTHORIZATION_ERROR), or your own request (OWN_REQUEST: nobody decides their own)",
+  403: "Not an approver (AUTHORIZATION_ERROR), your own request (OWN_REQUEST: nobody decides their own), an approver only through a role grant (ELEVATED_ROLE_FORBIDS), or a role request and not an owner (OWNER_REQUIRED)",
   409: "Already decided (REQUEST_ALREADY_DECIDED) or lapsed (REQUEST_EXPIRED)",
 };
 
@@ -17,11 +17,11 @@ export const accessRequestsRoutes = (s: Services): RouteDef[] => [
   {
     method: "post", path: `${O}/access-requests`, data: data.accessRequest, tag: "access-requests", auth: "user", org: "member", scope: "ssh:sign", body: requestAccessSchema, status: 201,
     errors: {
-      403: "The principal is not requestable, or not by you (NOT_REQUESTABLE)",
+      403: "The principal, department or role is not requestable, or not by you, or the role is not above yours, or is owner (NOT_REQUESTABLE)",
       404: "No such principal in the organization (PRINCIPAL_NOT_FOUND)",
       409: "You already have a pending request for it (ACCESS_REQUEST_EXISTS)",
     },
-    summary: "Ask for a principal for a bounded time (duration_minutes or duration like \"2h\") with a reason; approved at once when its policy needs no approval",
+    summary: "Ask for a principal, a department's grants or an organization role (role: \"admin\") for a bounded time (duration_minutes or duration like \"2h\") with a reason; approved at once when its policy needs no approval",
     handle: async (req, res) => sendData(res, 201, "Access requested", { accessRequest: await s.accessRequests.request(req.ctx, org(req), input(req)) }),
   },
   {
@@ -74,5 +74,16 @@ export const accessRequestsRoutes = (s: Services): RouteDef[] => [
     errors: { 409: "Not a grant in force: pending, decided otherwise, already ended or ended early (GRANT_NOT_ACTIVE)" },
     summary: "End a grant in force early, with a reason: the next `ssh sign` leaves it out",
     handle: async (req, res) => sendData(res, 200, "Grant ended", { accessRequest: await s.accessRequests.revoke(req.ctx, org(req), param(req, "requestId"), input(req)) }),
+  },
+  {
+    method: "get", path: `${O}/role-access-policies`, data: data.roleAccessPolicies, tag: "access-requests", auth: "user", org: "guest",
+    summary: "Which organization roles (admin) can be requested, by whom, for how long, with or without approval",
+    handle: async (req, res) => sendList(res, 200, "Role access request policies", "policies", await s.accessRequests.rolePolicies(req.ctx, org(req))),
+  },
+  {
+    method: "put", path: `${O}/roles/:role/access-policy`, data: data.roleAccessPolicy, tag: "access-requests", auth: "user", org: "owner", body: accessPolicySchema,
+    errors: { 400: "Not a role that can be lent (admin or member; never owner)", 404: "No such department (DEPARTMENT_NOT_FOUND)" },
+    summary: "Owners: set an organization role's request policy (who may ask for it, for how long, with or without approval)",
+    handle: async (req, res) => sendData(res, 200, "Role access request policy set", { policy: await s.accessRequests.setRolePolicy(req.ctx, org(req), param(req, "role"), input(req)) }),
   },
 ];

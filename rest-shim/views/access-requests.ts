@@ -11,11 +11,12 @@ export const accessRequestView = named("AccessRequest", z.object({
   userId: z.string(),
   userEmail: z.string().nullable(),
   userName: z.string().nullable(),
-  kind: z.enum(["principal", "department"]).describe("department: the department's principals, as if a member, while the grant lasts"),
+  kind: z.enum(["principal", "department", "role"]).describe("department: the department's principals, as if a member, while the grant lasts; role: an organization role (admin) while the grant lasts"),
   principalId: z.string().nullable(),
   principal: z.string().nullable().describe("The principal's name (kind principal)"),
   departmentId: z.string().nullable(),
   department: z.string().nullable().describe("The department's name (kind department)"),
+  role: z.string().nullable().describe("The organization role asked for (kind role)"),
   state: z.enum(accessRequestState.enumValues).describe("expired: a pending request nobody decided in time"),
   reason: z.string(),
   requestedMinutes: z.number().int(),
@@ -58,3 +59,14 @@ export const departmentAccessPolicyView = named("DepartmentAccessRequestPolicy",
   updatedAt: date,
 }));
 sameShape<z.output<typeof departmentAccessPolicyView>, Returns<Services["accessRequests"]["setDepartmentPolicy"]>>();
+
+export const roleAccessPolicyView = named("RoleAccessRequestPolicy", z.object({
+  organizationId: z.string(),
+  role: z.string(),
+  requestable: z.boolean(),
+  requesterDepartmentId: z.string().nullable().describe("Only members of this department may ask (null: any member)"),
+  maxDurationMinutes: z.number().int(),
+  approvalRequired: z.boolean().describe("false: approved at once, audited like an approval"),
+  updatedAt: date,
+}));
+sameShape<z.output<typeof roleAccessPolicyView>, Returns<Services["accessRequests"]["setRolePolicy"]>>();

@@ -7,7 +7,7 @@ import { clientView, consentView, createdClientView, createdRegistrationTokenVie
 import { auditChainCheckView, auditVerificationView } from "./audit.js";
 import { approvalView, deviceView, portalNetworkView } from "./networks.js";
 import { domainView } from "./domains.js";
-import { accessPolicyView, accessRequestView, departmentAccessPolicyView } from "./access-requests.js";
+import { accessPolicyView, accessRequestView, departmentAccessPolicyView, roleAccessPolicyView } from "./access-requests.js";
 import { memberSsoConnectionView, ssoConnectionView } from "./sso.js";
 import { apiKeyView, caView, certificateView, createdApiKeyView, signedCertificateView, sshClientConfigView, sshKeyView } from "./ssh.js";
 
@@ -107,6 +107,8 @@ export const data = {
   accessPolicies: list("policies", accessPolicyView),
   departmentAccessPolicy: z.object({ policy: departmentAccessPolicyView }),
   departmentAccessPolicies: list("policies", departmentAccessPolicyView),
+  roleAccessPolicy: z.object({ policy: roleAccessPolicyView }),
+  roleAccessPolicies: list("policies", roleAccessPolicyView),
 };
 
 sameShape<z.output<typeof data.sshKeyVerified>, Returns<Services["sshKeys"]["verify"]>>();

@@ -3,7 +3,7 @@ import { hostEnroll, hostInstallTimer, hostRenew } from "./commands/host.js";
 import { keysAdd, keysList, keysRemove } from "./commands/keys.js";
 import { networksActivate, networksDeactivate, networksList } from "./commands/networks.js";
 import { orgs } from "./commands/orgs.js";
-import { requestDepartment, requestList, requestPrincipal } from "./commands/requests.js";
+import { requestDepartment, requestList, requestPrincipal, requestRole } from "./commands/requests.js";
 import { sign, status } from "./commands/ssh.js";
 import { ensure, sshConfig } from "./commands/ssh-config.js";
 import { createCtx, type Ctx } from "./context.js";
@@ -28,6 +28,7 @@ const handlers: Record<Exclude<CommandName, "ssh status" | "ssh ensure" | `host 
   "networks deactivate": (ctx, [refs], o) => networksDeactivate(ctx, (refs as string[]) ?? [], o),
   "request principal": (ctx, [name], o) => requestPrincipal(ctx, name as string, { orgId: o.orgId, for: o.for, reason: o.reason }),
   "request department": (ctx, [name], o) => requestDepartment(ctx, name as string, { orgId: o.orgId, for: o.for, reason: o.reason }),
+  "request role": (ctx, [role], o) => requestRole(ctx, role as string, { orgId: o.orgId, for: o.for, reason: o.reason }),
   "request list": (ctx) => requestList(ctx),
 };
 

@@ -6,7 +6,7 @@ export type CommandName =
   | "keys add" | "keys list" | "keys rm"
   | "ssh sign" | "ssh status" | "ssh config" | "ssh ensure"
   | "networks list" | "networks activate" | "networks deactivate"
-  | "request principal" | "request department" | "request list"
+  | "request principal" | "request department" | "request role" | "request list"
   | "host enroll" | "host renew" | "host install-timer";
 
 export type Opts = Record<string, any>;
@@ -100,7 +100,7 @@ export function buildProgram(run: Runner, output?: OutputConfiguration): Command
     .option("--all", "everything active")
     .option("--org-id <id>", "only this organization");
 
-  const request = program.command("request").description("just-in-time access: ask for a principal or a department's grants for a bounded time");
+  const request = program.command("request").description("just-in-time access: ask for a principal, a department's grants or an organization role for a bounded time");
   leaf(request, "principal", "ask for a principal; approved, `ssh sign` includes it until the grant ends", "request principal")
     .argument("<name>", "the principal (e.g. deploy)")
     .requiredOption("--for <duration>", "how long: 30m, 2h, 1h30m, 1d")
@@ -110,6 +110,11 @@ export function buildProgram(run: Runner, output?: OutputConfiguration): Command
     .argument("<name>", "the department (e.g. ops)")
     .requiredOption("--for <duration>", "how long: 30m, 2h, 1h30m, 1d")
     .requiredOption("--reason <text>", "why (the approvers read it; it is audited)")
+    .option("--org-id <id>", "the organization (needed when you belong to several)");
+  leaf(request, "role", "ask for an organization role above yours (admin); approved by an owner, you hold it until the grant ends", "request role")
+    .argument("<role>", "the role (admin)")
+    .requiredOption("--for <duration>", "how long: 30m, 2h, 1h30m, 1d")
+    .requiredOption("--reason <text>", "why (the owners read it; it is audited)")
     .option("--org-id <id>", "the organization (needed when you belong to several)");
   leaf(request, "list", "your requests and grants, with time left (the default)", "request list", { isDefault: true });
   const host = program.command("host").description("this server: host certificates from the organization's host CA, trusted CA keys, KRL, renewal");

@@ -37,6 +37,8 @@ export interface AnnouncedCacheOptions<T> {
    * migrated, MIGRATE_ON_START=false before `db:migrate`), nothing is served from memory.
    */
   triggers: readonly string[];
+  /** A value that ended by time rather than by a write (nothing announces it): read afresh. */
+  stale?(value: T): boolean;
 }
 
 /** How soon the triggers are looked for again while they are missing (then every TRIGGER_RECHECK_MAX_MS). */
@@ -90,7 +92,7 @@ export class AnnouncedCache<T> {
     const now = performance.now();
     if (this.live) {
       const entry = this.entries.get(key);
-      if (entry && entry.until > now) return entry.value;
+      if (entry && entry.until > now && !this.options.stale?.(entry.value)) return entry.value;
     }
     const generation = this.generation;
     const value = await this.options.load(key);

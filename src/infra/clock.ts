@@ -21,3 +21,17 @@ export class ManualClock implements Clock {
     this.offsetMs = 0;
   }
 }
+
+let application: Clock = systemClock;
+
+/**
+ * The running application's clock, for the reads that decide a member's role (a role grant is in
+ * force by time: src/modules/access/memberships.repository.ts). The composition root sets it to
+ * its own clock (tests: their ManualClock), so the role ends when the rest of the service says the
+ * grant ended. One per process: a process runs one container.
+ */
+export const applicationClock: Clock = { now: () => application.now() };
+
+export function useApplicationClock(clock: Clock): void {
+  application = clock;
+}

@@ -45,6 +45,11 @@ export interface RequestContext {
   requestId: string;
   ip: string | null;
   userAgent: string | null;
+  /**
+   * Set by the tenancy guard when the caller acts there with a role held through a time-bounded
+   * role grant (issue 37): audit records in that organization name it next to the stored role.
+   */
+  elevation?: { organizationId: string; role: string; storedRole: string; until: string };
 }
 
 export type UserActor = Extract<Actor, { kind: "user" }>;

@@ -42,6 +42,9 @@ beforeAll(async () => {
   if ((await app.http.post(`/api/v1/organizations/${org.id}/principals/${opsRoot.id}/departments/${ops.id}`, {}, { token: owner.token })).status !== 201) throw new Error("link failed");
   const opsPolicy = await app.http.request("PUT", `/api/v1/organizations/${org.id}/departments/${ops.id}/access-policy`, { token: owner.token, body: { max_duration_minutes: 60 } });
   if (opsPolicy.status !== 200) throw new Error(opsPolicy.text);
+  // The admin role can be asked for, up to four hours (owners set it, owners approve).
+  const rolePolicy = await app.http.request("PUT", `/api/v1/organizations/${org.id}/roles/admin/access-policy`, { token: owner.token, body: { max_duration_minutes: 240 } });
+  if (rolePolicy.status !== 200) throw new Error(rolePolicy.text);
   u = cliUser(app.url);
   execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "jit-test", "-f", join(u.home, ".ssh", "id_ed25519")]);
   const login = await loginWithLoopback(app.url, person, u);
@@ -134,5 +137,30 @@ describe("keyward request", () => {
     expect(after.code, after.stderr).toBe(0);
     expect(keygenListing(certPath).principals).not.toContain("ops-root");
     expect((await runCli(["request", "list"], u)).stdout).toMatch(/department ops .*ended early: incident closed/);
+  }, 120_000);
+
+  it("asks for the admin role; an owner approves; `ssh sign` signs with every principal until the elevation ends, no later", async () => {
+    const owner_ = await runCli(["request", "role", "owner", "--for", "1h", "--reason", "x", "--json"], u);
+    expect([owner_.code, json(owner_.stdout).error.type]).toEqual([1, "NOT_REQUESTABLE"]);
+    const asked = await runCli(["request", "role", "admin", "--for", "2h", "--reason", "INC-9 rotate the CA"], u);
+    expect(asked.code, asked.stderr).toBe(0);
+    expect(asked.stdout).toContain("Requested role admin for 120 minutes");
+    expect(asked.stdout).toContain("owners were told");
+    const request = json((await runCli(["request", "list", "--json"], u)).stdout).access_requests.find((r: { kind: string }) => r.kind === "role");
+    expect(request).toMatchObject({ role: "admin", state: "pending", requested_minutes: 120 });
+
+    const approved = await app.http.post(`/api/v1/organizations/${org.id}/access-requests/${request.id}/approve`, { duration: "30m" }, { token: owner.token });
+    expect(approved.status, approved.text).toBe(200);
+    const grantEnd = new Date(approved.body.data.access_request.grant_ends_at);
+    expect((await runCli(["request", "list"], u)).stdout).toMatch(/role admin .*granted until/);
+
+    const certPath = join(u.home, ".ssh", "id_ed25519-cert.pub");
+    const signed = await runCli(["ssh", "sign"], u);
+    expect(signed.code, signed.stderr).toBe(0);
+    const cert = keygenListing(certPath);
+    // An admin signs with every principal of the organization.
+    expect(cert.principals).toEqual(expect.arrayContaining(["app", "deploy", "ops-root"]));
+    expect(cert.validTo.getTime()).toBeLessThanOrEqual(grantEnd.getTime());
+    expect(cert.validTo.getTime()).toBeGreaterThan(grantEnd.getTime() - 5_000);
   }, 120_000);
 });

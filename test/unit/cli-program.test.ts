@@ -39,6 +39,14 @@ describe("keyward argument parsing", () => {
     expect([missing.calls.length, missing.exitCode]).toEqual([0, 2]);
   });
 
+  it("hands request role its role, duration, reason and organization; a missing duration is a usage error", async () => {
+    const { calls, exitCode } = await parse(["request", "role", "admin", "--for", "2h", "--reason", "INC-9", "--org-id", "o1"]);
+    expect(exitCode).toBe(0);
+    expect(calls).toEqual([{ command: "request role", args: ["admin"], opts: { for: "2h", reason: "INC-9", orgId: "o1" } }]);
+    const missing = await parse(["request", "role", "admin", "--reason", "INC-9"]);
+    expect([missing.calls.length, missing.exitCode]).toEqual([0, 2]);
+  });
+
   it("reads --no-browser and --device on login, and --server on every server command", async () => {
     const { calls } = await parse(["login", "--no-browser", "--device", "--server", "https://id.example.com"]);
     expect(calls[0]).toEqual({ command: "login", args: [], opts: { browser: false, device: true, server: "https://id.example.com" } });
@@ -67,7 +75,7 @@ describe("keyward argument parsing", () => {
     expect(all.map((l) => l.join(" ")).sort()).toEqual(
       [
         "host enroll", "host install-timer", "host renew", "keys add", "keys list", "keys rm", "login", "logout", "networks activate", "networks deactivate", "networks list", "orgs",
-        "request department", "request list", "request principal", "ssh config", "ssh ensure", "ssh sign", "ssh status", "whoami",
+        "request department", "request list", "request principal", "request role", "ssh config", "ssh ensure", "ssh sign", "ssh status", "whoami",
       ].sort(),
     );
     for (const words of all) {

@@ -8,9 +8,10 @@ interface AccessRequest {
   id: string;
   organization_id: string;
   organization_name: string | null;
-  kind: "principal" | "department";
+  kind: "principal" | "department" | "role";
   principal: string | null;
   department: string | null;
+  role: string | null;
   state: string;
   reason: string;
   requested_minutes: number;
@@ -46,7 +47,7 @@ function describe(ctx: Ctx, r: AccessRequest): string {
 }
 
 /** What a request is for, as a person reads it. */
-const what = (r: AccessRequest): string => (r.kind === "department" ? `department ${r.department}` : (r.principal ?? ""));
+const what = (r: AccessRequest): string => (r.kind === "role" ? `role ${r.role}` : r.kind === "department" ? `department ${r.department}` : (r.principal ?? ""));
 
 /** `keyward request principal <name> --for 2h --reason …`: ask for a principal for a bounded time. */
 export function requestPrincipal(ctx: Ctx, principal: string, opts: RequestOptions): Promise<Result> {
@@ -58,7 +59,12 @@ export function requestDepartment(ctx: Ctx, department: string, opts: RequestOpt
   return ask(ctx, { department }, opts);
 }
 
-async function ask(ctx: Ctx, target: { principal: string } | { department: string }, opts: RequestOptions): Promise<Result> {
+/** `keyward request role admin --for 2h --reason …`: ask for an organization role above yours for a bounded time. */
+export function requestRole(ctx: Ctx, role: string, opts: RequestOptions): Promise<Result> {
+  return ask(ctx, { role }, opts);
+}
+
+async function ask(ctx: Ctx, target: { principal: string } | { department: string } | { role: string }, opts: RequestOptions): Promise<Result> {
   const orgId = await requestOrg(ctx, opts.orgId);
   const { access_request: r } = await ctx.api.post<{ access_request: AccessRequest }>(`/organizations/${encodeURIComponent(orgId)}/access-requests`, {
     ...target,
@@ -66,7 +72,14 @@ async function ask(ctx: Ctx, target: { principal: string } | { department: strin
     reason: opts.reason,
   });
   const c = ctx.io.out;
-  const next = r.active ? `\`keyward ssh sign\` now includes ${r.kind === "department" ? "its principals" : "it"}; the certificate ends with the grant.` : "An approver of the organization was told; `keyward request list` shows the decision.";
+  const next =
+    r.kind === "role"
+      ? r.active
+        ? `You hold the ${r.role} role until the grant ends (certificates signed meanwhile end with it).`
+        : "The organization's owners were told; `keyward request list` shows the decision."
+      : r.active
+        ? `\`keyward ssh sign\` now includes ${r.kind === "department" ? "its principals" : "it"}; the certificate ends with the grant.`
+        : "An approver of the organization was told; `keyward request list` shows the decision.";
   return {
     json: { access_request: r },
     text: [`${c.green("✓")} Requested ${c.bold(what(r))} for ${r.requested_minutes} minutes: ${describe(ctx, r)}`, `  ${next}`, `  ${c.dim(r.id)}`],

@@ -5,7 +5,7 @@ import { OrgRole } from "../common/org-role.js";
 import type { GqlContext } from "../context.js";
 import { org } from "../org-extension.js";
 import { scope } from "../scope.js";
-import { AccessPolicyInput, AccessRequest, AccessRequestPolicy, ApproveAccessInput, DepartmentAccessRequestPolicy, RequestAccessInput } from "./access-requests.types.js";
+import { AccessPolicyInput, AccessRequest, AccessRequestPolicy, ApproveAccessInput, DepartmentAccessRequestPolicy, RequestAccessInput, RoleAccessRequestPolicy } from "./access-requests.types.js";
 
 /** Just-in-time access requests (REST: access-requests.routes.ts, same service). */
 @Resolver()
@@ -15,7 +15,7 @@ export class AccessRequestsResolver {
   @Authorized()
   @scope("ssh:sign")
   @org(OrgRole.member)
-  @Mutation(() => AccessRequest, { description: "Ask for a principal, or a department's grants, for a bounded time, with a reason" })
+  @Mutation(() => AccessRequest, { description: "Ask for a principal, a department's grants, or an organization role above yours (admin), for a bounded time, with a reason" })
   requestAccess(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("input", () => RequestAccessInput) input: RequestAccessInput) {
     return this.s.accessRequests.request(ctx, orgId, omitNulls(input));
   }
@@ -95,5 +95,19 @@ export class AccessRequestsResolver {
   @Mutation(() => DepartmentAccessRequestPolicy, { description: "Set a department's request policy (its grants asked for a bounded time)" })
   setDepartmentAccessRequestPolicy(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("departmentId", () => ID) departmentId: string, @Arg("input", () => AccessPolicyInput) input: AccessPolicyInput) {
     return this.s.accessRequests.setDepartmentPolicy(ctx, orgId, departmentId, omitNulls(input));
+  }
+
+  @Authorized()
+  @org(OrgRole.guest)
+  @Query(() => [RoleAccessRequestPolicy], { description: "Which organization roles can be requested, by whom, for how long" })
+  roleAccessRequestPolicies(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string) {
+    return this.s.accessRequests.rolePolicies(ctx, orgId);
+  }
+
+  @Authorized()
+  @org(OrgRole.owner)
+  @Mutation(() => RoleAccessRequestPolicy, { description: "Owners: set an organization role's request policy (admin; never owner)" })
+  setRoleAccessRequestPolicy(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("role", () => String) role: string, @Arg("input", () => AccessPolicyInput) input: AccessPolicyInput) {
+    return this.s.accessRequests.setRolePolicy(ctx, orgId, role, omitNulls(input));
   }
 }

@@ -1,10 +1,10 @@
 import { Field, ID, InputType, Int, ObjectType } from "type-graphql";
-import type { AccessPolicyView, AccessRequestView, DepartmentAccessPolicyView } from "../../modules/access-requests/index.js";
+import type { AccessPolicyView, AccessRequestView, DepartmentAccessPolicyView, RoleAccessPolicyView } from "../../modules/access-requests/index.js";
 import type { GqlInputOf } from "../common/inputs.js";
 
 // Just-in-time access (issue 37): principals asked for a bounded time, decided, granted until a time.
 
-@ObjectType({ description: "A request for a principal for a bounded time; approved, it is a grant that ends by itself" })
+@ObjectType({ description: "A request for a principal, a department's grants or an organization role for a bounded time; approved, it is a grant that ends by itself" })
 export class AccessRequest implements AccessRequestView {
   @Field(() => ID) id: string;
   @Field(() => ID) organizationId: string;
@@ -12,11 +12,12 @@ export class AccessRequest implements AccessRequestView {
   @Field(() => ID) userId: string;
   @Field(() => String, { nullable: true }) userEmail: string | null;
   @Field(() => String, { nullable: true }) userName: string | null;
-  @Field(() => String, { description: "principal, or department (the department's principals, as if a member, while the grant lasts)" }) kind: AccessRequestView["kind"];
+  @Field(() => String, { description: "principal, department (the department's principals, as if a member, while the grant lasts), or role (an organization role, e.g. admin, while the grant lasts)" }) kind: AccessRequestView["kind"];
   @Field(() => ID, { nullable: true }) principalId: string | null;
   @Field(() => String, { nullable: true, description: "The principal's name (kind principal)" }) principal: string | null;
   @Field(() => ID, { nullable: true }) departmentId: string | null;
   @Field(() => String, { nullable: true, description: "The department's name (kind department)" }) department: string | null;
+  @Field(() => String, { nullable: true, description: "The organization role asked for (kind role): admin" }) role: string | null;
   @Field(() => String, { description: "pending, approved, rejected, cancelled, expired (a pending request nobody decided in time)" }) state: AccessRequestView["state"];
   @Field(() => String) reason: string;
   @Field(() => Int) requestedMinutes: number;
@@ -58,10 +59,22 @@ export class DepartmentAccessRequestPolicy implements DepartmentAccessPolicyView
   @Field(() => Date) updatedAt: Date;
 }
 
+@ObjectType({ description: "Whether, by whom, for how long and with or without approval an organization role (admin) can be requested; owners set it" })
+export class RoleAccessRequestPolicy implements RoleAccessPolicyView {
+  @Field(() => ID) organizationId: string;
+  @Field(() => String) role: string;
+  @Field(() => Boolean) requestable: boolean;
+  @Field(() => ID, { nullable: true, description: "Only members of this department may ask (null: any member)" }) requesterDepartmentId: string | null;
+  @Field(() => Int) maxDurationMinutes: number;
+  @Field(() => Boolean, { description: "false: approved at once, audited like an approval" }) approvalRequired: boolean;
+  @Field(() => Date) updatedAt: Date;
+}
+
 @InputType()
 export class RequestAccessInput implements GqlInputOf<RequestAccessInput, "accessRequests", "request"> {
   @Field(() => String, { nullable: true, description: "The principal's name (or id); or give department" }) principal?: string;
   @Field(() => String, { nullable: true, description: "A department's name (or id): its principals, as if a member, while the grant lasts" }) department?: string;
+  @Field(() => String, { nullable: true, description: "An organization role above yours (admin; never owner), held while the grant lasts" }) role?: "owner" | "admin" | "member" | "guest";
   @Field(() => Int, { nullable: true, description: "How long, in minutes (or give duration)" }) durationMinutes?: number;
   @Field(() => String, { nullable: true, description: 'How long: "30m", "2h", "1h30m", "1d"' }) duration?: string;
   @Field(() => String) reason: string;

@@ -17,6 +17,12 @@ export const AccessRequestErrors = {
   exists: () => new AppError("ACCESS_REQUEST_EXISTS", 409, "You already have a pending request for this principal: cancel it or wait for its decision"),
   decided: (state: string) => new AppError("REQUEST_ALREADY_DECIDED", 409, `This request is already ${state}`),
   expired: () => new AppError("REQUEST_EXPIRED", 409, "This request lapsed before anyone decided it: the person can ask again"),
+  roleNeverRequestable: () => new AppError("NOT_REQUESTABLE", 403, "The owner role is never lent for a time: an owner transfers ownership or makes you an owner"),
+  roleNotAbove: (role: string, stored: string) => new AppError("NOT_REQUESTABLE", 403, `You already hold the ${stored} role here, which is not below ${role}: only a role above your own can be requested`),
+  roleNotRequestable: (role: string) => new AppError("NOT_REQUESTABLE", 403, `The role ${role} cannot be requested: an owner has not made it requestable`),
+  roleNotRequestableByYou: (role: string, department: string) => new AppError("NOT_REQUESTABLE", 403, `The role ${role} can be requested only by members of the department ${department}`),
+  roleExists: () => new AppError("ACCESS_REQUEST_EXISTS", 409, "You already have a pending role request in this organization: cancel it or wait for its decision"),
+  ownersOnly: (what: string) => new AppError("OWNER_REQUIRED", 403, `Only an owner of the organization can ${what}`),
   ownRequest: () => new AppError("OWN_REQUEST", 403, "Nobody decides their own request: another approver of the organization decides it"),
   notRequester: () => new AppError("AUTHORIZATION_ERROR", 403, "Only the person who asked can cancel a request; an approver rejects it"),
 };

@@ -1,12 +1,13 @@
 import { and, asc, desc, eq, gt, inArray, lte, sql } from "drizzle-orm";
 import { unionAll } from "drizzle-orm/pg-core";
-import { accessRequestPolicies, accessRequests, departmentAccessPolicies, departmentMembers, departmentPrincipals, departments, orgMemberships, organizations, principals, users } from "../../../schema/index.js";
+import { accessRequestPolicies, accessRequests, departmentAccessPolicies, roleAccessPolicies, departmentMembers, departmentPrincipals, departments, orgMemberships, organizations, principals, users } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
 import { live } from "../../infra/soft-delete.js";
 
 export type AccessRequestRow = typeof accessRequests.$inferSelect;
 export type AccessPolicyRow = typeof accessRequestPolicies.$inferSelect;
 export type DepartmentPolicyRow = typeof departmentAccessPolicies.$inferSelect;
+export type RolePolicyRow = typeof roleAccessPolicies.$inferSelect;
 export type RequestState = AccessRequestRow["state"];
 /** A principal held through a grant in force, until when, and the department granted (null: the principal itself). */
 export type ActiveGrant = { principal: string; endsAt: Date; departmentId: string | null };
@@ -60,6 +61,26 @@ export const accessRequestsRepository = {
       .onConflictDoUpdate({ target: [departmentAccessPolicies.organizationId, departmentAccessPolicies.departmentId], set })
       .returning();
     return row!;
+  },
+
+  async rolePolicy(db: Executor, orgId: string, role: "admin" | "member"): Promise<RolePolicyRow | undefined> {
+    return (await db.select().from(roleAccessPolicies).where(and(eq(roleAccessPolicies.organizationId, orgId), eq(roleAccessPolicies.role, role))))[0];
+  },
+
+  async rolePolicies(db: Executor, orgId: string): Promise<RolePolicyRow[]> {
+    return db.select().from(roleAccessPolicies).where(eq(roleAccessPolicies.organizationId, orgId)).orderBy(asc(roleAccessPolicies.role));
+  },
+
+  async upsertRolePolicy(db: Executor, v: typeof roleAccessPolicies.$inferInsert): Promise<RolePolicyRow> {
+    const { organizationId: _o, role: _r, createdAt: _c, ...set } = v;
+    const [row] = await db.insert(roleAccessPolicies).values(v).onConflictDoUpdate({ target: [roleAccessPolicies.organizationId, roleAccessPolicies.role], set }).returning();
+    return row!;
+  },
+
+  /** The role kept on the person's live membership (audit records of role requests name it). */
+  async storedRole(db: Executor, orgId: string, userId: string): Promise<string | null> {
+    const [row] = await db.select({ role: orgMemberships.role }).from(orgMemberships).where(and(eq(orgMemberships.organizationId, orgId), eq(orgMemberships.userId, userId), live(orgMemberships)));
+    return row?.role ?? null;
   },
 
   async person(db: Executor, userId: string) {
@@ -152,23 +173,29 @@ export const accessRequestsRepository = {
       .limit(500);
   },
 
-  /** The organizations where the person approves (admins and owners, live memberships). */
-  async approverOrgIds(db: Executor, userId: string): Promise<string[]> {
-    const rows = await db
-      .select({ id: orgMemberships.organizationId })
+  /**
+   * The organizations where the person approves, with their role there. Approvers are counted by
+   * the *stored* role on purpose (org_memberships.role, not effective_org_role): a role held
+   * through a grant decides nothing (docs/access-requests.md).
+   */
+  async approverOrgIds(db: Executor, userId: string): Promise<Array<{ id: string; role: "owner" | "admin" | "member" | "guest" }>> {
+    return db
+      .select({ id: orgMemberships.organizationId, role: orgMemberships.role })
       .from(orgMemberships)
       .innerJoin(organizations, eq(organizations.id, orgMemberships.organizationId))
       .where(and(eq(orgMemberships.userId, userId), inArray(orgMemberships.role, ["owner", "admin"]), live(orgMemberships), live(organizations)));
-    return rows.map((r) => r.id);
   },
 
-  /** Who is told of a new request: the organization's admins and owners with an active account. */
-  async approverContacts(db: Executor, orgId: string) {
+  /**
+   * Who is told of a new request: the organization's approvers (stored role, as above: admins and
+   * owners, or owners alone for a role request) with an active account.
+   */
+  async approverContacts(db: Executor, orgId: string, ownersOnly = false) {
     return db
       .select({ userId: users.id, email: users.email, fullName: users.fullName })
       .from(orgMemberships)
       .innerJoin(users, eq(users.id, orgMemberships.userId))
-      .where(and(eq(orgMemberships.organizationId, orgId), inArray(orgMemberships.role, ["owner", "admin"]), live(orgMemberships), live(users), eq(users.status, "active")));
+      .where(and(eq(orgMemberships.organizationId, orgId), inArray(orgMemberships.role, ownersOnly ? ["owner"] : ["owner", "admin"]), live(orgMemberships), live(users), eq(users.status, "active")));
   },
 
   /**

@@ -31,12 +31,19 @@ const oneDuration = (v: { durationMinutes?: number; duration?: number }) => !(v.
 const notBoth = { message: "give duration_minutes or duration, not both", path: ["duration"] };
 
 /**
- * A principal or a department (name or id: one of the two), for how long (`duration_minutes`, or
+ * A principal, a department (name or id) or an organization role (one of the three), for how long (`duration_minutes`, or
  * `duration` like "2h"), and why.
  */
 export const requestAccessSchema = z
-  .object({ principal: z.string().trim().min(1).max(255).optional(), department: z.string().trim().min(1).max(255).optional(), reason: reasonText, ...durationFields })
-  .refine((v) => (v.principal === undefined) !== (v.department === undefined), { message: "say what you ask for: principal or department (one of them)", path: ["principal"] })
+  .object({
+    principal: z.string().trim().min(1).max(255).optional(),
+    department: z.string().trim().min(1).max(255).optional(),
+    /** An organization role for the time (admin); owner is named only to be refused with its reason. */
+    role: z.enum(["owner", "admin", "member", "guest"]).optional(),
+    reason: reasonText,
+    ...durationFields,
+  })
+  .refine((v) => [v.principal, v.department, v.role].filter((x) => x !== undefined).length === 1, { message: "say what you ask for: principal, department or role (one of them)", path: ["principal"] })
   .refine(oneDuration, notBoth)
   .refine((v) => v.durationMinutes !== undefined || v.duration !== undefined, { message: "say for how long: duration_minutes or duration (e.g. 2h)", path: ["duration"] })
   .transform(({ duration: d, durationMinutes, ...rest }) => ({ ...rest, minutes: (durationMinutes ?? d)! }));
@@ -64,6 +71,11 @@ export const accessPolicySchema = z.object({
   approvalRequired: z.boolean().default(true),
 });
 export type AccessPolicyInput = z.input<typeof accessPolicySchema>;
+
+/** The organization roles a policy can make requestable (never owner: ownership is transferred, not lent). */
+export const REQUESTABLE_ROLES = ["admin", "member"] as const;
+export type RequestableRole = (typeof REQUESTABLE_ROLES)[number];
+export const roleParamSchema = z.enum(REQUESTABLE_ROLES, { message: "a role that can be requested: admin or member (never owner)" });
 
 export const listRequestsSchema = z.object({ state: z.enum(["pending", "approved", "rejected", "cancelled", "expired"]).optional() });
 export type ListRequestsInput = z.input<typeof listRequestsSchema>;

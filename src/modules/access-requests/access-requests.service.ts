@@ -5,17 +5,18 @@ import { systemContext, type RequestContext } from "../../lib/request-context.js
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction, type AuditService } from "../audit/index.js";
 import type { EmailService } from "../email/index.js";
-import { can, requireOrgAccess, requireUser, type OrgAccess } from "../access/index.js";
+import { can, requireOrgAccess, requireStoredRole, requireUser } from "../access/index.js";
 import { AccessRequestErrors } from "./access-requests.errors.js";
-import { checkDecision, resolveTarget, targetLabel, targetMeta, targetName } from "./access-requests.rules.js";
-import { accessRequestsRepository as repo, type AccessRequestRow, type ActiveGrant } from "./access-requests.repository.js";
+import { checkApprover, checkDecision, resolveTarget, targetMeta } from "./access-requests.rules.js";
+import { notifyApprovers, notifyRequester, savePolicy } from "./access-requests.policies.js";
+import { accessRequestsRepository as repo, type ActiveGrant } from "./access-requests.repository.js";
 import {
-  accessPolicySchema,
   approveSchema,
   listRequestsSchema,
   rejectSchema,
   requestAccessSchema,
   revokeSchema,
+  roleParamSchema,
   type AccessPolicyInput,
   type ApproveInput,
   type ListRequestsInput,
@@ -27,7 +28,9 @@ import {
   toDepartmentPolicyView,
   toPolicyView,
   toRequestView,
+  toRolePolicyView,
   type AccessPolicyView,
+  type RoleAccessPolicyView,
   type AccessRequestView,
   type DepartmentAccessPolicyView,
 } from "./access-requests.views.js";
@@ -71,7 +74,11 @@ export class AccessRequestsService {
             organizationId: access.orgId,
             userId: access.actor.userId,
             kind: target.kind,
-            ...(target.kind === "principal" ? { principalId: target.id, principalName: target.name } : { departmentId: target.id, departmentName: target.name }),
+            ...(target.kind === "principal"
+              ? { principalId: target.id, principalName: target.name }
+              : target.kind === "department"
+                ? { departmentId: target.id, departmentName: target.name }
+                : { requestedRole: target.name as "admin" | "member" }),
             state: automatic ? "approved" : "pending",
             reason: data.reason,
             requestedMinutes: minutes,
@@ -80,7 +87,8 @@ export class AccessRequestsService {
             createdAt: now,
             updatedAt: now,
           });
-          const metadata = { [target.kind]: target.name, minutes, reason: data.reason };
+          // A role request names the role kept on the membership next to the one asked for.
+          const metadata = { [target.kind]: target.name, minutes, reason: data.reason, ...(target.kind === "role" ? { stored_role: access.membership.storedRole } : {}) };
           await this.deps.audit.record(tx, ctx, AuditAction.accessRequested, { organizationId: access.orgId, resourceType: "access_request", resourceId: created.id, metadata });
           if (automatic) {
             // On-call: the policy approves at once; the trail says so, with the grant's end.
@@ -92,11 +100,15 @@ export class AccessRequestsService {
               metadata: { [target.kind]: target.name, minutes, automatic: true, grant_ends_at: created.grantEndsAt!.toISOString() },
             });
           } else {
-            await this.notifyApprovers(tx, access, created);
+            await notifyApprovers(this.deps, tx, access, created);
           }
           return created;
         }),
-      { access_requests_user_principal_pending_uq: AccessRequestErrors.exists, access_requests_user_department_pending_uq: AccessRequestErrors.departmentExists },
+      {
+        access_requests_user_principal_pending_uq: AccessRequestErrors.exists,
+        access_requests_user_department_pending_uq: AccessRequestErrors.departmentExists,
+        access_requests_user_role_pending_uq: AccessRequestErrors.roleExists,
+      },
     );
     return toRequestView(row, clock.now(), { email: access.actor.email, fullName: null, organizationName: access.membership.organizationName });
   }
@@ -123,12 +135,20 @@ export class AccessRequestsService {
    */
   async pending(ctx: RequestContext, orgId?: string | null): Promise<AccessRequestView[]> {
     const actor = requireUser(ctx);
-    let orgIds: string[];
-    if (orgId) orgIds = [(await requireOrgAccess(this.deps.db, ctx, orgId, "principals.manage")).orgId];
-    else orgIds = await repo.approverOrgIds(this.deps.db, actor.userId);
+    // Where the caller decides, by the role kept on the membership (a temporary admin decides nothing).
+    let approves: Array<{ id: string; role: string }>;
+    if (orgId) {
+      const access = await requireOrgAccess(this.deps.db, ctx, orgId, "principals.manage");
+      requireStoredRole(access, "principals.manage", "decide access requests");
+      approves = [{ id: access.orgId, role: access.membership.storedRole }];
+    } else approves = await repo.approverOrgIds(this.deps.db, actor.userId);
+    const orgIds = approves.map((a) => a.id);
+    const owns = new Set(approves.filter((a) => a.role === "owner").map((a) => a.id));
     const now = this.deps.clock.now();
     await this.lapse(this.deps.db, now, { orgIds });
-    return (await repo.ofOrganizations(this.deps.db, orgIds, "pending")).filter((r) => r.request.userId !== actor.userId).map((r) => toRequestView(r.request, now, r));
+    return (await repo.ofOrganizations(this.deps.db, orgIds, "pending"))
+      .filter((r) => r.request.userId !== actor.userId && (r.request.kind !== "role" || owns.has(r.request.organizationId)))
+      .map((r) => toRequestView(r.request, now, r));
   }
 
   async approve(ctx: RequestContext, orgId: string, requestId: string, input: ApproveInput = {}): Promise<AccessRequestView> {
@@ -155,35 +175,17 @@ export class AccessRequestsService {
 
   /** Admins: whether, by whom, for how long and with or without approval a principal may be asked for. */
   async setPolicy(ctx: RequestContext, orgId: string, principalId: string, input: AccessPolicyInput): Promise<AccessPolicyView> {
-    const access = await requireOrgAccess(this.deps.db, ctx, orgId, "principals.manage");
-    const data = parseInput(accessPolicySchema, input ?? {});
     const id = parseId(principalId, AccessRequestErrors.principalNotFound);
-    return this.deps.db.transaction(async (tx) => {
-      const principal = await repo.principal(tx, access.orgId, { id });
-      if (!principal) throw AccessRequestErrors.principalNotFound();
-      // A department of another organization is as unknown as a missing one.
-      if (data.requesterDepartmentId && !(await repo.department(tx, access.orgId, data.requesterDepartmentId))) {
-        throw AccessRequestErrors.departmentNotFound();
-      }
-      const now = this.deps.clock.now();
-      const row = await repo.upsertPolicy(tx, {
-        organizationId: access.orgId,
-        principalId: principal.id,
-        requestable: data.requestable,
-        requesterDepartmentId: data.requesterDepartmentId ?? null,
-        maxMinutes: data.maxDurationMinutes,
-        approvalRequired: data.approvalRequired,
-        createdAt: now,
-        updatedAt: now,
-      });
-      await this.deps.audit.record(tx, ctx, AuditAction.accessPolicySet, {
-        organizationId: access.orgId,
-        resourceType: "principal",
-        resourceId: principal.id,
-        metadata: { principal: principal.name, requestable: row.requestable, requester_department_id: row.requesterDepartmentId, max_minutes: row.maxMinutes, approval_required: row.approvalRequired },
-      });
-      return toPolicyView(row, principal.name);
-    });
+    const { row, target } = await savePolicy(
+      this.deps,
+      ctx,
+      orgId,
+      "principal",
+      input,
+      async (tx, access) => (await repo.principal(tx, access.orgId, { id })) ?? AccessRequestErrors.principalNotFound(),
+      (tx, v, ref) => repo.upsertPolicy(tx, { ...v, principalId: ref }),
+    );
+    return toPolicyView(row, target.name);
   }
 
   /** An organization's department request policies, one per department that has one. */
@@ -197,35 +199,45 @@ export class AccessRequestsService {
    * be asked for (while granted: the department's principals in `ssh sign`, as if a member).
    */
   async setDepartmentPolicy(ctx: RequestContext, orgId: string, departmentId: string, input: AccessPolicyInput): Promise<DepartmentAccessPolicyView> {
-    const access = await requireOrgAccess(this.deps.db, ctx, orgId, "principals.manage");
-    const data = parseInput(accessPolicySchema, input ?? {});
     const id = parseId(departmentId, AccessRequestErrors.departmentNotFound);
-    return this.deps.db.transaction(async (tx) => {
+    const { row, target } = await savePolicy(
+      this.deps,
+      ctx,
+      orgId,
+      "department",
+      input,
       // Another organization's department is as unknown as a missing one.
-      const department = await repo.department(tx, access.orgId, id);
-      if (!department) throw AccessRequestErrors.departmentNotFound();
-      if (data.requesterDepartmentId && !(await repo.department(tx, access.orgId, data.requesterDepartmentId))) {
-        throw AccessRequestErrors.departmentNotFound();
-      }
-      const now = this.deps.clock.now();
-      const row = await repo.upsertDepartmentPolicy(tx, {
-        organizationId: access.orgId,
-        departmentId: department.id,
-        requestable: data.requestable,
-        requesterDepartmentId: data.requesterDepartmentId ?? null,
-        maxMinutes: data.maxDurationMinutes,
-        approvalRequired: data.approvalRequired,
-        createdAt: now,
-        updatedAt: now,
-      });
-      await this.deps.audit.record(tx, ctx, AuditAction.accessPolicySet, {
-        organizationId: access.orgId,
-        resourceType: "department",
-        resourceId: department.id,
-        metadata: { department: department.name, requestable: row.requestable, requester_department_id: row.requesterDepartmentId, max_minutes: row.maxMinutes, approval_required: row.approvalRequired },
-      });
-      return toDepartmentPolicyView(row, department.name);
-    });
+      async (tx, access) => (await repo.department(tx, access.orgId, id)) ?? AccessRequestErrors.departmentNotFound(),
+      (tx, v, ref) => repo.upsertDepartmentPolicy(tx, { ...v, departmentId: ref }),
+    );
+    return toDepartmentPolicyView(row, target.name);
+  }
+
+  /** An organization's role request policies (which roles can be asked for, by whom, how long). */
+  async rolePolicies(ctx: RequestContext, orgId: string): Promise<RoleAccessPolicyView[]> {
+    const access = await requireOrgAccess(this.deps.db, ctx, orgId, "principals.read");
+    return (await repo.rolePolicies(this.deps.db, access.orgId)).map(toRolePolicyView);
+  }
+
+  /**
+   * Owners: whether, by whom, for how long and with or without approval an organization role (admin;
+   * never owner) may be asked for. While such a grant lasts the person's effective role is the
+   * stronger one, less what a temporary role never confers (permissions.ts STORED_ROLE_ONLY).
+   */
+  async setRolePolicy(ctx: RequestContext, orgId: string, role: string, input: AccessPolicyInput): Promise<RoleAccessPolicyView> {
+    const { row } = await savePolicy(
+      this.deps,
+      ctx,
+      orgId,
+      "role",
+      input,
+      async () => {
+        const r = parseInput(roleParamSchema, role);
+        return { id: r, name: r };
+      },
+      (tx, v, ref) => repo.upsertRolePolicy(tx, { ...v, role: ref as "admin" | "member" }),
+    );
+    return toRolePolicyView(row);
   }
 
   /**
@@ -254,7 +266,7 @@ export class AccessRequestsService {
         resourceId: current.id,
         metadata: { ...targetMeta(current), reason, granted_until: current.grantEndsAt.toISOString(), ended_at: now.toISOString() },
       });
-      if (current.userId !== access.actor.userId) await this.notifyRequester(tx, access, updated);
+      if (current.userId !== access.actor.userId) await notifyRequester(this.deps, tx, access, updated);
       return { updated, person: await repo.person(tx, current.userId) };
     });
     return toRequestView(row.updated, clock.now(), { email: row.person?.email ?? "", fullName: row.person?.fullName ?? null, organizationName: access.membership.organizationName });
@@ -285,6 +297,7 @@ export class AccessRequestsService {
       if (!current) throw AccessRequestErrors.notFound();
       const now = clock.now();
       checkDecision(current, current.userId === access.actor.userId, approver, action, now, minutes);
+      if (action !== "cancel") checkApprover(access, current);
       const granted = minutes ?? current.requestedMinutes;
       const state = action === "approve" ? "approved" : action === "reject" ? "rejected" : "cancelled";
       const updated = await repo.update(tx, current.id, {
@@ -301,9 +314,14 @@ export class AccessRequestsService {
         userId: current.userId,
         resourceType: "access_request",
         resourceId: current.id,
-        metadata: { ...targetMeta(current), reason, ...(action === "approve" ? { minutes: granted, requested_minutes: current.requestedMinutes, grant_ends_at: updated.grantEndsAt!.toISOString() } : {}) },
+        metadata: {
+          ...targetMeta(current),
+          reason,
+          ...(action === "approve" ? { minutes: granted, requested_minutes: current.requestedMinutes, grant_ends_at: updated.grantEndsAt!.toISOString() } : {}),
+          ...(current.kind === "role" ? { stored_role: await repo.storedRole(tx, current.organizationId, current.userId) } : {}),
+        },
       });
-      if (action !== "cancel") await this.notifyRequester(tx, access, updated);
+      if (action !== "cancel") await notifyRequester(this.deps, tx, access, updated);
       return { updated, person: await repo.person(tx, current.userId) };
     });
     return toRequestView(row.updated, clock.now(), { email: row.person?.email ?? "", fullName: row.person?.fullName ?? null, organizationName: access.membership.organizationName });
@@ -321,35 +339,5 @@ export class AccessRequestsService {
         metadata: { ...targetMeta(r), expired_at: r.expiresAt.toISOString() },
       });
     }
-  }
-
-  private async notifyApprovers(tx: Executor, access: OrgAccess, request: AccessRequestRow): Promise<void> {
-    const reviewUrl = `${this.deps.config.appUrl}/orgs/${encodeURIComponent(access.membership.organizationSlug)}`;
-    for (const a of await repo.approverContacts(tx, access.orgId)) {
-      if (a.userId === request.userId) continue;
-      await this.deps.email.enqueue(tx, "access-request", a.email, {
-        approverName: a.fullName ?? a.email,
-        requesterEmail: access.actor.email,
-        principal: targetName(request),
-        what: targetLabel(request),
-        minutes: request.requestedMinutes,
-        organizationName: access.membership.organizationName,
-        reason: request.reason,
-        reviewUrl,
-      });
-    }
-  }
-
-  private async notifyRequester(tx: Executor, access: OrgAccess, request: AccessRequestRow): Promise<void> {
-    const person = await repo.person(tx, request.userId);
-    if (!person) return;
-    await this.deps.email.enqueue(tx, "access-request-decision", person.email, {
-      name: person.fullName ?? person.email,
-      principal: targetName(request),
-      what: targetLabel(request),
-      organizationName: access.membership.organizationName,
-      decision: request.revokedAt ? `ended early, at ${request.revokedAt.toISOString()}` : request.state === "approved" ? `approved until ${request.grantEndsAt!.toISOString()}` : "rejected",
-      reason: request.decisionReason ? `Reason: ${request.decisionReason}` : "",
-    });
   }
 }

@@ -1,4 +1,4 @@
-import type { AccessPolicyRow, AccessRequestListed, AccessRequestRow, DepartmentPolicyRow } from "./access-requests.repository.js";
+import type { AccessPolicyRow, AccessRequestListed, AccessRequestRow, DepartmentPolicyRow, RolePolicyRow } from "./access-requests.repository.js";
 
 export interface AccessRequestView {
   id: string;
@@ -8,11 +8,13 @@ export interface AccessRequestView {
   userEmail: string | null;
   userName: string | null;
   /** principal, or department (its principals, as if a member, while the grant lasts). */
-  kind: "principal" | "department";
+  kind: "principal" | "department" | "role";
   principalId: string | null;
   principal: string | null;
   departmentId: string | null;
   department: string | null;
+  /** kind role: the organization role asked for (admin), held while the grant lasts. */
+  role: string | null;
   state: AccessRequestRow["state"];
   reason: string;
   requestedMinutes: number;
@@ -47,6 +49,7 @@ export function toRequestView(r: AccessRequestRow, now: Date, who?: Omit<AccessR
     principal: r.principalName,
     departmentId: r.departmentId,
     department: r.departmentName,
+    role: r.requestedRole,
     state,
     reason: r.reason,
     requestedMinutes: r.requestedMinutes,
@@ -102,6 +105,26 @@ export const toDepartmentPolicyView = (p: DepartmentPolicyRow, department: strin
   organizationId: p.organizationId,
   departmentId: p.departmentId,
   department,
+  requestable: p.requestable,
+  requesterDepartmentId: p.requesterDepartmentId,
+  maxDurationMinutes: p.maxMinutes,
+  approvalRequired: p.approvalRequired,
+  updatedAt: p.updatedAt,
+});
+
+export interface RoleAccessPolicyView {
+  organizationId: string;
+  role: string;
+  requestable: boolean;
+  requesterDepartmentId: string | null;
+  maxDurationMinutes: number;
+  approvalRequired: boolean;
+  updatedAt: Date;
+}
+
+export const toRolePolicyView = (p: RolePolicyRow): RoleAccessPolicyView => ({
+  organizationId: p.organizationId,
+  role: p.role,
   requestable: p.requestable,
   requesterDepartmentId: p.requesterDepartmentId,
   maxDurationMinutes: p.maxMinutes,

@@ -1,6 +1,6 @@
 import { AccessRequestsService, type AccessRequestsDeps } from "./access-requests.service.js";
-export { type AccessRequestView, type AccessPolicyView, type DepartmentAccessPolicyView } from "./access-requests.views.js";
-export { accessPolicySchema, approveSchema, listRequestsSchema, parseDuration, rejectSchema, requestAccessSchema, revokeSchema } from "./access-requests.schemas.js";
+export { type AccessRequestView, type AccessPolicyView, type DepartmentAccessPolicyView, type RoleAccessPolicyView } from "./access-requests.views.js";
+export { accessPolicySchema, approveSchema, REQUESTABLE_ROLES, roleParamSchema, listRequestsSchema, parseDuration, rejectSchema, requestAccessSchema, revokeSchema } from "./access-requests.schemas.js";
 export { PENDING_TTL_MS } from "./access-requests.service.js";
 
 /**

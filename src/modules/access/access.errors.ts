@@ -11,6 +11,14 @@ export const AccessErrors = {
   reachSelf: (what: string) => new AppError("BAD_REQUEST", 400, `You cannot ${what} your own account here: use your account settings`),
   memberNotFound: () => new AppError("MEMBER_NOT_FOUND", 404, "Member not found"),
   roleForbids: (action: string) => new AppError("AUTHORIZATION_ERROR", 403, `Your role in this organization does not allow you to ${action}`),
+  /** A capability the role held through a time-bounded grant does not confer (permissions.ts STORED_ROLE_ONLY). */
+  elevationForbids: (action: string, role: string, until: Date | null) =>
+    new AppError(
+      "ELEVATED_ROLE_FORBIDS",
+      403,
+      `Your ${role} role in this organization is temporary${until ? ` (until ${until.toISOString()})` : ""}: it does not allow you to ${action}. That needs the role kept on your membership`,
+      { elevated_until: until?.toISOString() ?? null },
+    ),
   soleOwner: (orgs: string[]) =>
     new AppError(
       "USER_IS_SOLE_OWNER",

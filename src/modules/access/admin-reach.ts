@@ -39,8 +39,11 @@ export async function assertReach(db: Executor, actor: UserActor, target: ReachT
   const [mine, theirs] = await Promise.all([getActiveMembership(db, actor.userId, orgId), getActiveMembership(db, target.id, orgId)]);
   // Only the managing organization's admins: membership elsewhere, shared or not, grants nothing.
   if (!mine || !theirs || !isAdminRole(mine.role)) throw AccessErrors.userNotFound();
+  // Reach rests on the stored role: an admin only through a time-bounded grant sets no password,
+  // removes no MFA, suspends nobody (permissions.ts STORED_ROLE_ONLY, users.admin).
+  if (!isAdminRole(mine.storedRole)) throw AccessErrors.elevationForbids("administer accounts", mine.role, mine.elevatedUntil);
   // Operators are administered by operators only.
   if (target.isSuperadmin) throw AccessErrors.reachForbidden();
   // Admins administer the roles below their own: an admin never reaches another admin or an owner.
-  if (roleRank(mine.role) <= roleRank(theirs.role)) throw theirs.role === "owner" ? AccessErrors.ownerProtection() : AccessErrors.reachForbidden();
+  if (roleRank(mine.storedRole) <= roleRank(theirs.storedRole)) throw theirs.storedRole === "owner" ? AccessErrors.ownerProtection() : AccessErrors.reachForbidden();
 }

@@ -8,7 +8,8 @@ export { assertReach, type ReachTarget } from "./admin-reach.js";
 export { requireApiKey, requireApiKeyScope, requirePersonalUser, requireScope, requireSuperadmin, requireUser } from "./guards.js";
 export { createMembershipCache, type MembershipReader } from "./membership-cache.js";
 export {
-  activeColumns,
+  membershipColumns,
+  readAt,
   countActiveMemberships,
   countActiveMembershipsWithin,
   getActiveMembership,
@@ -17,7 +18,7 @@ export {
   type ActiveMembership,
 } from "./memberships.repository.js";
 export { isPastDue, isPastMfaDeadline, type ComplianceStatus } from "./mfa-standing.repository.js";
-export { accessCan, checkKeyOrgAccess, checkOrgAccess, requireOrgAccess, requireOrgCaller, type CallerOrgAccess, type KeyOrgAccess, type OrgAccess } from "./org-access.js";
-export { API_KEY_SCOPE_CAPABILITIES, CAPABILITIES, can, isAdminRole, keyCan, roleAtLeast, roleRank, ROLES, type Capability, type OrgRole } from "./permissions.js";
+export { accessCan, checkKeyOrgAccess, checkOrgAccess, requireOrgAccess, requireOrgCaller, requireStoredRole, type CallerOrgAccess, type KeyOrgAccess, type OrgAccess } from "./org-access.js";
+export { API_KEY_SCOPE_CAPABILITIES, CAPABILITIES, STORED_ROLE_ONLY, can, isAdminRole, keyCan, roleAtLeast, roleRank, ROLES, type Capability, type OrgRole } from "./permissions.js";
 export type { Offboarding } from "./offboarding.js";
 export { soleOwnedOrganizations } from "./sole-owner.repository.js";

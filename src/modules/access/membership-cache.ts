@@ -1,11 +1,12 @@
 import { AnnouncedCache } from "../../infra/announced-cache.js";
+import { applicationClock } from "../../infra/clock.js";
 import type { Database } from "../../infra/db.js";
 import { getActiveMemberships, type ActiveMembership } from "./memberships.repository.js";
 
 /** Users whose lists are held at once per instance; the oldest read goes first. */
 const MAX_ENTRIES = 10_000;
-/** What announces changes to a list (migration 0018). */
-const TRIGGERS = ["org_memberships_notify_changed", "organizations_notify_memberships_changed"];
+/** What announces changes to a list (migrations 0018 and, for role grants given or ended early, 0034). */
+const TRIGGERS = ["org_memberships_notify_changed", "organizations_notify_memberships_changed", "access_requests_notify_role_changed"];
 
 /** Reads a user's live memberships of live organizations, by user id. */
 export interface MembershipReader {
@@ -27,5 +28,7 @@ export function createMembershipCache(database: Database, ttlMs: number): Promis
     ttlMs,
     maxEntries: MAX_ENTRIES,
     triggers: TRIGGERS,
+    // A role grant ends by time, which nothing announces: a list showing one that has ended is read again.
+    stale: (list) => list.some((m) => m.elevatedUntil !== null && m.elevatedUntil <= applicationClock.now()),
   }).attach(database);
 }

@@ -2,42 +2,65 @@ import { and, count, eq, inArray, sql } from "drizzle-orm";
 import { activeMemberships } from "../../../schema/index.js";
 import { resultRows, type Executor } from "../../infra/db.js";
 import { preparedQuery } from "../../infra/prepared.js";
+import { applicationClock } from "../../infra/clock.js";
+import type { OrgRole } from "./permissions.js";
 
-/** The columns of a live membership every reader selects (the signing context reads them too). */
-export const activeColumns = {
+/** A placeholder for the time a membership is read at (the application clock's now, as an ISO string). */
+export const AT = sql.placeholder("at");
+
+/**
+ * THE place that decides a member's role (issue 37): the effective role is the stronger of the
+ * stored role and a role grant in force at `at` (SQL function effective_org_role, migration
+ * 0034); every reader of memberships selects these columns, so tenancy checks, admin reach,
+ * signing and GraphQL's @org checks all see one answer. `storedRole` is the role kept on the
+ * membership; `elevatedUntil` is when a role above it ends (null: not elevated). `at` is a
+ * placeholder (prepared statements) or a value.
+ */
+export const membershipColumns = (at: unknown = AT) => ({
   membershipId: activeMemberships.membershipId,
   organizationId: activeMemberships.organizationId,
   organizationName: activeMemberships.organizationName,
   organizationSlug: activeMemberships.organizationSlug,
-  role: activeMemberships.role,
+  role: sql<OrgRole>`effective_org_role(${activeMemberships.membershipId}, ${at}::timestamptz)`.as("effective_role"),
+  storedRole: activeMemberships.role,
+  elevatedUntil: sql<Date | null>`org_role_elevated_until(${activeMemberships.membershipId}, ${at}::timestamptz)`
+    .mapWith((v: unknown) => (v == null ? null : new Date(v as string)))
+    .as("elevated_until"),
   joinedAt: activeMemberships.joinedAt,
-};
+});
 
-/** One live membership of a live organization (a row of the active_memberships view). */
-export type ActiveMembership = Pick<typeof activeMemberships.$inferSelect, keyof typeof activeColumns>;
+/** The read time every membership read passes for `at`. */
+export const readAt = (): string => applicationClock.now().toISOString();
+
+/** One live membership of a live organization (a row of the active_memberships view), with its effective role. */
+export type ActiveMembership = Pick<typeof activeMemberships.$inferSelect, "membershipId" | "organizationId" | "organizationName" | "organizationSlug" | "joinedAt"> & {
+  role: OrgRole;
+  storedRole: OrgRole;
+  elevatedUntil: Date | null;
+};
 
 /**
  * "Which organizations is this user in?" — live memberships of live organizations, through the
- * active_memberships view. Every such question goes through here.
+ * active_memberships view, each with its effective role now. Every such question goes through here.
  */
 const findAllOfUser = preparedQuery("active_memberships_of_user", (db) =>
-  db.select(activeColumns).from(activeMemberships).where(eq(activeMemberships.userId, sql.placeholder("userId"))).orderBy(activeMemberships.organizationName),
+  db.select(membershipColumns()).from(activeMemberships).where(eq(activeMemberships.userId, sql.placeholder("userId"))).orderBy(activeMemberships.organizationName),
 );
 
 const findOneOfUser = preparedQuery("active_membership_of_user", (db) =>
   db
-    .select(activeColumns)
+    .select(membershipColumns())
     .from(activeMemberships)
     .where(and(eq(activeMemberships.userId, sql.placeholder("userId")), eq(activeMemberships.organizationId, sql.placeholder("organizationId")))),
 );
 
 export async function getActiveMemberships(db: Executor, userId: string): Promise<ActiveMembership[]> {
-  return (await findAllOfUser(db, { userId })) as ActiveMembership[];
+  return (await findAllOfUser(db, { userId, at: readAt() })) as ActiveMembership[];
 }
 
 /** The caller's active membership in one organization, if any. */
 export async function getActiveMembership(db: Executor, userId: string, organizationId: string): Promise<ActiveMembership | undefined> {
-  const [row] = await findOneOfUser(db, { userId, organizationId });
+  const [row] = await findOneOfUser(db, { userId, organizationId, at: readAt() });
   return row as ActiveMembership | undefined;
 }
 
@@ -45,7 +68,7 @@ export async function getActiveMembership(db: Executor, userId: string, organiza
 export async function getActiveMembershipsOfUsers(db: Executor, userIds: string[]): Promise<Array<ActiveMembership & { userId: string }>> {
   if (userIds.length === 0) return [];
   return (await db
-    .select({ ...activeColumns, userId: activeMemberships.userId })
+    .select({ ...membershipColumns(readAt()), userId: activeMemberships.userId })
     .from(activeMemberships)
     .where(inArray(activeMemberships.userId, userIds))
     .orderBy(activeMemberships.organizationName)) as Array<ActiveMembership & { userId: string }>;

@@ -6,7 +6,7 @@ import { AccessErrors } from "./access.errors.js";
 import { requireUser } from "./guards.js";
 import { getActiveMembership, type ActiveMembership } from "./memberships.repository.js";
 import { isPastMfaDeadline } from "./mfa-standing.repository.js";
-import { can, keyCan, scopeGranting, type Capability } from "./permissions.js";
+import { can, keyCan, scopeGranting, STORED_ROLE_ONLY, type Capability } from "./permissions.js";
 
 export interface OrgAccess {
   actor: UserActor;
@@ -58,7 +58,13 @@ export async function requireOrgAccess(db: Executor, ctx: RequestContext, orgId:
   const id = parseId(orgId, AccessErrors.orgNotFound);
   const membership = await getActiveMembership(db, actor.userId, id);
   // The standing matters only to a member (a non-member is refused first either way).
-  return checkOrgAccess(actor, id, membership, membership ? await isPastMfaDeadline(db, actor.userId, id) : false, capability);
+  const access = checkOrgAccess(actor, id, membership, membership ? await isPastMfaDeadline(db, actor.userId, id) : false, capability);
+  // What the caller does here with a temporary role, the audit trail says so (audit.service.ts).
+  if (access.membership.elevatedUntil) {
+    const m = access.membership;
+    ctx.elevation = { organizationId: id, role: m.role, storedRole: m.storedRole, until: m.elevatedUntil!.toISOString() };
+  }
+  return access;
 }
 
 /**
@@ -98,8 +104,25 @@ export function checkOrgAccess(actor: UserActor, orgId: string, membership: Acti
   // A delegated token reads and uses what a member may; it never administers (whatever the role behind it).
   if (actor.delegation && !DELEGABLE.has(capability)) throw CommonErrors.insufficientScope(undefined);
   if (!can(membership.role, capability)) {
-    throw AccessErrors.roleForbids(DESCRIBE[capability] ?? capability.replace(/[._]/g, " "));
+    throw AccessErrors.roleForbids(describe(capability));
   }
+  // A role held through a time-bounded grant never confers what would outlive it (permissions.ts).
+  if (STORED_ROLE_ONLY.has(capability)) requireStoredRole({ membership }, capability);
   return { actor, orgId, membership };
+}
+
+const describe = (capability: Capability): string => DESCRIBE[capability] ?? capability.replace(/[._]/g, " ");
+
+/**
+ * The capability by the *stored* role alone (the role kept on the membership, not one held through
+ * a role grant): 403 ELEVATED_ROLE_FORBIDS when only the grant confers it. checkOrgAccess applies it
+ * to STORED_ROLE_ONLY; services call it for the steps that must not rest on a grant (deciding
+ * access requests, setting their policies).
+ */
+export function requireStoredRole(access: { membership: ActiveMembership }, capability: Capability, action?: string): void {
+  const m = access.membership;
+  if (can(m.storedRole, capability)) return;
+  if (can(m.role, capability)) throw AccessErrors.elevationForbids(action ?? describe(capability), m.role, m.elevatedUntil);
+  throw AccessErrors.roleForbids(action ?? describe(capability));
 }
 

@@ -65,6 +65,37 @@ export const CAPABILITIES = {
 
 export type Capability = keyof typeof CAPABILITIES;
 
+/**
+ * What a role held only through a time-bounded role grant (issue 37, docs/access-requests.md)
+ * never confers, whatever the role: the capabilities that would let it outlive the grant or
+ * change who holds what. Each needs the role kept on the membership (the *stored* role):
+ *
+ * | capability       | why not while elevated                                                   |
+ * |------------------|--------------------------------------------------------------------------|
+ * | members.manage   | changing roles or memberships (a 2-hour admin making themselves a lasting one) |
+ * | invites.manage   | an invitation creates a lasting membership, with a role                  |
+ * | api_keys.manage  | organization API keys (and SCIM tokens) outlive the grant                |
+ * | clients.manage   | OIDC clients and their secrets outlive the grant                          |
+ * | sso.manage       | SSO connections decide who signs in (and SCIM/JIT provisioning)           |
+ * | domains.manage   | verified domains decide who joins and is managed                          |
+ * | users.admin      | passwords, MFA and suspension of managed accounts (admin reach)           |
+ *
+ * Deciding access requests and setting their policies is refused too (access-requests service:
+ * approvers are counted by their stored role), and certificates signed while elevated end with
+ * the elevation (signing service).
+ */
+export const STORED_ROLE_ONLY: ReadonlySet<Capability> = new Set<Capability>([
+  "members.manage",
+  "invites.manage",
+  "api_keys.manage",
+  "clients.manage",
+  "sso.manage",
+  "domains.manage",
+  "users.admin",
+  "org.delete",
+  "org.transfer",
+]);
+
 const RANK: Record<OrgRole, number> = { owner: 3, admin: 2, member: 1, guest: 0 };
 
 export const roleRank = (role: OrgRole): number => RANK[role];

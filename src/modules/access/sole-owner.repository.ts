@@ -5,7 +5,7 @@ import { live } from "../../infra/soft-delete.js";
 import { getActiveMemberships } from "./memberships.repository.js";
 import type { OrgRole } from "./permissions.js";
 
-/** Live memberships of the given organizations held by anyone but `userId`. */
+/** Live memberships of the given organizations held by anyone but `userId` (stored roles: owners are never lent). */
 const othersIn = (db: Executor, organizationIds: string[], userId: string): Promise<Array<{ organizationId: string; role: OrgRole }>> =>
   organizationIds.length === 0
     ? Promise.resolve([])
@@ -19,7 +19,8 @@ const othersIn = (db: Executor, organizationIds: string[], userId: string): Prom
  * with others block deleting the account; those with nobody else go with it.
  */
 export async function soleOwnedOrganizations(db: Executor, userId: string) {
-  const owned = (await getActiveMemberships(db, userId)).filter((m) => m.role === "owner");
+  // Owners by the stored role: owner is never lent (a role grant is admin at most), and a temporary role must not count here.
+  const owned = (await getActiveMemberships(db, userId)).filter((m) => m.storedRole === "owner");
   if (owned.length === 0) return { withOthers: [], alone: [] };
   const others = await othersIn(db, owned.map((o) => o.organizationId), userId);
   const withOthers: Array<{ id: string; name: string }> = [];

@@ -27,6 +27,12 @@ export interface AuditEntry {
 /** One record as readers see it: the row's named columns, nothing else. */
 export type AuditEntryView = AuditEntryRow;
 
+/** A caller acting with a role held through a role grant (issue 37): the record names both roles and the grant's end. */
+const elevationOf = (ctx: RequestContext, organizationId: string | null | undefined) =>
+  ctx.elevation && organizationId && ctx.elevation.organizationId === organizationId
+    ? { elevation: { role: ctx.elevation.role, stored_role: ctx.elevation.storedRole, until: ctx.elevation.until } }
+    : {};
+
 export class AuditService {
   constructor(
     private readonly clock: Clock,
@@ -68,7 +74,7 @@ export class AuditService {
       ipAddress: ctx.ip?.slice(0, 45) ?? null,
       userAgent: ctx.userAgent?.slice(0, 1000) ?? null,
       requestId: ctx.requestId.slice(0, 128),
-      metadata: { ...redact(details.metadata ?? {}), ...byKey },
+      metadata: { ...redact(details.metadata ?? {}), ...byKey, ...elevationOf(ctx, details.organizationId) },
       errorMessage: details.errorMessage ?? null,
     };
     // Outcome metrics count what was written (a rolled-back transaction may still have counted).

@@ -92,7 +92,10 @@ export const portalNetworksRepository = {
     if (userIds.length > 0) await db.insert(networkManagers).values(userIds.map((userId) => ({ portalNetworkId: networkId, userId, createdBy: by, createdAt: now })));
   },
 
-  /** Owners and admins of the organization, and the network's named managers: who is told about a request. */
+  /**
+   * Owners and admins of the organization, and the network's named managers: who is told about a
+   * request. By the stored role on purpose: a temporary admin (a role grant) is not told.
+   */
   async managerContacts(db: Executor, orgId: string, networkId: string): Promise<Array<{ email: string; fullName: string | null }>> {
     const admins = await db
       .select({ email: users.email, fullName: users.fullName })

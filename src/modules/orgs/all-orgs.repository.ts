@@ -29,7 +29,7 @@ export const allOrgsRepository = {
     return { rows, total: total?.n ?? 0 };
   },
 
-  /** The owners of these organizations (one statement). */
+  /** The owners of these organizations (one statement; stored role: owner is never lent by a role grant). */
   async ownersOf(db: Executor, organizationIds: string[]): Promise<Array<{ organizationId: string; id: string; email: string; fullName: string | null }>> {
     if (organizationIds.length === 0) return [];
     return db

@@ -50,6 +50,7 @@ export const membershipsRepository = {
     await db.update(orgMemberships).set({ deletedAt: now, updatedAt: now }).where(and(eq(orgMemberships.organizationId, organizationId), live(orgMemberships)));
   },
 
+  /** Owners by the stored role (org_memberships.role): owner is never lent by a role grant. */
   async countOwners(db: Executor, organizationId: string): Promise<number> {
     const [row] = await db
       .select({ n: count() })
@@ -80,7 +81,7 @@ export const membershipsRepository = {
     return rows.length > 0;
   },
 
-  /** Members with their user fields, for listings. */
+  /** Members with their user fields, for listings: `role` is the stored role (what a role change changes), not one lent by a grant. */
   async listMembers(db: Executor, organizationId: string) {
     return db
       .select({

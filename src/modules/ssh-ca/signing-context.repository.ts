@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { activeMemberships, caKeys, certificateAuthorities, mfaCompliance, sshKeys } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
 import { preparedQuery } from "../../infra/prepared.js";
@@ -6,7 +6,7 @@ import { live } from "../../infra/soft-delete.js";
 import { sshKeyColumns, type SshKeyRow } from "../ssh-keys/index.js";
 import { caColumns, caKeyColumns, type CaKeyRow, type CaRow } from "./ca.repository.js";
 import type { StoredPolicy } from "./policy.js";
-import { activeColumns, type ActiveMembership, isAdminRole, ROLES } from "../access/index.js";
+import { membershipColumns, type ActiveMembership, isAdminRole, ROLES } from "../access/index.js";
 
 /** One of the caller's organizations as the signing pipeline sees it. */
 export interface SigningOrganization {
@@ -31,7 +31,10 @@ export interface UserSigningContext {
 }
 
 const ADMIN_ROLES = ROLES.filter(isAdminRole);
-const P = { userId: sql.placeholder("userId"), orgId: sql.placeholder("orgId"), keyId: sql.placeholder("keyId") };
+const P = { userId: sql.placeholder("userId"), orgId: sql.placeholder("orgId"), keyId: sql.placeholder("keyId"), at: sql.placeholder("at") };
+const ADMIN_IN = sql.raw(ADMIN_ROLES.map((r) => `'${r}'`).join(", "));
+/** The caller's effective role there at the signing time (stored role or a role grant in force). */
+const effectiveRole = sql`effective_org_role(${activeMemberships.membershipId}, ${P.at}::timestamptz)`;
 
 /**
  * Everything a user certificate needs before it is signed, in one prepared statement: the serial,
@@ -46,7 +49,7 @@ const readContext = preparedQuery("ssh_user_signing_context", (db) =>
     .select({
       serial: sql<string>`base.serial::text`,
       key: sshKeyColumns,
-      membership: activeColumns,
+      membership: membershipColumns(P.at),
       standing: mfaCompliance.status,
       ca: caColumns,
       caKey: caKeyColumns,
@@ -87,17 +90,17 @@ const readContext = preparedQuery("ssh_user_signing_context", (db) =>
     .leftJoinLateral(
       sql`(select coalesce(json_agg(x.name), '[]'::json) as names from (
               select p.name from principals p
-                where ${inArray(activeMemberships.role, ADMIN_ROLES)} and p.organization_id = ${activeMemberships.organizationId} and p.deleted_at is null
+                where ${effectiveRole} in (${ADMIN_IN}) and p.organization_id = ${activeMemberships.organizationId} and p.deleted_at is null
               union
               select p.name from principal_members pm join principals p on p.id = pm.principal_id
-                where not ${inArray(activeMemberships.role, ADMIN_ROLES)} and pm.user_id = ${P.userId}::uuid
+                where not ${effectiveRole} in (${ADMIN_IN}) and pm.user_id = ${P.userId}::uuid
                   and p.organization_id = ${activeMemberships.organizationId} and p.deleted_at is null
               union
               select p.name from department_members dm
                 join departments d on d.id = dm.department_id
                 join department_principals dp on dp.department_id = d.id
                 join principals p on p.id = dp.principal_id
-                where not ${inArray(activeMemberships.role, ADMIN_ROLES)} and dm.user_id = ${P.userId}::uuid
+                where not ${effectiveRole} in (${ADMIN_IN}) and dm.user_id = ${P.userId}::uuid
                   and d.organization_id = ${activeMemberships.organizationId} and d.deleted_at is null and p.deleted_at is null) x
             where ${certificateAuthorities.id} is not null) as pr`,
       sql`true`,
@@ -109,8 +112,9 @@ const readContext = preparedQuery("ssh_user_signing_context", (db) =>
 const json = <T>(value: unknown): T => (typeof value === "string" ? JSON.parse(value) : value) as T;
 
 export const signingContextRepository = {
-  async readUserContext(db: Executor, v: { userId: string; orgId: string | null; keyId: string | null }): Promise<UserSigningContext> {
-    const rows = await readContext(db, v);
+  /** `at`: the signing time (the application clock), at which the role is read. */
+  async readUserContext(db: Executor, v: { userId: string; orgId: string | null; keyId: string | null; at: Date }): Promise<UserSigningContext> {
+    const rows = await readContext(db, { ...v, at: v.at.toISOString() });
     const first = rows[0]!;
     return {
       serial: BigInt(first.serial),

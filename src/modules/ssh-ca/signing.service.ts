@@ -78,6 +78,8 @@ function grantEnd(grants: { principal: string; endsAt: Date }[], standing: strin
   return latest.size ? new Date(Math.min(...latest.values())) : undefined;
 }
 
+const earliest = (a: Date | undefined, b: Date | undefined): Date | undefined => (a && b ? (a < b ? a : b) : (a ?? b));
+
 /**
  * Issues SSH certificates. Each request runs the same ordered pipeline (smallstep's): validate the
  * key → choose the organization and its CA → resolve the department policy → apply modifiers
@@ -106,7 +108,7 @@ export class SigningService {
     // standing, user CA and key, department policies and principals), in one statement; the
     // steps then decide on it in their order.
     const keyId = req.keyId ?? req.certId;
-    const context = await signingContextRepository.readUserContext(this.db, { userId: actor.userId, orgId: req.orgId ?? null, keyId: keyId ?? null });
+    const context = await signingContextRepository.readUserContext(this.db, { userId: actor.userId, orgId: req.orgId ?? null, keyId: keyId ?? null, at: this.clock.now() });
     // 1. The key: the caller's own, verified when verification is required. A key error wins
     // over an organization error.
     const key = this.checkKey(keyId, context.key);
@@ -130,7 +132,9 @@ export class SigningService {
       // The key against each department's key requirements (a security key, touched, verified).
       assertKeyAllowed(stored, key);
       const principals = resolvePrincipals(grants.length ? [...new Set([...organization.principals, ...grants.map((g) => g.principal)])] : organization.principals, req.principals);
-      const notAfter = grantEnd(grants, organization.principals, principals);
+      // A role held through a role grant (an admin signs with every principal) ends the certificate
+      // with it, like a principal grant (issue 37): the earlier of the two ends.
+      const notAfter = earliest(grantEnd(grants, organization.principals, principals), authority.membership.elevatedUntil ?? undefined);
       const hours = resolveLifetimeHours(policy, authority.ca.maxValidityHours, req.expiryHours);
       const subject = storedKey(key.publicKey);
       return await this.issue(ctx, authority, context.serial, {

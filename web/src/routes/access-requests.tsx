@@ -20,8 +20,8 @@ import { useSubmit } from "../ui/useSubmit";
  */
 export const AccessRequestsQuery = graphql(`
   query AccessRequestsHome {
-    pendingApprovals { id organizationId organizationName userEmail userName kind principal department requestedMinutes reason createdAt }
-    myAccessRequests { id organizationName kind principal department state requestedMinutes grantEndsAt active decisionReason revokedAt revokeReason createdAt }
+    pendingApprovals { id organizationId organizationName userEmail userName kind principal department role requestedMinutes reason createdAt }
+    myAccessRequests { id organizationName kind principal department role state requestedMinutes grantEndsAt active decisionReason revokedAt revokeReason createdAt }
   }
 `);
 const Approve = graphql(`
@@ -37,8 +37,9 @@ const Ask = graphql(`
 `);
 
 type Pending = ResultOf<typeof AccessRequestsQuery>["pendingApprovals"][number];
-/** What a request is for: a principal, or a department's grants (its principals, as if a member). */
-const what = (r: { kind: string; principal?: string | null; department?: string | null }) => (r.kind === "department" ? `the department ${r.department}` : (r.principal ?? ""));
+/** What a request is for: a principal, a department's grants (its principals, as if a member), or an organization role. */
+const what = (r: { kind: string; principal?: string | null; department?: string | null; role?: string | null }) =>
+  r.kind === "role" ? `the ${r.role} role` : r.kind === "department" ? `the department ${r.department}` : (r.principal ?? "");
 const fieldErrors = (e: unknown) => (e instanceof ApiError ? e.fieldErrors : {});
 
 export function AccessRequests({ orgs }: { orgs: MyOrganization[] }) {
