@@ -27,9 +27,11 @@ export interface GrantsInForce {
 /**
  * The grant step of user signing: the grants in force at `at`, and for a department's grant that
  * department's certificate policy (it signs as if a member, so its policy counts in the merge).
+ * `mayApply` false (the signing context found no approved grant whose window holds `at`) skips
+ * the read: most signatures carry no grant.
  */
-export async function grantsInForce(db: Executor, port: ActiveGrantsPort | undefined, userId: string, orgId: string, at: Date): Promise<GrantsInForce> {
-  const grants = port ? await port.activeGrants(userId, orgId, at) : [];
+export async function grantsInForce(db: Executor, port: ActiveGrantsPort | undefined, userId: string, orgId: string, at: Date, mayApply: boolean): Promise<GrantsInForce> {
+  const grants = port && mayApply ? await port.activeGrants(userId, orgId, at) : [];
   const departmentIds = [...new Set(grants.flatMap((g) => (g.departmentId ? [g.departmentId] : [])))];
   const granted = departmentIds.length ? await memberDepartments.policiesOf(db, orgId, departmentIds) : [];
   return { grants, grantedPolicies: granted.map((d) => ({ ...(d.policy ?? DEFAULT_CERT_POLICY), departmentName: d.departmentName })) };

@@ -83,7 +83,8 @@ export class SigningService {
     // standing, user CA and key, department policies and principals), in one statement; the
     // steps then decide on it in their order.
     const keyId = req.keyId ?? req.certId;
-    const context = await signingContextRepository.readUserContext(this.db, { userId: actor.userId, orgId: req.orgId ?? null, keyId: keyId ?? null });
+    const at = this.clock.now();
+    const context = await signingContextRepository.readUserContext(this.db, { userId: actor.userId, orgId: req.orgId ?? null, keyId: keyId ?? null, at });
     // 1. The key: the caller's own, verified when verification is required. A key error wins
     // over an organization error.
     const key = checkKey(keyId, context.key, this.config.requireVerifiedKeys);
@@ -94,7 +95,7 @@ export class SigningService {
       // those granted to them (signing-key-policy.ts), the key checked against it, and 4–5. the
       // modifiers, each checked against the policy. Grants in force add their principals; the
       // certificate never outlives one it carries (signing-grants.ts).
-      const { grants, grantedPolicies } = await grantsInForce(this.db, this.grants, actor.userId, authority.orgId, this.clock.now());
+      const { grants, grantedPolicies } = await grantsInForce(this.db, this.grants, actor.userId, authority.orgId, at, organization.grantsMayApply);
       const policy = keyPolicy(organization.policies, grantedPolicies, signsAsAdmin(authority.membership), key);
       const principals = resolvePrincipals(grantedPrincipals(organization.principals, grants), req.principals);
       const notAfter = grantEnd(grants, organization.principals, principals);
