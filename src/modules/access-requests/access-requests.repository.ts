@@ -2,6 +2,7 @@ import { and, asc, desc, eq, gt, inArray, lte, sql } from "drizzle-orm";
 import { unionAll } from "drizzle-orm/pg-core";
 import { accessRequestPolicies, accessRequests, departmentAccessPolicies, roleAccessPolicies, departmentMembers, departmentPrincipals, departments, orgMemberships, organizations, principals, users } from "../../../schema/index.js";
 import type { Executor } from "../../infra/db.js";
+import { preparedQuery } from "../../infra/prepared.js";
 import { live } from "../../infra/soft-delete.js";
 
 export type AccessRequestRow = typeof accessRequests.$inferSelect;
@@ -21,6 +22,42 @@ export interface AccessRequestListed {
 }
 
 const listed = { request: accessRequests, email: users.email, fullName: users.fullName, organizationName: organizations.name };
+
+const P = { userId: sql.placeholder("userId"), orgId: sql.placeholder("orgId"), at: sql<Date>`${sql.placeholder("at")}::timestamptz` };
+
+/**
+ * The grants in force (accessRequestsRepository.activeGrants), built and prepared once: signing
+ * reads them on every user certificate, and building this union each time cost more of the main
+ * thread than the rest of the signature's reads and writes together.
+ */
+const activeGrantsQuery = preparedQuery("access_active_grants", (db) => {
+  const inForce = and(
+    eq(accessRequests.userId, P.userId),
+    eq(accessRequests.organizationId, P.orgId),
+    eq(accessRequests.state, "approved"),
+    lte(accessRequests.grantStartsAt, P.at),
+    // An early end (revoke) moves grantEndsAt to that moment: the grant is out of force from then.
+    gt(accessRequests.grantEndsAt, P.at),
+  );
+  // Granted during the current membership: leaving ends every grant, and coming back revives none.
+  const member = and(eq(orgMemberships.organizationId, P.orgId), eq(orgMemberships.userId, P.userId), live(orgMemberships), lte(orgMemberships.createdAt, accessRequests.grantStartsAt));
+  const direct = db
+    .select({ principal: principals.name, endsAt: accessRequests.grantEndsAt, departmentId: sql<string | null>`null::uuid`.as("department_id") })
+    .from(accessRequests)
+    .innerJoin(principals, eq(principals.id, accessRequests.principalId))
+    .innerJoin(orgMemberships, member)
+    .where(and(inForce, eq(accessRequests.kind, "principal"), live(principals)));
+  // A department's grant: the department's principals as they are now (as for its members).
+  const viaDepartment = db
+    .select({ principal: principals.name, endsAt: accessRequests.grantEndsAt, departmentId: accessRequests.departmentId })
+    .from(accessRequests)
+    .innerJoin(departments, and(eq(departments.id, accessRequests.departmentId), live(departments)))
+    .innerJoin(departmentPrincipals, eq(departmentPrincipals.departmentId, accessRequests.departmentId))
+    .innerJoin(principals, eq(principals.id, departmentPrincipals.principalId))
+    .innerJoin(orgMemberships, member)
+    .where(and(inForce, eq(accessRequests.kind, "department"), live(principals)));
+  return unionAll(direct, viaDepartment);
+});
 
 /** Requests, their policies and the grants they became. */
 export const accessRequestsRepository = {
@@ -203,32 +240,7 @@ export const accessRequestsRepository = {
    * holds `at`, for principals that still exist. Signing reads this; nothing has to end them.
    */
   async activeGrants(db: Executor, userId: string, orgId: string, at: Date): Promise<ActiveGrant[]> {
-    const inForce = and(
-      eq(accessRequests.userId, userId),
-      eq(accessRequests.organizationId, orgId),
-      eq(accessRequests.state, "approved"),
-      lte(accessRequests.grantStartsAt, at),
-      // An early end (revoke) moves grantEndsAt to that moment: the grant is out of force from then.
-      gt(accessRequests.grantEndsAt, at),
-    );
-    // Granted during the current membership: leaving ends every grant, and coming back revives none.
-    const member = and(eq(orgMemberships.organizationId, orgId), eq(orgMemberships.userId, userId), live(orgMemberships), lte(orgMemberships.createdAt, accessRequests.grantStartsAt));
-    const direct = db
-      .select({ principal: principals.name, endsAt: accessRequests.grantEndsAt, departmentId: sql<string | null>`null::uuid`.as("department_id") })
-      .from(accessRequests)
-      .innerJoin(principals, eq(principals.id, accessRequests.principalId))
-      .innerJoin(orgMemberships, member)
-      .where(and(inForce, eq(accessRequests.kind, "principal"), live(principals)));
-    // A department's grant: the department's principals as they are now (as for its members).
-    const viaDepartment = db
-      .select({ principal: principals.name, endsAt: accessRequests.grantEndsAt, departmentId: accessRequests.departmentId })
-      .from(accessRequests)
-      .innerJoin(departments, and(eq(departments.id, accessRequests.departmentId), live(departments)))
-      .innerJoin(departmentPrincipals, eq(departmentPrincipals.departmentId, accessRequests.departmentId))
-      .innerJoin(principals, eq(principals.id, departmentPrincipals.principalId))
-      .innerJoin(orgMemberships, member)
-      .where(and(inForce, eq(accessRequests.kind, "department"), live(principals)));
-    const rows = await unionAll(direct, viaDepartment);
+    const rows = await activeGrantsQuery(db, { userId, orgId, at: at.toISOString() });
     return rows.map((r) => ({ principal: r.principal, endsAt: r.endsAt!, departmentId: r.departmentId ?? null }));
   },
 };

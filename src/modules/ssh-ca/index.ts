@@ -7,10 +7,11 @@ import type { AuditService } from "../audit/index.js";
 import type { RateLimitService } from "../rate-limit/index.js";
 import { CasService } from "./cas.service.js";
 import { CertificatesService } from "./certificates.service.js";
-import { SigningService, type ActiveGrantsPort } from "./signing.service.js";
+import { SigningService } from "./signing.service.js";
+import type { ActiveGrantsPort } from "./signing-grants.js";
 import { SudoService } from "./sudo.service.js";
 export { type CertificateView } from "./certificates.views.js";
-export type { ActiveGrantsPort } from "./signing.service.js";
+export type { ActiveGrantsPort } from "./signing-grants.js";
 export type { HostCertificateIssued } from "./host-issuance.js";
 export { certAuditQuerySchema, certListSchema, createCaSchema, orgCertListSchema, revokeSchema, rotateCaSchema, signHostSchema, signUserSchema, sudoCheckSchema, updateCaSchema } from "./ssh-ca.schemas.js";
 

@@ -19,6 +19,11 @@ export interface SigningOrganization {
   policies: Array<StoredPolicy | null>;
   /** The principals the caller may put in a certificate there (admins: all of the organization's). */
   principals: string[];
+  /**
+   * Whether the caller has an approved grant there whose window holds the signing time: when not,
+   * no grant can be in force and signing skips the grants read (ActiveGrantsPort, which decides).
+   */
+  grantsMayApply: boolean;
 }
 
 export interface UserSigningContext {
@@ -55,6 +60,11 @@ const readContext = preparedQuery("ssh_user_signing_context", (db) =>
       caKey: caKeyColumns,
       policies: sql<unknown>`pol.policies`,
       principals: sql<unknown>`pr.names`,
+      // A superset of the grants in force (the access-requests module's read adds the principal's,
+      // department's and membership's conditions): false means there is none.
+      grantsMayApply: sql<boolean>`exists(select 1 from access_requests ar where ar.user_id = ${P.userId}::uuid
+        and ar.organization_id = ${activeMemberships.organizationId} and ar.state = 'approved'
+        and ar.grant_starts_at <= ${P.at}::timestamptz and ar.grant_ends_at > ${P.at}::timestamptz)`,
     })
     // One row even without a key or a membership: the serial's.
     .from(sql`(select nextval('ssh_cert_serial_seq') as serial) as base`)
@@ -112,7 +122,7 @@ const readContext = preparedQuery("ssh_user_signing_context", (db) =>
 const json = <T>(value: unknown): T => (typeof value === "string" ? JSON.parse(value) : value) as T;
 
 export const signingContextRepository = {
-  /** `at`: the signing time (the application clock), at which the role is read. */
+  /** `at`: the signing time (the application clock), at which the role is read and the grants' windows are checked. */
   async readUserContext(db: Executor, v: { userId: string; orgId: string | null; keyId: string | null; at: Date }): Promise<UserSigningContext> {
     const rows = await readContext(db, { ...v, at: v.at.toISOString() });
     const first = rows[0]!;
@@ -128,6 +138,7 @@ export const signingContextRepository = {
           caKey: r.caKey?.id ? r.caKey : undefined,
           policies: json<Array<StoredPolicy | null>>(r.policies ?? []),
           principals: json<string[]>(r.principals ?? []),
+          grantsMayApply: r.grantsMayApply === true,
         })),
     };
   },

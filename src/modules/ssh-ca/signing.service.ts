@@ -7,7 +7,7 @@ import { loadPrivateKey, parseCertificate, parsePublicKey, signCertificate, SshK
 import { parseInput } from "../../lib/validation.js";
 import { AuditAction, type AuditService } from "../audit/index.js";
 import { memberDepartments, OrgErrors } from "../orgs/index.js";
-import { SshKeyErrors, type SshKeyRow } from "../ssh-keys/index.js";
+import { SshKeyErrors } from "../ssh-keys/index.js";
 import { readCaPrivateKeyPrivileged } from "./ca.secrets.repository.js";
 import { caKeyContext } from "./cas.service.js";
 import { caRepository } from "./ca.repository.js";
@@ -19,10 +19,12 @@ import { issuanceRepository } from "./issuance.repository.js";
 import { issueBatcher } from "./issue-batcher.js";
 import { signingContextRepository } from "./signing-context.repository.js";
 import { toCertificateView, type CertificateView } from "./certificates.views.js";
-import { assertKeyAllowed, DEFAULT_CERT_POLICY, keyModifiers, mergePolicies, resolveLifetimeHours, resolvePrincipals, type EffectivePolicy, type StoredPolicy } from "./policy.js";
+import { DEFAULT_CERT_POLICY, keyModifiers, mergePolicies, resolveLifetimeHours, resolvePrincipals, type EffectivePolicy, type StoredPolicy } from "./policy.js";
+import { grantEnd, grantedPrincipals, grantsInForce, type ActiveGrantsPort } from "./signing-grants.js";
+import { checkKey, keyPolicy, storedKey } from "./signing-key-policy.js";
 import { CaErrors } from "./ssh-ca.errors.js";
 import { signHostSchema, signUserSchema, type SignUserInput, type SignHostInput } from "./ssh-ca.schemas.js";
-import { isAdminRole, requireUser } from "../access/index.js";
+import { type ActiveMembership, isAdminRole, requireUser } from "../access/index.js";
 
 export interface SigningConfig {
   requireVerifiedKeys: boolean;
@@ -36,8 +38,15 @@ export interface SigningConfig {
  * holds for a bounded time in an organization, each with its end, and the department granted when
  * the principal comes with a department's grant (null: the principal itself was granted).
  */
-export interface ActiveGrantsPort {
-  activeGrants(userId: string, orgId: string, at: Date): Promise<{ principal: string; endsAt: Date; departmentId: string | null }[]>;
+export type { ActiveGrantsPort } from "./signing-grants.js";
+
+/**
+ * The role a signer signs with in an organization, read in this one place: admins get the admin
+ * policy merge (mergePolicies) in signing and in the effective policy shown to them. The
+ * membership's role is the effective one (effective_org_role: the stored role, or a role grant in force).
+ */
+function signsAsAdmin(membership: ActiveMembership): boolean {
+  return isAdminRole(membership.role);
 }
 
 export interface SignedCertificate extends CertificateView {
@@ -46,37 +55,6 @@ export interface SignedCertificate extends CertificateView {
 }
 
 const KEY_CACHE_MAX = 64;
-
-// Registered keys as parsed at signing, by their stored line (a pure function of it): the same
-// keys sign again and again. Bounded, oldest out first; a key that fails to parse is not kept.
-const parsedKeys = new Map<string, ParsedPublicKey>();
-const PARSED_KEYS_MAX = 1024;
-
-/** A registered key, checked again at signing: one stored before today's checks may be unsound. */
-function storedKey(line: string): ParsedPublicKey {
-  const known = parsedKeys.get(line);
-  if (known) return known;
-  let parsed: ParsedPublicKey;
-  try {
-    parsed = parsePublicKey(line);
-  } catch (e) {
-    if (e instanceof SshKeyError) throw SshKeyErrors.invalid("SSH_KEY_ERROR", `This registered key cannot be certified: ${e.message}. Register a new key.`);
-    throw e;
-  }
-  if (parsedKeys.size >= PARSED_KEYS_MAX) parsedKeys.delete(parsedKeys.keys().next().value!);
-  parsedKeys.set(line, parsed);
-  return parsed;
-}
-
-/**
- * The end of the soonest grant among the principals a certificate carries only through grants (a
- * principal also held for good needs none; of several grants of one principal, the latest counts).
- */
-function grantEnd(grants: { principal: string; endsAt: Date }[], standing: string[], included: string[]): Date | undefined {
-  const latest = new Map<string, number>();
-  for (const g of grants) if (!standing.includes(g.principal) && included.includes(g.principal)) latest.set(g.principal, Math.max(latest.get(g.principal) ?? 0, g.endsAt.getTime()));
-  return latest.size ? new Date(Math.min(...latest.values())) : undefined;
-}
 
 const earliest = (a: Date | undefined, b: Date | undefined): Date | undefined => (a && b ? (a < b ? a : b) : (a ?? b));
 
@@ -108,30 +86,21 @@ export class SigningService {
     // standing, user CA and key, department policies and principals), in one statement; the
     // steps then decide on it in their order.
     const keyId = req.keyId ?? req.certId;
-    const context = await signingContextRepository.readUserContext(this.db, { userId: actor.userId, orgId: req.orgId ?? null, keyId: keyId ?? null, at: this.clock.now() });
+    const at = this.clock.now();
+    const context = await signingContextRepository.readUserContext(this.db, { userId: actor.userId, orgId: req.orgId ?? null, keyId: keyId ?? null, at });
     // 1. The key: the caller's own, verified when verification is required. A key error wins
     // over an organization error.
-    const key = this.checkKey(keyId, context.key);
+    const key = checkKey(keyId, context.key, this.config.requireVerifiedKeys);
     // 2. The organization and its active user CA.
     const { authority, organization } = userAuthority(ctx, req.orgId, context.organizations);
     try {
-      // 3. The department policy, merged over the caller's departments in that organization
-      // (a department without a stored policy has the default one: it counts in the merge), and
-      // 4–5. the modifiers, each checked against the policy.
-      // Grants in force add their principals; the certificate never outlives one it carries. A
-      // department's grant signs as if a member: its certificate policy counts in the merge too
-      // (the merge only narrows, so a grant never loosens a policy; its key requirements hold).
-      const grants = this.grants ? await this.grants.activeGrants(actor.userId, authority.orgId, this.clock.now()) : [];
-      const grantedDepartments = [...new Set(grants.flatMap((g) => (g.departmentId ? [g.departmentId] : [])))];
-      const granted = grantedDepartments.length ? await memberDepartments.policiesOf(this.db, authority.orgId, grantedDepartments) : [];
-      const own = organization.policies.map((p) => p ?? DEFAULT_CERT_POLICY);
-      // Someone in no department signs under the default policy: with a granted department it still counts, so nothing loosens.
-      const base = granted.length && own.length === 0 ? [DEFAULT_CERT_POLICY] : own;
-      const stored: StoredPolicy[] = [...base, ...granted.map((d) => ({ ...(d.policy ?? DEFAULT_CERT_POLICY), departmentName: d.departmentName }))];
-      const policy = mergePolicies(stored, isAdminRole(authority.membership.role));
-      // The key against each department's key requirements (a security key, touched, verified).
-      assertKeyAllowed(stored, key);
-      const principals = resolvePrincipals(grants.length ? [...new Set([...organization.principals, ...grants.map((g) => g.principal)])] : organization.principals, req.principals);
+      // 3. The department policy, merged over the caller's departments in that organization and
+      // those granted to them (signing-key-policy.ts), the key checked against it, and 4–5. the
+      // modifiers, each checked against the policy. Grants in force add their principals; the
+      // certificate never outlives one it carries (signing-grants.ts).
+      const { grants, grantedPolicies } = await grantsInForce(this.db, this.grants, actor.userId, authority.orgId, at, organization.grantsMayApply);
+      const policy = keyPolicy(organization.policies, grantedPolicies, signsAsAdmin(authority.membership), key);
+      const principals = resolvePrincipals(grantedPrincipals(organization.principals, grants), req.principals);
       // A role held through a role grant (an admin signs with every principal) ends the certificate
       // with it, like a principal grant (issue 37): the earlier of the two ends.
       const notAfter = earliest(grantEnd(grants, organization.principals, principals), authority.membership.elevatedUntil ?? undefined);
@@ -208,20 +177,7 @@ export class SigningService {
     const actor = requireUser(ctx);
     // The policy does not depend on a CA: any organization the caller may sign in counts.
     const membership = await chooseOrganization(this.db, ctx, { orgId, capability: "ssh.sign", none: CaErrors.noSigningOrganization });
-    return { organizationId: membership.organizationId, ...(await this.policyFor(actor.userId, membership.organizationId, isAdminRole(membership.role))) };
-  }
-
-  /** Step 1 over the key the context read: named and owned (verified when required), or the newest verified one. */
-  private checkKey(keyId: string | undefined, key: SshKeyRow | undefined): SshKeyRow {
-    if (!keyId) {
-      // No key named: the newest verified key (the original API's behaviour).
-      if (!key) throw CaErrors.noVerifiedKeys();
-      return key;
-    }
-    // Another user's key is reported like a missing one.
-    if (!key) throw SshKeyErrors.notFound();
-    if (this.config.requireVerifiedKeys && !key.verifiedAt) throw CaErrors.keyNotVerified();
-    return key;
+    return { organizationId: membership.organizationId, ...(await this.policyFor(actor.userId, membership.organizationId, signsAsAdmin(membership))) };
   }
 
   private async policyFor(userId: string, orgId: string, admin: boolean): Promise<EffectivePolicy> {

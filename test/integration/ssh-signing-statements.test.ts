@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApp, type TestApp } from "../helpers/app.js";
+import { orgWithRoles } from "../factories/orgs.js";
+import { addVerifiedKey, createCa, grantPrincipal } from "../factories/ssh.js";
+
+/**
+ * A user certificate costs two statements (issue 38): the signing context (serial, key,
+ * memberships, CA, policies, principals, whether a grant may be in force) and the write of the
+ * certificate with its audit rows. The fewest of three runs: a job on a clock beside the request
+ * only ever adds a statement to one of them.
+ */
+let app: TestApp;
+let counting = false;
+let statements: string[] = [];
+beforeAll(async () => {
+  app = await startTestApp({ RATE_LIMIT_ENABLED: "false" }, { onStatement: (sql) => counting && statements.push(sql) });
+});
+afterAll(() => app?.close());
+
+describe("signing's statements", () => {
+  it("signs a user certificate with two statements when no grant is in force", async () => {
+    const { org, owner, member } = await orgWithRoles(app);
+    await createCa(app, org.id, owner);
+    await grantPrincipal(app, org.id, owner, member, "app");
+    const key = await addVerifiedKey(app, member);
+    const sign = async () => {
+      const res = await app.http.post("/api/v1/ssh/sign", { key_id: key.id, principals: ["app"] }, { token: member.token });
+      expect(res.status, res.text).toBe(201);
+    };
+    await sign();
+    let fewest: string[] | undefined;
+    for (let i = 0; i < 3; i++) {
+      statements = [];
+      counting = true;
+      try {
+        await sign();
+      } finally {
+        counting = false;
+      }
+      if (!fewest || statements.length < fewest.length) fewest = statements;
+    }
+    expect(fewest!.length, fewest!.join("\n---\n")).toBe(2);
+  });
+});
