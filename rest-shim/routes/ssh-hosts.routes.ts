@@ -39,7 +39,7 @@ export const sshHostsRoutes = (s: Services): RouteDef[] => [
       403: "The token is another organization's than organization_id (ENROLLMENT_TOKEN_FOREIGN), or a name it does not allow (HOST_NAME_NOT_ALLOWED)",
       404: "The organization has no host CA (CA_NOT_CONFIGURED)",
       409: "The token was already used (ENROLLMENT_TOKEN_USED)",
-      410: "The token expired or was revoked (ENROLLMENT_TOKEN_EXPIRED, ENROLLMENT_TOKEN_REVOKED)",
+      410: "The token expired or was revoked, or its creator no longer administers the organization (ENROLLMENT_TOKEN_EXPIRED, ENROLLMENT_TOKEN_REVOKED, ENROLLMENT_TOKEN_CREATOR_GONE)",
       500: "Signing failed (SIGNING_FAILED)",
     },
     summary: "A host spends its enrollment token: its host public keys are certified for its names; answers the certificates, the TrustedUserCAKeys lines and the KRL's path",

@@ -178,6 +178,7 @@ export const ERROR_STATUS = {
   // 410: gone for good
   ENROLLMENT_TOKEN_EXPIRED: 410,
   ENROLLMENT_TOKEN_REVOKED: 410,
+  ENROLLMENT_TOKEN_CREATOR_GONE: 410,
   // 413: too large
   PAYLOAD_TOO_LARGE: 413,
   // 415: not a media type the route reads

@@ -6,10 +6,11 @@ import type { RequestContext } from "../../lib/request-context.js";
 import { parsePublicKey, SshKeyError, type ParsedPublicKey } from "../../lib/ssh/index.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import type { HostKeyEntry } from "../../../schema/index.js";
-import { requireOrgAccess } from "../access/index.js";
+import { can, getActiveMembership, requireOrgAccess } from "../access/index.js";
 import { AuditAction, type AuditService } from "../audit/index.js";
 import { organizationExists } from "../orgs/index.js";
-import { hostsRepository } from "./hosts.repository.js";
+import { userAccounts } from "../users/index.js";
+import { hostsRepository, type EnrollmentTokenRow } from "./hosts.repository.js";
 import { hostCredentials, LIST_LIMIT, saveCertificates, tokenStatus, type EnrollmentTokenView, type HostCredentials, type HostsCa, type HostsSettings } from "./hosts.views.js";
 import { HostErrors } from "./ssh-hosts.errors.js";
 import { createEnrollmentTokenSchema, enrollHostSchema, type CreateEnrollmentTokenInput, type EnrollHostInput } from "./ssh-hosts.schemas.js";
@@ -88,6 +89,9 @@ export class HostEnrollmentService {
         if (!token) throw await this.whyRefused(tx, tokenHash, now);
         if (req.organizationId && req.organizationId.toLowerCase() !== token.organizationId) throw HostErrors.tokenForeign();
         if (!(await organizationExists(tx, token.organizationId))) throw HostErrors.tokenInvalid();
+        // A token is worth no more than its creator: once they no longer administer the organization
+        // (offboarded, removed, demoted, left, account suspended or deleted) it enrolls nothing.
+        if (!(await this.creatorStillAdmin(tx, token))) throw HostErrors.tokenCreatorGone();
         const wanted = req.names ? [...new Set(req.names.map((n) => n.toLowerCase()))] : token.names;
         const refused = wanted.filter((n) => !token.names.includes(n));
         if (refused.length > 0) throw HostErrors.nameNotAllowed(refused);
@@ -110,6 +114,26 @@ export class HostEnrollmentService {
       await this.recordEnrollFailure(ctx, tokenHash, e);
       throw e;
     }
+  }
+
+  /**
+   * Offboarding (suspend, remove, SCIM) revokes the tokens a person created, in its transaction and
+   * on its receipt; the ids revoked, each audited.
+   */
+  async revokeCreatedBy(tx: Executor, ctx: RequestContext, orgId: string, userId: string, reason: string): Promise<string[]> {
+    const rows = await hostsRepository.revokeCreatedBy(tx, orgId, userId, this.clock.now());
+    for (const row of rows) {
+      await this.audit.record(tx, ctx, AuditAction.hostEnrollmentTokenRevoked, { organizationId: orgId, resourceType: "host_enrollment_token", resourceId: row.id, metadata: { prefix: row.prefix, reason } });
+    }
+    return rows.map((r) => r.id);
+  }
+
+  /** The token's creator is a live account holding ca.manage in the token's organization now. */
+  private async creatorStillAdmin(tx: Executor, token: EnrollmentTokenRow): Promise<boolean> {
+    const membership = await getActiveMembership(tx, token.createdBy, token.organizationId);
+    if (!membership || !can(membership.role, "ca.manage")) return false;
+    const account = await userAccounts.find(tx, token.createdBy);
+    return account !== undefined && account.status === "active";
   }
 
   private hostKeys(lines: string[]): ParsedPublicKey[] {
@@ -140,6 +164,11 @@ export class HostEnrollmentService {
     if (!isAppError(error) || error.status >= 500) return;
     const token = await hostsRepository.findTokenByHash(this.db, tokenHash);
     if (!token) return;
+    if (error.code === HostErrors.tokenCreatorGone().code) {
+      // Closed for good, so the admins' list says "revoked" rather than "active" (the refusal below says why).
+      const revoked = await hostsRepository.revokeToken(this.db, token.organizationId, token.id, null, this.clock.now());
+      if (revoked) await this.audit.record(this.db, ctx, AuditAction.hostEnrollmentTokenRevoked, { organizationId: token.organizationId, userId: null, resourceType: "host_enrollment_token", resourceId: token.id, metadata: { prefix: token.prefix, reason: "its creator no longer administers the organization" } });
+    }
     await this.audit.record(this.db, ctx, AuditAction.hostEnrollFailed, {
       organizationId: token.organizationId,
       userId: null,

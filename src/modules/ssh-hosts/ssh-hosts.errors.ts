@@ -5,6 +5,8 @@ export const HostErrors = {
   tokenInvalid: () => new AppError("ENROLLMENT_TOKEN_INVALID", 401, "This enrollment token is not valid: ask an organization admin for a new one"),
   tokenExpired: () => new AppError("ENROLLMENT_TOKEN_EXPIRED", 410, "This enrollment token has expired: ask an organization admin for a new one"),
   tokenRevoked: () => new AppError("ENROLLMENT_TOKEN_REVOKED", 410, "This enrollment token was revoked: ask an organization admin for a new one"),
+  tokenCreatorGone: () =>
+    new AppError("ENROLLMENT_TOKEN_CREATOR_GONE", 410, "This enrollment token was revoked: the admin who created it no longer administers the organization; ask a current admin for a new one"),
   tokenUsed: () => new AppError("ENROLLMENT_TOKEN_USED", 409, "This enrollment token has already been used (each one enrolls one host once): ask an organization admin for a new one"),
   tokenForeign: () =>
     new AppError("ENROLLMENT_TOKEN_FOREIGN", 403, "This enrollment token belongs to another organization than the one this host is enrolled in: use a token of the host's organization, or retire the host there first"),
