@@ -15,6 +15,7 @@ interface HostCredentials {
   certificates: Array<{ fingerprint: string; key_type: string; public_key: string; serial: string; certificate: string; valid_before: string }>;
   trusted_user_ca_keys: string;
   krl_path: string;
+  replaced_hosts?: string[];
 }
 
 export interface HostDirs {
@@ -101,10 +102,11 @@ export async function hostEnroll(io: Io, opts: HostDirs & { server?: string; tok
   const files = plan(dirs, keys, creds, krl, state);
   writeAtomically(files);
   return {
-    json: { host: creds.host, certificates: creds.certificates, files: files.map((f) => f.path) },
+    json: { host: creds.host, certificates: creds.certificates, replaced_hosts: creds.replaced_hosts ?? [], files: files.map((f) => f.path) },
     text: [
       `Enrolled ${creds.host.names.join(", ")} (host ${creds.host.id}):`,
       ...summary(creds),
+      ...(creds.replaced_hosts?.length ? [`Replaced the earlier enrollment under this name (host ${creds.replaced_hosts.join(", ")}): retired, its certificates revoked`] : []),
       `sshd snippet: ${join(dirs.sshdConfigDir, SNIPPET_FILE)} — check it with \`sshd -t\`, then reload sshd`,
       "Renew before expiry: `keyward host renew` (or `keyward host install-timer`)",
     ],

@@ -96,6 +96,7 @@ export const AuditAction = {
   hostRenewed: "ssh.host.renewed",
   hostRenewFailed: "ssh.host.renew.failed",
   hostRetired: "ssh.host.retired",
+  hostReplaced: "ssh.host.replaced",
   oidcClientCreated: "oidc.client.created",
   oidcClientUpdated: "oidc.client.updated",
   oidcClientSecretRotated: "oidc.client.secret_rotated",

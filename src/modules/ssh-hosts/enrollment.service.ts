@@ -8,9 +8,9 @@ import { parseId, parseInput } from "../../lib/validation.js";
 import type { HostKeyEntry } from "../../../schema/index.js";
 import { can, getActiveMembership, requireOrgAccess } from "../access/index.js";
 import { AuditAction, type AuditService } from "../audit/index.js";
-import { organizationExists } from "../orgs/index.js";
+import { memberStanding, organizationExists } from "../orgs/index.js";
 import { userAccounts } from "../users/index.js";
-import { hostsRepository, type EnrollmentTokenRow } from "./hosts.repository.js";
+import { hostsRepository, type EnrollmentTokenRow, type HostRow } from "./hosts.repository.js";
 import { hostCredentials, LIST_LIMIT, saveCertificates, tokenStatus, type EnrollmentTokenView, type HostCredentials, type HostsCa, type HostsSettings } from "./hosts.views.js";
 import { HostErrors } from "./ssh-hosts.errors.js";
 import { createEnrollmentTokenSchema, enrollHostSchema, type CreateEnrollmentTokenInput, type EnrollHostInput } from "./ssh-hosts.schemas.js";
@@ -84,7 +84,11 @@ export class HostEnrollmentService {
     const tokenHash = sha256Hex(req.token);
     const now = this.clock.now();
     try {
-      const { host, certs } = await this.db.transaction(async (tx) => {
+      const { host, certs, replaced } = await this.db.transaction(async (tx) => {
+        // The organization's lock first (offboarding's order: organization, then its tokens), which
+        // also serializes enrollments of one organization, so two reinstalls never both stay.
+        const seen = await hostsRepository.findTokenByHash(tx, tokenHash);
+        if (seen && !(await memberStanding.lockOrganization(tx, seen.organizationId))) throw HostErrors.tokenInvalid();
         const token = await hostsRepository.spendToken(tx, tokenHash, now);
         if (!token) throw await this.whyRefused(tx, tokenHash, now);
         if (req.organizationId && req.organizationId.toLowerCase() !== token.organizationId) throw HostErrors.tokenForeign();
@@ -95,9 +99,14 @@ export class HostEnrollmentService {
         const wanted = req.names ? [...new Set(req.names.map((n) => n.toLowerCase()))] : token.names;
         const refused = wanted.filter((n) => !token.names.includes(n));
         if (refused.length > 0) throw HostErrors.nameNotAllowed(refused);
+        // A live host enrolled under the same name is this one reinstalled: the new enrollment
+        // replaces it (a stale duplicate would keep valid certificates for keys no longer in use).
+        const previous = await hostsRepository.liveHostsNamed(tx, token.organizationId, wanted[0]!);
         const hostKeys: HostKeyEntry[] = keys.map((k) => ({ publicKey: k.line, fingerprint: k.fingerprint, keyType: k.algorithm }));
         const inserted = await hostsRepository.insertHost(tx, { organizationId: token.organizationId, name: wanted[0]!, names: wanted, hostKeys, enrollmentTokenId: token.id, enrolledBy: token.createdBy, now });
         await hostsRepository.setTokenHost(tx, token.id, inserted.id);
+        // The replaced hosts' certificates are revoked before any is issued (the KRL is by serial, so a reinstall that kept its keys keeps its new certificates).
+        for (const old of previous) await this.replace(tx, ctx, old, inserted.id, now);
         const issued = await this.ca.signing.issueForHost(tx, ctx, { organizationId: token.organizationId, hostId: inserted.id, names: wanted, hostKeys: hostKeys.map((k) => k.publicKey), signerId: null });
         const host = await saveCertificates(tx, inserted.id, issued, null);
         await this.audit.record(tx, ctx, AuditAction.hostEnrolled, {
@@ -105,11 +114,11 @@ export class HostEnrollmentService {
           userId: token.createdBy,
           resourceType: "ssh_host",
           resourceId: host.id,
-          metadata: { names: wanted, token_id: token.id, token_prefix: token.prefix, fingerprints: hostKeys.map((k) => k.fingerprint), serials: issued.map((c) => c.serial) },
+          metadata: { names: wanted, token_id: token.id, token_prefix: token.prefix, fingerprints: hostKeys.map((k) => k.fingerprint), serials: issued.map((c) => c.serial), replaced_hosts: previous.map((h) => h.id) },
         });
-        return { host, certs: issued };
+        return { host, certs: issued, replaced: previous.map((h) => h.id) };
       });
-      return await hostCredentials(this.ca, this.clock, host, certs, true);
+      return await hostCredentials(this.ca, this.clock, host, certs, true, replaced);
     } catch (e) {
       await this.recordEnrollFailure(ctx, tokenHash, e);
       throw e;
@@ -126,6 +135,21 @@ export class HostEnrollmentService {
       await this.audit.record(tx, ctx, AuditAction.hostEnrollmentTokenRevoked, { organizationId: orgId, resourceType: "host_enrollment_token", resourceId: row.id, metadata: { prefix: row.prefix, reason } });
     }
     return rows.map((r) => r.id);
+  }
+
+  /** Retires a host a reinstall replaces: it renews no more, and its certificates go into the KRL. */
+  private async replace(tx: Executor, ctx: RequestContext, old: HostRow, by: string, now: Date): Promise<void> {
+    const retired = await hostsRepository.retire(tx, old.organizationId, old.id, null, now);
+    if (!retired) return;
+    const reason = `Host ${old.name} replaced by a new enrollment (host ${by})`;
+    const revoked = await this.ca.certificates.revokeHostKeys(tx, ctx, { organizationId: old.organizationId, fingerprints: old.hostKeys.map((k) => k.fingerprint), reason });
+    await this.audit.record(tx, ctx, AuditAction.hostReplaced, {
+      organizationId: old.organizationId,
+      userId: null,
+      resourceType: "ssh_host",
+      resourceId: old.id,
+      metadata: { name: old.name, names: old.names, replaced_by: by, reason, revoked_serials: revoked.map((r) => r.serial) },
+    });
   }
 
   /** The token's creator is a live account holding ca.manage in the token's organization now. */

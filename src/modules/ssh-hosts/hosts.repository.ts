@@ -116,7 +116,16 @@ export const hostsRepository = {
     return row;
   },
 
-  async retire(db: Executor, organizationId: string, id: string, by: string, now: Date): Promise<HostRow | undefined> {
+  /** The organization's live hosts enrolled under this name, locked for their replacement. */
+  liveHostsNamed: (db: Executor, organizationId: string, name: string): Promise<HostRow[]> =>
+    db
+      .select(hostColumns)
+      .from(sshHosts)
+      .where(and(eq(sshHosts.organizationId, organizationId), isNull(sshHosts.retiredAt), eq(sshHosts.name, name)))
+      .orderBy(sshHosts.createdAt)
+      .for("update"),
+
+  async retire(db: Executor, organizationId: string, id: string, by: string | null, now: Date): Promise<HostRow | undefined> {
     const [row] = await db
       .update(sshHosts)
       .set({ retiredAt: now, retiredBy: by })

@@ -32,6 +32,8 @@ export interface HostCredentials {
   certificates: Array<{ fingerprint: string; keyType: string; publicKey: string; serial: string; certificate: string; validBefore: Date }>;
   trustedUserCaKeys: string;
   krlPath: string;
+  /** Hosts this enrollment replaced (a reinstall under the same name): retired, their certificates revoked. */
+  replacedHosts: string[];
 }
 
 export const LIST_LIMIT = 500;
@@ -56,7 +58,7 @@ export async function saveCertificates(tx: Executor, hostId: string, issued: Hos
 }
 
 /** The answer a host writes to disk: the new certificates (or its current ones), its trusted user CAs and the KRL's path. */
-export async function hostCredentials(ca: HostsCa, clock: Clock, host: HostRow, issued: HostCertificateIssued[] | null, renewed: boolean): Promise<HostCredentials> {
+export async function hostCredentials(ca: HostsCa, clock: Clock, host: HostRow, issued: HostCertificateIssued[] | null, renewed: boolean, replacedHosts: string[] = []): Promise<HostCredentials> {
   const keys = await ca.cas.trustedUserCaKeysFor(host.organizationId);
   const byFingerprint = new Map(host.hostKeys.map((k) => [k.fingerprint, k]));
   const certificates = issued
@@ -72,5 +74,6 @@ export async function hostCredentials(ca: HostsCa, clock: Clock, host: HostRow, 
     certificates,
     trustedUserCaKeys: keys.join("\n") + (keys.length ? "\n" : ""),
     krlPath: `/api/v1/organizations/${host.organizationId}/ssh/krl`,
+    replacedHosts,
   };
 }
