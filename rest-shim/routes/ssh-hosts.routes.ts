@@ -1,11 +1,12 @@
 import type { Services } from "../../src/container.js";
 import { z } from "zod";
-import { createEnrollmentTokenSchema, enrollHostSchema, renewChallengeSchema, renewHostSchema, retireHostSchema } from "../../src/modules/ssh-hosts/index.js";
+import { createEnrollmentTokenSchema, enrollHostSchema, renewChallengeSchema, renewHostSchema, retireHostSchema, setHostPrincipalsSchema } from "../../src/modules/ssh-hosts/index.js";
 import { sendData, sendList } from "../envelope.js";
 import { input, param, type RouteDef } from "../route.js";
 
 const T = "/organizations/:orgId/ssh/host-enrollment-tokens";
 const H = "/organizations/:orgId/ssh/hosts";
+const P = "/organizations/:orgId/ssh/host-principals";
 const hostsQuery = z.object({ include_retired: z.enum(["true", "false"]).optional() });
 
 /** Enrolled servers: one-time enrollment tokens (admins), enrollment and renewal (the host itself), the host list and retirement (admins). */
@@ -26,6 +27,19 @@ export const sshHostsRoutes = (s: Services): RouteDef[] => [
   {
     method: "get", path: H, tag: "ssh-hosts", auth: "user", org: "admin", query: hostsQuery, summary: "Enrolled hosts: names, host keys, certificate serials and expiry, last renewal (?include_retired=true)",
     handle: async (req, res) => sendList(res, 200, "Hosts", "hosts", await s.hostRenewal.list(req.ctx, param(req, "orgId"), { includeRetired: req.query.include_retired === "true" })),
+  },
+  {
+    method: "get", path: P, tag: "ssh-hosts", auth: "user", org: "admin", summary: "Per-host principals: which certificate principals may log in as which local account on the hosts a pattern matches (AuthorizedPrincipalsFile)",
+    handle: async (req, res) => sendList(res, 200, "Host principals", "hostPrincipals", await s.hostPrincipals.list(req.ctx, param(req, "orgId"))),
+  },
+  {
+    method: "put", path: P, errors: { 409: "The organization has the most mappings it may have (HOST_PRINCIPAL_MAPS_LIMIT)" }, tag: "ssh-hosts", auth: "user", org: "admin", body: setHostPrincipalsSchema,
+    summary: "Set the principals that may log in as `login` on the hosts `host_pattern` matches (created or replaced whole); hosts write it at their next enroll or renew",
+    handle: async (req, res) => sendData(res, 200, "Host principals set", { hostPrincipals: await s.hostPrincipals.set(req.ctx, param(req, "orgId"), input(req)) }),
+  },
+  {
+    method: "delete", path: `${P}/:mapId`, errors: { 404: "No such mapping in this organization (HOST_PRINCIPAL_MAP_NOT_FOUND)" }, tag: "ssh-hosts", auth: "user", org: "admin", summary: "Remove a per-host principals mapping",
+    handle: async (req, res) => sendData(res, 200, "Host principals removed", { hostPrincipals: await s.hostPrincipals.remove(req.ctx, param(req, "orgId"), param(req, "mapId")) }),
   },
   {
     method: "post", path: `${H}/:hostId/retire`, errors: { 409: "Already retired (ALREADY_RETIRED)" }, tag: "ssh-hosts", auth: "user", org: "admin", body: retireHostSchema,

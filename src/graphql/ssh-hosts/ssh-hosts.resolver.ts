@@ -5,12 +5,12 @@ import { omitNulls } from "../common/nulls.js";
 import { OrgRole } from "../common/org-role.js";
 import type { GqlContext } from "../context.js";
 import { org } from "../org-extension.js";
-import { CreatedHostEnrollmentToken, HostEnrollmentToken, HostEnrollmentTokenInput, SshHost } from "./ssh-hosts.types.js";
+import { CreatedHostEnrollmentToken, HostEnrollmentToken, HostEnrollmentTokenInput, SshHost, SshHostPrincipals, SshHostPrincipalsInput } from "./ssh-hosts.types.js";
 
 /** Enrolled servers and their one-time enrollment tokens (enrollment and renewal are the host's own REST calls). */
 @Resolver()
 export class SshHostsResolver {
-  constructor(private readonly s: Pick<Services, "hostEnrollment" | "hostRenewal">) {}
+  constructor(private readonly s: Pick<Services, "hostEnrollment" | "hostRenewal" | "hostPrincipals">) {}
 
   @Authorized()
   @org(OrgRole.admin)
@@ -45,5 +45,26 @@ export class SshHostsResolver {
   @Mutation(() => HostEnrollmentToken)
   revokeHostEnrollmentToken(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("tokenId", () => ID) tokenId: string) {
     return this.s.hostEnrollment.revokeToken(ctx, orgId, tokenId);
+  }
+
+  @Authorized()
+  @org(OrgRole.admin)
+  @Query(() => [SshHostPrincipals], { description: "Per-host principals (AuthorizedPrincipalsFile), by host pattern and login" })
+  sshHostPrincipals(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string) {
+    return this.s.hostPrincipals.list(ctx, orgId);
+  }
+
+  @Authorized()
+  @org(OrgRole.admin)
+  @Mutation(() => SshHostPrincipals, { description: "Set the principals that may log in as a login on the hosts a pattern matches (created or replaced)" })
+  setSshHostPrincipals(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("input", () => SshHostPrincipalsInput) input: SshHostPrincipalsInput) {
+    return this.s.hostPrincipals.set(ctx, orgId, loose({ ...input }));
+  }
+
+  @Authorized()
+  @org(OrgRole.admin)
+  @Mutation(() => SshHostPrincipals)
+  removeSshHostPrincipals(@Ctx() { ctx }: GqlContext, @Arg("orgId", () => ID) orgId: string, @Arg("mapId", () => ID) mapId: string) {
+    return this.s.hostPrincipals.remove(ctx, orgId, mapId);
   }
 }

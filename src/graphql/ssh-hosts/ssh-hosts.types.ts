@@ -63,3 +63,22 @@ export class SshHost implements Omit<ViewOf<"hostRenewal", "list">, "certificate
   @Field(() => Date) createdAt: Date;
   @Field(() => String, { description: "active, expired or retired" }) status: "active" | "expired" | "retired";
 }
+
+@ObjectType({ description: "Which certificate principals may log in as a local account on the hosts a pattern matches (AuthorizedPrincipalsFile)" })
+export class SshHostPrincipals implements ViewOf<"hostPrincipals", "list"> {
+  @Field(() => ID) id: string;
+  @Field(() => ID) organizationId: string;
+  @Field(() => String, { description: "A host name, or a pattern with * and ? matched against each of a host's names" }) hostPattern: string;
+  @Field(() => String, { description: "The local account" }) login: string;
+  @Field(() => [String], { description: "A certificate must carry one of these to log in as the account there" }) principals: string[];
+  @Field(() => ID, { nullable: true }) createdBy: string | null;
+  @Field(() => Date) createdAt: Date;
+  @Field(() => Date) updatedAt: Date;
+}
+
+@InputType()
+export class SshHostPrincipalsInput implements GqlInputOf<SshHostPrincipalsInput, "hostPrincipals", "set"> {
+  @Field(() => String) hostPattern: string;
+  @Field(() => String) login: string;
+  @Field(() => [String]) principals: string[];
+}

@@ -97,6 +97,8 @@ export const AuditAction = {
   hostRenewFailed: "ssh.host.renew.failed",
   hostRetired: "ssh.host.retired",
   hostReplaced: "ssh.host.replaced",
+  hostPrincipalsSet: "ssh.host.principals.set",
+  hostPrincipalsRemoved: "ssh.host.principals.removed",
   oidcClientCreated: "oidc.client.created",
   oidcClientUpdated: "oidc.client.updated",
   oidcClientSecretRotated: "oidc.client.secret_rotated",

@@ -118,7 +118,7 @@ export class HostEnrollmentService {
         });
         return { host, certs: issued, replaced: previous.map((h) => h.id) };
       });
-      return await hostCredentials(this.ca, this.clock, host, certs, true, replaced);
+      return await hostCredentials(this.db, this.ca, this.clock, host, certs, true, replaced);
     } catch (e) {
       await this.recordEnrollFailure(ctx, tokenHash, e);
       throw e;

@@ -2,6 +2,7 @@ import type { Clock } from "../../infra/clock.js";
 import type { Executor } from "../../infra/db.js";
 import type { HostCertEntry } from "../../../schema/index.js";
 import type { HostCertificateIssued, SshCaModule } from "../ssh-ca/index.js";
+import { authorizedPrincipalsOf, type AuthorizedPrincipals } from "./host-principals.service.js";
 import { hostsRepository, type EnrollmentTokenRow, type HostRow } from "./hosts.repository.js";
 
 export interface HostsSettings {
@@ -32,6 +33,8 @@ export interface HostCredentials {
   certificates: Array<{ fingerprint: string; keyType: string; publicKey: string; serial: string; certificate: string; validBefore: Date }>;
   trustedUserCaKeys: string;
   krlPath: string;
+  /** Per local account, the principals this host's sshd accepts (AuthorizedPrincipalsFile); empty: none mapped, sshd's default. */
+  authorizedPrincipals: AuthorizedPrincipals[];
   /** Hosts this enrollment replaced (a reinstall under the same name): retired, their certificates revoked. */
   replacedHosts: string[];
 }
@@ -58,8 +61,9 @@ export async function saveCertificates(tx: Executor, hostId: string, issued: Hos
 }
 
 /** The answer a host writes to disk: the new certificates (or its current ones), its trusted user CAs and the KRL's path. */
-export async function hostCredentials(ca: HostsCa, clock: Clock, host: HostRow, issued: HostCertificateIssued[] | null, renewed: boolean, replacedHosts: string[] = []): Promise<HostCredentials> {
+export async function hostCredentials(db: Executor, ca: HostsCa, clock: Clock, host: HostRow, issued: HostCertificateIssued[] | null, renewed: boolean, replacedHosts: string[] = []): Promise<HostCredentials> {
   const keys = await ca.cas.trustedUserCaKeysFor(host.organizationId);
+  const authorizedPrincipals = await authorizedPrincipalsOf(db, host.organizationId, host.names);
   const byFingerprint = new Map(host.hostKeys.map((k) => [k.fingerprint, k]));
   const certificates = issued
     ? issued.map((c) => ({ fingerprint: c.fingerprint, keyType: c.keyType, publicKey: c.publicKey, serial: c.serial, certificate: c.certificate, validBefore: c.validBefore }))
@@ -74,6 +78,7 @@ export async function hostCredentials(ca: HostsCa, clock: Clock, host: HostRow, 
     certificates,
     trustedUserCaKeys: keys.join("\n") + (keys.length ? "\n" : ""),
     krlPath: `/api/v1/organizations/${host.organizationId}/ssh/krl`,
+    authorizedPrincipals,
     replacedHosts,
   };
 }

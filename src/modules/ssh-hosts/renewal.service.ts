@@ -77,7 +77,7 @@ export class HostRenewalService {
         });
         return { host: saved, certs: issued };
       });
-      return await hostCredentials(this.ca, this.clock, result.host, result.certs, result.certs !== null);
+      return await hostCredentials(this.db, this.ca, this.clock, result.host, result.certs, result.certs !== null);
     } catch (e) {
       if (isAppError(e) && e.status < 500) {
         await this.audit.record(this.db, ctx, AuditAction.hostRenewFailed, { organizationId: host.organizationId, userId: null, resourceType: "ssh_host", resourceId: host.id, success: false, errorMessage: `${e.code}: ${e.message}` });

@@ -23,6 +23,8 @@ export const HostErrors = {
   duplicateKeys: () => CommonErrors.validation([{ path: "hostKeys", message: "the same host key is listed twice" }]),
   notHostKey: (type: string) =>
     new AppError("WRONG_KEY_MATERIAL", 400, `${type}: not a host public key (send the lines of /etc/ssh/ssh_host_*_key.pub)`),
+  principalMapNotFound: () => new AppError("HOST_PRINCIPAL_MAP_NOT_FOUND", 404, "Host principal mapping not found"),
+  tooManyPrincipalMaps: (max: number) => new AppError("HOST_PRINCIPAL_MAPS_LIMIT", 409, `An organization has at most ${max} host principal mappings: use host patterns to cover several hosts with one`),
   hostNotFound: () => new AppError("HOST_NOT_FOUND", 404, "Host not found"),
   hostRetired: () => new AppError("HOST_RETIRED", 403, "This host has been retired: its certificates are revoked and it cannot renew; enroll it again with a new token"),
   alreadyRetired: () => new AppError("ALREADY_RETIRED", 409, "The host is already retired"),
