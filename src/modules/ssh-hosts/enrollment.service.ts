@@ -188,7 +188,7 @@ export class HostEnrollmentService {
     if (!isAppError(error) || error.status >= 500) return;
     const token = await hostsRepository.findTokenByHash(this.db, tokenHash);
     if (!token) return;
-    if (error.code === HostErrors.tokenCreatorGone().code) {
+    if (error.code === "ENROLLMENT_TOKEN_CREATOR_GONE") {
       // Closed for good, so the admins' list says "revoked" rather than "active" (the refusal below says why).
       const revoked = await hostsRepository.revokeToken(this.db, token.organizationId, token.id, null, this.clock.now());
       if (revoked) await this.audit.record(this.db, ctx, AuditAction.hostEnrollmentTokenRevoked, { organizationId: token.organizationId, userId: null, resourceType: "host_enrollment_token", resourceId: token.id, metadata: { prefix: token.prefix, reason: "its creator no longer administers the organization" } });
