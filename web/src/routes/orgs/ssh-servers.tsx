@@ -9,6 +9,7 @@ import { Empty, ErrorState, Loading, Success } from "../../ui/States";
 import { Time } from "../../ui/Time";
 import { isAdmin, useOrg } from "./layout";
 import { CertStatus, SshTabs } from "./ssh-shared";
+import { HostPrincipals } from "./ssh-host-principals";
 
 const HostsQuery = graphql(`
   query SshHosts($orgId: ID!) {
@@ -99,6 +100,7 @@ export function SshServers() {
           </table>
         </div>
       )}
+      <HostPrincipals orgId={org.id} orgName={org.name} onDone={async (m) => setDone(m)} />
     </div>
   );
 }
