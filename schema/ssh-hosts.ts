@@ -78,3 +78,24 @@ export const sshHosts = pgTable(
   },
   (t) => [index("ssh_hosts_org_idx").on(t.organizationId, t.name), index("ssh_hosts_live_idx").on(t.organizationId).where(sql`${t.retiredAt} is null`)],
 );
+
+/**
+ * Which certificate principals may log in as which local account on the hosts a pattern matches:
+ * the host's AuthorizedPrincipalsFile (one file per login, written by `keyward host enroll/renew`).
+ */
+export const hostPrincipalMaps = pgTable(
+  "host_principal_maps",
+  {
+    id: id(),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organizations.id),
+    hostPattern: varchar("host_pattern", { length: 253 }).notNull(),
+    login: varchar("login", { length: 32 }).notNull(),
+    principals: text("principals").array().notNull(),
+    createdBy: uuid("created_by").references(() => users.id),
+    createdAt: createdAt(),
+    updatedAt: tstz("updated_at").notNull(),
+  },
+  (t) => [uniqueIndex("host_principal_maps_uq").on(t.organizationId, t.hostPattern, t.login)],
+);

@@ -101,9 +101,10 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const jit = createAccessRequestsModule({ ...base, audit, email, config: { appUrl: config.http.appUrl } });
   const sshCa = createSshCaModule({ ...base, audit, limits, apiKeys, caBox, config, grants: jit.activeGrants });
   const offboarding = { certificates: sshCa.certificates, networks: networks.networkOffboarding };
+  const sshHosts = createSshHostsModule({ ...base, audit, ca: sshCa, config: { hostPrincipalPatterns: config.ssh.hostPrincipalPatterns, challengeKey: deriveKey(config.crypto.encryptionKeys[0]!.key, "keyward host renewal challenges") } });
   const { credentials, sessions } = auth;
   // Offboarding as one action: every cut above through one service call, with one receipt.
-  const offboardingModule = createOffboardingModule({ ...base, audit, orgLimit: config.orgs, sessions, delegatedTokens: oidc.delegatedTokens, apiKeys, certificates: sshCa.certificates, networks: networks.networkOffboarding });
+  const offboardingModule = createOffboardingModule({ ...base, audit, orgLimit: config.orgs, sessions, delegatedTokens: oidc.delegatedTokens, apiKeys, enrollmentTokens: sshHosts.hostEnrollment, certificates: sshCa.certificates, networks: networks.networkOffboarding });
   // Removing a member is offboarding with mode remove (a port: orgs sits below offboarding).
   const removal: MemberRemovalPort = {
     removeInTransaction: (tx, ctx, orgId, userId, v) =>
@@ -159,7 +160,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     ...networks,
     ...sshCa,
     accessRequests: jit.accessRequests,
-    ...createSshHostsModule({ ...base, audit, ca: sshCa, config: { hostPrincipalPatterns: config.ssh.hostPrincipalPatterns, challengeKey: deriveKey(config.crypto.encryptionKeys[0]!.key, "keyward host renewal challenges") } }),
+    ...sshHosts,
     ...offboardingModule,
     ...createSshKeysModule({ ...base, audit, config: { verifyChallengeTtl: config.ssh.verifyChallengeTtl } }),
     ...domains,

@@ -19,6 +19,7 @@ export const offboardingReceiptView = named("OffboardingReceipt", z.object({
   sessions: cut,
   cliTokens: z.object({ count: z.number().int() }).describe("Delegated CLI (OIDC) tokens, grants and codes ended"),
   apiKeys: cut.describe("Organization API keys the person created, revoked"),
+  enrollmentTokens: cut.describe("Unused host enrollment tokens the person created, revoked"),
   certificates: cut.extend({ serials: z.array(z.string()) }).describe("SSH certificates revoked (their serials are in the published KRL)"),
   devices: cut.describe("Device memberships on this organization's networks, deauthorized"),
   departments: cut,

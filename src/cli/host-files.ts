@@ -14,6 +14,8 @@ export const STATE_FILE = "keyward-host.json";
 export const TRUSTED_FILE = "keyward_trusted_user_ca_keys";
 export const KRL_FILE = "keyward_revoked_keys.krl";
 export const SNIPPET_FILE = "50-keyward.conf";
+/** One AuthorizedPrincipalsFile per local account (sshd reads `<dir>/%u`). */
+export const PRINCIPALS_DIR = "keyward_principals";
 
 /** A host public key found in the SSH directory. */
 export interface HostKeyFile {
@@ -82,13 +84,33 @@ export function writeAtomically(files: PlannedFile[]): void {
   for (const t of temps) renameSync(t.tmp, t.path);
 }
 
-/** The sshd configuration snippet: the host certificates, the trusted user CA keys, the KRL. */
-export function sshdSnippet(dir: string, certPaths: string[]): string {
+/**
+ * The sshd configuration snippet: the host certificates, the trusted user CA keys, the KRL, and
+ * when the organization maps principals to this host, the AuthorizedPrincipalsFile (per login:
+ * an account without a file takes no certificate at all).
+ */
+export function sshdSnippet(dir: string, certPaths: string[], principalsMapped = false): string {
   return [
     "# Written by `keyward host enroll` / `keyward host renew`; rewritten on each renewal.",
     ...certPaths.map((p) => `HostCertificate ${p}`),
     `TrustedUserCAKeys ${join(dir, TRUSTED_FILE)}`,
     `RevokedKeys ${join(dir, KRL_FILE)}`,
+    ...(principalsMapped ? [`AuthorizedPrincipalsFile ${join(dir, PRINCIPALS_DIR, "%u")}`] : []),
     "",
   ].join("\n");
+}
+
+/** The principals files for these logins, one principal a line. */
+export function principalsFiles(dir: string, mapped: Array<{ login: string; principals: string[] }>): PlannedFile[] {
+  return mapped
+    .filter((m) => /^[a-z_][a-z0-9_-]*$/.test(m.login))
+    .map((m) => ({ path: join(dir, PRINCIPALS_DIR, m.login), content: m.principals.filter((p) => /^[A-Za-z0-9._@-]+$/.test(p)).map((p) => `${p}\n`).join(""), mode: 0o644 }));
+}
+
+/** After the new files are in place: removes principals files of logins no longer mapped (their access ends with the mapping). */
+export function removeStalePrincipals(dir: string, keep: PlannedFile[]): void {
+  const folder = join(dir, PRINCIPALS_DIR);
+  if (!existsSync(folder)) return;
+  const kept = new Set(keep.map((f) => basename(f.path)));
+  for (const name of readdirSync(folder)) if (!kept.has(name) && !name.startsWith(".")) rmSync(join(folder, name), { force: true });
 }

@@ -50,7 +50,7 @@ function createResolvers(s: Services) {
     new DepartmentsResolver(pick(s, "departments")),
     new PrincipalsResolver(pick(s, "principals")),
     new ApiKeysResolver(pick(s, "apiKeys")),
-    new SshHostsResolver(pick(s, "hosts")),
+    new SshHostsResolver(pick(s, "hostEnrollment", "hostRenewal", "hostPrincipals")),
     new DomainsResolver(pick(s, "domains")),
     new SsoResolver(pick(s, "ssoConnections", "ssoLinks", "ssoSignIn")),
     new ScimResolver(pick(s, "scimActivity")),

@@ -9,7 +9,7 @@ import { newUser, type TestUser } from "../factories/users.js";
 
 /**
  * Just-in-time access on the web app's home (issue 37), in headless Chromium: a member asks for a
- * principal from the keyboard (a refusal shows under its field), an approver sees the request and
+ * principal, and for a department's grants, from the keyboard (a refusal shows under its field), an approver sees the request and
  * approves it for less time or rejects another with a reason, and the member sees the grant. Each
  * effect is checked through the REST API; each screen passes axe-core at desktop and phone widths
  * with no CSP violation or console error. The approver is never offered their own request.
@@ -110,15 +110,33 @@ describe("access requests on the home page", () => {
     const mine = member.getByRole("list", { name: "Your requests" });
     await mine.getByText("granted").waitFor();
     await mine.getByText("(Use the release pipeline)").waitFor();
-    // A department's grants show as the department; ended early, the list says so and why.
+    // A department's grants, asked for from the keyboard on the same form: chosen in "Ask for",
+    // refused for longer than its policy allows (under the duration), then granted at once (no approval needed).
     const ops = (await app.http.post(`/api/v1/organizations/${org.id}/departments`, { name: "ops" }, { token: owner.token })).body.data.department;
     expect((await app.http.request("PUT", `/api/v1/organizations/${org.id}/departments/${ops.id}/access-policy`, { token: owner.token, body: { max_duration_minutes: 60, approval_required: false } })).status).toBe(200);
-    const dept = await app.http.post(`/api/v1/organizations/${org.id}/access-requests`, { department: "ops", duration: "1h", reason: "paged" }, { token: ada.token });
-    expect(dept.status, dept.text).toBe(201);
+    await tabTo(member, "Ask for");
+    await member.keyboard.press("ArrowDown");
+    await member.getByLabel("Department").waitFor();
+    await member.keyboard.press("Tab");
+    expect(await focusedName(member)).toContain("Department");
+    await member.keyboard.type("ops");
+    await member.keyboard.press("Tab");
+    await member.keyboard.press("Control+A");
+    await member.keyboard.type("2h");
+    await member.keyboard.press("Tab");
+    await member.keyboard.type("paged");
+    await member.keyboard.press("Enter");
+    await member.getByText("at most 60 minutes").first().waitFor();
+    await member.getByLabel("For how long").fill("1h");
+    await member.getByRole("button", { name: "Request access" }).click();
+    await status(member, "You have the department ops now");
+    const dept = (await requests("approved")).find((r) => r.department === "ops")!;
+    expect(dept).toMatchObject({ kind: "department", requested_minutes: 60, reason: "paged", active: true });
+    await accessible(member, "home-access-request-department");
     await member.reload();
     const deptRow = mine.getByRole("listitem").filter({ hasText: "the department ops" });
     await deptRow.getByText("granted").waitFor();
-    const ended = await app.http.post(`/api/v1/organizations/${org.id}/access-requests/${dept.body.data.access_request.id}/revoke`, { reason: "incident closed" }, { token: owner.token });
+    const ended = await app.http.post(`/api/v1/organizations/${org.id}/access-requests/${dept.id as string}/revoke`, { reason: "incident closed" }, { token: owner.token });
     expect(ended.status, ended.text).toBe(200);
     await member.reload();
     await deptRow.getByText("ended early").waitFor();

@@ -73,6 +73,8 @@ describe("offboarding in Chromium", () => {
       await receipt.waitFor();
       expect(await receipt.locator("dt:text-is('SSH certificates revoked') + dd").textContent()).toBe("1");
       expect(await receipt.locator("dt:text-is('Principals taken away') + dd").textContent()).toBe("1");
+      // A member creates no server enrollment tokens: the row says none were cut.
+      expect(await receipt.locator("dt:text-is('Server enrollment tokens revoked') + dd").textContent()).toBe("0");
       await expect.poll(async () => page.getByRole("row", { name: /Alan Turing/ }).count()).toBe(0);
 
       const listed = await app.http.get(`/api/v1/organizations/${org.id}/offboardings?user_id=${person.id}`, { token: owner.token });

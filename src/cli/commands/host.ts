@@ -4,7 +4,21 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { CliError, ExitCode } from "../errors.js";
 import { fetchWithTimeout } from "../http.js";
-import { KRL_FILE, readHostKeys, readState, SNIPPET_FILE, sshdSnippet, STATE_FILE, TRUSTED_FILE, writeAtomically, type HostKeyFile, type HostState, type PlannedFile } from "../host-files.js";
+import {
+  KRL_FILE,
+  principalsFiles,
+  readHostKeys,
+  readState,
+  removeStalePrincipals,
+  SNIPPET_FILE,
+  sshdSnippet,
+  STATE_FILE,
+  TRUSTED_FILE,
+  writeAtomically,
+  type HostKeyFile,
+  type HostState,
+  type PlannedFile,
+} from "../host-files.js";
 import type { Io, Result } from "../output.js";
 import { normalizeServer } from "../server.js";
 
@@ -15,6 +29,8 @@ interface HostCredentials {
   certificates: Array<{ fingerprint: string; key_type: string; public_key: string; serial: string; certificate: string; valid_before: string }>;
   trusted_user_ca_keys: string;
   krl_path: string;
+  replaced_hosts?: string[];
+  authorized_principals?: Array<{ login: string; principals: string[] }>;
 }
 
 export interface HostDirs {
@@ -57,12 +73,14 @@ function plan(dirs: { dir: string; sshdConfigDir: string }, keys: HostKeyFile[],
     return key ? [{ path: `${key.path}-cert.pub`, content: `${c.certificate}\n`, mode: 0o644 }] : [];
   });
   if (certs.length === 0) throw new CliError("None of the certificates the server sent is for a host key in this directory; nothing was written", ExitCode.ERROR, "HOST_KEYS");
+  const principals = principalsFiles(dirs.dir, creds.authorized_principals ?? []);
   return [
     ...certs,
+    ...principals,
     { path: join(dirs.dir, TRUSTED_FILE), content: creds.trusted_user_ca_keys, mode: 0o644 },
     { path: join(dirs.dir, KRL_FILE), content: krl, mode: 0o644 },
     { path: join(dirs.dir, STATE_FILE), content: `${JSON.stringify(state, null, 2)}\n`, mode: 0o644 },
-    { path: join(dirs.sshdConfigDir, SNIPPET_FILE), content: sshdSnippet(dirs.dir, certs.map((c) => c.path)), mode: 0o644 },
+    { path: join(dirs.sshdConfigDir, SNIPPET_FILE), content: sshdSnippet(dirs.dir, certs.map((c) => c.path), principals.length > 0), mode: 0o644 },
   ];
 }
 
@@ -100,11 +118,13 @@ export async function hostEnroll(io: Io, opts: HostDirs & { server?: string; tok
   const state: HostState = { server, organization_id: creds.host.organization_id, host_id: creds.host.id, names: creds.host.names };
   const files = plan(dirs, keys, creds, krl, state);
   writeAtomically(files);
+  removeStalePrincipals(dirs.dir, files);
   return {
-    json: { host: creds.host, certificates: creds.certificates, files: files.map((f) => f.path) },
+    json: { host: creds.host, certificates: creds.certificates, replaced_hosts: creds.replaced_hosts ?? [], files: files.map((f) => f.path) },
     text: [
       `Enrolled ${creds.host.names.join(", ")} (host ${creds.host.id}):`,
       ...summary(creds),
+      ...(creds.replaced_hosts?.length ? [`Replaced the earlier enrollment under this name (host ${creds.replaced_hosts.join(", ")}): retired, its certificates revoked`] : []),
       `sshd snippet: ${join(dirs.sshdConfigDir, SNIPPET_FILE)} — check it with \`sshd -t\`, then reload sshd`,
       "Renew before expiry: `keyward host renew` (or `keyward host install-timer`)",
     ],
@@ -143,6 +163,7 @@ export async function hostRenew(io: Io, opts: HostDirs & { server?: string; forc
   const krl = await fetchKrl(server, creds.krl_path);
   const files = plan(dirs, keys, creds, krl, { ...state, server, names: creds.host.names });
   writeAtomically(files);
+  removeStalePrincipals(dirs.dir, files);
   let hook: string | null = null;
   if (creds.renewed && opts.onRenew) {
     const r = spawnSync("/bin/sh", ["-c", opts.onRenew], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });

@@ -41,6 +41,7 @@ export class OffboardingReceipt implements ReceiptView {
   @Field(() => OffboardingCut) sessions: CutList;
   @Field(() => OffboardingCount, { description: "Delegated CLI (OIDC) tokens, grants and codes ended" }) cliTokens: { count: number };
   @Field(() => OffboardingCut, { description: "Organization API keys the person created, revoked" }) apiKeys: CutList;
+  @Field(() => OffboardingCut, { description: "Unused host enrollment tokens the person created, revoked" }) enrollmentTokens: CutList;
   @Field(() => OffboardingCertificates) certificates: ReceiptView["certificates"];
   @Field(() => OffboardingCut, { description: "Device memberships on this organization's networks, deauthorized" }) devices: CutList;
   @Field(() => OffboardingCut) departments: CutList;

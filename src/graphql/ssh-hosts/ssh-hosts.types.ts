@@ -3,7 +3,7 @@ import type { GqlInputOf } from "../common/inputs.js";
 import type { ViewOf } from "../common/views.js";
 
 @ObjectType({ description: "A one-time enrollment token for a server (never its secret after creation)" })
-export class HostEnrollmentToken implements ViewOf<"hosts", "listTokens"> {
+export class HostEnrollmentToken implements ViewOf<"hostEnrollment", "listTokens"> {
   @Field(() => ID) id: string;
   @Field(() => ID) organizationId: string;
   @Field(() => String, { description: "The token's public start, to recognise it" }) prefix: string;
@@ -19,12 +19,12 @@ export class HostEnrollmentToken implements ViewOf<"hosts", "listTokens"> {
 }
 
 @ObjectType()
-export class CreatedHostEnrollmentToken extends HostEnrollmentToken implements ViewOf<"hosts", "createToken"> {
+export class CreatedHostEnrollmentToken extends HostEnrollmentToken implements ViewOf<"hostEnrollment", "createToken"> {
   @Field(() => String, { description: "The secret: shown this once, never again" }) token: string;
 }
 
 @InputType()
-export class HostEnrollmentTokenInput implements GqlInputOf<HostEnrollmentTokenInput, "hosts", "createToken"> {
+export class HostEnrollmentTokenInput implements GqlInputOf<HostEnrollmentTokenInput, "hostEnrollment", "createToken"> {
   @Field(() => [String], { description: "Exact host names or addresses (patterns only if the operator allows them)" }) names: string[];
   @Field(() => Int, { nullable: true, description: "Minutes the token stays usable (60 unless said, at most 1440)" }) lifetimeMinutes?: number;
   @Field(() => String, { nullable: true }) description?: string;
@@ -46,7 +46,7 @@ export class HostCertificate {
 }
 
 @ObjectType({ description: "A server enrolled in the organization" })
-export class SshHost implements Omit<ViewOf<"hosts", "list">, "certificates" | "hostKeys"> {
+export class SshHost implements Omit<ViewOf<"hostRenewal", "list">, "certificates" | "hostKeys"> {
   @Field(() => ID) id: string;
   @Field(() => ID) organizationId: string;
   @Field(() => String) name: string;
@@ -62,4 +62,23 @@ export class SshHost implements Omit<ViewOf<"hosts", "list">, "certificates" | "
   @Field(() => Date, { nullable: true }) retiredAt: Date | null;
   @Field(() => Date) createdAt: Date;
   @Field(() => String, { description: "active, expired or retired" }) status: "active" | "expired" | "retired";
+}
+
+@ObjectType({ description: "Which certificate principals may log in as a local account on the hosts a pattern matches (AuthorizedPrincipalsFile)" })
+export class SshHostPrincipals implements ViewOf<"hostPrincipals", "list"> {
+  @Field(() => ID) id: string;
+  @Field(() => ID) organizationId: string;
+  @Field(() => String, { description: "A host name, or a pattern with * and ? matched against each of a host's names" }) hostPattern: string;
+  @Field(() => String, { description: "The local account" }) login: string;
+  @Field(() => [String], { description: "A certificate must carry one of these to log in as the account there" }) principals: string[];
+  @Field(() => ID, { nullable: true }) createdBy: string | null;
+  @Field(() => Date) createdAt: Date;
+  @Field(() => Date) updatedAt: Date;
+}
+
+@InputType()
+export class SshHostPrincipalsInput implements GqlInputOf<SshHostPrincipalsInput, "hostPrincipals", "set"> {
+  @Field(() => String) hostPattern: string;
+  @Field(() => String) login: string;
+  @Field(() => [String]) principals: string[];
 }

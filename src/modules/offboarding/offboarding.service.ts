@@ -27,6 +27,8 @@ export interface OffboardingDeps {
   sessions: Pick<SessionsService, "list" | "revoke">;
   delegatedTokens: { revokeForUserIn(tx: Executor, userId: string): Promise<number> };
   apiKeys: { revokeCreatedBy(tx: Executor, ctx: RequestContext, orgId: string, userId: string, reason: string): Promise<string[]> };
+  /** Host enrollment tokens the person created here (unused ones), revoked. */
+  enrollmentTokens: { revokeCreatedBy(tx: Executor, ctx: RequestContext, orgId: string, userId: string, reason: string): Promise<string[]> };
   certificates: {
     lockForRevocation(tx: Executor, v: { organizationIds?: string[]; userId?: string }): Promise<void>;
     revokeListed(tx: Executor, ctx: RequestContext, v: { userId: string; organizationId?: string; reason: string }): Promise<Array<{ id: string; serial: string }>>;
@@ -67,7 +69,7 @@ export interface ReinstateResult {
 /**
  * Offboarding as one action (issue 36): everything a person holds through one organization is cut
  * in one transaction (membership, departments, principals, SSH certificates into the KRL, network
- * access, the API keys they created; for an account this organization manages also its sessions
+ * access, the API keys and host enrollment tokens they created; for an account this organization manages also its sessions
  * and delegated CLI tokens) and one audit record, the receipt, written in that same transaction,
  * lists what was cut; the network controller is told after the commit (what it misses is left to
  * reconciliation) and a follow-up record says what is still pending. Nothing of any other
@@ -117,6 +119,7 @@ export class OffboardingService {
     const certificates = await this.deps.certificates.revokeListed(tx, ctx, { userId, organizationId: orgId, reason: why });
     const devices = await this.deps.networks.personLeft(tx, ctx, { userId, organizationId: orgId, why: mode === "suspend" ? "suspended" : "left" });
     const keys = await this.deps.apiKeys.revokeCreatedBy(tx, ctx, orgId, userId, why);
+    const enrollments = await this.deps.enrollmentTokens.revokeCreatedBy(tx, ctx, orgId, userId, why);
     let accountSuspended = false;
     if (managed && mode === "suspend" && user.status !== "suspended" && (await getActiveMemberships(tx, userId)).length === 0) {
       // A managed account is this organization's: suspending it here refuses its sign-in too, unless
@@ -148,6 +151,7 @@ export class OffboardingService {
       sessions: cutList(sessions.ids),
       cliGrants: { count: sessions.cli },
       orgKeys: cutList(keys),
+      hostEnrollments: cutList(enrollments),
       certificates: { ...cutList(certificates.map((c) => c.id)), serials: certificates.map((c) => c.serial) },
       devices: cutList(devices),
       departments: cutList(standing.departmentIds),

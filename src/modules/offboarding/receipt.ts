@@ -25,6 +25,8 @@ export interface ReceiptFacts {
   cliGrants: { count: number };
   /** The organization API keys the person had created, revoked. */
   orgKeys: CutList;
+  /** The unused host enrollment tokens the person had created, revoked (absent on receipts before it). */
+  hostEnrollments?: CutList;
   certificates: CutList & { serials: string[] };
   /** Device memberships on this organization's networks, deauthorized. */
   devices: CutList;
@@ -44,7 +46,7 @@ export interface DevicesOutcome {
   pending: string[];
 }
 
-export interface OffboardingReceipt extends Omit<ReceiptFacts, "cliGrants" | "orgKeys"> {
+export interface OffboardingReceipt extends Omit<ReceiptFacts, "cliGrants" | "orgKeys" | "hostEnrollments"> {
   /** The receipt's id (its audit record's resource id). */
   id: string;
   /** The audit record that is the receipt (verified by the audit chain). */
@@ -55,6 +57,7 @@ export interface OffboardingReceipt extends Omit<ReceiptFacts, "cliGrants" | "or
   createdAt: Date;
   cliTokens: { count: number };
   apiKeys: CutList;
+  enrollmentTokens: CutList;
 }
 
 export const cutList = (ids: string[]): CutList => ({ count: ids.length, ids });
@@ -62,7 +65,7 @@ export const cutList = (ids: string[]): CutList => ({ count: ids.length, ids });
 /** The receipt as callers read it, from its audit record. */
 export function receiptView(row: AuditEntryView): OffboardingReceipt {
   // The audit log adds who acted (`actor`: an API key, for SCIM) to the metadata: not a receipt field.
-  const { cliGrants, orgKeys, actor: _actor, ...facts } = row.metadata as unknown as ReceiptFacts & { actor?: unknown };
+  const { cliGrants, orgKeys, hostEnrollments, actor: _actor, ...facts } = row.metadata as unknown as ReceiptFacts & { actor?: unknown };
   return {
     ...facts,
     id: row.resourceId ?? row.id,
@@ -73,5 +76,6 @@ export function receiptView(row: AuditEntryView): OffboardingReceipt {
     createdAt: row.createdAt,
     cliTokens: cliGrants,
     apiKeys: orgKeys,
+    enrollmentTokens: hostEnrollments ?? cutList([]),
   };
 }

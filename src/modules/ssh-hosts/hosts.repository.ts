@@ -46,7 +46,15 @@ export const hostsRepository = {
     await db.update(hostEnrollmentTokens).set({ hostId }).where(eq(hostEnrollmentTokens.id, tokenId));
   },
 
-  async revokeToken(db: Executor, organizationId: string, id: string, by: string, now: Date): Promise<EnrollmentTokenRow | undefined> {
+  /** Revokes every unused, unrevoked token a person created in the organization (offboarding). */
+  revokeCreatedBy: (db: Executor, organizationId: string, createdBy: string, now: Date): Promise<Array<{ id: string; prefix: string }>> =>
+    db
+      .update(hostEnrollmentTokens)
+      .set({ revokedAt: now })
+      .where(and(eq(hostEnrollmentTokens.organizationId, organizationId), eq(hostEnrollmentTokens.createdBy, createdBy), isNull(hostEnrollmentTokens.usedAt), isNull(hostEnrollmentTokens.revokedAt)))
+      .returning({ id: hostEnrollmentTokens.id, prefix: hostEnrollmentTokens.prefix }),
+
+  async revokeToken(db: Executor, organizationId: string, id: string, by: string | null, now: Date): Promise<EnrollmentTokenRow | undefined> {
     const [row] = await db
       .update(hostEnrollmentTokens)
       .set({ revokedAt: now, revokedBy: by })
@@ -108,7 +116,16 @@ export const hostsRepository = {
     return row;
   },
 
-  async retire(db: Executor, organizationId: string, id: string, by: string, now: Date): Promise<HostRow | undefined> {
+  /** The organization's live hosts enrolled under this name, locked for their replacement. */
+  liveHostsNamed: (db: Executor, organizationId: string, name: string): Promise<HostRow[]> =>
+    db
+      .select(hostColumns)
+      .from(sshHosts)
+      .where(and(eq(sshHosts.organizationId, organizationId), isNull(sshHosts.retiredAt), eq(sshHosts.name, name)))
+      .orderBy(sshHosts.createdAt)
+      .for("update"),
+
+  async retire(db: Executor, organizationId: string, id: string, by: string | null, now: Date): Promise<HostRow | undefined> {
     const [row] = await db
       .update(sshHosts)
       .set({ retiredAt: now, retiredBy: by })

@@ -43,3 +43,28 @@ export type RenewHostInput = z.input<typeof renewHostSchema>;
 
 export const retireHostSchema = z.object({ reason: z.string().trim().max(1000).optional() });
 export type RetireHostInput = z.input<typeof retireHostSchema>;
+
+/** A local account on the host (as useradd accepts it; it also names the principals file). */
+const login = z
+  .string()
+  .trim()
+  .min(1)
+  .max(32)
+  .regex(/^[a-z_][a-z0-9_-]*$/, "must be a local account name (lower-case letters, digits, '_' and '-')");
+
+/** A certificate principal (one line of an AuthorizedPrincipalsFile: no spaces, no options). */
+const principal = z
+  .string()
+  .trim()
+  .min(1)
+  .max(255)
+  .regex(/^[A-Za-z0-9._@-]+$/, "may contain letters, digits, '.', '_', '@' and '-'");
+
+export const setHostPrincipalsSchema = z.object({
+  /** The hosts it applies to: a name, or a pattern with `*` and `?` matched against each of a host's names. */
+  hostPattern: hostName,
+  login,
+  /** The principals a certificate must carry (one of) to log in as `login` there. */
+  principals: z.array(principal).min(1).max(64),
+});
+export type SetHostPrincipalsInput = z.input<typeof setHostPrincipalsSchema>;

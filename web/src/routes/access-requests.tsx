@@ -15,7 +15,8 @@ import { useSubmit } from "../ui/useSubmit";
 /**
  * Just-in-time access on the home page (issue 37): approvers see the requests waiting for them in
  * every organization where they approve (never their own) and approve, possibly for less time, or
- * reject with a reason; members ask for a principal for a bounded time and see their requests.
+ * reject with a reason; members ask for a principal or a department's grants for a bounded time
+ * and see their requests.
  * Two queries whatever the organizations' sizes.
  */
 export const AccessRequestsQuery = graphql(`
@@ -33,7 +34,7 @@ const Reject = graphql(`
   mutation RejectAccessRequest($orgId: ID!, $requestId: ID!, $reason: String!) { rejectAccessRequest(orgId: $orgId, requestId: $requestId, reason: $reason) { id state } }
 `);
 const Ask = graphql(`
-  mutation RequestAccess($orgId: ID!, $input: RequestAccessInput!) { requestAccess(orgId: $orgId, input: $input) { id state principal grantEndsAt } }
+  mutation RequestAccess($orgId: ID!, $input: RequestAccessInput!) { requestAccess(orgId: $orgId, input: $input) { id state kind principal department grantEndsAt } }
 `);
 
 type Pending = ResultOf<typeof AccessRequestsQuery>["pendingApprovals"][number];
@@ -127,16 +128,17 @@ function Decide({ request: r, onDone }: { request: Pending; onDone: (message: st
 
 function RequestForm({ orgs, onDone }: { orgs: MyOrganization[]; onDone: (message: string) => Promise<unknown> }) {
   const [orgId, setOrgId] = useState(orgs[0]!.id);
-  const [principal, setPrincipal] = useState("");
+  const [kind, setKind] = useState<"principal" | "department">("principal");
+  const [target, setTarget] = useState("");
   const [duration, setDuration] = useState("1h");
   const [reason, setReason] = useState("");
   const ask = useMutation({
-    mutationFn: () => gql(Ask, { orgId, input: { principal: principal.trim(), duration: duration.trim(), reason } }),
+    mutationFn: () => gql(Ask, { orgId, input: { ...(kind === "department" ? { department: target.trim() } : { principal: target.trim() }), duration: duration.trim(), reason } }),
     onSuccess: (d) => {
       const r = d.requestAccess;
-      setPrincipal("");
+      setTarget("");
       setReason("");
-      return onDone(r.state === "approved" ? `You have ${r.principal} now: keyward ssh sign includes it until the grant ends.` : `Requested ${r.principal}: an approver was told.`);
+      return onDone(r.state === "approved" ? `You have ${what(r)} now: keyward ssh sign includes it until the grant ends.` : `Requested ${what(r)}: an approver was told.`);
     },
   });
   const submit = useSubmit(() => ask.mutateAsync());
@@ -153,8 +155,16 @@ function RequestForm({ orgs, onDone }: { orgs: MyOrganization[]; onDone: (messag
           ))}
         </SelectField>
       )}
+      <SelectField label="Ask for" value={kind} onChange={(v) => setKind(v === "department" ? "department" : "principal")}>
+        <option value="principal">A principal</option>
+        <option value="department">A department's grants</option>
+      </SelectField>
       <div className="field-pair">
-        <Field label="Principal" value={principal} onChange={setPrincipal} isRequired error={errors.principal} description="For example deploy." />
+        {kind === "department" ? (
+          <Field label="Department" value={target} onChange={setTarget} isRequired error={errors.department} description="Its name, for example Operations: its principals, as if a member, while the grant lasts." />
+        ) : (
+          <Field label="Principal" value={target} onChange={setTarget} isRequired error={errors.principal} description="For example deploy." />
+        )}
         <Field label="For how long" value={duration} onChange={setDuration} isRequired error={errors.duration ?? errors.durationMinutes} description="30m, 2h, 1h30m or 1d." />
       </div>
       <Field label="Reason" value={reason} onChange={setReason} isRequired error={errors.reason} description="The approvers read it; it is kept in the audit." />

@@ -11,7 +11,7 @@ const OffboardMember = graphql(`
   mutation OffboardMember($orgId: ID!, $userId: ID!, $input: OffboardInput!) {
     offboardMember(orgId: $orgId, userId: $userId, input: $input) {
       id auditId mode reason managed accountSuspended
-      sessions { count } cliTokens { count } apiKeys { count }
+      sessions { count } cliTokens { count } apiKeys { count } enrollmentTokens { count }
       certificates { count serials } devices { count } departments { count } principals { count }
       pending { devices }
     }
@@ -25,7 +25,7 @@ const ReceiptQuery = graphql(`
   query OffboardingReceiptById($orgId: ID!, $id: ID!) {
     offboardingReceipt(orgId: $orgId, id: $id) {
       id auditId mode reason managed accountSuspended
-      sessions { count } cliTokens { count } apiKeys { count }
+      sessions { count } cliTokens { count } apiKeys { count } enrollmentTokens { count }
       certificates { count serials } devices { count } departments { count } principals { count }
       pending { devices }
     }
@@ -75,6 +75,7 @@ export function ReceiptPanel({ name, receipt, onClose }: { name: string; receipt
     ["Sessions ended", receipt.sessions.count],
     ["CLI sign-ins ended", receipt.cliTokens.count],
     ["API keys revoked", receipt.apiKeys.count],
+    ["Server enrollment tokens revoked", receipt.enrollmentTokens.count],
     ["SSH certificates revoked", receipt.certificates.count],
     ["Devices taken off networks", receipt.devices.count],
     ["Departments left", receipt.departments.count],

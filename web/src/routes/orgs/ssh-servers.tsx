@@ -10,6 +10,7 @@ import { Time } from "../../ui/Time";
 import { isAdmin, useOrg } from "./layout";
 import { EnrollServer } from "./ssh-enroll";
 import { CertStatus, SshTabs } from "./ssh-shared";
+import { HostPrincipals } from "./ssh-host-principals";
 
 const HostsQuery = graphql(`
   query SshHosts($orgId: ID!) {
@@ -101,6 +102,7 @@ export function SshServers() {
           </table>
         </div>
       )}
+      <HostPrincipals orgId={org.id} orgName={org.name} onDone={async (m) => setDone(m)} />
     </div>
   );
 }
