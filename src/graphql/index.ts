@@ -1,6 +1,7 @@
 import { ApolloServer } from "@apollo/server";
 import {
   ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginInlineTraceDisabled,
   ApolloServerPluginLandingPageDisabled,
   ApolloServerPluginSchemaReportingDisabled,
   ApolloServerPluginUsageReportingDisabled,
@@ -54,6 +55,9 @@ export async function createGraphqlRouter(container: Container): Promise<{ route
       // Never report operations or the schema to Apollo's cloud, whatever APOLLO_KEY says.
       ApolloServerPluginUsageReportingDisabled(),
       ApolloServerPluginSchemaReportingDisabled(),
+      // Traces for a federation gateway: Keyward is no subgraph. Left to itself Apollo installs the
+      // plugin anyway, and it is one more hook call (and promise) on every request.
+      ApolloServerPluginInlineTraceDisabled(),
       scopePlugin(() => schema, resourceMetadata),
       outagePlugin(),
       limitsPlugin({

@@ -1,4 +1,4 @@
-import type { ApolloServerPlugin } from "@apollo/server";
+import type { ApolloServerPlugin, GraphQLRequestListener } from "@apollo/server";
 import {
   getVariableValues,
   GraphQLError,
@@ -101,32 +101,30 @@ export function limitsPlugin(options: {
   maxComplexity: number;
   introspectionAllowed: (ctx: GqlContext) => boolean;
 }): ApolloServerPlugin<GqlContext> {
-  return {
-    async requestDidStart() {
-      return {
-        async didResolveOperation({ document, operation, request, contextValue }) {
-          const facts = factsOf(document, operation, request.operationName ?? "");
-          if (facts.introspection && !options.introspectionAllowed(contextValue)) {
-            throw refuse("INTROSPECTION_DISABLED", "Introspection is available to superadmins only", 403);
-          }
-          // No operation resolved (several and no operationName, or a name that matches none): Apollo
-          // answers OPERATION_RESOLUTION_FAILURE itself and runs nothing, so there is nothing to
-          // measure. Measuring the whole document would coerce every operation's variables (a 500).
-          if (!operation) return;
-          if (facts.depth > options.maxDepth) {
-            throw refuse("QUERY_TOO_DEEP", `Query depth ${facts.depth} exceeds the maximum of ${options.maxDepth}`);
-          }
-          // Without variables the cost is a function of the document: measured once per document.
-          const variablesDeclared = (operation?.variableDefinitions?.length ?? 0) > 0;
-          const complexity = !variablesDeclared && facts.complexity !== undefined ? facts.complexity : measureComplexity(options.schema(), document, operation, request);
-          if (!variablesDeclared) facts.complexity = complexity;
-          if (complexity > options.maxComplexity) {
-            throw refuse("QUERY_TOO_COMPLEX", `Query cost ${complexity} exceeds the maximum of ${options.maxComplexity}`);
-          }
-        },
-      };
+  // One listener for every request (it reads only its arguments): nothing allocated per request.
+  const listener: GraphQLRequestListener<GqlContext> = {
+    async didResolveOperation({ document, operation, request, contextValue }) {
+      const facts = factsOf(document, operation, request.operationName ?? "");
+      if (facts.introspection && !options.introspectionAllowed(contextValue)) {
+        throw refuse("INTROSPECTION_DISABLED", "Introspection is available to superadmins only", 403);
+      }
+      // No operation resolved (several and no operationName, or a name that matches none): Apollo
+      // answers OPERATION_RESOLUTION_FAILURE itself and runs nothing, so there is nothing to
+      // measure. Measuring the whole document would coerce every operation's variables (a 500).
+      if (!operation) return;
+      if (facts.depth > options.maxDepth) {
+        throw refuse("QUERY_TOO_DEEP", `Query depth ${facts.depth} exceeds the maximum of ${options.maxDepth}`);
+      }
+      // Without variables the cost is a function of the document: measured once per document.
+      const variablesDeclared = (operation?.variableDefinitions?.length ?? 0) > 0;
+      const complexity = !variablesDeclared && facts.complexity !== undefined ? facts.complexity : measureComplexity(options.schema(), document, operation, request);
+      if (!variablesDeclared) facts.complexity = complexity;
+      if (complexity > options.maxComplexity) {
+        throw refuse("QUERY_TOO_COMPLEX", `Query cost ${complexity} exceeds the maximum of ${options.maxComplexity}`);
+      }
     },
   };
+  return { requestDidStart: async () => listener };
 }
 
 /**
