@@ -42,10 +42,11 @@ export function keywardEnv(port: number, extra: Record<string, string>): Record<
 
 /** Starts an entry point as its own process (TypeScript through tsx) and waits until `readyUrl` answers. */
 export async function start(script: string, env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
-  // Compiled Keyward runs with the flags and malloc setting of `npm run start:prod` (MALLOC_ARENA_MAX may be overridden to compare).
+  // Compiled Keyward runs with the flags and malloc settings of `npm run start:prod` (MALLOC_ARENA_MAX and
+  // MALLOC_MMAP_THRESHOLD_ may be overridden to compare).
   const compiled = !script.endsWith(".ts");
   const args = compiled ? ["--max-semi-space-size=16", "--heap-growing-percent=30", script] : ["--import", "tsx", script];
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...(compiled ? { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2" } : {}), ...env }, stdio: ["ignore", "ignore", "inherit"] });
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...(compiled ? { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2", MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? "131072" } : {}), ...env }, stdio: ["ignore", "ignore", "inherit"] });
   let exited = false;
   child.on("exit", () => (exited = true));
   for (let i = 0; i < 600 && !exited; i++) {
