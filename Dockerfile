@@ -24,8 +24,11 @@ RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 # 3. Runtime: only what the compiled server reads.
 FROM node:24-bookworm-slim AS runtime
 # Two malloc arenas: argon2id's 19 MiB blocks, freed in the hashing threads' own arenas, stayed
-# resident (about 70 MB more after 1,500 sign-ins; npm run bench:memory).
-ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0 MALLOC_ARENA_MAX=2
+# resident (about 70 MB more after 1,500 sign-ins; npm run bench:memory). A fixed mmap threshold:
+# glibc otherwise raises it to the largest block freed (up to 32 MiB), after which argon2id's
+# blocks and PGlite's start-up buffers are carved from the heap and stay resident once freed
+# (110 MB more at start, docs/benchmarks.md); fixed at its default, they are returned on free.
+ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0 MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072
 WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules

@@ -44,12 +44,14 @@ export function keywardEnv(port: number, extra: Record<string, string>): Record<
 
 /** Starts an entry point as its own process (TypeScript through tsx) and waits until `readyUrl` answers. */
 export async function start(script: string, env: Record<string, string>, readyUrl: string): Promise<ChildProcess> {
-  // Compiled Keyward runs with the flags and malloc setting of `npm run start:prod` (MALLOC_ARENA_MAX may be overridden to compare).
+  // Compiled Keyward runs with the flags and malloc settings of `npm run start:prod` (MALLOC_ARENA_MAX and
+  // MALLOC_MMAP_THRESHOLD_ may be overridden to compare).
   const compiled = !script.endsWith(".ts");
   // BENCH_NODE_FLAGS (space-separated) replaces those flags (and is added to a baseline's), to compare V8 settings A/B.
   const custom = process.env.BENCH_NODE_FLAGS?.split(" ").filter(Boolean);
   const args = compiled ? [...(custom ?? ["--max-semi-space-size=16", "--heap-growing-percent=30"]), script] : [...(custom ?? []), "--import", "tsx", script];
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...(compiled ? { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2" } : {}), ...env }, stdio: ["ignore", process.env.BENCH_SERVER_STDOUT ? "inherit" : "ignore", "inherit"] });
+  const malloc = compiled ? { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2", MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? "131072" } : {};
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...malloc, ...env }, stdio: ["ignore", process.env.BENCH_SERVER_STDOUT ? "inherit" : "ignore", "inherit"] });
   let exited = false;
   child.on("exit", () => (exited = true));
   for (let i = 0; i < 600 && !exited; i++) {

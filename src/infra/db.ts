@@ -45,6 +45,8 @@ export const MIGRATIONS_DIR = projectPath("schema/migrations");
 
 // Arbitrary constant: the advisory lock that serialises migrations across starting instances.
 const MIGRATION_LOCK_ID = 7_420_001;
+/** PGlite's shared buffers (PostgreSQL's default is 128MB): see openDatabase's embedded branch. */
+const EMBEDDED_SHARED_BUFFERS = "16MB";
 
 /** Hears each statement's SQL text as it is sent (tests and benches count statements; never in production). */
 export type StatementObserver = (sql: string) => void;
@@ -107,7 +109,13 @@ export async function openDatabase(options: {
     // Loaded only for the embedded database: a PostgreSQL deployment never holds PGlite's code.
     const [{ PGlite }, drizzlePglite, migratorPglite] = await Promise.all([import("@electric-sql/pglite"), import("drizzle-orm/pglite"), import("drizzle-orm/pglite/migrator")]);
     embedded = { drizzle: drizzlePglite.drizzle, migrate: migratorPglite.migrate };
-    client = memory && options.snapshot ? new PGlite("memory://", { loadDataDir: options.snapshot }) : new PGlite(memory ? "memory://" : options.dataDir);
+    // PostgreSQL's default 128 MB of shared buffers lives inside PGlite's WebAssembly memory, which
+    // never shrinks: as the tables outgrow it (the audit chain grows with every sign-in) the
+    // process keeps up to 128 MB more resident for pages the operating system's file cache holds
+    // anyway. One connection's working set (the hot rows; profiles and clients are cached in
+    // memory) fits in 16 MB: measured in docs/benchmarks.md (bench:memory).
+    const startParams = [...PGlite.defaultStartParams, "-c", `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`];
+    client = memory && options.snapshot ? new PGlite("memory://", { loadDataDir: options.snapshot, startParams }) : new PGlite(memory ? "memory://" : options.dataDir, { startParams });
     await client.waitReady;
   } catch (e) {
     lock?.release();
