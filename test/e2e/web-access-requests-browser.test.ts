@@ -141,7 +141,17 @@ describe("access requests on the home page", () => {
     await member.reload();
     await deptRow.getByText("ended early").waitFor();
     await deptRow.getByText("(incident closed)").waitFor();
-    // Nobody is offered their own request: the member approves nothing, the owner's list is empty now.
+    // The admin role for a while (a member may ask; an owner decides): no name to give, only how long and why.
+    const rolePolicy = await app.http.request("PUT", `/api/v1/organizations/${org.id}/roles/admin/access-policy`, { token: owner.token, body: { max_duration_minutes: 120 } });
+    expect(rolePolicy.status, rolePolicy.text).toBe(200);
+    await member.getByLabel("Ask for").selectOption("role");
+    expect(await member.getByLabel("Department").count()).toBe(0);
+    await member.getByLabel("For how long").fill("2h");
+    await member.getByLabel("Reason").fill("on call tonight");
+    await member.getByRole("button", { name: "Request access" }).click();
+    await status(member, "Requested the admin role: an approver was told.");
+    expect((await requests("pending")).find((r) => r.kind === "role")).toMatchObject({ role: "admin", requested_minutes: 120, reason: "on call tonight" });
+    // Nobody is offered their own request: the member approves nothing.
     expect(await member.getByRole("list", { name: "Requests waiting for your decision" }).count()).toBe(0);
     expect(problems.flat()).toEqual([]);
   }, 180_000);

@@ -34,7 +34,7 @@ const Reject = graphql(`
   mutation RejectAccessRequest($orgId: ID!, $requestId: ID!, $reason: String!) { rejectAccessRequest(orgId: $orgId, requestId: $requestId, reason: $reason) { id state } }
 `);
 const Ask = graphql(`
-  mutation RequestAccess($orgId: ID!, $input: RequestAccessInput!) { requestAccess(orgId: $orgId, input: $input) { id state kind principal department grantEndsAt } }
+  mutation RequestAccess($orgId: ID!, $input: RequestAccessInput!) { requestAccess(orgId: $orgId, input: $input) { id state kind principal department role grantEndsAt } }
 `);
 
 type Pending = ResultOf<typeof AccessRequestsQuery>["pendingApprovals"][number];
@@ -128,17 +128,24 @@ function Decide({ request: r, onDone }: { request: Pending; onDone: (message: st
 
 function RequestForm({ orgs, onDone }: { orgs: MyOrganization[]; onDone: (message: string) => Promise<unknown> }) {
   const [orgId, setOrgId] = useState(orgs[0]!.id);
-  const [kind, setKind] = useState<"principal" | "department">("principal");
+  const [kind, setKind] = useState<"principal" | "department" | "role">("principal");
+  // Only a role above one's own can be asked for (never owner): a member may ask to be an admin for a while.
+  const canAskRole = orgs.find((o) => o.id === orgId)?.role === "member";
+  const asking = kind === "role" && !canAskRole ? "principal" : kind;
   const [target, setTarget] = useState("");
   const [duration, setDuration] = useState("1h");
   const [reason, setReason] = useState("");
   const ask = useMutation({
-    mutationFn: () => gql(Ask, { orgId, input: { ...(kind === "department" ? { department: target.trim() } : { principal: target.trim() }), duration: duration.trim(), reason } }),
+    mutationFn: () => {
+      const subject = asking === "role" ? { role: "admin" } : asking === "department" ? { department: target.trim() } : { principal: target.trim() };
+      return gql(Ask, { orgId, input: { ...subject, duration: duration.trim(), reason } });
+    },
     onSuccess: (d) => {
       const r = d.requestAccess;
       setTarget("");
       setReason("");
-      return onDone(r.state === "approved" ? `You have ${what(r)} now: keyward ssh sign includes it until the grant ends.` : `Requested ${what(r)}: an approver was told.`);
+      const now = r.kind === "role" ? `You have ${what(r)} now, until the grant ends.` : `You have ${what(r)} now: keyward ssh sign includes it until the grant ends.`;
+      return onDone(r.state === "approved" ? now : `Requested ${what(r)}: an approver was told.`);
     },
   });
   const submit = useSubmit(() => ask.mutateAsync());
@@ -155,12 +162,15 @@ function RequestForm({ orgs, onDone }: { orgs: MyOrganization[]; onDone: (messag
           ))}
         </SelectField>
       )}
-      <SelectField label="Ask for" value={kind} onChange={(v) => setKind(v === "department" ? "department" : "principal")}>
+      <SelectField label="Ask for" value={asking} onChange={(v) => setKind(v === "department" || v === "role" ? v : "principal")}>
         <option value="principal">A principal</option>
         <option value="department">A department's grants</option>
+        {canAskRole && <option value="role">The admin role</option>}
       </SelectField>
       <div className="field-pair">
-        {kind === "department" ? (
+        {asking === "role" ? (
+          <p className="hint">The organization's admin role for a while: an owner decides. While it lasts you sign with every principal; members, invitations, API keys and sign-in settings stay with the organization's own admins.</p>
+        ) : asking === "department" ? (
           <Field label="Department" value={target} onChange={setTarget} isRequired error={errors.department} description="Its name, for example Operations: its principals, as if a member, while the grant lasts." />
         ) : (
           <Field label="Principal" value={target} onChange={setTarget} isRequired error={errors.principal} description="For example deploy." />
