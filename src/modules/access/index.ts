@@ -9,6 +9,7 @@ export { requireApiKey, requireApiKeyScope, requirePersonalUser, requireScope, r
 export { createMembershipCache, type MembershipReader } from "./membership-cache.js";
 export {
   membershipColumns,
+  effectiveRoleSql,
   readAt,
   countActiveMemberships,
   countActiveMembershipsWithin,

@@ -9,21 +9,48 @@ import type { OrgRole } from "./permissions.js";
 export const AT = sql.placeholder("at");
 
 /**
+ * The role grants in force at `at` for the membership `membershipId` (a column or value): approved
+ * role requests of the same person and organization whose window holds `at` and which began after
+ * the membership did (a grant does not survive leaving and coming back). Written inline, as a
+ * correlated subquery, rather than as a SQL function: PostgreSQL plans it with the statement
+ * (an index probe, about a microsecond), where a SQL function with a FROM clause is planned again
+ * at every call (about 65 µs, several calls per signature).
+ */
+const grantsInForce = (membershipId: unknown, at: unknown) => sql`from access_requests ar join org_memberships m on m.id = ${membershipId}
+  where ar.user_id = m.user_id and ar.organization_id = m.organization_id and ar.kind = 'role' and ar.state = 'approved'
+    and ar.grant_starts_at <= ${at}::timestamptz and ar.grant_ends_at > ${at}::timestamptz and ar.grant_starts_at >= m.created_at`;
+
+/**
+ * The effective role of a membership at `at`: the stronger of its stored role and a role grant in
+ * force (org_role's order: owner first). The same answer as the SQL function effective_org_role
+ * (migration 0034), which stays for ad-hoc queries.
+ */
+export const effectiveRoleSql = (membershipId: unknown, storedRole: unknown, at: unknown) =>
+  sql`least(${storedRole}, (select min(ar.requested_role) ${grantsInForce(membershipId, at)}))`;
+
+/**
+ * When the role above the stored one ends (null: not elevated at `at`): the latest end among the
+ * grants in force of the strongest role granted, if it is above the stored role (as
+ * org_role_elevated_until, migration 0034).
+ */
+const elevatedUntilSql = (membershipId: unknown, at: unknown) =>
+  sql`(select (array_agg(ar.grant_ends_at order by ar.requested_role, ar.grant_ends_at desc))[1] ${grantsInForce(membershipId, at)} and ar.requested_role < m.role)`;
+
+/**
  * THE place that decides a member's role (issue 37): the effective role is the stronger of the
- * stored role and a role grant in force at `at` (SQL function effective_org_role, migration
- * 0034); every reader of memberships selects these columns, so tenancy checks, admin reach,
- * signing and GraphQL's @org checks all see one answer. `storedRole` is the role kept on the
- * membership; `elevatedUntil` is when a role above it ends (null: not elevated). `at` is a
- * placeholder (prepared statements) or a value.
+ * stored role and a role grant in force at `at` (effectiveRoleSql); every reader of memberships
+ * selects these columns, so tenancy checks, admin reach, signing and GraphQL's @org checks all see
+ * one answer. `storedRole` is the role kept on the membership; `elevatedUntil` is when a role above
+ * it ends (null: not elevated). `at` is a placeholder (prepared statements) or a value.
  */
 export const membershipColumns = (at: unknown = AT) => ({
   membershipId: activeMemberships.membershipId,
   organizationId: activeMemberships.organizationId,
   organizationName: activeMemberships.organizationName,
   organizationSlug: activeMemberships.organizationSlug,
-  role: sql<OrgRole>`effective_org_role(${activeMemberships.membershipId}, ${at}::timestamptz)`.as("effective_role"),
+  role: sql<OrgRole>`${effectiveRoleSql(activeMemberships.membershipId, activeMemberships.role, at)}`.as("effective_role"),
   storedRole: activeMemberships.role,
-  elevatedUntil: sql<Date | null>`org_role_elevated_until(${activeMemberships.membershipId}, ${at}::timestamptz)`
+  elevatedUntil: sql<Date | null>`${elevatedUntilSql(activeMemberships.membershipId, at)}`
     .mapWith((v: unknown) => (v == null ? null : new Date(v as string)))
     .as("elevated_until"),
   joinedAt: activeMemberships.joinedAt,

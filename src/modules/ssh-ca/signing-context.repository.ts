@@ -6,7 +6,7 @@ import { live } from "../../infra/soft-delete.js";
 import { sshKeyColumns, type SshKeyRow } from "../ssh-keys/index.js";
 import { caColumns, caKeyColumns, type CaKeyRow, type CaRow } from "./ca.repository.js";
 import type { StoredPolicy } from "./policy.js";
-import { membershipColumns, type ActiveMembership, isAdminRole, ROLES } from "../access/index.js";
+import { effectiveRoleSql, membershipColumns, type ActiveMembership, isAdminRole, ROLES } from "../access/index.js";
 
 /** One of the caller's organizations as the signing pipeline sees it. */
 export interface SigningOrganization {
@@ -39,7 +39,7 @@ const ADMIN_ROLES = ROLES.filter(isAdminRole);
 const P = { userId: sql.placeholder("userId"), orgId: sql.placeholder("orgId"), keyId: sql.placeholder("keyId"), at: sql.placeholder("at") };
 const ADMIN_IN = sql.raw(ADMIN_ROLES.map((r) => `'${r}'`).join(", "));
 /** The caller's effective role there at the signing time (stored role or a role grant in force). */
-const effectiveRole = sql`effective_org_role(${activeMemberships.membershipId}, ${P.at}::timestamptz)`;
+const effectiveRole = effectiveRoleSql(activeMemberships.membershipId, activeMemberships.role, P.at);
 
 /**
  * Everything a user certificate needs before it is signed, in one prepared statement: the serial,
