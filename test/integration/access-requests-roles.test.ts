@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { resultRows } from "../../src/infra/db.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { addMember, newOrg, orgWithRoles } from "../factories/orgs.js";
-import { addVerifiedKey, createCa, grantPrincipal } from "../factories/ssh.js";
+import { addVerifiedKey, createCa, grantPrincipal, makeKey } from "../factories/ssh.js";
 import { newUser, type TestUser } from "../factories/users.js";
 
 /**
@@ -151,6 +151,11 @@ describe("asking for an organization role", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+    // A host certificate signed while elevated ends with the elevation too.
+    await createCa(app, w.org.id, w.owner, { ca_type: "host", name: "Hosts" });
+    const host = await app.http.post("/api/v1/ssh/sign/host", { org_id: w.org.id, host_public_key: makeKey("ed25519").pub, principals: ["web1.example.com"], validity_hours: 720 }, { token: w.member.token });
+    expect(host.status, host.text).toBe(201);
+    expect(new Date(host.body.data.valid_before).getTime()).toBeLessThanOrEqual(end);
     // After the elevation, the member signs as a member again.
     app.clock.advance(31 * 60);
     const later = await app.http.post("/api/v1/ssh/sign", { key_id: key.id }, { token: w.member.token });
@@ -166,6 +171,7 @@ describe("what an elevated admin may not do (403 ELEVATED_ROLE_FORBIDS)", () => 
     await addMember(app, w.org.id, w.owner, other, "member");
     const deployId = (await app.http.get(`${w.base}/principals`, { token: w.owner.token })).body.data.principals.find((p: { name: string }) => p.name === "deploy").id;
     await app.http.request("PUT", `${w.base}/principals/${deployId}/access-policy`, { token: w.owner.token, body: { max_duration_minutes: 60 } });
+    const deptId = (await app.http.post(`${w.base}/departments`, { name: "ops" }, { token: w.owner.token })).body.data.department.id;
     await elevated(w);
 
     const attempts: Array<[string, () => Promise<{ status: number; body: { error?: { type: string } }; text: string }>]> = [
@@ -177,6 +183,9 @@ describe("what an elevated admin may not do (403 ELEVATED_ROLE_FORBIDS)", () => 
       ["create an OIDC client", () => app.http.post(`${w.base}/clients`, { name: "lasting", redirect_uris: ["https://app.example.com/cb"] }, { token: w.member.token })],
       ["add an SSO connection", () => app.http.post(`${w.base}/sso/connections/oidc`, { name: "idp", issuer: "https://idp.example.com", client_id: "x", client_secret: "y" }, { token: w.member.token })],
       ["add a domain", () => app.http.post(`${w.base}/domains`, { domain: "example.org" }, { token: w.member.token })],
+      ["give someone a principal for good", () => app.http.post(`${w.base}/principals/${deployId}/members`, { email: w.member.email }, { token: w.member.token })],
+      ["grant a principal to a department", () => app.http.post(`${w.base}/principals/${deployId}/departments/${deptId}`, {}, { token: w.member.token })],
+      ["make a host enrollment token", () => app.http.post(`${w.base}/ssh/host-enrollment-tokens`, { names: ["web9.example.com"] }, { token: w.member.token })],
       ["set a request policy", () => app.http.request("PUT", `${w.base}/principals/${deployId}/access-policy`, { token: w.member.token, body: { max_duration_minutes: 600 } })],
     ];
     for (const [what, attempt] of attempts) {

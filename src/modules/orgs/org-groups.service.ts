@@ -9,7 +9,7 @@ import type { AuditActionName, AuditService } from "../audit/index.js";
 import { findOrgMemberByEmail } from "./directory-members.js";
 import { DirectoryErrors } from "./directory.errors.js";
 import { emailSchema, type EmailInput } from "./orgs.schemas.js";
-import { type Capability, requireOrgAccess, requireOrgCaller } from "../access/index.js";
+import { type Capability, requireOrgAccess, requireOrgCaller, requireStoredRole } from "../access/index.js";
 
 type Row = { id: string; name: string };
 type Schema = z.ZodType<Record<string, unknown>>;
@@ -124,7 +124,10 @@ export class OrgGroupService<R extends Row, C extends Schema, U extends Schema> 
   /** Adds a member of the organization, found by email (anyone else is "not a member"). */
   async addMember(ctx: RequestContext, orgId: string, groupId: string, input: EmailInput) {
     const { kind } = this;
-    const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, kind.manage);
+    const access = await requireOrgAccess(this.db, ctx, orgId, kind.manage);
+    // A lasting holding: never given on a role held through a time-bounded grant (issue 37).
+    requireStoredRole(access, kind.manage, `add members to a ${kind.resourceType}`);
+    const id = access.orgId;
     const { email } = parseInput(emailSchema, input);
     return this.db.transaction(async (tx) => {
       const group = await this.find(id, groupId, tx);

@@ -7,7 +7,7 @@ import { DirectoryErrors } from "./directory.errors.js";
 import { directoryRepository, type PrincipalRow } from "./directory.repository.js";
 import { OrgGroupService, type OrgGroupKind } from "./org-groups.service.js";
 import { principalSchema, updatePrincipalSchema } from "./orgs.schemas.js";
-import { requireOrgAccess } from "../access/index.js";
+import { requireOrgAccess, requireStoredRole } from "../access/index.js";
 
 const PRINCIPALS: OrgGroupKind<PrincipalRow, typeof principalSchema, typeof updatePrincipalSchema> = {
   resourceType: "principal",
@@ -56,7 +56,10 @@ export class PrincipalsService extends OrgGroupService<PrincipalRow, typeof prin
 
   /** Grants the principal to every member of the department (both must belong to the organization). */
   async linkDepartment(ctx: RequestContext, orgId: string, principalId: string, deptId: string): Promise<void> {
-    const { orgId: id } = await requireOrgAccess(this.db, ctx, orgId, "principals.manage");
+    const access = await requireOrgAccess(this.db, ctx, orgId, "principals.manage");
+    // Every member of the department holds the principal from now on: not on a temporary role.
+    requireStoredRole(access, "principals.manage", "grant a principal to a department");
+    const id = access.orgId;
     await this.db.transaction(async (tx) => {
       const principal = await this.find(id, principalId, tx);
       const dept = await this.departments.find(id, deptId, tx);

@@ -156,6 +156,8 @@ export class SigningService {
       principals: [...new Set(req.principals)],
       hours,
       extensions: [],
+      // Signed on a role held through a time-bounded grant: it ends with the grant, as a user certificate does.
+      notAfter: authority.membership.elevatedUntil ?? undefined,
     });
   }
 

@@ -6,7 +6,7 @@ import type { RequestContext } from "../../lib/request-context.js";
 import { parsePublicKey, SshKeyError, type ParsedPublicKey } from "../../lib/ssh/index.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import type { HostKeyEntry } from "../../../schema/index.js";
-import { can, getActiveMembership, requireOrgAccess } from "../access/index.js";
+import { can, getActiveMembership, requireOrgAccess, requireStoredRole } from "../access/index.js";
 import { AuditAction, type AuditService } from "../audit/index.js";
 import { memberStanding, organizationExists } from "../orgs/index.js";
 import { userAccounts } from "../users/index.js";
@@ -34,7 +34,10 @@ export class HostEnrollmentService {
 
   /** A token for one host; the returned `token` is the only time the secret is ever seen. */
   async createToken(ctx: RequestContext, orgId: string, input: CreateEnrollmentTokenInput): Promise<EnrollmentTokenView & { token: string }> {
-    const { orgId: id, actor } = await requireOrgAccess(this.db, ctx, orgId, "ca.manage");
+    const access = await requireOrgAccess(this.db, ctx, orgId, "ca.manage");
+    // An enrolled host renews its certificates for good: not on a role held through a time-bounded grant.
+    requireStoredRole(access, "ca.manage", "create host enrollment tokens");
+    const { orgId: id, actor } = access;
     const data = parseInput(createEnrollmentTokenSchema, input);
     const names = [...new Set(data.names.map((n) => n.toLowerCase()))];
     const patterns = names.filter(isPattern);
