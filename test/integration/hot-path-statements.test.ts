@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
+import { statementCounter } from "../helpers/statements.js";
 import { OidcAgent } from "../helpers/oidc-agent.js";
 import { registerClient, REDIRECT, type RegisteredClient } from "../factories/oidc.js";
 import { orgWithRoles } from "../factories/orgs.js";
@@ -16,11 +17,10 @@ import { PASSWORD, type TestUser } from "../factories/users.js";
 let app: TestApp;
 let admin: TestUser;
 let client: RegisteredClient;
-let counting = false;
-let statements: string[] = [];
+const counter = statementCounter();
 
 beforeAll(async () => {
-  app = await startTestApp({ RATE_LIMIT_ENABLED: "false" }, { onStatement: (sql) => counting && statements.push(sql) });
+  app = await startTestApp({ RATE_LIMIT_ENABLED: "false" }, { onStatement: counter.onStatement });
   let org: { id: string };
   ({ org, admin } = await orgWithRoles(app));
   client = await registerClient(app, org.id, admin, { redirect_uris: [REDIRECT], grant_types: ["authorization_code", "refresh_token", "client_credentials"] });
@@ -41,21 +41,7 @@ async function token(form: Record<string, string>): Promise<Record<string, unkno
 }
 
 /** The fewest statements of three runs of `run` (after one that fills the caches it may use). */
-async function fewestStatements(run: () => Promise<void>): Promise<{ count: number; sql: string[] }> {
-  await run();
-  let fewest: string[] | undefined;
-  for (let i = 0; i < 3; i++) {
-    statements = [];
-    counting = true;
-    try {
-      await run();
-    } finally {
-      counting = false;
-    }
-    if (!fewest || statements.length < fewest.length) fewest = statements;
-  }
-  return { count: fewest!.length, sql: fewest! };
-}
+const fewestStatements = (run: () => Promise<void>) => counter.fewest(run, 3);
 
 describe("statements per request on the benched paths", () => {
   it("a refresh grant with rotation: the token read with its grant and account, the rotation written with its audit record", async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
+import { statementCounter } from "../helpers/statements.js";
 import { organizationScreenQueries, screenDocument } from "../helpers/screen-documents.js";
 import { newOrg } from "../factories/orgs.js";
 import { newUser, PASSWORD, uniqueEmail, type TestUser } from "../factories/users.js";
@@ -15,11 +16,10 @@ let app: TestApp;
 let owner: TestUser;
 let small: { id: string };
 let large: { id: string };
-let counting = false;
-let statements: string[] = [];
+const counter = statementCounter();
 
 beforeAll(async () => {
-  app = await startTestApp({ RATE_LIMIT_ENABLED: "false" }, { onStatement: (sql) => counting && statements.push(sql) });
+  app = await startTestApp({ RATE_LIMIT_ENABLED: "false" }, { onStatement: counter.onStatement });
   owner = await newUser(app, { fullName: "Owner" });
   small = await newOrg(app, owner, "Small Org");
   large = await newOrg(app, owner, "Large Org");
@@ -44,32 +44,17 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => app?.close());
 
-/**
- * The statements one GraphQL request makes (after a first request has filled the caches it may use).
- * The fewest of two measured runs: what the app does on a clock beside the request (a job's poll, a
- * once-a-minute "last used" write) only ever adds a statement to one of them, while a read per
- * member adds its statements to both. The last run's statements are kept for a failure's message.
- */
+/** The statements of the last count, for a failure's message. */
 let lastStatements: string[] = [];
+
+/** The statements one GraphQL request makes: the fewest of two runs (test/helpers/statements.ts). */
 async function statementsFor(query: string, variables: Record<string, unknown>): Promise<number> {
-  const run = async () => {
+  const { count, sql } = await counter.fewest(async () => {
     const res = await app.http.gql(query, variables, { token: owner.token });
     expect(res.errors ?? [], JSON.stringify(res.errors)).toEqual([]);
-    return res.data;
-  };
-  await run();
-  let fewest = Number.POSITIVE_INFINITY;
-  for (let i = 0; i < 2; i++) {
-    statements = [];
-    counting = true;
-    try {
-      await run();
-    } finally {
-      counting = false;
-    }
-    if (statements.length < fewest) [fewest, lastStatements] = [statements.length, statements];
-  }
-  return fewest;
+  });
+  lastStatements = sql;
+  return count;
 }
 
 describe("a screen's statements do not grow with the organization", () => {
