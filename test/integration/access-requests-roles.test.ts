@@ -185,6 +185,7 @@ describe("what an elevated admin may not do (403 ELEVATED_ROLE_FORBIDS)", () => 
       ["add a domain", () => app.http.post(`${w.base}/domains`, { domain: "example.org" }, { token: w.member.token })],
       ["give someone a principal for good", () => app.http.post(`${w.base}/principals/${deployId}/members`, { email: w.member.email }, { token: w.member.token })],
       ["grant a principal to a department", () => app.http.post(`${w.base}/principals/${deployId}/departments/${deptId}`, {}, { token: w.member.token })],
+      ["map root on the servers to a principal they hold", () => app.http.request("PUT", `${w.base}/ssh/host-principals`, { token: w.member.token, body: { host_pattern: "*", login: "root", principals: ["app"] } })],
       ["make a host enrollment token", () => app.http.post(`${w.base}/ssh/host-enrollment-tokens`, { names: ["web9.example.com"] }, { token: w.member.token })],
       ["set a request policy", () => app.http.request("PUT", `${w.base}/principals/${deployId}/access-policy`, { token: w.member.token, body: { max_duration_minutes: 600 } })],
     ];

@@ -2,7 +2,7 @@ import type { Clock } from "../../infra/clock.js";
 import type { Db, Executor } from "../../infra/db.js";
 import type { RequestContext } from "../../lib/request-context.js";
 import { parseId, parseInput } from "../../lib/validation.js";
-import { requireOrgAccess } from "../access/index.js";
+import { requireOrgAccess, requireStoredRole } from "../access/index.js";
 import { AuditAction, type AuditService } from "../audit/index.js";
 import { hostPrincipalsRepository, type HostPrincipalMapRow } from "./host-principals.repository.js";
 import { HostErrors } from "./ssh-hosts.errors.js";
@@ -59,7 +59,11 @@ export class HostPrincipalsService {
 
   /** Sets the principals of (host pattern, login): created, or replaced whole. */
   async set(ctx: RequestContext, orgId: string, input: SetHostPrincipalsInput): Promise<HostPrincipalMapRow> {
-    const { orgId: id, actor } = await requireOrgAccess(this.db, ctx, orgId, "ca.manage");
+    const access = await requireOrgAccess(this.db, ctx, orgId, "ca.manage");
+    // Who may log in as whom on the servers, for good: never on a role held through a time-bounded
+    // grant (a 2-hour admin would map root to a principal they hold for ever).
+    requireStoredRole(access, "ca.manage", "map principals to server logins");
+    const { orgId: id, actor } = access;
     const data = parseInput(setHostPrincipalsSchema, input);
     const hostPattern = data.hostPattern.toLowerCase();
     const principals = [...new Set(data.principals)].sort();
