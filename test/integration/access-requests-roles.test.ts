@@ -186,6 +186,8 @@ describe("what an elevated admin may not do (403 ELEVATED_ROLE_FORBIDS)", () => 
       ["give someone a principal for good", () => app.http.post(`${w.base}/principals/${deployId}/members`, { email: w.member.email }, { token: w.member.token })],
       ["grant a principal to a department", () => app.http.post(`${w.base}/principals/${deployId}/departments/${deptId}`, {}, { token: w.member.token })],
       ["map root on the servers to a principal they hold", () => app.http.request("PUT", `${w.base}/ssh/host-principals`, { token: w.member.token, body: { host_pattern: "*", login: "root", principals: ["app"] } })],
+      ["point the organization at another network controller", () => app.http.request("PUT", `${w.base}/zerotier-config`, { token: w.member.token, body: { zt_api_mode: "self_hosted", zt_api_url: "http://127.0.0.1:9", zt_api_token: "x" } })],
+      ["make themselves a network's manager", () => app.http.request("PUT", `${w.base}/networks/00000000-0000-4000-8000-000000000000/managers`, { token: w.member.token, body: { user_ids: [w.member.id] } })],
       ["make a host enrollment token", () => app.http.post(`${w.base}/ssh/host-enrollment-tokens`, { names: ["web9.example.com"] }, { token: w.member.token })],
       ["set a request policy", () => app.http.request("PUT", `${w.base}/principals/${deployId}/access-policy`, { token: w.member.token, body: { max_duration_minutes: 600 } })],
     ];

@@ -9,7 +9,7 @@ import { NetworkErrors } from "./networks.errors.js";
 import { readControllerConnectionPrivileged } from "./controller.secrets.repository.js";
 import { controllerRepository } from "./controller.repository.js";
 import { controllerConfigSchema, type ControllerConfigInput } from "./networks.schemas.js";
-import { requireOrgAccess } from "../access/index.js";
+import { requireOrgAccess, requireStoredRole } from "../access/index.js";
 
 export interface ControllerSettings {
   /** ZeroTier Central's API; fixed in production, a local stand-in in tests. */
@@ -71,7 +71,10 @@ export class ControllerConfigService {
 
   /** Tests the connection live; nothing is saved unless the controller answered with these credentials. */
   async put(ctx: RequestContext, orgId: string, input: ControllerConfigInput): Promise<ControllerConfigView> {
-    const { orgId: id, actor } = await requireOrgAccess(this.db, ctx, orgId, "networks.manage");
+    const access = await requireOrgAccess(this.db, ctx, orgId, "networks.manage");
+    // Which controller the organization's networks live on decides who is on them: not on a time-bounded role.
+    requireStoredRole(access, "networks.manage", "change the network controller");
+    const { orgId: id, actor } = access;
     const data = parseInput(controllerConfigSchema, input);
     const baseUrl = data.ztApiMode === "central" ? this.settings.centralUrl : this.selfHostedUrl(data.ztApiUrl);
     const status = await atController(() => this.makeClient({ mode: data.ztApiMode, baseUrl, token: data.ztApiToken }).test());

@@ -15,7 +15,7 @@ import type { PortalNetworkRow } from "./networks.repository.js";
 import { createNetworkSchema, importNetworksSchema, listNetworksSchema, managersSchema, updateNetworkSchema, type CreateNetworkInput, type UpdateNetworkInput, type ImportNetworksInput, type ManagersInput, type ListNetworksInput } from "./networks.schemas.js";
 import { toApprovalView, toMembershipView, toNetworkView, type ApprovalView, type MembershipView, type PortalNetworkView } from "./networks.views.js";
 import type { NetworksCore } from "./networks.core.js";
-import { getActiveMembership, requireOrgAccess } from "../access/index.js";
+import { getActiveMembership, requireOrgAccess, requireStoredRole } from "../access/index.js";
 
 /** The organization's portal networks: ZeroTier networks whose access Keyward governs. */
 export class PortalNetworksService {
@@ -123,7 +123,10 @@ export class PortalNetworksService {
 
   /** Names the network's managers (besides owners and admins); each must be a member of the organization. */
   async setManagers(ctx: RequestContext, orgId: string, networkId: string, input: ManagersInput) {
-    const { orgId: id, actor } = await requireOrgAccess(this.deps.db, ctx, orgId, "networks.manage");
+    const access = await requireOrgAccess(this.deps.db, ctx, orgId, "networks.manage");
+    // A named manager decides the network's requests for good: not on a time-bounded role.
+    requireStoredRole(access, "networks.manage", "name network managers");
+    const { orgId: id, actor } = access;
     const { network } = await requireNetwork(this.deps.db, ctx, id, networkId);
     const { userIds } = parseInput(managersSchema, input);
     const unique = [...new Set(userIds)];
