@@ -1,4 +1,6 @@
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resultRows } from "../../src/infra/db.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { addMember, newOrg } from "../factories/orgs.js";
 import { login, newUser, PASSWORD } from "../factories/users.js";
@@ -9,6 +11,7 @@ import { accountRow, ENTERPRISE_SCHEMA, eqFilter, LIST_SCHEMA, membershipOf, pat
  * their provisioning documentation shows them, replayed against /scim/v2 with an organization API
  * key holding the scim scope. Each step's effect is checked on the account and its membership.
  */
+const GROUP_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:Group";
 let app: TestApp;
 let entra: ScimClient;
 let okta: ScimClient;
@@ -18,6 +21,10 @@ beforeAll(async () => {
   [entra, okta] = [await scimClient(app), await scimClient(app)];
 });
 afterAll(() => app?.close());
+
+const departmentMembers = async (deptId: string) =>
+  resultRows<{ user_id: string }>(await app.container.db.execute(sql`select user_id from department_members where department_id = ${deptId} order by user_id`)).map((r) => r.user_id);
+const memberIds = (res: { body: { members?: Array<{ value: string }> } }) => (res.body.members ?? []).map((m) => m.value).sort();
 
 describe("Microsoft Entra ID's sequence", () => {
   it("matches by userName, creates, reads, deactivates with a string, updates without a path, reactivates, deletes", async () => {
@@ -68,10 +75,34 @@ describe("Microsoft Entra ID's sequence", () => {
     expect(renamed.status).toBe(200);
     expect(renamed.body).toMatchObject({ displayName: "Adele V.", name: { givenName: "Adèle", familyName: "Vance" }, active: false, [ENTERPRISE_SCHEMA]: { department: "Sales" } });
 
-    // 6. Reactivate ("True"), then delete.
+    // 6. Reactivate ("True").
     const on = await entra.patch(`/Users/${id}`, patchOf({ op: "Replace", path: "active", value: "True" }));
     expect([on.status, on.body.active]).toEqual([200, true]);
     expect((await accountRow(app, id))!.status).toBe("active");
+
+    // 7. Group provisioning: look the group up by displayName without its members, create it, add
+    //    and remove the person by list ("$ref": null as Entra sends it), rename it, delete it.
+    const groupName = "Store Managers";
+    const noGroup = await entra.get(`/Groups?excludedAttributes=members&filter=${encodeURIComponent(`displayName eq "${groupName}"`)}`);
+    expect([noGroup.status, noGroup.body.totalResults]).toEqual([200, 0]);
+    const group = await entra.post("/Groups", { schemas: [GROUP_SCHEMA], externalId: "8aa1a0c0-c4c3-4bc0-b4a5-2ef676900159", displayName: groupName, meta: { resourceType: "Group" } });
+    expect(group.status).toBe(201);
+    const groupId = group.body.id as string;
+    const joined = await entra.patch(`/Groups/${groupId}`, patchOf({ op: "Add", path: "members", value: [{ $ref: null, value: id }] }));
+    expect([joined.status, memberIds(joined)]).toEqual([200, [id]]);
+    expect(await departmentMembers(groupId)).toEqual([id]);
+    const withoutMembers = await entra.get(`/Groups/${groupId}?excludedAttributes=members`);
+    expect([withoutMembers.body.displayName, withoutMembers.body.members]).toEqual([groupName, undefined]);
+    const left = await entra.patch(`/Groups/${groupId}`, patchOf({ op: "Remove", path: "members", value: [{ $ref: null, value: id }] }));
+    expect([left.status, memberIds(left)]).toEqual([200, []]);
+    expect(await departmentMembers(groupId)).toEqual([]);
+    const renamedGroup = await entra.patch(`/Groups/${groupId}`, patchOf({ op: "Replace", path: "displayName", value: "Store Leads" }));
+    expect([renamedGroup.status, renamedGroup.body.displayName]).toEqual([200, "Store Leads"]);
+    expect((await entra.patch(`/Groups/${groupId}`, patchOf({ op: "Add", path: "members", value: [{ $ref: null, value: id }] }))).status).toBe(200);
+    expect((await entra.delete(`/Groups/${groupId}`)).status).toBe(204);
+    expect((await entra.get(`/Groups/${groupId}`)).status).toBe(404);
+
+    // 8. Delete the person.
     const gone = await entra.delete(`/Users/${id}`);
     expect(gone.status).toBe(204);
     expect((await entra.get(`/Users/${id}`)).status).toBe(404);
@@ -83,7 +114,11 @@ describe("Microsoft Entra ID's sequence", () => {
 
     // Every write audited, by the key.
     const records = await scimAudit(app, entra.orgId);
-    expect(records.map((r) => r.action)).toEqual(["scim.group.created", "scim.user.created", "scim.user.deactivated", "scim.group.created", "scim.user.updated", "scim.user.reactivated", "scim.user.deleted"]);
+    expect(records.map((r) => r.action)).toEqual([
+      "scim.group.created", "scim.user.created", "scim.user.deactivated", "scim.group.created", "scim.user.updated", "scim.user.reactivated",
+      "scim.group.created", "scim.group.updated", "scim.group.updated", "scim.group.updated", "scim.group.updated", "scim.group.deleted",
+      "scim.user.deleted",
+    ]);
     expect(records.every((r) => (r.metadata?.actor as { key_id?: string } | undefined)?.key_id === entra.keyId)).toBe(true);
 
     // The same person can be provisioned again (the externalId is free once they were deleted).
@@ -94,7 +129,7 @@ describe("Microsoft Entra ID's sequence", () => {
 });
 
 describe("Okta's sequence", () => {
-  it("filters, creates, replaces in full with PUT, and deactivates with PATCH active false", async () => {
+  it("filters, creates, replaces with PUT, pushes a group, deactivates and reactivates with PATCH", async () => {
     const login = okta.at("isaac.brock");
     expect((await okta.get(`/Users${eqFilter("userName", login)}&startIndex=1&count=100`)).body.totalResults).toBe(0);
     const created = await okta.post("/Users", {
@@ -127,6 +162,24 @@ describe("Okta's sequence", () => {
     expect(put.body).toMatchObject({ name: { givenName: "Ike", familyName: "Brock" }, displayName: "Ike Brock", active: true });
     expect((await accountRow(app, id))!.full_name).toBe("Ike Brock");
 
+    // Group push: the group created with its members, renamed by a path-less replace, a member
+    // added by list and removed by value filter, then the group deleted when the push is unlinked.
+    const group = await okta.post("/Groups", { schemas: [GROUP_SCHEMA], displayName: "Field Engineers", members: [{ value: id, display: login }] });
+    expect([group.status, memberIds(group)]).toEqual([201, [id]]);
+    const groupId = group.body.id as string;
+    expect(await departmentMembers(groupId)).toEqual([id]);
+    expect((await okta.get("/Groups?startIndex=1&count=100")).body.Resources.map((g: { id: string }) => g.id)).toContain(groupId);
+    const renamed = await okta.patch(`/Groups/${groupId}`, patchOf({ op: "replace", value: { id: groupId, displayName: "Field Engineering" } }));
+    expect([renamed.status, renamed.body.displayName]).toEqual([200, "Field Engineering"]);
+    const second = (await okta.post("/Users", { schemas: [USER_SCHEMA], userName: okta.at("kim.lee"), name: { givenName: "Kim", familyName: "Lee" }, active: true })).body.id as string;
+    const added = await okta.patch(`/Groups/${groupId}`, patchOf({ op: "add", path: "members", value: [{ value: second, display: okta.at("kim.lee") }] }));
+    expect(memberIds(added)).toEqual([id, second].sort());
+    const removed = await okta.patch(`/Groups/${groupId}`, patchOf({ op: "remove", path: `members[value eq "${id}"]` }));
+    expect(memberIds(removed)).toEqual([second]);
+    expect(await departmentMembers(groupId)).toEqual([second]);
+    expect((await okta.delete(`/Groups/${groupId}`)).status).toBe(204);
+    expect(await departmentMembers(groupId)).toEqual([]);
+
     // Okta's deactivation: a path-less replace of {"active": false}.
     const off = await okta.patch(`/Users/${id}`, patchOf({ op: "replace", value: { active: false } }));
     expect([off.status, off.body.active]).toEqual([200, false]);
@@ -137,6 +190,15 @@ describe("Okta's sequence", () => {
     // Reactivated the same way.
     const on = await okta.patch(`/Users/${id}`, patchOf({ op: "replace", value: { active: true } }));
     expect(on.body.active).toBe(true);
+    expect((await accountRow(app, id))!.status).toBe("active");
+    expect(await membershipOf(app, okta.orgId, id)).toEqual({ role: "member" });
+    // Okta deletes no user (unassigning deactivates); every write audited, by the key.
+    const records = await scimAudit(app, okta.orgId);
+    expect(records.map((r) => r.action)).toEqual([
+      "scim.user.created", "scim.user.updated", "scim.group.created", "scim.group.updated", "scim.user.created",
+      "scim.group.updated", "scim.group.updated", "scim.group.deleted", "scim.user.deactivated", "scim.user.reactivated",
+    ]);
+    expect(records.every((r) => (r.metadata?.actor as { key_id?: string } | undefined)?.key_id === okta.keyId)).toBe(true);
   });
 
   it("answers the discovery endpoints truthfully", async () => {
