@@ -1,7 +1,9 @@
-import { mkdtempSync, writeFileSync, cpSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync, cpSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import mjml from "mjml";
+import { compileAll } from "../../src/modules/email/compile.js";
 import { EmailRenderer } from "../../src/modules/email/render.js";
 import { TEMPLATE_NAMES, type TemplateProps } from "../../src/modules/email/templates.js";
 import { projectPath } from "../../src/infra/paths.js";
@@ -64,5 +66,56 @@ describe("email templates", () => {
     cpSync(projectPath("emails"), dir, { recursive: true });
     writeFileSync(join(dir, "reset-password.txt"), "no subject here {{name}}");
     await expect(new EmailRenderer(brand, dir).render("reset-password", SAMPLE["reset-password"])).rejects.toThrow(/Subject/);
+  });
+});
+
+/**
+ * The renderer fills HTML compiled once per template (by the build, or on demand) instead of
+ * running MJML on every email: what it sends must be what MJML makes of the filled template, the
+ * way every email was rendered before.
+ */
+const escapeHtml = (v: string) => v.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+const fillMjml = (source: string, vars: Record<string, unknown>) =>
+  source.replace(/\{\{(\{?)\s*([\w.]+)\s*\}?\}\}/g, (_, raw: string, key: string) => (raw ? String(vars[key]) : escapeHtml(String(vars[key]))));
+
+async function mjmlOfFilledTemplate(name: keyof TemplateProps, b: typeof brand & { logoUrl?: string }, subject: string): Promise<string> {
+  const vars = { brandName: b.name, supportEmail: b.supportEmail, publicUrl: b.publicUrl, ...SAMPLE[name] };
+  const body = fillMjml(readFileSync(projectPath("emails", `${name}.mjml`), "utf8"), vars);
+  const logo = b.logoUrl ? `<mj-image src="${escapeHtml(b.logoUrl)}" alt="${escapeHtml(b.name)}" width="120px" />` : "";
+  const layout = fillMjml(readFileSync(projectPath("emails", "layout.mjml"), "utf8"), { ...vars, subject, preview: subject, body, logo });
+  return (await mjml(layout, { validationLevel: "strict" })).html;
+}
+
+describe("compiled templates", () => {
+  const odd = { name: `Acme "Id" <Co> & Sons'`, supportEmail: "help+id@example.com", publicUrl: "https://id.example.com/a?b=1&c=<2>" };
+  const logoBrand = { ...odd, logoUrl: "https://cdn.example.com/logo.png?size=2&v=\"x\"" };
+
+  it.each(TEMPLATE_NAMES)("%s: the same HTML as MJML on the filled template, with and without a logo", async (name) => {
+    for (const b of [odd, logoBrand]) {
+      const out = await new EmailRenderer(b).render(name, SAMPLE[name]);
+      expect(out.html).toBe(await mjmlOfFilledTemplate(name, b, out.subject));
+    }
+  });
+
+  it("uses the build's compilation when it was made from the same sources, and compiles changed ones itself", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kw-emails-compiled-"));
+    const built = await compileAll(projectPath("emails"));
+    // A marker only the build's file holds: seen when the file is used, not when compiled here.
+    built.templates["reset-password"]!.plain = built.templates["reset-password"]!.plain.replace("</body>", "<!-- from the build --></body>");
+    writeFileSync(join(dir, "emails.json"), JSON.stringify(built));
+    const fromBuild = await new EmailRenderer(brand, projectPath("emails"), join(dir, "emails.json")).render("reset-password", SAMPLE["reset-password"]);
+    expect(fromBuild.html).toContain("<!-- from the build -->");
+
+    writeFileSync(join(dir, "emails.json"), JSON.stringify({ ...built, hash: "0".repeat(64) }));
+    const stale = await new EmailRenderer(brand, projectPath("emails"), join(dir, "emails.json")).render("reset-password", SAMPLE["reset-password"]);
+    expect(stale.html).not.toContain("<!-- from the build -->");
+    expect(stale.html).toBe(await mjmlOfFilledTemplate("reset-password", brand, stale.subject));
+
+    // A template edited after the build: its new text is what is sent.
+    const edited = mkdtempSync(join(tmpdir(), "kw-emails-edited-"));
+    cpSync(projectPath("emails"), edited, { recursive: true });
+    writeFileSync(join(edited, "reset-password.mjml"), "<mj-text>Edited after the build, {{name}}.</mj-text>");
+    const out = await new EmailRenderer(brand, edited, join(dir, "emails.json")).render("reset-password", SAMPLE["reset-password"]);
+    expect(out.html).toContain("Edited after the build, Ada.");
   });
 });

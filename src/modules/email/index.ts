@@ -13,6 +13,8 @@ export { createEmailTransport } from "./transports/index.js";
 export type { EmailService } from "./email.service.js";
 export type { EmailTransport } from "./transports/transport.js";
 export { outboxListSchema } from "./outbox-admin.service.js";
+export { compileAll } from "./compile.js";
+export { COMPILED_EMAILS } from "./render.js";
 
 export interface EmailModuleDeps {
   db: Db;

@@ -1,13 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { projectPath } from "../../infra/paths.js";
+import { compileTemplate, readSources, sourcesHash, type CompiledEmails, type CompiledTemplate } from "./compile.js";
 import type { TemplateName } from "./templates.js";
 
-/**
- * MJML (with its HTML minifier, CSS inliner and parser) is most of the service's loaded code:
- * about 40 MB resident (measured at idle) for a process that has not sent an email yet. It loads with the first one.
- */
-let mjml: Promise<typeof import("mjml")> | undefined;
-const loadMjml = () => (mjml ??= import("mjml").then((m) => m.default));
+/** What `npm run build:emails` writes: every template compiled from MJML (compile.ts). */
+export const COMPILED_EMAILS = projectPath("dist", "emails.json");
 
 export interface Brand {
   name: string;
@@ -38,13 +35,19 @@ function fill(template: string, vars: Record<string, unknown>, escape: (v: strin
   });
 }
 
-/** Renders MJML email templates from emails/ into subject, HTML and plain text. */
+/**
+ * Renders the email templates of emails/ into subject, HTML and plain text: the text template
+ * filled, and the HTML the build compiled from MJML filled (compile.ts). Templates that changed
+ * since the build (or a directory the build did not see) are compiled here, once each.
+ */
 export class EmailRenderer {
   private readonly cache = new Map<string, string>();
+  private compiled?: Promise<(template: TemplateName) => Promise<CompiledTemplate>>;
 
   constructor(
     private readonly brand: Brand,
     private readonly dir = projectPath("emails"),
+    private readonly compiledFile = COMPILED_EMAILS,
   ) {}
 
   private async source(file: string): Promise<string> {
@@ -56,6 +59,23 @@ export class EmailRenderer {
     return text;
   }
 
+  /** The build's compilation when it was made from these very sources, else compiled on demand. */
+  private async loadCompiled(): Promise<(template: TemplateName) => Promise<CompiledTemplate>> {
+    const sources = await readSources(this.dir);
+    const built = await readFile(this.compiledFile, "utf8").then((t) => JSON.parse(t) as CompiledEmails, () => undefined);
+    if (built && built.hash === sourcesHash(sources)) return async (template) => built.templates[template]!;
+    const own = new Map<TemplateName, Promise<CompiledTemplate>>();
+    return (template) => {
+      let compiled = own.get(template);
+      if (!compiled) {
+        compiled = compileTemplate(sources.layout, sources.bodies.get(template)!);
+        own.set(template, compiled);
+        compiled.catch(() => own.delete(template));
+      }
+      return compiled;
+    };
+  }
+
   async render(template: TemplateName, props: object): Promise<RenderedEmail> {
     const vars: Record<string, unknown> = {
       brandName: this.brand.name,
@@ -63,21 +83,19 @@ export class EmailRenderer {
       publicUrl: this.brand.publicUrl,
       ...props,
     };
-    const [textSource, bodySource, layout] = await Promise.all([
-      this.source(`${template}.txt`),
-      this.source(`${template}.mjml`),
-      this.source("layout.mjml"),
-    ]);
-    const text = fill(textSource, vars, (v) => v, `${template}.txt`);
+    const text = fill(await this.source(`${template}.txt`), vars, (v) => v, `${template}.txt`);
     const match = /^Subject: (.*)\n\n/.exec(text);
     if (!match) throw new TemplateError(`${template}.txt must start with a "Subject:" line and a blank line`);
     const subject = match[1]!.trim();
-    const body = fill(bodySource, vars, escapeHtml, `${template}.mjml`);
-    const logo = this.brand.logoUrl
-      ? `<mj-image src="${escapeHtml(this.brand.logoUrl)}" alt="${escapeHtml(this.brand.name)}" width="120px" />`
-      : "";
-    const document = fill(layout, { ...vars, subject, preview: subject, body, logo }, escapeHtml, "layout.mjml");
-    const result = await (await loadMjml())(document, { validationLevel: "strict" });
-    return { subject, html: result.html, text: text.slice(match[0].length) };
+    if (!this.compiled) {
+      this.compiled = this.loadCompiled();
+      this.compiled.catch(() => (this.compiled = undefined));
+    }
+    const compiled = await (await this.compiled)(template);
+    const { logoUrl } = this.brand;
+    const all = { ...vars };
+    for (const [key, value] of Object.entries({ ...vars, subject, preview: subject, logoUrl })) all[`layout.${key}`] = value;
+    const html = fill(logoUrl ? compiled.logo : compiled.plain, all, escapeHtml, `${template}.mjml`);
+    return { subject, html, text: text.slice(match[0].length) };
   }
 }
