@@ -9,21 +9,21 @@ import { newOrg } from "../factories/orgs.js";
 import { newUser, type TestUser } from "../factories/users.js";
 
 /**
- * The README's "Enroll a server" runs as written: its ```sh blocks, in order, in one
+ * docs/ssh.md's "Enroll a server" runs as written: its ```sh blocks, in order, in one
  * `bash -euo pipefail`, with `URL`, `T` and `ORG` as "Your first hour" leaves them (a running
  * Keyward, an owner's session token, a new organization) and `keyward` on the PATH. Blocks whose
  * first line is a comment in parentheses happen elsewhere and are skipped, by that rule alone. The
  * only changes are the directories in the `SSH_DIR=` and `UNIT_DIR=` lines (a temporary /etc/ssh
  * with host keys, a temporary unit directory). Then what it wrote must be what sshd and systemd need.
  */
-const README = resolve(import.meta.dirname, "../../README.md");
+const DOC = resolve(import.meta.dirname, "../../docs/ssh.md");
 const SSH_DIR_LINE = "SSH_DIR=/etc/ssh";
 const UNIT_DIR_LINE = "UNIT_DIR=/etc/systemd/system";
 
-function blocks(readme: string): { run: string[]; skipped: string[] } {
-  const lines = readme.split("\n");
+function blocks(doc: string): { run: string[]; skipped: string[] } {
+  const lines = doc.split("\n");
   const start = lines.findIndex((l) => l.trimEnd() === "## Enroll a server");
-  if (start < 0) throw new Error('README.md has no "## Enroll a server" section');
+  if (start < 0) throw new Error('docs/ssh.md has no "## Enroll a server" section');
   const next = lines.findIndex((l, i) => i > start && l.startsWith("## "));
   const out = { run: [] as string[], skipped: [] as string[] };
   let fence: { lang: string; body: string[] } | null = null;
@@ -39,7 +39,7 @@ function blocks(readme: string): { run: string[]; skipped: string[] } {
       fence = null;
     } else fence.body.push(line);
   }
-  if (fence) throw new Error("README.md: a fenced block in Enroll a server is not closed");
+  if (fence) throw new Error("docs/ssh.md: a fenced block in Enroll a server is not closed");
   return out;
 }
 
@@ -55,9 +55,9 @@ beforeAll(async () => {
 });
 afterAll(() => app?.close());
 
-describe('README "Enroll a server"', () => {
+describe('docs/ssh.md "Enroll a server"', () => {
   it("runs as written and leaves host certificates, the sshd snippet and the renewal timer", async () => {
-    const { run, skipped } = blocks(readFileSync(README, "utf8"));
+    const { run, skipped } = blocks(readFileSync(DOC, "utf8"));
     expect(run.length).toBeGreaterThanOrEqual(4);
     expect(skipped.length).toBeGreaterThanOrEqual(2);
     const sshDir = mkdtempSync(join(tmpdir(), "kw-readme-etc-ssh-"));

@@ -12,7 +12,7 @@ import { createCa, grantPrincipal, keysDir, makeKey } from "../factories/ssh.js"
 import { newUser, type TestUser } from "../factories/users.js";
 
 /**
- * The README's "Everyday SSH" runs as written: its ```sh blocks, in order, in one
+ * docs/ssh.md's "Everyday SSH" runs as written: its ```sh blocks, in order, in one
  * `bash -euo pipefail`, with HOME a fresh directory. Only the `export KEYWARD_SERVER=` line is
  * changed (to this server). What the section presumes is set up here first, as an admin would:
  * the organization, its user CA, a host CA with host patterns, the person's principal, and a real
@@ -23,15 +23,15 @@ import { newUser, type TestUser } from "../factories/users.js";
  * from $HOME, so `ssh` on the PATH is `ssh -F $HOME/.ssh/config`, also with StrictHostKeyChecking
  * yes and BatchMode). `keyward` on the PATH is the built client.
  */
-const ROOT = resolve(import.meta.dirname, "../..");
+const DOC = resolve(import.meta.dirname, "../../docs/ssh.md");
 const SERVER_LINE = "export KEYWARD_SERVER=https://keyward.example.com";
 const HOST = "web1.prod.example.com";
 
 /** The ```sh blocks between "## <heading>" and the next "## " heading. */
-function sectionBlocks(readme: string, heading: string): string[] {
-  const lines = readme.split("\n");
+function sectionBlocks(doc: string, heading: string): string[] {
+  const lines = doc.split("\n");
   const start = lines.findIndex((l) => l.trimEnd() === `## ${heading}`);
-  if (start < 0) throw new Error(`README.md has no "## ${heading}" section`);
+  if (start < 0) throw new Error(`docs/ssh.md has no "## ${heading}" section`);
   const next = lines.findIndex((l, i) => i > start && l.startsWith("## "));
   const blocks: string[] = [];
   let fence: { lang: string; body: string[] } | null = null;
@@ -44,7 +44,7 @@ function sectionBlocks(readme: string, heading: string): string[] {
       fence = null;
     } else fence.body.push(line);
   }
-  if (fence) throw new Error(`README.md: a fenced block in ${heading} is not closed`);
+  if (fence) throw new Error(`docs/ssh.md: a fenced block in ${heading} is not closed`);
   return blocks;
 }
 
@@ -114,7 +114,7 @@ beforeAll(async () => {
   writeFileSync(join(bin, "keyward"), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`, { mode: 0o755 });
   writeFileSync(join(bin, "ssh"), `#!/bin/sh\nexec /usr/bin/ssh -F "$HOME/.ssh/config" -o StrictHostKeyChecking=yes -o BatchMode=yes -o GlobalKnownHostsFile=/dev/null "$@"\n`, { mode: 0o755 });
 
-  const blocks = sectionBlocks(readFileSync(join(ROOT, "README.md"), "utf8"), "Everyday SSH");
+  const blocks = sectionBlocks(readFileSync(DOC, "utf8"), "Everyday SSH");
   const all = blocks.join("\n").split("\n");
   if (all.filter((l) => l.trim() === SERVER_LINE).length !== 1) throw new Error(`Everyday SSH must set ${SERVER_LINE} exactly once`);
   const script = join(home, "everyday.sh");
@@ -126,9 +126,9 @@ afterAll(async () => {
   await app?.close();
 });
 
-describe("README: Everyday SSH", () => {
+describe("docs/ssh.md: Everyday SSH", () => {
   it("has the three steps: login, config, ssh", () => {
-    const all = sectionBlocks(readFileSync(join(ROOT, "README.md"), "utf8"), "Everyday SSH").join("\n");
+    const all = sectionBlocks(readFileSync(DOC, "utf8"), "Everyday SSH").join("\n");
     for (const step of ["keyward login", "keyward ssh config --install", `ssh ${HOST}`]) expect(all).toContain(step);
   });
 

@@ -49,7 +49,7 @@ export function SshServers() {
       <EnrollServer orgId={org.id} orgName={org.name} onDone={async (m) => (setDone(m), await qc.invalidateQueries({ queryKey: ["org", org.id] }))} />
       <h2>Enrolled servers</h2>
       <p className="muted">
-        A server enrolls itself with a one-time token (<code>keyward host enroll</code>, see the README's "Enroll a server") and renews its host certificates with{" "}
+        A server enrolls itself with a one-time token (<code>keyward host enroll</code>, see "Enroll a server" in docs/ssh.md) and renews its host certificates with{" "}
         <code>keyward host renew</code>.
       </p>
       {hosts.isPending ? (
