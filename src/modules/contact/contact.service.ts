@@ -1,4 +1,3 @@
-import sanitizeHtml from "sanitize-html";
 import { z } from "zod";
 import type { Clock } from "../../infra/clock.js";
 import type { Db } from "../../infra/db.js";
@@ -20,8 +19,15 @@ export type ContactInput = z.input<typeof ContactSchema>;
 
 export const CONTACT_ACCEPTED = "Thank you: your message was sent.";
 
-/** Tags stripped (script and style bodies too), what remains escaped. */
-const clean = (value: string) => sanitizeHtml(value, { allowedTags: [], allowedAttributes: {}, disallowedTagsMode: "discard" }).trim();
+/**
+ * Tags stripped (script and style bodies too), what remains escaped. sanitize-html (with its HTML
+ * parser and CSS tooling, about 2 MB of heap) loads with the first submission, not with the service.
+ */
+let sanitizer: Promise<typeof import("sanitize-html")> | undefined;
+async function cleaner(): Promise<(value: string) => string> {
+  const sanitizeHtml = (await (sanitizer ??= import("sanitize-html").then((m) => m.default))) as typeof import("sanitize-html");
+  return (value) => sanitizeHtml(value, { allowedTags: [], allowedAttributes: {}, disallowedTagsMode: "discard" }).trim();
+}
 
 export class ContactService {
   constructor(
@@ -40,6 +46,7 @@ export class ContactService {
     await this.limits.consume("contact", this.config.rate, ctx.ip ?? "unknown");
     const data = parseInput(ContactSchema, input);
     if (data.website && data.website.trim() !== "") return { message: CONTACT_ACCEPTED };
+    const clean = await cleaner();
     const fields = { name: clean(data.name), email: clean(data.email), subject: clean(data.subject), message: clean(data.message) };
     await this.db.transaction(async (tx) => {
       const now = this.clock.now();
