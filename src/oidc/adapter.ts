@@ -5,6 +5,7 @@ import type { Clock } from "../infra/clock.js";
 import { sha256Hex, type SecretBox, sealContexts } from "../lib/crypto/index.js";
 import type { Db } from "../infra/db.js";
 import { adapterStatements, type PayloadRow, type RefreshRecord } from "./adapter-statements.js";
+import { refreshStatements } from "./refresh-statements.js";
 import { issuance, saveBatcher, type Rotation, type Stored } from "./token-issuance.js";
 import type { RegistrationStore } from "./registration.js";
 import type { OidcClientsService, OidcIdentityService, RefreshTokenContext } from "../modules/oidc-clients/index.js";
@@ -45,7 +46,7 @@ const jtiContext = sealContexts.oidcJti;
  * client used its successor, retires the client's tokens: the client's next refresh is then a reuse,
  * which revokes the grant, the thief's new tokens with it.
  *
- * The retry is written as a rotation is, in one statement (adapter-statements.ts, rotateAgain), so
+ * The retry is written as a rotation is, in one statement (refresh-statements.ts, rotateAgain), so
  * a killed process leaves it whole or not at all, and the successor row decides between requests
  * presenting the token at once: each is answered, the last to write holding the one live successor.
  */
@@ -72,7 +73,7 @@ const isRefreshGrant = (): boolean => {
  * becomes one through the registration service, as do initial access tokens.
  */
 export function createAdapterFactory(db: Db, clock: Clock, clients: OidcClientsService, identity: OidcIdentityService, box: SecretBox, options: AdapterOptions) {
-  const statements = adapterStatements(db);
+  const statements = { ...adapterStatements(db), ...refreshStatements(db) };
   const batch = saveBatcher(statements.saveMany);
   const graceMs = options.refreshRetryGraceMs;
   /** A token spent at or after this may still be retried (see "a lost answer" above). */

@@ -1,21 +1,21 @@
 import type { Clock } from "../../infra/clock.js";
-import type { Db, Executor } from "../../infra/db.js";
+import type { Db } from "../../infra/db.js";
 import { uniqueOr } from "../../infra/db-errors.js";
-import { systemContext, type RequestContext } from "../../lib/request-context.js";
+import type { RequestContext } from "../../lib/request-context.js";
 import { parseId, parseInput } from "../../lib/validation.js";
 import { AuditAction, type AuditService } from "../audit/index.js";
 import type { EmailService } from "../email/index.js";
-import { can, requireOrgAccess, requireStoredRole, requireUser } from "../access/index.js";
+import { requireOrgAccess } from "../access/index.js";
 import { AccessRequestErrors } from "./access-requests.errors.js";
-import { checkApprover, checkDecision, resolveTarget, targetMeta } from "./access-requests.rules.js";
-import { notifyApprovers, notifyRequester, savePolicy } from "./access-requests.policies.js";
+import { listMine, listOrganization, listPending } from "./access-requests.queries.js";
+import { decideRequest, lapsePending, revokeGrant } from "./access-requests.decisions.js";
+import { resolveTarget } from "./access-requests.rules.js";
+import { notifyApprovers, savePolicy } from "./access-requests.policies.js";
 import { accessRequestsRepository as repo, type ActiveGrant } from "./access-requests.repository.js";
 import {
   approveSchema,
-  listRequestsSchema,
   rejectSchema,
   requestAccessSchema,
-  revokeSchema,
   roleParamSchema,
   type AccessPolicyInput,
   type ApproveInput,
@@ -50,7 +50,8 @@ export interface AccessRequestsDeps {
  * Just-in-time access (issue 37): a member asks for a principal for a bounded time with a reason;
  * an admin or owner of the organization (never the requester: rule 20) approves, possibly for less
  * time, or rejects with a reason; a policy may approve at once (on-call), audited the same way.
- * An approved request is a grant signing reads by time: it ends by itself.
+ * An approved request is a grant signing reads by time: it ends by itself. The decisions and early
+ * ends are in access-requests.decisions.ts, the request lists in access-requests.queries.ts.
  */
 export class AccessRequestsService {
   constructor(private readonly deps: AccessRequestsDeps) {}
@@ -69,7 +70,7 @@ export class AccessRequestsService {
         db.transaction(async (tx) => {
           const now = clock.now();
           // A pending request of the same principal that lapsed makes way for this one.
-          await this.lapse(tx, now, { orgIds: [access.orgId], userId: access.actor.userId });
+          await lapsePending(this.deps, tx, now, { orgIds: [access.orgId], userId: access.actor.userId });
           const created = await repo.insert(tx, {
             organizationId: access.orgId,
             userId: access.actor.userId,
@@ -114,57 +115,34 @@ export class AccessRequestsService {
   }
 
   /** The caller's own requests and grants, in every organization they belong to. */
-  async mine(ctx: RequestContext): Promise<AccessRequestView[]> {
-    const actor = requireUser(ctx);
-    const now = this.deps.clock.now();
-    return (await repo.ofUser(this.deps.db, actor.userId)).map((r) => toRequestView(r.request, now, r));
+  mine(ctx: RequestContext): Promise<AccessRequestView[]> {
+    return listMine(this.deps, ctx);
   }
 
   /** An organization's requests (admins and owners): everyone's, optionally in one state. */
-  async list(ctx: RequestContext, orgId: string, query: ListRequestsInput = {}): Promise<AccessRequestView[]> {
-    const access = await requireOrgAccess(this.deps.db, ctx, orgId, "principals.manage");
-    const q = parseInput(listRequestsSchema, query ?? {});
-    const now = this.deps.clock.now();
-    await this.lapse(this.deps.db, now, { orgIds: [access.orgId] });
-    return (await repo.ofOrganizations(this.deps.db, [access.orgId], q.state)).map((r) => toRequestView(r.request, now, r));
+  list(ctx: RequestContext, orgId: string, query: ListRequestsInput = {}): Promise<AccessRequestView[]> {
+    return listOrganization(this.deps, ctx, orgId, query);
   }
 
-  /**
-   * Requests waiting for the caller's decision: pending ones in the organizations where they
-   * approve (one, or all of them), never their own.
-   */
-  async pending(ctx: RequestContext, orgId?: string | null): Promise<AccessRequestView[]> {
-    const actor = requireUser(ctx);
-    // Where the caller decides, by the role kept on the membership (a temporary admin decides nothing).
-    let approves: Array<{ id: string; role: string }>;
-    if (orgId) {
-      const access = await requireOrgAccess(this.deps.db, ctx, orgId, "principals.manage");
-      requireStoredRole(access, "principals.manage", "decide access requests");
-      approves = [{ id: access.orgId, role: access.membership.storedRole }];
-    } else approves = await repo.approverOrgIds(this.deps.db, actor.userId);
-    const orgIds = approves.map((a) => a.id);
-    const owns = new Set(approves.filter((a) => a.role === "owner").map((a) => a.id));
-    const now = this.deps.clock.now();
-    await this.lapse(this.deps.db, now, { orgIds });
-    return (await repo.ofOrganizations(this.deps.db, orgIds, "pending"))
-      .filter((r) => r.request.userId !== actor.userId && (r.request.kind !== "role" || owns.has(r.request.organizationId)))
-      .map((r) => toRequestView(r.request, now, r));
+  /** Requests waiting for the caller's decision, never their own (access-requests.queries.ts). */
+  pending(ctx: RequestContext, orgId?: string | null): Promise<AccessRequestView[]> {
+    return listPending(this.deps, ctx, orgId);
   }
 
   async approve(ctx: RequestContext, orgId: string, requestId: string, input: ApproveInput = {}): Promise<AccessRequestView> {
-    return this.decide(ctx, orgId, requestId, "approve", () => {
+    return decideRequest(this.deps, ctx, orgId, requestId, "approve", () => {
       const data = parseInput(approveSchema, input ?? {});
       return { reason: data.reason ?? null, minutes: data.minutes };
     });
   }
 
   async reject(ctx: RequestContext, orgId: string, requestId: string, input: RejectInput): Promise<AccessRequestView> {
-    return this.decide(ctx, orgId, requestId, "reject", () => ({ reason: parseInput(rejectSchema, input ?? {}).reason }));
+    return decideRequest(this.deps, ctx, orgId, requestId, "reject", () => ({ reason: parseInput(rejectSchema, input ?? {}).reason }));
   }
 
   /** The requester withdraws a pending request. */
   async cancel(ctx: RequestContext, orgId: string, requestId: string): Promise<AccessRequestView> {
-    return this.decide(ctx, orgId, requestId, "cancel", () => ({ reason: null }));
+    return decideRequest(this.deps, ctx, orgId, requestId, "cancel", () => ({ reason: null }));
   }
 
   /** An organization's request policies, one per principal that has one. */
@@ -240,104 +218,13 @@ export class AccessRequestsService {
     return toRolePolicyView(row);
   }
 
-  /**
-   * An approver ends a grant in force early, with a reason: its end moves to now, so signing (which
-   * reads grants by time) leaves it out from the next certificate on. Approvers may end their own
-   * grant too (giving access up needs no second person); a plain member learns nothing.
-   */
-  async revoke(ctx: RequestContext, orgId: string, requestId: string, input: RevokeInput): Promise<AccessRequestView> {
-    const access = await requireOrgAccess(this.deps.db, ctx, orgId, "principals.manage");
-    const { reason } = parseInput(revokeSchema, input ?? {});
-    const id = parseId(requestId, AccessRequestErrors.notFound);
-    const { clock, audit } = this.deps;
-    const row = await this.deps.db.transaction(async (tx) => {
-      // Locked: of twenty revocations at once, one ends the grant and the others find it ended.
-      const current = await repo.lock(tx, access.orgId, id);
-      if (!current) throw AccessRequestErrors.notFound();
-      const now = clock.now();
-      if (current.state !== "approved") throw AccessRequestErrors.notInForce(`is ${current.state === "pending" && current.expiresAt <= now ? "expired" : current.state}`);
-      if (current.revokedAt) throw AccessRequestErrors.notInForce("was already ended early");
-      if (!current.grantEndsAt || current.grantEndsAt <= now) throw AccessRequestErrors.notInForce("has already ended");
-      const updated = await repo.update(tx, current.id, { grantEndsAt: now, revokedAt: now, revokedByUserId: access.actor.userId, revokeReason: reason, updatedAt: now });
-      await audit.record(tx, ctx, AuditAction.accessRevoked, {
-        organizationId: access.orgId,
-        userId: current.userId,
-        resourceType: "access_request",
-        resourceId: current.id,
-        metadata: { ...targetMeta(current), reason, granted_until: current.grantEndsAt.toISOString(), ended_at: now.toISOString() },
-      });
-      if (current.userId !== access.actor.userId) await notifyRequester(this.deps, tx, access, updated);
-      return { updated, person: await repo.person(tx, current.userId) };
-    });
-    return toRequestView(row.updated, clock.now(), { email: row.person?.email ?? "", fullName: row.person?.fullName ?? null, organizationName: access.membership.organizationName });
+  /** An approver ends a grant in force early, with a reason (access-requests.decisions.ts). */
+  revoke(ctx: RequestContext, orgId: string, requestId: string, input: RevokeInput): Promise<AccessRequestView> {
+    return revokeGrant(this.deps, ctx, orgId, requestId, input);
   }
 
   /** The port signing asks: the person's grants in force in the organization at `at`. */
   activeGrants(userId: string, orgId: string, at: Date): Promise<ActiveGrant[]> {
     return repo.activeGrants(this.deps.db, userId, orgId, at);
-  }
-
-  private async decide(
-    ctx: RequestContext,
-    orgId: string,
-    requestId: string,
-    action: "approve" | "reject" | "cancel",
-    parse: () => { reason: string | null; minutes?: number },
-  ): Promise<AccessRequestView> {
-    // Approvers are the organization's admins and owners; anyone who may ask may cancel their own.
-    // Tenancy before the body: an outsider learns nothing, not even which fields are wrong.
-    const access = await requireOrgAccess(this.deps.db, ctx, orgId, action === "cancel" ? "ssh.sign" : "principals.manage");
-    const { reason, minutes } = parse();
-    const id = parseId(requestId, AccessRequestErrors.notFound);
-    const approver = can(access.membership.role, "principals.manage");
-    const { clock, audit } = this.deps;
-    const row = await this.deps.db.transaction(async (tx) => {
-      // Locked: of twenty approvals at once, one decides and the others find it decided.
-      const current = await repo.lock(tx, access.orgId, id);
-      if (!current) throw AccessRequestErrors.notFound();
-      const now = clock.now();
-      checkDecision(current, current.userId === access.actor.userId, approver, action, now, minutes);
-      if (action !== "cancel") checkApprover(access, current);
-      const granted = minutes ?? current.requestedMinutes;
-      const state = action === "approve" ? "approved" : action === "reject" ? "rejected" : "cancelled";
-      const updated = await repo.update(tx, current.id, {
-        state,
-        decidedByUserId: access.actor.userId,
-        decidedAt: now,
-        decisionReason: reason,
-        ...(action === "approve" ? { grantedMinutes: granted, grantStartsAt: now, grantEndsAt: new Date(now.getTime() + granted * 60_000) } : {}),
-        updatedAt: now,
-      });
-      const auditAction = action === "approve" ? AuditAction.accessApproved : action === "reject" ? AuditAction.accessRejected : AuditAction.accessCancelled;
-      await audit.record(tx, ctx, auditAction, {
-        organizationId: access.orgId,
-        userId: current.userId,
-        resourceType: "access_request",
-        resourceId: current.id,
-        metadata: {
-          ...targetMeta(current),
-          reason,
-          ...(action === "approve" ? { minutes: granted, requested_minutes: current.requestedMinutes, grant_ends_at: updated.grantEndsAt!.toISOString() } : {}),
-          ...(current.kind === "role" ? { stored_role: await repo.storedRole(tx, current.organizationId, current.userId) } : {}),
-        },
-      });
-      if (action !== "cancel") await notifyRequester(this.deps, tx, access, updated);
-      return { updated, person: await repo.person(tx, current.userId) };
-    });
-    return toRequestView(row.updated, clock.now(), { email: row.person?.email ?? "", fullName: row.person?.fullName ?? null, organizationName: access.membership.organizationName });
-  }
-
-  /** Pending requests past their time become expired, each with its audit record (actor: the system). */
-  private async lapse(db: Executor, now: Date, where: { orgIds?: string[]; userId?: string }): Promise<void> {
-    const lapsed = await repo.lapse(db, now, where);
-    for (const r of lapsed) {
-      await this.deps.audit.record(db, systemContext(), AuditAction.accessExpired, {
-        organizationId: r.organizationId,
-        userId: r.userId,
-        resourceType: "access_request",
-        resourceId: r.id,
-        metadata: { ...targetMeta(r), expired_at: r.expiresAt.toISOString() },
-      });
-    }
   }
 }

@@ -23,6 +23,12 @@ export interface CertificateView {
   createdAt: Date;
 }
 
+/** A certificate just signed, with what the signer is told besides: its id and organization's name. */
+export interface SignedCertificate extends CertificateView {
+  certId: string;
+  organizationName: string;
+}
+
 export const toCertificateView = (c: CertRow, now: Date): CertificateView => ({
   id: c.id,
   organizationId: c.organizationId,

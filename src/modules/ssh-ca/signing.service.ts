@@ -1,29 +1,27 @@
 import type { Clock } from "../../infra/clock.js";
 import type { Db, Executor } from "../../infra/db.js";
 import { uuid, type KeyObject, type SecretBox } from "../../lib/crypto/index.js";
-import { CommonErrors, isAppError } from "../../lib/errors.js";
+import { isAppError } from "../../lib/errors.js";
 import type { RequestContext } from "../../lib/request-context.js";
-import { loadPrivateKey, parseCertificate, parsePublicKey, signCertificate, SshKeyError, type ParsedPublicKey } from "../../lib/ssh/index.js";
+import { loadPrivateKey, parseCertificate, signCertificate } from "../../lib/ssh/index.js";
 import { parseInput } from "../../lib/validation.js";
 import { AuditAction, type AuditService } from "../audit/index.js";
 import { memberDepartments, OrgErrors } from "../orgs/index.js";
-import { SshKeyErrors } from "../ssh-keys/index.js";
 import { readCaPrivateKeyPrivileged } from "./ca.secrets.repository.js";
 import { caKeyContext } from "./cas.service.js";
-import { caRepository } from "./ca.repository.js";
-import { issueHostCertificates, type HostCertificateIssued, type HostIssueRequest } from "./host-issuance.js";
-import { hostAuthority, userAuthority, type Authority } from "./authority.js";
+import type { HostCertificateIssued, HostIssueRequest } from "./host-issuance.js";
+import { HostSigningService, type CertificateOrder } from "./host-signing.service.js";
+import { userAuthority, type Authority } from "./authority.js";
 import { chooseOrganization } from "./choose-organization.js";
-import { certificatesRepository } from "./certificates.repository.js";
 import { issuanceRepository } from "./issuance.repository.js";
 import { issueBatcher } from "./issue-batcher.js";
 import { signingContextRepository } from "./signing-context.repository.js";
-import { toCertificateView, type CertificateView } from "./certificates.views.js";
+import { toCertificateView, type SignedCertificate } from "./certificates.views.js";
 import { DEFAULT_CERT_POLICY, keyModifiers, mergePolicies, resolveLifetimeHours, resolvePrincipals, type EffectivePolicy, type StoredPolicy } from "./policy.js";
 import { grantEnd, grantedPrincipals, grantsInForce, type ActiveGrantsPort } from "./signing-grants.js";
 import { checkKey, keyPolicy, storedKey } from "./signing-key-policy.js";
 import { CaErrors } from "./ssh-ca.errors.js";
-import { signHostSchema, signUserSchema, type SignUserInput, type SignHostInput } from "./ssh-ca.schemas.js";
+import { signUserSchema, type SignUserInput, type SignHostInput } from "./ssh-ca.schemas.js";
 import { type ActiveMembership, isAdminRole, requireUser } from "../access/index.js";
 
 export interface SigningConfig {
@@ -49,11 +47,6 @@ function signsAsAdmin(membership: ActiveMembership): boolean {
   return isAdminRole(membership.role);
 }
 
-export interface SignedCertificate extends CertificateView {
-  certId: string;
-  organizationName: string;
-}
-
 const KEY_CACHE_MAX = 64;
 
 const earliest = (a: Date | undefined, b: Date | undefined): Date | undefined => (a && b ? (a < b ? a : b) : (a ?? b));
@@ -70,6 +63,9 @@ export class SigningService {
   // Each signature's rows, written with the others of its organization that get there at once.
   private readonly write = issueBatcher((batch) => issuanceRepository.insertIssued(this.db, batch));
 
+  // Host certificates, signed through this pipeline's last steps and its CA keys.
+  private readonly hosts: HostSigningService;
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
@@ -77,7 +73,12 @@ export class SigningService {
     private readonly box: SecretBox,
     private readonly config: SigningConfig,
     private readonly grants?: ActiveGrantsPort,
-  ) {}
+  ) {
+    this.hosts = new HostSigningService(db, clock, audit, config, {
+      issue: (ctx, authority, serial, order) => this.issue(ctx, authority, serial, order),
+      caPrivateKey: (caKeyId, tx) => this.caPrivateKeyPrivileged(caKeyId, tx),
+    });
+  }
 
   async signUserCertificate(ctx: RequestContext, input: SignUserInput): Promise<SignedCertificate> {
     const actor = requireUser(ctx);
@@ -123,55 +124,14 @@ export class SigningService {
     }
   }
 
-  /** Host certificates: an organization admin certifies a server's host key for its names. */
-  async signHostCertificate(ctx: RequestContext, input: SignHostInput): Promise<SignedCertificate> {
-    const actor = requireUser(ctx);
-    const req = parseInput(signHostSchema, input);
-    // OpenSSH matches a host certificate's principals as patterns against the name it connects to:
-    // "*" would make one server's certificate good for every host. Names only, unless the operator allows patterns.
-    const patterns = this.config.hostPrincipalPatterns ? [] : req.principals.filter((p) => /[*?]/.test(p));
-    if (patterns.length > 0) {
-      throw CommonErrors.validation([
-        { path: "principals", message: `${patterns.join(", ")}: a pattern (OpenSSH would accept this certificate for every host name it matches); name each host, or let the operator allow patterns (SSH_HOST_PRINCIPAL_PATTERNS=true)` },
-      ]);
-    }
-    let subject: ParsedPublicKey;
-    try {
-      subject = parsePublicKey(req.hostPublicKey);
-    } catch (e) {
-      if (e instanceof SshKeyError) throw SshKeyErrors.invalid("WRONG_KEY_MATERIAL", e.message);
-      throw e;
-    }
-    // sshd has no security-key host keys: such a "host key" is a person's key.
-    if (subject.application !== null) throw SshKeyErrors.invalid("WRONG_KEY_MATERIAL", "A security key (sk-) is a person's key, never a host key: send the server's host key (/etc/ssh/ssh_host_*_key.pub)");
-    const authority = await hostAuthority(this.db, ctx, req.orgId, req.caId);
-    const hours = Math.min(req.validityHours ?? authority.ca.defaultValidityHours, authority.ca.maxValidityHours);
-    if (req.validityHours && req.validityHours > authority.ca.maxValidityHours) throw CaErrors.expiryTooLong(authority.ca.maxValidityHours);
-    return this.issue(ctx, authority, await certificatesRepository.nextSerial(this.db), {
-      subject,
-      sshKeyId: null,
-      userId: actor.userId,
-      type: "host",
-      keyId: `host:${req.principals[0]} [signed-by:${actor.email}]`,
-      principals: [...new Set(req.principals)],
-      hours,
-      extensions: [],
-      // Signed on a role held through a time-bounded grant: it ends with the grant, as a user certificate does.
-      notAfter: authority.membership.elevatedUntil ?? undefined,
-    });
+  /** Host certificates: an organization admin certifies a server's host key for its names (host-signing.service.ts). */
+  signHostCertificate(ctx: RequestContext, input: SignHostInput): Promise<SignedCertificate> {
+    return this.hosts.signHostCertificate(ctx, input);
   }
 
-  /**
-   * Host certificates for an enrolled host (its enrollment token, or at renewal the proof that it
-   * holds its host key, stood in for an admin's request), in the caller's transaction: see
-   * issueHostCertificates.
-   */
-  async issueForHost(tx: Executor, ctx: RequestContext, v: HostIssueRequest): Promise<HostCertificateIssued[]> {
-    const ca = await caRepository.findByType(tx, v.organizationId, "host");
-    const caKey = ca && (await caRepository.activeKey(tx, ca.id));
-    if (!ca || !caKey) throw CaErrors.hostCaMissing(v.organizationId);
-    const caPrivate = await this.caPrivateKeyPrivileged(caKey.id, tx);
-    return issueHostCertificates(tx, ctx, { clock: this.clock, audit: this.audit, backdateSeconds: this.config.backdateSeconds }, { ca, caKey, caPrivate }, v);
+  /** Host certificates for an enrolled host, in the caller's transaction (host-signing.service.ts). */
+  issueForHost(tx: Executor, ctx: RequestContext, v: HostIssueRequest): Promise<HostCertificateIssued[]> {
+    return this.hosts.issueForHost(tx, ctx, v);
   }
 
   /** The policy a member would sign under in an organization (GET /ssh/dept-cert-policy). */
@@ -188,24 +148,7 @@ export class SigningService {
     return mergePolicies(stored, admin);
   }
 
-  private async issue(
-    ctx: RequestContext,
-    authority: Authority,
-    serial: bigint,
-    r: {
-      subject: ParsedPublicKey;
-      sshKeyId: string | null;
-      userId: string;
-      type: "user" | "host";
-      keyId: string;
-      principals: string[];
-      hours: number;
-      /** The end of a grant the certificate carries: it never outlives it. */
-      notAfter?: Date;
-      extensions: string[];
-      criticalOptions?: Record<string, string>;
-    },
-  ): Promise<SignedCertificate> {
+  private async issue(ctx: RequestContext, authority: Authority, serial: bigint, r: CertificateOrder): Promise<SignedCertificate> {
     const now = this.clock.now();
     const validAfter = new Date(now.getTime() - this.config.backdateSeconds * 1000);
     const validBefore = new Date(Math.min(now.getTime() + r.hours * 3600_000, r.notAfter?.getTime() ?? Infinity));
