@@ -1,14 +1,12 @@
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type AuthenticatorTransport,
-  type RegistrationResponseJSON,
-} from "@simplewebauthn/server";
+import type { AuthenticationResponseJSON, AuthenticatorTransport, RegistrationResponseJSON } from "@simplewebauthn/server";
 
-/** The only importer of @simplewebauthn/server (ARCHITECTURE rule 9): ceremony options and verification. */
+/**
+ * The only importer of @simplewebauthn/server (ARCHITECTURE rule 9): ceremony options and verification.
+ * The library (with its ASN.1 and COSE parsers, about 5 MB of heap) loads with the first ceremony.
+ */
+let library: Promise<typeof import("@simplewebauthn/server")> | undefined;
+const simplewebauthn = () => (library ??= import("@simplewebauthn/server"));
+
 export interface RelyingParty {
   id: string;
   name: string;
@@ -37,6 +35,7 @@ export class WebAuthnError extends Error {
 }
 
 export async function registrationOptions(rp: RelyingParty, user: { id: string; email: string; displayName: string }, exclude: StoredCredential[]) {
+  const { generateRegistrationOptions } = await simplewebauthn();
   return generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
@@ -63,6 +62,7 @@ async function verifying<T>(verify: () => Promise<T>): Promise<T> {
 }
 
 export async function verifyRegistration(rp: RelyingParty, response: unknown, expectedChallenge: string): Promise<VerifiedRegistration> {
+  const { verifyRegistrationResponse } = await simplewebauthn();
   const result = await verifying(() => verifyRegistrationResponse({ response: response as RegistrationResponseJSON, ...expected(rp, expectedChallenge) }));
   if (!result.verified || !result.registrationInfo) throw new WebAuthnError("registration could not be verified");
   const info = result.registrationInfo;
@@ -79,6 +79,7 @@ export async function verifyRegistration(rp: RelyingParty, response: unknown, ex
 
 /** Options for an assertion: usernameless (no allow list) for passkey sign-in, or the user's credentials. */
 export async function authenticationOptions(rp: RelyingParty, allow?: StoredCredential[]) {
+  const { generateAuthenticationOptions } = await simplewebauthn();
   return generateAuthenticationOptions({
     rpID: rp.id,
     userVerification: "preferred",
@@ -103,6 +104,7 @@ export async function verifyAuthentication(rp: RelyingParty, response: unknown, 
     counter: credential.counter,
     transports: credential.transports as AuthenticatorTransport[],
   };
+  const { verifyAuthenticationResponse } = await simplewebauthn();
   const result = await verifying(() =>
     verifyAuthenticationResponse({ response: response as AuthenticationResponseJSON, credential: stored, ...expected(rp, expectedChallenge) }),
   );
