@@ -16,6 +16,20 @@ export function useOrg(): MyOrganization {
 
 export const isAdmin = (org: MyOrganization) => org.role === "owner" || org.role === "admin";
 
+/**
+ * Whether the caller may take the admin actions a role held through a role grant never confers
+ * (issue 37; the server's STORED_ROLE_ONLY and requireStoredRole): roles and membership,
+ * invitations, API keys, applications, single sign-on, domains, managed accounts, deciding
+ * requests and their policies, adding people to principals and departments, principal→department
+ * links, host enrollment, server logins, network managers and the network controller. Those need
+ * the role kept on the membership; screens hide them otherwise (the API refuses them with 403
+ * ELEVATED_ROLE_FORBIDS).
+ */
+export const canHold = (org: MyOrganization) => org.storedRole === "owner" || org.storedRole === "admin";
+
+/** An admin only until a role grant ends: sees the admin screens, less what needs a lasting role. */
+export const isTemporaryAdmin = (org: MyOrganization) => isAdmin(org) && !canHold(org);
+
 const NAV = [
   { to: "/orgs/$slug", label: "Overview", exact: true },
   { to: "/orgs/$slug/members", label: "Members" },

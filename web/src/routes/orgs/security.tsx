@@ -13,7 +13,8 @@ import { Empty, ErrorState, FormError, Loading, Success } from "../../ui/States"
 import { Time } from "../../ui/Time";
 import { useEditInPlace } from "../../ui/useEditInPlace";
 import { useSubmit } from "../../ui/useSubmit";
-import { isAdmin, useOrg } from "./layout";
+import { ElevatedNotice } from "./elevated";
+import { canHold, isAdmin, useOrg } from "./layout";
 import "./org-admin.css";
 
 const PolicyQuery = graphql(`
@@ -22,9 +23,9 @@ const PolicyQuery = graphql(`
   }
 `);
 const AdminQuery = graphql(`
-  query OrgSecurityAdmin($orgId: ID!) {
+  query OrgSecurityAdmin($orgId: ID!, $keys: Boolean!) {
     orgMfaCompliance(orgId: $orgId) { userId userEmail userName status deadlineAt compliantAt lastNotifiedAt }
-    apiKeys(orgId: $orgId) { id name description prefix scopes createdAt lastUsedAt revokedAt revokeReason }
+    apiKeys(orgId: $orgId) @include(if: $keys) { id name description prefix scopes createdAt lastUsedAt revokedAt revokeReason }
   }
 `);
 const UpdatePolicy = graphql(`
@@ -47,7 +48,7 @@ const RevokeApiKey = graphql(`
 
 type Mode = "disabled" | "optional" | "required";
 type Standing = ResultOf<typeof AdminQuery>["orgMfaCompliance"][number];
-type ApiKey = ResultOf<typeof AdminQuery>["apiKeys"][number];
+type ApiKey = NonNullable<ResultOf<typeof AdminQuery>["apiKeys"]>[number];
 
 /** What a key may do (the server's vocabulary, src/lib/api-key-scopes.ts; it refuses anything else). */
 const KEY_SCOPES = [
@@ -111,10 +112,12 @@ const NOT_DAYS = "Enter a whole number of days, 0 or more.";
 export function Security() {
   const org = useOrg();
   const admin = isAdmin(org);
+  // API keys outlive a role grant: a temporary admin neither reads nor creates them.
+  const keys = admin && canHold(org);
   const qc = useQueryClient();
   const { newKey } = useSearch({ from: "/orgs/$slug/security" });
   const policy = useQuery({ queryKey: ["org", org.id, "security", "policy"], queryFn: () => gql(PolicyQuery, { orgId: org.id }) });
-  const adminData = useQuery({ queryKey: ["org", org.id, "security", "admin"], queryFn: () => gql(AdminQuery, { orgId: org.id }), enabled: admin });
+  const adminData = useQuery({ queryKey: ["org", org.id, "security", "admin", keys], queryFn: () => gql(AdminQuery, { orgId: org.id, keys }), enabled: admin });
   const [done, setDone] = useState("");
   const changed = async (message: string) => {
     setDone(message);
@@ -127,6 +130,7 @@ export function Security() {
   return (
     <div className="page">
       <h1>Security</h1>
+      <ElevatedNotice org={org}>The organization's API keys are not shown.</ElevatedNotice>
       {done && <Success>{done}</Success>}
       <section aria-labelledby="mfa-policy">
         <h2 id="mfa-policy">Two-step verification</h2>
@@ -157,7 +161,7 @@ export function Security() {
         ) : (
           <>
             <Compliance orgId={org.id} orgName={org.name} mode={p.mfaPolicyMode} rows={adminData.data.orgMfaCompliance} onDone={changed} />
-            <ApiKeys orgId={org.id} orgName={org.name} keys={adminData.data.apiKeys} onDone={changed} forScim={newKey === "scim"} />
+            {adminData.data.apiKeys && <ApiKeys orgId={org.id} orgName={org.name} keys={adminData.data.apiKeys} onDone={changed} forScim={newKey === "scim"} />}
           </>
         ))}
     </div>
