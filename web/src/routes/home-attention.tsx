@@ -14,9 +14,9 @@ import { canHold } from "./orgs/layout";
  * organization administered, each a fixed number of statements whatever the organization's size.
  */
 export const OrgAttentionQuery = graphql(`
-  query OrgAttention($orgId: ID!, $invites: Boolean!) {
-    invites(orgId: $orgId) @include(if: $invites) { id expired }
-    orgMfaCompliance(orgId: $orgId) { userId status }
+  query OrgAttention($orgId: ID!, $lasting: Boolean!) {
+    invites(orgId: $orgId) @include(if: $lasting) { id expired }
+    orgMfaCompliance(orgId: $orgId) @include(if: $lasting) { userId status }
     pendingNetworkApprovals(orgId: $orgId) { id userId }
     certificateAuthorities(orgId: $orgId) { id name caType updatedAt }
     organizationAuditChainCheck(orgId: $orgId) { ok checkedAt break { kind seq } }
@@ -30,18 +30,19 @@ const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one :
 
 /**
  * The query of one organization's attention, for useQueries: always read again on opening. A
- * temporary admin (a role grant) does not read invitations: they need a lasting admin role.
+ * temporary admin (a role grant) reads neither invitations nor two-step standing: they need a
+ * lasting admin role (invites.manage, members.manage).
  */
 export const orgAttentionQuery = (org: MyOrganization) => {
-  const invites = canHold(org);
-  return { queryKey: ["org", org.id, "attention", invites], queryFn: () => gql(OrgAttentionQuery, { orgId: org.id, invites }), staleTime: 0 };
+  const lasting = canHold(org);
+  return { queryKey: ["org", org.id, "attention", lasting], queryFn: () => gql(OrgAttentionQuery, { orgId: org.id, lasting }), staleTime: 0 };
 };
 
 type OrgAttentionData = Awaited<ReturnType<ReturnType<typeof orgAttentionQuery>["queryFn"]>>;
 
 /** What needs an admin in one organization, as list items (none when nothing does). */
 export function orgAttentionItems(org: MyOrganization, data: OrgAttentionData, me: string, now: number) {
-  const { invites = [], orgMfaCompliance, pendingNetworkApprovals, certificateAuthorities, organizationAuditChainCheck: chain } = data;
+  const { invites = [], orgMfaCompliance = [], pendingNetworkApprovals, certificateAuthorities, organizationAuditChainCheck: chain } = data;
   const waiting = invites.filter((i) => !i.expired).length;
   const expired = invites.length - waiting;
   const pastDue = orgMfaCompliance.filter((c) => c.status === "past_due").length;

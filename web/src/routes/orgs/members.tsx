@@ -77,13 +77,13 @@ const MFA_WORDS: Record<string, [string, "good" | "warn" | "bad" | "neutral"]> =
 export function Members() {
   const org = useOrg();
   const admin = isAdmin(org);
-  // Roles, invitations, removals and managed accounts need a lasting admin role (not a role grant).
+  // Roles, invitations, removals, managed accounts and two-step standing (members.manage) need a lasting admin role (not a role grant).
   const lasting = admin && canHold(org);
   const me = useShell().data?.me;
   const qc = useQueryClient();
   const members = useQuery({ queryKey: ["org", org.id, "members"], queryFn: () => gql(MembersQuery, { orgId: org.id }) });
   const invites = useQuery({ queryKey: ["org", org.id, "invites"], queryFn: () => gql(InvitesQuery, { orgId: org.id }), enabled: lasting });
-  const compliance = useQuery({ queryKey: ["org", org.id, "compliance"], queryFn: () => gql(ComplianceQuery, { orgId: org.id }), enabled: admin });
+  const compliance = useQuery({ queryKey: ["org", org.id, "compliance"], queryFn: () => gql(ComplianceQuery, { orgId: org.id }), enabled: lasting });
   const [done, setDone] = useState("");
   const [search, setSearch] = useState("");
   const [receipt, setReceipt] = useState<{ name: string; receipt: OffboardingReceipt } | null>(null);
@@ -123,7 +123,7 @@ export function Members() {
             <tr>
               <th scope="col">Person</th>
               <th scope="col">Role</th>
-              {admin && <th scope="col">Two-step</th>}
+              {lasting && <th scope="col">Two-step</th>}
               <th scope="col">Joined</th>
               {admin && <th scope="col">Last sign-in</th>}
               {lasting && <th scope="col">Actions</th>}
@@ -162,7 +162,7 @@ export function Members() {
                       <Badge tone={m.role === "owner" ? "accent" : "neutral"}>{m.role}</Badge>
                     )}
                   </td>
-                  {admin && (
+                  {lasting && (
                     <td>
                       <Badge tone={mfa[1]}>{mfa[0]}</Badge>
                     </td>

@@ -23,9 +23,9 @@ const PolicyQuery = graphql(`
   }
 `);
 const AdminQuery = graphql(`
-  query OrgSecurityAdmin($orgId: ID!, $keys: Boolean!) {
+  query OrgSecurityAdmin($orgId: ID!) {
     orgMfaCompliance(orgId: $orgId) { userId userEmail userName status deadlineAt compliantAt lastNotifiedAt }
-    apiKeys(orgId: $orgId) @include(if: $keys) { id name description prefix scopes createdAt lastUsedAt revokedAt revokeReason }
+    apiKeys(orgId: $orgId) { id name description prefix scopes createdAt lastUsedAt revokedAt revokeReason }
   }
 `);
 const UpdatePolicy = graphql(`
@@ -48,7 +48,7 @@ const RevokeApiKey = graphql(`
 
 type Mode = "disabled" | "optional" | "required";
 type Standing = ResultOf<typeof AdminQuery>["orgMfaCompliance"][number];
-type ApiKey = NonNullable<ResultOf<typeof AdminQuery>["apiKeys"]>[number];
+type ApiKey = ResultOf<typeof AdminQuery>["apiKeys"][number];
 
 /** What a key may do (the server's vocabulary, src/lib/api-key-scopes.ts; it refuses anything else). */
 const KEY_SCOPES = [
@@ -112,12 +112,13 @@ const NOT_DAYS = "Enter a whole number of days, 0 or more.";
 export function Security() {
   const org = useOrg();
   const admin = isAdmin(org);
-  // API keys outlive a role grant: a temporary admin neither reads nor creates them.
-  const keys = admin && canHold(org);
+  // Compliance (members.manage) and API keys (which outlive a role grant) need a lasting admin role:
+  // a temporary admin sets the policy only.
+  const lasting = admin && canHold(org);
   const qc = useQueryClient();
   const { newKey } = useSearch({ from: "/orgs/$slug/security" });
   const policy = useQuery({ queryKey: ["org", org.id, "security", "policy"], queryFn: () => gql(PolicyQuery, { orgId: org.id }) });
-  const adminData = useQuery({ queryKey: ["org", org.id, "security", "admin", keys], queryFn: () => gql(AdminQuery, { orgId: org.id, keys }), enabled: admin });
+  const adminData = useQuery({ queryKey: ["org", org.id, "security", "admin"], queryFn: () => gql(AdminQuery, { orgId: org.id }), enabled: lasting });
   const [done, setDone] = useState("");
   const changed = async (message: string) => {
     setDone(message);
@@ -130,7 +131,7 @@ export function Security() {
   return (
     <div className="page">
       <h1>Security</h1>
-      <ElevatedNotice org={org}>The organization's API keys are not shown.</ElevatedNotice>
+      <ElevatedNotice org={org}>Who complies with the policy, and the organization's API keys, are not shown.</ElevatedNotice>
       {done && <Success>{done}</Success>}
       <section aria-labelledby="mfa-policy">
         <h2 id="mfa-policy">Two-step verification</h2>
@@ -153,7 +154,7 @@ export function Security() {
           </>
         )}
       </section>
-      {admin &&
+      {lasting &&
         (adminData.isPending ? (
           <Loading />
         ) : adminData.isError ? (
@@ -161,7 +162,7 @@ export function Security() {
         ) : (
           <>
             <Compliance orgId={org.id} orgName={org.name} mode={p.mfaPolicyMode} rows={adminData.data.orgMfaCompliance} onDone={changed} />
-            {adminData.data.apiKeys && <ApiKeys orgId={org.id} orgName={org.name} keys={adminData.data.apiKeys} onDone={changed} forScim={newKey === "scim"} />}
+            <ApiKeys orgId={org.id} orgName={org.name} keys={adminData.data.apiKeys} onDone={changed} forScim={newKey === "scim"} />
           </>
         ))}
     </div>
