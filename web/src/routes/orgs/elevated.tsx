@@ -3,7 +3,7 @@ import type { ReactNode } from "react";
 import type { MyOrganization } from "../../shell";
 import { isTemporaryAdmin } from "./layout";
 
-const clock = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit" });
+const clock = new Intl.DateTimeFormat(undefined, { hour: "numeric", minute: "2-digit" });
 const dated = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 const sameDay = (a: Date, b: Date) => a.toDateString() === b.toDateString();
 
