@@ -1,5 +1,6 @@
 import { Link, useParams } from "@tanstack/react-router";
-import { createContext, useContext } from "react";
+import { useQueryClient } from "@tanstack/react-query";
+import { createContext, useContext, useEffect } from "react";
 import { SectionFrame } from "../../ui/SectionFrame";
 import { useShell, type MyOrganization } from "../../shell";
 import { Badge } from "../../ui/Badge";
@@ -45,11 +46,27 @@ const NAV = [
   { to: "/orgs/$slug/settings", label: "Settings" },
 ] as const;
 
+/** The longest wait a browser timer takes (about 24.8 days); a role grant is far shorter. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** When a role grant ends, the organizations are read again: the screens follow the role the API now sees. */
+function useRereadAtElevationEnd(elevatedUntil: string | null | undefined) {
+  const qc = useQueryClient();
+  useEffect(() => {
+    if (!elevatedUntil) return;
+    const wait = new Date(elevatedUntil).getTime() - Date.now() + 1000;
+    if (wait > MAX_TIMER_MS) return;
+    const timer = setTimeout(() => void qc.invalidateQueries({ queryKey: ["shell"] }), Math.max(wait, 0));
+    return () => clearTimeout(timer);
+  }, [elevatedUntil, qc]);
+}
+
 /** /orgs/<slug>/…: one organization, with its navigation beside the screen. */
 export function OrgLayout() {
   const { slug } = useParams({ from: "/orgs/$slug" });
   const shell = useShell();
   const org = shell.data?.myOrganizations.find((o) => o.slug === slug);
+  useRereadAtElevationEnd(org?.elevatedUntil);
   if (!org) {
     return (
       <Empty>
