@@ -14,7 +14,7 @@ import { canHold } from "./orgs/layout";
  * organization administered, each a fixed number of statements whatever the organization's size.
  */
 export const OrgAttentionQuery = graphql(`
-  query OrgAttention($orgId: ID!, $lasting: Boolean!) {
+  query OrgAttention($orgId: ID!, $lasting: Boolean = true) {
     invites(orgId: $orgId) @include(if: $lasting) { id expired }
     orgMfaCompliance(orgId: $orgId) @include(if: $lasting) { userId status }
     pendingNetworkApprovals(orgId: $orgId) { id userId }
