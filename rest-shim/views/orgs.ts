@@ -11,7 +11,9 @@ export const orgView = named("Organization", z.object({
   logoUrl: z.string().nullable(),
   createdAt: date,
   updatedAt: date,
-  role: orgRole,
+  role: orgRole.describe("Your role in it (a role grant in force counts)"),
+  storedRole: orgRole.describe("The role kept on your membership, whatever a role grant adds: what a temporary role never confers needs it"),
+  elevatedUntil: date.nullable().describe("When your role above stored_role (a role grant) ends; null when you are not elevated"),
 }));
 sameShape<z.output<typeof orgView>, Returns<Services["orgs"]["create"]>>();
 sameShape<z.output<typeof orgView>, Item<Returns<Services["orgs"]["listMine"]>>>();

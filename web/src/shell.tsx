@@ -10,7 +10,7 @@ import { ErrorState, Loading } from "./ui/States";
 export const ShellQuery = graphql(`
   query Shell {
     me { id email fullName isSuperadmin }
-    myOrganizations { id name slug role }
+    myOrganizations { id name slug role storedRole elevatedUntil }
   }
 `);
 export type Shell = ResultOf<typeof ShellQuery>;

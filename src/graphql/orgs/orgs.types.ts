@@ -11,7 +11,9 @@ export class Organization implements OrganizationView {
   @Field(() => String) slug: string;
   @Field(() => String, { nullable: true }) description: string | null;
   @Field(() => String, { nullable: true }) logoUrl: string | null;
-  @Field(() => OrgRole, { description: "Your role in it" }) role: OrgRole;
+  @Field(() => OrgRole, { description: "Your role in it (a role grant in force counts)" }) role: OrgRole;
+  @Field(() => OrgRole, { description: "The role kept on your membership, whatever a role grant adds: what a temporary role never confers needs it" }) storedRole: OrgRole;
+  @Field(() => Date, { nullable: true, description: "When your role above storedRole (a role grant) ends; null when you are not elevated" }) elevatedUntil: Date | null;
   @Field(() => Int, { nullable: true }) memberCount?: number;
   @Field(() => Date) createdAt: Date;
   @Field(() => Date) updatedAt: Date;

@@ -13,7 +13,7 @@ import { admitMember, type AdmissionConfig } from "./admission.js";
 import { OrgErrors } from "./orgs.errors.js";
 import { orgsRepository } from "./orgs.repository.js";
 import { createOrgSchema, deleteOrgSchema, transferSchema, updateOrgSchema, type CreateOrgInput, type UpdateOrgInput, type DeleteOrgInput, type TransferInput } from "./orgs.schemas.js";
-import { toOrgView, type OrganizationView, type SimpleOrgView } from "./orgs.views.js";
+import { OWNER, toOrgView, type OrganizationView, type SimpleOrgView } from "./orgs.views.js";
 
 export interface OrgsDeps extends Offboarding {
   db: Db;
@@ -100,7 +100,7 @@ export class OrgsService {
     const org = await orgsRepository.insert(tx, { ...data, createdBy: ownerId, now });
     await membershipsRepository.insert(tx, { organizationId: org.id, userId: ownerId, role: "owner", invitedBy: null, now });
     await this.deps.audit.record(tx, ctx, AuditAction.orgCreate, { userId: ownerId, organizationId: org.id, resourceType: "organization", resourceId: org.id, metadata: { name: org.name, slug: data.slug } });
-    return toOrgView(org, "owner");
+    return toOrgView(org, OWNER);
   }
 
   async get(ctx: RequestContext, orgId: string): Promise<OrganizationView & { memberCount: number }> {
@@ -108,7 +108,7 @@ export class OrgsService {
     const { orgId: id, membership } = await requireOrgAccess(db, ctx, orgId, "org.read");
     const org = await orgsRepository.findById(db, id);
     if (!org) throw OrgErrors.notFound();
-    return { ...toOrgView(org, membership.role), memberCount: await membershipsRepository.countMembers(db, id) };
+    return { ...toOrgView(org, membership), memberCount: await membershipsRepository.countMembers(db, id) };
   }
 
   async update(ctx: RequestContext, orgId: string, input: UpdateOrgInput): Promise<OrganizationView> {
@@ -119,7 +119,7 @@ export class OrgsService {
       const org = await orgsRepository.update(tx, id, { ...data, updatedAt: clock.now() });
       if (!org) throw OrgErrors.notFound();
       await audit.record(tx, ctx, AuditAction.orgUpdate, { organizationId: id, resourceType: "organization", resourceId: id, metadata: { fields: Object.keys(data) } });
-      return toOrgView(org, membership.role);
+      return toOrgView(org, membership);
     });
   }
 
@@ -189,7 +189,7 @@ export class OrgsService {
     const orgs = new Map((await orgsRepository.findByIds(db, memberships.map((m) => m.organizationId))).map((o) => [o.id, o]));
     return memberships.flatMap((m) => {
       const org = orgs.get(m.organizationId);
-      return org ? [toOrgView(org, m.role)] : [];
+      return org ? [toOrgView(org, m)] : [];
     });
   }
 

@@ -3,6 +3,7 @@ import { Link } from "@tanstack/react-router";
 import { gql } from "../api";
 import { graphql } from "../graphql";
 import type { MyOrganization } from "../shell";
+import { canHold } from "./orgs/layout";
 
 /**
  * What an organization's admin should look at now, for one organization they administer: its
@@ -13,9 +14,9 @@ import type { MyOrganization } from "../shell";
  * organization administered, each a fixed number of statements whatever the organization's size.
  */
 export const OrgAttentionQuery = graphql(`
-  query OrgAttention($orgId: ID!) {
-    invites(orgId: $orgId) { id expired }
-    orgMfaCompliance(orgId: $orgId) { userId status }
+  query OrgAttention($orgId: ID!, $lasting: Boolean = true) {
+    invites(orgId: $orgId) @include(if: $lasting) { id expired }
+    orgMfaCompliance(orgId: $orgId) @include(if: $lasting) { userId status }
     pendingNetworkApprovals(orgId: $orgId) { id userId }
     certificateAuthorities(orgId: $orgId) { id name caType updatedAt }
     organizationAuditChainCheck(orgId: $orgId) { ok checkedAt break { kind seq } }
@@ -27,14 +28,21 @@ const YEAR_MS = 365 * DAY_MS;
 const QUARTER_MS = 90 * DAY_MS;
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
-/** The query of one organization's attention, for useQueries: always read again on opening. */
-export const orgAttentionQuery = (orgId: string) => ({ queryKey: ["org", orgId, "attention"], queryFn: () => gql(OrgAttentionQuery, { orgId }), staleTime: 0 });
+/**
+ * The query of one organization's attention, for useQueries: always read again on opening. A
+ * temporary admin (a role grant) reads neither invitations nor two-step standing: they need a
+ * lasting admin role (invites.manage, members.manage).
+ */
+export const orgAttentionQuery = (org: MyOrganization) => {
+  const lasting = canHold(org);
+  return { queryKey: ["org", org.id, "attention", lasting], queryFn: () => gql(OrgAttentionQuery, { orgId: org.id, lasting }), staleTime: 0 };
+};
 
 type OrgAttentionData = Awaited<ReturnType<ReturnType<typeof orgAttentionQuery>["queryFn"]>>;
 
 /** What needs an admin in one organization, as list items (none when nothing does). */
 export function orgAttentionItems(org: MyOrganization, data: OrgAttentionData, me: string, now: number) {
-  const { invites, orgMfaCompliance, pendingNetworkApprovals, certificateAuthorities, organizationAuditChainCheck: chain } = data;
+  const { invites = [], orgMfaCompliance = [], pendingNetworkApprovals, certificateAuthorities, organizationAuditChainCheck: chain } = data;
   const waiting = invites.filter((i) => !i.expired).length;
   const expired = invites.length - waiting;
   const pastDue = orgMfaCompliance.filter((c) => c.status === "past_due").length;

@@ -21,7 +21,7 @@ export const HomeQuery = graphql(`
     myInvites { id role expiresAt organization { id name } }
     myMfaCompliance { organizationId organizationName status deadlineAt }
     mySshCertificates(page: 1, perPage: 50) { items { id organizationId principals validBefore revoked status } }
-    myOrganizations { id name slug role }
+    myOrganizations { id name slug role storedRole elevatedUntil }
   }
 `);
 
@@ -46,7 +46,7 @@ export function Home() {
   const [now] = useState(() => Date.now());
   // One query per organization administered, started once the home query names them.
   const admined = (home.data?.myOrganizations ?? []).filter((o) => o.role === "owner" || o.role === "admin");
-  const attention = useQueries({ queries: admined.map((o) => orgAttentionQuery(o.id)) });
+  const attention = useQueries({ queries: admined.map((o) => orgAttentionQuery(o)) });
 
   if (home.isPending) return <Loading />;
   if (home.isError) return <ErrorState error={home.error} retry={() => void home.refetch()} />;

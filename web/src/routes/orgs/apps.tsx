@@ -12,7 +12,8 @@ import { Empty, ErrorState, FormError, Loading, Success } from "../../ui/States"
 import { Time } from "../../ui/Time";
 import { useEditInPlace } from "../../ui/useEditInPlace";
 import { useSubmit } from "../../ui/useSubmit";
-import { isAdmin, useOrg } from "./layout";
+import { ElevatedOnly } from "./elevated";
+import { canHold, isAdmin, useOrg } from "./layout";
 import "./org-admin.css";
 
 const AppsQuery = graphql(`
@@ -86,7 +87,7 @@ export function Applications() {
   const org = useOrg();
   const admin = isAdmin(org);
   const qc = useQueryClient();
-  const apps = useQuery({ queryKey: ["org", org.id, "apps"], queryFn: () => gql(AppsQuery, { orgId: org.id }), enabled: admin });
+  const apps = useQuery({ queryKey: ["org", org.id, "apps"], queryFn: () => gql(AppsQuery, { orgId: org.id }), enabled: admin && canHold(org) });
   const [done, setDone] = useState("");
   const [secret, setSecret] = useState<{ name: string; clientId: string; value: string } | null>(null);
   const [registering, setRegistering] = useState(false);
@@ -115,6 +116,8 @@ export function Applications() {
       </div>
     );
   }
+  // Applications and their secrets outlive a role grant: a lasting admin role registers them.
+  if (!canHold(org)) return <ElevatedOnly org={org} title="Applications">Registering applications is not shown.</ElevatedOnly>;
   if (apps.isPending) return <Loading />;
   if (apps.isError) return <ErrorState error={apps.error} retry={() => void apps.refetch()} />;
   const list = apps.data.oidcClients;

@@ -12,7 +12,8 @@ import { Field } from "../../ui/Field";
 import { Empty, ErrorState, FormError, Loading, Success } from "../../ui/States";
 import { useSubmit } from "../../ui/useSubmit";
 import { carryToDirectory, fieldErrorsOf, GroupPeople, personName, wholeHours } from "./directory-shared";
-import { isAdmin, useOrg } from "./layout";
+import { ElevatedNotice } from "./elevated";
+import { canHold, isAdmin, useOrg } from "./layout";
 
 const DepartmentQuery = graphql(`
   query DepartmentDetail($orgId: ID!, $departmentId: ID!, $admin: Boolean!) {
@@ -110,6 +111,7 @@ export function DepartmentDetail() {
         {dept.name} {dept.canSudo && <Badge tone="warn">sudo</Badge>}
       </h1>
       {dept.description && <p className="lead">{dept.description}</p>}
+      <ElevatedNotice org={org}>Adding people and linking principals are not shown.</ElevatedNotice>
       {done && <Success>{done}</Success>}
 
       {admin && <DepartmentDetails key={`${dept.name}|${dept.description}|${dept.canSudo}`} orgId={org.id} dept={dept} onSaved={changed} />}
@@ -119,7 +121,9 @@ export function DepartmentDetail() {
         groupName={dept.name}
         people={departmentMembers}
         candidates={admin ? (members ?? []) : undefined}
-        empty={admin ? "Nobody is in this department yet: add members of the organization above." : "Nobody is in this department yet."}
+        // A lasting holding: adding people needs a lasting admin role (not a role grant).
+        canAdd={canHold(org)}
+        empty={admin && canHold(org) ? "Nobody is in this department yet: add members of the organization above." : "Nobody is in this department yet."}
         removal={(p) => `${personName(p)} no longer gets the principals of ${dept.name} in new certificates, and signs under the policy of their other departments.`}
         onAdd={async (p) => {
           await gql(AddDepartmentMember, { orgId: org.id, departmentId: dept.id, email: p.email });
@@ -133,7 +137,7 @@ export function DepartmentDetail() {
 
       <section aria-labelledby="granted">
         <h2 id="granted">Principals it grants</h2>
-        {admin && (
+        {admin && canHold(org) && (
           <LinkForm
             label="Link a principal"
             placeholder={linkable.length === 0 ? "Every principal is linked" : "Choose a principal…"}

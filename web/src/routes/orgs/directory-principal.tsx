@@ -12,7 +12,8 @@ import { Empty, ErrorState, FormError, Loading, Success } from "../../ui/States"
 import { useSubmit } from "../../ui/useSubmit";
 import { LinkForm } from "./directory-department";
 import { carryToDirectory, fieldErrorsOf, GroupPeople, personName } from "./directory-shared";
-import { isAdmin, useOrg } from "./layout";
+import { ElevatedNotice } from "./elevated";
+import { canHold, isAdmin, useOrg } from "./layout";
 
 const PrincipalQuery = graphql(`
   query PrincipalDetail($orgId: ID!, $principalId: ID!, $admin: Boolean!) {
@@ -94,6 +95,7 @@ export function PrincipalDetail() {
       </p>
       {done && <Success>{done}</Success>}
 
+      <ElevatedNotice org={org}>Giving the principal to people and departments is not shown.</ElevatedNotice>
       {admin && <PrincipalDetails key={`${p.name}|${p.description}`} orgId={org.id} principal={p} onSaved={changed} />}
 
       <GroupPeople
@@ -101,6 +103,8 @@ export function PrincipalDetail() {
         groupName={p.name}
         people={principalMembers}
         candidates={admin ? (members ?? []) : undefined}
+        // A lasting holding: giving it needs a lasting admin role (not a role grant).
+        canAdd={canHold(org)}
         empty="Nobody holds it directly."
         removal={(m) => `New certificates of ${personName(m)} no longer name ${p.name}, unless a department of theirs grants it. Certificates already issued keep it until they expire or are revoked.`}
         onAdd={async (m) => {
@@ -115,7 +119,7 @@ export function PrincipalDetail() {
 
       <section aria-labelledby="granted-by">
         <h2 id="granted-by">Departments that grant it</h2>
-        {admin && (
+        {admin && canHold(org) && (
           <LinkForm
             label="Grant through a department"
             formLabel={`Grant ${p.name} through a department`}

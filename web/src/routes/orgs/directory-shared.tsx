@@ -67,6 +67,7 @@ export function GroupPeople({
   people,
   candidates,
   empty,
+  canAdd = true,
   removal,
   onAdd,
   onRemove,
@@ -77,6 +78,8 @@ export function GroupPeople({
   /** The organization's members who could be added (admins only). */
   candidates?: Person[];
   empty: string;
+  /** Whether adding is offered (removal stays): not on a role held through a role grant. */
+  canAdd?: boolean;
   removal: (p: Person) => string;
   onAdd: (p: Person) => Promise<unknown>;
   onRemove: (p: Person) => Promise<unknown>;
@@ -105,7 +108,7 @@ export function GroupPeople({
   return (
     <section aria-labelledby={id}>
       <h2 id={id}>{title}</h2>
-      {candidates && (
+      {candidates && canAdd && (
         <Form validationBehavior="aria" className="inline-form" aria-label={`Add someone to ${groupName}`} onSubmit={add}>
           <SelectField label="Add a member of the organization" value={chosen} onChange={setChosen} isDisabled={addable.length === 0}>
             <option value="">{addable.length === 0 ? "Everyone is already here" : "Choose a person…"}</option>

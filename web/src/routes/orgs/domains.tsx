@@ -10,7 +10,8 @@ import { Field } from "../../ui/Field";
 import { Empty, ErrorState, FormError, Loading, Success } from "../../ui/States";
 import { Time } from "../../ui/Time";
 import { useSubmit } from "../../ui/useSubmit";
-import { isAdmin, useOrg } from "./layout";
+import { ElevatedOnly } from "./elevated";
+import { canHold, isAdmin, useOrg } from "./layout";
 import { AdminsOnly, RemoveAction, useArrivalFocus, useObjectList, type ItemProps } from "./object-list";
 import "./org-admin.css";
 import "./domains.css";
@@ -73,9 +74,11 @@ function verifyProblem(error: unknown, orgName: string, domain: string): string 
 export function Domains() {
   const org = useOrg();
   const admin = isAdmin(org);
-  const list = useQuery({ queryKey: ["org", org.id, "domains"], queryFn: () => gql(DomainsQuery, { orgId: org.id }), enabled: admin });
+  const list = useQuery({ queryKey: ["org", org.id, "domains"], queryFn: () => gql(DomainsQuery, { orgId: org.id }), enabled: admin && canHold(org) });
   const { done, changed, removed, focusId, setFocusId, listHeading } = useObjectList(org.id);
   if (!admin) return <AdminsOnly title="Domains">Only the owner and admins of {org.name} see and verify its domains.</AdminsOnly>;
+  // Verified domains decide who joins and is managed: a lasting admin role sets them.
+  if (!canHold(org)) return <ElevatedOnly org={org} title="Domains">Verifying the organization's domains is not shown.</ElevatedOnly>;
   if (list.isPending) return <Loading />;
   if (list.isError) return <ErrorState error={list.error} retry={() => void list.refetch()} />;
   const domains = list.data.organizationDomains;

@@ -1,5 +1,6 @@
 import { Link, useParams } from "@tanstack/react-router";
-import { createContext, useContext } from "react";
+import { useQueryClient } from "@tanstack/react-query";
+import { createContext, useContext, useEffect } from "react";
 import { SectionFrame } from "../../ui/SectionFrame";
 import { useShell, type MyOrganization } from "../../shell";
 import { Badge } from "../../ui/Badge";
@@ -16,6 +17,20 @@ export function useOrg(): MyOrganization {
 
 export const isAdmin = (org: MyOrganization) => org.role === "owner" || org.role === "admin";
 
+/**
+ * Whether the caller may take the admin actions a role held through a role grant never confers
+ * (issue 37; the server's STORED_ROLE_ONLY and requireStoredRole): roles and membership,
+ * invitations, API keys, applications, single sign-on, domains, managed accounts, deciding
+ * requests and their policies, adding people to principals and departments, principal→department
+ * links, host enrollment, server logins, network managers and the network controller. Those need
+ * the role kept on the membership; screens hide them otherwise (the API refuses them with 403
+ * ELEVATED_ROLE_FORBIDS).
+ */
+export const canHold = (org: MyOrganization) => org.storedRole === "owner" || org.storedRole === "admin";
+
+/** An admin only until a role grant ends: sees the admin screens, less what needs a lasting role. */
+export const isTemporaryAdmin = (org: MyOrganization) => isAdmin(org) && !canHold(org);
+
 const NAV = [
   { to: "/orgs/$slug", label: "Overview", exact: true },
   { to: "/orgs/$slug/members", label: "Members" },
@@ -31,11 +46,27 @@ const NAV = [
   { to: "/orgs/$slug/settings", label: "Settings" },
 ] as const;
 
+/** The longest wait a browser timer takes (about 24.8 days); a role grant is far shorter. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** When a role grant ends, the organizations are read again: the screens follow the role the API now sees. */
+function useRereadAtElevationEnd(elevatedUntil: string | null | undefined) {
+  const qc = useQueryClient();
+  useEffect(() => {
+    if (!elevatedUntil) return;
+    const wait = new Date(elevatedUntil).getTime() - Date.now() + 1000;
+    if (wait > MAX_TIMER_MS) return;
+    const timer = setTimeout(() => void qc.invalidateQueries({ queryKey: ["shell"] }), Math.max(wait, 0));
+    return () => clearTimeout(timer);
+  }, [elevatedUntil, qc]);
+}
+
 /** /orgs/<slug>/…: one organization, with its navigation beside the screen. */
 export function OrgLayout() {
   const { slug } = useParams({ from: "/orgs/$slug" });
   const shell = useShell();
   const org = shell.data?.myOrganizations.find((o) => o.slug === slug);
+  useRereadAtElevationEnd(org?.elevatedUntil);
   if (!org) {
     return (
       <Empty>

@@ -11,7 +11,8 @@ import { useSubmit } from "../../ui/useSubmit";
 import { Empty, ErrorState, FormError, Loading, Success } from "../../ui/States";
 import { Time } from "../../ui/Time";
 import { useShell } from "../../shell";
-import { isAdmin, useOrg } from "./layout";
+import { ElevatedNotice } from "./elevated";
+import { canHold, isAdmin, useOrg } from "./layout";
 import { loadReceipt, OffboardAction, type OffboardingReceipt, ReceiptPanel } from "./offboard";
 
 const MembersQuery = graphql(`
@@ -76,11 +77,13 @@ const MFA_WORDS: Record<string, [string, "good" | "warn" | "bad" | "neutral"]> =
 export function Members() {
   const org = useOrg();
   const admin = isAdmin(org);
+  // Roles, invitations, removals, managed accounts and two-step standing (members.manage) need a lasting admin role (not a role grant).
+  const lasting = admin && canHold(org);
   const me = useShell().data?.me;
   const qc = useQueryClient();
   const members = useQuery({ queryKey: ["org", org.id, "members"], queryFn: () => gql(MembersQuery, { orgId: org.id }) });
-  const invites = useQuery({ queryKey: ["org", org.id, "invites"], queryFn: () => gql(InvitesQuery, { orgId: org.id }), enabled: admin });
-  const compliance = useQuery({ queryKey: ["org", org.id, "compliance"], queryFn: () => gql(ComplianceQuery, { orgId: org.id }), enabled: admin });
+  const invites = useQuery({ queryKey: ["org", org.id, "invites"], queryFn: () => gql(InvitesQuery, { orgId: org.id }), enabled: lasting });
+  const compliance = useQuery({ queryKey: ["org", org.id, "compliance"], queryFn: () => gql(ComplianceQuery, { orgId: org.id }), enabled: lasting });
   const [done, setDone] = useState("");
   const [search, setSearch] = useState("");
   const [receipt, setReceipt] = useState<{ name: string; receipt: OffboardingReceipt } | null>(null);
@@ -106,9 +109,10 @@ export function Members() {
   return (
     <div className="page">
       <h1>Members</h1>
+      <ElevatedNotice org={org}>Inviting people, changing roles and removing members are not shown.</ElevatedNotice>
       {done && <Success>{done}</Success>}
       {receipt && <ReceiptPanel name={receipt.name} receipt={receipt.receipt} onClose={() => setReceipt(null)} />}
-      {admin && <InviteForm orgId={org.id} onSent={(email, managed) => changed(managed ? `${email} was added: an email asks them to activate their account.` : `Invitation sent to ${email}.`)} />}
+      {lasting && <InviteForm orgId={org.id} onSent={(email, managed) => changed(managed ? `${email} was added: an email asks them to activate their account.` : `Invitation sent to ${email}.`)} />}
       <FormError error={changeRole.error ?? resend.error} />
       {members.data.members.length > SEARCH_FROM && (
         <Field label="Find a member" type="search" name="search" value={search} onChange={setSearch} description={`${shown.length} of ${members.data.members.length} shown`} />
@@ -119,10 +123,10 @@ export function Members() {
             <tr>
               <th scope="col">Person</th>
               <th scope="col">Role</th>
-              {admin && <th scope="col">Two-step</th>}
+              {lasting && <th scope="col">Two-step</th>}
               <th scope="col">Joined</th>
               {admin && <th scope="col">Last sign-in</th>}
-              {admin && <th scope="col">Actions</th>}
+              {lasting && <th scope="col">Actions</th>}
             </tr>
           </thead>
           <tbody>
@@ -141,7 +145,7 @@ export function Members() {
                     </div>
                   </td>
                   <td>
-                    {admin && m.role !== "owner" && !self ? (
+                    {lasting && m.role !== "owner" && !self ? (
                       <select
                         aria-label={`Role of ${m.fullName || m.email}`}
                         value={m.role}
@@ -158,7 +162,7 @@ export function Members() {
                       <Badge tone={m.role === "owner" ? "accent" : "neutral"}>{m.role}</Badge>
                     )}
                   </td>
-                  {admin && (
+                  {lasting && (
                     <td>
                       <Badge tone={mfa[1]}>{mfa[0]}</Badge>
                     </td>
@@ -171,7 +175,7 @@ export function Members() {
                       <Time iso={m.lastLoginAt} />
                     </td>
                   )}
-                  {admin && (
+                  {lasting && (
                     <td className="row-actions">
                       {m.managed && !self && <ManagedAccountActions member={m} onDone={changed} />}
                       {m.role !== "owner" && !self && (
@@ -221,7 +225,7 @@ export function Members() {
           </tbody>
         </table>
       </div>
-      {admin && (
+      {lasting && (
         <section aria-labelledby="invitations">
           <h2 id="invitations">Invitations</h2>
           {invites.isPending ? (

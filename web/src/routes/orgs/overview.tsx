@@ -4,7 +4,8 @@ import { gql } from "../../api";
 import { graphql } from "../../graphql";
 import { Badge } from "../../ui/Badge";
 import { ErrorState, Loading } from "../../ui/States";
-import { isAdmin, useOrg } from "./layout";
+import { ElevatedNotice } from "./elevated";
+import { canHold, isAdmin, useOrg } from "./layout";
 
 const OverviewQuery = graphql(`
   query OrgOverview($orgId: ID!) {
@@ -24,7 +25,7 @@ export function OrgOverview() {
   if (q.isError) return <ErrorState error={q.error} retry={() => void q.refetch()} />;
   const { organization, certificateAuthorities, principals, departments, orgSecurityPolicy } = q.data;
   const steps = [
-    { done: (organization.memberCount ?? 1) > 1, text: "Invite people", to: "/orgs/$slug/members" as const },
+    { done: (organization.memberCount ?? 1) > 1, text: "Invite people", to: canHold(org) ? ("/orgs/$slug/members" as const) : undefined },
     { done: orgSecurityPolicy.mfaPolicyMode === "required", text: "Require two-step verification", to: "/orgs/$slug/security" as const },
     { done: certificateAuthorities.some((c) => c.caType === "user"), text: "Create a user certificate authority", to: "/orgs/$slug/ssh" as const },
     { done: principals.length > 0 && departments.length > 0, text: "Add principals and departments with a certificate policy", to: "/orgs/$slug/departments" as const },
@@ -32,6 +33,7 @@ export function OrgOverview() {
   return (
     <div className="page">
       <h1>{organization.name}</h1>
+      <ElevatedNotice org={org} />
       {organization.description && <p className="lead">{organization.description}</p>}
       <dl className="facts">
         <div>

@@ -7,7 +7,8 @@ import { Button } from "../../ui/Button";
 import { CopyText } from "../../ui/CopyText";
 import { Empty, ErrorState, Loading } from "../../ui/States";
 import { Time } from "../../ui/Time";
-import { isAdmin, useOrg } from "./layout";
+import { ElevatedNotice } from "./elevated";
+import { canHold, isAdmin, useOrg } from "./layout";
 import { AdminsOnly } from "./object-list";
 import "./org-admin.css";
 import "./provisioning.css";
@@ -72,28 +73,32 @@ export function Provisioning() {
         Your identity provider (Okta, Entra ID) can create, update, deactivate and remove the people {org.name} manages, and push its groups as departments, over SCIM 2.0. Deactivating someone there offboards them
         here in one step.
       </p>
-      <section aria-labelledby="scim-connect">
-        <h2 id="scim-connect">Connect your identity provider</h2>
-        <ol className="scim-steps">
-          <li>
-            <CopyText label="SCIM base URL" value={a.baseUrl} hint="Okta: SCIM connector base URL. Entra ID: Tenant URL. The same for every organization: the key decides which one." />
-          </li>
-          <li>
-            Create an API key with the <strong>SCIM provisioning</strong> scope and paste its secret as the token (Okta: HTTP Header, Bearer; Entra ID: Secret Token).{" "}
-            <Link to="/orgs/$slug/security" params={{ slug: org.slug }} search={{ newKey: "scim" }} hash="api-keys">
-              Create a SCIM key
-            </Link>
-          </li>
-          <li>
-            Use the work email address as the unique identifier (<code>userName</code>). Addresses must be at a domain {org.name} has{" "}
-            <Link to="/orgs/$slug/domains" params={{ slug: org.slug }}>
-              verified
-            </Link>
-            .
-          </li>
-          <li>Test the connection in the identity provider: it shows below as the key's last request.</li>
-        </ol>
-      </section>
+      <ElevatedNotice org={org}>Connecting an identity provider (a SCIM key) is not shown; its activity is.</ElevatedNotice>
+      {/* Connecting takes an API key, which outlives a role grant: a lasting admin role does it. */}
+      {canHold(org) && (
+        <section aria-labelledby="scim-connect">
+          <h2 id="scim-connect">Connect your identity provider</h2>
+          <ol className="scim-steps">
+            <li>
+              <CopyText label="SCIM base URL" value={a.baseUrl} hint="Okta: SCIM connector base URL. Entra ID: Tenant URL. The same for every organization: the key decides which one." />
+            </li>
+            <li>
+              Create an API key with the <strong>SCIM provisioning</strong> scope and paste its secret as the token (Okta: HTTP Header, Bearer; Entra ID: Secret Token).{" "}
+              <Link to="/orgs/$slug/security" params={{ slug: org.slug }} search={{ newKey: "scim" }} hash="api-keys">
+                Create a SCIM key
+              </Link>
+            </li>
+            <li>
+              Use the work email address as the unique identifier (<code>userName</code>). Addresses must be at a domain {org.name} has{" "}
+              <Link to="/orgs/$slug/domains" params={{ slug: org.slug }}>
+                verified
+              </Link>
+              .
+            </li>
+            <li>Test the connection in the identity provider: it shows below as the key's last request.</li>
+          </ol>
+        </section>
+      )}
       <section aria-labelledby="scim-activity">
         <div className="section-head">
           <h2 id="scim-activity">Activity</h2>

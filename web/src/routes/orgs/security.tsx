@@ -13,7 +13,8 @@ import { Empty, ErrorState, FormError, Loading, Success } from "../../ui/States"
 import { Time } from "../../ui/Time";
 import { useEditInPlace } from "../../ui/useEditInPlace";
 import { useSubmit } from "../../ui/useSubmit";
-import { isAdmin, useOrg } from "./layout";
+import { ElevatedNotice } from "./elevated";
+import { canHold, isAdmin, useOrg } from "./layout";
 import "./org-admin.css";
 
 const PolicyQuery = graphql(`
@@ -111,10 +112,13 @@ const NOT_DAYS = "Enter a whole number of days, 0 or more.";
 export function Security() {
   const org = useOrg();
   const admin = isAdmin(org);
+  // Compliance (members.manage) and API keys (which outlive a role grant) need a lasting admin role:
+  // a temporary admin sets the policy only.
+  const lasting = admin && canHold(org);
   const qc = useQueryClient();
   const { newKey } = useSearch({ from: "/orgs/$slug/security" });
   const policy = useQuery({ queryKey: ["org", org.id, "security", "policy"], queryFn: () => gql(PolicyQuery, { orgId: org.id }) });
-  const adminData = useQuery({ queryKey: ["org", org.id, "security", "admin"], queryFn: () => gql(AdminQuery, { orgId: org.id }), enabled: admin });
+  const adminData = useQuery({ queryKey: ["org", org.id, "security", "admin"], queryFn: () => gql(AdminQuery, { orgId: org.id }), enabled: lasting });
   const [done, setDone] = useState("");
   const changed = async (message: string) => {
     setDone(message);
@@ -127,6 +131,7 @@ export function Security() {
   return (
     <div className="page">
       <h1>Security</h1>
+      <ElevatedNotice org={org}>Who complies with the policy, and the organization's API keys, are not shown.</ElevatedNotice>
       {done && <Success>{done}</Success>}
       <section aria-labelledby="mfa-policy">
         <h2 id="mfa-policy">Two-step verification</h2>
@@ -149,7 +154,7 @@ export function Security() {
           </>
         )}
       </section>
-      {admin &&
+      {lasting &&
         (adminData.isPending ? (
           <Loading />
         ) : adminData.isError ? (

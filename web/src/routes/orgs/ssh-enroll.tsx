@@ -38,7 +38,7 @@ const namesOf = (text: string) => text.split(/[\s,]+/).filter(Boolean);
  * certificate may say (shown once, with the command to run on the server), and the tokens made so
  * far: waiting, used by which server, expired or revoked (an unused one can be revoked).
  */
-export function EnrollServer({ orgId, orgName, onDone }: { orgId: string; orgName: string; onDone: (message: string) => Promise<void> }) {
+export function EnrollServer({ orgId, orgName, onDone, canCreate = true }: { orgId: string; orgName: string; onDone: (message: string) => Promise<void>; canCreate?: boolean }) {
   const qc = useQueryClient();
   const tokens = useQuery({ queryKey: ["org", orgId, "host-enrollment-tokens"], queryFn: () => gql(TokensQuery, { orgId }) });
   const [names, setNames] = useState("");
@@ -70,15 +70,18 @@ export function EnrollServer({ orgId, orgName, onDone }: { orgId: string; orgNam
       <p className="muted">
         A one-time token lets one server of {orgName} get host certificates for the names it lists, trust the organization's user CA and keep its revocation list fresh. It is shown once and works once.
       </p>
-      <Form validationBehavior="aria" aria-label="Create an enrollment token" onSubmit={submit} className="inline-form fields-top">
-        <Field label="Host names" name="names" value={names} onChange={setNames} isRequired error={fields.names} placeholder="web1.example.com 10.0.0.5" description="Exact names and addresses, separated by spaces or commas" />
-        <Field label="Usable for (minutes)" name="lifetimeMinutes" inputMode="numeric" value={minutes} onChange={setMinutes} error={fields.lifetimeMinutes} description="60 unless said, a day (1440) at most" />
-        <Field label="Description (optional)" name="description" value={description} onChange={setDescription} error={fields.description} />
-        <Button type="submit" isPending={create.isPending}>
-          Create enrollment token
-        </Button>
-        {!fields.names && !fields.lifetimeMinutes && !fields.description && <FormError error={create.error} />}
-      </Form>
+      {/* A token lets a server in for good: not on a role held through a role grant (listing and revoking stay). */}
+      {canCreate && (
+        <Form validationBehavior="aria" aria-label="Create an enrollment token" onSubmit={submit} className="inline-form fields-top">
+          <Field label="Host names" name="names" value={names} onChange={setNames} isRequired error={fields.names} placeholder="web1.example.com 10.0.0.5" description="Exact names and addresses, separated by spaces or commas" />
+          <Field label="Usable for (minutes)" name="lifetimeMinutes" inputMode="numeric" value={minutes} onChange={setMinutes} error={fields.lifetimeMinutes} description="60 unless said, a day (1440) at most" />
+          <Field label="Description (optional)" name="description" value={description} onChange={setDescription} error={fields.description} />
+          <Button type="submit" isPending={create.isPending}>
+            Create enrollment token
+          </Button>
+          {!fields.names && !fields.lifetimeMinutes && !fields.description && <FormError error={create.error} />}
+        </Form>
+      )}
       {created && command && (
         <div className="panel">
           <h3>Token for {created.names.join(", ")}</h3>

@@ -31,7 +31,7 @@ function fieldErrors(e: unknown): Record<string, string> {
  * account on the servers a pattern matches (their AuthorizedPrincipalsFile, written at the next
  * `keyward host renew`). One query for the list; set replaces a (pattern, login) whole.
  */
-export function HostPrincipals({ orgId, orgName, onDone }: { orgId: string; orgName: string; onDone: (message: string) => Promise<unknown> }) {
+export function HostPrincipals({ orgId, orgName, onDone, canSet = true }: { orgId: string; orgName: string; onDone: (message: string) => Promise<unknown>; canSet?: boolean }) {
   const list = useQuery({ queryKey: ["org", orgId, "ssh-host-principals"], queryFn: () => gql(PrincipalsQuery, { orgId }) });
   const [hostPattern, setHostPattern] = useState("");
   const [login, setLogin] = useState("");
@@ -103,20 +103,23 @@ export function HostPrincipals({ orgId, orgName, onDone }: { orgId: string; orgN
           </table>
         </div>
       )}
-      <Form className="admin-form" aria-label="Set principals for servers" validationBehavior="aria" onSubmit={submit}>
-        <h3>Set principals</h3>
-        <div className="field-pair">
-          <Field label="Servers" value={hostPattern} onChange={setHostPattern} isRequired error={errors.hostPattern} description="A name, or a pattern such as web*.example.com." />
-          <Field label="Account" value={login} onChange={setLogin} isRequired error={errors.login} description="The local account, for example root or deploy." />
-        </div>
-        <Field label="Principals" value={principals} onChange={setPrincipals} isRequired error={errors.principals} description="Comma-separated, for example ops, oncall." />
-        {Object.keys(errors).length === 0 && <FormError error={save.error ?? remove.error} />}
-        <div className="actions">
-          <Button type="submit" isPending={save.isPending}>
-            Save principals
-          </Button>
-        </div>
-      </Form>
+      {/* Who logs in as whom, for good: not on a role held through a role grant (removing stays). */}
+      {canSet && (
+        <Form className="admin-form" aria-label="Set principals for servers" validationBehavior="aria" onSubmit={submit}>
+          <h3>Set principals</h3>
+          <div className="field-pair">
+            <Field label="Servers" value={hostPattern} onChange={setHostPattern} isRequired error={errors.hostPattern} description="A name, or a pattern such as web*.example.com." />
+            <Field label="Account" value={login} onChange={setLogin} isRequired error={errors.login} description="The local account, for example root or deploy." />
+          </div>
+          <Field label="Principals" value={principals} onChange={setPrincipals} isRequired error={errors.principals} description="Comma-separated, for example ops, oncall." />
+          {Object.keys(errors).length === 0 && <FormError error={save.error ?? remove.error} />}
+          <div className="actions">
+            <Button type="submit" isPending={save.isPending}>
+              Save principals
+            </Button>
+          </div>
+        </Form>
+      )}
     </section>
   );
 }

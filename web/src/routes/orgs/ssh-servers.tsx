@@ -7,7 +7,8 @@ import { ConfirmDialog } from "../../ui/ConfirmDialog";
 import { Field } from "../../ui/Field";
 import { Empty, ErrorState, Loading, Success } from "../../ui/States";
 import { Time } from "../../ui/Time";
-import { isAdmin, useOrg } from "./layout";
+import { ElevatedNotice } from "./elevated";
+import { canHold, isAdmin, useOrg } from "./layout";
 import { EnrollServer } from "./ssh-enroll";
 import { CertStatus, SshTabs } from "./ssh-shared";
 import { HostPrincipals } from "./ssh-host-principals";
@@ -45,8 +46,9 @@ export function SshServers() {
     <div className="page ssh-page">
       <h1>SSH</h1>
       <SshTabs org={org} />
+      <ElevatedNotice org={org}>Creating enrollment tokens and setting principals for servers are not shown.</ElevatedNotice>
       {done && <Success>{done}</Success>}
-      <EnrollServer orgId={org.id} orgName={org.name} onDone={async (m) => (setDone(m), await qc.invalidateQueries({ queryKey: ["org", org.id] }))} />
+      <EnrollServer orgId={org.id} orgName={org.name} canCreate={canHold(org)} onDone={async (m) => (setDone(m), await qc.invalidateQueries({ queryKey: ["org", org.id] }))} />
       <h2>Enrolled servers</h2>
       <p className="muted">
         A server enrolls itself with a one-time token (<code>keyward host enroll</code>, see "Enroll a server" in docs/ssh.md) and renews its host certificates with{" "}
@@ -102,7 +104,7 @@ export function SshServers() {
           </table>
         </div>
       )}
-      <HostPrincipals orgId={org.id} orgName={org.name} onDone={async (m) => setDone(m)} />
+      <HostPrincipals orgId={org.id} orgName={org.name} canSet={canHold(org)} onDone={async (m) => setDone(m)} />
     </div>
   );
 }

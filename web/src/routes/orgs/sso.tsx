@@ -3,7 +3,8 @@ import { Link } from "@tanstack/react-router";
 import { useState } from "react";
 import { gql } from "../../api";
 import { Empty, ErrorState, Loading, Success } from "../../ui/States";
-import { isAdmin, useOrg } from "./layout";
+import { ElevatedOnly } from "./elevated";
+import { canHold, isAdmin, useOrg } from "./layout";
 import { AdminsOnly, useObjectList } from "./object-list";
 import { ConnectionItem } from "./sso-connection";
 import { ProviderHelp, SamlHelp } from "./sso-help";
@@ -30,10 +31,12 @@ const PROTOCOLS = [
 export function SingleSignOn() {
   const org = useOrg();
   const admin = isAdmin(org);
-  const data = useQuery({ queryKey: ["org", org.id, "sso"], queryFn: () => gql(SsoQuery, { orgId: org.id }), enabled: admin });
+  const data = useQuery({ queryKey: ["org", org.id, "sso"], queryFn: () => gql(SsoQuery, { orgId: org.id }), enabled: admin && canHold(org) });
   const { done, changed, removed, focusId, setFocusId, listHeading } = useObjectList(org.id);
   const [protocol, setProtocol] = useState<"oidc" | "saml">("oidc");
   if (!admin) return <AdminsOnly title="Single sign-on">Only the owner and admins of {org.name} see and set up its single sign-on.</AdminsOnly>;
+  // Single sign-on decides who signs in: a lasting admin role sets it up.
+  if (!canHold(org)) return <ElevatedOnly org={org} title="Single sign-on">Setting up single sign-on is not shown.</ElevatedOnly>;
   if (data.isPending) return <Loading />;
   if (data.isError) return <ErrorState error={data.error} retry={() => void data.refetch()} />;
   const { ssoConnections: connections, departments, organizationDomains } = data.data;

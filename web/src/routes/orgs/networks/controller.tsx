@@ -10,7 +10,8 @@ import { Field } from "../../../ui/Field";
 import { ErrorState, FormError, Loading, Success } from "../../../ui/States";
 import { Time } from "../../../ui/Time";
 import { useSubmit } from "../../../ui/useSubmit";
-import { isAdmin, useOrg } from "../layout";
+import { ElevatedNotice } from "../elevated";
+import { canHold, isAdmin, useOrg } from "../layout";
 import { AdminsOnly, useOnce } from "./common";
 
 const ControllerPageQuery = graphql(`
@@ -73,6 +74,7 @@ export function NetworkControllerScreen() {
     <div className="page">
       <h1>Controller</h1>
       <p className="lead">Keyward authorizes and deauthorizes devices at the ZeroTier controller of {org.name}: self-hosted, or ZeroTier Central.</p>
+      <ElevatedNotice org={org}>Connecting or replacing the controller is not shown.</ElevatedNotice>
       {done && <Success>{done}</Success>}
       <section aria-labelledby="ctl-status">
         <h2 id="ctl-status">Connection</h2>
@@ -118,7 +120,8 @@ export function NetworkControllerScreen() {
           <p className="notice notice-warn">No controller is connected: networks cannot be added, and nothing is authorized at a controller.</p>
         )}
       </section>
-      <ConnectForm key={c.updatedAt ?? "none"} orgId={org.id} configured={c.configured} initialMode={(c.ztApiMode as Mode | null) ?? "central"} initialUrl={c.ztApiUrl ?? ""} onDone={changed} />
+      {/* Which controller decides who is on the networks: a lasting admin role connects it. */}
+      {canHold(org) && <ConnectForm key={c.updatedAt ?? "none"} orgId={org.id} configured={c.configured} initialMode={(c.ztApiMode as Mode | null) ?? "central"} initialUrl={c.ztApiUrl ?? ""} onDone={changed} />}
       {c.configured && <Reconciliation orgId={org.id} data={q.data} />}
       {c.configured && (
         <section aria-labelledby="ctl-remove" className="danger-zone">

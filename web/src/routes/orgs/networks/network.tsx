@@ -7,7 +7,8 @@ import { useShell } from "../../../shell";
 import { Badge } from "../../../ui/Badge";
 import { ErrorState, Loading, Success } from "../../../ui/States";
 import { duration } from "../../../ui/TimeLeft";
-import { isAdmin, useOrg } from "../layout";
+import { ElevatedNotice } from "../elevated";
+import { canHold, isAdmin, useOrg } from "../layout";
 import { environmentLabel, requestModeLabel } from "./common";
 import { DeleteNetwork, ImportDevices, Managers, Settings } from "./network-admin";
 import { Devices, Grant, Requests } from "./network-people";
@@ -114,7 +115,9 @@ export function NetworkDetail() {
           </>
         ))}
 
-      <Managers orgId={org.id} network={n} managers={q.data.portalNetworkManagers} people={admin ? managed.data?.members : undefined} onDone={changed} />
+      {/* Naming managers needs a lasting admin role: a temporary admin reads who they are. */}
+      <Managers orgId={org.id} network={n} managers={q.data.portalNetworkManagers} people={admin && canHold(org) ? managed.data?.members : undefined} onDone={changed} />
+      {admin && <ElevatedNotice org={org}>Naming the network's managers is not shown.</ElevatedNotice>}
 
       {admin && (
         <>
