@@ -87,6 +87,8 @@ describe("an API key's scopes in Chromium", () => {
 
       // Listed on the key, as the API stored them.
       const item = page.getByRole("list", { name: `API keys of ${org.name}` }).getByRole("listitem").filter({ has: page.getByRole("heading", { name: KEY }) });
+      // The list is read again after the key is created: wait for it, not only for the message.
+      await item.waitFor();
       const listed = (await item.locator("dt:text-is('Scopes') + dd code").allTextContents()).map((s) => s.trim());
       expect(listed.sort()).toEqual(["audit:read", "members:read"]);
       const stored = (await app.http.get(`/api/v1/organizations/${org.id}/api-keys`, { token: owner.token })).body.data.api_keys as Array<{ name: string; scopes: string[] }>;
