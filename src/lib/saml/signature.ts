@@ -1,4 +1,5 @@
-import { C14nCanonicalization, ExclusiveCanonicalization, SignedXml, type HashAlgorithm, type SignatureAlgorithm } from "xml-crypto";
+import { createRequire } from "node:module";
+import type { HashAlgorithm, SignatureAlgorithm, SignedXml } from "xml-crypto";
 import { signXmlDsig, verifyXmlDsig, xmlDigest, type XmlDsigHash, type XmlDsigKeyType } from "../crypto/index.js";
 import { SamlError } from "./errors.js";
 import { NS, attr, children, optionalChild, requiredChild, text } from "./xml.js";
@@ -84,11 +85,24 @@ function digestClass(uri: string): new () => HashAlgorithm {
   };
 }
 
-/** xml-crypto's enveloped-signature transform (not exported by name). */
-const EnvelopedSignature = new SignedXml().CanonicalizationAlgorithms[ENVELOPED]!;
+/**
+ * xml-crypto (with xpath and @xmldom/xmldom, about 2.5 MB of heap) loads with the first signature
+ * checked or made: an instance whose organizations use no SAML connection never holds it.
+ */
+let library: typeof import("xml-crypto") | undefined;
+let envelopedSignature: unknown;
+function xmlCrypto(): typeof import("xml-crypto") {
+  if (!library) {
+    library = createRequire(import.meta.url)("xml-crypto") as typeof import("xml-crypto");
+    // xml-crypto's enveloped-signature transform (not exported by name).
+    envelopedSignature = new library.SignedXml().CanonicalizationAlgorithms[ENVELOPED];
+  }
+  return library;
+}
 
 /** A SignedXml that knows only the allowed algorithms and never takes a key from the document. */
 function restrictedSignedXml(): SignedXml {
+  const { SignedXml, ExclusiveCanonicalization, C14nCanonicalization } = xmlCrypto();
   const sig = new SignedXml({ getCertFromKeyInfo: () => null, getKeyInfoContent: () => null });
   sig.idAttributes = ["ID"];
   sig.SignatureAlgorithms = Object.fromEntries(Object.keys(SIGNATURE_ALGORITHMS).map((uri) => [uri, signatureAlgorithmClass(uri)]));
@@ -96,7 +110,7 @@ function restrictedSignedXml(): SignedXml {
   sig.CanonicalizationAlgorithms = {
     [EXC_C14N]: ExclusiveCanonicalization,
     [C14N]: C14nCanonicalization,
-    [ENVELOPED]: EnvelopedSignature,
+    [ENVELOPED]: envelopedSignature as (typeof sig.CanonicalizationAlgorithms)[string],
   };
   return sig;
 }

@@ -1,4 +1,8 @@
-import { DOMParser, XMLSerializer } from "@xmldom/xmldom";
+import { createRequire } from "node:module";
+
+/** @xmldom/xmldom loads with the first SAML message parsed or serialised, not with the service. */
+let xmldom: typeof import("@xmldom/xmldom") | undefined;
+const dom = () => (xmldom ??= createRequire(import.meta.url)("@xmldom/xmldom") as typeof import("@xmldom/xmldom"));
 import { SamlError } from "./errors.js";
 
 /** Namespaces of SAML 2.0, XML-DSig and XML-Enc. */
@@ -40,7 +44,7 @@ export function parseXml(xml: string, limits: ParseLimits = MESSAGE_LIMITS): Doc
   if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw new SamlError("SAML_DTD_FORBIDDEN", "a DOCTYPE or ENTITY declaration is not accepted");
   const problems: string[] = [];
   const record = (msg: unknown): void => void problems.push(String(msg));
-  const doc = new DOMParser({ errorHandler: { warning: record, error: record, fatalError: record } }).parseFromString(xml, "text/xml");
+  const doc = new (dom().DOMParser)({ errorHandler: { warning: record, error: record, fatalError: record } }).parseFromString(xml, "text/xml");
   if (problems.length > 0 || !doc?.documentElement) throw new SamlError("SAML_MALFORMED", `not well-formed XML: ${problems[0] ?? "no root element"}`);
   let nodes = 0;
   const walk = (node: Node, depth: number): void => {
@@ -123,7 +127,7 @@ export function text(el: Element): string {
 
 export const attr = (el: Element, name: string): string | undefined => (el.hasAttribute(name) ? el.getAttribute(name)! : undefined);
 
-export const serialize = (node: Node): string => new XMLSerializer().serializeToString(node);
+export const serialize = (node: Node): string => new (dom().XMLSerializer)().serializeToString(node);
 
 export function escapeXml(value: string): string {
   return value.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&apos;");
