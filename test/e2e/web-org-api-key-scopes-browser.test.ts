@@ -1,11 +1,9 @@
 import AxeBuilder from "@axe-core/playwright";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../helpers/app.js";
-import { launchBrowser } from "../helpers/browser.js";
-import { accessible, signInThroughPage, watchPage } from "../helpers/web.js";
-import { newOrg } from "../factories/orgs.js";
-import { newUser, type TestUser } from "../factories/users.js";
+import type { TestApp } from "../helpers/app.js";
+import { accessible, signInThroughPage, startWebOrg, stopWebOrg } from "../helpers/web.js";
+import type { TestUser } from "../factories/users.js";
 
 /**
  * The scopes of an organization's API key on the web app's Security screen (issue 32), which
@@ -25,17 +23,9 @@ const SLOW = 180_000;
 const KEY = "Audit exporter";
 
 beforeAll(async () => {
-  app = await startTestApp();
-  browser = await launchBrowser();
-  owner = await newUser(app, { fullName: "Grace Hopper" });
-  org = await newOrg(app, owner, "Difference Engines");
-  page = await (await browser.newContext()).newPage();
-  watched = await watchPage(page);
+  ({ app, browser, owner, org, page, watched } = await startWebOrg({ owner: "Grace Hopper", org: "Difference Engines" }));
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
+afterAll(() => stopWebOrg({ app, browser }));
 
 /** What has focus, as "aria-label", else "checkbox <value>" for a scope, else "<input name>" or its text. */
 const focused = (p: Page) =>

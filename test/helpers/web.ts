@@ -1,14 +1,76 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import AxeBuilder from "@axe-core/playwright";
-import type { Page } from "playwright-core";
-import type { TestUser } from "../factories/users.js";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { addMember, newOrg } from "../factories/orgs.js";
+import { newUser, type TestUser } from "../factories/users.js";
 import { expect } from "vitest";
 import { projectPath } from "../../src/infra/paths.js";
+import { cheapPasswordHasher, startTestApp, type TestApp } from "./app.js";
+import { launchBrowser } from "./browser.js";
 
 /**
  * Browser-test helpers for Keyward's pages and its web app: screenshots for the README, axe-core,
- * and what the page's CSP refused or the console reported.
+ * and what the page's CSP refused or the console reported; the organization the screens of one
+ * (test/e2e/web-org-*-browser.test.ts) are tried on.
  */
+
+/** An organization's screens in Chromium: a running Keyward, its organization and people, and a browser. */
+export interface WebOrg<Members extends readonly unknown[] = TestUser[]> {
+  app: TestApp;
+  browser: Browser;
+  org: { id: string; slug: string; name: string };
+  owner: TestUser;
+  /** The people of `members`, in its order, each added with the role it gives. */
+  members: { -readonly [K in keyof Members]: TestUser };
+  /** The browser context `page` is in (the clipboard open to the app with `clipboard`). */
+  ctx: BrowserContext;
+  /** Watched (watchPage) from before its first navigation. */
+  page: Page;
+  watched: { problems: string[] };
+}
+
+/**
+ * Starts Keyward with `env` and Chromium side by side, then the organization `org` owned by
+ * `owner` with `members` (full name and role, made in that order), and one watched page in a context
+ * of its own. The app hashes passwords at argon2id's cheapest (cheapPasswordHasher): the screens sign
+ * people up and in, and nothing here is about the hash. Whatever started is stopped again when a
+ * step fails.
+ */
+export async function startWebOrg<const Members extends ReadonlyArray<{ fullName: string; role: string }> = []>(setup: {
+  env?: Record<string, string>;
+  owner: string;
+  org: string;
+  members?: Members;
+  clipboard?: boolean;
+}): Promise<WebOrg<Members>> {
+  const [app, browser] = await Promise.allSettled([startTestApp(setup.env, { passwordHasher: cheapPasswordHasher() }), launchBrowser()]);
+  if (app.status === "rejected" || browser.status === "rejected") {
+    await stopWebOrg({ app: app.status === "fulfilled" ? app.value : undefined, browser: browser.status === "fulfilled" ? browser.value : undefined });
+    throw app.status === "rejected" ? app.reason : (browser as PromiseRejectedResult).reason;
+  }
+  const started = { app: app.value, browser: browser.value };
+  try {
+    const owner = await newUser(started.app, { fullName: setup.owner });
+    const members: TestUser[] = [];
+    for (const m of setup.members ?? []) members.push(await newUser(started.app, { fullName: m.fullName }));
+    const org = await newOrg(started.app, owner, setup.org);
+    for (const [i, m] of (setup.members ?? []).entries()) await addMember(started.app, org.id, owner, members[i]!, m.role);
+    const ctx = await started.browser.newContext();
+    // The Copy buttons write to the clipboard; tests read it back.
+    if (setup.clipboard) await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin: started.app.url });
+    const page = await ctx.newPage();
+    return { ...started, org, owner, members: members as WebOrg<Members>["members"], ctx, page, watched: await watchPage(page) };
+  } catch (e) {
+    await stopWebOrg(started);
+    throw e;
+  }
+}
+
+/** Stops what startWebOrg started, the browser first; either may be missing (a beforeAll that failed). */
+export async function stopWebOrg(w: { app?: TestApp; browser?: Browser } | undefined): Promise<void> {
+  await w?.browser?.close();
+  await w?.app?.close();
+}
 const SHOTS = projectPath("docs/screenshots");
 
 /**
