@@ -77,8 +77,9 @@ describe("an API key's scopes in Chromium", () => {
 
       // Listed on the key, as the API stored them.
       const item = page.getByRole("list", { name: `API keys of ${org.name}` }).getByRole("listitem").filter({ has: page.getByRole("heading", { name: KEY }) });
-      const listed = (await item.locator("dt:text-is('Scopes') + dd code").allTextContents()).map((s) => s.trim());
-      expect(listed.sort()).toEqual(["audit:read", "members:read"]);
+      // The list is read again after the creation's notice shows: wait for the key's scopes there.
+      const listed = async () => (await item.locator("dt:text-is('Scopes') + dd code").allTextContents()).map((s) => s.trim()).sort();
+      await expect.poll(listed).toEqual(["audit:read", "members:read"]);
       const stored = (await app.http.get(`/api/v1/organizations/${org.id}/api-keys`, { token: owner.token })).body.data.api_keys as Array<{ name: string; scopes: string[] }>;
       expect(stored).toEqual([expect.objectContaining({ name: KEY, scopes: expect.arrayContaining(["members:read", "audit:read"]) })]);
       expect(stored[0]!.scopes).toHaveLength(2);
