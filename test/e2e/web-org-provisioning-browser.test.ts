@@ -98,15 +98,17 @@ describe("Provisioning (SCIM) in Chromium", () => {
 
       await page.getByRole("navigation", { name: `${org.name} sections` }).getByRole("link", { name: "Provisioning (SCIM)" }).click();
       const summary = page.getByRole("definition").filter({ hasText: "invalidFilter" }).first();
-      // The door records once it has answered: Refresh until the error is there.
-      for (let i = 0; i < 20 && !(await summary.isVisible()); i++) {
+      const lastChange = page.getByText(`PATCH User ${created.body.id}`).first();
+      // The door records once it has answered: Refresh until the error and the change are both there
+      // (the error alone once showed before the change, which the page then waited for in vain).
+      for (let i = 0; i < 20 && !((await summary.isVisible()) && (await lastChange.isVisible())); i++) {
         await page.getByRole("button", { name: "Refresh" }).click();
         await page.waitForTimeout(150);
       }
       await summary.waitFor();
       const overall = page.getByRole("definition").first();
       await overall.locator("time").waitFor();
-      await page.getByText(`PATCH User ${created.body.id}`).first().waitFor();
+      await lastChange.waitFor();
       await page.getByText(bad.body.detail).first().waitFor();
       const key = page.getByRole("list", { name: `SCIM keys of ${org.name}` }).getByRole("listitem").filter({ has: page.getByRole("heading", { name: "SCIM provisioning" }) });
       await key.getByText("Active").waitFor();
