@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../helpers/app.js";
+import { cheapPasswordHasher, startTestApp, type TestApp } from "../helpers/app.js";
 import { launchBrowser } from "../helpers/browser.js";
 import { accessible, fieldError, focusedName, signInThroughPage, tabTo, watchPage } from "../helpers/web.js";
 import { addMember, newOrg } from "../factories/orgs.js";
@@ -32,7 +32,7 @@ const requests = async (state?: string) =>
   (await app.http.get(`/api/v1/organizations/${org.id}/access-requests${state ? `?state=${state}` : ""}`, { token: owner.token })).body.data.access_requests as Array<Record<string, unknown>>;
 
 beforeAll(async () => {
-  app = await startTestApp({ RATE_LIMIT_ENABLED: "false" });
+  app = await startTestApp({ RATE_LIMIT_ENABLED: "false" }, { passwordHasher: cheapPasswordHasher() });
   browser = await launchBrowser();
   owner = await newUser(app, { fullName: "Grace Hopper" });
   ada = await newUser(app, { fullName: "Ada Lovelace" });

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../helpers/app.js";
+import { cheapPasswordHasher, startTestApp, type TestApp } from "../helpers/app.js";
 import { launchBrowser } from "../helpers/browser.js";
 import { startFakeZtCentral, type FakeZtCentral } from "../helpers/fake-zt-central.js";
 import { SoftAuthenticator } from "../helpers/soft-authenticator.js";
@@ -47,7 +47,7 @@ beforeAll(async () => {
   central = await startFakeZtCentral();
   central.addToken(TOKEN);
   central.addNetwork(LAB, { name: "Lab" });
-  app = await startTestApp({ RATE_LIMIT_ENABLED: "false", ZEROTIER_CENTRAL_URL: central.url, NETWORK_CONTROLLER_RETRIES: "0" });
+  app = await startTestApp({ RATE_LIMIT_ENABLED: "false", ZEROTIER_CENTRAL_URL: central.url, NETWORK_CONTROLLER_RETRIES: "0" }, { passwordHasher: cheapPasswordHasher() });
   browser = await launchBrowser();
   root = await newUser(app, { fullName: "Margaret Hamilton" });
   await app.services.operators.setSuperadmin({ actor: { kind: "anonymous" }, requestId: "test", ip: null, userAgent: null }, root.email, true);

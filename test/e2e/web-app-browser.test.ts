@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../helpers/app.js";
+import { cheapPasswordHasher, startTestApp, type TestApp } from "../helpers/app.js";
 import { launchBrowser } from "../helpers/browser.js";
 import { accessible, axeProblems, signInThroughPage, watchPage } from "../helpers/web.js";
 import { newUser, PASSWORD, type TestUser } from "../factories/users.js";
@@ -25,7 +25,7 @@ let org: { id: string; slug: string; name: string };
 const INVITEE = "Ada Lovelace";
 
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startTestApp({}, { passwordHasher: cheapPasswordHasher() });
   browser = await launchBrowser();
   owner = await newUser(app, { fullName: "Grace Hopper" });
   invitee = await newUser(app, { fullName: INVITEE });

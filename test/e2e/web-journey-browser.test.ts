@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REGISTER_ACCEPTED } from "../../src/modules/auth/accounts.service.js";
-import { startTestApp, type TestApp } from "../helpers/app.js";
+import { cheapPasswordHasher, startTestApp, type TestApp } from "../helpers/app.js";
 import { launchBrowser } from "../helpers/browser.js";
 import { buildCli, cliUser, runCli, startCli, type CliUser } from "../helpers/cli.js";
 import { linkIn } from "../helpers/smtp-sink.js";
@@ -63,7 +63,7 @@ const SLOW = 180_000;
 
 beforeAll(async () => {
   buildCli();
-  app = await startTestApp();
+  app = await startTestApp({}, { passwordHasher: cheapPasswordHasher() });
   browser = await launchBrowser();
   // Commands and the servers' lines are taken with the screens' Copy buttons, as a person does.
   ownerCtx = await browser.newContext({ viewport: { width: 1280, height: 800 }, permissions: ["clipboard-read", "clipboard-write"] });

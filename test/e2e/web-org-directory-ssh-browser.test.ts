@@ -1,14 +1,12 @@
 import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../helpers/app.js";
-import { launchBrowser } from "../helpers/browser.js";
-import { accessible, axeProblems, signInThroughPage, watchPage } from "../helpers/web.js";
-import { addMember, newOrg } from "../factories/orgs.js";
+import type { TestApp } from "../helpers/app.js";
+import { accessible, axeProblems, signInThroughPage, startWebOrg, stopWebOrg, watchPage } from "../helpers/web.js";
 import { addVerifiedKey, keysDir, makeKey } from "../factories/ssh.js";
-import { newUser, type TestUser } from "../factories/users.js";
+import type { TestUser } from "../factories/users.js";
 
 /**
  * The web app's directory (/orgs/<slug>/departments: departments, principals, certificate policy)
@@ -22,7 +20,6 @@ let app: TestApp;
 let browser: Browser;
 let owner: TestUser;
 let member: TestUser;
-let ctx: BrowserContext;
 let page: Page;
 let watched: { problems: string[] };
 let org: { id: string; slug: string; name: string };
@@ -33,20 +30,15 @@ const MEMBER = "Ada Lovelace";
 
 beforeAll(async () => {
   // Signing 21 certificates in a row is this test's set-up, not what rate limits are for.
-  app = await startTestApp({ RATE_LIMIT_ENABLED: "false" });
-  browser = await launchBrowser();
-  owner = await newUser(app, { fullName: OWNER });
-  member = await newUser(app, { fullName: MEMBER });
-  org = await newOrg(app, owner, "Difference Engines");
-  await addMember(app, org.id, owner, member, "member");
-  ctx = await browser.newContext({ permissions: ["clipboard-read", "clipboard-write"] });
-  page = await ctx.newPage();
-  watched = await watchPage(page);
+  ({ app, browser, owner, org, page, watched, members: [member] } = await startWebOrg({
+    env: { RATE_LIMIT_ENABLED: "false" },
+    owner: OWNER,
+    org: "Difference Engines",
+    members: [{ fullName: MEMBER, role: "member" }],
+    clipboard: true,
+  }));
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
+afterAll(() => stopWebOrg({ app, browser }));
 
 /** A REST read as the owner (or `token`), for checking what the screens did. */
 const api = (path: string, token = owner.token) => app.http.get(`/api/v1${path}`, { token });

@@ -1,11 +1,9 @@
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../helpers/app.js";
-import { launchBrowser } from "../helpers/browser.js";
+import type { TestApp } from "../helpers/app.js";
 import { startFakeZtCentral, type FakeZtCentral } from "../helpers/fake-zt-central.js";
-import { accessible, axeProblems, signInThroughPage, watchPage } from "../helpers/web.js";
-import { addMember, newOrg } from "../factories/orgs.js";
-import { newUser, type TestUser } from "../factories/users.js";
+import { accessible, axeProblems, signInThroughPage, startWebOrg, stopWebOrg, watchPage } from "../helpers/web.js";
+import type { TestUser } from "../factories/users.js";
 
 /**
  * An organization's networks in the web app (issue 32), in headless Chromium against a running
@@ -30,7 +28,6 @@ let owner: TestUser;
 let ada: TestUser;
 let alan: TestUser;
 let org: { id: string; slug: string; name: string };
-let ownerCtx: BrowserContext;
 let page: Page;
 let watched: { problems: string[] };
 const otherProblems: string[] = [];
@@ -42,21 +39,15 @@ beforeAll(async () => {
   central.addNetwork(LAB, { name: "Lab" });
   central.addNetwork(STAGING, { name: "staging-net" });
   central.addMember(OFFICE, IMPORTED_NODE, { name: "ada-laptop" });
-  app = await startTestApp({ RATE_LIMIT_ENABLED: "false", ZEROTIER_CENTRAL_URL: central.url, NETWORK_CONTROLLER_RETRIES: "0" });
-  browser = await launchBrowser();
-  owner = await newUser(app, { fullName: "Grace Hopper" });
-  ada = await newUser(app, { fullName: "Ada Lovelace" });
-  alan = await newUser(app, { fullName: "Alan Turing" });
-  org = await newOrg(app, owner, "Analytical Engines");
-  await addMember(app, org.id, owner, ada, "member");
-  await addMember(app, org.id, owner, alan, "member");
-  ownerCtx = await browser.newContext();
-  page = await ownerCtx.newPage();
-  watched = await watchPage(page);
+  ({ app, browser, owner, org, page, watched, members: [ada, alan] } = await startWebOrg({
+    env: { RATE_LIMIT_ENABLED: "false", ZEROTIER_CENTRAL_URL: central.url, NETWORK_CONTROLLER_RETRIES: "0" },
+    owner: "Grace Hopper",
+    org: "Analytical Engines",
+    members: [{ fullName: "Ada Lovelace", role: "member" }, { fullName: "Alan Turing", role: "member" }],
+  }));
 }, 120_000);
 afterAll(async () => {
-  await browser?.close();
-  await app?.close();
+  await stopWebOrg({ app, browser });
   await central?.close();
 });
 

@@ -1,9 +1,8 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../helpers/app.js";
-import { launchBrowser } from "../helpers/browser.js";
-import { accessible, axeViolations, focusedName, signInThroughPage, tabTo, watchPage } from "../helpers/web.js";
-import { addMember, newOrg } from "../factories/orgs.js";
+import type { TestApp } from "../helpers/app.js";
+import { accessible, axeViolations, focusedName, signInThroughPage, startWebOrg, stopWebOrg, tabTo } from "../helpers/web.js";
+import { addMember } from "../factories/orgs.js";
 import { addVerifiedKey, createCa, grantPrincipal } from "../factories/ssh.js";
 import { newUser, type TestUser, uniqueEmail } from "../factories/users.js";
 
@@ -24,13 +23,8 @@ let org: { id: string; slug: string; name: string };
 const SLOW = 180_000;
 
 beforeAll(async () => {
-  app = await startTestApp();
-  browser = await launchBrowser();
-  owner = await newUser(app, { fullName: "Grace Hopper" });
-  person = await newUser(app, { fullName: "Alan Turing" });
-  org = await newOrg(app, owner, "Bletchley Park");
+  ({ app, browser, owner, org, page, watched, members: [person] } = await startWebOrg({ owner: "Grace Hopper", org: "Bletchley Park", members: [{ fullName: "Alan Turing", role: "member" }] }));
   await createCa(app, org.id, owner);
-  await addMember(app, org.id, owner, person, "member");
   await grantPrincipal(app, org.id, owner, person, "app");
   const key = await addVerifiedKey(app, person);
   expect((await app.http.post("/api/v1/ssh/sign", { key_id: key.id, org_id: org.id }, { token: person.token })).status).toBe(201);
@@ -40,13 +34,8 @@ beforeAll(async () => {
   await grantPrincipal(app, org.id, owner, second, "app");
   const key2 = await addVerifiedKey(app, second);
   expect((await app.http.post("/api/v1/ssh/sign", { key_id: key2.id, org_id: org.id }, { token: second.token })).status).toBe(201);
-  page = await (await browser.newContext()).newPage();
-  watched = await watchPage(page);
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
+afterAll(() => stopWebOrg({ app, browser }));
 
 describe("offboarding in Chromium", () => {
   it(

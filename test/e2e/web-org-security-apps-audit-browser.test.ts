@@ -1,11 +1,9 @@
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../helpers/app.js";
-import { launchBrowser } from "../helpers/browser.js";
-import { accessible, axeProblems, signInThroughPage, watchPage } from "../helpers/web.js";
+import type { TestApp } from "../helpers/app.js";
+import { accessible, axeProblems, signInThroughPage, startWebOrg, stopWebOrg, watchPage } from "../helpers/web.js";
 import { enrollTotp } from "../factories/mfa.js";
-import { addMember, newOrg } from "../factories/orgs.js";
-import { newUser, type TestUser } from "../factories/users.js";
+import type { TestUser } from "../factories/users.js";
 
 /**
  * The web app's security, applications and audit screens of an organization (issue 32) in headless
@@ -20,7 +18,6 @@ let app: TestApp;
 let browser: Browser;
 let owner: TestUser;
 let member: TestUser;
-let ownerCtx: BrowserContext;
 let page: Page;
 let watched: { problems: string[] };
 let org: { id: string; slug: string; name: string };
@@ -29,20 +26,9 @@ const MEMBER = "Ada Lovelace";
 const DAY = 86_400;
 
 beforeAll(async () => {
-  app = await startTestApp();
-  browser = await launchBrowser();
-  owner = await newUser(app, { fullName: OWNER });
-  member = await newUser(app, { fullName: MEMBER });
-  org = await newOrg(app, owner, "Difference Engines");
-  await addMember(app, org.id, owner, member, "member");
-  ownerCtx = await browser.newContext();
-  page = await ownerCtx.newPage();
-  watched = await watchPage(page);
+  ({ app, browser, owner, org, page, watched, members: [member] } = await startWebOrg({ owner: OWNER, org: "Difference Engines", members: [{ fullName: MEMBER, role: "member" }] }));
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
+afterAll(() => stopWebOrg({ app, browser }));
 
 /** A REST read as the owner (or `token`), for checking what the screens did. */
 const api = (path: string, token = owner.token) => app.http.get(`/api/v1${path}`, { token });

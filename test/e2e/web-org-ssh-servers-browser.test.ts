@@ -1,11 +1,9 @@
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../helpers/app.js";
-import { launchBrowser } from "../helpers/browser.js";
-import { accessible, fieldError, signInThroughPage, tabTo, watchPage } from "../helpers/web.js";
-import { addMember, newOrg } from "../factories/orgs.js";
+import type { TestApp } from "../helpers/app.js";
+import { accessible, fieldError, signInThroughPage, startWebOrg, stopWebOrg, tabTo, watchPage } from "../helpers/web.js";
 import { createCa, makeKey } from "../factories/ssh.js";
-import { newUser, type TestUser } from "../factories/users.js";
+import type { TestUser } from "../factories/users.js";
 
 /**
  * The web app's Enrolled servers screen (/orgs/<slug>/ssh/servers, issue 37) in headless Chromium:
@@ -19,31 +17,23 @@ let app: TestApp;
 let browser: Browser;
 let admin: TestUser;
 let member: TestUser;
-let ctx: BrowserContext;
 let page: Page;
 let watched: { problems: string[] };
 let org: { id: string; slug: string; name: string };
 const SLOW = 180_000;
 
 beforeAll(async () => {
-  app = await startTestApp({ RATE_LIMIT_ENABLED: "false" });
-  browser = await launchBrowser();
-  const owner = await newUser(app, { fullName: "Charles Babbage" });
-  admin = await newUser(app, { fullName: "Ada Lovelace" });
-  member = await newUser(app, { fullName: "Mary Somerville" });
-  org = await newOrg(app, owner, "Difference Engines");
-  await addMember(app, org.id, owner, admin, "admin");
-  await addMember(app, org.id, owner, member, "member");
+  let owner: TestUser;
+  ({ app, browser, owner, org, page, watched, members: [admin, member] } = await startWebOrg({
+    env: { RATE_LIMIT_ENABLED: "false" },
+    owner: "Charles Babbage",
+    org: "Difference Engines",
+    members: [{ fullName: "Ada Lovelace", role: "admin" }, { fullName: "Mary Somerville", role: "member" }],
+    clipboard: true,
+  }));
   await createCa(app, org.id, owner, { ca_type: "host", name: "Servers CA" });
-  ctx = await browser.newContext();
-  await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin: app.url });
-  page = await ctx.newPage();
-  watched = await watchPage(page);
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
+afterAll(() => stopWebOrg({ app, browser }));
 
 const tokens = async () => (await app.http.get(`/api/v1/organizations/${org.id}/ssh/host-enrollment-tokens`, { token: admin.token })).body.data.enrollment_tokens as { id: string; status: string; names: string[]; host_id: string | null }[];
 

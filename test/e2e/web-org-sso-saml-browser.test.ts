@@ -1,7 +1,7 @@
 import { createHash, X509Certificate } from "node:crypto";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../helpers/app.js";
+import { cheapPasswordHasher, startTestApp, type TestApp } from "../helpers/app.js";
 import { launchBrowser } from "../helpers/browser.js";
 import { startDns, type RealDns } from "../helpers/dns.js";
 import { startSamlIdp, type RealSamlIdp } from "../helpers/saml-idp.js";
@@ -40,7 +40,7 @@ const CONNECTION = "Difference Engines SAML";
 
 beforeAll(async () => {
   dns = await startDns();
-  app = await startTestApp({ DNS_RESOLVER: dns.server, DNS_TIMEOUT_MS: "2000" });
+  app = await startTestApp({ DNS_RESOLVER: dns.server, DNS_TIMEOUT_MS: "2000" }, { passwordHasher: cheapPasswordHasher() });
   idp = await startSamlIdp(["--user", `grace@${DOMAIN}:grace-pass:Grace Hopper:engineering`]);
   browser = await launchBrowser();
   sso = await ssoOrg(app, "Difference Engines");

@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../helpers/app.js";
+import { cheapPasswordHasher, startTestApp, type TestApp } from "../helpers/app.js";
 import { launchBrowser } from "../helpers/browser.js";
 import { accessible, focusedName, signInThroughPage, tabTo, watchPage } from "../helpers/web.js";
 import { addMember, newOrg } from "../factories/orgs.js";
@@ -30,7 +30,7 @@ const maps = async () =>
   (await app.http.get(`/api/v1/organizations/${org.id}/ssh/host-principals`, { token: owner.token })).body.data.host_principals as Array<{ id: string; host_pattern: string; login: string; principals: string[] }>;
 
 beforeAll(async () => {
-  app = await startTestApp({ RATE_LIMIT_ENABLED: "false" });
+  app = await startTestApp({ RATE_LIMIT_ENABLED: "false" }, { passwordHasher: cheapPasswordHasher() });
   browser = await launchBrowser();
   owner = await newUser(app, { fullName: "Grace Hopper" });
   member = await newUser(app, { fullName: "Ada Lovelace" });

@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../helpers/app.js";
+import { cheapPasswordHasher, startTestApp, type TestApp } from "../helpers/app.js";
 import { launchBrowser } from "../helpers/browser.js";
 import { startIdp, type RealIdp } from "../helpers/oidc-idp.js";
 import { checked, stopAll } from "../helpers/sso-web.js";
@@ -29,7 +29,7 @@ const LINDA = { email: "linda@difference-engine.test", password: "linda-pass", n
 const CONNECTION = "Difference Engines IdP";
 
 beforeAll(async () => {
-  app = await startTestApp({ RATE_LIMIT_OAUTH: "1000/60" });
+  app = await startTestApp({ RATE_LIMIT_OAUTH: "1000/60" }, { passwordHasher: cheapPasswordHasher() });
   idp = await startIdp({ redirectUri: `${app.url}/sso/oidc/callback`, users: [`${LINDA.email}:${LINDA.password}:${LINDA.name}:engineering`] });
   browser = await launchBrowser();
   owner = await newUser(app, { fullName: "Charles Babbage" });

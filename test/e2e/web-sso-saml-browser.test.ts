@@ -4,7 +4,7 @@ import { sql } from "drizzle-orm";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultRows } from "../../src/infra/db.js";
-import { startTestApp, type TestApp } from "../helpers/app.js";
+import { cheapPasswordHasher, startTestApp, type TestApp } from "../helpers/app.js";
 import { launchBrowser, pageWithAuthenticator } from "../helpers/browser.js";
 import { startSamlIdp, type RealSamlIdp } from "../helpers/saml-idp.js";
 import { department, type SsoOrg, ssoOrg, stopAll, verifiedDomain } from "../helpers/sso-web.js";
@@ -46,7 +46,7 @@ const KATHERINE = { email: `katherine@${DOMAIN}`, password: "katherine-pass", na
 beforeAll(async () => {
   // Several sign-ins from one loopback address: the per-address flow limit is raised.
   [app, idp, browser] = await Promise.all([
-    startTestApp({ RATE_LIMIT_OAUTH: "1000/60" }),
+    startTestApp({ RATE_LIMIT_OAUTH: "1000/60" }, { passwordHasher: cheapPasswordHasher() }),
     startSamlIdp([
       "--user", `${GRACE.email}:${GRACE.password}:${GRACE.name}:engineering`,
       "--user", `${DOROTHY.email}:${DOROTHY.password}:${DOROTHY.name}:engineering`,

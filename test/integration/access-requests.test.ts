@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../helpers/app.js";
+import { cheapPasswordHasher, startTestApp, type TestApp } from "../helpers/app.js";
 import { countRows } from "../helpers/db.js";
 import { sql } from "drizzle-orm";
 import { resultRows } from "../../src/infra/db.js";
@@ -18,7 +18,9 @@ let app: TestApp;
 let counting = false;
 let statements = 0;
 beforeAll(async () => {
-  app = await startTestApp({ RATE_LIMIT_ENABLED: "false" }, { onStatement: () => void (counting && statements++) });
+  // Every case signs up an organization of four (and one eight more); nothing here is about the
+  // password hash, so it is made at argon2id's cheapest (cheapPasswordHasher).
+  app = await startTestApp({ RATE_LIMIT_ENABLED: "false" }, { onStatement: () => void (counting && statements++), passwordHasher: cheapPasswordHasher() });
 });
 afterAll(() => app?.close());
 afterEach(() => app.clock.reset());
