@@ -1,11 +1,9 @@
 import { writeFileSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../helpers/app.js";
-import { launchBrowser } from "../helpers/browser.js";
-import { axeViolations, signInThroughPage, watchPage } from "../helpers/web.js";
-import { addMember, newOrg } from "../factories/orgs.js";
-import { newUser, type TestUser } from "../factories/users.js";
+import type { TestApp } from "../helpers/app.js";
+import { axeViolations, signInThroughPage, startWebOrg, stopWebOrg } from "../helpers/web.js";
+import type { TestUser } from "../factories/users.js";
 
 /**
  * A temporary admin in the web app (issue 37): a member whose `admin` role comes from an approved
@@ -27,12 +25,12 @@ let grantEndsAt: string;
 const SLOW = 180_000;
 
 beforeAll(async () => {
-  app = await startTestApp({ RATE_LIMIT_ENABLED: "false" });
-  browser = await launchBrowser();
-  owner = await newUser(app, { fullName: "Grace Hopper" });
-  member = await newUser(app, { fullName: "Katherine Johnson" });
-  org = await newOrg(app, owner, "Langley Research");
-  await addMember(app, org.id, owner, member, "member");
+  ({ app, browser, owner, org, page, watched, members: [member] } = await startWebOrg({
+    env: { RATE_LIMIT_ENABLED: "false" },
+    owner: "Grace Hopper",
+    org: "Langley Research",
+    members: [{ fullName: "Katherine Johnson", role: "member" }],
+  }));
   const base = `/api/v1/organizations/${org.id}`;
   const policy = await app.http.request("PUT", `${base}/roles/admin/access-policy`, { token: owner.token, body: { max_duration_minutes: 240 } });
   expect(policy.status, policy.text).toBe(200);
@@ -41,13 +39,8 @@ beforeAll(async () => {
   const approved = await app.http.post(`${base}/access-requests/${asked.body.data.access_request.id}/approve`, {}, { token: owner.token });
   expect(approved.status, approved.text).toBe(200);
   grantEndsAt = approved.body.data.access_request.grant_ends_at;
-  page = await (await browser.newContext()).newPage();
-  watched = await watchPage(page);
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
+afterAll(() => stopWebOrg({ app, browser }));
 
 /** The temporary admin's notice on the screen. */
 const notice = (p: Page) => p.locator(".elevated-notice");
