@@ -4,6 +4,7 @@ import { GROUP_CATALOG } from "../../src/modules/scim/scim-groups.service.js";
 import { USER_CATALOG } from "../../src/modules/scim/scim-user.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { newScimUser, patchOf, scimClient, type ScimClient } from "../helpers/scim.js";
+import { statementCounter } from "../helpers/statements.js";
 
 /**
  * Issue 36: GET /Users and GET /Groups read one page in SQL (the filter, the count, the page, and a
@@ -16,8 +17,7 @@ const LARGE = 210;
 let app: TestApp;
 let large: ScimClient;
 let small: ScimClient;
-let counting = false;
-let statements: string[] = [];
+const counter = statementCounter();
 
 async function populate(c: ScimClient, n: number, groups: number): Promise<string[]> {
   const ids: string[] = new Array(n);
@@ -47,7 +47,7 @@ async function populate(c: ScimClient, n: number, groups: number): Promise<strin
 }
 
 beforeAll(async () => {
-  app = await startTestApp({ RATE_LIMIT_ENABLED: "false" }, { onStatement: (sql) => counting && statements.push(sql) });
+  app = await startTestApp({ RATE_LIMIT_ENABLED: "false" }, { onStatement: counter.onStatement });
   [large, small] = [await scimClient(app), await scimClient(app)];
   await populate(large, LARGE, 30);
   await populate(small, 5, 3);
@@ -71,17 +71,7 @@ async function walk(c: ScimClient, path: string, pageSize: number, query = ""): 
   }
 }
 
-async function statementsOf(run: () => Promise<unknown>): Promise<number> {
-  await run();
-  statements = [];
-  counting = true;
-  try {
-    await run();
-  } finally {
-    counting = false;
-  }
-  return statements.length;
-}
+const statementsOf = async (run: () => Promise<unknown>): Promise<number> => (await counter.fewest(run)).count;
 
 describe("paging in SQL", () => {
   it("pages 210 Users oldest first, each exactly once, and caps count at 200", async () => {
