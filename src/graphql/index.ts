@@ -41,7 +41,7 @@ export async function createGraphqlRouter(container: Container): Promise<{ route
   const apollo = new ApolloServer<GqlContext>({
     schema,
     csrfPrevention: true,
-    // main.ts owns graceful shutdown; Apollo's own signal handlers would race it.
+    // src/serve.ts owns graceful shutdown; Apollo's own signal handlers would race it.
     stopOnTerminationSignals: false,
     introspection: true, // gated per caller by the limits plugin
     formatError: createFormatError(logger, { hideSuggestions: config.isProduction }),

@@ -16,6 +16,8 @@ import { freePort, killServerProcesses, startServerProcess, stopServerProcess, u
 const key = () => randomBytes(32).toString("base64");
 const K1 = key();
 const start = (env: Record<string, string>): ServerProcess => startServerProcess(["--import", "tsx", "src/main.ts"], env);
+// Says, when sent SIGUSR2, whether Node's bundled undici (fetch's code) has been loaded (src/main.ts).
+const UNDICI_PROBE = `data:text/javascript,process.on("SIGUSR2",()=>process.stderr.write("undici loaded: "+process.moduleLoadList.some((m)=>m.includes("undici"))+"\\n"))`;
 const stop = stopServerProcess;
 const children: ChildProcess[] = [];
 
@@ -31,8 +33,12 @@ describe("npm start", () => {
   it("says in one line where it listens, what it uses and what to do next; a second start fails at once", async () => {
     const port = await freePort();
     // HOST unset (empty is unset): the embedded default listens on this machine only.
-    const first = start({ PORT: String(port), DATA_DIR: data, ENCRYPTION_KEYS: `k1:${K1}`, HOST: "" });
+    const first = startServerProcess(["--import", UNDICI_PROBE, "--import", "tsx", "src/main.ts"], { PORT: String(port), DATA_DIR: data, ENCRYPTION_KEYS: `k1:${K1}`, HOST: "" });
     await untilListening(first);
+    // Nothing at start loads fetch's code (a static import of node:http did: 1.5–2.5 MB resident).
+    first.child.kill("SIGUSR2");
+    await expect.poll(() => first.output()).toContain("undici loaded:");
+    expect(first.output()).toContain("undici loaded: false");
     const banner = first.output().split("\n").find((l) => l.startsWith("Keyward is listening"))!;
     expect(banner).toContain(`on 127.0.0.1:${port},`);
     expect(banner).toContain(`embedded PGlite in ${data}`);

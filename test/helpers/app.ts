@@ -80,7 +80,7 @@ export async function startTestApp(env: Record<string, string> = {}, overrides: 
     ...env,
   });
 
-  // The listener is created as production creates it (src/main.ts), with its read timeouts. It must
+  // The listener is created as production creates it (src/serve.ts), with its read timeouts. It must
   // listen before the configuration is final (PUBLIC_URL names its port), so the timeouts are read
   // from the same variables once before.
   const server: Server = createHttpServer(loadConfig(settings(0)).http.timeouts);

@@ -25,7 +25,8 @@ const AREAS: string[][] = [
   ["src/oidc", "src/graphql"],
   ["rest-shim"],
   ["src/server.ts", "src/jobs", "src/cluster.ts"],
-  ["src/tasks", "src/main.ts"],
+  ["src/tasks", "src/serve.ts"],
+  ["src/main.ts"],
 ];
 
 /**
