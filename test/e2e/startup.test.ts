@@ -48,14 +48,14 @@ describe("npm start", () => {
 
     // The same data directory: refused before anything is opened.
     const second = start({ PORT: String(await freePort()), DATA_DIR: data, ENCRYPTION_KEYS: `k1:${K1}` });
-    expect(await second.exited).toBe(1);
+    expect(await second.exited, second.output()).toBe(1);
     expect(second.output()).toContain(`The data directory ${data} is in use by another Keyward process (pid ${first.child.pid})`);
     expect(second.output()).not.toContain("    at ");
 
     // The same port, another directory: refused, nothing left listening or locked.
     const other = join(dir, "other");
     const third = start({ PORT: String(port), DATA_DIR: other, ENCRYPTION_KEYS: `k1:${K1}` });
-    expect(await third.exited).toBe(1);
+    expect(await third.exited, third.output()).toBe(1);
     expect(third.output()).toContain(`Port ${port} on 127.0.0.1 is already in use`);
     expect(third.output()).not.toContain("Keyward is listening");
     expect(existsSync(join(other, "keyward.lock"))).toBe(false);
@@ -69,13 +69,13 @@ describe("npm start", () => {
   it("names the encryption key that cannot open existing data, and how to keep it", async () => {
     // Same id, other bytes.
     const changed = start({ PORT: String(await freePort()), DATA_DIR: data, ENCRYPTION_KEYS: `k1:${key()}` });
-    expect(await changed.exited).toBe(1);
+    expect(await changed.exited, changed.output()).toBe(1);
     expect(changed.output()).toContain(`Data sealed under encryption key "k1" cannot be opened with the key ENCRYPTION_KEYS now gives that id`);
     expect(changed.output()).not.toContain("Unsupported state or unable to authenticate data");
 
     // The old key dropped instead of kept behind the new one.
     const replaced = start({ PORT: String(await freePort()), DATA_DIR: data, ENCRYPTION_KEYS: `k2:${key()}` });
-    expect(await replaced.exited).toBe(1);
+    expect(await replaced.exited, replaced.output()).toBe(1);
     expect(replaced.output()).toContain(`ENCRYPTION_KEYS lists "k2" but not "k1". Keep the old key after the new one`);
     expect(replaced.output()).not.toContain("    at ");
 
@@ -89,10 +89,10 @@ describe("npm start", () => {
 describe("a start that cannot work says why, at once", () => {
   it("lists every bad variable in one pass, and refuses a URL without its scheme or a database that is not PostgreSQL", async () => {
     const three = start({ NODE_ENV: "prod", LOG_LEVEL: "verbose", SESSION_SECRET: "short" });
-    expect(await three.exited).toBe(2);
+    expect(await three.exited, three.output()).toBe(2);
     for (const name of ["NODE_ENV", "LOG_LEVEL", "SESSION_SECRET"]) expect(three.output()).toContain(`  - ${name}: `);
     const scheme = start({ PUBLIC_URL: "localhost:8080", DATABASE_URL: "mysql://keyward:pw@db/keyward" });
-    expect(await scheme.exited).toBe(2);
+    expect(await scheme.exited, scheme.output()).toBe(2);
     expect(scheme.output()).toContain("PUBLIC_URL: must be an http:// or https:// URL");
     expect(scheme.output()).toContain("DATABASE_URL: must be a PostgreSQL URL");
     expect(scheme.output()).not.toContain("    at ");
@@ -103,7 +103,7 @@ describe("a start that cannot work says why, at once", () => {
     try {
       const missing = start({ PORT: String(await freePort()), DATABASE_URL: `postgres://keyward:hunter2secret@127.0.0.1:${pg.port}/keyward_prod` });
       // Not an outage to wait out (75): someone has to create it.
-      expect(await missing.exited).toBe(1);
+      expect(await missing.exited, missing.output()).toBe(1);
       const out = missing.output();
       expect(out).toContain(`The database "keyward_prod" does not exist on the PostgreSQL server at 127.0.0.1:${pg.port}/keyward_prod (DATABASE_URL)`);
       expect(out).toContain(`createdb -h 127.0.0.1 -p ${pg.port} -U keyward keyward_prod`);
@@ -121,7 +121,7 @@ describe("a start that cannot work says why, at once", () => {
     const closed = await freePort();
     const down = start({ PORT: String(await freePort()), DATA_DIR: data, REDIS_URL: `redis://:s3cretpass@127.0.0.1:${closed}/0` });
     // A dependency that is down: exit EX_TEMPFAIL for the supervisor to start it again later.
-    expect(await down.exited).toBe(75);
+    expect(await down.exited, down.output()).toBe(75);
     const out = down.output();
     expect(out).toContain(`keyward: Redis is not reachable at 127.0.0.1:${closed}/0 (REDIS_URL): ECONNREFUSED; exiting to be started again.`);
     expect(out).not.toContain("s3cretpass");

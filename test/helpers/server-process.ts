@@ -26,7 +26,14 @@ export function startServerProcess(args: string[], env: Record<string, string>):
   let out = "";
   child.stdout!.on("data", (d) => (out += d));
   child.stderr!.on("data", (d) => (out += d));
-  return { child, output: () => out, exited: new Promise((r) => child.once("exit", (code) => r(code))) };
+  // A process ended by a signal says so in its output (its exit code is then null).
+  const exited = new Promise<number | null>((r) =>
+    child.once("exit", (code, signal) => {
+      if (signal) out += `\n[exited on ${signal}]`;
+      r(code);
+    }),
+  );
+  return { child, output: () => out, exited };
 }
 
 /** Waits for the start banner (60 s at most); fails with the output when the process exits first. */
