@@ -1,7 +1,7 @@
 import { Router } from "express";
 import type { Config } from "../src/config/index.js";
 import type { Container, Services } from "../src/container.js";
-import { buildOpenApi } from "./openapi.js";
+import { buildOpenApi, type OpenApiDocument } from "./openapi.js";
 import { healthRoutes } from "./routes/health.routes.js";
 import { jsonBody } from "../src/http/body.js";
 import { AppError } from "../src/lib/errors.js";
@@ -68,9 +68,11 @@ export function openApiDocument(services: Services, config: Config, version: str
 export function createRestShim(container: Container): Router {
   const { config, services, corsOrigins } = container;
   const routes = restRoutes(services, config);
-  const document = openApiDocument(services, config, container.version);
+  // Built for the first request that asks for it: most instances never serve it, and it is 1.5 MB
+  // of JSON held in the heap and a tenth of a second of start-up (issue 38).
+  let document: OpenApiDocument | undefined;
   const router = Router();
-  router.get("/openapi.json", (_req, res) => void res.json(document));
+  router.get("/openapi.json", (_req, res) => void res.json((document ??= openApiDocument(services, config, container.version))));
   // A documented path: another method is 405 with Allow, as on every route of the table.
   router.all("/openapi.json", (req, res, next) => {
     res.setHeader("Allow", "GET, HEAD");
