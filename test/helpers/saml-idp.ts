@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -33,6 +33,8 @@ export interface RealSamlIdp {
   spMetadataDir: string;
   /** Registers (or replaces) an SP: its metadata, and SimpleSAMLphp options merged over it (e.g. {"saml20.sign.response": false}). */
   registerSp(name: string, metadataXml: string, options?: Record<string, unknown>): void;
+  /** The last lines of the IdP's PHP and SimpleSAMLphp log (why it could not read an SP's metadata, say). */
+  logTail(lines?: number): string;
   stop(): void;
 }
 
@@ -44,7 +46,7 @@ export async function startSamlIdp(args: string[] = []): Promise<RealSamlIdp> {
   const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error("the SAML IdP tool did not answer within 20 s")), 20_000).unref());
   const line = await Promise.race([lines.next(), timeout]);
   if (line.done) throw new Error("the SAML IdP tool exited before it answered");
-  const info = JSON.parse(line.value) as Omit<RealSamlIdp, "registerSp" | "stop">;
+  const info = JSON.parse(line.value) as Omit<RealSamlIdp, "registerSp" | "logTail" | "stop">;
   return {
     ...info,
     registerSp(name, metadataXml, options) {
@@ -52,6 +54,10 @@ export async function startSamlIdp(args: string[] = []): Promise<RealSamlIdp> {
       const json = join(info.spMetadataDir, `${name}.json`);
       if (options) writeFileSync(json, JSON.stringify(options));
       else rmSync(json, { force: true });
+    },
+    logTail(lines = 20) {
+      const file = join(home, "php.log");
+      return existsSync(file) ? readFileSync(file, "utf8").trimEnd().split("\n").slice(-lines).join("\n") : "";
     },
     stop() {
       child.kill("SIGTERM");
@@ -87,6 +93,10 @@ function hiddenInputs(html: string): Record<string, string> {
   }
   return out;
 }
+
+/** What a person reads on an HTML page (an error page's message, not its DOCTYPE): tags and scripts out, spaces collapsed. */
+const pageText = (html: string): string =>
+  decodeEntities(html.replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, " ").replace(/<[^>]*>/g, " ")).replace(/\s+/g, " ").trim();
 
 export interface IdpAnswer {
   /** The ACS URL the IdP's auto-POST form targets. */
@@ -127,7 +137,7 @@ export async function browserLogin(startUrl: string, user: { username: string; p
       init = { method: "POST", body: body.toString(), headers: { "content-type": "application/x-www-form-urlencoded" } };
       continue;
     }
-    throw new Error(`unexpected IdP page at ${url}: ${html.slice(0, 300)}`);
+    throw new Error(`unexpected IdP page at ${url}: ${pageText(html).slice(0, 400)}`);
   }
   throw new Error("too many steps at the IdP");
 }

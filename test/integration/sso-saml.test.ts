@@ -1,9 +1,9 @@
 import { createHash, generateKeyPairSync, X509Certificate } from "node:crypto";
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { inflateRawSync } from "node:zlib";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { resultRows } from "../../src/infra/db.js";
 import { buildLogoutResponse } from "../../src/lib/saml/index.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
@@ -44,6 +44,11 @@ afterAll(async () => {
   await app?.close();
   idp?.stop();
 });
+// A failing step at the IdP (its "Metadata not found" page, say) is explained by its own log: whether it
+// could fetch our SP metadata, and what it made of it.
+afterEach((ctx) => {
+  if (ctx.task.result?.state === "fail") console.error(`the SAML IdP's log, last lines:\n${idp?.logTail(30)}`);
+});
 
 const base = (orgId: string) => `/api/v1/organizations/${orgId}/sso/connections`;
 
@@ -51,6 +56,11 @@ const base = (orgId: string) => `/api/v1/organizations/${orgId}/sso/connections`
 function registerSp(name: string, metadataUrl: string, options?: Record<string, unknown>) {
   writeFileSync(join(idp.spMetadataDir, `${name}.url`), `${metadataUrl}\n`);
   if (options) writeFileSync(join(idp.spMetadataDir, `${name}.json`), JSON.stringify(options));
+}
+
+/** Forgets a deleted connection's SP, as its admin would: the IdP stops fetching its metadata at every request. */
+function unregisterSp(name: string) {
+  for (const ext of ["url", "json"]) rmSync(join(idp.spMetadataDir, `${name}.${ext}`), { force: true });
 }
 
 async function verifyDomain(orgId: string, domain: string) {
@@ -574,6 +584,7 @@ describe("SAML sign-in", () => {
     const tampered = { ...fields, SAMLRequest: Buffer.from(requestXml.replace(conn.saml.acs_url, `${conn.saml.acs_url}x`)).toString("base64") };
     await expect(browserLogin(idp.ssoUrl, user("erin"), new CookieJar(), tampered)).rejects.toThrow();
     expect((await app.http.delete(`${base(org.id)}/${conn.id}`, { token: admin.token })).status).toBe(200);
+    unregisterSp("post-only");
   });
 
   it("HTTP-Redirect stays the default where the IdP offers both; prefer_post_binding switches to POST", async () => {
@@ -604,6 +615,7 @@ describe("SAML sign-in", () => {
     expect(done.landing.pathname).toBe("/");
     expect(done.landing.searchParams.get("sso_link")).toBeNull();
     expect((await app.http.delete(`${base(org.id)}/${conn.id}`, { token: admin.token })).status).toBe(200);
+    unregisterSp("both");
   });
 
   it("SSO-required refuses password sign-in", async () => {
