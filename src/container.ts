@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import type { PGlite } from "@electric-sql/pglite";
 import type { Config } from "./config/index.js";
 import { systemClock, useApplicationClock, type Clock } from "./infra/clock.js";
 import { openDatabase, type StatementObserver } from "./infra/db.js";
@@ -47,6 +48,8 @@ export interface ContainerOverrides {
   passwordHasher?: PasswordHasher;
   /** An in-memory embedded database starts from this dump (tests: one migrated database for all apps). */
   embeddedSnapshot?: Blob;
+  /** An open in-memory embedded database, used as it is and left open at close (tests: a pool per worker). */
+  embeddedClient?: PGlite;
 }
 
 const VERSION = (JSON.parse(readFileSync(projectPath("package.json"), "utf8")) as { version: string }).version;
@@ -60,7 +63,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const clock = overrides.clock ?? systemClock;
   // Membership reads decide roles by time (role grants): they take the same clock.
   useApplicationClock(clock);
-  const database = await openDatabase({ url: config.db.url, dataDir: config.db.dataDir, poolSize: config.db.poolSize, onStatement: overrides.onStatement, snapshot: overrides.embeddedSnapshot });
+  const database = await openDatabase({ url: config.db.url, dataDir: config.db.dataDir, poolSize: config.db.poolSize, onStatement: overrides.onStatement, snapshot: overrides.embeddedSnapshot, client: overrides.embeddedClient });
   const db = database.db;
   const profiles = await createUserProfiles(database, config.cache.ttlMs);
   const memberships = await createMembershipCache(database, config.cache.ttlMs);

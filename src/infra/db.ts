@@ -66,6 +66,12 @@ export async function openDatabase(options: {
    * it, as it clones a template database on PostgreSQL. Ignored on PostgreSQL and on disk.
    */
   snapshot?: Blob;
+  /**
+   * An open in-memory embedded database to use as it is, instead of opening one: the test suite
+   * lends each app a pristine one from a pool per worker. close() ends this database's
+   * subscriptions and leaves the client open for its owner. Ignored when `url` is given.
+   */
+  client?: PGlite;
 }): Promise<Database> {
   const observe = options.onStatement;
   if (options.url) {
@@ -100,29 +106,24 @@ export async function openDatabase(options: {
     };
   }
 
-  const memory = options.dataDir.startsWith("memory://");
+  const borrowed = options.client;
+  const memory = borrowed !== undefined || options.dataDir.startsWith("memory://");
   if (!memory) mkdirSync(options.dataDir, { recursive: true });
   const lock = memory ? null : lockDataDir(options.dataDir);
   let client: PGlite;
   let embedded: { drizzle: typeof import("drizzle-orm/pglite").drizzle; migrate: typeof import("drizzle-orm/pglite/migrator").migrate };
   try {
     // Loaded only for the embedded database: a PostgreSQL deployment never holds PGlite's code.
-    const [{ PGlite }, drizzlePglite, migratorPglite] = await Promise.all([import("@electric-sql/pglite"), import("drizzle-orm/pglite"), import("drizzle-orm/pglite/migrator")]);
+    const [drizzlePglite, migratorPglite] = await Promise.all([import("drizzle-orm/pglite"), import("drizzle-orm/pglite/migrator")]);
     embedded = { drizzle: drizzlePglite.drizzle, migrate: migratorPglite.migrate };
-    // PostgreSQL's default 128 MB of shared buffers lives inside PGlite's WebAssembly memory, which
-    // never shrinks: as the tables outgrow it (the audit chain grows with every sign-in) the
-    // process keeps up to 128 MB more resident for pages the operating system's file cache holds
-    // anyway. One connection's working set (the hot rows; profiles and clients are cached in
-    // memory) fits in 16 MB: measured in docs/benchmarks.md (bench:memory).
-    const startParams = [...PGlite.defaultStartParams, "-c", `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`];
-    client = memory && options.snapshot ? new PGlite("memory://", { loadDataDir: options.snapshot, startParams }) : new PGlite(memory ? "memory://" : options.dataDir, { startParams });
-    await client.waitReady;
+    client = borrowed ?? (await startPglite(memory ? "memory://" : options.dataDir, memory ? options.snapshot : undefined));
   } catch (e) {
     lock?.release();
     throw e;
   }
   // PGlite has no such hook: drizzle's logger sees every statement it runs.
   const lite = embedded.drizzle(client, { schema, ...(observe ? { logger: { logQuery: (query: string) => observe(query) } } : {}) });
+  const unlistens: Array<() => Promise<void>> = [];
   return {
     db: lite as unknown as Db,
     kind: "pglite",
@@ -132,17 +133,35 @@ export async function openDatabase(options: {
     ping: async () => void (await client.query("select 1")),
     // One connection in the process: a notification arrives before the committing query returns.
     listen: async (channel, listener) => {
-      await client.listen(channel, (payload) => listener.notify(payload));
+      unlistens.push(await client.listen(channel, (payload) => listener.notify(payload)));
       listener.ready();
     },
     close: async () => {
       try {
-        await client.close();
+        if (borrowed) for (const unlisten of unlistens.splice(0)) await unlisten();
+        else await client.close();
       } finally {
         lock?.release();
       }
     },
   };
+}
+
+/**
+ * Starts PGlite as the embedded database runs it: on disk under `dataDir`, or in memory
+ * ("memory://"), empty or from a dump of another one (PGlite's dumpDataDir).
+ */
+export async function startPglite(dataDir: string, snapshot?: Blob): Promise<PGlite> {
+  const { PGlite } = await import("@electric-sql/pglite");
+  // PostgreSQL's default 128 MB of shared buffers lives inside PGlite's WebAssembly memory, which
+  // never shrinks: as the tables outgrow it (the audit chain grows with every sign-in) the
+  // process keeps up to 128 MB more resident for pages the operating system's file cache holds
+  // anyway. One connection's working set (the hot rows; profiles and clients are cached in
+  // memory) fits in 16 MB: measured in docs/benchmarks.md (bench:memory).
+  const startParams = [...PGlite.defaultStartParams, "-c", `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`];
+  const client = snapshot ? new PGlite("memory://", { loadDataDir: snapshot, startParams }) : new PGlite(dataDir, { startParams });
+  await client.waitReady;
+  return client;
 }
 
 /** `db.execute` returns an array on postgres-js and `{ rows }` on PGlite; this reads both. */
