@@ -107,16 +107,20 @@ export async function startTestApp(env: Record<string, string> = {}, overrides: 
   const clock = new ManualClock();
   const fromSnapshot = !config.db.url && config.db.dataDir === "memory://" ? embeddedSnapshot(inject("pgliteSnapshot")) : undefined;
   const lease = fromSnapshot ? await leaseEmbedded(fromSnapshot) : undefined;
-  let container: Container;
+  let opened: Container | undefined;
   let started: Awaited<ReturnType<typeof createApp>>;
   try {
-    container = await createContainer(config, { clock, ...overrides, embeddedClient: lease?.client });
-    await container.database.migrate();
-    started = await createApp(container);
+    opened = await createContainer(config, { clock, ...overrides, embeddedClient: lease?.client });
+    await opened.database.migrate();
+    started = await createApp(opened);
   } catch (e) {
+    await opened?.close().catch(() => {});
     await lease?.release();
+    await mail.close();
+    server.close();
     throw e;
   }
+  const container = opened;
   const { app, oidc, stop } = started;
   server.on("request", app);
   const url = `http://localhost:${port}`;
@@ -138,14 +142,17 @@ export async function startTestApp(env: Record<string, string> = {}, overrides: 
       unwatch();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await stop();
-      if (container.redis) {
-        const keys = await container.redis.keys(`${prefix}*`);
-        if (keys.length) await container.redis.del(...keys);
+      try {
+        await stop();
+        if (container.redis) {
+          const keys = await container.redis.keys(`${prefix}*`);
+          if (keys.length) await container.redis.del(...keys);
+        }
+        await container.close();
+      } finally {
+        await lease?.release();
+        await mail.close();
       }
-      await container.close();
-      await lease?.release();
-      await mail.close();
       if (dbName) {
         const admin = connectPostgres(baseUrl!, { max: 1, onnotice: () => {} });
         await admin.unsafe(`drop database if exists "${dbName}" with (force)`);

@@ -42,7 +42,13 @@ select md5(coalesce(string_agg(x, E'\\n' order by x), '')) as f from (
     from pg_attribute a join pg_class c on c.oid = a.attrelid join pg_namespace n on n.oid = c.relnamespace
     left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum where a.attnum > 0 and not a.attisdropped and ${USER_SCHEMA}
   union all select 't ' || t.tgrelid::regclass::text || ' ' || t.tgname || ' ' || t.tgenabled::text || ' ' || pg_get_triggerdef(t.oid) from pg_trigger t where not t.tgisinternal
-  union all select 'p ' || p.oid::regprocedure::text || ' ' || md5(p.prosrc) from pg_proc p join pg_namespace n on n.oid = p.pronamespace where ${USER_SCHEMA}
+  union all select 'i ' || i.indexrelid::regclass::text || ' ' || pg_get_indexdef(i.indexrelid) from pg_index i join pg_class c on c.oid = i.indexrelid join pg_namespace n on n.oid = c.relnamespace where ${USER_SCHEMA}
+  union all select 'q ' || q.seqrelid::regclass::text || ' ' || q.seqtypid::regtype::text || ' ' || q.seqstart || ' ' || q.seqincrement || ' ' || q.seqmax || ' ' || q.seqmin || ' ' || q.seqcache || ' ' || q.seqcycle from pg_sequence q
+  union all select 'l ' || c.oid::regclass::text || ' ' || c.relrowsecurity || ' ' || c.relforcerowsecurity || ' ' || coalesce(array_to_string(c.reloptions, ','), '') from pg_class c join pg_namespace n on n.oid = c.relnamespace where ${USER_SCHEMA}
+  union all select 'o ' || pol.polrelid::regclass::text || ' ' || pol.polname || ' ' || coalesce(pg_get_expr(pol.polqual, pol.polrelid), '') from pg_policy pol
+  union all select 'w ' || w.ev_class::regclass::text || ' ' || w.rulename || ' ' || w.ev_enabled::text from pg_rewrite w where w.rulename <> '_RETURN'
+  union all select 'v ' || evtname || ' ' || evtenabled::text from pg_event_trigger
+  union all select 'p ' || p.oid::regprocedure::text || ' ' || md5(p.prosrc) || ' ' || p.provolatile::text || ' ' || p.prosecdef || ' ' || coalesce(array_to_string(p.proconfig, ','), '') from pg_proc p join pg_namespace n on n.oid = p.pronamespace where ${USER_SCHEMA}
   union all select 'k ' || r.conrelid::regclass::text || ' ' || r.conname || ' ' || pg_get_constraintdef(r.oid) from pg_constraint r join pg_namespace n on n.oid = r.connamespace where ${USER_SCHEMA}
   union all select 'e ' || e.enumtypid::regtype::text || ' ' || e.enumlabel from pg_enum e
   union all select 'y ' || ty.oid::regtype::text from pg_type ty join pg_namespace n on n.oid = ty.typnamespace where ${USER_SCHEMA}
@@ -93,10 +99,34 @@ export async function leaseEmbedded(snapshot: Blob): Promise<EmbeddedLease> {
   const target = idle.pop() ?? (await startPglite("memory://", snapshot));
   // The first one restored, before any app touched it, says what pristine is.
   pool.pristine ??= describe(target);
-  const pristine = await pool.pristine;
+  let pristine: Pristine | null;
+  try {
+    pristine = await pool.pristine;
+  } catch (e) {
+    pool.pristine = undefined;
+    void target.close().catch(() => {});
+    throw e;
+  }
+  // Notification callbacks live in the client's JavaScript, not in PostgreSQL (`discard all` does not
+  // reach them): each one an app registers is removed when its database comes back.
+  const unsubscribes: Array<() => Promise<void> | void> = [];
   const view = Proxy.revocable(target, {
     // PGlite's methods use private fields: call them on the client itself, not on the proxy.
     get: (t, key) => {
+      if (key === "listen") {
+        return async (...args: Parameters<PGlite["listen"]>) => {
+          const unsubscribe = await t.listen(...args);
+          unsubscribes.push(unsubscribe);
+          return unsubscribe;
+        };
+      }
+      if (key === "onNotification") {
+        return (...args: Parameters<PGlite["onNotification"]>) => {
+          const unsubscribe = t.onNotification(...args);
+          unsubscribes.push(unsubscribe);
+          return unsubscribe;
+        };
+      }
       const value = Reflect.get(t, key, t) as unknown;
       return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(t) : value;
     },
@@ -109,10 +139,18 @@ export async function leaseEmbedded(snapshot: Blob): Promise<EmbeddedLease> {
       if (released) return;
       released = true;
       view.revoke();
+      for (const unsubscribe of unsubscribes.splice(0)) await Promise.resolve(unsubscribe()).catch(() => {});
       // A transaction a failed test left open would hold the client's lock: give up on that one.
       const pooled = pristine ? await Promise.race([reset(target, pristine).catch(() => false), new Promise<false>((r) => setTimeout(() => r(false), 10_000).unref())]) : false;
       if (pooled && idle.length < MAX_IDLE) idle.push(target);
       else void target.close().catch(() => {});
     },
   };
+}
+
+/** Closes the idle databases of one dump (a test's own dump: the suite's stay for the next file). */
+export async function drainPool(snapshot: Blob): Promise<void> {
+  const pool = pools.get(snapshot);
+  pools.delete(snapshot);
+  for (const client of pool?.idle.splice(0) ?? []) await client.close().catch(() => {});
 }

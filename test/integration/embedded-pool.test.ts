@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPglite } from "../../src/infra/db.js";
-import { leaseEmbedded } from "../helpers/embedded-pool.js";
+import { drainPool, leaseEmbedded } from "../helpers/embedded-pool.js";
 
 /**
  * The test apps' embedded databases are lent from a pool per worker (test/helpers/embedded-pool.ts):
@@ -31,6 +31,7 @@ describe("the embedded database pool", () => {
   const open: Array<{ release(): Promise<void> }> = [];
   afterAll(async () => {
     for (const lease of open) await lease.release();
+    await drainPool(dump);
   });
 
   it("lends a returned database again, emptied, its sequences where the dump had them", async () => {
@@ -66,7 +67,7 @@ describe("the embedded database pool", () => {
   });
 
   it("one whose schema a test changed is closed, never lent again", async () => {
-    for (const change of ["drop view named_things", "drop trigger parts_touch on parts", "alter table things add column extra int", "create table extra (n int)", "alter table parts disable trigger parts_touch", "insert into drizzle.__drizzle_migrations (hash) values ('b')"]) {
+    for (const change of ["drop view named_things", "drop trigger parts_touch on parts", "alter table things add column extra int", "create table extra (n int)", "alter table parts disable trigger parts_touch", "insert into drizzle.__drizzle_migrations (hash) values ('b')", "alter sequence serials increment by 5", "create policy only_a on things using (name = 'a')", "create unique index things_name on things (name)"]) {
       // Every database lent so far is still out (open): the changed one would be the only idle one.
       const lease = await leaseEmbedded(dump);
       await lease.client.exec(change);
@@ -81,10 +82,13 @@ describe("the embedded database pool", () => {
     }
   }, 120_000);
 
-  it("session state an app leaves (a listened channel, an advisory lock, a setting) does not reach the next", async () => {
+  it("session state an app leaves (a listened channel, an advisory lock, a setting, a notification callback) does not reach the next", async () => {
     while (open.length) await open.pop()!.release();
     const lease = await leaseEmbedded(dump);
     await lease.client.exec("listen somewhere; select pg_advisory_lock(42); set statement_timeout = 1234");
+    const heardByTheFirst: string[] = [];
+    await lease.client.listen("changes", (payload) => heardByTheFirst.push(payload));
+    lease.client.onNotification((_channel, payload) => heardByTheFirst.push(payload));
     await lease.release();
     const next = await leaseEmbedded(dump);
     open.push(next);
@@ -92,5 +96,11 @@ describe("the embedded database pool", () => {
     expect((await next.client.query("select count(*)::int as n from pg_locks where locktype = 'advisory'")).rows).toEqual([{ n: 0 }]);
     expect((await next.client.query<{ statement_timeout: string }>("show statement_timeout")).rows).toEqual([{ statement_timeout: "0" }]);
     expect((await next.client.query("select count(*)::int as n from pg_listening_channels()")).rows).toEqual([{ n: 0 }]);
+    // The next app listens on the same channel: only its own callback hears it.
+    const heardByTheNext: string[] = [];
+    await next.client.listen("changes", (payload) => heardByTheNext.push(payload));
+    await next.client.query("select pg_notify('changes', 'for the next app')");
+    await expect.poll(() => heardByTheNext).toEqual(["for the next app"]);
+    expect(heardByTheFirst).toEqual([]);
   });
 });
