@@ -14,7 +14,7 @@ export interface ReachTarget {
 /**
  * THE admin-reach rule (ARCHITECTURE rule 16): who may act on another person's account, i.e. set or
  * reset its password, remove its MFA, unlink a provider, suspend, delete or restore it, and read its
- * credentials' metadata. README "Who may do what to whom" is this function in words.
+ * credentials' metadata. docs/accounts.md "Accounts: who may do what to whom" is this function in words.
  *
  *   caller                                              reach
  *   superadmin                                          every account

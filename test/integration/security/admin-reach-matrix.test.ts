@@ -4,7 +4,7 @@ import { addManagedMember, addMember, newOrg } from "../../factories/orgs.js";
 import { newSuperadmin, newUser, type TestUser } from "../../factories/users.js";
 
 /**
- * The admin-reach matrix (ARCHITECTURE rule 16, README "Who may do what to whom"): every action on
+ * The admin-reach matrix (ARCHITECTURE rule 16, docs/accounts.md): every action on
  * another person's credentials or standing, by every caller relation, on every kind of target, in
  * both doors. Sharing an organization grants nothing; managing it does, below one's own role.
  *
