@@ -61,7 +61,12 @@ export function restRoutes(services: Services, config: Config): RouteDef[] {
 
 /** The OpenAPI document (also committed as openapi.json and served at /api/v1/openapi.json). */
 export function openApiDocument(services: Services, config: Config, version: string) {
-  return buildOpenApi([...restRoutes(services, config), ...healthRoutes(services)], { version });
+  return documentOf(restRoutes(services, config), services, version);
+}
+
+/** The document of a route table already built (the shim's own, mounted at start). */
+function documentOf(routes: RouteDef[], services: Services, version: string) {
+  return buildOpenApi([...routes, ...healthRoutes(services)], { version });
 }
 
 /** The `/api/v1` router: JSON bodies, caller resolution, CSRF check for cookie writes, routes, 404/405. */
@@ -72,7 +77,7 @@ export function createRestShim(container: Container): Router {
   // of JSON held in the heap and a tenth of a second of start-up (issue 38).
   let document: OpenApiDocument | undefined;
   const router = Router();
-  router.get("/openapi.json", (_req, res) => void res.json((document ??= openApiDocument(services, config, container.version))));
+  router.get("/openapi.json", (_req, res) => void res.json((document ??= documentOf(routes, services, container.version))));
   // A documented path: another method is 405 with Allow, as on every route of the table.
   router.all("/openapi.json", (req, res, next) => {
     res.setHeader("Allow", "GET, HEAD");

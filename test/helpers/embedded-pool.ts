@@ -65,7 +65,7 @@ const MAX_IDLE = 4;
 /** Per dump: what pristine is (null when the dump has rows: nothing is pooled) and the idle clients. */
 const pools = new Map<Blob, { pristine: Promise<Pristine | null> | undefined; idle: PGlite[] }>();
 
-async function describe(client: PGlite): Promise<Pristine | null> {
+async function describePristine(client: PGlite): Promise<Pristine | null> {
   const tables = (await client.query<{ t: string }>(`select c.oid::regclass::text as t from pg_class c join pg_namespace n on n.oid = c.relnamespace where c.relkind in ('r', 'p') and ${USER_SCHEMA} order by 1`)).rows.map((r) => r.t);
   // The dump must hold no rows of its own (today only drizzle's log): otherwise emptying is not pristine, and nothing is pooled.
   for (const t of tables) if ((await client.query(`select 1 from ${t} limit 1`)).rows.length) return null;
@@ -98,7 +98,7 @@ export async function leaseEmbedded(snapshot: Blob): Promise<EmbeddedLease> {
   const reused = idle.length > 0;
   const target = idle.pop() ?? (await startPglite("memory://", snapshot));
   // The first one restored, before any app touched it, says what pristine is.
-  pool.pristine ??= describe(target);
+  pool.pristine ??= describePristine(target);
   let pristine: Pristine | null;
   try {
     pristine = await pool.pristine;

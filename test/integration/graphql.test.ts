@@ -157,9 +157,13 @@ describe("committed contracts", () => {
     expect(readFileSync("openapi.json", "utf8")).toBe(openapi);
   });
 
-  it("serves the OpenAPI document", async () => {
-    const res = await app.http.get("/api/v1/openapi.json");
-    expect(res.body.openapi).toBe("3.1.0");
-    expect(Object.keys(res.body.paths)).toContain("/api/v1/auth/login");
+  it("serves the OpenAPI document of the mounted routes, built once for its first requests (20 at once)", async () => {
+    const answers = await Promise.all(Array.from({ length: 20 }, () => app.http.get("/api/v1/openapi.json")));
+    const committed = JSON.parse(readFileSync("openapi.json", "utf8"));
+    for (const res of answers) {
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual(committed);
+    }
+    expect(Object.keys(answers[0]!.body.paths)).toContain("/api/v1/auth/login");
   });
 });
